@@ -1,0 +1,57 @@
+"""The ``annotator`` command line: one subcommand per job, each registered by a module in ``commands``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from annotator import __version__
+from annotator.errors import UserError
+
+#: Modules under ``annotator.commands`` that add subcommands, in the order ``--help`` lists them.
+COMMAND_MODULES = ("project", "items", "lexicon", "users", "curation", "export", "sheet", "evaluate", "serve")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="annotator",
+        description="Build a DiBiMT-style benchmark of lexical ambiguity in machine translation.",
+    )
+    parser.add_argument("--version", action="version", version=f"annotator {__version__}")
+    parser.add_argument(
+        "--data",
+        metavar="DIR",
+        help="project data folder (default: $ANNOTATOR_DATA or ./data)",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"annotator.commands.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"annotator.commands.{name}":
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except UserError as error:
+        print(f"annotator {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; work saved so far is kept", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

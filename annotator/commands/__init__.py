@@ -1,0 +1,1 @@
+"""Command-line subcommands, one module per concern; each exposes ``register(subparsers)``."""

@@ -1,0 +1,15 @@
+"""Errors the user must read: they carry a message that names the file, row and rule."""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """Bad input or a refused action; the command line prints it and exits non-zero, nothing changed."""
+
+
+class ConflictError(UserError):
+    """Someone else saved this item-language first; the caller must reload and retry."""
+
+
+class PermissionDenied(UserError):
+    """The user may not make this change (wrong language, wrong role, disabled)."""
