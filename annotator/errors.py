@@ -8,7 +8,14 @@ class UserError(Exception):
 
 
 class ConflictError(UserError):
-    """Someone else saved this item-language first; the caller must reload and retry."""
+    """Someone else saved this item-language first; the caller must reload and retry.
+
+    ``current`` carries the state now in the database so the UI can show it at once.
+    """
+
+    def __init__(self, message: str, current: object = None) -> None:
+        super().__init__(message)
+        self.current = current
 
 
 class PermissionDenied(UserError):

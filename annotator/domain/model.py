@@ -139,6 +139,7 @@ class ItemLanguage:
     discuss_note: str = ""
     discard_reason: DiscardReason | None = None
     discard_note: str = ""
+    status_by: str | None = None
     updated_by: str | None = None
     updated_at: str | None = None
 

@@ -1,0 +1,69 @@
+"""``annotator import`` and ``annotator filter``: bring items in, and report the selection filters."""
+
+from __future__ import annotations
+
+import argparse
+
+from annotator.commands.common import add_data_option, open_project, print_table
+from annotator.domain.selection_filters import RULES
+from annotator.progress import TerminalProgress
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    importer = subparsers.add_parser(
+        "import", help="import items from CSV, TSV, XLSX or JSONL (all-or-nothing; re-import is a no-op)"
+    )
+    add_data_option(importer)
+    importer.add_argument("file", help="item file: columns id?, sentence, target or start/end, lemma, pos, synset")
+    importer.add_argument("--force", action="store_true", help="replace changed items even if they have curated work")
+    importer.set_defaults(func=run_import)
+
+    filters = subparsers.add_parser("filter", help="run the selection filters (δ≥3, one per sense, target language)")
+    add_data_option(filters)
+    filters.add_argument(
+        "--exclude", action="store_true", help="also mark every failing item as excluded (a lead's decision)"
+    )
+    filters.set_defaults(func=run_filter)
+
+    exclude = subparsers.add_parser("exclude", help="exclude items from curation and export (or --undo)")
+    add_data_option(exclude)
+    exclude.add_argument("ids", nargs="+", help="item ids")
+    exclude.add_argument("--undo", action="store_true", help="include the items again")
+    exclude.set_defaults(func=run_exclude)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from annotator.services.importing import import_items
+
+    project = open_project(args)
+    report = import_items(project, args.file, force=args.force, progress=TerminalProgress("importing"))
+    for warning in report.warnings:
+        print(f"warning: {args.file}: {warning}")
+    print(f"{args.file}: {report.summary()}")
+    return 0
+
+
+def run_filter(args: argparse.Namespace) -> int:
+    from annotator.services.filters import run_filters
+
+    project = open_project(args)
+    report = run_filters(project, progress=TerminalProgress("filtering"))
+    grouped = report.by_rule()
+    print(f"Checked {report.checked} items; {len(report.failures)} fail at least one rule.")
+    print_table(["rule", "failing items"], [[rule, len(grouped[rule])] for rule in RULES])
+    for item_id, failures in sorted(report.failures.items()):
+        for failure in failures:
+            print(f"  {item_id}: {failure}")
+    if args.exclude and report.failures:
+        with project.db.write() as conn:
+            count = project.repo.set_excluded(conn, report.failures, True)
+        print(f"Excluded {count} item(s).")
+    return 0
+
+
+def run_exclude(args: argparse.Namespace) -> int:
+    project = open_project(args)
+    with project.db.write() as conn:
+        count = project.repo.set_excluded(conn, args.ids, not args.undo)
+    print(f"{'Included' if args.undo else 'Excluded'} {count} item(s).")
+    return 0

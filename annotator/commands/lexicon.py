@@ -1,0 +1,90 @@
+"""``annotator prepopulate`` and ``annotator lexicon ...``: fill G0/B0 and manage the lexicon provider."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+
+from annotator.commands.common import add_data_option, open_project
+from annotator.errors import UserError
+from annotator.progress import TerminalProgress
+from annotator.project import parse_languages
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    pre = subparsers.add_parser(
+        "prepopulate", help="fill GOOD/BAD candidates from the lexicon (resumable; cached requests)"
+    )
+    add_data_option(pre)
+    pre.add_argument("--languages", help="only these languages (default: all project languages)")
+    pre.set_defaults(func=run_prepopulate)
+
+    lexicon = subparsers.add_parser("lexicon", help="choose the lexicon provider, or freeze the cache as a snapshot")
+    actions = lexicon.add_subparsers(dest="lexicon_command", metavar="ACTION")
+    use_snapshot = actions.add_parser("use-snapshot", help="pre-populate from an offline snapshot file")
+    add_data_option(use_snapshot)
+    use_snapshot.add_argument("file")
+    use_snapshot.set_defaults(func=run_use_snapshot)
+    use_babelnet = actions.add_parser("use-babelnet", help="pre-populate from the BabelNet HTTP API")
+    add_data_option(use_babelnet)
+    use_babelnet.add_argument("--url", default="https://babelnet.io/v9/", help="API base URL")
+    use_babelnet.set_defaults(func=run_use_babelnet)
+    export = actions.add_parser("export-snapshot", help="freeze the BabelNet response cache as a snapshot file")
+    add_data_option(export)
+    export.add_argument("out", help="snapshot file to write (.json or .jsonl)")
+    export.add_argument("--label", default="Frozen BabelNet responses", help="label stored in the snapshot")
+    export.set_defaults(func=run_export_snapshot)
+    lexicon.set_defaults(func=lambda _args: lexicon.print_help() or 2)
+
+
+def run_prepopulate(args: argparse.Namespace) -> int:
+    from annotator.services.prepopulate import prepopulate
+
+    project = open_project(args)
+    languages = parse_languages(args.languages) if args.languages else None
+    report = prepopulate(project, languages, progress=TerminalProgress("pre-populating"))
+    for warning in report.warnings[:50]:
+        print(f"warning: {warning}")
+    if len(report.warnings) > 50:
+        print(f"... and {len(report.warnings) - 50} more warnings")
+    print(report.summary())
+    if report.stopped:
+        print(
+            f"Stopped: the lexicon refused to answer: {report.stopped}\n"
+            "All work finished so far is saved; run 'annotator prepopulate' again to resume."
+        )
+        return 3
+    return 0
+
+
+def run_use_snapshot(args: argparse.Namespace) -> int:
+    from annotator.lexicon.snapshot import SnapshotLexicon
+
+    path = Path(args.file).resolve()
+    lexicon = SnapshotLexicon.load(path)  # validate before saving the setting
+    project = open_project(args)
+    settings = project.settings()
+    project.save_settings(replace(settings, lexicon=replace(settings.lexicon, provider="snapshot", snapshot=str(path))))
+    print(f"Lexicon: snapshot {path} ({lexicon.label})")
+    return 0
+
+
+def run_use_babelnet(args: argparse.Namespace) -> int:
+    project = open_project(args)
+    settings = project.settings()
+    project.save_settings(replace(settings, lexicon=replace(settings.lexicon, provider="babelnet", base_url=args.url)))
+    print(f"Lexicon: BabelNet at {args.url} (key from BABELNET_API_KEY or .streamlit/secrets.toml)")
+    return 0
+
+
+def run_export_snapshot(args: argparse.Namespace) -> int:
+    from annotator.lexicon.http_cache import HttpCache
+    from annotator.lexicon.snapshot import export_cache_as_snapshot
+
+    project = open_project(args)
+    if not project.babelnet_cache_path.exists():
+        raise UserError(f"No BabelNet cache in {project.data_dir}: pre-populate from BabelNet first.")
+    export_cache_as_snapshot(HttpCache(project.babelnet_cache_path), Path(args.out), args.label)
+    print(f"Wrote snapshot {args.out}")
+    return 0

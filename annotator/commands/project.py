@@ -1,0 +1,121 @@
+"""``annotator init``, ``annotator demo`` and ``annotator info``: create and describe a project."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+
+from annotator.commands.common import add_data_option, open_project, print_table
+from annotator.errors import UserError
+from annotator.progress import TerminalProgress
+from annotator.project import (
+    BUILTIN_PREFIX,
+    DATABASE_FILE,
+    LexiconSettings,
+    ProjectSettings,
+    builtin_path,
+    parse_languages,
+    resolve_data_dir,
+)
+
+DEMO_SNAPSHOT = BUILTIN_PREFIX + "demo/snapshot.json"
+DEMO_ITEMS = "demo/items.jsonl"
+#: Documented in README.md: the demo accounts (demo only — change them on a real project).
+DEMO_USERS = (
+    ("lead", "lead", (), "demo-lead-pass", "Demo Lead"),
+    ("translator", "translator", ("IT", "DE"), "demo-translator-pass", "Demo Translator (IT, DE)"),
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    init = subparsers.add_parser("init", help="create an empty project in the data folder")
+    add_data_option(init)
+    init.add_argument("--name", default="annotator project", help="project name shown in the app")
+    init.add_argument("--languages", default="DE,ES,IT,RU,ZH", help="target languages, e.g. DE,ES,IT,RU,ZH")
+    source = init.add_mutually_exclusive_group()
+    source.add_argument("--snapshot", metavar="FILE", help="use an offline lexicon snapshot (JSON/JSONL)")
+    source.add_argument("--babelnet", action="store_true", help="use the BabelNet HTTP API (needs a key)")
+    init.add_argument("--babelnet-url", default="https://babelnet.io/v9/", help="BabelNet API base URL")
+    init.set_defaults(func=run_init)
+
+    demo = subparsers.add_parser(
+        "demo", help="create the demo project: sample snapshot, sample items, pre-populated, demo users"
+    )
+    add_data_option(demo)
+    demo.add_argument("--force", action="store_true", help="delete an existing project in the folder first")
+    demo.set_defaults(func=run_demo)
+
+    info = subparsers.add_parser("info", help="show the project's settings and progress per language")
+    add_data_option(info)
+    info.set_defaults(func=run_info)
+
+
+def run_init(args: argparse.Namespace) -> int:
+    data_dir = resolve_data_dir(getattr(args, "data", None))
+    if (data_dir / DATABASE_FILE).exists():
+        raise UserError(f"{data_dir} already holds a project; use another --data folder.")
+    lexicon = LexiconSettings(
+        provider="babelnet" if args.babelnet else "snapshot",
+        snapshot=args.snapshot,
+        base_url=args.babelnet_url,
+    )
+    project = open_project(args, create=True)
+    project.save_settings(ProjectSettings(name=args.name, languages=parse_languages(args.languages), lexicon=lexicon))
+    print(f"Created project {args.name!r} in {data_dir}")
+    return 0
+
+
+def create_demo(data: str | None, force: bool = False, quiet: bool = False) -> None:
+    """Build the demo project; shared by ``annotator demo`` and ``annotator serve --demo``."""
+    from annotator.domain.model import Role
+    from annotator.project import Project
+    from annotator.services.accounts import add_user
+    from annotator.services.filters import run_filters
+    from annotator.services.importing import import_items
+    from annotator.services.prepopulate import prepopulate
+
+    data_dir = resolve_data_dir(data)
+    if (data_dir / DATABASE_FILE).exists():
+        if not force:
+            raise UserError(f"{data_dir} already holds a project; add --force to replace it with the demo.")
+        shutil.rmtree(data_dir)
+    project = Project.open(data_dir, create=True)
+    project.save_settings(
+        ProjectSettings(
+            name="annotator demo (hand-built sample data)",
+            lexicon=LexiconSettings(provider="snapshot", snapshot=DEMO_SNAPSHOT),
+        )
+    )
+    report = import_items(project, builtin_path(DEMO_ITEMS))
+    bar = (lambda *a: None) if quiet else TerminalProgress("pre-populating")
+    prepopulation = prepopulate(project, progress=bar)
+    filters = run_filters(project)
+    for name, role, langs, password, display in DEMO_USERS:
+        add_user(project, name, Role(role), langs, password, display)
+    if not quiet:
+        print(f"Demo project in {data_dir}: items {report.summary()}; {prepopulation.summary()}")
+        print(f"Selection filters: {len(filters.failures)} item(s) flagged (see 'annotator filter').")
+        print("Demo accounts: lead / demo-lead-pass (lead), translator / demo-translator-pass (IT, DE).")
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    create_demo(getattr(args, "data", None), force=args.force)
+    return 0
+
+
+def run_info(args: argparse.Namespace) -> int:
+    project = open_project(args)
+    settings = project.settings()
+    with project.db.read() as conn:
+        counts = project.repo.status_counts(conn)
+        items = project.repo.count_items(conn)
+    print(f"Project: {settings.name}  ({project.data_dir})")
+    print(f"Languages: {' '.join(settings.languages)}   Items: {items}")
+    lexicon = settings.lexicon
+    print(f"Lexicon: {lexicon.provider}" + (f" {lexicon.snapshot}" if lexicon.provider == "snapshot" else ""))
+    statuses = ("pending", "in_progress", "done", "discuss", "discarded")
+    print_table(
+        ["lang", *statuses],
+        [[lang, *(counts.get(lang, {}).get(s, 0) for s in statuses)] for lang in settings.languages],
+    )
+    return 0

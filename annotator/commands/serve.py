@@ -1,0 +1,49 @@
+"""``annotator serve``: start the Streamlit app on a project (localhost unless told otherwise)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from annotator.commands.common import add_data_option
+from annotator.project import DATABASE_FILE, resolve_data_dir
+
+APP = Path(__file__).resolve().parent.parent / "app" / "main.py"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    serve = subparsers.add_parser("serve", help="start the web app (http://localhost:8501)")
+    add_data_option(serve)
+    serve.add_argument("--port", type=int, default=8501)
+    serve.add_argument("--address", default="127.0.0.1", help="listen address (default: localhost only)")
+    serve.add_argument("--demo", action="store_true", help="create the demo project first if the folder is empty")
+    serve.set_defaults(func=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    data_dir = resolve_data_dir(getattr(args, "data", None))
+    if args.demo and not (data_dir / DATABASE_FILE).exists():
+        from annotator.commands.project import create_demo
+
+        create_demo(str(data_dir))
+    env = {**os.environ, "ANNOTATOR_DATA": str(data_dir)}
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP),
+        "--server.address",
+        args.address,
+        "--server.port",
+        str(args.port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    print(f"annotator: serving {data_dir} on http://{args.address}:{args.port}", flush=True)
+    return subprocess.call(command, env=env)

@@ -1,0 +1,205 @@
+"""The curation service: every change to an item-language goes through here (browser, sheet import, CLI).
+
+It checks permissions where the change is made (not only in the page), refuses stale saves by comparing
+the version the user saw, applies the pure workflow rules, and saves state + history in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from annotator.domain import workflow
+from annotator.domain.candidates import parse_candidate
+from annotator.domain.edits import apply_candidate_sets
+from annotator.domain.model import (
+    Comment,
+    DiscardReason,
+    HistoryEntry,
+    Item,
+    ItemLanguage,
+    Role,
+    Side,
+    Status,
+    User,
+)
+from annotator.errors import ConflictError, UserError
+from annotator.project import Project
+from annotator.store.repository import utc_now
+
+#: The implicit user of a project without accounts (single-user, local use): a lead for every language.
+LOCAL_USER = User(name="local", role=Role.LEAD, languages=(), display_name="Local user (no accounts)")
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """Everything a page shows for one item-language, read in one transaction."""
+
+    item: Item
+    state: ItemLanguage
+    history: list[HistoryEntry]
+    comments: list[Comment]
+
+
+class CurationService:
+    """Acts for one user; construct one per request/session."""
+
+    def __init__(self, project: Project, user: User) -> None:
+        self.project = project
+        self.user = user
+
+    # --- reading ----------------------------------------------------------------------------------------
+
+    def view(self, item_id: str, lang: str) -> ItemView:
+        with self.project.db.read() as conn:
+            item = self.project.repo.get_item(conn, item_id)
+            state = self.project.repo.get_item_language(conn, item_id, lang)
+            if item is None or state is None:
+                raise UserError(f"No item {item_id!r} in language {lang}.")
+            return ItemView(
+                item,
+                state,
+                self.project.repo.history(conn, item_id, lang),
+                self.project.repo.comments(conn, item_id, lang),
+            )
+
+    # --- the one write path -----------------------------------------------------------------------------
+
+    def _change(
+        self,
+        item_id: str,
+        lang: str,
+        expected_version: int,
+        action: str,
+        detail: dict[str, Any],
+        apply: Callable[[Item, ItemLanguage], ItemLanguage],
+        comment: str = "",
+    ) -> ItemLanguage:
+        workflow.check_can_edit(self.user, lang)
+        with self.project.db.write() as conn:
+            item = self.project.repo.get_item(conn, item_id)
+            current = self.project.repo.get_item_language(conn, item_id, lang)
+            if item is None or current is None:
+                raise UserError(f"No item {item_id!r} in language {lang}.")
+            if current.version != expected_version:
+                who = current.updated_by or "someone"
+                raise ConflictError(
+                    f"{item_id} [{lang}] was changed by {who} at {current.updated_at} while you were editing; "
+                    "your change was not saved. The current state is shown — redo your change if still needed.",
+                    current=current,
+                )
+            new = apply(item, current)
+            if new == current and not comment.strip():
+                return current  # nothing changed: no version bump, no history row
+            saved = self.project.repo.save_item_language(conn, new, expected_version, self.user.name, action, detail)
+            if comment.strip():
+                self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), comment.strip()))
+            return saved
+
+    # --- candidate edits --------------------------------------------------------------------------------
+
+    def add_candidate(self, item_id: str, lang: str, side: Side | str, raw: str, expected_version: int) -> ItemLanguage:
+        side = Side(side)
+
+        def apply(item: Item, il: ItemLanguage) -> ItemLanguage:
+            candidate = parse_candidate(raw, item.target.pos)
+            return workflow.add_candidate(self.user, il, side, candidate)
+
+        return self._change(item_id, lang, expected_version, "add", {"side": side.value, "candidate": raw}, apply)
+
+    def remove_candidate(self, item_id: str, lang: str, key: str, expected_version: int) -> ItemLanguage:
+        return self._change(
+            item_id,
+            lang,
+            expected_version,
+            "remove",
+            {"candidate": key},
+            lambda _item, il: workflow.remove_candidate(self.user, il, key),
+        )
+
+    def move_candidate(self, item_id: str, lang: str, key: str, to: Side | str, expected_version: int) -> ItemLanguage:
+        to = Side(to)
+        return self._change(
+            item_id,
+            lang,
+            expected_version,
+            "move",
+            {"candidate": key, "to": to.value},
+            lambda _item, il: workflow.move_candidate(self.user, il, key, to),
+        )
+
+    def replace_candidates(
+        self, item_id: str, lang: str, good: list[str], bad: list[str], expected_version: int, action: str = "edit"
+    ) -> ItemLanguage:
+        """Set G and B to exactly these candidate lines, keeping origin/provenance of ones already there."""
+
+        def apply(item: Item, il: ItemLanguage) -> ItemLanguage:
+            return apply_candidate_sets(self.user, item, il, good, bad)
+
+        return self._change(item_id, lang, expected_version, action, {"good": good, "bad": bad}, apply)
+
+    # --- status changes ---------------------------------------------------------------------------------
+
+    def mark_done(self, item_id: str, lang: str, expected_version: int) -> ItemLanguage:
+        return self._change(
+            item_id, lang, expected_version, "done", {}, lambda _i, il: workflow.mark_done(self.user, il)
+        )
+
+    def flag_discuss(self, item_id: str, lang: str, note: str, expected_version: int) -> ItemLanguage:
+        return self._change(
+            item_id,
+            lang,
+            expected_version,
+            "discuss",
+            {"note": note},
+            lambda _i, il: workflow.flag_discuss(self.user, il, note),
+            comment=note,
+        )
+
+    def discard(
+        self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
+    ) -> ItemLanguage:
+        return self._change(
+            item_id,
+            lang,
+            expected_version,
+            "discard",
+            {"reason": str(reason or ""), "note": note},
+            lambda _i, il: workflow.discard(self.user, il, reason, note),
+        )
+
+    def reopen(self, item_id: str, lang: str, expected_version: int) -> ItemLanguage:
+        return self._change(
+            item_id, lang, expected_version, "reopen", {}, lambda _i, il: workflow.reopen(self.user, il)
+        )
+
+    def resolve(
+        self,
+        item_id: str,
+        lang: str,
+        to: Status | str,
+        comment: str,
+        expected_version: int,
+        reason: DiscardReason | str | None = None,
+    ) -> ItemLanguage:
+        to = Status(to)
+        return self._change(
+            item_id,
+            lang,
+            expected_version,
+            "resolve",
+            {"to": to.value, "comment": comment},
+            lambda _i, il: workflow.resolve_discussion(self.user, il, to, comment, reason),
+            comment=comment,
+        )
+
+    def comment(self, item_id: str, lang: str, text: str) -> None:
+        """Add to the item-language's discussion thread (no state change, so no version check)."""
+        workflow.check_can_edit(self.user, lang)
+        if not text.strip():
+            raise UserError("A comment cannot be empty.")
+        with self.project.db.write() as conn:
+            if self.project.repo.get_item_language(conn, item_id, lang) is None:
+                raise UserError(f"No item {item_id!r} in language {lang}.")
+            self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), text.strip()))

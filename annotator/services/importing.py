@@ -1,0 +1,76 @@
+"""Import items into a project: validate the whole file, then write everything in one transaction.
+
+Re-importing the same file is a no-op; a changed item that already has curated work is refused unless
+forced, because silently replacing a sentence under a translator's candidates would corrupt the dataset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from annotator.data_import.items import ParsedItems, RowProblem, content_hash, parse_item_file
+from annotator.domain.model import Status
+from annotator.errors import UserError
+from annotator.progress import ProgressCallback, no_progress
+from annotator.project import Project
+
+
+@dataclass
+class ImportReport:
+    added: int = 0
+    unchanged: int = 0
+    replaced: int = 0
+    warnings: list[RowProblem] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"{self.added} added, {self.replaced} replaced, {self.unchanged} unchanged" + (
+            f", {len(self.warnings)} warning(s)" if self.warnings else ""
+        )
+
+
+class CuratedWorkError(UserError):
+    """Changed items already have curated work; re-run with force to replace them."""
+
+
+def import_items(
+    project: Project, path: Path | str, force: bool = False, progress: ProgressCallback = no_progress
+) -> ImportReport:
+    parsed: ParsedItems = parse_item_file(path)
+    report = ImportReport(warnings=parsed.warnings)
+    languages = project.settings().languages
+    total = len(parsed.items)
+    with project.db.write() as conn:
+        repo = project.repo
+        hashes = repo.item_hashes(conn)
+        position = repo.next_position(conn)
+        new_ids: list[str] = []
+        blocked: list[str] = []
+        for done, item in enumerate(parsed.items, start=1):
+            digest = content_hash(item)
+            old = hashes.get(item.id)
+            if old is None:
+                repo.insert_item(conn, item, digest, position)
+                position += 1
+                new_ids.append(item.id)
+                report.added += 1
+            elif old == digest:
+                report.unchanged += 1
+            else:
+                curated = [
+                    il for il in repo.item_languages_of(conn, item.id).values() if il.status is not Status.PENDING
+                ]
+                if curated and not force:
+                    blocked.append(item.id)
+                else:
+                    repo.replace_item(conn, item, digest)
+                    report.replaced += 1
+            progress(done, total, "importing")
+        if blocked:
+            shown = ", ".join(blocked[:20]) + (" ..." if len(blocked) > 20 else "")
+            raise CuratedWorkError(
+                f"{Path(path).name}: {len(blocked)} changed item(s) already have curated work ({shown}); "
+                "nothing was imported. Re-run with --force to replace them (their candidates are kept)."
+            )
+        repo.ensure_item_languages(conn, new_ids, languages)
+    return report

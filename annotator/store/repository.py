@@ -1,0 +1,448 @@
+"""Reading and writing the domain model: the only module that turns rows into dataclasses and back.
+
+Every write goes through ``Repository`` methods that take a connection from ``Database.write()``, so a
+caller composes several of them into one all-or-nothing transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, and_, func, or_, select, update
+
+from annotator.domain.model import (
+    CandidateEntry,
+    Comment,
+    DiscardReason,
+    HistoryEntry,
+    Item,
+    ItemLanguage,
+    Origin,
+    Role,
+    SenseEntry,
+    Status,
+    Target,
+    User,
+)
+from annotator.errors import ConflictError, UserError
+from annotator.store import schema
+from annotator.store.database import Database
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+# --- row <-> domain -------------------------------------------------------------------------------------
+
+
+def candidates_to_json(entries: Sequence[CandidateEntry]) -> str:
+    return _dumps(
+        [{"text": e.text, "pos": e.pos, "origin": e.origin.value, "synsets": list(e.synsets)} for e in entries]
+    )
+
+
+def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
+    return tuple(
+        CandidateEntry(d["text"], d.get("pos"), Origin(d.get("origin", "translator")), tuple(d.get("synsets", ())))
+        for d in json.loads(raw)
+    )
+
+
+def senses_to_json(senses: Sequence[SenseEntry]) -> str:
+    return _dumps(
+        [
+            {"synset": s.synset, "rank": s.rank, "gloss": s.gloss, "wordnet_sense_number": s.wordnet_sense_number}
+            for s in senses
+        ]
+    )
+
+
+def item_from_row(row: Any) -> Item:
+    return Item(
+        id=row.id,
+        sentence=row.sentence,
+        target=Target(row.target_text, row.target_start, row.target_end, row.lemma, row.pos),
+        synset=row.synset,
+        source=row.source,
+        gloss=row.gloss,
+        senses=tuple(
+            SenseEntry(d["synset"], d["rank"], d.get("gloss", ""), d.get("wordnet_sense_number"))
+            for d in json.loads(row.senses)
+        ),
+        filter_failures=tuple(json.loads(row.filter_failures)),
+        excluded=bool(row.excluded),
+    )
+
+
+def item_language_from_row(row: Any) -> ItemLanguage:
+    return ItemLanguage(
+        item_id=row.item_id,
+        lang=row.lang,
+        status=Status(row.status),
+        version=row.version,
+        good=candidates_from_json(row.good),
+        bad=candidates_from_json(row.bad),
+        initial_good=candidates_from_json(row.initial_good),
+        initial_bad=candidates_from_json(row.initial_bad),
+        overlaps=tuple(json.loads(row.overlaps)),
+        prepopulated=bool(row.prepopulated),
+        discuss_note=row.discuss_note,
+        discard_reason=DiscardReason(row.discard_reason) if row.discard_reason else None,
+        discard_note=row.discard_note,
+        status_by=row.status_by,
+        updated_by=row.updated_by,
+        updated_at=row.updated_at,
+    )
+
+
+def item_language_values(il: ItemLanguage) -> dict[str, Any]:
+    return {
+        "status": il.status.value,
+        "good": candidates_to_json(il.good),
+        "bad": candidates_to_json(il.bad),
+        "initial_good": candidates_to_json(il.initial_good),
+        "initial_bad": candidates_to_json(il.initial_bad),
+        "overlaps": _dumps(list(il.overlaps)),
+        "prepopulated": il.prepopulated,
+        "discuss_note": il.discuss_note,
+        "discard_reason": il.discard_reason.value if il.discard_reason else None,
+        "discard_note": il.discard_note,
+        "status_by": il.status_by,
+        "updated_by": il.updated_by,
+        "updated_at": il.updated_at,
+    }
+
+
+def user_from_row(row: Any) -> User:
+    return User(
+        name=row.name,
+        role=Role(row.role),
+        languages=tuple(json.loads(row.languages)),
+        display_name=row.display_name,
+        disabled=bool(row.disabled),
+    )
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    """One row of a curation queue: enough to list it without loading candidates."""
+
+    item_id: str
+    lang: str
+    status: Status
+    lemma: str
+    pos: str
+    target_text: str
+    sentence: str
+    version: int
+
+
+class Repository:
+    """Typed access to the tables; methods take the connection so callers own the transaction."""
+
+    def __init__(self, database: Database) -> None:
+        self.db = database
+
+    # --- meta -------------------------------------------------------------------------------------------
+
+    def get_meta(self, conn: Connection, key: str, default: Any = None) -> Any:
+        row = conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == key)).first()
+        return json.loads(row[0]) if row else default
+
+    def set_meta(self, conn: Connection, key: str, value: Any) -> None:
+        text = _dumps(value)
+        updated = conn.execute(schema.meta.update().where(schema.meta.c.key == key).values(value=text))
+        if updated.rowcount == 0:
+            conn.execute(schema.meta.insert().values(key=key, value=text))
+
+    # --- users ------------------------------------------------------------------------------------------
+
+    def add_user(self, conn: Connection, user: User, password_hash: str | None) -> None:
+        exists = conn.execute(select(schema.users.c.name).where(schema.users.c.name == user.name)).first()
+        if exists:
+            raise UserError(f"User {user.name!r} already exists.")
+        conn.execute(
+            schema.users.insert().values(
+                name=user.name,
+                display_name=user.display_name,
+                role=user.role.value,
+                languages=_dumps(list(user.languages)),
+                password_hash=password_hash,
+                disabled=user.disabled,
+                created_at=utc_now(),
+            )
+        )
+
+    def get_user(self, conn: Connection, name: str) -> User | None:
+        row = conn.execute(select(schema.users).where(schema.users.c.name == name)).first()
+        return user_from_row(row) if row else None
+
+    def get_password_hash(self, conn: Connection, name: str) -> str | None:
+        row = conn.execute(select(schema.users.c.password_hash).where(schema.users.c.name == name)).first()
+        return row[0] if row else None
+
+    def list_users(self, conn: Connection) -> list[User]:
+        return [user_from_row(r) for r in conn.execute(select(schema.users).order_by(schema.users.c.name))]
+
+    def count_users(self, conn: Connection) -> int:
+        return int(conn.execute(select(func.count()).select_from(schema.users)).scalar_one())
+
+    def update_user(self, conn: Connection, name: str, **values: Any) -> None:
+        if "languages" in values:
+            values["languages"] = _dumps(list(values["languages"]))
+        if "role" in values and isinstance(values["role"], Role):
+            values["role"] = values["role"].value
+        result = conn.execute(schema.users.update().where(schema.users.c.name == name).values(**values))
+        if result.rowcount == 0:
+            raise UserError(f"No user named {name!r}.")
+
+    # --- items ------------------------------------------------------------------------------------------
+
+    def item_hashes(self, conn: Connection) -> dict[str, str]:
+        return dict(conn.execute(select(schema.items.c.id, schema.items.c.content_hash)).all())
+
+    def next_position(self, conn: Connection) -> int:
+        value = conn.execute(select(func.max(schema.items.c.position))).scalar()
+        return int(value or 0) + 1
+
+    def insert_item(self, conn: Connection, item: Item, content_hash: str, position: int) -> None:
+        conn.execute(
+            schema.items.insert().values(
+                **self._item_values(item), content_hash=content_hash, position=position, imported_at=utc_now()
+            )
+        )
+
+    def replace_item(self, conn: Connection, item: Item, content_hash: str) -> None:
+        conn.execute(
+            schema.items.update()
+            .where(schema.items.c.id == item.id)
+            .values(**self._item_values(item), content_hash=content_hash, imported_at=utc_now())
+        )
+
+    @staticmethod
+    def _item_values(item: Item) -> dict[str, Any]:
+        return {
+            "id": item.id,
+            "sentence": item.sentence,
+            "target_text": item.target.text,
+            "target_start": item.target.start,
+            "target_end": item.target.end,
+            "lemma": item.target.lemma,
+            "pos": item.target.pos,
+            "synset": item.synset,
+            "source": item.source,
+            "gloss": item.gloss,
+            "senses": senses_to_json(item.senses),
+            "filter_failures": _dumps(list(item.filter_failures)),
+            "excluded": item.excluded,
+        }
+
+    def update_item_lexicon(self, conn: Connection, item_id: str, gloss: str, senses: Sequence[SenseEntry]) -> None:
+        conn.execute(
+            schema.items.update().where(schema.items.c.id == item_id).values(gloss=gloss, senses=senses_to_json(senses))
+        )
+
+    def set_filter_results(self, conn: Connection, failures: dict[str, list[str]]) -> None:
+        for item_id, rules in failures.items():
+            conn.execute(
+                schema.items.update().where(schema.items.c.id == item_id).values(filter_failures=_dumps(rules))
+            )
+
+    def set_excluded(self, conn: Connection, item_ids: Iterable[str], excluded: bool) -> int:
+        ids = list(item_ids)
+        if not ids:
+            return 0
+        result = conn.execute(schema.items.update().where(schema.items.c.id.in_(ids)).values(excluded=excluded))
+        return int(result.rowcount)
+
+    def get_item(self, conn: Connection, item_id: str) -> Item | None:
+        row = conn.execute(select(schema.items).where(schema.items.c.id == item_id)).first()
+        return item_from_row(row) if row else None
+
+    def list_items(self, conn: Connection) -> list[Item]:
+        rows = conn.execute(select(schema.items).order_by(schema.items.c.position))
+        return [item_from_row(r) for r in rows]
+
+    def count_items(self, conn: Connection) -> int:
+        return int(conn.execute(select(func.count()).select_from(schema.items)).scalar_one())
+
+    # --- item-languages ---------------------------------------------------------------------------------
+
+    def ensure_item_languages(self, conn: Connection, item_ids: Iterable[str], langs: Iterable[str]) -> int:
+        """Create missing (item, lang) rows as pending; existing ones are left alone."""
+        langs = list(langs)
+        existing = {
+            (r.item_id, r.lang)
+            for r in conn.execute(select(schema.item_languages.c.item_id, schema.item_languages.c.lang))
+        }
+        rows = [
+            {"item_id": item_id, "lang": lang, "status": Status.PENDING.value, "version": 0}
+            for item_id in item_ids
+            for lang in langs
+            if (item_id, lang) not in existing
+        ]
+        if rows:
+            conn.execute(schema.item_languages.insert(), rows)
+        return len(rows)
+
+    def get_item_language(self, conn: Connection, item_id: str, lang: str) -> ItemLanguage | None:
+        row = conn.execute(
+            select(schema.item_languages).where(
+                and_(schema.item_languages.c.item_id == item_id, schema.item_languages.c.lang == lang)
+            )
+        ).first()
+        return item_language_from_row(row) if row else None
+
+    def item_languages_of(self, conn: Connection, item_id: str) -> dict[str, ItemLanguage]:
+        rows = conn.execute(select(schema.item_languages).where(schema.item_languages.c.item_id == item_id))
+        return {r.lang: item_language_from_row(r) for r in rows}
+
+    def iter_item_languages(self, conn: Connection, lang: str | None = None) -> Iterator[ItemLanguage]:
+        query = select(schema.item_languages).order_by(schema.item_languages.c.item_id, schema.item_languages.c.lang)
+        if lang:
+            query = query.where(schema.item_languages.c.lang == lang)
+        for row in conn.execute(query):
+            yield item_language_from_row(row)
+
+    def save_item_language(
+        self,
+        conn: Connection,
+        new: ItemLanguage,
+        expected_version: int,
+        user: str,
+        action: str,
+        detail: dict[str, Any] | None = None,
+    ) -> ItemLanguage:
+        """Write ``new`` if nobody saved since ``expected_version``; append the history row. Returns the saved state."""
+        at = utc_now()
+        saved = ItemLanguage(**{**new.__dict__, "version": expected_version + 1, "updated_by": user, "updated_at": at})
+        result = conn.execute(
+            update(schema.item_languages)
+            .where(
+                and_(
+                    schema.item_languages.c.item_id == new.item_id,
+                    schema.item_languages.c.lang == new.lang,
+                    schema.item_languages.c.version == expected_version,
+                )
+            )
+            .values(**item_language_values(saved), version=saved.version)
+        )
+        if result.rowcount != 1:
+            raise ConflictError(
+                f"{new.item_id} [{new.lang}] was changed by someone else; reload to see the current state."
+            )
+        conn.execute(
+            schema.history.insert().values(
+                item_id=new.item_id,
+                lang=new.lang,
+                user=user,
+                at=at,
+                action=action,
+                detail=_dumps(detail or {}),
+                version=saved.version,
+            )
+        )
+        return saved
+
+    def queue(
+        self,
+        conn: Connection,
+        lang: str,
+        statuses: Sequence[Status] | None = None,
+        search: str = "",
+        include_excluded: bool = False,
+    ) -> list[QueueEntry]:
+        """The ordered list a translator works through: import order, filtered by status and text."""
+        il, it = schema.item_languages, schema.items
+        query = (
+            select(
+                il.c.item_id,
+                il.c.lang,
+                il.c.status,
+                il.c.version,
+                it.c.lemma,
+                it.c.pos,
+                it.c.target_text,
+                it.c.sentence,
+            )
+            .join(it, it.c.id == il.c.item_id)
+            .where(il.c.lang == lang)
+            .order_by(it.c.position)
+        )
+        if statuses:
+            query = query.where(il.c.status.in_([s.value for s in statuses]))
+        if not include_excluded:
+            query = query.where(it.c.excluded.is_(False))
+        if search.strip():
+            needle = f"%{search.strip().lower()}%"
+            query = query.where(
+                or_(
+                    func.lower(it.c.lemma).like(needle),
+                    func.lower(it.c.target_text).like(needle),
+                    func.lower(it.c.id).like(needle),
+                    func.lower(it.c.sentence).like(needle),
+                )
+            )
+        return [
+            QueueEntry(r.item_id, r.lang, Status(r.status), r.lemma, r.pos, r.target_text, r.sentence, r.version)
+            for r in conn.execute(query)
+        ]
+
+    def status_counts(self, conn: Connection) -> dict[str, dict[str, int]]:
+        """lang -> status -> count, for progress bars (excluded items left out)."""
+        il, it = schema.item_languages, schema.items
+        rows = conn.execute(
+            select(il.c.lang, il.c.status, func.count())
+            .join(it, it.c.id == il.c.item_id)
+            .where(it.c.excluded.is_(False))
+            .group_by(il.c.lang, il.c.status)
+        )
+        counts: dict[str, dict[str, int]] = {}
+        for lang, status, count in rows:
+            counts.setdefault(lang, {})[status] = int(count)
+        return counts
+
+    def status_counts_by_user(self, conn: Connection) -> list[tuple[str, str, str, int]]:
+        """(user, lang, status, count) of item-languages by whoever last set their status."""
+        il = schema.item_languages
+        rows = conn.execute(
+            select(il.c.status_by, il.c.lang, il.c.status, func.count())
+            .where(il.c.status_by.is_not(None))
+            .group_by(il.c.status_by, il.c.lang, il.c.status)
+        )
+        return [(r[0], r[1], r[2], int(r[3])) for r in rows]
+
+    # --- history and comments ---------------------------------------------------------------------------
+
+    def history(self, conn: Connection, item_id: str, lang: str) -> list[HistoryEntry]:
+        h = schema.history
+        rows = conn.execute(select(h).where(and_(h.c.item_id == item_id, h.c.lang == lang)).order_by(h.c.id))
+        return [HistoryEntry(r.item_id, r.lang, r.user, r.at, r.action, json.loads(r.detail), r.version) for r in rows]
+
+    def add_comment(self, conn: Connection, comment: Comment) -> None:
+        conn.execute(
+            schema.comments.insert().values(
+                item_id=comment.item_id, lang=comment.lang, user=comment.user, at=comment.at, text=comment.text
+            )
+        )
+
+    def comments(self, conn: Connection, item_id: str, lang: str) -> list[Comment]:
+        c = schema.comments
+        rows = conn.execute(select(c).where(and_(c.c.item_id == item_id, c.c.lang == lang)).order_by(c.c.id))
+        return [Comment(r.item_id, r.lang, r.user, r.at, r.text) for r in rows]
+
+    def table_counts(self, conn: Connection) -> dict[str, int]:
+        """Rows per table: tests use it to prove a refused import changed nothing."""
+        return {
+            table.name: int(conn.execute(select(func.count()).select_from(table)).scalar_one())
+            for table in schema.metadata.sorted_tables
+        }
