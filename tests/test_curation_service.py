@@ -123,7 +123,7 @@ def test_two_threads_writing_one_item_language_lose_no_update(items: Project, tr
         barrier = threading.Barrier(2)
         results: list[str] = []
 
-        def write(index: int) -> None:
+        def write(index: int, version: int, round_number: int, barrier: threading.Barrier, results: list[str]) -> None:
             barrier.wait()
             try:
                 services[index].add_candidate("shot-whiskey", "IT", Side.GOOD, f"w{index}-r{round_number}", version)
@@ -132,7 +132,7 @@ def test_two_threads_writing_one_item_language_lose_no_update(items: Project, tr
                 assert "changed by" in str(error)
                 results.append("conflict")
 
-        threads = [threading.Thread(target=write, args=(i,)) for i in range(2)]
+        threads = [threading.Thread(target=write, args=(i, version, round_number, barrier, results)) for i in range(2)]
         for thread in threads:
             thread.start()
         for thread in threads:
