@@ -84,13 +84,16 @@ def normalize_pos(raw: str) -> str | None:
     return None
 
 
+#: Unicode categories Cc (C0, DEL, C1), Zl and Zp: tabs, newlines and other invisible line breakers.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def _normalize_text(raw: str) -> str:
-    for ch in raw:
-        category = unicodedata.category(ch)
-        if ch in "\t\n\r" or category in ("Cc", "Zl", "Zp"):
-            raise CandidateError(
-                "control_character", raw, f"Control characters, tabs and newlines are not allowed ({ch!r})."
-            )
+    found = _CONTROL.search(raw)
+    if found:
+        raise CandidateError(
+            "control_character", raw, f"Control characters, tabs and newlines are not allowed ({found.group()!r})."
+        )
     text = unicodedata.normalize("NFC", raw)
     return " ".join(text.split())
 

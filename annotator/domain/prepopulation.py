@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from annotator.domain.candidates import CandidateError, key_string, parse_candidate
+from annotator.domain.candidates import Candidate, CandidateError, key_string, parse_candidate
 from annotator.domain.model import CandidateEntry, Origin, SenseEntry
 from annotator.lexicon.base import ENGLISH, SynsetRecord
 
@@ -46,10 +47,18 @@ class InitialSets:
     skipped: tuple[str, ...]  # lexicon lemmas that are not valid candidates (reported, not stored)
 
 
-def _entry(lemma: str, synsets: Sequence[str]) -> CandidateEntry | None:
+@lru_cache(maxsize=200_000)
+def _lexicon_candidate(lemma: str) -> Candidate | None:
+    """Lexicon lemmas repeat across thousands of items; parse each spelling once."""
     try:
-        candidate = parse_candidate(lemma)
+        return parse_candidate(lemma)
     except CandidateError:
+        return None
+
+
+def _entry(lemma: str, synsets: Sequence[str]) -> CandidateEntry | None:
+    candidate = _lexicon_candidate(lemma)
+    if candidate is None:
         return None
     return CandidateEntry(candidate.text, None, Origin.LEXICON, tuple(synsets))
 

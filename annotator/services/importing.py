@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotator.data_import.items import ParsedItems, RowProblem, content_hash, parse_item_file
-from annotator.domain.model import Status
+from annotator.domain.model import Item, Status
 from annotator.errors import UserError
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project
@@ -45,12 +45,13 @@ def import_items(
         hashes = repo.item_hashes(conn)
         position = repo.next_position(conn)
         new_ids: list[str] = []
+        new_rows: list[tuple[Item, str, int]] = []
         blocked: list[str] = []
         for done, item in enumerate(parsed.items, start=1):
             digest = content_hash(item)
             old = hashes.get(item.id)
             if old is None:
-                repo.insert_item(conn, item, digest, position)
+                new_rows.append((item, digest, position))
                 position += 1
                 new_ids.append(item.id)
                 report.added += 1
@@ -72,5 +73,6 @@ def import_items(
                 f"{Path(path).name}: {len(blocked)} changed item(s) already have curated work ({shown}); "
                 "nothing was imported. Re-run with --force to replace them (their candidates are kept)."
             )
+        repo.insert_items(conn, new_rows)
         repo.ensure_item_languages(conn, new_ids, languages)
     return report

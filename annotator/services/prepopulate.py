@@ -6,6 +6,7 @@ its own, and when the lexicon refuses (quota, invalid key) the work finished so 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status
@@ -31,11 +32,19 @@ class SenseInventory:
         self.languages = tuple(sorted(lang for lang in languages if lang != ENGLISH))
         self._records: dict[str, SynsetRecord] = {}
         self._senses: dict[tuple[str, str], list[SenseEntry]] = {}
+        self._lexicalizations: dict[tuple[str, str], list[str]] = {}
 
     def record(self, synset_id: str) -> SynsetRecord:
         if synset_id not in self._records:
             self._records[synset_id] = self.lexicon.synset(synset_id, self.languages)
         return self._records[synset_id]
+
+    def lexicalizations(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> list[str]:
+        """Λ_L(σ), memoised: a synset serves every item of its lemma."""
+        key = (synset_id, lang)
+        if key not in self._lexicalizations:
+            self._lexicalizations[key] = lexicalizations(self.record(synset_id), lang, source_allowed)
+        return self._lexicalizations[key]
 
     def senses(self, lemma: str, pos: str) -> list[SenseEntry]:
         key = (lemma.casefold(), pos)
@@ -67,10 +76,15 @@ class PrepopulationReport:
 
 
 def _lexicon_counters(lexicon: Lexicon) -> dict[str, int]:
-    counters = getattr(lexicon, "counters", None)
-    if callable(counters):
-        counters = counters()
-    return dict(counters) if isinstance(counters, dict) else {}
+    """Requests made vs served from cache, per endpoint, for providers that count them (BabelNet)."""
+    counts = getattr(lexicon, "counts", None)
+    if not isinstance(counts, dict):
+        return {}
+    flat: dict[str, int] = {}
+    for endpoint, count in counts.items():
+        flat[f"{endpoint} requests"] = count.requests
+        flat[f"{endpoint} from cache"] = count.cache_hits
+    return flat
 
 
 def _prepopulated_state(
@@ -79,7 +93,7 @@ def _prepopulated_state(
     lang = state.lang
     allowed = allowed_sources(lang, settings.allowed_sources).allows
     by_synset = {
-        synset: lexicalizations(inventory.record(synset), lang, allowed)
+        synset: inventory.lexicalizations(synset, lang, allowed)
         for synset in {item.synset, *(s.synset for s in senses)}
     }
     sets = initial_sets(item.synset, senses, by_synset)
@@ -133,26 +147,25 @@ def prepopulate(
     def flush() -> None:
         if not batch:
             return
+        states = [state for _item, _senses, item_states in batch for state in item_states]
         with project.db.write() as conn:
-            for item, senses, states in batch:
-                gloss = item.gloss or inventory.record(item.synset).gloss(ENGLISH)
-                project.repo.update_item_lexicon(conn, item.id, gloss, senses)
-                for state in states:
-                    project.repo.save_item_language(
-                        conn,
-                        state,
-                        state.version,
-                        SYSTEM_USER,
-                        "prepopulate",
-                        {
-                            "good": len(state.initial_good),
-                            "bad": len(state.initial_bad),
-                            "lexicon": lexicon.name,
-                        },
-                    )
-                report.items += 1
-                report.item_languages += len(states)
-                report.overlaps += sum(1 for s in states if s.overlaps)
+            project.repo.update_items_lexicon(
+                conn,
+                [
+                    (item.id, item.gloss or inventory.record(item.synset).gloss(ENGLISH), senses)
+                    for item, senses, _states in batch
+                ],
+            )
+            project.repo.save_item_languages(
+                conn,
+                states,
+                SYSTEM_USER,
+                "prepopulate",
+                [{"good": len(s.initial_good), "bad": len(s.initial_bad), "lexicon": lexicon.name} for s in states],
+            )
+        report.items += len(batch)
+        report.item_languages += len(states)
+        report.overlaps += sum(1 for s in states if s.overlaps)
         batch.clear()
 
     try:

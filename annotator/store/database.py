@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, create_engine, event, select
@@ -56,20 +57,39 @@ class Database:
         self.engine = create_engine(url, future=True)
         if self.is_sqlite:
             _configure_sqlite(self.engine)
+        #: The write transaction open in this thread/context, which nested read()/write() calls join.
+        self._active: ContextVar[Connection | None] = ContextVar(f"annotator_db_{id(self)}", default=None)
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
+        """A read transaction; inside an open ``write()`` it joins that one (and sees its uncommitted changes)."""
+        active = self._active.get()
+        if active is not None:
+            yield active
+            return
         with self.engine.connect() as connection, connection.begin():
             yield connection
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
-        """A read-then-write transaction: all or nothing, serialised with other writers."""
+        """A read-then-write transaction: all or nothing, serialised with other writers.
+
+        A ``write()`` opened inside another one joins it, so a caller can run several service changes
+        (a spreadsheet import) as one all-or-nothing transaction.
+        """
+        active = self._active.get()
+        if active is not None:
+            yield active
+            return
         with self.engine.connect() as connection:
             if self.is_sqlite:
                 connection.info["begin_mode"] = "IMMEDIATE"
             with connection.begin():
-                yield connection
+                token = self._active.set(connection)
+                try:
+                    yield connection
+                finally:
+                    self._active.reset(token)
 
     def create_or_migrate(self) -> None:
         """Create a new schema, or migrate an older one step by step; refuse a newer one."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, func, or_, select, update
 
 from annotator.domain.model import (
     CandidateEntry,
@@ -146,6 +146,22 @@ class QueueEntry:
     version: int
 
 
+#: Built once: SQLAlchemy then reuses the compiled form instead of re-deriving cache keys per call.
+_IL = schema.item_languages
+_SAVE_ITEM_LANGUAGE = (
+    update(_IL)
+    .where(
+        and_(
+            _IL.c.item_id == bindparam("b_item_id"),
+            _IL.c.lang == bindparam("b_lang"),
+            _IL.c.version == bindparam("b_expected"),
+        )
+    )
+    .values({name: bindparam(name) for name in (*item_language_values(ItemLanguage("", "")).keys(), "version")})
+)
+_INSERT_HISTORY = schema.history.insert()
+
+
 class Repository:
     """Typed access to the tables; methods take the connection so callers own the transaction."""
 
@@ -214,6 +230,15 @@ class Repository:
         value = conn.execute(select(func.max(schema.items.c.position))).scalar()
         return int(value or 0) + 1
 
+    def insert_items(self, conn: Connection, rows: list[tuple[Item, str, int]]) -> None:
+        """Insert many new items at once: (item, content hash, position)."""
+        if rows:
+            at = utc_now()
+            conn.execute(
+                schema.items.insert(),
+                [{**self._item_values(i), "content_hash": h, "position": p, "imported_at": at} for i, h, p in rows],
+            )
+
     def insert_item(self, conn: Connection, item: Item, content_hash: str, position: int) -> None:
         conn.execute(
             schema.items.insert().values(
@@ -250,6 +275,16 @@ class Repository:
         conn.execute(
             schema.items.update().where(schema.items.c.id == item_id).values(gloss=gloss, senses=senses_to_json(senses))
         )
+
+    def update_items_lexicon(self, conn: Connection, rows: Sequence[tuple[str, str, Sequence[SenseEntry]]]) -> None:
+        """Batch: (item id, gloss, Ω(λ)) learnt by pre-population."""
+        if rows:
+            conn.execute(
+                schema.items.update()
+                .where(schema.items.c.id == bindparam("b_id"))
+                .values(gloss=bindparam("gloss"), senses=bindparam("senses")),
+                [{"b_id": i, "gloss": g, "senses": senses_to_json(s)} for i, g, s in rows],
+            )
 
     def set_filter_results(self, conn: Connection, failures: dict[str, list[str]]) -> None:
         for item_id, rules in failures.items():
@@ -325,33 +360,62 @@ class Repository:
         """Write ``new`` if nobody saved since ``expected_version``; append the history row. Returns the saved state."""
         at = utc_now()
         saved = ItemLanguage(**{**new.__dict__, "version": expected_version + 1, "updated_by": user, "updated_at": at})
-        result = conn.execute(
-            update(schema.item_languages)
-            .where(
-                and_(
-                    schema.item_languages.c.item_id == new.item_id,
-                    schema.item_languages.c.lang == new.lang,
-                    schema.item_languages.c.version == expected_version,
-                )
-            )
-            .values(**item_language_values(saved), version=saved.version)
-        )
+        params = item_language_values(saved)
+        params.update(version=saved.version, b_item_id=new.item_id, b_lang=new.lang, b_expected=expected_version)
+        result = conn.execute(_SAVE_ITEM_LANGUAGE, params)
         if result.rowcount != 1:
             raise ConflictError(
                 f"{new.item_id} [{new.lang}] was changed by someone else; reload to see the current state."
             )
         conn.execute(
-            schema.history.insert().values(
-                item_id=new.item_id,
-                lang=new.lang,
-                user=user,
-                at=at,
-                action=action,
-                detail=_dumps(detail or {}),
-                version=saved.version,
-            )
+            _INSERT_HISTORY,
+            {
+                "item_id": new.item_id,
+                "lang": new.lang,
+                "user": user,
+                "at": at,
+                "action": action,
+                "detail": _dumps(detail or {}),
+                "version": saved.version,
+            },
         )
         return saved
+
+    def save_item_languages(
+        self,
+        conn: Connection,
+        states: Sequence[ItemLanguage],
+        user: str,
+        action: str,
+        details: Sequence[dict[str, Any]],
+    ) -> None:
+        """Batch form of ``save_item_language`` (each state's own version is the expected one); all or none."""
+        if not states:
+            return
+        at = utc_now()
+        updates, entries = [], []
+        for state, detail in zip(states, details, strict=True):
+            saved = ItemLanguage(
+                **{**state.__dict__, "version": state.version + 1, "updated_by": user, "updated_at": at}
+            )
+            params = item_language_values(saved)
+            params.update(version=saved.version, b_item_id=state.item_id, b_lang=state.lang, b_expected=state.version)
+            updates.append(params)
+            entries.append(
+                {
+                    "item_id": state.item_id,
+                    "lang": state.lang,
+                    "user": user,
+                    "at": at,
+                    "action": action,
+                    "detail": _dumps(detail),
+                    "version": saved.version,
+                }
+            )
+        result = conn.execute(_SAVE_ITEM_LANGUAGE, updates)
+        if result.rowcount != len(updates):
+            raise ConflictError("Some item-languages were changed by someone else during the batch; nothing was saved.")
+        conn.execute(_INSERT_HISTORY, entries)
 
     def queue(
         self,

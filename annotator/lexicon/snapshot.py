@@ -1,0 +1,518 @@
+"""Offline snapshot provider and the BabelNet-cache → snapshot export (SPEC §4.2).
+
+A snapshot freezes a lexicon in one file (format in docs/ARCHITECTURE.md) so pre-population can run
+without a key, and so a finished benchmark can say exactly which lexicon data it was built from.
+Loading validates everything and names the file and record of the first problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from annotator.lexicon.babelnet import (
+    CACHE_VERSION_META,
+    SYNSET_ENDPOINT,
+    SYNSET_IDS_ENDPOINT,
+    build_synset_record,
+    parse_synset_ids,
+)
+from annotator.lexicon.base import ENGLISH, LexiconError, LexSense, SynsetRecord
+from annotator.lexicon.http_cache import HttpCache
+
+FORMAT = "annotator-lexicon-snapshot"
+FORMAT_VERSION = 1
+
+SnapshotFormat = Literal["json", "jsonl"]
+
+
+def lemma_lookup_key(lemma: str) -> str:
+    """How lemmas are compared: case-insensitive, underscores as spaces, whitespace collapsed."""
+    return " ".join(lemma.replace("_", " ").split()).casefold()
+
+
+@dataclass(frozen=True)
+class LemmaEntry:
+    """An answer to "which synsets hold (lemma, POS) in lang", in the provider's order."""
+
+    lemma: str
+    lang: str
+    pos: str
+    synsets: tuple[str, ...]
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (lemma_lookup_key(self.lemma), self.lang, self.pos)
+
+
+class SnapshotLexicon:
+    """``Lexicon`` answered from a snapshot held in memory.
+
+    English ``synset_ids`` come from the snapshot's English lemma entries (the provider's own answer).
+    ``synset_ids_in`` for other languages uses a lemma entry when there is one, else a reverse index
+    over the synsets' senses (case-insensitive lemma, language, synset POS).
+    """
+
+    name = "snapshot"
+
+    def __init__(
+        self,
+        *,
+        label: str,
+        version: str,
+        lemmas: Iterable[LemmaEntry],
+        synsets: Iterable[SynsetRecord],
+        provider: str = "",
+        origin: str = "<memory>",
+    ) -> None:
+        self.label = label
+        self.version = version
+        self.provider = provider
+        self.origin = origin
+        self._synsets: dict[str, SynsetRecord] = {}
+        for record in synsets:
+            if record.id in self._synsets:
+                raise LexiconError(f"{origin}: synset {record.id} appears twice.")
+            self._synsets[record.id] = record
+        self._lemmas: dict[tuple[str, str, str], LemmaEntry] = {}
+        for entry in lemmas:
+            if entry.key in self._lemmas:
+                raise LexiconError(f"{origin}: lemma entry {entry.lemma!r} ({entry.lang}, {entry.pos}) appears twice.")
+            missing = [synset_id for synset_id in entry.synsets if synset_id not in self._synsets]
+            if missing:
+                raise LexiconError(
+                    f"{origin}: lemma entry {entry.lemma!r} ({entry.lang}, {entry.pos}) refers to unknown synset "
+                    f"{missing[0]}."
+                )
+            self._lemmas[entry.key] = entry
+        self._reverse: dict[tuple[str, str, str], list[str]] = {}
+        for record in self._synsets.values():
+            for sense in record.senses:
+                ids = self._reverse.setdefault((lemma_lookup_key(sense.lemma), sense.lang, record.pos), [])
+                if record.id not in ids:
+                    ids.append(record.id)
+
+    def __repr__(self) -> str:
+        return f"SnapshotLexicon(origin={self.origin!r}, version={self.version!r}, synsets={len(self._synsets)})"
+
+    # --- construction -------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | Path) -> SnapshotLexicon:
+        """Read a JSON or JSONL snapshot (JSONL when the extension says so or the first line is a header)."""
+        path = Path(path)
+        if not path.is_file():
+            raise LexiconError(f"Lexicon snapshot {path} does not exist.")
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise LexiconError(f"{path}: not UTF-8 text (byte {exc.start}).") from None
+        if path.suffix.lower() == ".jsonl" or _first_line_is_header(text):
+            return _parse_jsonl(text, str(path))
+        return _parse_json(text, str(path))
+
+    @classmethod
+    def from_data(cls, data: Any, origin: str = "<data>") -> SnapshotLexicon:
+        """Build from the JSON form already parsed (a dict), with the same validation as ``load``."""
+        return _from_json_document(data, origin)
+
+    # --- Lexicon protocol ---------------------------------------------------------------------------
+
+    def synset_ids(self, lemma: str, pos: str) -> list[str]:
+        entry = self._lemmas.get((lemma_lookup_key(lemma), ENGLISH, pos.upper()))
+        return list(entry.synsets) if entry else []
+
+    def synset_ids_in(self, lemma: str, lang: str, pos: str) -> list[str]:
+        lang, pos = lang.upper(), pos.upper()
+        if lang == ENGLISH:
+            return self.synset_ids(lemma, pos)
+        entry = self._lemmas.get((lemma_lookup_key(lemma), lang, pos))
+        if entry is not None:
+            return list(entry.synsets)
+        return list(self._reverse.get((lemma_lookup_key(lemma), lang, pos), ()))
+
+    def synset(self, synset_id: str, langs: Sequence[str]) -> SynsetRecord:
+        record = self._synsets.get(synset_id)
+        if record is None:
+            raise LexiconError(f"Synset {synset_id} is not in the lexicon snapshot {self.origin}.")
+        wanted = {ENGLISH, *(lang.upper() for lang in langs)}
+        return SynsetRecord(
+            id=record.id,
+            pos=record.pos,
+            glosses={lang: text for lang, text in record.glosses.items() if lang in wanted},
+            senses=tuple(sense for sense in record.senses if sense.lang in wanted),
+        )
+
+    # --- contents -----------------------------------------------------------------------------------
+
+    def lemma_entries(self) -> list[LemmaEntry]:
+        return list(self._lemmas.values())
+
+    def synset_records(self) -> list[SynsetRecord]:
+        return list(self._synsets.values())
+
+    def to_data(self) -> dict[str, Any]:
+        """The JSON form of this snapshot (what ``from_data`` reads back)."""
+        return snapshot_data(
+            label=self.label,
+            version=self.version,
+            provider=self.provider,
+            lemmas=self.lemma_entries(),
+            synsets=self.synset_records(),
+        )
+
+
+# --- reading ----------------------------------------------------------------------------------------
+
+
+def _first_line_is_header(text: str) -> bool:
+    for line in text.splitlines():
+        if line.strip():
+            try:
+                first = json.loads(line)
+            except ValueError:
+                return False
+            return isinstance(first, dict) and first.get("type") == "header"
+    return False
+
+
+def _problem(origin: str, where: str, what: str) -> LexiconError:
+    return LexiconError(f"{origin}: {where}: {what}")
+
+
+def _check_header(header: Any, origin: str, where: str) -> tuple[str, str, str]:
+    if not isinstance(header, dict):
+        raise _problem(origin, where, "expected a JSON object with the snapshot header")
+    marker = header.get("format")
+    if marker != FORMAT:
+        raise _problem(origin, where, f"format is {marker!r}, expected {FORMAT!r} (is this a lexicon snapshot?)")
+    version = header.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise _problem(origin, where, "missing or non-integer field 'format_version'")
+    if version > FORMAT_VERSION:
+        raise _problem(origin, where, f"format_version {version} is newer than this annotator reads ({FORMAT_VERSION})")
+    if version < 1:
+        raise _problem(origin, where, f"format_version {version} is not a valid version")
+    label = _required_str(header, "label", origin, where)
+    snapshot_version = _required_str(header, "version", origin, where)
+    provider = header.get("provider", "")
+    if not isinstance(provider, str):
+        raise _problem(origin, where, "field 'provider' must be a string")
+    return label, snapshot_version, provider
+
+
+def _required_str(record: Mapping[str, Any], name: str, origin: str, where: str) -> str:
+    if name not in record:
+        raise _problem(origin, where, f"missing field '{name}'")
+    value = record[name]
+    if not isinstance(value, str) or not value.strip():
+        raise _problem(origin, where, f"field '{name}' must be a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _parse_lemma(record: Any, origin: str, where: str) -> LemmaEntry:
+    if not isinstance(record, dict):
+        raise _problem(origin, where, "a lemma entry must be a JSON object")
+    lemma = " ".join(_required_str(record, "lemma", origin, where).replace("_", " ").split())
+    lang = _required_str(record, "lang", origin, where).upper()
+    pos = _required_str(record, "pos", origin, where).upper()
+    if "synsets" not in record:
+        raise _problem(origin, where, "missing field 'synsets'")
+    synsets = record["synsets"]
+    if not isinstance(synsets, list) or not all(isinstance(item, str) and item.strip() for item in synsets):
+        raise _problem(origin, where, "field 'synsets' must be a list of synset ids")
+    return LemmaEntry(lemma, lang, pos, tuple(dict.fromkeys(item.strip() for item in synsets)))
+
+
+def _parse_sense(record: Any, origin: str, where: str) -> LexSense:
+    if not isinstance(record, dict):
+        raise _problem(origin, where, "a sense must be a JSON object")
+    lemma = " ".join(_required_str(record, "lemma", origin, where).replace("_", " ").split())
+    lang = _required_str(record, "lang", origin, where).upper()
+    source = _required_str(record, "source", origin, where).upper()
+    number = record.get("wordnet_sense_number")
+    if number is not None and (not isinstance(number, int) or isinstance(number, bool) or number < 1):
+        raise _problem(origin, where, f"'wordnet_sense_number' must be a positive integer or null, got {number!r}")
+    return LexSense(lemma=lemma, lang=lang, source=source, wordnet_sense_number=number)
+
+
+def _parse_synset(record: Any, origin: str, where: str) -> SynsetRecord:
+    if not isinstance(record, dict):
+        raise _problem(origin, where, "a synset must be a JSON object")
+    synset_id = _required_str(record, "id", origin, where)
+    where = f"{where} (synset {synset_id})"
+    pos = _required_str(record, "pos", origin, where).upper()
+    glosses = record.get("glosses", {})
+    if not isinstance(glosses, dict) or not all(
+        isinstance(lang, str) and isinstance(text, str) for lang, text in glosses.items()
+    ):
+        raise _problem(origin, where, "field 'glosses' must map language codes to gloss texts")
+    if "senses" not in record:
+        raise _problem(origin, where, "missing field 'senses'")
+    senses = record["senses"]
+    if not isinstance(senses, list):
+        raise _problem(origin, where, "field 'senses' must be a list")
+    parsed = tuple(_parse_sense(sense, origin, f"{where}, senses[{index}]") for index, sense in enumerate(senses))
+    return SynsetRecord(
+        id=synset_id,
+        pos=pos,
+        glosses={lang.upper(): text for lang, text in glosses.items()},
+        senses=parsed,
+    )
+
+
+def _build(
+    origin: str,
+    header: tuple[str, str, str],
+    lemmas: list[tuple[str, LemmaEntry]],
+    synsets: list[tuple[str, SynsetRecord]],
+) -> SnapshotLexicon:
+    """Cross-record checks (duplicates, dangling references) with the offending record's location."""
+    seen_synsets: dict[str, str] = {}
+    for where, record in synsets:
+        if record.id in seen_synsets:
+            raise _problem(origin, where, f"synset {record.id} already defined at {seen_synsets[record.id]}")
+        seen_synsets[record.id] = where
+    seen_lemmas: dict[tuple[str, str, str], str] = {}
+    for where, entry in lemmas:
+        if entry.key in seen_lemmas:
+            raise _problem(
+                origin,
+                where,
+                f"lemma entry {entry.lemma!r} ({entry.lang}, {entry.pos}) already defined at {seen_lemmas[entry.key]}",
+            )
+        seen_lemmas[entry.key] = where
+        for synset_id in entry.synsets:
+            if synset_id not in seen_synsets:
+                raise _problem(
+                    origin, where, f"lemma entry {entry.lemma!r} refers to unknown synset {synset_id} (not in the file)"
+                )
+    label, version, provider = header
+    return SnapshotLexicon(
+        label=label,
+        version=version,
+        provider=provider,
+        lemmas=[entry for _, entry in lemmas],
+        synsets=[record for _, record in synsets],
+        origin=origin,
+    )
+
+
+def _parse_json(text: str, origin: str) -> SnapshotLexicon:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _problem(origin, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON ({exc.msg})") from None
+    return _from_json_document(data, origin)
+
+
+def _from_json_document(data: Any, origin: str) -> SnapshotLexicon:
+    header = _check_header(data, origin, "top level")
+    lemmas_raw = data.get("lemmas", [])
+    synsets_raw = data.get("synsets")
+    if synsets_raw is None:
+        raise _problem(origin, "top level", "missing field 'synsets'")
+    if not isinstance(lemmas_raw, list):
+        raise _problem(origin, "top level", "field 'lemmas' must be a list")
+    if not isinstance(synsets_raw, list):
+        raise _problem(origin, "top level", "field 'synsets' must be a list")
+    lemmas = [(f"lemmas[{i}]", _parse_lemma(record, origin, f"lemmas[{i}]")) for i, record in enumerate(lemmas_raw)]
+    synsets = [
+        (f"synsets[{i}]", _parse_synset(record, origin, f"synsets[{i}]")) for i, record in enumerate(synsets_raw)
+    ]
+    return _build(origin, header, lemmas, synsets)
+
+
+def _parse_jsonl(text: str, origin: str) -> SnapshotLexicon:
+    header: tuple[str, str, str] | None = None
+    lemmas: list[tuple[str, LemmaEntry]] = []
+    synsets: list[tuple[str, SynsetRecord]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise _problem(origin, where, f"not valid JSON ({exc.msg}, column {exc.colno})") from None
+        if not isinstance(record, dict):
+            raise _problem(origin, where, "each line must be a JSON object")
+        kind = record.get("type")
+        if header is None:
+            if kind != "header":
+                raise _problem(origin, where, 'the first line must be the header {"type": "header", "format": ...}')
+            header = _check_header(record, origin, where)
+        elif kind == "lemma":
+            lemmas.append((where, _parse_lemma(record, origin, where)))
+        elif kind == "synset":
+            synsets.append((where, _parse_synset(record, origin, where)))
+        elif kind == "header":
+            raise _problem(origin, where, "a second header line")
+        else:
+            raise _problem(origin, where, f"unknown record type {kind!r} (expected 'lemma' or 'synset')")
+    if header is None:
+        raise _problem(origin, "line 1", "empty file: no snapshot header")
+    return _build(origin, header, lemmas, synsets)
+
+
+# --- writing ----------------------------------------------------------------------------------------
+
+
+def _lemma_record(entry: LemmaEntry) -> dict[str, Any]:
+    return {"lemma": entry.lemma, "lang": entry.lang, "pos": entry.pos, "synsets": list(entry.synsets)}
+
+
+def _sense_record(sense: LexSense) -> dict[str, Any]:
+    record: dict[str, Any] = {"lemma": sense.lemma, "lang": sense.lang, "source": sense.source}
+    if sense.wordnet_sense_number is not None:
+        record["wordnet_sense_number"] = sense.wordnet_sense_number
+    return record
+
+
+def _synset_record(record: SynsetRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "pos": record.pos,
+        "glosses": dict(record.glosses),
+        "senses": [_sense_record(sense) for sense in record.senses],
+    }
+
+
+def _header(label: str, version: str, provider: str) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "label": label,
+        "provider": provider,
+        "version": version,
+    }
+
+
+def snapshot_data(
+    *, label: str, version: str, provider: str, lemmas: Iterable[LemmaEntry], synsets: Iterable[SynsetRecord]
+) -> dict[str, Any]:
+    """The JSON form of a snapshot (also what the fake BabelNet server is fed with in tests)."""
+    return {
+        **_header(label, version, provider),
+        "lemmas": [_lemma_record(entry) for entry in lemmas],
+        "synsets": [_synset_record(record) for record in synsets],
+    }
+
+
+def _jsonl_lines(data: Mapping[str, Any]) -> Iterator[str]:
+    header = {"type": "header", **{key: value for key, value in data.items() if key not in ("lemmas", "synsets")}}
+    yield json.dumps(header, ensure_ascii=False)
+    for record in data["lemmas"]:
+        yield json.dumps({"type": "lemma", **record}, ensure_ascii=False)
+    for record in data["synsets"]:
+        yield json.dumps({"type": "synset", **record}, ensure_ascii=False)
+
+
+def write_snapshot(
+    path: str | Path,
+    *,
+    label: str,
+    version: str,
+    provider: str = "",
+    lemmas: Iterable[LemmaEntry],
+    synsets: Iterable[SynsetRecord],
+    fmt: SnapshotFormat | None = None,
+) -> Path:
+    """Write a snapshot atomically (temporary file, then rename); JSONL when ``fmt`` or the extension says so."""
+    path = Path(path)
+    chosen = fmt or ("jsonl" if path.suffix.lower() == ".jsonl" else "json")
+    data = snapshot_data(label=label, version=version, provider=provider, lemmas=lemmas, synsets=synsets)
+    if chosen == "jsonl":
+        text = "\n".join(_jsonl_lines(data)) + "\n"
+    else:
+        text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+    return path
+
+
+# --- BabelNet cache → snapshot ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CacheExport:
+    """What an export wrote, and which lemma answers it had to leave out (synsets never fetched)."""
+
+    path: Path
+    lemma_count: int
+    synset_count: int
+    skipped_lemmas: tuple[str, ...] = field(default=())
+
+
+def _cached_lemma_entries(cache: HttpCache) -> list[LemmaEntry]:
+    entries: dict[tuple[str, str, str], LemmaEntry] = {}
+    for cached in cache.entries(SYNSET_IDS_ENDPOINT):
+        lemma, lang, pos = cached.param("lemma"), cached.param("searchLang"), cached.param("pos")
+        if not (lemma and lang and pos) or len(cached.param_values("searchLang")) != 1:
+            continue  # not a request this client makes; nothing to freeze it as
+        ids = tuple(parse_synset_ids(json.loads(cached.body), pos))
+        entry = LemmaEntry(" ".join(lemma.replace("_", " ").split()), lang.upper(), pos.upper(), ids)
+        entries.setdefault(entry.key, entry)
+    return list(entries.values())
+
+
+def _cached_synsets(cache: HttpCache) -> list[SynsetRecord]:
+    bodies: dict[str, list[Any]] = {}
+    for cached in cache.entries(SYNSET_ENDPOINT):
+        synset_id = cached.param("id")
+        if synset_id:
+            bodies.setdefault(synset_id, []).append(json.loads(cached.body))
+    return [build_synset_record(synset_id, found) for synset_id, found in sorted(bodies.items())]
+
+
+def export_cache_as_snapshot(
+    cache: HttpCache,
+    path: str | Path,
+    label: str,
+    *,
+    version: str | None = None,
+    provider: str = "BabelNet HTTP API (cache export)",
+    allow_incomplete: bool = False,
+    fmt: SnapshotFormat | None = None,
+) -> CacheExport:
+    """Freeze everything the BabelNet cache holds into a snapshot file that ``SnapshotLexicon`` loads.
+
+    getSynsetIds answers become lemma entries; the per-language-chunk getSynset answers of a synset are
+    merged into one synset. A lemma whose synsets were not all fetched (a stopped run) would give an
+    incomplete Ω(λ), so the export refuses unless ``allow_incomplete``, which leaves such lemmas out.
+    """
+    synsets = _cached_synsets(cache)
+    known = {record.id for record in synsets}
+    lemmas: list[LemmaEntry] = []
+    skipped: list[str] = []
+    for entry in sorted(_cached_lemma_entries(cache), key=lambda item: (item.lang, item.key, item.pos)):
+        if all(synset_id in known for synset_id in entry.synsets):
+            lemmas.append(entry)
+        else:
+            skipped.append(f"{entry.lemma} ({entry.lang}, {entry.pos})")
+    if skipped and not allow_incomplete:
+        shown = ", ".join(skipped[:10]) + (f" and {len(skipped) - 10} more" if len(skipped) > 10 else "")
+        raise LexiconError(
+            f"The BabelNet cache {cache.path} lacks synsets for {len(skipped)} lemma(s): {shown}. Finish the "
+            "pre-population run first, or export with allow_incomplete to leave those lemmas out."
+        )
+    if version is None:
+        api = cache.get_meta(CACHE_VERSION_META) or "unknown"
+        version = f"babelnet-{api}-cache-{datetime.now(UTC):%Y%m%d}"
+    written = write_snapshot(
+        path, label=label, version=version, provider=provider, lemmas=lemmas, synsets=synsets, fmt=fmt
+    )
+    return CacheExport(path=written, lemma_count=len(lemmas), synset_count=len(synsets), skipped_lemmas=tuple(skipped))

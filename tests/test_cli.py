@@ -1,0 +1,124 @@
+"""The command line (issue 2): --help everywhere, clear errors with non-zero exits, the demo and its filters."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from annotator.cli import build_parser, main
+from annotator.project import Project
+
+
+def all_subcommands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found.append((*prefix, name))
+                found.extend(all_subcommands(sub, (*prefix, name)))
+    return found
+
+
+def test_every_command_has_help(capsys) -> None:
+    commands = all_subcommands(build_parser())
+    for expected in ("init", "import", "prepopulate", "filter", "users", "demo", "serve"):
+        assert (expected,) in commands
+    for command in commands:
+        with pytest.raises(SystemExit) as exit_info:
+            main([*command, "--help"])
+        assert exit_info.value.code == 0
+        assert "usage: annotator" in capsys.readouterr().out
+
+
+def test_errors_are_clear_and_non_zero(tmp_path: Path, capsys) -> None:
+    assert main(["info", "--data", str(tmp_path / "nothing")]) == 2
+    assert "No project in" in capsys.readouterr().err
+    assert main(["init", "--data", str(tmp_path / "p"), "--languages", "IT,DE"]) == 0
+    assert main(["init", "--data", str(tmp_path / "p")]) == 2
+    assert "already holds a project" in capsys.readouterr().err
+    (tmp_path / "bad.csv").write_text("sentence,target,lemma,pos,synset\nA bank.,bank,bank,XX,bn:00008364n\n")
+    assert main(["import", str(tmp_path / "bad.csv"), "--data", str(tmp_path / "p")]) == 2
+    err = capsys.readouterr().err
+    assert "bad.csv" in err and "row 2" in err and "bad_pos" in err
+
+
+def test_demo_filter_reports_each_rule(tmp_path: Path, capsys) -> None:
+    data = str(tmp_path / "demo")
+    assert main(["demo", "--data", data]) == 0
+    capsys.readouterr()
+    assert main(["filter", "--data", data]) == 0
+    out = capsys.readouterr().out
+    for rule in ("polysemy", "one_per_sense", "target_language"):
+        line = next(line for line in out.splitlines() if line.startswith(rule))
+        assert int(line.split()[-1]) >= 1, line
+    assert main(["filter", "--data", data, "--exclude"]) == 0
+    with Project.open(data).db.read() as conn:
+        excluded = [i.id for i in Project.open(data).repo.list_items(conn) if i.excluded]
+    assert len(excluded) >= 3
+    assert main(["demo", "--data", data]) == 2  # never silently replaces a project
+
+
+def test_users_commands(tmp_path: Path, monkeypatch, capsys) -> None:
+    data = str(tmp_path / "p")
+    main(["init", "--data", data])
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a-long-password\n"))
+    assert main(["users", "add", "maria", "--languages", "it,es", "--password-stdin", "--data", data]) == 0
+    monkeypatch.setattr(sys, "stdin", io.StringIO("short\n"))
+    assert main(["users", "add", "bob", "--role", "lead", "--password-stdin", "--data", data]) == 2
+    assert main(["users", "disable", "maria", "--data", data]) == 0
+    capsys.readouterr()
+    assert main(["users", "list", "--data", data]) == 0
+    out = capsys.readouterr().out
+    assert "maria" in out and "IT,ES" in out and "disabled" in out and "bob" not in out
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_readme_first_command_serves_the_demo_on_localhost(tmp_path: Path) -> None:
+    """``annotator serve --demo`` builds the demo and the app answers on 127.0.0.1."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "annotator.cli",
+            "serve",
+            "--demo",
+            "--data",
+            str(tmp_path / "demo"),
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        cwd=tmp_path,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        body = b""
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
+                    body = response.read()
+                    break
+            except OSError:
+                time.sleep(0.5)
+        assert body == b"ok"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+            assert response.status == 200 and b"<html" in response.read().lower()
+        assert (tmp_path / "demo" / "annotator.sqlite").exists()
+    finally:
+        process.terminate()
+        process.wait(timeout=20)

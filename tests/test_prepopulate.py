@@ -1,0 +1,191 @@
+"""Pre-population (SPEC §2) and the selection filters (§4.4) over the real snapshot provider."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.domain.model import Origin, Side, Status
+from annotator.lexicon.snapshot import SnapshotLexicon
+from annotator.project import Project
+from annotator.services.curation import CurationService
+from annotator.services.filters import run_filters
+from annotator.services.importing import import_items
+from annotator.services.prepopulate import prepopulate
+
+
+def sense(lemma: str, lang: str, source: str, number: int | None = None) -> dict:
+    record = {"lemma": lemma, "lang": lang, "source": source}
+    if number is not None:
+        record["wordnet_sense_number"] = number
+    return record
+
+
+# shot (NOUN): drink = WN sense 3 (the item's σ), gunshot = sense 1 (MFS), injection = sense 2, and a synset
+# without a WordNet sense of "shot" (must be left out of Ω). "colpo" is Italian for both gunshot and drink here,
+# to produce an overlap; "sparo_mt" comes from a machine-translated source and must never appear.
+SNAPSHOT = {
+    "format": "annotator-lexicon-snapshot",
+    "format_version": 1,
+    "label": "test data",
+    "provider": "test",
+    "version": "t1",
+    "lemmas": [
+        {
+            "lemma": "shot",
+            "lang": "EN",
+            "pos": "NOUN",
+            "synsets": ["bn:00000003n", "bn:00000001n", "bn:00000002n", "bn:00000009n"],
+        },
+        {"lemma": "shot", "lang": "EN", "pos": "VERB", "synsets": ["bn:00000005v"]},
+    ],
+    "synsets": [
+        {
+            "id": "bn:00000001n",
+            "pos": "NOUN",
+            "glosses": {"EN": "the act of firing a projectile"},
+            "senses": [
+                sense("shot", "EN", "WN", 1),
+                sense("gunshot", "EN", "WN", 1),
+                sense("sparo", "IT", "OMWN_IT"),
+                sense("colpo", "IT", "IWN"),
+                sense("sparo_mt", "IT", "WNTR"),
+                sense("Schuss", "DE", "WIKT"),
+                sense("tiro", "ES", "MCR_ES"),
+            ],
+        },
+        {
+            "id": "bn:00000002n",
+            "pos": "NOUN",
+            "glosses": {"EN": "an injection"},
+            "senses": [
+                sense("shot", "EN", "WN", 2),
+                sense("iniezione", "IT", "OMWN_IT"),
+                sense("Injektion", "DE", "WIKT"),
+                sense("Spritze", "DE", "WIKTLB"),
+            ],
+        },
+        {
+            "id": "bn:00000003n",
+            "pos": "NOUN",
+            "glosses": {"EN": "a small drink of liquor"},
+            "senses": [
+                sense("shot", "EN", "WN", 3),
+                sense("goccio", "IT", "OMWN_IT"),
+                sense("colpo", "IT", "IWN"),
+                sense("bicchierino", "IT", "IWN"),
+                sense("Schlückchen", "DE", "WIKT"),
+                sense("chupito", "ES", "MCR_ES"),
+                sense("шот", "RU", "WIKT"),
+                sense("小杯", "ZH", "OMWN_ZH"),
+            ],
+        },
+        {
+            "id": "bn:00000009n",
+            "pos": "NOUN",
+            "glosses": {"EN": "no wordnet sense of shot"},
+            "senses": [sense("photo", "EN", "WN", 1), sense("foto", "IT", "OMWN_IT")],
+        },
+        {"id": "bn:00000005v", "pos": "VERB", "glosses": {"EN": "to fire"}, "senses": [sense("shoot", "EN", "WN", 1)]},
+    ],
+}
+
+
+@pytest.fixture
+def lexicon() -> SnapshotLexicon:
+    return SnapshotLexicon.from_data(SNAPSHOT, origin="test-snapshot")
+
+
+@pytest.fixture
+def loaded(project: Project, write_jsonl) -> Project:
+    rows = [
+        {
+            "id": "drink",
+            "sentence": "He poured a shot of whiskey.",
+            "target": "shot",
+            "lemma": "shot",
+            "pos": "NOUN",
+            "synset": "bn:00000003n",
+            "source": "a",
+        },
+        {
+            "id": "drink-2",
+            "sentence": "She had a shot of rum.",
+            "target": "shot",
+            "lemma": "shot",
+            "pos": "NOUN",
+            "synset": "bn:00000003n",
+            "source": "a",
+        },
+        {
+            "id": "fire",
+            "sentence": "He heard a shot.",
+            "target": "shot",
+            "lemma": "shot",
+            "pos": "NOUN",
+            "synset": "bn:00000001n",
+            "source": "b",
+        },
+        {
+            "id": "verb",
+            "sentence": "They shot the film.",
+            "target": "shot",
+            "lemma": "shot",
+            "pos": "VERB",
+            "synset": "bn:00000005v",
+            "source": "b",
+        },
+    ]
+    import_items(project, write_jsonl("items.jsonl", rows))
+    return project
+
+
+def state(project: Project, item_id: str, lang: str):
+    with project.db.read() as conn:
+        return project.repo.get_item_language(conn, item_id, lang), project.repo.get_item(conn, item_id)
+
+
+def test_good_bad_ranks_provenance_and_overlaps(loaded: Project, lexicon: SnapshotLexicon) -> None:
+    report = prepopulate(loaded, lexicon=lexicon)
+    assert report.items == 4 and report.item_languages == 20 and report.stopped is None
+    it, item = state(loaded, "drink", "IT")
+    assert [(s.synset, s.rank) for s in item.senses] == [("bn:00000001n", 1), ("bn:00000002n", 2), ("bn:00000003n", 3)]
+    assert (item.polysemy_degree, item.sense_rank) == (3, 3)
+    assert item.gloss == "a small drink of liquor"
+    assert [c.text for c in it.initial_good] == ["goccio", "colpo", "bicchierino"]
+    assert [c.text for c in it.initial_bad] == ["sparo", "iniezione"]  # colpo stays in G0; WNTR never used
+    assert it.good == it.initial_good and it.bad == it.initial_bad
+    colpo = next(c for c in it.initial_good if c.text == "colpo")
+    assert colpo.synsets == ("bn:00000003n", "bn:00000001n") and colpo.origin is Origin.LEXICON
+    assert next(c for c in it.initial_bad if c.text == "sparo").synsets == ("bn:00000001n",)
+    assert len(it.overlaps) == 1 and "colpo" in it.overlaps[0]
+    de, _ = state(loaded, "drink", "DE")
+    assert [c.text for c in de.good] == ["Schlückchen"]
+    assert [c.text for c in de.bad] == ["Schuss", "Injektion", "Spritze"]
+    zh, _ = state(loaded, "drink", "ZH")
+    assert ([c.text for c in zh.good], zh.bad) == (["小杯"], ())
+    assert it.prepopulated and it.status is Status.PENDING
+
+
+def test_prepopulation_resumes_and_never_overwrites_curated_work(loaded: Project, lexicon, lead) -> None:
+    first = prepopulate(loaded, languages=("IT",), lexicon=lexicon)
+    assert first.item_languages == 4
+    it, _ = state(loaded, "drink", "IT")
+    CurationService(loaded, lead).add_candidate("drink", "IT", Side.GOOD, "cicchetto", it.version)
+    second = prepopulate(loaded, lexicon=lexicon)
+    assert (second.item_languages, second.already_done) == (16, 4)
+    it, _ = state(loaded, "drink", "IT")
+    assert [c.text for c in it.good][-1] == "cicchetto"
+    assert prepopulate(loaded, lexicon=lexicon).item_languages == 0
+
+
+def test_filters_report_each_rule(loaded: Project, lexicon: SnapshotLexicon) -> None:
+    prepopulate(loaded, lexicon=lexicon)
+    report = run_filters(loaded, lexicon=lexicon)
+    grouped = report.by_rule()
+    assert grouped["polysemy"] == ["verb"]  # δ(shot, VERB) = 1 here
+    assert grouped["one_per_sense"] == ["drink-2"]  # same synset and source as "drink"
+    # IT "colpo" (a lexicalization of the drink sense) also means the gunshot synset, which has "shot" in English.
+    assert sorted(grouped["target_language"]) == ["drink", "drink-2", "fire"]
+    _, item = state(loaded, "drink", "IT")
+    assert any("colpo" in failure for failure in item.filter_failures)
+    assert not item.excluded  # marking, not deleting
