@@ -14,6 +14,7 @@ from annotator.data_import.tables import FileFormatError
 from annotator.domain.model import Side
 from annotator.errors import UserError
 from annotator.project import Project
+from annotator.store.database import Database
 from annotator.services.curation import CurationService
 from annotator.services.importing import CuratedWorkError, import_items
 
@@ -177,17 +178,23 @@ def test_target_occurring_twice_warns_and_takes_the_first(tmp_path: Path, write_
 
 
 def test_an_import_that_fails_halfway_leaves_every_table_unchanged(project: Project, write_jsonl) -> None:
-    rows = [dict(SAMPLE_ITEMS[0], id=f"item-{n}") for n in range(50)]
+    rows = [dict(SAMPLE_ITEMS[0], id=f"item-{n}") for n in range(1200)]
     before = counts(project)
+    written: list[int] = []
+    other_connection = Database(project.db.url)  # another process's view: sees only committed data
 
     def explode(done: int, total: int, message: str) -> None:
-        if done == 25:
-            raise RuntimeError("simulated crash mid-import")
+        if message == "writing":
+            with other_connection.read() as conn:
+                written.append(project.repo.count_items(conn))
+            if done >= 1000:
+                raise RuntimeError("simulated crash mid-import, after 1000 rows were written")
 
     with pytest.raises(RuntimeError):
         import_items(project, write_jsonl("many.jsonl", rows), progress=explode)
+    assert written == [0, 0]
     assert counts(project) == before
-    assert import_items(project, write_jsonl("many.jsonl", rows)).added == 50
+    assert import_items(project, write_jsonl("many.jsonl", rows)).added == 1200
 
 
 def test_changed_item_with_curated_work_is_refused_unless_forced(project: Project, write_jsonl, lead) -> None:

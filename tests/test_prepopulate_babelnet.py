@@ -133,3 +133,33 @@ def test_cli_reports_the_quota_message_and_resumes(server, tmp_path: Path, write
     assert main(["prepopulate", "--data", str(data)]) == 0
     assert il_count(Project.open(data)) == 20
     assert DEFAULT_KEY.encode() not in (data / "babelnet-cache.sqlite").read_bytes()
+
+
+def test_cache_frozen_as_snapshot_reproduces_the_prepopulation(
+    server, tmp_path: Path, write_jsonl, monkeypatch
+) -> None:
+    """`annotator lexicon export-snapshot` freezes the BabelNet answers; a project on that snapshot gets the same sets."""
+    monkeypatch.setenv("BABELNET_API_KEY", DEFAULT_KEY)
+    monkeypatch.chdir(tmp_path)
+    online, offline = tmp_path / "online", tmp_path / "offline"
+    items = str(write_jsonl("items.jsonl", ROWS))
+    assert main(["init", "--data", str(online), "--babelnet", "--babelnet-url", server.base_url]) == 0
+    assert main(["import", items, "--data", str(online)]) == 0
+    assert main(["prepopulate", "--data", str(online)]) == 0
+    frozen = tmp_path / "frozen.jsonl"
+    assert main(["lexicon", "export-snapshot", str(frozen), "--data", str(online)]) == 0
+    server.exhaust_quota_after(0)  # BabelNet is now unreachable for this project
+    assert main(["init", "--data", str(offline), "--snapshot", str(frozen)]) == 0
+    assert main(["import", items, "--data", str(offline)]) == 0
+    assert main(["prepopulate", "--data", str(offline)]) == 0
+
+    def sets(data: Path) -> dict:
+        project = Project.open(data)
+        with project.db.read() as conn:
+            return {
+                (s.item_id, s.lang): ([c.format() for c in s.good], [c.format() for c in s.bad], s.overlaps)
+                for s in project.repo.iter_item_languages(conn)
+            }
+
+    assert sets(offline) == sets(online)
+    assert len(sets(offline)) == 20

@@ -16,6 +16,10 @@ from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project
 
 
+#: Rows written per statement batch; progress is reported after each.
+INSERT_CHUNK = 500
+
+
 @dataclass
 class ImportReport:
     added: int = 0
@@ -66,13 +70,16 @@ def import_items(
                 else:
                     repo.replace_item(conn, item, digest)
                     report.replaced += 1
-            progress(done, total, "importing")
+            progress(done, total, "checking")
         if blocked:
             shown = ", ".join(blocked[:20]) + (" ..." if len(blocked) > 20 else "")
             raise CuratedWorkError(
                 f"{Path(path).name}: {len(blocked)} changed item(s) already have curated work ({shown}); "
                 "nothing was imported. Re-run with --force to replace them (their candidates are kept)."
             )
-        repo.insert_items(conn, new_rows)
-        repo.ensure_item_languages(conn, new_ids, languages)
+        for start in range(0, len(new_rows), INSERT_CHUNK):
+            chunk = new_rows[start : start + INSERT_CHUNK]
+            repo.insert_items(conn, chunk)
+            repo.ensure_item_languages(conn, [item.id for item, _digest, _position in chunk], languages)
+            progress(start + len(chunk), len(new_rows), "writing")
     return report
