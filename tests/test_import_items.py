@@ -14,9 +14,9 @@ from annotator.data_import.tables import FileFormatError
 from annotator.domain.model import Side
 from annotator.errors import UserError
 from annotator.project import Project
-from annotator.store.database import Database
 from annotator.services.curation import CurationService
 from annotator.services.importing import CuratedWorkError, import_items
+from annotator.store.database import Database
 
 
 def counts(project: Project) -> dict[str, int]:

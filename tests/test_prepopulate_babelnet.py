@@ -138,7 +138,7 @@ def test_cli_reports_the_quota_message_and_resumes(server, tmp_path: Path, write
 def test_cache_frozen_as_snapshot_reproduces_the_prepopulation(
     server, tmp_path: Path, write_jsonl, monkeypatch
 ) -> None:
-    """`annotator lexicon export-snapshot` freezes the BabelNet answers; a project on that snapshot gets the same sets."""
+    """`lexicon export-snapshot` freezes the BabelNet answers; a project on that snapshot gets the same sets."""
     monkeypatch.setenv("BABELNET_API_KEY", DEFAULT_KEY)
     monkeypatch.chdir(tmp_path)
     online, offline = tmp_path / "online", tmp_path / "offline"

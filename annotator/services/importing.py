@@ -15,7 +15,6 @@ from annotator.errors import UserError
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project
 
-
 #: Rows written per statement batch; progress is reported after each.
 INSERT_CHUNK = 500
 
