@@ -1,0 +1,511 @@
+"""Pieces the Curate and Review pages share: the item card, the GOOD/BAD editor, status actions, history.
+
+Every button runs a widget callback that makes exactly one ``CurationService`` call with the version the page
+showed, so a stale page is refused by the service (SPEC §9) instead of overwriting someone else's work; the
+outcome is left as a flash message because callbacks run before the page is drawn again.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import quote
+
+import streamlit as st
+
+from annotator.app import state
+from annotator.domain import workflow
+from annotator.domain.candidates import CandidateError, parse_candidate
+from annotator.domain.model import (
+    CandidateEntry,
+    DiscardReason,
+    HistoryEntry,
+    Item,
+    ItemLanguage,
+    Origin,
+    Side,
+    Status,
+    User,
+)
+from annotator.errors import ConflictError, UserError
+from annotator.services.curation import ItemView
+from annotator.store.repository import QueueEntry
+
+STATUS_LABEL = {
+    Status.PENDING: "pending",
+    Status.IN_PROGRESS: "in progress",
+    Status.DONE: "done",
+    Status.DISCUSS: "DISCUSS",
+    Status.DISCARDED: "discarded",
+}
+STATUS_COLOR = {
+    Status.PENDING: "gray",
+    Status.IN_PROGRESS: "blue",
+    Status.DONE: "green",
+    Status.DISCUSS: "orange",
+    Status.DISCARDED: "red",
+}
+REASON_LABEL = {
+    DiscardReason.IDIOM: "idiom",
+    DiscardReason.PROPER_NOUN: "proper noun",
+    DiscardReason.INSUFFICIENT_CONTEXT: "insufficient context",
+    DiscardReason.OTHER: "other (note required)",
+}
+SIDE_NAME = {Side.GOOD: "GOOD", Side.BAD: "BAD"}
+CANDIDATE_PLACEHOLDER = "goccio · prendersi * permesso · [sparare]_VERB"
+_MD_SPECIAL = "\\`*_{}[]<>()#+-.!|~$"
+
+
+def md(text: str) -> str:
+    """Escape Markdown so sentences, glosses and notes are shown as typed."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+
+
+def code(text: str) -> str:
+    """An inline code span that survives backticks in the text."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def synset_url(synset: str) -> str:
+    return f"https://babelnet.org/synset?id={quote(synset, safe=':')}"
+
+
+def synset_link(synset: str) -> str:
+    return f"[{synset}]({synset_url(synset)})" if synset.startswith("bn:") else code(synset)
+
+
+def candidate_error_message(error: CandidateError) -> str:
+    """The rule's own message plus the rule name and the text, as SPEC §3 asks."""
+    return f"{error.message} (rule: {error.rule}; text: {error.text!r})"
+
+
+def status_badge(status: Status) -> None:
+    st.badge(STATUS_LABEL[status], color=STATUS_COLOR[status])
+
+
+def lazy_expander(label: str, key: str, expanded: bool = False) -> Any:
+    """An expander whose content is only built while it is open (``.open``), to keep every rerun cheap."""
+    return st.expander(label, expanded=expanded, key=key, on_change="rerun")
+
+
+# --- callbacks: one service call each -------------------------------------------------------------------
+
+
+def run_action(
+    method: str,
+    args: tuple[Any, ...],
+    success: str | Callable[[Any], str],
+    reset: Mapping[str, Any] | None = None,
+    toast: bool = False,
+    after: Callable[[], None] | None = None,
+) -> bool:
+    """Call ``CurationService.<method>(*args)`` and report the outcome; True when it was saved.
+
+    Inputs named in ``reset`` are cleared only on success, so a refused or conflicting change keeps what the
+    user typed and they can redo it against the current state.
+    """
+    try:
+        result = getattr(state.service(), method)(*args)
+    except ConflictError as error:
+        state.flash("error", f"Not saved — conflict. {error}")
+        return False
+    except CandidateError as error:
+        state.flash("error", candidate_error_message(error))
+        return False
+    except UserError as error:
+        state.flash("error", str(error))
+        return False
+    st.session_state.pop(state.PROGRESS_KEY, None)
+    for key, value in (reset or {}).items():
+        st.session_state[key] = value
+    message = success(result) if callable(success) else success
+    state.flash("toast" if toast else "success", message)
+    if after is not None:
+        after()
+    return True
+
+
+def _add(item: Item, lang: str, side: Side, version: int, input_key: str) -> None:
+    raw = st.session_state.get(input_key) or ""
+
+    def saved(_result: Any) -> str:
+        return f"Added {parse_candidate(raw, item.target.pos).format()} to {SIDE_NAME[side]}."
+
+    run_action("add_candidate", (item.id, lang, side, raw, version), saved, reset={input_key: ""}, toast=True)
+
+
+def _remove(item_id: str, lang: str, entry: CandidateEntry, version: int) -> None:
+    run_action("remove_candidate", (item_id, lang, entry.key, version), f"Removed {entry.format()}.", toast=True)
+
+
+def _move(item_id: str, lang: str, entry: CandidateEntry, to: Side, version: int) -> None:
+    message = f"Moved {entry.format()} to {SIDE_NAME[to]}."
+    run_action("move_candidate", (item_id, lang, entry.key, to, version), message, toast=True)
+
+
+def _discuss(item_id: str, lang: str, version: int, note_key: str, after: Callable[[], None] | None) -> None:
+    note = st.session_state.get(note_key) or ""
+    if not note.strip():  # the service refuses it too; saying so here avoids a pointless round trip
+        state.flash("error", "DISCUSS needs a note saying what to discuss.")
+        return
+    run_action(
+        "flag_discuss", (item_id, lang, note, version), "Flagged DISCUSS for a lead.", reset={note_key: ""}, after=after
+    )
+
+
+def _discard(
+    item_id: str, lang: str, version: int, reason_key: str, note_key: str, after: Callable[[], None] | None
+) -> None:
+    reason = st.session_state.get(reason_key)
+    note = st.session_state.get(note_key) or ""
+    run_action(
+        "discard",
+        (item_id, lang, reason, note, version),
+        f"Discarded ({REASON_LABEL.get(reason, reason) if reason else ''}).",
+        reset={reason_key: None, note_key: ""},
+        after=after,
+    )
+
+
+def _resolve(item_id: str, lang: str, version: int, keys: dict[str, str]) -> None:
+    to = st.session_state.get(keys["to"]) or Status.DONE
+    comment = st.session_state.get(keys["comment"]) or ""
+    reason = st.session_state.get(keys["reason"])
+    run_action(
+        "resolve",
+        (item_id, lang, to, comment, version, reason),
+        f"Resolved as {STATUS_LABEL[Status(to)]}.",
+        reset={keys["comment"]: "", keys["reason"]: None},
+    )
+
+
+def _comment(item_id: str, lang: str, key: str) -> None:
+    text = st.session_state.get(key) or ""
+    run_action("comment", (item_id, lang, text), "Comment added.", reset={key: ""}, toast=True)
+
+
+# --- the item card ---------------------------------------------------------------------------------------
+
+
+def highlight_html(sentence: str, start: int, end: int) -> str:
+    """The sentence with ``sentence[start:end]`` highlighted, escaped so any text is shown literally."""
+    if 0 <= start < end <= len(sentence):
+        before, word, after = sentence[:start], sentence[start:end], sentence[end:]
+    else:
+        before, word, after = sentence, "", ""
+    mark = (
+        f'<mark style="background:#ffd54f;color:#000;padding:0 .25em;border-radius:.25em;font-weight:600">'
+        f"{html.escape(word)}</mark>"
+        if word
+        else ""
+    )
+    return (
+        '<div class="annotator-sentence" style="font-size:1.35rem;line-height:1.6;margin:.25rem 0 .5rem">'
+        f"{html.escape(before)}{mark}{html.escape(after)}</div>"
+    )
+
+
+def sentence_html(item: Item) -> str:
+    return highlight_html(item.sentence, item.target.start, item.target.end)
+
+
+def sentence_html_from_entry(entry: QueueEntry) -> str:
+    """For list rows, which carry the target word but not its offsets: highlight its first occurrence."""
+    start = entry.sentence.find(entry.target_text) if entry.target_text else -1
+    return highlight_html(entry.sentence, start, start + len(entry.target_text) if start >= 0 else -1)
+
+
+def render_item_card(view: ItemView) -> None:
+    """What the translator needs to judge candidates: sentence, λ, σ with gloss and rank, the other senses."""
+    item, il = view.item, view.state
+    with st.container(border=True):
+        head = st.columns([5, 2], vertical_alignment="center")
+        head[0].markdown(f"**{md(item.id)}** · {il.lang}" + (f" · source {md(item.source)}" if item.source else ""))
+        with head[1], st.container(horizontal=True, horizontal_alignment="right"):
+            status_badge(il.status)
+            st.caption(f"v{il.version}")
+        st.markdown(sentence_html(item), unsafe_allow_html=True)
+        delta = item.polysemy_degree
+        mu = item.sense_rank
+        st.markdown(
+            f"lemma **{md(item.target.lemma)}** · {item.target.pos} · synset {synset_link(item.synset)} · "
+            f"δ(λ) = **{delta if delta is not None else '?'}** · μ(σ) = **{mu if mu is not None else '?'}**"
+        )
+        if item.gloss:
+            st.markdown(f"*{md(item.gloss)}*")
+        if item.senses:
+            senses = lazy_expander(
+                f"All {len(item.senses)} senses of “{md(item.target.lemma)}” ({item.target.pos})", f"senses|{item.id}"
+            )
+            if senses.open:
+                lines = []
+                for sense in item.senses:
+                    here = " ← **this item (σ)**" if sense.synset == item.synset else ""
+                    gloss = md(sense.gloss) if sense.gloss else "*(no gloss)*"
+                    lines.append(f"{sense.rank}. {synset_link(sense.synset)} — {gloss}{here}")
+                senses.markdown("\n".join(lines))
+        for note in il.overlaps:
+            st.warning(f"Overlap: {md(note)}", icon=":material/warning:")
+        if item.filter_failures:
+            st.caption("Selection filters: " + md("; ".join(item.filter_failures)))
+        if il.status is Status.DISCUSS and il.discuss_note:
+            st.info(f"DISCUSS note ({md(il.status_by or '?')}): {md(il.discuss_note)}")
+        if il.status is Status.DISCARDED:
+            reason = REASON_LABEL.get(il.discard_reason, str(il.discard_reason)) if il.discard_reason else "?"
+            note = f" — {md(il.discard_note)}" if il.discard_note else ""
+            st.error(f"Discarded by {md(il.status_by or '?')}: {reason}{note}")
+
+
+# --- the GOOD / BAD editor -------------------------------------------------------------------------------
+
+
+def can_edit_candidates(user: User, il: ItemLanguage) -> bool:
+    """Whether to enable the edit buttons; mirrors the workflow rules the service enforces anyway."""
+    if not user.may_edit(il.lang) or il.status not in workflow.EDITABLE:
+        return False
+    return not (il.status is Status.DISCUSS and not user.is_lead and il.status_by != user.name)
+
+
+def provenance(entry: CandidateEntry, item: Item, il: ItemLanguage, side: Side) -> tuple[str, str]:
+    """A short 'where it came from' line and a tooltip with the glosses of the senses it stands for."""
+    if entry.origin is Origin.LEXICON:
+        parts, glosses = [], []
+        for synset in entry.synsets:
+            rank = item.rank_of(synset)
+            parts.append("σ" if synset == item.synset else (f"sense {rank}" if rank else synset))
+            gloss = next((s.gloss for s in item.senses if s.synset == synset), "")
+            glosses.append(f"{'σ' if synset == item.synset else f'sense {rank}'} {synset}: {gloss or '(no gloss)'}")
+        line = "lexicon · " + (", ".join(parts) if parts else "no sense recorded")
+        tip = "\n\n".join(glosses) or "Pre-populated from the lexicon."
+    else:
+        line, tip = "added by a translator", "Not from the lexicon: added during curation."
+    other = il.initial_bad if side is Side.GOOD else il.initial_good
+    if any(e.key == entry.key for e in other):
+        line += f" · moved from {SIDE_NAME[Side.BAD if side is Side.GOOD else Side.GOOD]}"
+    return line, tip
+
+
+def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> None:
+    item, il = view.item, view.state
+    other = Side.BAD if side is Side.GOOD else Side.GOOD
+    entries = il.side(side)
+    if not entries:
+        st.caption("(empty)")
+    for entry in entries:
+        line, tip = provenance(entry, item, il, side)
+        # one horizontal container per row: far cheaper per rerun than a set of columns
+        with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+            st.markdown(f"{code(entry.format())} &nbsp; :small[:gray[{md(line)}]]", help=tip, width="stretch")
+            st.button(
+                f"→ {SIDE_NAME[other]}",
+                key=f"{prefix}move|{side.value}|{entry.key}",
+                on_click=_move,
+                args=(item.id, il.lang, entry, other, il.version),
+                disabled=not editable,
+                help=f"Move {entry.format()} to {SIDE_NAME[other]}",
+            )
+            st.button(
+                "",
+                icon=":material/delete:",
+                key=f"{prefix}remove|{side.value}|{entry.key}",
+                on_click=_remove,
+                args=(item.id, il.lang, entry, il.version),
+                disabled=not editable,
+                help=f"Remove {entry.format()}",
+            )
+    removed = [e for e in (il.initial_good if side is Side.GOOD else il.initial_bad) if il.find(e.key) is None]
+    if removed:
+        st.caption("Removed from the lexicon's suggestions: " + ", ".join(code(e.format()) for e in removed))
+    input_key = f"{prefix}add|{side.value}"
+    raw = st.text_input(
+        f"Add to {SIDE_NAME[side]}",
+        key=input_key,
+        placeholder=CANDIDATE_PLACEHOLDER,
+        disabled=not editable,
+        live=True,
+        help="One candidate: a lemma, a multiword, '*' as a word of its own for any words, or [text]_TAG "
+        "(e.g. [sparare]_VERB) for a cross-PoS candidate. Checked as you type; see the guidelines.",
+    )
+    if raw and raw.strip():
+        try:
+            candidate = parse_candidate(raw, item.target.pos)
+        except CandidateError as error:
+            st.error(md(candidate_error_message(error)), icon=":material/block:")
+        else:
+            st.caption(f"✓ valid: will be saved as {code(candidate.format())}")
+            for warning in candidate.warnings:
+                st.warning(md(warning))
+    st.button(
+        f"Add to {SIDE_NAME[side]}",
+        key=f"{prefix}addbtn|{side.value}",
+        on_click=_add,
+        args=(item, il.lang, side, il.version, input_key),
+        disabled=not editable,
+    )
+
+
+def render_candidate_editor(view: ItemView, user: User, prefix: str) -> None:
+    """GOOD and BAD side by side; every button is one saved change."""
+    editable = can_edit_candidates(user, view.state)
+    if not editable:
+        if view.state.status in (Status.DONE, Status.DISCARDED):
+            st.caption(f"This item-language is {STATUS_LABEL[view.state.status]}: reopen it to edit.")
+        elif not user.may_edit(view.state.lang):
+            st.caption(f"You may not change {view.state.lang} items.")
+        else:
+            st.caption("Waiting for a lead (DISCUSS): only a lead can change it now.")
+    good, bad = st.columns(2, gap="large")
+    with good:
+        st.subheader(f"✓ GOOD ({len(view.state.good)})", divider="green")
+        _candidate_list(view, Side.GOOD, editable, prefix)
+    with bad:
+        st.subheader(f"✗ BAD ({len(view.state.bad)})", divider="red")
+        _candidate_list(view, Side.BAD, editable, prefix)
+
+
+# --- status actions --------------------------------------------------------------------------------------
+
+
+def render_status_actions(view: ItemView, user: User, prefix: str, after: Callable[[], None] | None = None) -> None:
+    """Done / DISCUSS / Discard for open items, Reopen for closed ones, Resolve for leads on DISCUSS items."""
+    item, il = view.item, view.state
+    status = il.status
+    if status in (Status.PENDING, Status.IN_PROGRESS):
+        cols = st.columns([1, 1, 1])
+        with cols[0]:
+            st.button(
+                "✔ Done",
+                key=f"{prefix}done",
+                type="primary",
+                on_click=run_action,
+                args=("mark_done", (item.id, il.lang, il.version), "Marked done."),
+                kwargs={"after": after},
+                help="Save this item-language as curated (needs at least one GOOD candidate).",
+            )
+        with cols[1]:
+            discuss = lazy_expander("DISCUSS…", f"{prefix}exp_discuss")
+        if discuss.open:
+            note_key = f"{prefix}discuss_note"
+            discuss.text_area("What should a lead look at?", key=note_key, height=80)
+            discuss.button(
+                "Flag DISCUSS",
+                key=f"{prefix}discuss",
+                on_click=_discuss,
+                args=(item.id, il.lang, il.version, note_key, after),
+            )
+        with cols[2]:
+            discard = lazy_expander("Discard…", f"{prefix}exp_discard")
+        if discard.open:
+            reason_key, dnote_key = f"{prefix}discard_reason", f"{prefix}discard_note"
+            discard.selectbox(
+                "Reason",
+                list(DiscardReason),
+                index=None,
+                format_func=lambda r: REASON_LABEL[DiscardReason(r)],
+                key=reason_key,
+                placeholder="Choose a reason",
+            )
+            discard.text_input("Note (required for 'other')", key=dnote_key)
+            discard.button(
+                "Discard",
+                key=f"{prefix}discard",
+                on_click=_discard,
+                args=(item.id, il.lang, il.version, reason_key, dnote_key, after),
+            )
+    elif status is Status.DISCUSS:
+        if user.is_lead:
+            render_resolve_form(view, prefix)
+        else:
+            st.info("Flagged DISCUSS: a lead will resolve it. You can add to the discussion below.")
+    elif status in (Status.DONE, Status.DISCARDED):
+        st.button(
+            "↺ Reopen",
+            key=f"{prefix}reopen",
+            on_click=run_action,
+            args=("reopen", (item.id, il.lang, il.version), "Reopened."),
+            help="Translators reopen their own done items; leads reopen anything.",
+        )
+
+
+def render_resolve_form(view: ItemView, prefix: str) -> None:
+    """A lead closes a DISCUSS item as done (after any edits above) or discarded, with a comment."""
+    item, il = view.item, view.state
+    keys = {"to": f"{prefix}resolve_to", "comment": f"{prefix}resolve_comment", "reason": f"{prefix}resolve_reason"}
+    with st.container(border=True):
+        st.markdown("**Resolve this DISCUSS item**")
+        to = st.radio(
+            "Resolve as",
+            [Status.DONE, Status.DISCARDED],
+            format_func=lambda s: STATUS_LABEL[Status(s)],
+            key=keys["to"],
+            horizontal=True,
+        )
+        if to == Status.DISCARDED:
+            st.selectbox(
+                "Discard reason",
+                list(DiscardReason),
+                index=None,
+                format_func=lambda r: REASON_LABEL[DiscardReason(r)],
+                key=keys["reason"],
+                placeholder="other (the comment is the note)",
+            )
+        st.text_area("Comment (required; goes into the thread)", key=keys["comment"], height=80)
+        st.button(
+            "Resolve",
+            key=f"{prefix}resolve",
+            type="primary",
+            on_click=_resolve,
+            args=(item.id, il.lang, il.version, keys),
+        )
+
+
+# --- history and discussion ------------------------------------------------------------------------------
+
+
+def _detail(entry: HistoryEntry) -> str:
+    parts = []
+    for key, value in entry.detail.items():
+        if value in ("", None, [], {}):
+            continue
+        shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+        parts.append(f"{key}: {shown}")
+    return "; ".join(parts)
+
+
+def render_history(view: ItemView) -> None:
+    rows = [
+        {
+            "when (UTC)": h.at[:19].replace("T", " "),
+            "who": h.user,
+            "action": h.action,
+            "detail": _detail(h),
+            "v": h.version,
+        }
+        for h in reversed(view.history)
+    ]
+    history = lazy_expander(f"History ({len(rows)})", f"history|{view.item.id}|{view.state.lang}")
+    if not history.open:
+        return
+    with history:
+        if rows:
+            st.dataframe(rows, hide_index=True, width="stretch")
+        else:
+            st.caption("No changes yet.")
+
+
+def render_discussion(view: ItemView, user: User, prefix: str) -> None:
+    comments = view.comments
+    expanded = view.state.status is Status.DISCUSS
+    discussion = lazy_expander(f"Discussion ({len(comments)})", f"{prefix}exp_discussion", expanded=expanded)
+    if not discussion.open:
+        return
+    with discussion:
+        for comment in comments:
+            st.markdown(f"**{md(comment.user)}** · {comment.at[:16].replace('T', ' ')} UTC  \n{md(comment.text)}")
+        if user.may_edit(view.state.lang):
+            key = f"{prefix}comment"
+            st.text_area("Add a comment", key=key, height=70)
+            st.button(
+                "Post comment", key=f"{prefix}comment_btn", on_click=_comment, args=(view.item.id, view.state.lang, key)
+            )

@@ -1,0 +1,128 @@
+"""The app's entry point (``streamlit run annotator/app/main.py``, or ``annotator serve``).
+
+It opens the project, asks for a login when the project has accounts (none: the local user, a lead), and
+builds the navigation for the user's role. The Dataset and Evaluate pages are added only when their modules
+exist and import, so the app keeps working while they are being written.
+
+Because ``pages/`` sits next to this file, Streamlit sometimes runs a page file directly (its old
+pages-folder convention: the first run of a server process, and every ``AppTest`` run). Page files therefore
+end with ``run_page(render)``, which routes such a direct run through ``main()`` and its login gate.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+import streamlit as st
+
+from annotator.app import guidelines, state
+from annotator.domain.model import User
+from annotator.errors import UserError
+
+LOG = logging.getLogger("annotator.app")
+HERE = Path(__file__).resolve().parent
+PAGES = HERE / "pages"
+CURATE_PAGE = PAGES / "curate.py"
+
+
+def optional_page(module_name: str, title: str, url_path: str, icon: str) -> st.Page | None:
+    """A page from a colleague's module, or None (with a log line) when it is missing or broken."""
+    try:
+        if importlib.util.find_spec(module_name) is None:
+            return None
+        module = importlib.import_module(module_name)
+    except Exception:
+        LOG.exception("page module %s failed to import; leaving it out", module_name)
+        return None
+    render = getattr(module, "render", None)
+    if not callable(render):
+        LOG.warning("page module %s has no render(); leaving it out", module_name)
+        return None
+    return st.Page(render, title=title, url_path=url_path, icon=icon)
+
+
+def open_curate() -> None:
+    """The root URL opens the Curate page. Curate is not the default page itself because a default page
+    answers only on ``/``, and ``/curate?item=…&lang=…`` links (from the Evaluate page) must resolve."""
+    st.switch_page(CURATE_PAGE, query_params=st.query_params.to_dict())
+
+
+def build_pages(user: User | None) -> dict[str, list[st.Page]]:
+    """The navigation for this user; with no user every page is registered (hidden) so the URL survives login."""
+    start = st.Page(open_curate, title="Start", url_path="start", default=True, visibility="hidden")
+    curate = st.Page(CURATE_PAGE, title="Curate", url_path="curate", icon=":material/edit_note:")
+    items = st.Page(PAGES / "items.py", title="Items", url_path="items", icon=":material/list:")
+    guide = st.Page(guidelines.render, title="Guidelines", url_path="guidelines", icon=":material/menu_book:")
+    lead_pages = [st.Page(PAGES / "review.py", title="Review", url_path="review", icon=":material/rate_review:")]
+    for module, title, path, icon in (
+        ("annotator.app.pages.dataset", "Dataset", "dataset", ":material/dataset:"),
+        ("annotator.app.pages.evaluate", "Evaluate", "evaluate", ":material/analytics:"),
+    ):
+        page = optional_page(module, title, path, icon)
+        if page is not None:
+            lead_pages.append(page)
+    pages = {"Curation": [start, curate, items, guide]}
+    if user is None or user.is_lead:
+        pages["Lead"] = lead_pages
+    return pages
+
+
+def login_form() -> None:
+    project = state.get_project()
+    settings = project.settings()
+    st.title(settings.name)
+    st.caption(f"Project folder: {project.data_dir}")
+    with st.form("login", border=True, width=420):
+        st.subheader("Log in")
+        name = st.text_input("User name", key="login_name", autocomplete="username")
+        password = st.text_input("Password", type="password", key="login_password", autocomplete="current-password")
+        submitted = st.form_submit_button("Log in", type="primary")
+    if submitted:
+        if state.login(name or "", password or ""):
+            st.rerun()
+        st.error("Wrong user name or password, or the account is disabled.")
+    if settings.name.startswith("annotator demo"):
+        st.caption("Demo accounts: **lead** / demo-lead-pass · **translator** / demo-translator-pass (IT, DE).")
+
+
+def sidebar(user: User) -> None:
+    with st.sidebar:
+        langs = ", ".join(user.languages) if user.languages else "all languages"
+        st.caption(f"Signed in as **{user.display_name or user.name}** · {user.role.value} · {langs}")
+        if state.USER_KEY in st.session_state:  # the local user of a project without accounts has no login
+            st.button("Log out", key="logout", on_click=state.logout)
+
+
+def main() -> None:
+    st.set_page_config(page_title="annotator", page_icon=":material/translate:", layout="wide")
+    try:
+        state.get_project()
+    except UserError as error:
+        st.error(str(error))
+        st.stop()
+    user = state.current_user()
+    if user is None:
+        st.navigation(build_pages(None), position="hidden")
+        login_form()
+        return
+    page = st.navigation(build_pages(user))
+    sidebar(user)
+    state.show_flashes()
+    with state.running_page(user):
+        page.run()
+
+
+def run_page(render: Callable[[], None]) -> None:
+    """Bottom of every page file: render when ``main`` runs the page, otherwise run the whole app."""
+    if state.in_page_run():
+        render()
+    else:
+        main()
+
+
+if __name__ == "__main__":
+    main()

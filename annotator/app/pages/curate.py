@@ -1,0 +1,213 @@
+"""Curate page: a translator works through the queue of one language, item by item (SPEC §5).
+
+Per rerun the page reads the user, the progress counts and one ``view()`` of the current item; the queue
+(the ordered ids of the chosen language/status/search) is read once per filter and kept in the session, so
+next/previous cost nothing. ``?item=<id>&lang=<LANG>`` opens an item (the Evaluate page links MISS items here).
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from annotator.app import components, state
+from annotator.app.guidelines import guidelines_button
+from annotator.domain.model import Status
+from annotator.errors import UserError
+from annotator.project import Project
+
+#: Queue name -> (label, statuses it shows; empty = all).
+QUEUES: dict[str, tuple[str, tuple[Status, ...]]] = {
+    "todo": ("To do (pending + in progress)", (Status.PENDING, Status.IN_PROGRESS)),
+    "pending": ("Pending", (Status.PENDING,)),
+    "in_progress": ("In progress", (Status.IN_PROGRESS,)),
+    "discuss": ("DISCUSS", (Status.DISCUSS,)),
+    "discarded": ("Discarded", (Status.DISCARDED,)),
+    "done": ("Done", (Status.DONE,)),
+    "all": ("All", ()),
+}
+LANG_KEY = "cur_lang"
+QUEUE_KEY = "cur_queue"
+SEARCH_KEY = "cur_search"
+ADVANCE_KEY = "cur_advance"
+ITEM_KEY = "cur_item"
+PINNED_KEY = "cur_pinned"
+CACHE_KEY = "cur_queue_cache"
+URL_SEEN_KEY = "cur_url_seen"
+PROGRESS_TTL_S = 5.0
+NEXT_SHORTCUT = "Alt+N"
+PREVIOUS_SHORTCUT = "Alt+P"
+
+
+def load_queue(project: Project, lang: str, queue: str, search: str) -> list[str]:
+    """The item ids of the queue, read once per (language, queue, search) and kept for next/previous."""
+    key = (str(project.data_dir), lang, queue, search.strip())
+    cached = st.session_state.get(CACHE_KEY)
+    if cached and cached[0] == key:
+        return cached[1]
+    statuses = QUEUES[queue][1]
+    with project.db.read() as conn:
+        entries = project.repo.queue(conn, lang, list(statuses) or None, search)
+    ids = [entry.item_id for entry in entries]
+    st.session_state[CACHE_KEY] = (key, ids)
+    return ids
+
+
+def refresh_queue() -> None:
+    st.session_state.pop(CACHE_KEY, None)
+
+
+def step(delta: int) -> None:
+    """Move along the queue (button and shortcut callback)."""
+    cached = st.session_state.get(CACHE_KEY)
+    ids: list[str] = cached[1] if cached else []
+    if not ids:
+        return
+    current = st.session_state.get(ITEM_KEY)
+    index = min(max(ids.index(current) + delta, 0), len(ids) - 1) if current in ids else 0
+    st.session_state[ITEM_KEY] = ids[index]
+    st.session_state[PINNED_KEY] = False
+
+
+def _advance_after_status() -> None:
+    if st.session_state.get(ADVANCE_KEY):
+        step(+1)
+
+
+def _open_from_url(langs: list[str]) -> None:
+    """Honour ``?item=&lang=`` when it is new (a link or a reload), not when it only echoes our own position."""
+    item = st.query_params.get("item")
+    if not item:
+        return
+    lang = (st.query_params.get("lang") or st.session_state.get(LANG_KEY) or langs[0]).upper()
+    if (item, lang) == st.session_state.get(URL_SEEN_KEY):
+        return
+    st.session_state[URL_SEEN_KEY] = (item, lang)
+    if lang not in langs:
+        st.error(f"You may not curate {components.md(lang)} items (your languages: {', '.join(langs)}).")
+        return
+    st.session_state[LANG_KEY] = lang
+    st.session_state[QUEUE_KEY] = "all"
+    st.session_state[SEARCH_KEY] = ""
+    st.session_state[ITEM_KEY] = item
+    st.session_state[PINNED_KEY] = True
+
+
+def _sync_url(item: str, lang: str) -> None:
+    """Keep the address bar on the current item, so a reload or a shared link opens it again."""
+    if st.query_params.get("item") != item or st.query_params.get("lang") != lang:
+        st.query_params.update({"item": item, "lang": lang})
+    st.session_state[URL_SEEN_KEY] = (item, lang)
+
+
+def progress_counts(project: Project, lang: str) -> dict[str, int]:
+    """Status counts of ``lang``, re-read at most every few seconds unless this session changed a status.
+
+    Counting is the costliest read of a rerun on a large project and the bar needs no millisecond freshness;
+    the session's own status changes drop the cached counts (``state.PROGRESS_KEY``), so they show at once.
+    """
+    cached = st.session_state.get(state.PROGRESS_KEY)
+    now = time.monotonic()
+    if cached and cached[0] == lang and now - cached[1] < PROGRESS_TTL_S:
+        return cached[2]
+    with project.db.read() as conn:
+        counts = project.repo.status_counts(conn).get(lang, {})
+    st.session_state[state.PROGRESS_KEY] = (lang, now, counts)
+    return counts
+
+
+def _progress(project: Project, lang: str) -> None:
+    counts = progress_counts(project, lang)
+    total = sum(counts.values())
+    finished = counts.get(Status.DONE.value, 0) + counts.get(Status.DISCARDED.value, 0)
+    st.progress(finished / total if total else 0.0, text=f"{lang}: {finished} of {total} finished")
+    st.caption(" · ".join(f"{components.STATUS_LABEL[s]} {counts.get(s.value, 0)}" for s in Status))
+
+
+def render() -> None:
+    project = state.get_project()
+    user = state.current_user()
+    if user is None:
+        st.stop()
+    langs = state.curatable_languages(user, project.settings().languages)
+    if not langs:
+        st.warning("You have no languages to curate. Ask a lead to add one to your account.")
+        return
+    _open_from_url(langs)
+    if st.session_state.get(LANG_KEY) not in langs:
+        st.session_state[LANG_KEY] = langs[0]
+    if st.session_state.get(QUEUE_KEY) not in QUEUES:
+        st.session_state[QUEUE_KEY] = "todo"
+
+    with st.sidebar:
+        lang = st.selectbox("Language", langs, key=LANG_KEY, persist_state="session")
+        queue = st.selectbox(
+            "Queue", list(QUEUES), format_func=lambda q: QUEUES[q][0], key=QUEUE_KEY, persist_state="session"
+        )
+        search = st.text_input(
+            "Search", key=SEARCH_KEY, type="search", placeholder="lemma, word or id", persist_state="session"
+        )
+        _progress(project, lang)
+        st.toggle("Next item after Done / DISCUSS / Discard", key=ADVANCE_KEY, persist_state="session")
+        st.button("↻ Refresh queue", on_click=refresh_queue, help="Re-read the queue (others may have changed it).")
+
+    ids = load_queue(project, lang, queue, search or "")
+    current = st.session_state.get(ITEM_KEY)
+    if current is None or (current not in ids and not st.session_state.get(PINNED_KEY)):
+        current = ids[0] if ids else None
+        st.session_state[ITEM_KEY] = current
+        st.session_state[PINNED_KEY] = False
+    index = ids.index(current) if current in ids else -1
+
+    nav = st.columns([1.3, 3, 1.3, 1.3], vertical_alignment="center")
+    nav[0].button(
+        "◀ Previous",
+        key="cur_prev",
+        on_click=step,
+        args=(-1,),
+        disabled=index <= 0,
+        shortcut=PREVIOUS_SHORTCUT,
+        width="stretch",
+    )
+    if current is None:
+        nav[1].markdown(
+            f"**No items** in *{QUEUES[queue][0]}* for {lang}" + (f" matching “{search}”" if search else "")
+        )
+    elif index >= 0:
+        nav[1].markdown(f"Item **{index + 1}** of **{len(ids)}** · *{QUEUES[queue][0]}* · {lang}")
+    else:
+        nav[1].markdown(f"**{components.md(current)}** (not in the *{QUEUES[queue][0]}* queue) · {lang}")
+    nav[2].button(
+        "Next ▶",
+        key="cur_next",
+        on_click=step,
+        args=(+1,),
+        disabled=not ids or index >= len(ids) - 1,
+        shortcut=NEXT_SHORTCUT,
+        width="stretch",
+    )
+    with nav[3]:
+        guidelines_button("cur_guidelines")
+    if current is None:
+        return
+
+    try:
+        view = state.service().view(current, lang)
+    except UserError as error:
+        st.error(components.md(str(error)))
+        return
+    _sync_url(current, lang)
+    prefix = f"cur|{current}|{lang}|"
+    components.render_item_card(view)
+    components.render_candidate_editor(view, user, prefix)
+    st.divider()
+    components.render_status_actions(view, user, prefix, after=_advance_after_status)
+    components.render_discussion(view, user, prefix)
+    components.render_history(view)
+
+
+if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)
+    from annotator.app.main import run_page
+
+    run_page(render)

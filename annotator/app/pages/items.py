@@ -1,0 +1,115 @@
+"""Items page: every imported item with its λ, σ, δ(λ), filter results and status per language.
+
+A read-only overview for everyone (the minimal page of the foundation issue); picking a row opens it on the
+Curate page in one of the user's languages. Reading 10,000 items takes a second or two, so the table is cached
+for a minute per project (shared by all sessions) and has a Refresh button.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from annotator.app import components, state
+from annotator.project import Project
+
+CURATE_PAGE = Path(__file__).resolve().parent / "curate.py"
+SEARCH_KEY = "items_search"
+
+
+def item_rows(project: Project, languages: tuple[str, ...]) -> list[dict[str, Any]]:
+    """One row per item; statuses come from the lightweight queue query, not the candidate sets."""
+    with project.db.read() as conn:
+        items = project.repo.list_items(conn)
+        status = {
+            lang: {e.item_id: e.status for e in project.repo.queue(conn, lang, include_excluded=True)}
+            for lang in languages
+        }
+    rows = []
+    for item in items:
+        row: dict[str, Any] = {
+            "id": item.id,
+            "lemma": item.target.lemma,
+            "POS": item.target.pos,
+            "word": item.target.text,
+            "sentence": item.sentence,
+            "synset": components.synset_url(item.synset) if item.synset.startswith("bn:") else item.synset,
+            "δ": item.polysemy_degree,
+            "μ": item.sense_rank,
+            "filters": "; ".join(item.filter_failures),
+            "excluded": item.excluded,
+        }
+        for lang in languages:
+            found = status[lang].get(item.id)
+            row[lang] = components.STATUS_LABEL[found] if found else ""
+        rows.append(row)
+    return rows
+
+
+@st.cache_data(ttl=60, max_entries=8, show_spinner="Reading the items…")
+def cached_item_rows(data_dir: str, languages: tuple[str, ...]) -> tuple[float, list[dict[str, Any]]]:
+    """``item_rows`` with the time it was read; ``data_dir`` keys the cache to the open project."""
+    del data_dir
+    return time.time(), item_rows(state.get_project(), languages)
+
+
+def _matches(row: dict[str, Any], needle: str) -> bool:
+    return any(needle in str(row[k]).lower() for k in ("id", "lemma", "word", "sentence", "synset"))
+
+
+def render() -> None:
+    project = state.get_project()
+    user = state.current_user()
+    if user is None:
+        st.stop()
+    settings = project.settings()
+    st.header("Items")
+    read_at, rows = cached_item_rows(str(project.data_dir), settings.languages)
+    lemmas = {(r["lemma"], r["POS"]) for r in rows}
+    synsets = {r["synset"] for r in rows}
+    top = st.columns([5, 1], vertical_alignment="center")
+    top[0].caption(
+        f"{len(rows)} items · {len(lemmas)} lemmas · {len(synsets)} synsets · languages {' '.join(settings.languages)}"
+        f" · statuses as of {time.strftime('%H:%M:%S', time.localtime(read_at))}"
+    )
+    if top[1].button("↻ Refresh", key="items_refresh", help="Re-read the items and their statuses now"):
+        cached_item_rows.clear()
+        st.rerun()
+    search = st.text_input("Search", key=SEARCH_KEY, type="search", placeholder="lemma, word, id, sentence or synset")
+    if search and search.strip():
+        needle = search.strip().lower()
+        rows = [r for r in rows if _matches(r, needle)]
+    if not rows:
+        st.info("No items." if not search else "No item matches the search.")
+        return
+    selection = st.dataframe(
+        rows,
+        hide_index=True,
+        width="stretch",
+        key="items_table",
+        on_select="rerun",
+        selection_mode="single-row",
+        column_config={
+            "synset": st.column_config.LinkColumn("synset", display_text=r"https://babelnet\.org/synset\?id=(.*)"),
+            "sentence": st.column_config.TextColumn("sentence", width="large"),
+        },
+    )
+    langs = state.curatable_languages(user, settings.languages)
+    picked = selection.selection.rows if selection else []
+    if picked and langs:
+        row = rows[picked[0]]
+        cols = st.columns([2, 1, 3], vertical_alignment="bottom")
+        lang = cols[0].selectbox("Language", langs, key="items_lang")
+        if cols[1].button("Open in Curate", type="primary", help=f"Open {row['id']} on the Curate page"):
+            st.switch_page(CURATE_PAGE, query_params={"item": row["id"], "lang": lang})
+    elif langs:
+        st.caption("Select a row to open the item on the Curate page.")
+
+
+if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)
+    from annotator.app.main import run_page
+
+    run_page(render)

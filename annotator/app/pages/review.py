@@ -1,0 +1,195 @@
+"""Review page (leads): the DISCUSS queue across languages, the discarded list, progress (SPEC §5).
+
+DISCUSS and discarded item-languages are few, so they are listed in full on each render; only the one item
+the lead opened is read in detail (one ``view()``), and resolving it goes through the same service as curation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from annotator.app import components, state
+from annotator.domain.model import ItemLanguage, Status
+from annotator.errors import UserError
+from annotator.project import Project
+from annotator.store.repository import QueueEntry
+
+DISCUSS_PICK = "rev_discuss_pick"
+DISCARDED_PICK = "rev_discarded_pick"
+TAB_KEY = "rev_tab"
+
+
+def item_languages_in(
+    project: Project, langs: tuple[str, ...], status: Status
+) -> list[tuple[QueueEntry, ItemLanguage]]:
+    """Every item-language in ``status`` over ``langs``, in queue order, with its full state (notes, reasons)."""
+    found: list[tuple[QueueEntry, ItemLanguage]] = []
+    with project.db.read() as conn:
+        for lang in langs:
+            for entry in project.repo.queue(conn, lang, [status], include_excluded=True):
+                il = project.repo.get_item_language(conn, entry.item_id, lang)
+                if il is not None:
+                    found.append((entry, il))
+    return found
+
+
+def _key(entry: QueueEntry) -> str:
+    return f"{entry.item_id}\x1f{entry.lang}"
+
+
+def _when(at: str | None) -> str:
+    return (at or "")[:16].replace("T", " ")
+
+
+def _pick(label: str, rows: list[tuple[QueueEntry, ItemLanguage]], key: str) -> tuple[QueueEntry, ItemLanguage]:
+    by_key = {_key(entry): (entry, il) for entry, il in rows}
+    if st.session_state.get(key) not in by_key:
+        st.session_state[key] = next(iter(by_key))
+    chosen = st.selectbox(
+        label,
+        list(by_key),
+        key=key,
+        format_func=lambda k: f"{by_key[k][0].item_id} [{by_key[k][0].lang}] — {by_key[k][0].lemma}",
+    )
+    return by_key[chosen]
+
+
+def render_discuss(project: Project, langs: tuple[str, ...]) -> None:
+    rows = item_languages_in(project, langs, Status.DISCUSS)
+    if not rows:
+        st.success("Nothing waiting for discussion.")
+        return
+    st.markdown(f"**{len(rows)}** item-language(s) flagged DISCUSS.")
+    st.dataframe(
+        [
+            {
+                "item": e.item_id,
+                "lang": e.lang,
+                "lemma": e.lemma,
+                "POS": e.pos,
+                "note": il.discuss_note,
+                "flagged by": il.status_by,
+                "last change (UTC)": _when(il.updated_at),
+            }
+            for e, il in rows
+        ],
+        hide_index=True,
+        width="stretch",
+    )
+    entry, _il = _pick("Open", rows, DISCUSS_PICK)
+    user = state.current_user()
+    assert user is not None
+    try:
+        view = state.service().view(entry.item_id, entry.lang)
+    except UserError as error:
+        st.error(components.md(str(error)))
+        return
+    prefix = f"rev|{entry.item_id}|{entry.lang}|"
+    components.render_item_card(view)
+    components.render_discussion(view, user, prefix)
+    components.render_candidate_editor(view, user, prefix)
+    if view.state.status is Status.DISCUSS:
+        components.render_resolve_form(view, prefix)
+    components.render_history(view)
+
+
+def render_discarded(project: Project, langs: tuple[str, ...]) -> None:
+    rows = item_languages_in(project, langs, Status.DISCARDED)
+    if not rows:
+        st.info("No discarded item-languages.")
+        return
+    st.markdown(f"**{len(rows)}** discarded item-language(s).")
+    st.dataframe(
+        [
+            {
+                "item": e.item_id,
+                "lang": e.lang,
+                "lemma": e.lemma,
+                "reason": components.REASON_LABEL.get(il.discard_reason, "") if il.discard_reason else "",
+                "note": il.discard_note,
+                "by": il.status_by,
+                "last change (UTC)": _when(il.updated_at),
+            }
+            for e, il in rows
+        ],
+        hide_index=True,
+        width="stretch",
+    )
+    entry, il = _pick("Reopen one", rows, DISCARDED_PICK)
+    st.markdown(components.sentence_html_from_entry(entry), unsafe_allow_html=True)
+    st.button(
+        f"↺ Reopen {entry.item_id} [{entry.lang}]",
+        key="rev_reopen",
+        on_click=components.run_action,
+        args=("reopen", (entry.item_id, entry.lang, il.version), f"Reopened {entry.item_id} [{entry.lang}]."),
+    )
+
+
+def progress_rows(counts: dict[str, dict[str, int]], langs: tuple[str, ...]) -> list[dict[str, Any]]:
+    rows = []
+    for lang in langs:
+        by_status = counts.get(lang, {})
+        total = sum(by_status.values())
+        finished = by_status.get(Status.DONE.value, 0) + by_status.get(Status.DISCARDED.value, 0)
+        row: dict[str, Any] = {"lang": lang}
+        row.update({components.STATUS_LABEL[s]: by_status.get(s.value, 0) for s in Status})
+        row.update({"total": total, "finished": (100.0 * finished / total) if total else 0.0})
+        rows.append(row)
+    return rows
+
+
+def translator_rows(by_user: list[tuple[str, str, str, int]]) -> list[dict[str, Any]]:
+    table: dict[tuple[str, str], dict[str, Any]] = {}
+    for user, lang, status, count in by_user:
+        row = table.setdefault(
+            (user, lang), {"user": user, "lang": lang} | {components.STATUS_LABEL[s]: 0 for s in Status}
+        )
+        row[components.STATUS_LABEL[Status(status)]] += count
+    return [table[k] for k in sorted(table)]
+
+
+def render_progress(project: Project, langs: tuple[str, ...]) -> None:
+    with project.db.read() as conn:
+        counts = project.repo.status_counts(conn)
+        by_user = project.repo.status_counts_by_user(conn)
+    st.markdown("**Per language** (excluded items left out)")
+    st.dataframe(
+        progress_rows(counts, langs),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "finished": st.column_config.ProgressColumn("finished", format="%.0f%%", min_value=0, max_value=100)
+        },
+    )
+    st.markdown("**Per translator** (by who last set each item-language's status)")
+    rows = translator_rows(by_user)
+    if rows:
+        st.dataframe(rows, hide_index=True, width="stretch")
+    else:
+        st.caption("Nobody has set a status yet.")
+
+
+def render() -> None:
+    state.require_lead()
+    project = state.get_project()
+    langs = project.settings().languages
+    st.header("Review")
+    # only the open tab is built: progress per translator scans every item-language, the others need not
+    discuss, discarded, progress = st.tabs(["DISCUSS queue", "Discarded", "Progress"], key=TAB_KEY, on_change="rerun")
+    if discuss.open:
+        with discuss:
+            render_discuss(project, langs)
+    if discarded.open:
+        with discarded:
+            render_discarded(project, langs)
+    if progress.open:
+        with progress:
+            render_progress(project, langs)
+
+
+if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)
+    from annotator.app.main import run_page
+
+    run_page(render)

@@ -1,0 +1,131 @@
+"""What every page shares: the open project, who is logged in, the service acting for them, one-shot messages.
+
+Pages call these instead of reading ``st.session_state`` keys themselves, so the login rules (accounts when
+the project has users, the implicit local lead when it has none) live in one place.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+
+from annotator.domain.model import User
+from annotator.errors import PermissionDenied
+from annotator.project import Project, resolve_data_dir
+from annotator.services import accounts
+from annotator.services.curation import LOCAL_USER, CurationService
+
+#: Session key holding the logged-in user's name (never the User object, so a disabled account stops at once).
+USER_KEY = "auth_user"
+#: Session key of the messages to show once, at the top of the next render.
+FLASH_KEY = "flash_messages"
+#: Session key of the cached progress counts; any saved change drops it.
+PROGRESS_KEY = "progress_counts"
+
+
+_page_run = threading.local()
+
+
+@contextmanager
+def running_page(user: User) -> Iterator[None]:
+    """Mark that ``main`` is running a page for ``user`` (each session's script runs in its own thread)."""
+    _page_run.active, _page_run.user = True, user
+    try:
+        yield
+    finally:
+        _page_run.active, _page_run.user = False, None
+
+
+def in_page_run() -> bool:
+    return bool(getattr(_page_run, "active", False))
+
+
+@st.cache_resource(show_spinner=False)
+def _open_project(data: str, database_url: str | None) -> Project:
+    """One Project (one engine and connection pool) per data folder per server process."""
+    del database_url  # part of the cache key only: Project.open reads it from the environment
+    return Project.open(resolve_data_dir(data or None))
+
+
+def get_project() -> Project:
+    """The project named by ``ANNOTATOR_DATA`` (or ``./data``), opened once per process."""
+    return _open_project(os.environ.get("ANNOTATOR_DATA") or "", os.environ.get("ANNOTATOR_DATABASE_URL"))
+
+
+def current_user() -> User | None:
+    """The logged-in user, ``LOCAL_USER`` for a project without accounts, or None when a login is needed.
+
+    Read from the database once per script run (one primary-key look-up) and in every widget callback, so a
+    disabled account is locked out at once.
+    """
+    if in_page_run():
+        return _page_run.user
+    project = get_project()
+    name = st.session_state.get(USER_KEY)
+    if name is None:
+        return None if accounts.has_users(project) else LOCAL_USER
+    with project.db.read() as conn:
+        user = project.repo.get_user(conn, name)
+    if user is None or user.disabled:
+        st.session_state.pop(USER_KEY, None)
+        return None
+    return user
+
+
+def login(name: str, password: str) -> User | None:
+    """Check the password (scrypt, in the accounts service) and remember the user for this browser session."""
+    user = accounts.authenticate(get_project(), name, password)
+    if user is not None:
+        st.session_state[USER_KEY] = user.name
+    return user
+
+
+def logout() -> None:
+    st.session_state.pop(USER_KEY, None)
+
+
+def service() -> CurationService:
+    """The curation service acting for the current user; the service itself enforces permissions."""
+    user = current_user()
+    if user is None:
+        raise PermissionDenied("Please log in again: your session has ended.")
+    return CurationService(get_project(), user)
+
+
+def require_lead() -> User:
+    """The current user if they are a lead; otherwise say so and stop the page."""
+    user = current_user()
+    if user is None or not user.is_lead:
+        st.error("This page is for leads. Ask a lead if you need something here.")
+        st.stop()
+    return user
+
+
+def curatable_languages(user: User, project_languages: tuple[str, ...]) -> list[str]:
+    """The languages this user may curate: a translator's own, every project language for a lead."""
+    if user.is_lead:
+        return list(project_languages)
+    return [lang for lang in user.languages if lang in project_languages]
+
+
+def flash(kind: str, message: str) -> None:
+    """Queue a message for the next render (callbacks run before the page, so they cannot draw it themselves)."""
+    st.session_state.setdefault(FLASH_KEY, []).append((kind, message))
+
+
+def show_flashes() -> list[tuple[str, str]]:
+    """Draw and forget the queued messages (Markdown-escaped: they quote what users typed); returns them."""
+    from annotator.app.components import md
+
+    messages: list[tuple[str, str]] = st.session_state.pop(FLASH_KEY, [])
+    for kind, raw in messages:
+        message = md(raw)
+        if kind == "toast":
+            st.toast(message, icon=":material/check_circle:")
+        else:
+            {"error": st.error, "warning": st.warning, "success": st.success}.get(kind, st.info)(message)
+    return messages

@@ -1,0 +1,226 @@
+"""Benchmark: server-side time of one Curate-page interaction on 10,000 items × 5 languages (issue 3 target: < 150 ms
+median).
+
+Run: ``python benchmarks/bench_curate.py [--items 10000] [--interactions 60]``.
+
+The project is built through the services, as a real one is: a generated item file is imported, then pre-populated
+from a generated lexicon snapshot (G0/B0 with provenance for every item-language: 50,000 of them), and a translator
+account is added. One interaction is what a translator does all day: add a candidate, then go to the next item.
+Two measurements:
+
+* **server** — the Curate page itself, run by Streamlit's ``AppTest``: for each of the two clicks, the widget
+  callback (the "Add" one makes the service call) plus the whole script run that redraws the page (user, progress
+  counts, one ``view()``, every widget). This is the server-side time of the interaction. ``AppTest`` wall time
+  (which adds the test harness: a thread, an event loop and parsing the element tree on every run) is printed too.
+* **calls** — only the service and repository calls those two reruns make, timed directly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from annotator.domain.model import Role, Side
+from annotator.project import LexiconSettings, Project, ProjectSettings
+from annotator.services.accounts import add_user
+from annotator.services.curation import CurationService
+from annotator.services.importing import import_items
+from annotator.services.prepopulate import prepopulate
+
+LANGS = ("DE", "ES", "IT", "RU", "ZH")
+SOURCES = {"DE": "WIKT", "ES": "MCR_ES", "IT": "OMWN_IT", "RU": "WIKT", "ZH": "OMWN_ZH"}
+MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
+
+
+def write_inputs(root: Path, items: int, lemmas: int, senses: int) -> tuple[Path, Path]:
+    """An item file and a lexicon snapshot: each lemma has ``senses`` synsets with 3 lemmas per language."""
+    synsets, entries = [], []
+    for li in range(lemmas):
+        lemma = f"word{li}"
+        ids = []
+        for rank in range(1, senses + 1):
+            synset_id = f"bn:{li * 100 + rank:08d}n"
+            ids.append(synset_id)
+            lexicalizations = [{"lemma": lemma, "lang": "EN", "source": "WN", "wordnet_sense_number": rank}]
+            for lang in LANGS:
+                lexicalizations += [
+                    {"lemma": f"{lang.lower()}{li}_{rank}_{k}", "lang": lang, "source": SOURCES[lang]} for k in range(3)
+                ]
+            glosses = {"EN": f"Sense {rank} of {lemma}, a gloss of ordinary length for a synthetic synset."}
+            synsets.append({"id": synset_id, "pos": "NOUN", "glosses": glosses, "senses": lexicalizations})
+        entries.append({"lemma": lemma, "lang": "EN", "pos": "NOUN", "synsets": ids})
+    snapshot = root / "snapshot.json"
+    header = {"format": "annotator-lexicon-snapshot", "format_version": 1, "label": "synthetic benchmark data"}
+    snapshot.write_text(
+        json.dumps({**header, "provider": "synthetic", "version": "bench", "lemmas": entries, "synsets": synsets}),
+        encoding="utf-8",
+    )
+    item_file = root / "items.jsonl"
+    with item_file.open("w", encoding="utf-8") as handle:
+        for n in range(items):
+            li, rank = n % lemmas, 1 + (n // lemmas) % senses
+            row = {
+                "id": f"item-{n:05d}",
+                "sentence": f"Sentence number {n} uses word{li} in a context that makes its meaning clear.",
+                "target": f"word{li}",
+                "lemma": f"word{li}",
+                "pos": "NOUN",
+                "synset": f"bn:{li * 100 + rank:08d}n",
+                "source": "bench",
+            }
+            handle.write(json.dumps(row) + "\n")
+    return item_file, snapshot
+
+
+def build(root: Path, items: int) -> Project:
+    item_file, snapshot = write_inputs(root, items, lemmas=max(1, items // 5), senses=6)
+    project = Project.open(root / "data", create=True)
+    project.save_settings(
+        ProjectSettings(
+            name="bench", languages=LANGS, lexicon=LexiconSettings(provider="snapshot", snapshot=str(snapshot))
+        )
+    )
+    started = time.perf_counter()
+    import_items(project, item_file)
+    imported = time.perf_counter()
+    report = prepopulate(project)
+    done = time.perf_counter()
+    add_user(project, "translator", Role.TRANSLATOR, LANGS, "bench-password")
+    print(f"set-up: import {imported - started:.1f} s, pre-populate {done - imported:.1f} s ({report.summary()})")
+    return project
+
+
+def summary(label: str, samples_ms: list[float]) -> str:
+    ordered = sorted(samples_ms)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return f"{label:<34} median {statistics.median(ordered):7.1f} ms   p95 {p95:7.1f} ms   (n={len(ordered)})"
+
+
+class Stopwatch:
+    """Accumulates the time spent inside wrapped functions (the app's script body and its callbacks)."""
+
+    def __init__(self) -> None:
+        self.total = 0.0
+
+    def wrap(self, module: object, name: str) -> None:
+        inner = getattr(module, name)
+
+        def timed(*args: object, **kwargs: object) -> object:
+            started = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                self.total += time.perf_counter() - started
+
+        setattr(module, name, timed)
+
+    def lap(self) -> float:
+        value, self.total = self.total, 0.0
+        return 1000 * value
+
+
+def measure_page(project: Project, interactions: int) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    import annotator.app.components as components
+    import annotator.app.main as app_main
+    import annotator.app.pages.curate as curate
+
+    watch = Stopwatch()
+    watch.wrap(app_main, "main")  # the whole script run (login gate, navigation, the Curate page)
+    watch.wrap(components, "run_action")  # the Add callback: the service call
+    watch.wrap(curate, "step")  # the Next callback
+    os.environ["ANNOTATOR_DATA"] = str(project.data_dir)
+    at = AppTest.from_file(str(MAIN), default_timeout=120).run()
+    at.text_input(key="login_name").input("translator")
+    at.text_input(key="login_password").input("bench-password")
+    at.button[0].click()
+    started = time.perf_counter()
+    at.run()  # first render: also reads the 10,000-id queue once
+    print(f"first Curate render after login (reads the queue once): {1000 * (time.perf_counter() - started):.0f} ms")
+    adds, nexts, totals, walls = [], [], [], []
+    for n in range(interactions + 5):
+        item, lang = at.query_params["item"], at.query_params["lang"]
+        prefix = f"cur|{item}|{lang}|"
+        at.text_input(key=prefix + "add|good").input(f"aggiunto {n}")
+        at.button(key=prefix + "addbtn|good").click()
+        watch.lap()
+        t0 = time.perf_counter()
+        at.run()
+        add = watch.lap()
+        at.button(key="cur_next").click()
+        at.run()
+        wall = 1000 * (time.perf_counter() - t0)
+        step = watch.lap()
+        assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+        assert at.query_params["item"] != item and f"aggiunto {n}" in str(project_good(project, item, lang))
+        if n >= 5:  # warm-up
+            adds.append(add)
+            nexts.append(step)
+            totals.append(add + step)
+            walls.append(wall)
+    print(summary("server: add (callback + rerun)", adds))
+    print(summary("server: next (callback + rerun)", nexts))
+    print(summary("server: one interaction (add + next)", totals))
+    print(summary("AppTest wall time, same interaction", walls))
+
+
+def project_good(project: Project, item: str, lang: str) -> list[str]:
+    with project.db.read() as conn:
+        state = project.repo.get_item_language(conn, item, lang)
+    return [e.text for e in state.good] if state else []
+
+
+def measure_calls(project: Project, interactions: int) -> None:
+    with project.db.read() as conn:
+        user = project.repo.get_user(conn, "translator")
+        started = time.perf_counter()
+        queue = [e.item_id for e in project.repo.queue(conn, "DE")]
+        print(f"queue read (once per filter change): {1000 * (time.perf_counter() - started):.0f} ms, {len(queue)} ids")
+    assert user is not None
+    service = CurationService(project, user)
+
+    def render(item_id: str, count: bool) -> int:
+        """What one rerun of the Curate page reads: the user, the settings, the progress counts when the
+        session's last click changed something (otherwise they are cached for a few seconds), one view()."""
+        with project.db.read() as conn:
+            project.repo.get_user(conn, user.name)
+        project.settings()
+        if count:
+            with project.db.read() as conn:
+                project.repo.status_counts(conn)
+        return service.view(item_id, "DE").state.version
+
+    samples = []
+    for n in range(interactions + 5):
+        item_id, next_id = queue[n], queue[n + 1]
+        version = render(item_id, count=True)
+        started = time.perf_counter()
+        with project.db.read() as conn:  # the callback checks the user again
+            project.repo.get_user(conn, user.name)
+        service.add_candidate(item_id, "DE", Side.GOOD, f"hinzugefügt {n}", version)
+        render(item_id, count=True)
+        render(next_id, count=False)
+        if n >= 5:
+            samples.append(1000 * (time.perf_counter() - started))
+    print(summary("calls: one interaction (add + next)", samples))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--interactions", type=int, default=60)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        project = build(Path(tmp), args.items)
+        measure_calls(project, args.interactions)
+        measure_page(project, args.interactions)
+
+
+if __name__ == "__main__":
+    main()

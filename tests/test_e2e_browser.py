@@ -1,0 +1,192 @@
+"""End to end: the real app (``annotator serve``) in headless Chromium — log in, curate, reload, review.
+
+It also refreshes ``docs/screenshots/curate.png`` and ``review.png``, so the README shows the app as it is.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+
+from annotator.commands.project import create_demo
+from annotator.domain.model import DiscardReason, Status
+from annotator.project import Project
+from annotator.services.accounts import authenticate
+from annotator.services.curation import CurationService
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEOUT_MS = 20_000
+expect.set_options(timeout=TIMEOUT_MS)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until_healthy(url: str, process: subprocess.Popen[bytes], deadline_s: float = 30) -> None:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if process.poll() is not None:
+            raise RuntimeError(f"annotator serve exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise TimeoutError(f"the app did not answer on {url} within {deadline_s} s")
+
+
+@pytest.fixture(scope="module")
+def project_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo project, with one DISCUSS and one discarded item so the Review page has something to show."""
+    data = tmp_path_factory.mktemp("e2e") / "data"
+    create_demo(str(data), quiet=True)
+    project = Project.open(data)
+    translator = authenticate(project, "translator", "demo-translator-pass")
+    assert translator is not None
+    service = CurationService(project, translator)
+    service.flag_discuss("head-stream", "IT", "Is 'capo' really BAD here? 'capo del fiume' is sometimes used.", 1)
+    service.discard("run-relief", "DE", DiscardReason.IDIOM, "", 1)
+    return data
+
+
+@pytest.fixture(scope="module")
+def app_url(project_dir: Path) -> Iterator[str]:
+    port = free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("ANNOTATOR_DATABASE_URL", None)
+    command = [sys.executable, "-m", "annotator.cli", "serve", "--data", str(project_dir), "--port", str(port)]
+    process = subprocess.Popen(
+        command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_healthy(url, process)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def page(app_url: str) -> Iterator[Page]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1440, "height": 1700})
+        context.set_default_timeout(TIMEOUT_MS)
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+            browser.close()
+
+
+def settle(page: Page) -> None:
+    """Wait until Streamlit has finished the current script run (its 'running' indicator is gone)."""
+    page.wait_for_timeout(250)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT_MS)
+
+
+def log_in(page: Page, name: str, password: str) -> None:
+    page.get_by_role("textbox", name="User name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_text("Signed in as")).to_be_visible()
+    settle(page)
+
+
+def type_candidate(page: Page, side: str, text: str) -> None:
+    box = page.get_by_role("textbox", name=f"Add to {side}")
+    box.fill(text)
+    box.press("Enter")  # commit the value: the page validates it live
+
+
+def test_curate_reload_and_review_in_a_real_browser(app_url: str, page: Page, project_dir: Path) -> None:
+    page.goto(app_url)
+    log_in(page, "translator", "demo-translator-pass")
+    expect(page.get_by_text("Item 1 of 17")).to_be_visible()  # 18 items, one of them already DISCUSS
+    expect(page).to_have_url(f"{app_url}/curate?item=shot-whiskey&lang=IT")
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_text("He poured a")).to_be_visible()
+
+    type_candidate(page, "GOOD", "sorso")
+    expect(page.get_by_text("valid: will be saved as sorso")).to_be_visible()
+    page.get_by_role("button", name="Add to GOOD", exact=True).click()
+    expect(main.get_by_text("sorso", exact=True)).to_be_visible()
+    expect(page.get_by_text("GOOD (3)")).to_be_visible()
+    settle(page)
+
+    # live validation names the rule; shown in the screenshot
+    type_candidate(page, "BAD", "prend* permesso")
+    expect(page.get_by_text("'*' must be a token of its own")).to_be_visible()
+    settle(page)
+    page.get_by_text("All 6 senses of").click()  # the other senses, for the screenshot
+    expect(main.get_by_text("← this item (σ)")).to_be_visible()
+    settle(page)
+    expect(page.get_by_test_id("stToast")).to_have_count(0)  # let the "Added" toast fade before the screenshot
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "curate.png"))
+
+    page.get_by_role("button", name="Done").click()
+    expect(page.get_by_text("Marked done.")).to_be_visible()
+    settle(page)
+
+    project = Project.open(project_dir)
+    with project.db.read() as conn:
+        saved = project.repo.get_item_language(conn, "shot-whiskey", "IT")
+    assert saved is not None and saved.status is Status.DONE and saved.status_by == "translator"
+    assert [e.text for e in saved.good] == ["goccio", "bicchierino", "sorso"]
+
+    # a reload is a new session: log in again, the URL brings the same item back, with the saved state
+    page.reload()
+    log_in(page, "translator", "demo-translator-pass")
+    expect(page).to_have_url(f"{app_url}/curate?item=shot-whiskey&lang=IT")
+    expect(main.get_by_text("sorso", exact=True)).to_be_visible()
+    expect(main.get_by_text("done", exact=True)).to_be_visible()
+    expect(page.get_by_role("button", name="Reopen")).to_be_visible()
+
+    page.get_by_role("button", name="Log out").click()
+    log_in(page, "lead", "demo-lead-pass")
+    page.get_by_role("link", name="Review").click()
+    expect(page.get_by_role("heading", name="Review")).to_be_visible()
+    expect(page.get_by_text("1 item-language(s) flagged DISCUSS.")).to_be_visible()
+    expect(page.get_by_text("Resolve this DISCUSS item")).to_be_visible()
+    settle(page)
+    page.set_viewport_size({"width": 1440, "height": 1950})  # the whole DISCUSS item, down to the resolve form
+    expect(page.get_by_text("Resolve as")).to_be_visible()
+    expect(page.get_by_role("textbox", name="Add a comment")).to_be_visible()
+    expect(page.get_by_role("radio", name="done")).to_be_visible()
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+    settle(page)
+    page.wait_for_timeout(500)  # the table draws on a canvas after it is attached
+    page.screenshot(path=str(SCREENSHOTS / "review.png"))
