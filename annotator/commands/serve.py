@@ -44,6 +44,8 @@ def run_serve(args: argparse.Namespace) -> int:
         "true",
         "--browser.gatherUsageStats",
         "false",
+        "--client.toolbarMode",
+        "viewer",
     ]
     print(f"annotator: serving {data_dir} on http://{args.address}:{args.port}", flush=True)
     return subprocess.call(command, env=env)
