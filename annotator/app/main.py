@@ -1,8 +1,8 @@
 """The app's entry point (``streamlit run annotator/app/main.py``, or ``annotator serve``).
 
 It opens the project, asks for a login when the project has accounts (none: the local user, a lead), and
-builds the navigation for the user's role. The Dataset and Evaluate pages are added only when their modules
-exist and import, so the app keeps working while they are being written.
+builds the navigation for the user's role. The Dataset page is added only when its module imports, so a
+broken optional page never takes the app down.
 
 Because ``pages/`` sits next to this file, Streamlit sometimes runs a page file directly (its old
 pages-folder convention: the first run of a server process, and every ``AppTest`` run). Page files therefore
@@ -57,11 +57,11 @@ def build_pages(user: User | None) -> dict[str, list[st.Page]]:
     curate = st.Page(CURATE_PAGE, title="Curate", url_path="curate", icon=":material/edit_note:")
     items = st.Page(PAGES / "items.py", title="Items", url_path="items", icon=":material/list:")
     guide = st.Page(guidelines.render, title="Guidelines", url_path="guidelines", icon=":material/menu_book:")
-    lead_pages = [st.Page(PAGES / "review.py", title="Review", url_path="review", icon=":material/rate_review:")]
-    for module, title, path, icon in (
-        ("annotator.app.pages.dataset", "Dataset", "dataset", ":material/dataset:"),
-        ("annotator.app.pages.evaluate", "Evaluate", "evaluate", ":material/analytics:"),
-    ):
+    lead_pages = [
+        st.Page(PAGES / "review.py", title="Review", url_path="review", icon=":material/rate_review:"),
+        st.Page(PAGES / "evaluate.py", title="Evaluate", url_path="evaluate", icon=":material/analytics:"),
+    ]
+    for module, title, path, icon in (("annotator.app.pages.dataset", "Dataset", "dataset", ":material/dataset:"),):
         page = optional_page(module, title, path, icon)
         if page is not None:
             lead_pages.append(page)

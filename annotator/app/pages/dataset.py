@@ -1,0 +1,233 @@
+"""Dataset page (leads): the DiBiMT tables for what an export would hold, progress, the export, spreadsheets.
+
+The statistics shown are computed by the same ``collect``/``Selection`` the export uses, with the same two
+options, so what the lead sees here is what ``stats.json`` will say.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from annotator.app.state import current_user, get_project, require_lead, service
+from annotator.data_export.dataset import DEFAULT_ROOT, ExportOptions, Selection, collect, export_dataset
+from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
+from annotator.domain.model import Status
+from annotator.domain.refinement_stats import NA, format_value
+from annotator.errors import UserError
+from annotator.project import Project
+
+LAST_EXPORT_KEY = "dataset_last_export"
+STATUSES = tuple(s.value for s in Status)
+STAT_COLUMNS = {"added_pct": "% added", "removed_pct": "% removed", "shared_pct": "% shared"}
+
+
+def refinement_frame(selection: Selection) -> pd.DataFrame:
+    """Table 2 as text (n/a where a denominator is empty), one row per language plus Mean."""
+    table = selection.refinement()
+    rows: list[dict[str, Any]] = []
+    for row in table.languages:
+        rows.append(
+            {
+                "language": row.lang,
+                "done item-languages": row.item_languages,
+                "% added": format_value(row.added_pct),
+                "% removed": format_value(row.removed_pct),
+                "% shared": format_value(row.shared_pct),
+                "same-synset pairs": row.pairs,
+                "mean Jaccard": format_value(row.mean_jaccard, 3),
+            }
+        )
+    mean = table.mean
+    rows.append(
+        {
+            "language": "Mean",
+            "done item-languages": None,
+            "% added": format_value(mean["added_pct"]),
+            "% removed": format_value(mean["removed_pct"]),
+            "% shared": format_value(mean["shared_pct"]),
+            "same-synset pairs": None,
+            "mean Jaccard": format_value(mean["mean_jaccard"], 3),
+        }
+    )
+    frame = pd.DataFrame(rows)
+    for column in ("done item-languages", "same-synset pairs"):
+        frame[column] = frame[column].astype("Int64")  # the Mean row has no count: <NA>, not 0
+    return frame
+
+
+def chart_frame(selection: Selection) -> pd.DataFrame:
+    """The three percentages per language as numbers (n/a left empty) for the bar chart."""
+    table = selection.refinement()
+    data = {label: [getattr(row, name) for row in table.languages] for name, label in STAT_COLUMNS.items()}
+    return pd.DataFrame(data, index=[row.lang for row in table.languages], dtype="float64")
+
+
+def counts_frame(selection: Selection) -> pd.DataFrame:
+    counts = selection.counts()
+    return pd.DataFrame(
+        [row[1:] for row in counts.rows()], index=[row[0] for row in counts.rows()], columns=list(counts.columns)
+    )
+
+
+def progress_frame(project: Project) -> pd.DataFrame:
+    with project.db.read() as conn:
+        counts = project.repo.status_counts(conn)
+    rows = []
+    for lang in project.settings().languages:
+        by_status = counts.get(lang, {})
+        total = sum(by_status.values())
+        rows.append({"language": lang, **{s: by_status.get(s, 0) for s in STATUSES}, "total": total})
+    return pd.DataFrame(rows)
+
+
+def _zip(files: dict[str, Path]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, path in files.items():
+            archive.write(path, name)
+    return buffer.getvalue()
+
+
+def render_progress(project: Project) -> None:
+    st.subheader("Progress per language")
+    frame = progress_frame(project)
+    st.dataframe(frame, hide_index=True, width="stretch")
+    for row in frame.itertuples(index=False):
+        done, total = int(row.done), int(row.total)
+        st.progress(done / total if total else 0.0, text=f"{row.language}: {done} of {total} done")
+
+
+def render_statistics(selection: Selection) -> None:
+    st.subheader("Refinement statistics (DiBiMT Table 2)")
+    st.caption(
+        "Over the done item-languages of the items this export would hold. % added: share of final GOOD "
+        f"candidates the translators added; % removed: share of pre-populated GOOD candidates removed; % shared: "
+        f"same-synset item pairs with identical GOOD sets. {NA}: nothing to count yet. Mean: unweighted mean of "
+        "the languages that have a value."
+    )
+    st.dataframe(refinement_frame(selection), hide_index=True, width="stretch")
+    chart = chart_frame(selection)
+    if chart.notna().to_numpy().any():
+        st.bar_chart(chart, stack=False, y_label="%", x_label="language")
+    st.subheader("Dataset counts (DiBiMT Table 1)")
+    st.dataframe(counts_frame(selection), width="stretch")
+    left = ", ".join(f"{n} {why}" for why, n in selection.left_out.items() if n)
+    if left:
+        st.caption(f"Left out of the export: {left}.")
+
+
+def render_export(project: Project, options: ExportOptions) -> None:
+    st.subheader("Export")
+    st.caption(
+        f"Writes a new folder under {DEFAULT_ROOT.resolve()}: dataset.jsonl, discarded.jsonl, stats.json, "
+        "manifest.json and the line schema. By default it holds the items done in every language; items a lead "
+        "excluded and items discarded in any language are left out (see the two options above)."
+    )
+    if st.button("Write export", key="dataset_export", type="primary"):
+        with st.spinner("Exporting…"):
+            result = export_dataset(project, DEFAULT_ROOT, options)
+        st.session_state[LAST_EXPORT_KEY] = str(result.path)
+        st.success(f"Exported {result.items} item(s) to {result.path}")
+    last = st.session_state.get(LAST_EXPORT_KEY)
+    if last and Path(last).is_dir():
+        folder = Path(last)
+        files = {path.name: path for path in sorted(folder.iterdir()) if path.is_file()}
+        st.write(f"Last export: `{folder}`")
+        columns = st.columns(len(files) + 1)
+        for column, (name, path) in zip(columns, files.items(), strict=False):
+            column.download_button(name, data=path.read_bytes(), file_name=name, key=f"dataset_dl_{name}")
+        columns[-1].download_button(
+            "all (.zip)",
+            data=_zip(files),
+            file_name=f"{folder.name}.zip",
+            mime="application/zip",
+            key="dataset_dl_zip",
+        )
+
+
+def render_sheets(project: Project) -> None:
+    st.subheader("Spreadsheets")
+    st.caption(
+        "One .xlsx per language for offline curation: edit GOOD/BAD (one candidate per line), status, "
+        "reason and note; import it back here. All rows are checked first; nothing is applied if any is "
+        "wrong."
+    )
+    languages = project.settings().languages
+    left, right = st.columns(2)
+    with left:
+        lang = st.selectbox("Language", languages, key="dataset_sheet_lang")
+        st.download_button(
+            f"Download the {lang} sheet",
+            data=lambda: sheet_bytes(project, lang)[1],
+            file_name=sheet_file_name(lang),
+            mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            key="dataset_sheet_download",
+        )
+    with right:
+        uploaded = st.file_uploader("Import an edited sheet", type=["xlsx"], key="dataset_sheet_upload")
+        if uploaded is not None and st.button("Apply the sheet", key="dataset_sheet_apply"):
+            _import_uploaded(uploaded.name, uploaded.getvalue())
+
+
+def _import_uploaded(name: str, data: bytes) -> None:
+    from annotator.data_import.spreadsheet import SheetImportError, import_sheet
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / Path(name).name
+        path.write_bytes(data)
+        try:
+            report = import_sheet(service(), path)
+        except SheetImportError as error:
+            st.error(f"{name}: {len(error.problems)} problem(s); nothing was applied.")
+            st.dataframe(
+                pd.DataFrame(
+                    [{"row": p.row, "column": p.column, "rule": p.rule, "problem": p.message} for p in error.problems]
+                ),
+                hide_index=True,
+                width="stretch",
+            )
+            return
+        except UserError as error:
+            st.error(str(error))
+            return
+    st.success(f"{name}: {report.summary()}")
+    if report.changed:
+        st.dataframe(
+            pd.DataFrame([{"row": c.row, "item": c.item_id, "actions": ", ".join(c.actions)} for c in report.changed]),
+            hide_index=True,
+        )
+
+
+def render() -> None:
+    require_lead()
+    user = current_user()
+    project = get_project()
+    st.header("Dataset")
+    if user is not None:
+        st.caption(f"Signed in as {user.name}: sheet imports are applied as your edits.")
+    first, second = st.columns(2)
+    include_incomplete = first.checkbox(
+        "Include items not yet done in every language", key="dataset_include_incomplete"
+    )
+    keep_partial = second.checkbox(
+        "Keep items discarded in some language (for their other languages)", key="dataset_keep_partial"
+    )
+    options = ExportOptions(include_incomplete=include_incomplete, keep_partially_discarded=keep_partial)
+    selection = collect(project, options)
+    render_statistics(selection)
+    render_progress(project)
+    render_export(project, options)
+    render_sheets(project)
+
+
+if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)
+    from annotator.app.main import run_page
+
+    run_page(render)

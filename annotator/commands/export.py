@@ -1,0 +1,118 @@
+"""``annotator export`` and ``annotator stats``: write the dataset folder, or show what it would hold.
+
+Both take the same selection flags, so ``annotator stats`` is a preview of the export's ``stats.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from annotator.commands.common import add_data_option, open_project, print_table
+from annotator.data_export.dataset import ExportOptions, Selection
+from annotator.domain.refinement_stats import format_value
+from annotator.progress import TerminalProgress
+
+
+def _add_selection_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--include-incomplete",
+        action="store_true",
+        help="also export items not yet done in every language (their unfinished languages say their status)",
+    )
+    parser.add_argument(
+        "--keep-partially-discarded",
+        action="store_true",
+        help="keep items discarded in some language, for their other languages (default: leave them out)",
+    )
+
+
+def _options(args: argparse.Namespace) -> ExportOptions:
+    return ExportOptions(
+        include_incomplete=args.include_incomplete, keep_partially_discarded=args.keep_partially_discarded
+    )
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    export = subparsers.add_parser(
+        "export",
+        help="write the dataset (dataset.jsonl, discarded.jsonl, stats.json, manifest.json) to a new folder",
+        description="By default an item is exported when it is done in every project language; items excluded "
+        "by a lead or discarded in any language are left out.",
+    )
+    add_data_option(export)
+    export.add_argument(
+        "--out", metavar="DIR", default="exports", help="folder to create the export in (default: exports)"
+    )
+    _add_selection_flags(export)
+    export.set_defaults(func=run_export)
+
+    stats = subparsers.add_parser(
+        "stats", help="show the refinement statistics (% added, % removed, % shared) and the dataset counts"
+    )
+    add_data_option(stats)
+    _add_selection_flags(stats)
+    stats.add_argument("--json", action="store_true", help="print the stats.json an export would write")
+    stats.set_defaults(func=run_stats)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from annotator.data_export.dataset import export_dataset
+
+    project = open_project(args)
+    result = export_dataset(project, args.out, _options(args), progress=TerminalProgress("exporting"))
+    counts = result.manifest["counts"]
+    left = ", ".join(f"{n} {why}" for why, n in counts["left_out"].items() if n) or "none"
+    print(f"Exported {counts['items']} item(s), {counts['item_languages']} item-language(s) to {result.path}")
+    print(f"Left out: {left}; discarded item-languages listed: {counts['discarded_item_languages']}")
+    return 0
+
+
+def print_stats(selection: Selection) -> None:
+    """The two tables of the DiBiMT paper for this selection, readable in a terminal."""
+    table = selection.refinement()
+    print("Refinement statistics over done item-languages (DiBiMT Table 2; n/a = nothing to count)")
+    rows: list[list[object]] = []
+    for row in table.languages:
+        rows.append(
+            [
+                row.lang,
+                row.item_languages,
+                format_value(row.added_pct),
+                format_value(row.removed_pct),
+                format_value(row.shared_pct),
+                row.pairs,
+                format_value(row.mean_jaccard, 3),
+            ]
+        )
+    mean = table.mean
+    rows.append(
+        [
+            "Mean",
+            "",
+            format_value(mean["added_pct"]),
+            format_value(mean["removed_pct"]),
+            format_value(mean["shared_pct"]),
+            "",
+            format_value(mean["mean_jaccard"], 3),
+        ]
+    )
+    print_table(["lang", "done", "% added", "% removed", "% shared", "pairs", "mean Jaccard"], rows)
+    print()
+    counts = selection.counts()
+    print(f"Dataset counts (DiBiMT Table 1) over {len(selection.items)} exported item(s)")
+    print_table(["", *counts.columns], counts.rows())
+    left = ", ".join(f"{n} {why}" for why, n in selection.left_out.items() if n)
+    if left:
+        print(f"\nLeft out of the export: {left} (see --include-incomplete, --keep-partially-discarded).")
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    from annotator.data_export.dataset import collect, stats_json
+
+    selection = collect(open_project(args), _options(args))
+    if args.json:
+        print(json.dumps(stats_json(selection), ensure_ascii=False, indent=2))
+    else:
+        print_stats(selection)
+    return 0

@@ -1,0 +1,171 @@
+"""Refinement statistics (SPEC §6, DiBiMT Table 2): how much translators changed the pre-populated GOOD sets.
+
+Plain functions over plain data (no database, no UI) so the command line, the Dataset page and the export's
+``stats.json`` compute the same numbers, and a test can check them against figures worked out by hand.
+
+- % added   = 100 · Σ|Gf \\ G0| / Σ|Gf|   (the paper's %OG)
+- % removed = 100 · Σ|G0 \\ Gf| / Σ|G0|   (the paper's %RG)
+- % shared  = 100 · identical same-synset pairs / same-synset pairs   (the paper's %SL), plus their mean Jaccard
+
+Candidates are compared by SPEC §3 identity (case-folded text + cross-PoS tag). A statistic whose denominator
+is empty is ``None`` ("n/a"), never 0.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from annotator.domain.model import CandidateEntry, ItemLanguage, Status
+
+NA = "n/a"
+
+
+@dataclass(frozen=True)
+class RefinementRecord:
+    """One done item-language reduced to what §6 needs: its σ and the identities of G0 and Gf."""
+
+    item_id: str
+    lang: str
+    synset: str
+    initial_good: frozenset[str]
+    final_good: frozenset[str]
+
+
+def identities(entries: Iterable[CandidateEntry]) -> frozenset[str]:
+    """The §3 identities of a candidate set (so `Quelle` and `quelle` count once)."""
+    return frozenset(entry.key for entry in entries)
+
+
+def record_of(state: ItemLanguage, synset: str) -> RefinementRecord:
+    return RefinementRecord(state.item_id, state.lang, synset, identities(state.initial_good), identities(state.good))
+
+
+def records_from_states(states: Iterable[ItemLanguage], synset_of: Mapping[str, str]) -> list[RefinementRecord]:
+    """Records of the ``done`` item-languages among ``states``; ``synset_of`` maps item id to σ."""
+    return [record_of(s, synset_of[s.item_id]) for s in states if s.status is Status.DONE]
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """|A ∩ B| / |A ∪ B|; two empty sets are identical, so 1.0 (keeps Jaccard = 1 exactly for identical pairs)."""
+    union = a | b
+    return len(a & b) / len(union) if union else 1.0
+
+
+def percent(numerator: int, denominator: int) -> float | None:
+    return 100.0 * numerator / denominator if denominator else None
+
+
+@dataclass(frozen=True)
+class LanguageRefinement:
+    """The raw sums for one language; the percentages are derived so they can always be re-checked."""
+
+    lang: str
+    item_languages: int = 0
+    final_good: int = 0
+    added: int = 0
+    initial_good: int = 0
+    removed: int = 0
+    pairs: int = 0
+    identical_pairs: int = 0
+    jaccard_sum: float = 0.0
+
+    @property
+    def added_pct(self) -> float | None:
+        return percent(self.added, self.final_good)
+
+    @property
+    def removed_pct(self) -> float | None:
+        return percent(self.removed, self.initial_good)
+
+    @property
+    def shared_pct(self) -> float | None:
+        return percent(self.identical_pairs, self.pairs)
+
+    @property
+    def mean_jaccard(self) -> float | None:
+        return self.jaccard_sum / self.pairs if self.pairs else None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "item_languages": self.item_languages,
+            "added_pct": self.added_pct,
+            "removed_pct": self.removed_pct,
+            "shared_pct": self.shared_pct,
+            "mean_jaccard": self.mean_jaccard,
+            "final_good": self.final_good,
+            "added": self.added,
+            "initial_good": self.initial_good,
+            "removed": self.removed,
+            "pairs": self.pairs,
+            "identical_pairs": self.identical_pairs,
+        }
+
+
+#: The statistics of the Mean row, in display order.
+MEAN_FIELDS = ("added_pct", "removed_pct", "shared_pct", "mean_jaccard")
+
+
+@dataclass(frozen=True)
+class RefinementTable:
+    """Table 2: one row per language plus the Mean row (unweighted mean over languages that have a value)."""
+
+    languages: tuple[LanguageRefinement, ...]
+
+    @property
+    def mean(self) -> dict[str, float | None]:
+        return {name: mean_of([getattr(row, name) for row in self.languages]) for name in MEAN_FIELDS}
+
+    def row(self, lang: str) -> LanguageRefinement:
+        for row in self.languages:
+            if row.lang == lang:
+                return row
+        raise KeyError(lang)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "languages": {row.lang: row.to_json() for row in self.languages},
+            "mean": self.mean,
+        }
+
+
+def mean_of(values: Sequence[float | None]) -> float | None:
+    """Unweighted mean of the languages that have a value: an n/a language is left out, not counted as 0."""
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
+def language_refinement(lang: str, records: Sequence[RefinementRecord]) -> LanguageRefinement:
+    """The §6 sums over one language's done item-languages."""
+    added = removed = final = initial = 0
+    by_synset: dict[str, list[RefinementRecord]] = {}
+    for record in records:
+        final += len(record.final_good)
+        initial += len(record.initial_good)
+        added += len(record.final_good - record.initial_good)
+        removed += len(record.initial_good - record.final_good)
+        by_synset.setdefault(record.synset, []).append(record)
+    pairs = identical = 0
+    jaccard_sum = 0.0
+    for group in by_synset.values():
+        # One record per item: unordered pairs of distinct items with the same σ.
+        for a, b in itertools.combinations(sorted(group, key=lambda r: r.item_id), 2):
+            pairs += 1
+            identical += a.final_good == b.final_good
+            jaccard_sum += jaccard(a.final_good, b.final_good)
+    return LanguageRefinement(lang, len(records), final, added, initial, removed, pairs, identical, jaccard_sum)
+
+
+def refinement_table(records: Iterable[RefinementRecord], languages: Sequence[str]) -> RefinementTable:
+    """Table 2 for ``languages`` (a language without done item-languages gets an all-n/a row)."""
+    grouped: dict[str, dict[str, RefinementRecord]] = {lang: {} for lang in languages}
+    for record in records:
+        if record.lang in grouped:
+            grouped[record.lang][record.item_id] = record  # an item counts once per language
+    return RefinementTable(tuple(language_refinement(lang, list(grouped[lang].values())) for lang in languages))
+
+
+def format_value(value: float | None, digits: int = 1) -> str:
+    """``54.4`` or ``n/a``: how tables show a statistic."""
+    return NA if value is None else f"{value:.{digits}f}"

@@ -1,0 +1,136 @@
+"""The Dataset page driven through Streamlit's AppTest, checked against the database and the files it writes."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+from streamlit.testing.v1 import AppTest
+from test_export import curate_demo
+
+from annotator.app.state import USER_KEY
+from annotator.commands.project import create_demo
+from annotator.data_export.dataset import ExportOptions, collect
+from annotator.data_export.spreadsheet import DATA_SHEET, sheet_bytes
+from annotator.domain.refinement_stats import format_value
+from annotator.project import Project
+
+SCRIPT = """
+from annotator.app.pages.dataset import render
+render()
+"""
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+@pytest.fixture(scope="module")
+def curated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("page-demo") / "data"
+    create_demo(str(data), quiet=True)
+    curate_demo(data)
+    return data
+
+
+@pytest.fixture
+def curated(curated_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    """A copy of the curated demo, named by ANNOTATOR_DATA as the app reads it; the server runs in tmp_path."""
+    data = tmp_path / "data"
+    shutil.copytree(curated_template, data)
+    monkeypatch.setenv("ANNOTATOR_DATA", str(data))
+    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return Project.open(data)
+
+
+def start(user: str) -> AppTest:
+    at = AppTest.from_string(SCRIPT, default_timeout=60)
+    at.session_state[USER_KEY] = user
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def frame(at: AppTest, first_column: str):  # the pandas DataFrame of the dataframe whose first column is that
+    return next(df.value for df in at.dataframe if df.value.columns[0] == first_column)
+
+
+def test_the_page_shows_the_tables_the_export_will_hold(curated: Project) -> None:
+    at = start("lead")
+    assert at.header[0].value == "Dataset"
+    stats = frame(at, "language")
+    expected = collect(curated).refinement()
+    assert list(stats["language"]) == ["DE", "ES", "IT", "RU", "ZH", "Mean"]
+    it = stats.set_index("language").loc["IT"]
+    assert it["% added"] == format_value(expected.row("IT").added_pct)
+    assert it["% removed"] == format_value(expected.row("IT").removed_pct)
+    assert it["% shared"] == "100.0" and int(it["done item-languages"]) == 14
+    assert stats.set_index("language").loc["Mean", "% added"] == format_value(expected.mean["added_pct"])
+    counts = next(df.value for df in at.dataframe if "all" in df.value.columns)
+    assert counts.loc["items"].tolist() == [14, 8, 6]
+    progress = next(df.value for df in at.dataframe if "pending" in df.value.columns).set_index("language")
+    assert progress.loc["RU", "pending"] == 1 and progress.loc["IT", "done"] == 17 and progress.loc["IT", "total"] == 17
+    assert len(at.get("vega_lite_chart")) == 1  # the bar chart per language
+    assert len(at.get("progress")) == 5
+
+    at.checkbox(key="dataset_include_incomplete").check().run()
+    counts = next(df.value for df in at.dataframe if "all" in df.value.columns)
+    assert counts.loc["items"].tolist()[0] == 16  # book-table and match-pipe join
+    assert collect(curated, ExportOptions(include_incomplete=True)).counts().columns["all"].items == 16
+
+
+def test_the_export_button_writes_the_folder_and_offers_the_files(curated: Project, tmp_path: Path) -> None:
+    at = start("lead")
+    at.button(key="dataset_export").click().run()
+    assert not at.exception, at.exception
+    folders = list((tmp_path / "exports").iterdir())
+    assert len(folders) == 1
+    assert "Exported 14 item(s)" in at.success[0].value
+    names = sorted(p.name for p in folders[0].iterdir())
+    labels = [b.label for b in at.get("download_button") if b.key.startswith("dataset_dl_")]
+    assert labels == [*names, "all (.zip)"]
+    manifest = json.loads((folders[0] / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["counts"]["items"] == 14 and manifest["options"]["include_incomplete"] is False
+
+
+def test_a_sheet_imported_on_the_page_is_applied_as_the_leads_edits(curated: Project) -> None:
+    name, data = sheet_bytes(curated, "ZH")
+    workbook = load_workbook(io.BytesIO(data))
+    sheet = workbook[DATA_SHEET]
+    good = next(c for c in sheet[1] if c.value == "GOOD").column
+    row = next(r for r in range(2, sheet.max_row + 1) if sheet.cell(r, 1).value == "shot-whiskey")
+    sheet.cell(row, good).value = "小杯\nprend*"
+    bad_bytes = io.BytesIO()
+    workbook.save(bad_bytes)
+
+    at = start("lead")
+    at.file_uploader(key="dataset_sheet_upload").set_value((name, bad_bytes.getvalue(), XLSX)).run()
+    at.button(key="dataset_sheet_apply").click().run()
+    assert not at.exception, at.exception
+    assert "nothing was applied" in at.error[0].value
+    problems = next(df.value for df in at.dataframe if "rule" in df.value.columns)
+    assert problems.to_dict("records") == [
+        {"row": row, "column": "GOOD", "rule": "wildcard_token", "problem": problems["problem"][0]}
+    ]
+
+    sheet.cell(row, good).value = "小杯\n一小杯"
+    fixed = io.BytesIO()
+    workbook.save(fixed)
+    at.file_uploader(key="dataset_sheet_upload").set_value((name, fixed.getvalue(), XLSX)).run()
+    at.button(key="dataset_sheet_apply").click().run()
+    assert not at.exception, at.exception
+    assert "1 row(s) applied" in at.success[0].value
+    with curated.db.read() as conn:
+        state = curated.repo.get_item_language(conn, "shot-whiskey", "ZH")
+        history = curated.repo.history(conn, "shot-whiskey", "ZH")
+    assert state is not None and [e.format() for e in state.good] == ["小杯", "一小杯"]
+    assert [(h.user, h.action) for h in history[-3:]] == [("lead", "reopen"), ("lead", "sheet_edit"), ("lead", "done")]
+
+
+def test_translators_do_not_get_the_page(curated: Project, tmp_path: Path) -> None:
+    at = start("translator")
+    assert "for leads" in at.error[0].value
+    assert not at.button and not at.dataframe
+    assert not (tmp_path / "exports").exists()

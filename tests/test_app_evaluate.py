@@ -1,0 +1,91 @@
+"""The Evaluate page through AppTest on the whole app: run on the demo translations, see the metrics, open a
+MISS item in Curate, and a candidate added there counts on the next run (the page scores the current curation)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from annotator.app.pages.evaluate import BUNDLED
+from annotator.commands.project import create_demo
+from annotator.domain.model import Side
+from annotator.project import Project
+from annotator.services.accounts import authenticate
+from annotator.services.curation import CurationService
+
+MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
+MISS_ITEM = "**shot-whiskey** · DE · demo-mt-b"  # "Er schenkte sich einen Whiskey ein." — no candidate matches
+
+
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    data = tmp_path / "data"
+    create_demo(str(data), quiet=True)
+    monkeypatch.setenv("ANNOTATOR_DATA", str(data))
+    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
+    return data
+
+
+def logged_in(name: str, password: str) -> AppTest:
+    at = AppTest.from_file(str(MAIN), default_timeout=60).run()
+    at.text_input(key="login_name").input(name)
+    at.text_input(key="login_password").input(password)
+    at.button[0].click()
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def run_evaluation(at: AppTest) -> AppTest:
+    at.radio(key="evaluate_translations_choice").set_value(BUNDLED)
+    at.button(key="FormSubmitter:evaluate_inputs-Run evaluation").click()
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def shown_items(at: AppTest, lang: str = "DE", system: str = "demo-mt-b") -> list[str]:
+    at.selectbox(key="evaluate_lang").set_value(lang).run()
+    at.selectbox(key="evaluate_system").set_value(system).run()
+    return [m.value.split(" · lemma")[0] for m in at.markdown if m.value.startswith("**")]
+
+
+def test_translators_do_not_get_the_page(demo: Path) -> None:
+    at = logged_in("translator", "demo-translator-pass")
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        at.switch_page("pages/evaluate.py")  # not in a translator's navigation at all
+
+
+def test_metrics_miss_browsing_curate_link_and_rerun(demo: Path) -> None:
+    at = logged_in("lead", "demo-lead-pass")
+    at.switch_page("pages/evaluate.py").run()
+    assert at.header[0].value == "Evaluate machine translations"
+    run_evaluation(at)
+    table = at.dataframe[0].value
+    assert {"system", "lang", "Accuracy", "%MISS", "MFS", "MFS+", "SFII", "SPDI"} <= set(table.columns)
+    assert {"demo-mt-a", "demo-mt-b"} <= set(table["system"])
+    assert len(at.get("vega_lite_chart")) == 2  # accuracy and % MISS per language
+    assert MISS_ITEM in shown_items(at)
+
+    at.button(key="eval_open|shot-whiskey|DE|demo-mt-b").click().run()
+    assert not at.exception, at.exception
+    assert at.query_params["item"] == "shot-whiskey" and at.query_params["lang"] == "DE"
+    assert any("He poured a" in m.value for m in at.markdown)  # the Curate page shows the item
+
+    project = Project.open(demo)  # the lead decides the bare "Whiskey" renders the drink sense here
+    service = CurationService(project, authenticate(project, "lead", "demo-lead-pass"))
+    service.add_candidate("shot-whiskey", "DE", Side.GOOD, "Whiskey", service.view("shot-whiskey", "DE").state.version)
+
+    at.switch_page("pages/evaluate.py").run()
+    run_evaluation(at)
+    assert MISS_ITEM not in shown_items(at)
+
+
+def test_missing_upload_is_reported(demo: Path) -> None:
+    at = logged_in("lead", "demo-lead-pass")
+    at.switch_page("pages/evaluate.py").run()
+    at.button(key="FormSubmitter:evaluate_inputs-Run evaluation").click().run()
+    assert not at.exception
+    assert any("Upload the translations" in e.value for e in at.error)

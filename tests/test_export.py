@@ -1,0 +1,378 @@
+"""Dataset export (SPEC §7): the demo project after scripted curation, the JSON Schema, determinism, the
+selection rules and options, atomic writing, and the ``export``/``stats`` commands."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from annotator.cli import main
+from annotator.commands.project import create_demo
+from annotator.data_export.dataset import (
+    DATASET_FILE,
+    DISCARDED_FILE,
+    MANIFEST_FILE,
+    STATS_FILE,
+    ExportOptions,
+    collect,
+    export_dataset,
+    read_dataset,
+    schema_path,
+)
+from annotator.domain.candidates import parse_candidate
+from annotator.domain.model import CandidateEntry, ItemLanguage, Origin, Status
+from annotator.domain.refinement_stats import records_from_states, refinement_table
+from annotator.project import Project, ProjectSettings
+from annotator.services.curation import CurationService
+from annotator.services.importing import import_items
+
+LANGS = ("DE", "ES", "IT", "RU", "ZH")
+#: The scripted curation leaves these out of a default export, for these reasons.
+EXCLUDED, DISCARDED, INCOMPLETE = "cricket-porch", "fire-coach", ("book-table", "match-pipe")
+
+
+def formats(entries: tuple[CandidateEntry, ...]) -> list[str]:
+    return [e.format() for e in entries]
+
+
+def curate_demo(data: Path) -> None:
+    """Curate the demo as its lead would: a few real edits, everything else done, and one item of each kind
+    that a default export leaves out (excluded, discarded in DE, unfinished in ES / RU)."""
+    project = Project.open(data)
+    with project.db.read() as conn:
+        lead = project.repo.get_user(conn, "lead")
+        states = list(project.repo.iter_item_languages(conn))
+    assert lead is not None
+    service = CurationService(project, lead)
+    for state in states:
+        key, good, bad, version = (state.item_id, state.lang), formats(state.good), formats(state.bad), state.version
+        if key == ("shot-whiskey", "IT"):  # remove bicchierino, add cicchetto, add a cross-PoS BAD
+            good, bad = ["goccio", "cicchetto"], [*bad, "[sparare]_v"]
+        elif key == ("head-stream", "DE"):  # a case-only change
+            good = ["ursprung", "Quelle"]
+        elif key[0] in ("fire-late", "fire-coach") and key[1] == "DE":  # DE feuern moves to GOOD
+            good, bad = [*good, "feuern"], [b for b in bad if b != "feuern"]
+        elif key == ("take-off-thanksgiving", "IT"):  # a wildcard candidate
+            good = [*good, "prendere * permesso"]
+        if (good, bad) != (formats(state.good), formats(state.bad)):
+            version = service.replace_candidates(*key, good, bad, version).version
+        if key == (DISCARDED, "DE"):
+            service.discard(*key, "other", "same sense and source as fire-late", version)
+        elif key == ("book-table", "ES"):
+            service.replace_candidates(*key, [*good, "apartar"], bad, version)  # left in progress
+        elif key == ("match-pipe", "RU"):
+            pass  # left pending
+        else:
+            service.mark_done(*key, version)
+    with project.db.write() as conn:
+        project.repo.set_excluded(conn, [EXCLUDED], True)
+    project.db.dispose()
+
+
+@pytest.fixture(scope="module")
+def curated(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    data = tmp_path_factory.mktemp("curated-demo") / "data"
+    create_demo(str(data), quiet=True)
+    curate_demo(data)
+    return Project.open(data)
+
+
+def validator(name: str = "dataset.schema.json") -> Draft202012Validator:
+    schema = json.loads(schema_path(name).read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def test_demo_export_validates_line_by_line_against_the_schema(curated: Project, tmp_path: Path) -> None:
+    result = export_dataset(curated, tmp_path / "exports")
+    raw = result.files[DATASET_FILE].read_bytes()
+    lines = raw.decode("utf-8").splitlines()
+    schema = validator()
+    for number, line in enumerate(lines, start=1):
+        errors = [e.message for e in schema.iter_errors(json.loads(line))]
+        assert not errors, f"line {number}: {errors}"
+    data = [json.loads(line) for line in lines]
+    assert [d["id"] for d in data] == sorted(d["id"] for d in data)
+    for d in data:
+        assert set(d["languages"]) == set(LANGS)
+        for lang in d["languages"].values():
+            for candidate in (*lang["good"], *lang["bad"]):
+                parsed = parse_candidate(candidate["text"], d["target"]["pos"])  # canonical §3 form round-trips
+                assert (parsed.format(), parsed.pos) == (candidate["text"], candidate["pos"])
+    # UTF-8 as is, not \u escapes; Figure 1's item with its senses, rank and provenance.
+    assert "Schlückchen".encode() in raw and b"\\u" not in raw
+    shot = next(d for d in data if d["id"] == "shot-whiskey")
+    assert (shot["polysemy_degree"], shot["sense_rank"]) == (6, 5)
+    assert [s["rank"] for s in shot["senses"]] == [1, 2, 3, 4, 5, 6]
+    assert shot["senses"][4]["synset"] == shot["synset"] == "bn:00057755n"
+    it = shot["languages"]["IT"]
+    assert [c["text"] for c in it["good"]] == ["goccio", "cicchetto"]
+    assert it["good"][0]["origin"] == "lexicon" and it["good"][0]["synsets"] == ["bn:00057755n"]
+    assert it["good"][1] == {"text": "cicchetto", "pos": None, "origin": "translator", "synsets": []}
+    assert it["bad"][-1] == {"text": "[sparare]_VERB", "pos": "VERB", "origin": "translator", "synsets": []}
+
+
+def test_schema_rejects_lines_that_break_the_format() -> None:
+    schema = validator()
+    good_line = {
+        "id": "x",
+        "sentence": "A shot.",
+        "target": {"text": "shot", "start": 2, "end": 6, "lemma": "shot", "pos": "NOUN"},
+        "synset": "bn:00057755n",
+        "gloss": "",
+        "source": "",
+        "polysemy_degree": 2,
+        "sense_rank": 1,
+        "senses": [{"synset": "bn:00057755n", "rank": 1}],
+        "languages": {
+            "IT": {
+                "good": [{"text": "[sparare]_VERB", "pos": "VERB", "origin": "translator", "synsets": []}],
+                "bad": [],
+            }
+        },
+    }
+    assert schema.is_valid(good_line)
+    broken = json.loads(json.dumps(good_line))
+    broken["languages"]["IT"]["good"][0]["text"] = "sparare"  # a tag but no brackets
+    assert not schema.is_valid(broken)
+    broken = {k: v for k, v in good_line.items() if k != "senses"}
+    assert not schema.is_valid(broken)
+    broken = json.loads(json.dumps(good_line))
+    broken["languages"]["it"] = broken["languages"].pop("IT")
+    assert not schema.is_valid(broken)
+
+
+def test_two_exports_of_the_same_database_are_byte_identical(curated: Project, tmp_path: Path) -> None:
+    first = export_dataset(curated, tmp_path)
+    second = export_dataset(curated, tmp_path)
+    assert first.path != second.path  # a new folder each time, never overwritten
+    for name in (DATASET_FILE, DISCARDED_FILE, STATS_FILE):
+        assert first.files[name].read_bytes() == second.files[name].read_bytes(), name
+    assert first.manifest["files"] == second.manifest["files"]
+
+
+def test_manifest_records_versions_counts_lexicon_and_checksums(curated: Project, tmp_path: Path) -> None:
+    result = export_dataset(curated, tmp_path)
+    manifest = json.loads(result.files[MANIFEST_FILE].read_text(encoding="utf-8"))
+    assert manifest == result.manifest
+    assert not list(validator("manifest.schema.json").iter_errors(manifest))
+    assert manifest["schema_version"] == 1 and manifest["tool_version"]
+    assert manifest["languages"] == list(LANGS)
+    assert manifest["lexicon"]["provider"] == "snapshot"
+    assert manifest["lexicon"]["version"] == "demo-1"
+    for name, info in manifest["files"].items():
+        data = (result.path / name).read_bytes()
+        assert info["sha256"] == hashlib.sha256(data).hexdigest(), name
+        assert info["bytes"] == len(data)
+    assert sorted(p.name for p in result.path.iterdir()) == sorted([*manifest["files"], MANIFEST_FILE])
+
+
+def test_default_export_holds_items_done_in_every_language(curated: Project, tmp_path: Path) -> None:
+    result = export_dataset(curated, tmp_path)
+    ids = {d["id"] for d in read_dataset(result.files[DATASET_FILE])}
+    assert len(ids) == 14
+    assert not ids & {EXCLUDED, DISCARDED, *INCOMPLETE}
+    counts = result.manifest["counts"]
+    assert counts["left_out"] == {"excluded": 1, "discarded": 1, "incomplete": 2}
+    assert counts["item_languages"] == 14 * 5
+    # Table 1 for these 14 items, counted by hand from annotator/demo/README.md: nouns shot×2, head×2, bank,
+    # spring, plant, bat (8 items, 6 lemmas, 8 synsets); verbs take off, run×2 (one synset), fire-late, charge,
+    # strike (6 items, 5 lemmas, 5 synsets).
+    assert counts["table1"] == {
+        "all": {"items": 14, "lemmas": 11, "synsets": 13},
+        "NOUN": {"items": 8, "lemmas": 6, "synsets": 8},
+        "VERB": {"items": 6, "lemmas": 5, "synsets": 5},
+    }
+    discarded = [json.loads(line) for line in result.files[DISCARDED_FILE].read_text(encoding="utf-8").splitlines()]
+    assert len(discarded) == 1
+    assert discarded[0]["id"] == DISCARDED and discarded[0]["lang"] == "DE"
+    assert (discarded[0]["reason"], discarded[0]["note"], discarded[0]["by"]) == (
+        "other",
+        "same sense and source as fire-late",
+        "lead",
+    )
+    assert discarded[0]["at"] and discarded[0]["item_exported"] is False
+
+
+def test_options_keep_partially_discarded_and_include_incomplete(curated: Project, tmp_path: Path) -> None:
+    kept = read_dataset(
+        export_dataset(curated, tmp_path, ExportOptions(keep_partially_discarded=True)).files[DATASET_FILE]
+    )
+    fire = next(d for d in kept if d["id"] == DISCARDED)
+    assert sorted(fire["languages"]) == ["ES", "IT", "RU", "ZH"]  # DE was discarded
+    assert not {d["id"] for d in kept} & {EXCLUDED, *INCOMPLETE}
+
+    both = export_dataset(curated, tmp_path, ExportOptions(include_incomplete=True, keep_partially_discarded=True))
+    lines = {d["id"]: d for d in read_dataset(both.files[DATASET_FILE])}
+    assert EXCLUDED not in lines and len(lines) == 17
+    assert lines["book-table"]["languages"]["ES"]["status"] == "in_progress"
+    assert "apartar" in [c["text"] for c in lines["book-table"]["languages"]["ES"]["good"]]
+    assert lines["match-pipe"]["languages"]["RU"]["status"] == "pending"
+    assert "status" not in lines["match-pipe"]["languages"]["IT"]  # done languages look as in a default export
+    assert both.manifest["counts"]["left_out"] == {"excluded": 1, "discarded": 0, "incomplete": 0}
+    schema = validator()
+    assert all(schema.is_valid(line) for line in lines.values())
+
+
+def test_stats_json_agrees_with_the_statistics_over_the_stored_states(curated: Project, tmp_path: Path) -> None:
+    """stats.json (computed from raw rows) equals Table 2 computed from ItemLanguage dataclasses."""
+    result = export_dataset(curated, tmp_path)
+    stats = json.loads(result.files[STATS_FILE].read_text(encoding="utf-8"))
+    exported = {d["id"] for d in read_dataset(result.files[DATASET_FILE])}
+    with curated.db.read() as conn:
+        synset_of = {item.id: item.synset for item in curated.repo.list_items(conn)}
+        states = [s for s in curated.repo.iter_item_languages(conn) if s.item_id in exported]
+    expected = refinement_table(records_from_states(states, synset_of), LANGS).to_json()
+    assert stats["refinement"] == json.loads(json.dumps(expected))
+    it = stats["refinement"]["languages"]["IT"]
+    assert it["item_languages"] == 14
+    assert it["removed"] == 1 and it["added"] == 2  # bicchierino; cicchetto and prendere * permesso
+    assert it["pairs"] == 1 and it["identical_pairs"] == 1  # run-bakery / run-relief, untouched, identical
+    de = stats["refinement"]["languages"]["DE"]
+    assert de["added"] == 1 and de["removed"] == 0  # feuern (fire-late); Ursprung → ursprung is case only
+    assert stats["counts"] == result.manifest["counts"]["table1"]
+
+
+def test_an_interrupted_export_leaves_nothing_that_looks_complete(curated: Project, tmp_path: Path) -> None:
+    root = tmp_path / "exports"
+    earlier = export_dataset(curated, root)
+    seen_during_write: list[tuple[str, bool]] = []
+
+    def crash(done: int, total: int, message: str) -> None:
+        seen_during_write[:] = [
+            (name, (root / name / MANIFEST_FILE).exists()) for name in os.listdir(root) if name != earlier.path.name
+        ]
+        if done == 3:
+            raise RuntimeError("disk unplugged")
+
+    with pytest.raises(RuntimeError, match="disk unplugged"):
+        export_dataset(curated, root, progress=crash)
+    # While it was writing, the new export existed only as a hidden '.…partial-…' folder without a manifest,
+    # so even a hard crash at that moment leaves nothing that looks like a finished export.
+    assert len(seen_during_write) == 1
+    name, has_manifest = seen_during_write[0]
+    assert name.startswith(".dataset-") and ".partial-" in name and not has_manifest
+    # Afterwards: only the earlier, complete export; the partial folder is gone.
+    assert sorted(os.listdir(root)) == [earlier.path.name]
+    assert [p for p in root.rglob(MANIFEST_FILE)] == [earlier.path / MANIFEST_FILE]
+
+
+def test_statistics_of_the_hand_worked_example_through_the_database(project: Project, write_jsonl, lead) -> None:
+    """The example of tests/test_refinement_stats.py, stored for real (G0 as pre-population stores it, Gf made
+    through the curation service): collect() must give the same hand-worked figures."""
+    project.save_settings(ProjectSettings(name="hand", languages=("DE", "ES", "IT")))
+    synsets = {"A": "S1", "B": "S1", "C": "S1", "D": "S2", "E": "S2", "F": "S3", "G": "S1", "H": "S4"}
+    import_items(
+        project,
+        write_jsonl(
+            "items.jsonl",
+            [
+                {
+                    "id": i,
+                    "sentence": f"He poured a shot {i}.",
+                    "target": "shot",
+                    "lemma": "shot",
+                    "pos": "NOUN",
+                    "synset": s,
+                }
+                for i, s in synsets.items()
+            ],
+        ),
+    )
+    plan = {  # (item, lang): (G0, Gf, final status)
+        ("A", "IT"): (["goccio", "bicchierino"], ["Goccio", "cicchetto"], Status.DONE),
+        ("B", "IT"): ([], ["goccio", "cicchetto"], Status.DONE),
+        ("C", "IT"): (["goccio", "bere"], ["goccio", "[bere]_VERB"], Status.DONE),
+        ("D", "IT"): (["fonte", "sorgente"], ["fonte", "sorgente"], Status.DONE),
+        ("E", "IT"): (["fonte", "sorgente"], ["Fonte", "sorgente"], Status.DONE),
+        ("F", "IT"): (["x"], ["y", "z"], Status.IN_PROGRESS),
+        ("G", "IT"): (["goccio"], ["sparo"], Status.DISCARDED),
+        ("A", "DE"): (["Schuss"], ["Schuss", "Schlückchen"], Status.DONE),
+        ("H", "ES"): (["trago"], ["trago"], Status.PENDING),
+    }
+    with project.db.write() as conn:  # G0 stored the way pre-population stores it
+        for (item, lang), (g0, _gf, _status) in plan.items():
+            current = project.repo.get_item_language(conn, item, lang)
+            assert current is not None
+            initial = tuple(CandidateEntry(t, None, Origin.LEXICON, (synsets[item],)) for t in g0)
+            new = ItemLanguage(item, lang, good=initial, initial_good=initial, prepopulated=True)
+            project.repo.save_item_language(conn, new, current.version, "system:prepopulate", "prepopulate")
+    service = CurationService(project, lead)
+    for (item, lang), (_g0, gf, status) in plan.items():
+        version = service.view(item, lang).state.version
+        if status is Status.PENDING:
+            continue
+        version = service.replace_candidates(item, lang, gf, [], version).version
+        if status is Status.DONE:
+            service.mark_done(item, lang, version)
+        elif status is Status.DISCARDED:
+            service.discard(item, lang, "idiom", "", version)
+
+    table = collect(project, ExportOptions(include_incomplete=True, keep_partially_discarded=True)).refinement()
+    it, de, es = table.row("IT"), table.row("DE"), table.row("ES")
+    assert (it.added_pct, it.removed_pct, it.shared_pct) == pytest.approx((40.0, 25.0, 50.0))
+    assert it.mean_jaccard == pytest.approx(2 / 3)
+    assert (de.added_pct, de.removed_pct, de.shared_pct) == (pytest.approx(50.0), 0.0, None)
+    assert es.item_languages == 0 and es.added_pct is None
+    assert table.mean == pytest.approx(
+        {"added_pct": 45.0, "removed_pct": 12.5, "shared_pct": 50.0, "mean_jaccard": 2 / 3}
+    )
+
+
+def test_export_and_stats_commands(
+    curated: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = str(curated.data_dir)
+    monkeypatch.chdir(tmp_path)
+    assert main(["--data", data, "export"]) == 0  # default root: ./exports
+    out = capsys.readouterr().out
+    folders = list((tmp_path / "exports").iterdir())
+    assert len(folders) == 1 and folders[0].name.startswith("dataset-")
+    assert "Exported 14 item(s), 70 item-language(s)" in out and "1 excluded, 1 discarded, 2 incomplete" in out
+
+    assert main(["--data", data, "export", "--out", "elsewhere", "--include-incomplete"]) == 0
+    assert json.loads(next((tmp_path / "elsewhere").glob("*/manifest.json")).read_text())["counts"]["items"] == 16
+    capsys.readouterr()
+
+    assert main(["stats", "--data", data]) == 0
+    table = capsys.readouterr().out
+    assert "% added" in table and "Mean" in table and "Dataset counts" in table
+    it_row = next(line for line in table.splitlines() if line.startswith("IT "))
+    assert it_row.split()[:2] == ["IT", "14"]
+
+    assert main(["stats", "--data", data, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    exported = json.loads(next(folders[0].glob(STATS_FILE)).read_text(encoding="utf-8"))
+    assert printed == exported
+
+
+def test_an_empty_project_exports_an_empty_dataset_with_na_statistics(project: Project, tmp_path: Path) -> None:
+    result = export_dataset(project, tmp_path)
+    assert result.files[DATASET_FILE].read_bytes() == b""
+    stats = json.loads(result.files[STATS_FILE].read_text(encoding="utf-8"))
+    assert stats["refinement"]["mean"] == {
+        "added_pct": None,
+        "removed_pct": None,
+        "shared_pct": None,
+        "mean_jaccard": None,
+    }
+
+
+def test_the_evaluation_reads_the_exported_dataset(curated: Project, tmp_path: Path) -> None:
+    """The export is the evaluation's input (SPEC §8): its parser accepts every line and sees every candidate."""
+    from annotator.services.evaluate import load_dataset
+
+    result = export_dataset(curated, tmp_path, ExportOptions(keep_partially_discarded=True))
+    dataset = load_dataset(result.files[DATASET_FILE])
+    assert len(dataset.items) == 15
+    lines = {d["id"]: d for d in read_dataset(result.files[DATASET_FILE])}
+    specs = dataset.items["shot-whiskey"].languages["IT"]
+    assert len(specs) == len(lines["shot-whiskey"]["languages"]["IT"]["good"]) + len(
+        lines["shot-whiskey"]["languages"]["IT"]["bad"]
+    )
+    assert "DE" not in dataset.items[DISCARDED].languages

@@ -1,0 +1,312 @@
+"""Spreadsheet round trip (SPEC §7): export a language's sheet, edit it with openpyxl as a translator would,
+import it back — validated, all or nothing, stale rows refused, formula-like text kept as text."""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+from openpyxl.workbook.workbook import Workbook
+from openpyxl.worksheet.worksheet import Worksheet
+
+from annotator.cli import main
+from annotator.commands.project import create_demo
+from annotator.data_export.spreadsheet import ABOUT_SHEET, DATA_SHEET, export_sheet
+from annotator.data_import.spreadsheet import SheetImportError, import_sheet
+from annotator.domain.model import DiscardReason, ItemLanguage, Origin, Status, User
+from annotator.errors import PermissionDenied
+from annotator.project import Project
+from annotator.services.curation import CurationService
+
+HYPERLINK = '=HYPERLINK("https://example.org/goccio","goccio")'
+
+
+@pytest.fixture(scope="module")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sheet-demo") / "data"
+    create_demo(str(path), quiet=True)
+    return path
+
+
+@pytest.fixture
+def demo(demo_template: Path, tmp_path: Path) -> Project:
+    data = tmp_path / "data"
+    shutil.copytree(demo_template, data)
+    return Project.open(data)
+
+
+def user(project: Project, name: str) -> User:
+    with project.db.read() as conn:
+        found = project.repo.get_user(conn, name)
+    assert found is not None
+    return found
+
+
+def states(project: Project, lang: str) -> dict[str, ItemLanguage]:
+    with project.db.read() as conn:
+        return {s.item_id: s for s in project.repo.iter_item_languages(conn, lang)}
+
+
+def table_counts(project: Project) -> dict[str, int]:
+    with project.db.read() as conn:
+        return project.repo.table_counts(conn)
+
+
+@dataclass
+class Sheet:
+    """An exported sheet opened for editing, addressed by item id and header."""
+
+    path: Path
+    workbook: Workbook
+    sheet: Worksheet
+    rows: dict[str, int]
+    columns: dict[str, int]
+
+    @classmethod
+    def open(cls, path: Path) -> Sheet:
+        workbook = load_workbook(path)
+        sheet = workbook[DATA_SHEET]
+        columns = {sheet.cell(1, c).value: c for c in range(1, sheet.max_column + 1)}
+        rows = {sheet.cell(r, 1).value: r for r in range(2, sheet.max_row + 1)}
+        return cls(path, workbook, sheet, rows, columns)
+
+    def cell(self, item: str, header: str):  # an openpyxl cell
+        return self.sheet.cell(self.rows[item], self.columns[header])
+
+    def set(self, item: str, header: str, value: object) -> None:
+        self.cell(item, header).value = value  # as typed into a spreadsheet: '=…' becomes a formula cell
+
+    def save(self, name: str) -> Path:
+        path = self.path.with_name(name)
+        self.workbook.save(path)
+        return path
+
+
+def test_round_trip_reports_the_invalid_row_then_applies_exactly_the_edits(demo: Project, tmp_path: Path) -> None:
+    translator = CurationService(demo, user(demo, "translator"))
+    sheet = Sheet.open(export_sheet(demo, "it", tmp_path))
+    assert sheet.cell("shot-whiskey", "GOOD").value == "goccio\nbicchierino"
+    sheet.set("shot-whiskey", "GOOD", "goccio\ncicchetto")  # remove bicchierino, add cicchetto
+    sheet.set("head-stream", "GOOD", f"{HYPERLINK}\nfonte\nsorgente")  # formula-like text, typed as a formula
+    sheet.set("bank-river", "GOOD", "riva\nsponda\nprend*")  # invalid: '*' inside a word
+    sheet.set("match-pipe", "status", "done")
+    edited = sheet.save("edited.xlsx")
+    before_it, before_counts = states(demo, "IT"), table_counts(demo)
+
+    with pytest.raises(SheetImportError) as caught:
+        import_sheet(translator, edited)
+    assert [(p.row, p.column, p.rule) for p in caught.value.problems] == [
+        (sheet.rows["bank-river"], "GOOD", "wildcard_token")
+    ]
+    assert "prend*" in str(caught.value) and "nothing was applied" in str(caught.value)
+    assert states(demo, "IT") == before_it and table_counts(demo) == before_counts
+
+    sheet.set("bank-river", "GOOD", "riva\nsponda")  # fixed: back to what it was
+    report = import_sheet(translator, sheet.save("fixed.xlsx"))
+    assert {c.item_id: c.actions for c in report.changed} == {
+        "shot-whiskey": ("edit",),
+        "head-stream": ("edit",),
+        "match-pipe": ("done",),
+    }
+    assert report.unchanged == len(sheet.rows) - 3
+    after = states(demo, "IT")
+    shot = after["shot-whiskey"]
+    assert [(e.format(), e.origin) for e in shot.good] == [("goccio", Origin.LEXICON), ("cicchetto", Origin.TRANSLATOR)]
+    assert shot.good[0].synsets == before_it["shot-whiskey"].good[0].synsets  # provenance kept
+    assert shot.bad == before_it["shot-whiskey"].bad and shot.status is Status.IN_PROGRESS
+    assert [e.format() for e in after["head-stream"].good] == [HYPERLINK, "fonte", "sorgente"]
+    assert after["match-pipe"].status is Status.DONE
+    changed = {"shot-whiskey", "head-stream", "match-pipe"}
+    assert all(after[i].version == before_it[i].version for i in after if i not in changed)
+    with demo.db.read() as conn:
+        history = demo.repo.history(conn, "shot-whiskey", "IT")
+    assert (history[-1].user, history[-1].action) == ("translator", "sheet_edit")
+
+    # Re-exported, the formula-like candidate is a string cell, not a formula.
+    again = export_sheet(demo, "IT", tmp_path)
+    cell = Sheet.open(again).cell("head-stream", "GOOD")
+    assert cell.data_type == "s" and cell.value == f"{HYPERLINK}\nfonte\nsorgente"
+    with zipfile.ZipFile(again) as archive:
+        xml = archive.read("xl/worksheets/sheet1.xml").decode()
+    assert "<f>" not in xml and "HYPERLINK" in xml
+
+    # The same sheet imported again changes nothing: its rows now equal the database.
+    assert import_sheet(translator, sheet.path.with_name("fixed.xlsx")).changed == []
+
+
+def test_a_row_changed_in_the_database_since_the_export_is_refused_as_stale(demo: Project, tmp_path: Path) -> None:
+    translator = CurationService(demo, user(demo, "translator"))
+    lead = CurationService(demo, user(demo, "lead"))
+    sheet = Sheet.open(export_sheet(demo, "IT", tmp_path))
+    current = states(demo, "IT")["shot-whiskey"]
+    lead.replace_candidates("shot-whiskey", "IT", ["goccio", "bicchierino", "sorso"], [], current.version)
+
+    sheet.set("shot-whiskey", "GOOD", "goccio")
+    sheet.set("head-stream", "GOOD", "fonte")
+    before = states(demo, "IT")
+    with pytest.raises(SheetImportError) as caught:
+        import_sheet(translator, sheet.save("stale.xlsx"))
+    [problem] = caught.value.problems
+    assert (problem.row, problem.rule) == (sheet.rows["shot-whiskey"], "stale")
+    v = current.version
+    assert "lead" in problem.message and f"sheet version {v}, now {v + 1}" in problem.message
+    assert states(demo, "IT") == before  # head-stream was fine but is not applied either
+
+    # Untouched, the stale row is a no-op: the lead's later change is not undone.
+    sheet.set("shot-whiskey", "GOOD", "goccio\nbicchierino")
+    report = import_sheet(translator, sheet.save("only-head.xlsx"))
+    assert [c.item_id for c in report.changed] == ["head-stream"]
+    assert [e.format() for e in states(demo, "IT")["shot-whiskey"].good] == ["goccio", "bicchierino", "sorso"]
+
+
+def test_every_bad_row_is_listed_with_its_rule(demo: Project, tmp_path: Path) -> None:
+    lead = CurationService(demo, user(demo, "lead"))
+    sheet = Sheet.open(export_sheet(demo, "DE", tmp_path))
+    sheet.set("shot-whiskey", "BAD", "Schlag\nschlückchen")  # also in GOOD (case-insensitive identity)
+    sheet.set("head-stream", "status", "discarded")  # no reason
+    sheet.set("take-off-thanksgiving", "status", "discuss")  # no note
+    sheet.set("shot-flu", "status", "finished")
+    sheet.set("head-department", "version", "three")
+    sheet.set("bank-river", "status", "discarded")
+    sheet.set("bank-river", "reason", "other")  # other needs a note
+    sheet.set("spring-water", "GOOD", "[Quelle]_NOUN")  # not cross-PoS for a NOUN target
+    sheet.set("plant-automobiles", "reason", "idiom")  # ignored: the status is not discarded
+    last = sheet.sheet.max_row + 1
+    sheet.sheet.cell(last, 1).value = "no-such-item"
+    sheet.sheet.cell(last + 1, 1).value = "match-pipe"  # a second row for the same item
+    sheet.sheet.cell(last + 1, sheet.columns["version"]).value = 0
+    before = table_counts(demo), states(demo, "DE")
+
+    with pytest.raises(SheetImportError) as caught:
+        import_sheet(lead, sheet.save("bad.xlsx"))
+    found = {(p.row, p.rule) for p in caught.value.problems}
+    assert found == {
+        (sheet.rows["shot-whiskey"], "good_and_bad"),
+        (sheet.rows["head-stream"], "reason_required"),
+        (sheet.rows["take-off-thanksgiving"], "note_required"),
+        (sheet.rows["shot-flu"], "bad_status"),
+        (sheet.rows["head-department"], "bad_version"),
+        (sheet.rows["bank-river"], "note_required"),
+        (sheet.rows["spring-water"], "not_cross_pos"),
+        (last, "unknown_item"),
+        (last + 1, "duplicate_row"),
+    }
+    assert (table_counts(demo), states(demo, "DE")) == before
+
+
+def test_status_reason_and_note_changes_go_through_the_workflow(demo: Project, tmp_path: Path) -> None:
+    lead = CurationService(demo, user(demo, "lead"))
+    done = states(demo, "ES")["bat-fence"]
+    lead.mark_done("bat-fence", "ES", done.version)
+    sheet = Sheet.open(export_sheet(demo, "ES", tmp_path))
+    sheet.set("shot-whiskey", "status", "Discarded")
+    sheet.set("shot-whiskey", "reason", "proper noun")
+    sheet.set("head-stream", "status", "discuss")
+    sheet.set("head-stream", "note", "Is 'nacimiento' better here?")
+    sheet.set("bank-river", "status", "done")
+    sheet.set("bat-fence", "GOOD", "bate\nbate de béisbol")  # edit a done row: reopened, edited, done again
+    report = import_sheet(lead, sheet.save("statuses.xlsx"))
+    assert {c.item_id: c.actions for c in report.changed} == {
+        "shot-whiskey": ("discard",),
+        "head-stream": ("discuss",),
+        "bank-river": ("done",),
+        "bat-fence": ("reopen", "edit", "done"),
+    }
+    after = states(demo, "ES")
+    assert (after["shot-whiskey"].status, after["shot-whiskey"].discard_reason) == (
+        Status.DISCARDED,
+        DiscardReason.PROPER_NOUN,
+    )
+    assert (after["head-stream"].status, after["head-stream"].discuss_note) == (
+        Status.DISCUSS,
+        "Is 'nacimiento' better here?",
+    )
+    assert after["bank-river"].status is Status.DONE
+    assert after["bat-fence"].status is Status.DONE and "bate de béisbol" in [
+        e.format() for e in after["bat-fence"].good
+    ]
+
+
+def test_a_refusal_while_applying_rolls_back_the_rows_already_applied(demo: Project, tmp_path: Path) -> None:
+    lead = CurationService(demo, user(demo, "lead"))
+    translator = CurationService(demo, user(demo, "translator"))
+    flagged = lead.flag_discuss("head-stream", "IT", "Check the register.", states(demo, "IT")["head-stream"].version)
+    assert flagged.status is Status.DISCUSS
+    sheet = Sheet.open(export_sheet(demo, "IT", tmp_path))
+    sheet.set("shot-whiskey", "GOOD", "goccio\nbicchierino\ncicchetto")  # fine, and applied first
+    sheet.set("head-stream", "status", "done")  # only a lead resolves DISCUSS: refused by the service
+    before = states(demo, "IT"), table_counts(demo)
+    with pytest.raises(SheetImportError) as caught:
+        import_sheet(translator, sheet.save("refused.xlsx"))
+    [problem] = caught.value.problems
+    assert (problem.row, problem.rule) == (sheet.rows["head-stream"], "permission")
+    assert (states(demo, "IT"), table_counts(demo)) == before  # shot-whiskey's edit was rolled back too
+
+
+def test_a_translator_cannot_import_another_languages_sheet(demo: Project, tmp_path: Path) -> None:
+    path = export_sheet(demo, "ES", tmp_path)
+    with pytest.raises(PermissionDenied, match="ES"):
+        import_sheet(CurationService(demo, user(demo, "translator")), path)
+
+
+def test_sheet_layout(demo: Project, tmp_path: Path) -> None:
+    path = export_sheet(demo, "IT", tmp_path)
+    assert path.name.startswith("sheet-IT-") and path.suffix == ".xlsx"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
+    workbook = load_workbook(path)
+    assert workbook.sheetnames == [DATA_SHEET, ABOUT_SHEET]
+    sheet = Sheet.open(path)
+    ws = sheet.sheet
+    assert ws.freeze_panes == "B2"
+    assert list(sheet.columns)[:2] == ["id", "sentence"] and {
+        "GOOD",
+        "BAD",
+        "status",
+        "reason",
+        "note",
+        "version",
+    } <= set(sheet.columns)
+    assert ws.cell(1, 1).font.bold
+    assert ws.column_dimensions["B"].width == 60
+    letter = {name: ws.cell(1, c).column_letter for name, c in sheet.columns.items()}
+    assert ws.column_dimensions[letter["fingerprint"]].hidden
+    assert sheet.cell("shot-whiskey", "GOOD").alignment.wrap_text
+    assert sheet.cell("shot-whiskey", "version").value == states(demo, "IT")["shot-whiskey"].version == 1
+    validations = {dv.formula1: str(dv.sqref) for dv in ws.data_validations.dataValidation}
+    last = ws.max_row
+    assert validations == {
+        '"pending,in_progress,done,discuss,discarded"': f"{letter['status']}2:{letter['status']}{last}",
+        '"idiom,proper_noun,insufficient_context,other"': f"{letter['reason']}2:{letter['reason']}{last}",
+    }
+    about = {row[0]: row[1] for row in workbook[ABOUT_SHEET].iter_rows(values_only=True) if row[0]}
+    assert about["language"] == "IT" and about["format"] == "annotator-curation-sheet"
+    assert len(sheet.rows) == 18  # every item, in the translators' queue order
+    assert list(sheet.rows)[:3] == ["shot-whiskey", "head-stream", "take-off-thanksgiving"]
+
+
+def test_sheet_commands(demo: Project, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = str(demo.data_dir)
+    out = tmp_path / "sheets"
+    assert main(["--data", data, "sheet", "export", "--lang", "it,de", "--out", str(out)]) == 0
+    files = sorted(out.glob("*.xlsx"))
+    assert [f.name[:9] for f in files] == ["sheet-DE-", "sheet-IT-"]
+    sheet = Sheet.open(files[1])
+    sheet.set("shot-whiskey", "BAD", "[goccio]_noun")
+    bad = sheet.save("bad.xlsx")
+    capsys.readouterr()
+    assert main(["--data", data, "sheet", "import", str(bad), "--user", "translator"]) == 2
+    err = capsys.readouterr().err
+    assert f"row {sheet.rows['shot-whiskey']}, column 'BAD'" in err and "[not_cross_pos]" in err
+
+    sheet.set("shot-whiskey", "BAD", "sparo\n[sparare]_v")
+    good = sheet.save("good.xlsx")
+    assert main(["--data", data, "sheet", "import", str(good), "--user", "nobody"]) == 2
+    assert "No user named 'nobody'" in capsys.readouterr().err
+    assert main(["--data", data, "sheet", "import", str(good)]) == 2  # the project has accounts: say who
+    assert main(["--data", data, "sheet", "import", str(good), "--user", "translator"]) == 0
+    assert "1 row(s) applied" in capsys.readouterr().out
+    assert [e.format() for e in states(demo, "IT")["shot-whiskey"].bad] == ["sparo", "[sparare]_VERB"]
