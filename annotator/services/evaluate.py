@@ -30,10 +30,11 @@ from annotator.domain.candidates import Candidate, CandidateError, parse_candida
 from annotator.domain.matching import (
     BAD,
     GOOD,
-    CandidatePattern,
+    CandidateSet,
     MatchResult,
     Outcome,
     candidate_segments,
+    candidate_set,
     compile_candidate,
     match_translation,
 )
@@ -493,7 +494,7 @@ def _compile_language(
     lang: str,
     analyser: Analyser,
     batch_size: int,
-) -> dict[str, list[CandidatePattern]]:
+) -> dict[str, CandidateSet]:
     """Compile the candidates of every item in ``lang``, analysing all their segments in batches, once."""
     ids = sorted(set(item_ids))
     segments = sorted(
@@ -508,14 +509,15 @@ def _compile_language(
     for start in range(0, len(segments), batch_size):
         batch = segments[start : start + batch_size]
         analyses.update(zip(batch, _analyse(analyser, batch, lang), strict=True))
-    compiled: dict[str, list[CandidatePattern]] = {}
+    compiled: dict[str, CandidateSet] = {}
+    memo: dict[Candidate, Any] = {}  # items of one lemma share most candidates: compile each once
     for item_id in ids:
-        compiled[item_id] = [
+        compiled[item_id] = candidate_set(
             compile_candidate(
-                spec.candidate, spec.side, index=spec.index, synsets=spec.synsets, segment_analyses=analyses
+                spec.candidate, spec.side, index=spec.index, synsets=spec.synsets, segment_analyses=analyses, memo=memo
             )
             for spec in dataset.items[item_id].languages[lang]
-        ]
+        )
     return compiled
 
 
@@ -655,7 +657,7 @@ def _cell(rate: Rate) -> str:
 
 def _grouped_cell(percent: float | None, used: int) -> str:
     value = "n/a" if percent is None else f"{percent:.2f}"
-    return f"{value} ({used} groups)"
+    return f"{value} ({used} group{'' if used == 1 else 's'})"
 
 
 def metrics_table_rows(metrics: MetricsReport) -> list[dict[str, str]]:

@@ -1,0 +1,86 @@
+"""The analyser interface (SPEC §8 step 1): what the matcher needs to know about a translation.
+
+Backends (the offline default, Stanza) turn texts into ``Analysis`` records in batches, because Stanza is only
+fast when it sees many texts at once; everything downstream reads plain tuples and never knows the backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from annotator.errors import UserError
+
+
+class AnalyserUnavailable(UserError):
+    """The chosen backend can't run (package or model missing); the message says how to install it."""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One analysed text.
+
+    ``tokens`` are surface tokens with their character spans in ``text``; ``words`` are syntactic words (a multi-word
+    token such as Italian ``della`` becomes ``di`` + ``la``), each with its lemma, its UPOS (None when the backend
+    has no tagger) and the index of the token it belongs to, so a match on words can be highlighted in the text.
+    """
+
+    text: str
+    tokens: tuple[str, ...] = ()
+    token_spans: tuple[tuple[int, int], ...] = ()
+    words: tuple[str, ...] = ()
+    lemmas: tuple[str, ...] = ()
+    upos: tuple[str | None, ...] = ()
+    word_token: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        n_words = len(self.words)
+        if not (len(self.lemmas) == len(self.upos) == len(self.word_token) == n_words):
+            raise ValueError("words, lemmas, upos and word_token must have the same length")
+        if len(self.token_spans) != len(self.tokens):
+            raise ValueError("tokens and token_spans must have the same length")
+
+    @property
+    def has_pos(self) -> bool:
+        return any(tag is not None for tag in self.upos)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data (lists, not tuples) for the analysed-items file."""
+        return {
+            "tokens": list(self.tokens),
+            "token_spans": [list(span) for span in self.token_spans],
+            "words": list(self.words),
+            "lemmas": list(self.lemmas),
+            "upos": list(self.upos),
+            "word_token": list(self.word_token),
+        }
+
+    @classmethod
+    def from_dict(cls, text: str, data: dict[str, Any]) -> Analysis:
+        return cls(
+            text=text,
+            tokens=tuple(data["tokens"]),
+            token_spans=tuple((int(a), int(b)) for a, b in data["token_spans"]),
+            words=tuple(data["words"]),
+            lemmas=tuple(data["lemmas"]),
+            upos=tuple(data["upos"]),
+            word_token=tuple(int(i) for i in data["word_token"]),
+        )
+
+
+@runtime_checkable
+class Analyser(Protocol):
+    """A translation analyser: ``analyse`` returns one Analysis per text, in order.
+
+    ``lang`` is the project's upper-case code (``IT``, ``ZH``); ``name`` identifies the backend in outputs.
+    """
+
+    name: str
+
+    def analyse(self, texts: Sequence[str], lang: str) -> list[Analysis]: ...
+
+
+def empty_analysis(text: str) -> Analysis:
+    """The analysis of a text with no tokens (an empty translation is a MISS, not an error)."""
+    return Analysis(text=text)

@@ -1,0 +1,271 @@
+"""The offline default analyser: regex tokens, simplemma lemmas, jieba for Chinese, no model downloads.
+
+It exists so evaluation works on any machine with the base install. It mimics what Stanza does where that matters
+for matching: contractions become several words (Italian ``della`` → ``di la``, ``dell'acqua`` → ``di l' acqua``,
+German ``zum`` → ``zu dem``, Spanish ``del`` → ``de el``), elided articles and clitics are split off the next word,
+and Russian ``ё`` is folded to ``е`` in lemmas. It has no tagger, so every UPOS is None (the cross-PoS check is then
+skipped, as SPEC §8 allows).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import simplemma
+
+from annotator.analysis.base import Analysis
+
+#: Combining marks kept inside words (NFC leaves some, e.g. in Indic scripts) so they never split a word.
+_MARKS = "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0900-\u0dff"
+_WORD = rf"[\w{_MARKS}]"
+#: A word (letters/digits, inner apostrophes and hyphens allowed) or one non-space symbol.
+_TOKEN_RE = re.compile(rf"{_WORD}+(?:['’]{_WORD}+)*(?:-{_WORD}+(?:['’]{_WORD}+)*)*|[^\s]")
+_APOSTROPHES = "'’"
+
+#: Languages whose elided articles and clitics are written glued to the next word with an apostrophe.
+_ELIDING = frozenset({"it", "fr", "ca", "oc"})
+#: English clitics split off the end of a word, as Stanza and the UD treebanks do.
+_EN_SUFFIXES = ("n't", "'s", "'re", "'ve", "'ll", "'d", "'m")
+_EN_SUFFIX_LEMMAS = {"n't": "not", "'re": "be", "'ve": "have", "'ll": "will", "'m": "be"}
+
+#: Contractions expanded into (word, lemma) pairs — the multi-word tokens of the UD treebanks for these languages.
+_IT_ARTICLES = {
+    "il": "il",
+    "lo": "il",
+    "la": "il",
+    "i": "il",
+    "gli": "il",
+    "le": "il",
+    "l'": "il",
+}
+_IT_PREPOSITIONS = {"de": "di", "a": "a", "da": "da", "ne": "in", "su": "su"}
+
+
+def _italian_contractions() -> dict[str, tuple[tuple[str, str], ...]]:
+    """``del della dello dei degli delle dell'`` and the same for a, da, in, su (``col``/``coi`` too).
+
+    Built from the stems so the table can't miss a form; ``collo``/``colla`` are left out (neck, glue).
+    """
+    table: dict[str, tuple[tuple[str, str], ...]] = {}
+    endings = {"l": "il", "llo": "lo", "lla": "la", "i": "i", "gli": "gli", "lle": "le", "ll'": "l'"}
+    for stem, preposition in _IT_PREPOSITIONS.items():
+        for ending, article in endings.items():
+            table[stem + ending] = ((preposition, preposition), (article, _IT_ARTICLES[article]))
+    table["col"] = (("con", "con"), ("il", "il"))
+    table["coi"] = (("con", "con"), ("i", "il"))
+    return table
+
+
+_CONTRACTIONS: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
+    "it": _italian_contractions(),
+    "de": {
+        form: ((prep, prep), (article, "der"))
+        for form, prep, article in (
+            ("am", "an", "dem"),
+            ("ans", "an", "das"),
+            ("aufs", "auf", "das"),
+            ("beim", "bei", "dem"),
+            ("im", "in", "dem"),
+            ("ins", "in", "das"),
+            ("vom", "von", "dem"),
+            ("zum", "zu", "dem"),
+            ("zur", "zu", "der"),
+            ("durchs", "durch", "das"),
+            ("fürs", "für", "das"),
+            ("ums", "um", "das"),
+            ("übers", "über", "das"),
+        )
+    },
+    "es": {"del": (("de", "de"), ("el", "el")), "al": (("a", "a"), ("el", "el"))},
+    "fr": {
+        "du": (("de", "de"), ("le", "le")),
+        "au": (("à", "à"), ("le", "le")),
+        "aux": (("à", "à"), ("les", "le")),
+    },
+}
+
+_LEMMA_CACHE_LIMIT = 500_000
+
+
+def _simplemma_lang(lang: str) -> str:
+    return lang.strip().lower().replace("_", "-").split("-")[0]
+
+
+def _is_chinese(lang: str) -> bool:
+    return _simplemma_lang(lang) == "zh"
+
+
+class DefaultAnalyser:
+    """Regex tokens + simplemma lemmas (+ jieba for Chinese); lemma lookups are cached per language.
+
+    Languages simplemma does not know keep the lower-cased word as lemma, so token and surface matching still work.
+    """
+
+    name = "default"
+
+    def __init__(self) -> None:
+        self._lemma_cache: dict[tuple[str, str], str] = {}
+        self._token_cache: dict[str, dict[str, tuple[tuple[str, int, int, tuple[tuple[str, str], ...]], ...]]] = {}
+        self._supported: dict[str, bool] = {}
+        self._jieba: Any = None
+
+    # --- public -------------------------------------------------------------------------------------------------
+
+    def analyse(self, texts: Sequence[str], lang: str) -> list[Analysis]:
+        code = _simplemma_lang(lang)
+        if code == "zh":
+            return [self._analyse_chinese(text) for text in texts]
+        return [self._analyse_spaced(text, code) for text in texts]
+
+    # --- spaced scripts -----------------------------------------------------------------------------------------
+
+    def _analyse_spaced(self, text: str, code: str) -> Analysis:
+        tokens: list[str] = []
+        spans: list[tuple[int, int]] = []
+        words: list[str] = []
+        lemmas: list[str] = []
+        word_token: list[int] = []
+        cache = self._token_cache.setdefault(code, {})
+        for match in _TOKEN_RE.finditer(text):
+            raw = match.group()
+            pieces = cache.get(raw)
+            if pieces is None:
+                pieces = self._pieces(raw, code)
+                if len(cache) >= _LEMMA_CACHE_LIMIT:
+                    cache.clear()
+                cache[raw] = pieces
+            offset = match.start()
+            if len(pieces) == 1 and len(pieces[0][3]) == 1:  # the common case: one token, one word
+                word_token.append(len(tokens))
+                tokens.append(raw)
+                spans.append((offset, offset + len(raw)))
+                word, lemma = pieces[0][3][0]
+                words.append(word)
+                lemmas.append(lemma)
+                continue
+            for token, start, end, analysed in pieces:
+                index = len(tokens)
+                tokens.append(token)
+                spans.append((offset + start, offset + end))
+                for word, lemma in analysed:
+                    words.append(word)
+                    lemmas.append(lemma)
+                    word_token.append(index)
+        return Analysis(
+            text=text,
+            tokens=tuple(tokens),
+            token_spans=tuple(spans),
+            words=tuple(words),
+            lemmas=tuple(lemmas),
+            upos=(None,) * len(words),
+            word_token=tuple(word_token),
+        )
+
+    def _pieces(self, raw: str, code: str) -> tuple[tuple[str, int, int, tuple[tuple[str, str], ...]], ...]:
+        """How one regex token splits into tokens (with offsets) and each token into (word, lemma) pairs; cached."""
+        contractions = _CONTRACTIONS.get(code, {})
+        pieces = []
+        for token, start, end in _split_clitics(raw, 0, code):
+            expansion = contractions.get(token.casefold().replace("’", "'"))
+            if expansion is not None:
+                analysed = tuple(
+                    (word[:1].upper() + word[1:] if position == 0 and token[:1].isupper() else word, lemma)
+                    for position, (word, lemma) in enumerate(expansion)
+                )
+            else:
+                analysed = ((token, self._lemma(token, code)),)
+            pieces.append((token, start, end, analysed))
+        return tuple(pieces)
+
+    def _lemma(self, token: str, code: str) -> str:
+        key = (code, token)
+        cached = self._lemma_cache.get(key)
+        if cached is not None:
+            return cached
+        lemma = self._compute_lemma(token, code)
+        if len(self._lemma_cache) >= _LEMMA_CACHE_LIMIT:
+            self._lemma_cache.clear()
+        self._lemma_cache[key] = lemma
+        return lemma
+
+    def _compute_lemma(self, token: str, code: str) -> str:
+        if not any(ch.isalpha() for ch in token):
+            return token
+        if code == "en":
+            for suffix, lemma in _EN_SUFFIX_LEMMAS.items():
+                if token.casefold().replace("’", "'") == suffix:
+                    return lemma
+        lemma = token
+        if self._simplemma_knows(code):
+            lemma = simplemma.lemmatize(token.replace("’", "'"), lang=code)
+        if code == "ru":
+            lemma = lemma.replace("ё", "е").replace("Ё", "Е")
+        return lemma
+
+    def _simplemma_knows(self, code: str) -> bool:
+        known = self._supported.get(code)
+        if known is None:
+            try:
+                simplemma.lemmatize("a", lang=code)
+                known = True
+            except (ValueError, KeyError, OSError):
+                known = False
+            self._supported[code] = known
+        return known
+
+    # --- Chinese ------------------------------------------------------------------------------------------------
+
+    def _analyse_chinese(self, text: str) -> Analysis:
+        tokenizer = self._jieba_tokenizer()
+        tokens: list[str] = []
+        spans: list[tuple[int, int]] = []
+        for token, start, end in tokenizer.tokenize(text):
+            if token.isspace() or not token:
+                continue
+            tokens.append(token)
+            spans.append((start, end))
+        count = len(tokens)
+        return Analysis(
+            text=text,
+            tokens=tuple(tokens),
+            token_spans=tuple(spans),
+            words=tuple(tokens),
+            lemmas=tuple(tokens),
+            upos=(None,) * count,
+            word_token=tuple(range(count)),
+        )
+
+    def _jieba_tokenizer(self) -> Any:
+        if self._jieba is None:
+            import jieba
+
+            jieba.setLogLevel(logging.WARNING)
+            tokenizer = jieba.Tokenizer()
+            tokenizer.initialize()
+            self._jieba = tokenizer
+        return self._jieba
+
+
+def _split_clitics(token: str, start: int, code: str) -> list[tuple[str, int, int]]:
+    """Split elided articles/clitics (``dell'acqua`` → ``dell'`` ``acqua``) and English ``n't``/``'s``."""
+    if not any(ch in token for ch in _APOSTROPHES):
+        return [(token, start, start + len(token))]
+    if code in _ELIDING:
+        pieces: list[tuple[str, int, int]] = []
+        begin = 0
+        for position, ch in enumerate(token):
+            if ch in _APOSTROPHES and 0 < position < len(token) - 1:
+                pieces.append((token[begin : position + 1], start + begin, start + position + 1))
+                begin = position + 1
+        pieces.append((token[begin:], start + begin, start + len(token)))
+        return pieces
+    if code == "en":
+        folded = token.casefold().replace("’", "'")
+        for suffix in _EN_SUFFIXES:
+            if folded.endswith(suffix) and len(folded) > len(suffix):
+                cut = len(token) - len(suffix)
+                return [(token[:cut], start, start + cut), (token[cut:], start + cut, start + len(token))]
+    return [(token, start, start + len(token))]

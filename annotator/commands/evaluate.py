@@ -1,0 +1,66 @@
+"""``annotator evaluate DATASET TRANSLATIONS``: score MT output against the exported dataset (SPEC §8)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from annotator.progress import TerminalProgress
+from annotator.services.evaluate import (
+    ANALYSERS,
+    default_out_dir,
+    format_metrics_table,
+    run_evaluation,
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="score machine translations against the exported dataset (GOOD/BAD/MISS and the DiBiMT metrics)",
+        description=(
+            "Classify each translation GOOD, BAD or MISS against the dataset's candidates and compute Accuracy, "
+            "%MISS, MFS, MFS+, SFII and SPDI per system, language and POS. TRANSLATIONS is JSONL "
+            '({"id", "lang", "system", "translation"} per line) or TSV with the header id, lang, system, translation.'
+        ),
+    )
+    parser.add_argument("dataset", metavar="DATASET", help="the exported dataset.jsonl")
+    parser.add_argument("translations", metavar="TRANSLATIONS", help="translations file (.jsonl or .tsv)")
+    parser.add_argument(
+        "--analyser",
+        choices=ANALYSERS,
+        default="default",
+        help="default: offline simplemma/jieba; stanza: Stanza models (optional extra, models downloaded first)",
+    )
+    parser.add_argument(
+        "--stanza-models",
+        metavar="DIR",
+        help="Stanza model folder (default: Stanza's own, or $STANZA_RESOURCES_DIR)",
+    )
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="output folder for analysed.jsonl and metrics.json (default: TRANSLATIONS' name + '-evaluation')",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    out_dir = Path(args.out) if args.out else default_out_dir(args.translations)
+    result = run_evaluation(
+        args.dataset,
+        args.translations,
+        args.analyser,
+        stanza_models=args.stanza_models,
+        out_dir=out_dir,
+        progress=TerminalProgress("evaluate"),
+    )
+    print(format_metrics_table(result.metrics))
+    counts = {outcome: len(result.with_outcome(outcome)) for outcome in ("GOOD", "BAD", "MISS")}
+    print(
+        f"\n{len(result.results)} translations: {counts['GOOD']} GOOD, {counts['BAD']} BAD, {counts['MISS']} MISS "
+        f"(analyser: {result.analyser})"
+    )
+    print(f"wrote {out_dir / 'analysed.jsonl'} and {out_dir / 'metrics.json'}", file=sys.stderr)
+    return 0

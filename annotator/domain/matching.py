@@ -1,0 +1,586 @@
+"""GOOD / BAD / MISS matching of one analysed translation against an item-language's candidates (SPEC §8, 2–4).
+
+Pure functions over plain data. An item-language's candidates are compiled once (``compile_candidate`` /
+``compile_candidates``, then indexed by ``candidate_set``) and reused for every system's translation of the item, so
+matching costs a few dictionary look-ups per distinct word of the translation, whatever the number of candidates.
+
+How a candidate's own tokens are analysed (the spec leaves it open): each wildcard-free segment of the candidate
+(``prendersi`` and ``permesso`` in ``prendersi * permesso``) is run through the *same* analyser as the translations,
+and a candidate matches a level when either its text as typed or its analysed form appears there:
+
+- lemma level: the typed tokens (candidates are lemmas, as in DiBiMT) or the analysed segments' lemmas;
+- word level: the typed tokens or the analysed segments' words (``della`` → ``di la``);
+- token level: the typed tokens or the analysed segments' tokens (``dell'acqua`` → ``dell'`` ``acqua``).
+
+Analysing both sides with one analyser keeps them consistent even where the lemmatiser is wrong (simplemma gives
+``goccio`` → ``gocciare`` on both sides); keeping the typed form keeps DiBiMT's plain lemma comparison.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+from annotator.domain.candidates import WILDCARD, Candidate, parse_candidate
+
+
+class Outcome(StrEnum):
+    GOOD = "GOOD"
+    BAD = "BAD"
+    MISS = "MISS"
+
+
+class Step(StrEnum):
+    """Which step of SPEC §8 matched; the order is the order they are tried."""
+
+    LEMMA = "lemma"
+    WORD = "word"
+    TOKEN = "token"
+    SURFACE = "surface"
+
+
+_STEP_ORDER = {Step.LEMMA: 0, Step.WORD: 1, Step.TOKEN: 2, Step.SURFACE: 3}
+GOOD = "good"
+BAD = "bad"
+
+
+class AnalysedText(Protocol):
+    """What the matcher reads from an analysis (``annotator.analysis.base.Analysis`` has it)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def tokens(self) -> tuple[str, ...]: ...
+    @property
+    def token_spans(self) -> tuple[tuple[int, int], ...]: ...
+    @property
+    def words(self) -> tuple[str, ...]: ...
+    @property
+    def lemmas(self) -> tuple[str, ...]: ...
+    @property
+    def upos(self) -> tuple[str | None, ...]: ...
+    @property
+    def word_token(self) -> tuple[int, ...]: ...
+
+
+# --- normalisation --------------------------------------------------------------------------------------------------
+
+_SAME_LENGTH_FOLD = str.maketrans({"ё": "е", "Ё": "Е", "’": "'", "ʼ": "'"})
+
+
+_FOLD_CACHE: dict[str, str] = {}
+_FOLD_CACHE_LIMIT = 200_000
+
+
+def fold(text: str) -> str:
+    """Case-insensitive comparison key: casefold, Russian ё → е, typographic apostrophes → '.
+
+    Memoised: the same few thousand words are folded for every translation and every candidate.
+    """
+    folded = _FOLD_CACHE.get(text)
+    if folded is None:
+        folded = text.translate(_SAME_LENGTH_FOLD).casefold()
+        if len(_FOLD_CACHE) >= _FOLD_CACHE_LIMIT:
+            _FOLD_CACHE.clear()
+        _FOLD_CACHE[text] = folded
+    return folded
+
+
+#: Scripts written without spaces between words: a surface match there needs no word boundary.
+_UNSPACED_RE = re.compile(
+    "[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]"
+)
+
+
+def _spaced_word_char(ch: str) -> bool:
+    """A letter or digit of a script written with spaces (Latin, Cyrillic...): it may not touch a surface match."""
+    return ch.isalnum() and not _UNSPACED_RE.match(ch)
+
+
+def surface_fold(text: str) -> str:
+    """Fold for the surface step without changing the length, so spans found in it are spans of ``text``.
+
+    Casefold with ё → е and typographic apostrophes → ', every whitespace character → one space. The rare characters
+    whose case folding has another length (ß → ss, İ) keep a one-character form, so the step stays case-insensitive.
+    A run of several spaces stays as it is, so a multiword piece will not match across it.
+    """
+    folded = text.translate(_SAME_LENGTH_FOLD).casefold()  # not ``fold``: whole texts would flood its memo
+    if len(folded) != len(text):
+        folded = "".join(_fold_char(ch) for ch in text)
+    return _WHITESPACE_RE.sub(" ", folded) if _WHITESPACE_RE.search(folded) else folded
+
+
+_WHITESPACE_RE = re.compile(r"[^\S ]")
+
+
+def _fold_char(ch: str) -> str:
+    for candidate in (fold(ch), ch.lower()):
+        if len(candidate) == 1:
+            return candidate
+    return ch
+
+
+@dataclass(frozen=True)
+class SurfacePiece:
+    """One wildcard-free piece of a candidate for the surface step, and whether each edge needs a word boundary."""
+
+    text: str
+    bounded_start: bool
+    bounded_end: bool
+
+    def find(self, text: str, position: int) -> tuple[int, int] | None:
+        """Leftmost occurrence at or after ``position`` in ``surface_fold``-ed text, respecting the boundaries."""
+        size = len(self.text)
+        while True:
+            start = text.find(self.text, position)
+            if start < 0:
+                return None
+            end = start + size
+            if not (self.bounded_start and start > 0 and _spaced_word_char(text[start - 1])) and not (
+                self.bounded_end and end < len(text) and _spaced_word_char(text[end])
+            ):
+                return (start, end)
+            position = start + 1
+
+
+def surface_pieces(candidate: Candidate) -> tuple[SurfacePiece, ...]:
+    """The candidate for the surface step (SPEC §8 step 3), ``*`` standing for any text between the pieces.
+
+    In spaced scripts each piece must start and end on a word boundary, so ``casa`` does not match ``casale``;
+    in Chinese (and other unspaced scripts) a plain substring is enough. Plain ``str.find``, no regex: thousands of
+    candidates reach this step and compiling a regex for each costs more than all the matching.
+    """
+    return tuple(
+        SurfacePiece(
+            surface_fold(" ".join(segment)), _spaced_word_char(segment[0][0]), _spaced_word_char(segment[-1][-1])
+        )
+        for segment in _segments_of(candidate.tokens)
+    )
+
+
+@functools.lru_cache(maxsize=65_536)
+def surface_pieces_of(candidate: Candidate) -> tuple[SurfacePiece, ...]:
+    """``surface_pieces`` memoised per candidate."""
+    return surface_pieces(candidate)
+
+
+def find_surface(pieces: Sequence[SurfacePiece], text: str) -> tuple[int, int] | None:
+    """Leftmost occurrence of the pieces in order (any text between them) in ``surface_fold``-ed text."""
+    position, first = 0, None
+    for piece in pieces:
+        found = piece.find(text, position)
+        if found is None:
+            return None  # a later start of an earlier piece can only push this one further right
+        first = found[0] if first is None else first
+        position = found[1]
+    return (first, position) if first is not None else None
+
+
+# --- compiled candidates --------------------------------------------------------------------------------------------
+
+#: A pattern: wildcard-separated segments, each a tuple of folded strings (one segment when there is no ``*``).
+Pattern = tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class CandidatePattern:
+    """A candidate ready to match: its alternatives per level and its provenance.
+
+    ``specificity`` is the number of non-wildcard tokens: among matches at the same step the longer candidate is the
+    better ω. The surface pieces are compiled on first use (``surface_pieces_of``), as most candidates never need them.
+    """
+
+    text: str
+    side: str
+    candidate: Candidate
+    index: int = 0
+    synsets: tuple[str, ...] = ()
+    lemma: tuple[Pattern, ...] = ()
+    word: tuple[Pattern, ...] = ()
+    token: tuple[Pattern, ...] = ()
+    specificity: int = 1
+
+    @property
+    def pos(self) -> str | None:
+        return self.candidate.pos
+
+
+def _segments_of(tokens: Sequence[str]) -> list[tuple[str, ...]]:
+    segments: list[tuple[str, ...]] = []
+    current: list[str] = []
+    for token in tokens:
+        if token == WILDCARD:
+            segments.append(tuple(current))
+            current = []
+        else:
+            current.append(token)
+    segments.append(tuple(current))
+    return segments
+
+
+def candidate_segments(candidate: Candidate) -> list[str]:
+    """The wildcard-free pieces of a candidate as text: what the analyser must analyse for it."""
+    return [" ".join(segment) for segment in _segments_of(candidate.tokens)]
+
+
+def _as_candidate(text: str | Candidate) -> Candidate:
+    return text if isinstance(text, Candidate) else parse_candidate(text)
+
+
+#: What compiling depends on besides the candidate: (lemma, word, token) alternatives and the specificity.
+_Alternatives = tuple[tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int]
+
+
+def _alternatives(candidate: Candidate, segment_analyses: Mapping[str, AnalysedText] | None) -> _Alternatives:
+    raw_segments = _segments_of(candidate.tokens)
+    raw: Pattern = tuple(tuple(map(fold, segment)) for segment in raw_segments)
+    lemma, word, token = [raw], [raw], [raw]
+    if segment_analyses is not None:
+        analyses = [segment_analyses.get(" ".join(segment)) for segment in raw_segments]
+        if all(a is not None for a in analyses):
+            for level, attribute in ((lemma, "lemmas"), (word, "words"), (token, "tokens")):
+                analysed = tuple(tuple(map(fold, getattr(a, attribute))) for a in analyses)
+                if all(analysed) and analysed not in level:
+                    level.append(analysed)
+    specificity = sum(1 for t in candidate.tokens if t != WILDCARD)
+    return tuple(lemma), tuple(word), tuple(token), specificity
+
+
+def compile_candidate(
+    text: str | Candidate,
+    side: str,
+    *,
+    index: int = 0,
+    synsets: Iterable[str] = (),
+    segment_analyses: Mapping[str, AnalysedText] | None = None,
+    memo: dict[Candidate, _Alternatives] | None = None,
+) -> CandidatePattern:
+    """Compile one candidate (canonical text, e.g. ``[sparare]_VERB``) for ``side`` ``good`` or ``bad``.
+
+    ``segment_analyses`` maps each of ``candidate_segments`` to its analysis; without it only the typed form is used.
+    ``memo`` (one dict per language and analyser) shares the work between items that have the same candidate — items
+    of one lemma share most of their BAD candidates. Raises ``CandidateError`` for text that breaks SPEC §3.
+    """
+    if side not in (GOOD, BAD):
+        raise ValueError(f"side must be 'good' or 'bad', not {side!r}")
+    candidate = _as_candidate(text)
+    alternatives = memo.get(candidate) if memo is not None else None
+    if alternatives is None:
+        alternatives = _alternatives(candidate, segment_analyses)
+        if memo is not None:
+            memo[candidate] = alternatives
+    lemma, word, token, specificity = alternatives
+    return CandidatePattern(
+        text=candidate.format(),
+        side=side,
+        candidate=candidate,
+        index=index,
+        synsets=tuple(synsets),
+        lemma=lemma,
+        word=word,
+        token=token,
+        specificity=specificity,
+    )
+
+
+@dataclass(frozen=True)
+class CandidateEntry:
+    """A candidate as the dataset gives it: canonical text, side and provenance."""
+
+    text: str
+    side: str
+    synsets: tuple[str, ...] = ()
+
+
+def compile_candidates(
+    entries: Sequence[CandidateEntry],
+    analyse: Callable[[list[str]], Sequence[AnalysedText]] | None = None,
+) -> list[CandidatePattern]:
+    """Compile an item-language's candidates; ``analyse`` (a batch call of the analyser) analyses their segments."""
+    parsed = [parse_candidate(entry.text) for entry in entries]
+    analyses: dict[str, AnalysedText] | None = None
+    if analyse is not None:
+        wanted = sorted({segment for candidate in parsed for segment in candidate_segments(candidate)})
+        analyses = dict(zip(wanted, analyse(wanted), strict=True))
+    counters = {GOOD: 0, BAD: 0}
+    compiled = []
+    for entry, candidate in zip(entries, parsed, strict=True):
+        compiled.append(
+            compile_candidate(
+                candidate,
+                entry.side,
+                index=counters[entry.side],
+                synsets=entry.synsets,
+                segment_analyses=analyses,
+            )
+        )
+        counters[entry.side] += 1
+    return compiled
+
+
+_LEVEL_STEPS = (Step.LEMMA, Step.WORD, Step.TOKEN)
+
+
+@dataclass(frozen=True)
+class CandidateSet:
+    """An item-language's compiled candidates, indexed by the first word of every alternative at every level.
+
+    Matching then walks the translation's distinct words (a dozen) instead of every candidate's alternatives: only
+    candidates whose first word occurs are tried. Build it once per item-language (``candidate_set``) and reuse it
+    for every system's translation.
+    """
+
+    patterns: tuple[CandidatePattern, ...]
+    #: per level (lemma, word, token): first word → ((pattern position, alternative number), ...)
+    triggers: tuple[dict[str, tuple[tuple[int, int], ...]], ...]
+
+
+def candidate_set(patterns: Iterable[CandidatePattern]) -> CandidateSet:
+    """Index compiled candidates for ``match_translation`` (which also accepts a plain list, indexing it each call)."""
+    patterns = tuple(patterns)
+    triggers: list[dict[str, tuple[tuple[int, int], ...]]] = []
+    for level in range(len(_LEVEL_STEPS)):
+        index: dict[str, list[tuple[int, int]]] = {}
+        for position, pattern in enumerate(patterns):
+            for number, alternative in enumerate((pattern.lemma, pattern.word, pattern.token)[level]):
+                index.setdefault(alternative[0][0], []).append((position, number))
+        triggers.append({first: tuple(entries) for first, entries in index.items()})
+    return CandidateSet(patterns, tuple(triggers))
+
+
+# --- matching -------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CandidateMatch:
+    """One candidate found in the translation: at which step and where (character span, for highlighting)."""
+
+    text: str
+    side: str
+    step: Step
+    span: tuple[int, int] | None
+    synsets: tuple[str, ...] = ()
+    index: int = 0
+    #: True when the candidate matched as typed; False when only its analysed form did (``sparo`` → ``sparare``).
+    as_typed: bool = True
+    specificity: int = field(default=1, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "side": self.side,
+            "step": str(self.step),
+            "as_typed": self.as_typed,
+            "span": list(self.span) if self.span else None,
+            "synsets": list(self.synsets),
+        }
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """GOOD / BAD / MISS, the matched candidate ω, the step that matched it, and every candidate that matched."""
+
+    outcome: Outcome
+    omega: CandidateMatch | None
+    both_matched: bool
+    matches: tuple[CandidateMatch, ...] = ()
+
+    @property
+    def step(self) -> Step | None:
+        return self.omega.step if self.omega else None
+
+    @property
+    def omega_text(self) -> str | None:
+        return self.omega.text if self.omega else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "result": str(self.outcome),
+            "omega": self.omega_text,
+            "step": str(self.step) if self.step else None,
+            "span": list(self.omega.span) if self.omega and self.omega.span else None,
+            "both_matched": self.both_matched,
+            "matches": [match.to_dict() for match in self.matches],
+        }
+
+
+class _Level:
+    """One sequence of the translation (lemmas, words or tokens), folded and indexed by value."""
+
+    __slots__ = ("positions", "seq")
+
+    def __init__(self, values: Sequence[str]) -> None:
+        self.seq = tuple(map(fold, values))
+        positions: dict[str, list[int]] = {}
+        for i, value in enumerate(self.seq):
+            positions.setdefault(value, []).append(i)
+        self.positions = positions
+
+    def find_segment(self, segment: tuple[str, ...], start: int) -> int | None:
+        size = len(segment)
+        for p in self.positions.get(segment[0], ()):
+            if p >= start and (size == 1 or self.seq[p : p + size] == segment):
+                return p
+        return None
+
+    def find(self, pattern: Pattern, accept: Callable[[int], bool] | None = None) -> tuple[int, int] | None:
+        """Leftmost contiguous run of the pattern, ``*`` spanning any number of items (zero included)."""
+        first = pattern[0]
+        if accept is not None:  # single-token cross-PoS candidate: every position must pass the tag check
+            for p in self.positions.get(first[0], ()):
+                if accept(p):
+                    return (p, p + 1)
+            return None
+        start = self.find_segment(first, 0)
+        if start is None:
+            return None
+        end = start + len(first)
+        for segment in pattern[1:]:
+            found = self.find_segment(segment, end)
+            if found is None:
+                return None  # a later start can only end later: no other alignment can succeed
+            end = found + len(segment)
+        return (start, end)
+
+
+class _Indexed:
+    """The analysed translation with its three indexed levels, shared by all candidates of one match call."""
+
+    def __init__(self, analysis: AnalysedText) -> None:
+        self.analysis = analysis
+        lemmas = _Level(analysis.lemmas)
+        words = lemmas if analysis.words == analysis.lemmas else _Level(analysis.words)
+        tokens = words if analysis.tokens == analysis.words else _Level(analysis.tokens)
+        self.levels = {Step.LEMMA: lemmas, Step.WORD: words, Step.TOKEN: tokens}
+        self.has_pos = any(tag is not None for tag in analysis.upos)
+        self._token_words: list[list[int]] | None = None
+
+    def level(self, step: Step) -> _Level:
+        return self.levels[step]
+
+    def token_words(self, token: int) -> list[int]:
+        if self._token_words is None:
+            mapping: list[list[int]] = [[] for _ in self.analysis.tokens]
+            for word, owner in enumerate(self.analysis.word_token):
+                if 0 <= owner < len(mapping):
+                    mapping[owner].append(word)
+            self._token_words = mapping
+        return self._token_words[token] if token < len(self._token_words) else []
+
+    def pos_ok(self, step: Step, index: int, tag: str) -> bool:
+        """Cross-PoS check of a single-item match; positions without a known tag pass."""
+        upos = self.analysis.upos
+        if step == Step.TOKEN:
+            tags = [upos[w] for w in self.token_words(index) if upos[w] is not None]
+            return not tags or tag in tags
+        known = upos[index] if index < len(upos) else None
+        return known is None or known == tag
+
+    def char_span(self, step: Step, start: int, end: int) -> tuple[int, int] | None:
+        spans = self.analysis.token_spans
+        if step == Step.TOKEN:
+            first, last = start, end - 1
+        else:
+            owners = self.analysis.word_token
+            if end - 1 >= len(owners):
+                return None
+            first, last = owners[start], owners[end - 1]
+        if not (0 <= first < len(spans) and 0 <= last < len(spans)):
+            return None
+        return (spans[first][0], spans[last][1])
+
+
+def _tag_check(indexed: _Indexed, step: Step, tag: str) -> Callable[[int], bool]:
+    return lambda position: indexed.pos_ok(step, position, tag)
+
+
+def _match_surface(pattern: CandidatePattern, text: str) -> CandidateMatch | None:
+    found = find_surface(surface_pieces_of(pattern.candidate), text)
+    if found is None:
+        return None
+    return CandidateMatch(
+        text=pattern.text,
+        side=pattern.side,
+        step=Step.SURFACE,
+        span=found,
+        synsets=pattern.synsets,
+        index=pattern.index,
+        specificity=pattern.specificity,
+    )
+
+
+def _best(matches: list[CandidateMatch]) -> CandidateMatch:
+    """ω among the deciding side: earliest step, typed form before analysed form, longest candidate, dataset order."""
+    if len(matches) == 1:
+        return matches[0]
+    return min(matches, key=lambda m: (_STEP_ORDER[m.step], not m.as_typed, -m.specificity, m.index))
+
+
+def _match_levels(cset: CandidateSet, indexed: _Indexed) -> tuple[dict[int, CandidateMatch], set[int]]:
+    """Steps 2 for every candidate: the first level (then alternative) where it matches; and the cross-PoS candidates
+    whose single word occurred only under another tag."""
+    found: dict[int, CandidateMatch] = {}
+    tag_tried: set[int] = set()
+    for number_of_level, step in enumerate(_LEVEL_STEPS):
+        level = indexed.levels[step]
+        triggers = cset.triggers[number_of_level]
+        hits: list[tuple[int, int]] = []
+        for value in level.positions:
+            entries = triggers.get(value)
+            if entries:
+                hits.extend(entries)
+        if not hits:
+            continue
+        hits.sort()  # per candidate, the typed form (alternative 0) before its analysed form
+        for position, number in hits:
+            if position in found:
+                continue
+            pattern = cset.patterns[position]
+            alternative = (pattern.lemma, pattern.word, pattern.token)[number_of_level][number]
+            accept = None
+            tag = pattern.candidate.pos
+            single_word = len(alternative) == 1 and len(alternative[0]) == 1
+            if tag is not None and indexed.has_pos and single_word and len(pattern.candidate.tokens) == 1:
+                accept = _tag_check(indexed, step, tag)
+                tag_tried.add(position)
+            span = level.find(alternative, accept)
+            if span is not None:
+                found[position] = CandidateMatch(
+                    text=pattern.text,
+                    side=pattern.side,
+                    step=step,
+                    span=indexed.char_span(step, *span),
+                    synsets=pattern.synsets,
+                    index=pattern.index,
+                    as_typed=number == 0,
+                    specificity=pattern.specificity,
+                )
+    return found, tag_tried
+
+
+def match_translation(analysis: AnalysedText, candidates: CandidateSet | Sequence[CandidatePattern]) -> MatchResult:
+    """Classify one translation (SPEC §8 steps 2–4).
+
+    Steps 2 (lemmas, words, tokens) run for every candidate; the surface fallback runs only when none matched, and
+    skips cross-PoS candidates whose text was found only under another tag (the surface step can't see tags).
+    BAD wins over GOOD; ``both_matched`` flags translations where GOOD and BAD candidates both matched.
+    """
+    cset = candidates if isinstance(candidates, CandidateSet) else candidate_set(candidates)
+    found, tag_tried = _match_levels(cset, _Indexed(analysis))
+    matches = [found[position] for position in sorted(found)]
+    if not matches:
+        text = surface_fold(analysis.text)
+        retry = (p for position, p in enumerate(cset.patterns) if position not in tag_tried)
+        matches = [m for m in (_match_surface(p, text) for p in retry) if m is not None]
+    if not matches:
+        return MatchResult(Outcome.MISS, None, False, ())
+    good = [m for m in matches if m.side == GOOD]
+    bad = [m for m in matches if m.side == BAD]
+    if bad:
+        return MatchResult(Outcome.BAD, _best(bad), bool(good), tuple(matches))
+    return MatchResult(Outcome.GOOD, _best(good), False, tuple(matches))

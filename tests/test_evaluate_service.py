@@ -1,0 +1,342 @@
+"""Evaluation end to end: dataset.jsonl + translations (JSONL/TSV) → analysed.jsonl, metrics.json, the CLI."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from annotator.cli import main
+from annotator.domain.metrics import compute_metrics
+from annotator.errors import UserError
+from annotator.services.evaluate import (
+    EvaluationInputError,
+    create_analyser,
+    dataset_from_records,
+    default_out_dir,
+    evaluate,
+    format_metrics_table,
+    load_dataset,
+    load_translations,
+    parse_dataset,
+    parse_translations,
+    read_analysed,
+    run_evaluation,
+    scored_from_record,
+)
+
+SHOT_SENSES = [
+    {"synset": "bn:gunshot", "rank": 1},
+    {"synset": "bn:attempt", "rank": 2},
+    {"synset": "bn:drink", "rank": 3},
+    {"synset": "bn:photo", "rank": 4},
+]
+RUN_SENSES = [
+    {"synset": "bn:run-move", "rank": 1},
+    {"synset": "bn:run-race", "rank": 2},
+    {"synset": "bn:run-manage", "rank": 3},
+]
+
+
+def cand(text: str, *synsets: str, origin: str = "lexicon") -> dict:
+    pos = text.rsplit("_", 1)[1] if text.startswith("[") else None
+    return {"text": text, "pos": pos, "origin": origin, "synsets": list(synsets)}
+
+
+DATASET = [
+    {
+        "id": "run-race",
+        "sentence": "She will run the marathon.",
+        "target": {"text": "run", "start": 9, "end": 12, "lemma": "run", "pos": "VERB"},
+        "synset": "bn:run-race",
+        "gloss": "Compete in a race.",
+        "source": "test",
+        "polysemy_degree": 3,
+        "sense_rank": 2,
+        "senses": RUN_SENSES,
+        "languages": {
+            "IT": {"good": [cand("correre", "bn:run-race")], "bad": [cand("gestire", "bn:run-manage")]},
+            "DE": {"good": [cand("laufen", "bn:run-race")], "bad": [cand("leiten", "bn:run-manage")]},
+        },
+    },
+    {
+        "id": "shot-photo",
+        "sentence": "She took a nice shot of the bay.",
+        "target": {"text": "shot", "start": 18, "end": 22, "lemma": "shot", "pos": "NOUN"},
+        "synset": "bn:photo",
+        "gloss": "A photograph.",
+        "source": "test",
+        "polysemy_degree": 4,
+        "sense_rank": 4,
+        "senses": SHOT_SENSES,
+        "languages": {
+            "IT": {
+                "good": [cand("foto", "bn:photo"), cand("scatto", "bn:photo")],
+                "bad": [cand("sparo", "bn:gunshot")],
+            },
+            "DE": {"good": [cand("Aufnahme", "bn:photo")], "bad": [cand("Schuss", "bn:gunshot")]},
+            "ZH": {"good": [cand("照片", "bn:photo")], "bad": [cand("枪", "bn:gunshot")]},
+        },
+    },
+    {
+        "id": "shot-whiskey",
+        "sentence": "He poured a shot of whiskey.",
+        "target": {"text": "shot", "start": 12, "end": 16, "lemma": "shot", "pos": "NOUN"},
+        "synset": "bn:drink",
+        "gloss": "A small drink of liquor.",
+        "source": "test",
+        "polysemy_degree": 4,
+        "sense_rank": 3,
+        "senses": SHOT_SENSES,
+        "languages": {
+            "IT": {
+                "good": [cand("goccio", "bn:drink")],
+                "bad": [
+                    cand("sparo", "bn:gunshot"),
+                    cand("tentativo", "bn:attempt"),
+                    cand("[sparare]_VERB", origin="translator"),
+                ],
+            },
+            "DE": {"good": [cand("Schluck", "bn:drink")], "bad": [cand("Schuss", "bn:gunshot")]},
+            "ZH": {"good": [cand("一小杯", "bn:drink")], "bad": [cand("枪", "bn:gunshot")]},
+        },
+    },
+]
+
+# (id, lang, system, translation, expected result, expected ω, expected step)
+TRANSLATIONS = [
+    ("shot-whiskey", "IT", "deepl", "Ha versato un goccio di whisky.", "GOOD", "goccio", "lemma"),
+    ("shot-whiskey", "IT", "google", "Ha sparato un colpo di whisky.", "BAD", "[sparare]_VERB", "lemma"),
+    ("shot-photo", "IT", "deepl", "Ha fatto un bello scatto della baia.", "GOOD", "scatto", "lemma"),
+    ("shot-photo", "IT", "google", "Ha fatto un bel colpo della baia.", "MISS", None, None),
+    ("shot-whiskey", "DE", "deepl", "Er goss einen Schluck Whiskey ein.", "GOOD", "Schluck", "lemma"),
+    ("shot-whiskey", "DE", "google", "Er goss einen Schuss Whiskey ein.", "BAD", "Schuss", "lemma"),
+    ("shot-photo", "ZH", "deepl", "她拍了一张海湾的好照片。", "GOOD", "照片", "lemma"),
+    ("shot-photo", "ZH", "google", "她对海湾开了一枪。", "BAD", "枪", "surface"),
+    ("run-race", "IT", "deepl", "Correrà la maratona.", "GOOD", "correre", "lemma"),
+    ("run-race", "IT", "google", "Gestirà la maratona.", "BAD", "gestire", "lemma"),
+]
+
+
+def write_dataset(folder: Path, records: list[dict] = DATASET) -> Path:
+    path = folder / "dataset.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def write_jsonl(folder: Path, rows=TRANSLATIONS, name: str = "mt.jsonl") -> Path:
+    path = folder / name
+    lines = [
+        json.dumps({"id": i, "lang": lang, "system": s, "translation": t}, ensure_ascii=False)
+        for i, lang, s, t, *_ in rows
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_tsv(folder: Path, rows=TRANSLATIONS, name: str = "mt.tsv") -> Path:
+    path = folder / name
+    lines = ["id\tlang\tsystem\ttranslation", *("\t".join(row[:4]) for row in rows)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def analyser():
+    return create_analyser("default")
+
+
+# --- end to end -----------------------------------------------------------------------------------------------------
+
+
+def test_cli_end_to_end_writes_analysed_items_and_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    dataset, translations, out = write_dataset(tmp_path), write_jsonl(tmp_path), tmp_path / "out"
+    code = main(["evaluate", str(dataset), str(translations), "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "Accuracy" in captured.out and "SFII" in captured.out
+    assert "10 translations: 5 GOOD, 4 BAD, 1 MISS" in captured.out
+    assert "evaluate [" in captured.err  # the progress bar
+
+    lines = read_analysed(out / "analysed.jsonl")
+    assert [(r["id"], r["lang"], r["system"]) for r in lines] == [row[:3] for row in TRANSLATIONS]
+    assert [(r["result"], r["omega"], r["step"]) for r in lines] == [row[4:] for row in TRANSLATIONS]
+    bad_de = lines[5]
+    # Schuss comes from bn:gunshot (rank 1) while the item's σ is bn:drink (rank 3): μ(σ̂) = 1
+    assert bad_de["omega_synsets"] == ["bn:gunshot"] and bad_de["omega_rank"] == 1
+    assert bad_de["translation"][slice(*bad_de["span"])] == "Schuss"
+    assert bad_de["analysis"]["lemmas"][3].casefold() == "schuss"  # simplemma says "Schuß"; casefold agrees
+    assert not list(out.glob(".*"))  # no temporary files left behind
+
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["format"] == "annotator-evaluation-metrics" and metrics["analyser"] == "default"
+    rows = {(r["system"], r["lang"], r["pos"]): r for r in metrics["rows"]}
+    google_it = rows[("google", "IT", "ALL")]
+    # google IT: BAD (sparare, translator-added: no provenance), MISS, BAD (gestire: bn:run-manage rank 3 vs μ(σ)=2)
+    assert (google_it["good"], google_it["bad"], google_it["miss"]) == (0, 2, 1)
+    assert google_it["accuracy"] == {"percent": 0.0, "count": 0, "total": 2}
+    assert google_it["miss_rate"]["count"] == 1 and google_it["miss_rate"]["total"] == 3
+    assert google_it["bad_without_provenance"] == 1
+    assert google_it["mfs"] == {"percent": 0.0, "count": 0, "total": 1}  # μ(σ̂) = 3 ≠ 1
+    assert google_it["mfs_plus"] == {"percent": 0.0, "count": 0, "total": 1}  # 3 is not < 2
+    google_all = rows[("google", "ALL", "ALL")]
+    # + DE Schuss (μ̂ 1 < μ 3) + ZH 枪 (μ̂ 1 < μ 4): MFS 2/3, MFS+ 2/3
+    assert google_all["mfs"]["count"] == 2 and google_all["mfs"]["total"] == 3
+    assert google_all["mfs_plus"]["count"] == 2
+    deepl_all = rows[("deepl", "ALL", "ALL")]
+    assert deepl_all["accuracy"]["percent"] == 100.0 and deepl_all["mfs"]["percent"] is None
+
+
+def test_tsv_gives_the_same_results_as_jsonl(tmp_path: Path, analyser):
+    dataset = write_dataset(tmp_path)
+    from_jsonl = run_evaluation(dataset, write_jsonl(tmp_path), analyser)
+    from_tsv = run_evaluation(dataset, write_tsv(tmp_path), analyser)
+    assert [r.match.to_dict() for r in from_tsv.results] == [r.match.to_dict() for r in from_jsonl.results]
+    assert from_tsv.metrics == from_jsonl.metrics
+
+
+def test_progress_is_reported_per_batch_and_ends_at_total(tmp_path: Path, analyser):
+    dataset = load_dataset(write_dataset(tmp_path))
+    translations = load_translations(write_jsonl(tmp_path), dataset)
+    calls: list[tuple[int, int, str]] = []
+    evaluate(dataset, translations, analyser, progress=lambda d, t, m: calls.append((d, t, m)), batch_size=3)
+    done = [d for d, _, _ in calls]
+    assert done == sorted(done) and done[-1] == 10
+    assert all(t == 10 for _, t, _ in calls)
+    # DE 2 translations, IT 6 (two batches of 3), ZH 2: at least one report per batch
+    assert len({d for d in done if d > 0}) >= 4
+
+
+def test_rerun_picks_up_a_candidate_added_after_a_miss(analyser):
+    records = copy.deepcopy(DATASET)
+    text = "shot-photo\tIT\tgoogle\tHa fatto un bel colpo della baia.\n"
+    tsv = "id\tlang\tsystem\ttranslation\n" + text
+    first = evaluate(
+        dataset_from_records(records), parse_translations(tsv, dataset_from_records(records), "x.tsv"), analyser
+    )
+    assert [r.match.outcome for r in first.with_outcome("MISS")] == ["MISS"]
+    records[1]["languages"]["IT"]["good"].append(cand("colpo", origin="translator"))
+    dataset = dataset_from_records(records)
+    second = evaluate(dataset, parse_translations(tsv, dataset, "x.tsv"), analyser)
+    assert second.results[0].match.outcome == "GOOD" and second.results[0].match.omega_text == "colpo"
+
+
+def test_metrics_recomputed_from_the_analysed_file_match(tmp_path: Path, analyser):
+    dataset, out = write_dataset(tmp_path), tmp_path / "run"
+    result = run_evaluation(dataset, write_jsonl(tmp_path), analyser, out_dir=out)
+    recomputed = compute_metrics(scored_from_record(r) for r in read_analysed(out / "analysed.jsonl"))
+    assert recomputed == result.metrics
+
+
+def test_terminal_table_shows_counts_and_na(tmp_path: Path, analyser):
+    result = run_evaluation(write_dataset(tmp_path), write_jsonl(tmp_path), analyser)
+    table = format_metrics_table(result.metrics)
+    header = table.splitlines()[0].split()
+    assert header[:4] == ["system", "lang", "pos", "n"] and "MFS+" in header and "SPDI" in header
+    google_it = next(line for line in table.splitlines() if line.split()[:3] == ["google", "IT", "ALL"])
+    assert "0.00 (0/2)" in google_it and "33.33 (1/3)" in google_it
+    deepl_all = next(line for line in table.splitlines() if line.split()[:3] == ["deepl", "ALL", "ALL"])
+    assert "n/a (0/0)" in deepl_all  # deepl made no BAD: MFS has no denominator
+
+
+def test_default_out_dir_sits_beside_the_translations():
+    assert default_out_dir("mt/deepl.tsv") == Path("mt/deepl-evaluation")
+
+
+# --- bad input ------------------------------------------------------------------------------------------------------
+
+
+def problems_of(text: str, name: str = "mt.jsonl") -> list[tuple[int, str]]:
+    dataset = dataset_from_records(DATASET)
+    with pytest.raises(EvaluationInputError) as caught:
+        parse_translations(text, dataset, name)
+    return [(p.line, p.rule) for p in caught.value.problems]
+
+
+def jl(**fields: str) -> str:
+    return json.dumps(fields, ensure_ascii=False)
+
+
+def test_bad_translation_lines_are_all_reported_with_line_and_rule():
+    text = "\n".join(
+        [
+            jl(id="shot-photo", lang="IT", system="deepl", translation="ok"),
+            jl(id="no-such-item", lang="IT", system="deepl", translation="x"),
+            jl(id="shot-photo", lang="FR", system="deepl", translation="x"),
+            jl(id="run-race", lang="ZH", system="deepl", translation="x"),
+            jl(id="shot-photo", lang="IT", translation="x"),
+            jl(id="shot-photo", lang="it", system="deepl", translation="again"),
+            "{not json",
+            "",
+        ]
+    )
+    assert problems_of(text) == [
+        (2, "unknown_item"),
+        (3, "unknown_language"),
+        (4, "unknown_language"),
+        (5, "missing_field"),
+        (6, "duplicate_translation"),
+        (7, "invalid_json"),
+    ]
+
+
+def test_error_message_names_file_line_and_rule():
+    dataset = dataset_from_records(DATASET)
+    with pytest.raises(EvaluationInputError) as caught:
+        parse_translations(jl(id="nope", lang="IT", system="s", translation="x"), dataset, "mt.jsonl")
+    message = str(caught.value)
+    assert "mt.jsonl, line 1" in message and "unknown_item" in message and "'nope'" in message
+    assert isinstance(caught.value, UserError)
+
+
+def test_tsv_header_and_column_count_are_checked():
+    assert problems_of("id\tlanguage\tsystem\ttranslation\nshot-photo\tIT\ts\tx\n", "mt.tsv") == [(1, "tsv_header")]
+    text = "id\tlang\tsystem\ttranslation\nshot-photo\tIT\ts\tx\textra\nshot-photo\tIT\n"
+    assert problems_of(text, "mt.tsv") == [(2, "tsv_columns"), (3, "tsv_columns")]
+
+
+def test_empty_translation_text_is_a_miss_not_an_error(analyser):
+    dataset = dataset_from_records(DATASET)
+    translations = parse_translations("id\tlang\tsystem\ttranslation\nshot-photo\tIT\ts\t\n", dataset, "mt.tsv")
+    result = evaluate(dataset, translations, analyser)
+    assert result.results[0].match.outcome == "MISS"
+
+
+def test_empty_translations_file_is_refused():
+    assert problems_of("\n\n") == [(0, "empty")]
+
+
+def test_bad_dataset_lines_name_line_and_rule():
+    broken = copy.deepcopy(DATASET)
+    broken[0]["languages"]["IT"]["good"].append(cand("prend*"))
+    del broken[2]["sense_rank"]
+    lines = [json.dumps(r) for r in broken] + ["[1, 2]", json.dumps(DATASET[1])]
+    with pytest.raises(EvaluationInputError) as caught:
+        parse_dataset(lines, "dataset.jsonl")
+    assert [(p.line, p.rule) for p in caught.value.problems] == [
+        (1, "candidate_wildcard_token"),
+        (3, "missing_field"),
+        (4, "not_an_object"),
+        (5, "duplicate_item"),
+    ]
+    assert "prend*" in str(caught.value)
+
+
+def test_cli_exit_code_2_on_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    dataset = write_dataset(tmp_path)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(jl(id="nope", lang="IT", system="s", translation="x") + "\n", encoding="utf-8")
+    assert main(["evaluate", str(dataset), str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "bad.jsonl, line 1" in err and "unknown_item" in err
+    assert not (tmp_path / "o").exists()  # nothing written
+
+    assert main(["evaluate", str(tmp_path / "missing.jsonl"), str(bad)]) == 2
+    assert "file not found" in capsys.readouterr().err
+
+
+def test_unknown_analyser_is_a_user_error():
+    with pytest.raises(UserError, match="unknown analyser"):
+        create_analyser("spacy")

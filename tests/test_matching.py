@@ -1,0 +1,353 @@
+"""Matcher (SPEC §8 steps 2–4) on hand-written translations, analysed by the real default analyser.
+
+Every project language appears: inflected forms (Italian plural, German declension, Russian case, Spanish plural),
+the Italian articulated preposition, wildcards matching zero and two tokens, cross-PoS, Chinese surface matches,
+both-matched, MISS.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from annotator.analysis.base import Analysis
+from annotator.analysis.default import DefaultAnalyser
+from annotator.domain.candidates import CandidateError
+from annotator.domain.matching import (
+    CandidateEntry,
+    MatchResult,
+    Outcome,
+    Step,
+    compile_candidate,
+    compile_candidates,
+    fold,
+    match_translation,
+)
+
+ANALYSER = DefaultAnalyser()
+
+
+def classify(lang: str, text: str, good: list[str] = (), bad: list[str] = ()) -> MatchResult:  # type: ignore[assignment]
+    entries = [CandidateEntry(t, "good", (f"good-{i}",)) for i, t in enumerate(good)]
+    entries += [CandidateEntry(t, "bad", (f"bad-{i}",)) for i, t in enumerate(bad)]
+    patterns = compile_candidates(entries, lambda segments: ANALYSER.analyse(segments, lang))
+    return match_translation(ANALYSER.analyse([text], lang)[0], patterns)
+
+
+def highlighted(result: MatchResult, text: str) -> str:
+    assert result.omega is not None and result.omega.span is not None
+    start, end = result.omega.span
+    return text[start:end]
+
+
+# --- inflection, per language ---------------------------------------------------------------------------------------
+
+
+def test_italian_plural_matches_singular_lemma():
+    text = "Mi ha versato due gocci di whisky."
+    result = classify("IT", text, good=["goccio"], bad=["sparo"])
+    assert result.outcome == Outcome.GOOD
+    assert result.omega_text == "goccio"
+    assert result.step == Step.LEMMA
+    assert highlighted(result, text) == "gocci"
+
+
+def test_german_declension_matches_nominative_lemma():
+    text = "Der Jäger hörte das Geräusch des Schusses."
+    result = classify("DE", text, good=["Schnaps"], bad=["Schuss"])
+    assert result.outcome == Outcome.BAD
+    assert result.omega_text == "Schuss"
+    assert result.step == Step.LEMMA
+    assert highlighted(result, text) == "Schusses"
+
+
+def test_german_matching_is_case_insensitive():
+    result = classify("DE", "Er trank zwei Schnäpse.", good=["schnaps"])
+    assert result.outcome == Outcome.GOOD
+
+
+def test_russian_case_form_matches_lemma():
+    text = "Он налил мне рюмку виски."
+    result = classify("RU", text, good=["рюмка"], bad=["выстрел"])
+    assert result.outcome == Outcome.GOOD
+    assert highlighted(result, text) == "рюмку"
+
+
+def test_russian_yo_and_ye_are_the_same_letter():
+    assert classify("RU", "Мы нарядили ёлку.", good=["елка"]).outcome == Outcome.GOOD
+    assert classify("RU", "Мы нарядили елку.", good=["ёлка"]).outcome == Outcome.GOOD
+
+
+def test_spanish_plural_matches_lemma():
+    text = "Se tomó dos tragos de whisky."
+    result = classify("ES", text, good=["trago"], bad=["disparo"])
+    assert result.outcome == Outcome.GOOD
+    assert highlighted(result, text) == "tragos"
+
+
+def test_english_target_also_works():
+    assert classify("EN", "He heard two shots.", bad=["shot"]).outcome == Outcome.BAD
+
+
+# --- Italian articulated prepositions and elision -------------------------------------------------------------------
+
+
+def test_articulated_preposition_della_lets_wildcard_and_lemma_match():
+    text = "Il colore della casa è bello."
+    # della = di + la: "di * casa" matches with the wildcard over the article, "casa" on its own lemma.
+    result = classify("IT", text, good=["di * casa"])
+    assert result.outcome == Outcome.GOOD
+    assert result.step == Step.LEMMA
+    assert highlighted(result, text) == "della casa"
+    assert classify("IT", text, good=["casa"]).outcome == Outcome.GOOD
+
+
+def test_elided_article_dell_yields_the_noun():
+    text = "Un bicchiere dell'acqua della fonte."
+    result = classify("IT", text, good=["acqua"])
+    assert result.outcome == Outcome.GOOD
+    assert highlighted(result, text) == "acqua"
+    assert classify("IT", text, good=["di * acqua"]).outcome == Outcome.GOOD
+    # the typographic apostrophe MT systems often produce works the same
+    assert classify("IT", "Un bicchiere dell’acqua.", good=["acqua"]).outcome == Outcome.GOOD
+
+
+def test_candidate_with_articulated_preposition_matches_as_typed():
+    result = classify("IT", "Ho comprato una bottiglia della birra.", good=["bottiglia della birra"])
+    assert result.outcome == Outcome.GOOD
+
+
+# --- wildcards ------------------------------------------------------------------------------------------------------
+
+
+def test_wildcard_matches_zero_tokens():
+    text = "Vuole prendersi permesso domani."
+    result = classify("IT", text, good=["prendersi * permesso"])
+    assert result.outcome == Outcome.GOOD
+    assert highlighted(result, text) == "prendersi permesso"
+
+
+def test_wildcard_matches_two_tokens():
+    text = "Vuole prendersi un lungo permesso."
+    result = classify("IT", text, good=["prendersi * permesso"])
+    assert result.outcome == Outcome.GOOD
+    assert highlighted(result, text) == "prendersi un lungo permesso"
+
+
+def test_multiword_without_wildcard_needs_a_contiguous_run():
+    assert classify("IT", "Prese un lungo permesso.", good=["prendere un permesso"]).outcome == Outcome.MISS
+    assert classify("IT", "Prendo un permesso.", good=["prendere un permesso"]).outcome == Outcome.GOOD
+
+
+def test_wildcard_pieces_must_keep_their_order():
+    assert classify("IT", "Il permesso di prendersi.", good=["prendersi * permesso"]).outcome == Outcome.MISS
+
+
+# --- cross-PoS ------------------------------------------------------------------------------------------------------
+
+
+def tagged(words: list[tuple[str, str, str]]) -> Analysis:
+    """An analysis as a tagger (e.g. Stanza) would give it: one token per word, with spans and UPOS."""
+    spans, position = [], 0
+    for word, _, _ in words:
+        spans.append((position, position + len(word)))
+        position += len(word) + 1
+    return Analysis(
+        text=" ".join(word for word, _, _ in words),
+        tokens=tuple(word for word, _, _ in words),
+        token_spans=tuple(spans),
+        words=tuple(word for word, _, _ in words),
+        lemmas=tuple(lemma for _, lemma, _ in words),
+        upos=tuple(tag for _, _, tag in words),
+        word_token=tuple(range(len(words))),
+    )
+
+
+def test_cross_pos_candidate_requires_the_tag_when_pos_is_known():
+    candidates = [compile_candidate("[sparare]_VERB", "bad", synsets=("bn:shoot",))]
+    verb = tagged([("Il", "il", "DET"), ("cacciatore", "cacciatore", "NOUN"), ("spara", "sparare", "VERB")])
+    result = match_translation(verb, candidates)
+    assert result.outcome == Outcome.BAD
+    assert result.omega_text == "[sparare]_VERB"
+    assert result.omega is not None and result.omega.synsets == ("bn:shoot",)
+    # the same lemma tagged NOUN (a tagger's reading of a noun homograph) must not match the VERB candidate
+    noun = tagged([("lo", "il", "DET"), ("sparare", "sparare", "NOUN")])
+    assert match_translation(noun, candidates).outcome == Outcome.MISS
+
+
+def test_cross_pos_tag_check_takes_the_position_that_fits():
+    candidates = [compile_candidate("[colpo]_VERB", "good")]
+    analysis = tagged([("colpo", "colpo", "NOUN"), ("colpo", "colpo", "VERB")])
+    result = match_translation(analysis, candidates)
+    assert result.outcome == Outcome.GOOD
+    assert result.omega is not None and result.omega.span == (6, 11)
+
+
+def test_cross_pos_candidate_matches_without_tagger():
+    # the default analyser has no POS: the tag check is skipped (SPEC §8: "when the backend gives POS")
+    result = classify("IT", "Il cacciatore ha sparato due volte.", bad=["[sparare]_VERB"])
+    assert result.outcome == Outcome.BAD
+
+
+# --- surface fallback -----------------------------------------------------------------------------------------------
+
+
+def test_chinese_surface_match_inside_a_segmented_word():
+    text = "他开了一枪。"  # jieba segments 一枪 as one token, so only the surface step finds 枪
+    result = classify("ZH", text, good=["小杯"], bad=["枪"])
+    assert result.outcome == Outcome.BAD
+    assert result.step == Step.SURFACE
+    assert highlighted(result, text) == "枪"
+
+
+def test_chinese_token_match():
+    text = "他给我倒了一小杯威士忌。"
+    result = classify("ZH", text, good=["小杯"], bad=["枪"])
+    assert result.outcome == Outcome.GOOD
+    assert result.step == Step.LEMMA
+    assert highlighted(result, text) == "小杯"
+
+
+def test_chinese_surface_wildcard_is_any_text():
+    result = classify("ZH", "他喝了一小杯烈性威士忌。", good=["小杯 * 威士忌"])
+    assert result.outcome == Outcome.GOOD
+
+
+def test_surface_in_spaced_script_respects_word_boundaries():
+    # "casa" must not be found inside "casale"
+    assert classify("IT", "Il casale è bello.", good=["casa"]).outcome == Outcome.MISS
+
+
+def test_surface_fallback_finds_hyphenated_candidate_parts():
+    # the tokeniser keeps "tè-verde" as one token; the surface step still finds the candidate "tè"
+    text = "Un tè-verde caldo."
+    result = classify("IT", text, good=["tè"])
+    assert result.outcome == Outcome.GOOD
+    assert result.step == Step.SURFACE
+    assert highlighted(result, text) == "tè"
+
+
+# --- decision -------------------------------------------------------------------------------------------------------
+
+
+def test_both_matched_is_bad_and_flagged():
+    text = "Ha bevuto un goccio dopo lo sparo."
+    result = classify("IT", text, good=["goccio"], bad=["sparo"])
+    assert result.outcome == Outcome.BAD
+    assert result.both_matched is True
+    assert result.omega_text == "sparo"
+    assert {m.text for m in result.matches} == {"goccio", "sparo"}
+
+
+def test_only_good_is_not_flagged():
+    result = classify("IT", "Ha bevuto un goccio.", good=["goccio"], bad=["sparo"])
+    assert result.outcome == Outcome.GOOD
+    assert result.both_matched is False
+
+
+def test_miss_when_nothing_matches():
+    result = classify("IT", "Ha bevuto un bicchiere di vino.", good=["goccio"], bad=["sparo", "colpo"])
+    assert result.outcome == Outcome.MISS
+    assert result.omega is None and result.step is None and result.matches == ()
+    assert result.to_dict()["result"] == "MISS"
+
+
+def test_empty_translation_is_a_miss():
+    patterns = [compile_candidate("goccio", "good")]
+    assert match_translation(Analysis(text=""), patterns).outcome == Outcome.MISS
+
+
+def test_omega_prefers_earlier_step_then_longer_candidate():
+    text = "Un colpo di pistola."
+    result = classify("IT", text, bad=["colpo", "colpo di pistola"])
+    assert result.omega_text == "colpo di pistola"
+    assert highlighted(result, text) == "colpo di pistola"
+
+
+def test_surface_runs_only_when_steps_two_found_nothing():
+    # "goccio" matches by lemma, so the BAD "ccio" (surface-only, and not on a word boundary anyway) is never tried
+    result = classify("IT", "Un goccio.", good=["goccio"], bad=["goc * cio"])
+    assert result.outcome == Outcome.GOOD and result.step == Step.LEMMA
+
+
+def test_candidates_compile_without_an_analyser_and_refuse_bad_syntax():
+    pattern = compile_candidate("[sparare]_VERB", "bad")
+    assert pattern.pos == "VERB" and pattern.text == "[sparare]_VERB"
+    assert pattern.lemma == ((("sparare",),),)
+    with pytest.raises(CandidateError):
+        compile_candidate("prend*", "good")
+    with pytest.raises(ValueError):
+        compile_candidate("goccio", "maybe")
+
+
+def test_fold_is_casefold_with_yo_and_apostrophes():
+    assert fold("Ёлка’S") == "елка's"
+    assert fold("STRASSE") == fold("Straße")
+
+
+# --- property: wildcard matching agrees with a brute-force reference ------------------------------------------------
+
+
+def _reference(sequence: list[str], tokens: list[str]) -> bool:
+    """Does ``tokens`` (with '*' = any number of items) occur as a contiguous run of ``sequence``?"""
+
+    def fits(i: int, j: int) -> bool:
+        if j == len(tokens):
+            return True
+        if tokens[j] == "*":
+            return any(fits(k, j + 1) for k in range(i, len(sequence) + 1))
+        return i < len(sequence) and sequence[i] == tokens[j] and fits(i + 1, j + 1)
+
+    return any(fits(start, 0) for start in range(len(sequence) + 1))
+
+
+_words = st.sampled_from(["a", "b", "c"])
+
+
+@st.composite
+def _candidate_tokens(draw: st.DrawFn) -> list[str]:
+    pieces = draw(st.lists(st.lists(_words, min_size=1, max_size=2), min_size=1, max_size=3))
+    tokens: list[str] = []
+    for index, piece in enumerate(pieces):
+        if index:
+            tokens.append("*")
+        tokens.extend(piece)
+    return tokens
+
+
+@settings(max_examples=200, deadline=None)
+@given(sequence=st.lists(_words, max_size=8), tokens=_candidate_tokens())
+def test_wildcard_matching_agrees_with_reference(sequence: list[str], tokens: list[str]):
+    analysis = Analysis(
+        text=" ".join(sequence),
+        tokens=tuple(sequence),
+        token_spans=tuple((0, 0) for _ in sequence),
+        words=tuple(sequence),
+        lemmas=tuple(sequence),
+        upos=(None,) * len(sequence),
+        word_token=tuple(range(len(sequence))),
+    )
+    pattern = compile_candidate(" ".join(tokens), "good")
+    # steps 2 only: the surface step would also find pieces inside words ("a b" in "a bb"), not what is tested here
+    found = match_translation(analysis, [pattern])
+    expected = _reference(sequence, tokens)
+    assert (found.outcome == Outcome.GOOD and found.step != Step.SURFACE) == expected
+
+
+# --- the default analyser itself ------------------------------------------------------------------------------------
+
+
+def test_default_analyser_splits_elision_and_expands_contractions():
+    (analysis,) = ANALYSER.analyse(["Dell'acqua della fonte, zum Wohl"], "IT")
+    assert analysis.tokens[:4] == ("Dell'", "acqua", "della", "fonte")
+    assert analysis.words[:6] == ("Di", "l'", "acqua", "di", "la", "fonte")
+    assert analysis.lemmas[:6] == ("di", "il", "acqua", "di", "il", "fonte")
+    assert analysis.word_token[:6] == (0, 0, 1, 2, 2, 3)
+    assert all(analysis.text[a:b] == t for t, (a, b) in zip(analysis.tokens, analysis.token_spans, strict=True))
+    assert set(analysis.upos) == {None}
+    (german,) = ANALYSER.analyse(["Er ging zum Haus."], "DE")
+    assert german.words == ("Er", "ging", "zu", "dem", "Haus", ".")
+    (chinese,) = ANALYSER.analyse(["他开了一枪。"], "ZH")
+    assert "".join(chinese.tokens) == "他开了一枪。" and chinese.lemmas == chinese.tokens
+    assert ANALYSER.analyse([], "IT") == []
