@@ -20,3 +20,17 @@ class ConflictError(UserError):
 
 class PermissionDenied(UserError):
     """The user may not make this change (wrong language, wrong role, disabled)."""
+
+
+class RowProblemsError(UserError):
+    """A file had bad rows and nothing was applied; ``problems`` lists every one (row, column, rule)."""
+
+    #: How many problems the message lists; all of them stay in ``problems``.
+    SHOWN = 200
+
+    def __init__(self, name: str, problems: list, outcome: str) -> None:
+        self.name = name
+        self.problems = problems
+        shown = "\n".join(f"  {name}: {p}" for p in problems[: self.SHOWN])
+        more = f"\n  ... and {len(problems) - self.SHOWN} more" if len(problems) > self.SHOWN else ""
+        super().__init__(f"{name}: {len(problems)} problem(s); {outcome}.\n{shown}{more}")

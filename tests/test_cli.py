@@ -122,3 +122,5 @@ def test_readme_first_command_serves_the_demo_on_localhost(tmp_path: Path) -> No
     finally:
         process.terminate()
         process.wait(timeout=20)
+    with pytest.raises(OSError):  # stopping `annotator serve` stopped the server itself (no orphan)
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)

@@ -95,47 +95,50 @@ def lexicon() -> SnapshotLexicon:
     return SnapshotLexicon.from_data(SNAPSHOT, origin="test-snapshot")
 
 
+#: Three noun items (two with the same synset and source) and one verb item.
+ROWS = [
+    {
+        "id": "drink",
+        "sentence": "He poured a shot of whiskey.",
+        "target": "shot",
+        "lemma": "shot",
+        "pos": "NOUN",
+        "synset": "bn:00000003n",
+        "source": "a",
+    },
+    {
+        "id": "drink-2",
+        "sentence": "She had a shot of rum.",
+        "target": "shot",
+        "lemma": "shot",
+        "pos": "NOUN",
+        "synset": "bn:00000003n",
+        "source": "a",
+    },
+    {
+        "id": "fire",
+        "sentence": "He heard a shot.",
+        "target": "shot",
+        "lemma": "shot",
+        "pos": "NOUN",
+        "synset": "bn:00000001n",
+        "source": "b",
+    },
+    {
+        "id": "verb",
+        "sentence": "They shot the film.",
+        "target": "shot",
+        "lemma": "shot",
+        "pos": "VERB",
+        "synset": "bn:00000005v",
+        "source": "b",
+    },
+]
+
+
 @pytest.fixture
 def loaded(project: Project, write_jsonl) -> Project:
-    rows = [
-        {
-            "id": "drink",
-            "sentence": "He poured a shot of whiskey.",
-            "target": "shot",
-            "lemma": "shot",
-            "pos": "NOUN",
-            "synset": "bn:00000003n",
-            "source": "a",
-        },
-        {
-            "id": "drink-2",
-            "sentence": "She had a shot of rum.",
-            "target": "shot",
-            "lemma": "shot",
-            "pos": "NOUN",
-            "synset": "bn:00000003n",
-            "source": "a",
-        },
-        {
-            "id": "fire",
-            "sentence": "He heard a shot.",
-            "target": "shot",
-            "lemma": "shot",
-            "pos": "NOUN",
-            "synset": "bn:00000001n",
-            "source": "b",
-        },
-        {
-            "id": "verb",
-            "sentence": "They shot the film.",
-            "target": "shot",
-            "lemma": "shot",
-            "pos": "VERB",
-            "synset": "bn:00000005v",
-            "source": "b",
-        },
-    ]
-    import_items(project, write_jsonl("items.jsonl", rows))
+    import_items(project, write_jsonl("items.jsonl", ROWS))
     return project
 
 

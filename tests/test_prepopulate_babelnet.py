@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from fake_babelnet import DEFAULT_KEY, FakeBabelNet
-from test_prepopulate import SNAPSHOT
+from test_prepopulate import ROWS, SNAPSHOT
 
 from annotator.cli import main
 from annotator.lexicon.babelnet import BabelNetLexicon
@@ -15,40 +15,6 @@ from annotator.project import Project
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
 
-ROWS = [
-    {
-        "id": "drink",
-        "sentence": "He poured a shot of whiskey.",
-        "target": "shot",
-        "lemma": "shot",
-        "pos": "NOUN",
-        "synset": "bn:00000003n",
-    },
-    {
-        "id": "drink-2",
-        "sentence": "She had a shot of rum.",
-        "target": "shot",
-        "lemma": "shot",
-        "pos": "NOUN",
-        "synset": "bn:00000003n",
-    },
-    {
-        "id": "fire",
-        "sentence": "He heard a shot.",
-        "target": "shot",
-        "lemma": "shot",
-        "pos": "NOUN",
-        "synset": "bn:00000001n",
-    },
-    {
-        "id": "verb",
-        "sentence": "They shot the film.",
-        "target": "shot",
-        "lemma": "shot",
-        "pos": "VERB",
-        "synset": "bn:00000005v",
-    },
-]
 LEMMAS = 2  # (shot, NOUN) and (shot, VERB)
 SYNSETS = 5  # 4 noun synsets (one without a WordNet sense of "shot") + 1 verb synset
 

@@ -60,6 +60,7 @@ def build_pages(user: User | None) -> dict[str, list[st.Page]]:
     lead_pages = [
         st.Page(PAGES / "review.py", title="Review", url_path="review", icon=":material/rate_review:"),
         st.Page(PAGES / "evaluate.py", title="Evaluate", url_path="evaluate", icon=":material/analytics:"),
+        st.Page(PAGES / "project.py", title="Project", url_path="project", icon=":material/settings:"),
     ]
     for module, title, path, icon in (("annotator.app.pages.dataset", "Dataset", "dataset", ":material/dataset:"),):
         page = optional_page(module, title, path, icon)

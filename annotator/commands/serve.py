@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -48,4 +47,6 @@ def run_serve(args: argparse.Namespace) -> int:
         "viewer",
     ]
     print(f"annotator: serving {data_dir} on http://{args.address}:{args.port}", flush=True)
-    return subprocess.call(command, env=env)
+    # Become the server (no child process): stopping `annotator serve` stops Streamlit with it.
+    os.execve(sys.executable, command, env)
+    return 0  # not reached

@@ -102,3 +102,9 @@ def write_bytes_synced(path: Path, data: bytes) -> None:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8, LF) in one rename, so a crash never leaves half a file."""
+    with atomic_file(path) as temporary:
+        write_bytes_synced(temporary, text.encode("utf-8"))

@@ -16,7 +16,7 @@ from typing import Any
 from annotator.data_import.tables import Row, read_table
 from annotator.domain.candidates import normalize_pos
 from annotator.domain.model import TARGET_POS, Item, Target
-from annotator.errors import UserError
+from annotator.errors import RowProblemsError
 
 REQUIRED_COLUMNS = ("sentence", "lemma", "pos", "synset")
 #: Accepted spellings of the optional columns.
@@ -37,15 +37,12 @@ class RowProblem:
         return f"{where}: {self.message} [{self.rule}]"
 
 
-class ItemImportError(UserError):
+class ItemImportError(RowProblemsError):
     """The file has bad rows; nothing was imported. ``problems`` lists every one."""
 
     def __init__(self, path: Path, problems: list[RowProblem]) -> None:
         self.path = path
-        self.problems = problems
-        shown = "\n".join(f"  {path.name}: {p}" for p in problems[:200])
-        more = f"\n  ... and {len(problems) - 200} more" if len(problems) > 200 else ""
-        super().__init__(f"{path.name}: {len(problems)} problem(s); nothing was imported.\n{shown}{more}")
+        super().__init__(path.name, problems, "nothing was imported")
 
 
 @dataclass

@@ -21,7 +21,7 @@ from annotator.data_import.tables import FileFormatError, Row, read_table
 from annotator.domain import workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status
-from annotator.errors import UserError
+from annotator.errors import RowProblemsError, UserError
 from annotator.services.curation import CurationService
 
 REQUIRED_COLUMNS = ("id", "good", "bad", "status", "version")
@@ -30,15 +30,11 @@ _OPEN_STATUSES = (Status.PENDING, Status.IN_PROGRESS)
 _RESOLVED_COMMENT = "Resolved in a spreadsheet import."
 
 
-class SheetImportError(UserError):
+class SheetImportError(RowProblemsError):
     """The sheet has bad rows (or a row was refused while applying); nothing was applied."""
 
     def __init__(self, name: str, problems: list[RowProblem]) -> None:
-        self.name = name
-        self.problems = problems
-        shown = "\n".join(f"  {name}: {p}" for p in problems[:200])
-        more = f"\n  ... and {len(problems) - 200} more" if len(problems) > 200 else ""
-        super().__init__(f"{name}: {len(problems)} problem(s); nothing was applied.\n{shown}{more}")
+        super().__init__(name, problems, "nothing was applied")
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,13 @@ Loading validates everything and names the file and record of the first problem.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from annotator.data_export.atomic import write_text_atomic
 from annotator.lexicon.babelnet import (
     CACHE_VERSION_META,
     SYNSET_ENDPOINT,
@@ -432,15 +431,7 @@ def write_snapshot(
         text = "\n".join(_jsonl_lines(data)) + "\n"
     else:
         text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, text)
     return path
 
 

@@ -15,8 +15,6 @@ Typical use::
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -26,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator.analysis.base import Analyser, Analysis, empty_analysis
+from annotator.data_export.atomic import write_text_atomic
 from annotator.domain.candidates import Candidate, CandidateError, parse_candidate
 from annotator.domain.matching import (
     BAD,
@@ -602,18 +601,6 @@ def default_out_dir(translations_path: str | Path) -> Path:
 # --- output ---------------------------------------------------------------------------------------------------------
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write to a temporary file in the same folder, then rename: a crash never leaves half a file."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def write_results(result: EvaluationResult, out_dir: str | Path) -> dict[str, Path]:
     """Write ``analysed.jsonl`` (one line per translation, input order) and ``metrics.json``; return their paths."""
     folder = Path(out_dir)
@@ -624,8 +611,8 @@ def write_results(result: EvaluationResult, out_dir: str | Path) -> dict[str, Pa
     analysed = folder / ANALYSED_FILE
     metrics = folder / METRICS_FILE
     lines = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in result.results)
-    _write_atomic(analysed, lines)
-    _write_atomic(metrics, json.dumps(result.metrics_document(), ensure_ascii=False, indent=2) + "\n")
+    write_text_atomic(analysed, lines)
+    write_text_atomic(metrics, json.dumps(result.metrics_document(), ensure_ascii=False, indent=2) + "\n")
     return {"analysed": analysed, "metrics": metrics}
 
 

@@ -1,0 +1,180 @@
+"""Project page (leads): import items, pre-populate from the lexicon, run the selection filters, languages.
+
+The same services as ``annotator import``, ``annotator prepopulate`` and ``annotator filter``, with a
+progress bar, so a lead never needs a terminal for the day-to-day preparation work.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from annotator.app.state import get_project, require_lead
+from annotator.data_import.items import ItemImportError
+from annotator.errors import UserError
+from annotator.lexicon.sources import allowed_sources
+from annotator.progress import ProgressCallback
+from annotator.project import parse_languages
+from annotator.services.filters import run_filters
+from annotator.services.importing import import_items
+from annotator.services.prepopulate import prepopulate
+
+
+def progress_bar(label: str) -> ProgressCallback:
+    bar = st.progress(0.0, text=label)
+
+    def report(done: int, total: int, message: str) -> None:
+        bar.progress(min(done / total, 1.0) if total else 0.0, text=f"{label}: {done}/{total} {message}")
+
+    return report
+
+
+def render_settings() -> None:
+    project = get_project()
+    settings = project.settings()
+    st.subheader("Project")
+    lexicon = settings.lexicon
+    source = lexicon.snapshot if lexicon.provider == "snapshot" else lexicon.base_url
+    st.markdown(
+        f"**{settings.name}** · folder `{project.data_dir}` · lexicon **{lexicon.provider}** `{source or 'not set'}`"
+    )
+    st.caption(
+        "Allowed sources: "
+        + " · ".join(allowed_sources(lang, settings.allowed_sources).describe() for lang in ("EN", *settings.languages))
+    )
+    with st.form("project_languages", border=False):
+        text = st.text_input("Languages", value=",".join(settings.languages), help="ISO 639-1 codes, e.g. DE,ES,IT")
+        if st.form_submit_button("Save languages"):
+            try:
+                languages = parse_languages(text)
+            except UserError as error:
+                st.error(str(error))
+            else:
+                removed = set(settings.languages) - set(languages)
+                if removed:
+                    st.error(f"Languages are never removed here (their curation would be hidden): {sorted(removed)}.")
+                else:
+                    project.save_settings(replace(settings, languages=languages))
+                    st.success(f"Languages: {' '.join(languages)}. New languages start as pending; pre-populate them.")
+
+
+def render_import() -> None:
+    st.subheader("Import items")
+    st.caption(
+        "CSV, TSV, XLSX or JSONL with sentence, target (or start/end), lemma, pos, synset; id and source "
+        "optional. All or nothing: a file with any bad row imports nothing and lists every bad row."
+    )
+    upload = st.file_uploader("Item file", type=["csv", "tsv", "xlsx", "jsonl"], key="project_import_file")
+    force = st.checkbox(
+        "Replace changed items even if they have curated work (their candidates are kept)", key="project_import_force"
+    )
+    if st.button("Import", key="project_import", disabled=upload is None):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / Path(upload.name).name
+            path.write_bytes(upload.getvalue())
+            try:
+                report = import_items(get_project(), path, force=force, progress=progress_bar("Importing"))
+            except ItemImportError as error:
+                st.error(f"{upload.name}: {len(error.problems)} problem(s); nothing was imported.")
+                st.dataframe(
+                    pd.DataFrame(
+                        [
+                            {"row": p.row, "column": p.column, "rule": p.rule, "problem": p.message}
+                            for p in error.problems
+                        ]
+                    ),
+                    hide_index=True,
+                    width="stretch",
+                )
+                return
+            except UserError as error:
+                st.error(str(error))
+                return
+        st.success(f"{upload.name}: {report.summary()}")
+        for warning in report.warnings:
+            st.warning(str(warning))
+
+
+def render_prepopulate() -> None:
+    st.subheader("Pre-populate GOOD and BAD candidates")
+    st.caption(
+        "Only item-languages not yet pre-populated are filled; curated candidates are never overwritten. "
+        "A run stopped by the lexicon (quota) keeps its work and resumes where it stopped."
+    )
+    if st.button("Pre-populate", key="project_prepopulate"):
+        try:
+            report = prepopulate(get_project(), progress=progress_bar("Pre-populating"))
+        except UserError as error:
+            st.error(str(error))
+            return
+        (st.warning if report.stopped else st.success)(report.summary())
+        if report.stopped:
+            st.error(
+                f"Stopped: the lexicon refused to answer: {report.stopped}. Work so far is saved; run again to resume."
+            )
+        for warning in report.warnings[:50]:
+            st.caption(f"⚠ {warning}")
+
+
+def render_filters() -> None:
+    project = get_project()
+    st.subheader("Selection filters")
+    st.caption(
+        "δ(λ) ≥ 3 · at most one sentence per sense per source · the target-language condition. Failing "
+        "items are marked, never deleted: tick the ones to exclude from curation and export."
+    )
+    if st.button("Run the filters", key="project_filters"):
+        try:
+            report = run_filters(project, progress=progress_bar("Filtering"))
+        except UserError as error:
+            st.error(str(error))
+        else:
+            st.success(f"Checked {report.checked} items; {len(report.failures)} fail at least one rule.")
+    with project.db.read() as conn:
+        flagged = [item for item in project.repo.list_items(conn) if item.filter_failures or item.excluded]
+    if not flagged:
+        st.info("No item is flagged or excluded.")
+        return
+    frame = pd.DataFrame(
+        [
+            {
+                "exclude": item.excluded,
+                "id": item.id,
+                "lemma": item.target.lemma,
+                "pos": item.target.pos,
+                "failures": "; ".join(item.filter_failures) or "(excluded by hand)",
+            }
+            for item in flagged
+        ]
+    )
+    edited = st.data_editor(
+        frame, hide_index=True, width="stretch", key="project_exclusions", disabled=["id", "lemma", "pos", "failures"]
+    )
+    if st.button("Save exclusions", key="project_save_exclusions"):
+        chosen = dict(zip(edited["id"], edited["exclude"], strict=True))
+        with project.db.write() as conn:
+            project.repo.set_excluded(conn, [i for i, excluded in chosen.items() if excluded], True)
+            project.repo.set_excluded(conn, [i for i, excluded in chosen.items() if not excluded], False)
+        st.success(f"{sum(chosen.values())} item(s) excluded.")
+
+
+def render() -> None:
+    require_lead()
+    st.header("Project")
+    render_settings()
+    st.divider()
+    render_import()
+    st.divider()
+    render_prepopulate()
+    st.divider()
+    render_filters()
+
+
+if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)
+    from annotator.app.main import run_page
+
+    run_page(render)
