@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from app_helpers import logged_in
 from streamlit.testing.v1 import AppTest
 
 from annotator.app.pages.evaluate import BUNDLED
@@ -15,7 +16,6 @@ from annotator.project import Project
 from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
 
-MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
 MISS_ITEM = "**shot-whiskey** · DE · demo-mt-b"  # "Er schenkte sich einen Whiskey ein." — no candidate matches
 
 
@@ -26,16 +26,6 @@ def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ANNOTATOR_DATA", str(data))
     monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
     return data
-
-
-def logged_in(name: str, password: str) -> AppTest:
-    at = AppTest.from_file(str(MAIN), default_timeout=60).run()
-    at.text_input(key="login_name").input(name)
-    at.text_input(key="login_password").input(password)
-    at.button[0].click()
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def run_evaluation(at: AppTest) -> AppTest:

@@ -6,14 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from app_helpers import logged_in
 
 from annotator.commands.project import DEMO_ITEMS, DEMO_SNAPSHOT
 from annotator.domain.model import Role
 from annotator.project import LexiconSettings, Project, ProjectSettings, builtin_path
 from annotator.services.accounts import add_user
-
-MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
 
 
 @pytest.fixture
@@ -28,16 +26,6 @@ def empty(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     monkeypatch.setenv("ANNOTATOR_DATA", str(project.data_dir))
     monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
     return project
-
-
-def logged_in(name: str, password: str) -> AppTest:
-    at = AppTest.from_file(str(MAIN), default_timeout=60).run()
-    at.text_input(key="login_name").input(name)
-    at.text_input(key="login_password").input(password)
-    at.button[0].click()
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def counts(project: Project) -> dict[str, int]:
