@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import socket
 import subprocess
 import sys
@@ -28,6 +29,9 @@ def all_subcommands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = (
 
 
 def test_every_command_has_help(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0 and "prepopulate" in capsys.readouterr().out
     commands = all_subcommands(build_parser())
     for expected in ("init", "import", "prepopulate", "filter", "users", "demo", "serve"):
         assert (expected,) in commands
@@ -48,6 +52,28 @@ def test_errors_are_clear_and_non_zero(tmp_path: Path, capsys) -> None:
     assert main(["import", str(tmp_path / "bad.csv"), "--data", str(tmp_path / "p")]) == 2
     err = capsys.readouterr().err
     assert "bad.csv" in err and "row 2" in err and "bad_pos" in err
+
+
+def test_bad_snapshot_is_a_clear_error_not_a_traceback(tmp_path: Path, capsys) -> None:
+    (tmp_path / "bad.json").write_text("{not json")
+    assert main(["init", "--data", str(tmp_path / "p"), "--snapshot", str(tmp_path / "bad.json")]) == 2
+    err = capsys.readouterr().err
+    assert "bad.json" in err and "Traceback" not in err
+    assert not (tmp_path / "p" / "annotator.sqlite").exists()
+    assert main(["init", "--data", str(tmp_path / "p")]) == 0
+    assert main(["lexicon", "use-snapshot", str(tmp_path / "bad.json"), "--data", str(tmp_path / "p")]) == 2
+    assert "bad.json" in capsys.readouterr().err
+
+
+def test_relative_snapshot_path_is_resolved_at_init(tmp_path: Path, monkeypatch, write_jsonl) -> None:
+    from annotator.project import builtin_path
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lexicon.json").write_bytes(builtin_path("demo/snapshot.json").read_bytes())
+    assert main(["init", "--data", "ps", "--snapshot", "lexicon.json"]) == 0
+    rows = [json.loads(line) for line in builtin_path("demo/items.jsonl").read_text().splitlines()[:3]]
+    assert main(["import", str(write_jsonl("items.jsonl", rows)), "--data", "ps"]) == 0
+    assert main(["prepopulate", "--data", "ps"]) == 0
 
 
 def test_demo_filter_reports_each_rule(tmp_path: Path, capsys) -> None:

@@ -216,3 +216,34 @@ def test_changed_item_with_curated_work_is_refused_unless_forced(project: Projec
 
 def test_user_error_is_the_base_of_import_errors() -> None:
     assert issubclass(ItemImportError, UserError) and issubclass(FileFormatError, UserError)
+
+
+def test_offsets_name_the_sentence_as_given(tmp_path: Path, write_jsonl) -> None:
+    """Offsets point into the text the user wrote, even when the stored sentence is normalised (spaces, NFC)."""
+    rows = [
+        {
+            "id": "spaces",
+            "sentence": "He  poured a shot of whiskey.",
+            "start": 13,
+            "end": 17,
+            "lemma": "shot",
+            "pos": "NOUN",
+            "synset": "bn:00057755n",
+        },
+        {
+            "id": "nfc",
+            "sentence": "Un cafe\u0301 e un cafe\u0301 lungo.",
+            "start": 14,
+            "end": 19,
+            "lemma": "caffè",
+            "pos": "NOUN",
+            "synset": "bn:00014214n",
+        },
+    ]
+    items = {item.id: item for item in parse_item_file(write_jsonl("offsets.jsonl", rows)).items}
+    spaces = items["spaces"]
+    assert spaces.sentence == "He poured a shot of whiskey."
+    assert spaces.sentence[spaces.target.start : spaces.target.end] == "shot" == spaces.target.text
+    nfc = items["nfc"]
+    assert nfc.target.text == "café" and nfc.target.start == 13  # the second "café", in the NFC sentence
+    assert nfc.sentence.find("café") == 3 and nfc.sentence[13:17] == "café"

@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.set_defaults(func=run_export)
 
     stats = subparsers.add_parser(
-        "stats", help="show the refinement statistics (% added, % removed, % shared) and the dataset counts"
+        "stats", help="show the refinement statistics (%% added, %% removed, %% shared) and the dataset counts"
     )
     add_data_option(stats)
     _add_selection_flags(stats)

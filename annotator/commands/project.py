@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+from pathlib import Path
 
 from annotator.commands.common import add_data_option, open_project, print_table
 from annotator.errors import UserError
@@ -54,9 +55,15 @@ def run_init(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(getattr(args, "data", None))
     if (data_dir / DATABASE_FILE).exists():
         raise UserError(f"{data_dir} already holds a project; use another --data folder.")
+    snapshot = None
+    if args.snapshot:
+        from annotator.lexicon.snapshot import SnapshotLexicon
+
+        snapshot = str(Path(args.snapshot).resolve())
+        SnapshotLexicon.load(snapshot)  # refuse a bad snapshot now, not at the first pre-population
     lexicon = LexiconSettings(
         provider="babelnet" if args.babelnet else "snapshot",
-        snapshot=args.snapshot,
+        snapshot=snapshot,
         base_url=args.babelnet_url,
     )
     project = open_project(args, create=True)

@@ -84,6 +84,26 @@ def _find_word(sentence: str, word: str) -> list[int]:
     return [m.start() for m in pattern.finditer(sentence)]
 
 
+def carry_span(raw: str, start: int, end: int, normalised: str) -> tuple[int, int] | None:
+    """Move a span of the sentence as given onto the stored (NFC, whitespace-collapsed) sentence.
+
+    Offsets name a position in the user's text; the k-th occurrence of the target there is the k-th
+    occurrence of its normalised form in the stored text, which survives collapsed spaces and NFC.
+    """
+    target_raw = raw[start:end]
+    target = " ".join(unicodedata.normalize("NFC", target_raw).split())
+    occurrence, position = 0, raw.find(target_raw)
+    while 0 <= position < start:
+        occurrence += 1
+        position = raw.find(target_raw, position + 1)
+    found = -1
+    for _ in range(occurrence + 1):
+        found = normalised.find(target, found + 1)
+        if found < 0:
+            return None
+    return found, found + len(target)
+
+
 def _parse_offsets(values: dict[str, Any], row: int, problems: list[RowProblem]) -> tuple[int, int] | None:
     start_raw, end_raw = _text(values.get("start")), _text(values.get("end"))
     if not start_raw and not end_raw:
@@ -132,21 +152,30 @@ def parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem]) 
     if sentence:
         if offsets is not None:
             start, end = offsets
-            if not (0 <= start < end <= len(sentence)):
+            raw = values.get("sentence")
+            raw = raw if isinstance(raw, str) else _text(raw)
+            given = raw[start:end] if 0 <= start < end <= len(raw) else ""
+            if not given.strip():
                 problems.append(
                     RowProblem(n, "start", "bad_offsets", f"offsets {start}-{end} are outside the sentence")
                 )
-            elif word and sentence[start:end] != word:
+            elif word and _text(given) != word:
                 problems.append(
                     RowProblem(
                         n,
                         "target",
                         "target_mismatch",
-                        f"sentence[{start}:{end}] is {sentence[start:end]!r}, not the target {word!r}",
+                        f"sentence[{start}:{end}] is {given!r}, not the target {word!r}",
                     )
                 )
             else:
-                word = sentence[start:end]
+                carried = carry_span(raw, start, end, sentence)
+                if carried is None:
+                    message = f"offsets {start}-{end} do not survive whitespace/Unicode normalisation of the sentence"
+                    problems.append(RowProblem(n, "start", "bad_offsets", message))
+                else:
+                    start, end = carried
+                    word = sentence[start:end]
         elif word:
             found = _find_word(sentence, word)
             if not found:

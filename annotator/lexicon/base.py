@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from annotator.errors import UserError
+
 #: Language codes are upper-case ISO 639-1 as BabelNet spells them: EN, DE, ES, IT, RU, ZH.
 ENGLISH = "EN"
 
@@ -53,8 +55,11 @@ class SynsetRecord:
         return None
 
 
-class LexiconError(RuntimeError):
-    """A provider failed in a way the user must hear about (bad snapshot, network exhausted)."""
+class LexiconError(UserError, RuntimeError):
+    """A provider failed in a way the user must hear about (bad snapshot, network exhausted).
+
+    A ``UserError``, so the command line and the app show its message instead of a traceback.
+    """
 
 
 class LexiconQuotaError(LexiconError):
