@@ -152,3 +152,25 @@ def test_accounts_hash_and_disable(project: Project, translator_it: User) -> Non
     assert authenticate(project, "ivo", "wrong-password") is None
     set_disabled(project, "ivo", True)
     assert authenticate(project, "ivo", "translator-password") is None
+
+
+def test_a_discuss_item_closes_only_by_a_lead_resolution_with_a_comment(
+    items: Project, translator_it: User, lead: User, project: Project
+) -> None:
+    service = CurationService(items, translator_it)
+    state = service.add_candidate("shot-whiskey", "IT", Side.GOOD, "goccio", 0)
+    state = service.flag_discuss("shot-whiskey", "IT", "regional?", state.version)
+    leader = CurationService(items, lead)
+    with pytest.raises(WorkflowError, match="resolves it with a comment"):
+        leader.mark_done("shot-whiskey", "IT", state.version)
+    with pytest.raises(WorkflowError, match="resolves it with a comment"):
+        leader.discard("shot-whiskey", "IT", DiscardReason.IDIOM, "", state.version)
+    other = add_user(project, "ines", Role.TRANSLATOR, ("IT",), "another-password")
+    with pytest.raises(WorkflowError, match="waiting for a lead"):  # whole-set edits obey the same rule
+        CurationService(items, other).replace_candidates("shot-whiskey", "IT", ["sorso"], [], state.version)
+    assert (
+        leader.resolve(
+            "shot-whiskey", "IT", Status.DISCARDED, "idiomatic here", state.version, DiscardReason.IDIOM
+        ).status
+        is Status.DISCARDED
+    )

@@ -192,3 +192,32 @@ def test_filters_report_each_rule(loaded: Project, lexicon: SnapshotLexicon) -> 
     _, item = state(loaded, "drink", "IT")
     assert any("colpo" in failure for failure in item.filter_failures)
     assert not item.excluded  # marking, not deleting
+
+
+def test_reimported_item_with_a_new_synset_is_prepopulated_again(
+    loaded: Project, lexicon: SnapshotLexicon, write_jsonl, lead
+) -> None:
+    prepopulate(loaded, lexicon=lexicon)
+    CurationService(loaded, lead).add_candidate(
+        "fire", "IT", Side.GOOD, "schioppettata", state(loaded, "fire", "IT")[0].version
+    )
+    with loaded.db.write() as conn:
+        loaded.repo.set_excluded(conn, ["drink-2"], True)
+    changed = [dict(r, synset="bn:00000001n") if r["id"] == "drink" else r for r in ROWS]
+    changed = [dict(r, sentence="He heard one shot.") if r["id"] == "fire" else r for r in changed]
+    changed = [dict(r, source="z") if r["id"] == "drink-2" else r for r in changed]
+    report = import_items(loaded, write_jsonl("v2.jsonl", changed), force=True)
+    assert report.replaced == 3
+
+    drink_it, drink = state(loaded, "drink", "IT")  # σ changed: G0/B0 of the old sense are gone, to be redone
+    assert not drink_it.prepopulated and drink_it.good == () and drink_it.initial_good == ()
+    assert drink.senses == () and drink.synset == "bn:00000001n"
+    fire_it, fire = state(loaded, "fire", "IT")  # only the sentence changed: senses and curated work stay
+    assert fire_it.prepopulated and fire.polysemy_degree == 3 and "schioppettata" in [c.text for c in fire_it.good]
+    _, drink2 = state(loaded, "drink-2", "IT")
+    assert drink2.excluded  # the lead's exclusion survives a re-import
+
+    again = prepopulate(loaded, lexicon=lexicon)
+    assert again.item_languages == 5
+    drink_it, drink = state(loaded, "drink", "IT")
+    assert [c.text for c in drink_it.good] == ["sparo", "colpo"] and drink.sense_rank == 1

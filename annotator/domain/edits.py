@@ -60,7 +60,6 @@ def apply_candidate_sets(user: User, item: Item, il: ItemLanguage, good: list[st
     if new_good == il.good and new_bad == il.bad:
         return il
     workflow.check_can_edit(user, il.lang)
-    if il.status not in workflow.EDITABLE:
-        raise workflow.WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}: reopen it before editing.")
+    workflow.check_editable(il, user)
     status = workflow.status_after_edit(il)
     return replace(il, good=new_good, bad=new_bad, status=status)

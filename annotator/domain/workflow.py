@@ -42,7 +42,7 @@ def check_lead(user: User, action: str) -> None:
         raise PermissionDenied(f"Only a lead may {action}.")
 
 
-def _check_editable(il: ItemLanguage, user: User) -> None:
+def check_editable(il: ItemLanguage, user: User) -> None:
     if il.status not in EDITABLE:
         raise WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}: reopen it before editing.")
     if il.status is Status.DISCUSS and not user.is_lead and il.status_by != user.name:
@@ -56,7 +56,7 @@ def status_after_edit(il: ItemLanguage) -> Status:
 def add_candidate(user: User, il: ItemLanguage, side: Side, candidate: Candidate) -> ItemLanguage:
     """Add a translator candidate; refuses duplicates and a candidate already on the other side (move it)."""
     check_can_edit(user, il.lang)
-    _check_editable(il, user)
+    check_editable(il, user)
     found = il.find(CandidateEntry(candidate.text, candidate.pos).key)
     if found:
         where, existing = found
@@ -73,7 +73,7 @@ def add_candidate(user: User, il: ItemLanguage, side: Side, candidate: Candidate
 
 def remove_candidate(user: User, il: ItemLanguage, key: str) -> ItemLanguage:
     check_can_edit(user, il.lang)
-    _check_editable(il, user)
+    check_editable(il, user)
     found = il.find(key)
     if not found:
         raise WorkflowError(f"No candidate {key!r} in {il.item_id} [{il.lang}].")
@@ -86,7 +86,7 @@ def remove_candidate(user: User, il: ItemLanguage, key: str) -> ItemLanguage:
 def move_candidate(user: User, il: ItemLanguage, key: str, to: Side) -> ItemLanguage:
     """Move a candidate between GOOD and BAD, keeping its origin and provenance."""
     check_can_edit(user, il.lang)
-    _check_editable(il, user)
+    check_editable(il, user)
     found = il.find(key)
     if not found:
         raise WorkflowError(f"No candidate {key!r} in {il.item_id} [{il.lang}].")
@@ -99,9 +99,18 @@ def move_candidate(user: User, il: ItemLanguage, key: str, to: Side) -> ItemLang
     return replace(il, good=good, bad=bad, status=status_after_edit(il))
 
 
-def mark_done(user: User, il: ItemLanguage) -> ItemLanguage:
+def _refuse_unresolved_discussion(il: ItemLanguage) -> None:
+    """SPEC §5: a DISCUSS item is closed only by a lead's resolution, which carries a comment."""
+    raise WorkflowError(
+        f"{il.item_id} [{il.lang}] is DISCUSS: a lead resolves it with a comment (Review page, or 'resolve')."
+    )
+
+
+def mark_done(user: User, il: ItemLanguage, resolving: bool = False) -> ItemLanguage:
     check_can_edit(user, il.lang)
     if il.status is Status.DISCUSS:
+        if not resolving:
+            _refuse_unresolved_discussion(il)
         check_lead(user, "resolve a DISCUSS item")
     elif il.status not in (Status.PENDING, Status.IN_PROGRESS):
         raise WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}; it cannot be marked done.")
@@ -119,7 +128,9 @@ def flag_discuss(user: User, il: ItemLanguage, note: str) -> ItemLanguage:
     return replace(il, status=Status.DISCUSS, discuss_note=note.strip(), status_by=user.name)
 
 
-def discard(user: User, il: ItemLanguage, reason: DiscardReason | str | None, note: str = "") -> ItemLanguage:
+def discard(
+    user: User, il: ItemLanguage, reason: DiscardReason | str | None, note: str = "", resolving: bool = False
+) -> ItemLanguage:
     check_can_edit(user, il.lang)
     if not reason:
         raise WorkflowError(
@@ -132,6 +143,8 @@ def discard(user: User, il: ItemLanguage, reason: DiscardReason | str | None, no
     if reason is DiscardReason.OTHER and not note.strip():
         raise WorkflowError("Discarding for 'other' needs a note.")
     if il.status is Status.DISCUSS:
+        if not resolving:
+            _refuse_unresolved_discussion(il)
         check_lead(user, "resolve a DISCUSS item")
     elif il.status not in (Status.PENDING, Status.IN_PROGRESS):
         raise WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}; reopen it before discarding.")
@@ -161,7 +174,7 @@ def resolve_discussion(
     if not comment.strip():
         raise WorkflowError("Resolving a DISCUSS item needs a comment.")
     if to is Status.DONE:
-        return mark_done(user, il)
+        return mark_done(user, il, resolving=True)
     if to is Status.DISCARDED:
-        return discard(user, il, reason or DiscardReason.OTHER, comment)
+        return discard(user, il, reason or DiscardReason.OTHER, comment, resolving=True)
     raise WorkflowError("A DISCUSS item resolves to done or discarded.")

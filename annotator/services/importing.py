@@ -6,14 +6,20 @@ forced, because silently replacing a sentence under a translator's candidates wo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from sqlalchemy import Connection
+
 from annotator.data_import.items import ParsedItems, RowProblem, content_hash, parse_item_file
-from annotator.domain.model import Item, Status
+from annotator.domain.model import Item, ItemLanguage, Status
 from annotator.errors import UserError
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project
+from annotator.store.repository import Repository
+
+#: Who the history names for changes the import makes by itself.
+SYSTEM_USER = "system:import"
 
 #: Rows written per statement batch; progress is reported after each.
 INSERT_CHUNK = 500
@@ -34,6 +40,29 @@ class ImportReport:
 
 class CuratedWorkError(UserError):
     """Changed items already have curated work; re-run with force to replace them."""
+
+
+def _forget_prepopulation(repo: Repository, conn: Connection, item: Item, states: list[ItemLanguage]) -> None:
+    """λ or σ changed: G0/B0 came from the old senses, so the next pre-population must redo them.
+
+    Untouched pending sets are cleared with them; curated current sets are the translators' work and stay.
+    """
+    for state in states:
+        untouched = state.status is Status.PENDING and (state.good, state.bad) == (
+            state.initial_good,
+            state.initial_bad,
+        )
+        new = replace(
+            state,
+            prepopulated=False,
+            initial_good=(),
+            initial_bad=(),
+            overlaps=(),
+            good=() if untouched else state.good,
+            bad=() if untouched else state.bad,
+        )
+        detail = {"lemma": item.target.lemma, "pos": item.target.pos, "synset": item.synset}
+        repo.save_item_language(conn, new, state.version, SYSTEM_USER, "item_changed", detail)
 
 
 def import_items(
@@ -61,13 +90,20 @@ def import_items(
             elif old == digest:
                 report.unchanged += 1
             else:
-                curated = [
-                    il for il in repo.item_languages_of(conn, item.id).values() if il.status is not Status.PENDING
-                ]
+                states = repo.item_languages_of(conn, item.id)
+                curated = [il for il in states.values() if il.status is not Status.PENDING]
                 if curated and not force:
                     blocked.append(item.id)
                 else:
-                    repo.replace_item(conn, item, digest)
+                    before = repo.get_item(conn, item.id)
+                    same_lexicon = before is not None and (before.target.lemma, before.target.pos, before.synset) == (
+                        item.target.lemma,
+                        item.target.pos,
+                        item.synset,
+                    )
+                    repo.replace_item(conn, item, digest, keep_lexicon=same_lexicon)
+                    if not same_lexicon:
+                        _forget_prepopulation(repo, conn, item, list(states.values()))
                     report.replaced += 1
             progress(done, total, "checking")
         if blocked:

@@ -264,11 +264,22 @@ class Repository:
             )
         )
 
-    def replace_item(self, conn: Connection, item: Item, content_hash: str) -> None:
+    def replace_item(self, conn: Connection, item: Item, content_hash: str, keep_lexicon: bool) -> None:
+        """Replace an item's imported fields. The lead's exclusion is kept; filter results are cleared (stale).
+
+        With ``keep_lexicon`` (λ and σ unchanged) Ω(λ) and the gloss learnt by pre-population stay too.
+        """
+        values = self._item_values(item)
+        del values["excluded"]
+        values["filter_failures"] = "[]"
+        if keep_lexicon:
+            del values["senses"]
+            if not item.gloss:
+                del values["gloss"]
         conn.execute(
             schema.items.update()
             .where(schema.items.c.id == item.id)
-            .values(**self._item_values(item), content_hash=content_hash, imported_at=utc_now())
+            .values(**values, content_hash=content_hash, imported_at=utc_now())
         )
 
     @staticmethod
