@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from conftest import SAMPLE_ITEMS
+from conftest import SAMPLE_ITEMS, dump
 
 from annotator.domain.candidates import CandidateError
 from annotator.domain.model import DiscardReason, Role, Side, Status, User
@@ -21,11 +21,6 @@ from annotator.services.importing import import_items
 def items(project: Project, write_jsonl) -> Project:
     import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS))
     return project
-
-
-def table_counts(project: Project) -> dict[str, int]:
-    with project.db.read() as conn:
-        return project.repo.table_counts(conn)
 
 
 def test_translator_edits_are_saved_with_history(items: Project, translator_it: User) -> None:
@@ -45,21 +40,21 @@ def test_translator_edits_are_saved_with_history(items: Project, translator_it: 
 
 
 def test_a_translator_cannot_change_another_language(items: Project, translator_it: User) -> None:
-    before = table_counts(items)
+    before = dump(items)
     with pytest.raises(PermissionDenied) as caught:
         CurationService(items, translator_it).add_candidate("shot-whiskey", "DE", Side.GOOD, "Schuss", 0)
     assert "DE" in str(caught.value)
-    assert table_counts(items) == before
+    assert dump(items) == before
     with items.db.read() as conn:
         assert items.repo.get_item_language(conn, "shot-whiskey", "DE").good == ()
 
 
 def test_invalid_candidate_changes_nothing(items: Project, translator_it: User) -> None:
-    before = table_counts(items)
+    before = dump(items)
     with pytest.raises(CandidateError) as caught:
         CurationService(items, translator_it).add_candidate("shot-whiskey", "IT", Side.GOOD, "[goccio]_NOUN", 0)
     assert caught.value.rule == "not_cross_pos"
-    assert table_counts(items) == before
+    assert dump(items) == before
 
 
 def test_candidate_cannot_be_in_good_and_bad(items: Project, translator_it: User) -> None:

@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE_ITEMS
+from conftest import SAMPLE_ITEMS, dump
 from openpyxl import Workbook
 
 from annotator.data_import.items import ItemImportError, derived_id, parse_item_file
@@ -17,11 +17,6 @@ from annotator.project import Project
 from annotator.services.curation import CurationService
 from annotator.services.importing import CuratedWorkError, import_items
 from annotator.store.database import Database
-
-
-def counts(project: Project) -> dict[str, int]:
-    with project.db.read() as conn:
-        return project.repo.table_counts(conn)
 
 
 def test_jsonl_import_creates_items_and_item_languages(project: Project, write_jsonl) -> None:
@@ -38,10 +33,10 @@ def test_jsonl_import_creates_items_and_item_languages(project: Project, write_j
 def test_reimporting_the_same_file_is_a_no_op(project: Project, write_jsonl) -> None:
     path = write_jsonl("items.jsonl", SAMPLE_ITEMS)
     import_items(project, path)
-    before = counts(project)
+    before = dump(project)
     report = import_items(project, path)
     assert (report.added, report.unchanged, report.replaced) == (0, 2, 0)
-    assert counts(project) == before
+    assert dump(project) == before
 
 
 def test_csv_tsv_and_xlsx_with_offsets_and_letters(project: Project, tmp_path: Path) -> None:
@@ -67,7 +62,7 @@ def test_csv_tsv_and_xlsx_with_offsets_and_letters(project: Project, tmp_path: P
 
 def test_every_bad_row_is_reported_and_nothing_changes(project: Project, write_jsonl) -> None:
     import_items(project, write_jsonl("good.jsonl", SAMPLE_ITEMS))
-    before = counts(project)
+    before = dump(project)
     bad_rows = [
         {
             "id": "ok",
@@ -123,7 +118,7 @@ def test_every_bad_row_is_reported_and_nothing_changes(project: Project, write_j
     }
     message = str(caught.value)
     assert "bad.jsonl" in message and "row 3" in message and "nothing was imported" in message
-    assert counts(project) == before
+    assert dump(project) == before
 
 
 def test_missing_column_is_reported_for_the_header(project: Project, tmp_path: Path) -> None:
@@ -151,12 +146,12 @@ def test_missing_column_is_reported_for_the_header(project: Project, tmp_path: P
 def test_malformed_files_change_nothing(
     project: Project, tmp_path: Path, name: str, content: bytes, expected: str
 ) -> None:
-    before = counts(project)
+    before = dump(project)
     (tmp_path / name).write_bytes(content)
     with pytest.raises(FileFormatError) as caught:
         import_items(project, tmp_path / name)
     assert expected in str(caught.value) and name in str(caught.value)
-    assert counts(project) == before
+    assert dump(project) == before
 
 
 def test_target_occurring_twice_warns_and_takes_the_first(tmp_path: Path, write_jsonl) -> None:
@@ -179,7 +174,7 @@ def test_target_occurring_twice_warns_and_takes_the_first(tmp_path: Path, write_
 
 def test_an_import_that_fails_halfway_leaves_every_table_unchanged(project: Project, write_jsonl) -> None:
     rows = [dict(SAMPLE_ITEMS[0], id=f"item-{n}") for n in range(1200)]
-    before = counts(project)
+    before = dump(project)
     written: list[int] = []
     other_connection = Database(project.db.url)  # another process's view: sees only committed data
 
@@ -193,7 +188,7 @@ def test_an_import_that_fails_halfway_leaves_every_table_unchanged(project: Proj
     with pytest.raises(RuntimeError):
         import_items(project, write_jsonl("many.jsonl", rows), progress=explode)
     assert written == [0, 0]
-    assert counts(project) == before
+    assert dump(project) == before
     assert import_items(project, write_jsonl("many.jsonl", rows)).added == 1200
 
 
@@ -202,11 +197,11 @@ def test_changed_item_with_curated_work_is_refused_unless_forced(project: Projec
     CurationService(project, lead).add_candidate("shot-whiskey", "IT", Side.GOOD, "goccio", 0)
     changed = [dict(SAMPLE_ITEMS[0], sentence="She poured a shot of whiskey."), SAMPLE_ITEMS[1]]
     path = write_jsonl("v2.jsonl", changed)
-    before = counts(project)
+    before = dump(project)
     with pytest.raises(CuratedWorkError) as caught:
         import_items(project, path)
     assert "shot-whiskey" in str(caught.value) and "--force" in str(caught.value)
-    assert counts(project) == before
+    assert dump(project) == before
     report = import_items(project, path, force=True)
     assert report.replaced == 1
     with project.db.read() as conn:
