@@ -169,3 +169,10 @@ def test_a_discuss_item_closes_only_by_a_lead_resolution_with_a_comment(
         ).status
         is Status.DISCARDED
     )
+
+
+def test_a_damaged_password_hash_refuses_login_without_crashing(project: Project, translator_it: User) -> None:
+    with project.db.write() as conn:
+        project.repo.update_user(conn, "ivo", password_hash="scrypt$16384$8$1$!!$??")
+    assert authenticate(project, "ivo", "translator-password") is None
+    assert authenticate(project, "nobody", "whatever-password") is None

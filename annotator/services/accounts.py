@@ -38,16 +38,23 @@ def verify_password(password: str, stored: str | None) -> bool:
         return False
     if scheme != "scrypt":
         return False
-    expected = base64.b64decode(digest)
-    actual = hashlib.scrypt(
-        password.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p), dklen=len(expected)
-    )
+    try:
+        expected = base64.b64decode(digest)
+        actual = hashlib.scrypt(
+            password.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p), dklen=len(expected)
+        )
+    except ValueError:  # a damaged stored hash locks the account instead of crashing the login page
+        return False
     return hmac.compare_digest(actual, expected)
 
 
 def _check_password(password: str) -> None:
     if len(password) < MIN_PASSWORD_LENGTH:
         raise UserError(f"A password needs at least {MIN_PASSWORD_LENGTH} characters.")
+
+
+#: Checked against when the user does not exist (see ``authenticate``).
+_DUMMY_HASH = hash_password("not-a-real-password")
 
 
 def add_user(
@@ -87,7 +94,9 @@ def authenticate(project: Project, name: str, password: str) -> User | None:
     with project.db.read() as conn:
         user = project.repo.get_user(conn, name.strip())
         stored = project.repo.get_password_hash(conn, name.strip()) if user else None
-    if user is None or user.disabled or not verify_password(password, stored):
+    # Always pay for one scrypt, so the answer time does not tell which user names exist.
+    valid = verify_password(password, stored or _DUMMY_HASH)
+    if user is None or user.disabled or not valid:
         return None
     return user
 
