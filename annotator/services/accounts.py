@@ -6,6 +6,7 @@ scrypt is memory-hard, so a stolen database does not give the translators' passw
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import re
@@ -53,8 +54,10 @@ def _check_password(password: str) -> None:
         raise UserError(f"A password needs at least {MIN_PASSWORD_LENGTH} characters.")
 
 
-#: Checked against when the user does not exist (see ``authenticate``).
-_DUMMY_HASH = hash_password("not-a-real-password")
+@functools.cache
+def _dummy_hash() -> str:
+    """Checked against when the user does not exist (see ``authenticate``); made once, on first use."""
+    return hash_password("not-a-real-password")
 
 
 def add_user(
@@ -95,7 +98,7 @@ def authenticate(project: Project, name: str, password: str) -> User | None:
         user = project.repo.get_user(conn, name.strip())
         stored = project.repo.get_password_hash(conn, name.strip()) if user else None
     # Always pay for one scrypt, so the answer time does not tell which user names exist.
-    valid = verify_password(password, stored or _DUMMY_HASH)
+    valid = verify_password(password, stored or _dummy_hash())
     if user is None or user.disabled or not valid:
         return None
     return user
