@@ -66,7 +66,7 @@ def test_the_page_shows_the_tables_the_export_will_hold(curated: Project) -> Non
     it = stats.set_index("language").loc["IT"]
     assert it["% added"] == format_value(expected.row("IT").added_pct)
     assert it["% removed"] == format_value(expected.row("IT").removed_pct)
-    assert it["% shared"] == "100.0" and int(it["done item-languages"]) == 14
+    assert it["% shared"] == "100.0" and int(it["done item-languages"]) == 17  # all included items (SPEC §6)
     assert stats.set_index("language").loc["Mean", "% added"] == format_value(expected.mean["added_pct"])
     counts = next(df.value for df in at.dataframe if "all" in df.value.columns)
     assert counts.loc["items"].tolist() == [14, 8, 6]
@@ -78,6 +78,7 @@ def test_the_page_shows_the_tables_the_export_will_hold(curated: Project) -> Non
     at.checkbox(key="dataset_include_incomplete").check().run()
     counts = next(df.value for df in at.dataframe if "all" in df.value.columns)
     assert counts.loc["items"].tolist()[0] == 16  # book-table and match-pipe join
+    assert frame(at, "language").equals(stats)  # the option changes what is exported, not the statistics
     assert collect(curated, ExportOptions(include_incomplete=True)).counts().columns["all"].items == 16
 
 

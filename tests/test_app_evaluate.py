@@ -1,5 +1,6 @@
 """The Evaluate page through AppTest on the whole app: run on the demo translations, see the metrics, open a
-MISS item in Curate, and a candidate added there counts on the next run (the page scores the current curation)."""
+MISS item in Curate, and a candidate added there counts on the next run (the page scores the current curation);
+translations the curation has nothing for are skipped and counted; ω is shown as code, not as Markdown."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from app_helpers import logged_in
 from streamlit.testing.v1 import AppTest
 
-from annotator.app.pages.evaluate import BUNDLED
+from annotator.app.pages.evaluate import BUNDLED, code
 from annotator.commands.project import create_demo
 from annotator.domain.model import Side
 from annotator.project import Project
@@ -79,3 +80,37 @@ def test_missing_upload_is_reported(demo: Path) -> None:
     at.button(key="FormSubmitter:evaluate_inputs-Run evaluation").click().run()
     assert not at.exception
     assert any("Upload the translations" in e.value for e in at.error)
+
+
+def test_skipped_translations_are_reported_and_omega_is_shown_as_code(demo: Path) -> None:
+    project = Project.open(demo)
+    service = CurationService(project, authenticate(project, "lead", "demo-lead-pass"))
+    # a wildcard candidate: in Markdown, "*" would start italics
+    service.add_candidate(
+        "head-stream", "IT", Side.BAD, "testa * ruscello", service.view("head-stream", "IT").state.version
+    )
+    # discarded for DE: the page scores the current curation, which then has no shot-whiskey DE to score against
+    service.discard("shot-whiskey", "DE", "other", "test", service.view("shot-whiskey", "DE").state.version)
+
+    at = logged_in("lead", "demo-lead-pass")
+    at.switch_page("pages/evaluate.py").run()
+    run_evaluation(at)
+    assert [w.value for w in at.warning if "skipped" in w.value] == [
+        "2 translations skipped: 2 item not in the dataset in that language: not scored, as the dataset has nothing "
+        "to score them against (an export leaves out unfinished, discarded and excluded items)."
+    ]
+    assert any(c.value.startswith("178 translations") for c in at.caption)
+    assert not any(item.startswith("**shot-whiskey** · DE") for item in shown_items(at, "DE", "all"))
+
+    at.segmented_control(key="evaluate_outcome").set_value("BAD").run()
+    at.selectbox(key="evaluate_lang").set_value("IT").run()
+    at.selectbox(key="evaluate_system").set_value("demo-mt-b").run()
+    omegas = [c.value for c in at.caption if "matched BAD candidate" in c.value]
+    assert any("ω = `testa * ruscello` (step: lemma" in value for value in omegas), omegas
+
+
+def test_code_spans_survive_backticks_in_the_text() -> None:
+    assert code("prendere * permesso") == "`prendere * permesso`"
+    assert code("[x]_VERB") == "`[x]_VERB`"
+    assert code("a`b") == "``a`b``"
+    assert code("`a``") == "``` `a`` ```"

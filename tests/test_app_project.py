@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from app_helpers import logged_in
+from streamlit.testing.v1 import AppTest
 
 from annotator.commands.project import DEMO_ITEMS, DEMO_SNAPSHOT
 from annotator.domain.model import Role
@@ -26,6 +27,11 @@ def empty(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     monkeypatch.setenv("ANNOTATOR_DATA", str(project.data_dir))
     monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
     return project
+
+
+def table_with(at: AppTest, column: str):
+    """The page's dataframe that has ``column`` (the page also shows the audit table)."""
+    return next(df.value for df in at.dataframe if column in df.value.columns)
 
 
 def counts(project: Project) -> dict[str, int]:
@@ -49,7 +55,7 @@ def test_import_prepopulate_and_filter_in_the_browser(empty: Project) -> None:
     at.file_uploader(key="project_import_file").set_value(("bad.jsonl", bad, "application/json")).run()
     at.button(key="project_import").click().run()
     assert any("nothing was imported" in e.value for e in at.error)
-    problems = at.dataframe[0].value
+    problems = table_with(at, "rule")
     assert list(problems["rule"]) == ["bad_pos"] and list(problems["row"]) == [1]
     assert counts(empty) == before
 
@@ -69,7 +75,7 @@ def test_import_prepopulate_and_filter_in_the_browser(empty: Project) -> None:
     at.button(key="project_filters").click().run()
     assert not at.exception, at.exception
     assert any("3 fail at least one rule" in s.value for s in at.success)
-    flagged = at.dataframe[0].value  # the exclusions editor
+    flagged = table_with(at, "exclude")  # the exclusions editor
     with empty.db.read() as conn:
         failing = {i.id for i in empty.repo.list_items(conn) if i.filter_failures}
         assert not any(i.excluded for i in empty.repo.list_items(conn))  # marking, not excluding
@@ -87,3 +93,5 @@ def test_import_prepopulate_and_filter_in_the_browser(empty: Project) -> None:
     assert not at.exception, at.exception
     with empty.db.read() as conn:
         assert {i.id for i in empty.repo.list_items(conn) if i.excluded} == {"cricket-porch"}
+        audit = [(e["user"], e["action"]) for e in reversed(empty.repo.audit(conn))]
+    assert audit == [("lena", "import"), ("lena", "prepopulate"), ("lena", "filters"), ("lena", "exclude")]

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+import annotator
 from annotator.cli import main
-from annotator.domain.metrics import compute_metrics
+from annotator.domain.metrics import ALL, compute_metrics
 from annotator.errors import UserError
 from annotator.services.evaluate import (
     EvaluationInputError,
@@ -18,8 +19,10 @@ from annotator.services.evaluate import (
     default_out_dir,
     evaluate,
     format_metrics_table,
+    format_skipped,
     load_dataset,
     load_translations,
+    metrics_table_rows,
     parse_dataset,
     parse_translations,
     read_analysed,
@@ -263,31 +266,66 @@ def test_bad_translation_lines_are_all_reported_with_line_and_rule():
     text = "\n".join(
         [
             jl(id="shot-photo", lang="IT", system="deepl", translation="ok"),
-            jl(id="no-such-item", lang="IT", system="deepl", translation="x"),
-            jl(id="shot-photo", lang="FR", system="deepl", translation="x"),
-            jl(id="run-race", lang="ZH", system="deepl", translation="x"),
+            jl(id="no-such-item", lang="IT", system="deepl", translation="x"),  # skipped, not a problem
             jl(id="shot-photo", lang="IT", translation="x"),
             jl(id="shot-photo", lang="it", system="deepl", translation="again"),
             "{not json",
+            jl(id="no-such-item", lang="IT", system="deepl", translation="twice"),  # a duplicate even if skipped
+            jl(id="shot-photo", lang="IT", system=" ", translation="x"),
             "",
         ]
     )
     assert problems_of(text) == [
-        (2, "unknown_item"),
-        (3, "unknown_language"),
-        (4, "unknown_language"),
-        (5, "missing_field"),
+        (3, "missing_field"),
+        (4, "duplicate_translation"),
+        (5, "invalid_json"),
         (6, "duplicate_translation"),
-        (7, "invalid_json"),
+        (7, "missing_field"),
     ]
+
+
+TRANSLATIONS_WITH_UNKNOWN = "\n".join(
+    [
+        jl(id="shot-photo", lang="IT", system="deepl", translation="Ha fatto un bello scatto della baia."),
+        jl(id="no-such-item", lang="IT", system="deepl", translation="x"),
+        jl(id="shot-photo", lang="FR", system="deepl", translation="x"),
+        jl(id="run-race", lang="ZH", system="deepl", translation="x"),  # run-race has no ZH candidates
+        jl(id="left-out-too", lang="DE", system="google", translation="x"),
+        jl(id="shot-whiskey", lang="DE", system="google", translation="Er goss einen Schuss Whiskey ein."),
+    ]
+)
+
+
+def test_translations_outside_the_dataset_are_skipped_and_counted(analyser):
+    dataset = dataset_from_records(DATASET)
+    translations = parse_translations(TRANSLATIONS_WITH_UNKNOWN, dataset, "mt.jsonl")
+    assert [(t.item_id, t.lang, t.line) for t in translations] == [("shot-photo", "IT", 1), ("shot-whiskey", "DE", 6)]
+    assert translations.skipped == {"unknown_item": 2, "unknown_language": 1, "item_language_not_in_dataset": 1}
+    result = evaluate(dataset, translations, analyser)
+    assert [str(r.outcome) for r in result.results] == ["GOOD", "BAD"]
+    assert result.skipped == translations.skipped and result.skipped_count == 4
+    assert result.metrics_document()["skipped"] == translations.skipped
+    assert format_skipped(result.skipped) == (
+        "4 translations skipped: 1 item not in the dataset in that language, 2 item not in the dataset, "
+        "1 language not in the dataset"
+    )
+
+
+def test_translations_all_outside_the_dataset_are_refused():
+    text = (
+        jl(id="nope", lang="IT", system="s", translation="x")
+        + "\n"
+        + jl(id="nix", lang="IT", system="s", translation="y")
+    )
+    assert problems_of(text) == [(0, "nothing_to_score")]
 
 
 def test_error_message_names_file_line_and_rule():
     dataset = dataset_from_records(DATASET)
     with pytest.raises(EvaluationInputError) as caught:
-        parse_translations(jl(id="nope", lang="IT", system="s", translation="x"), dataset, "mt.jsonl")
+        parse_translations(jl(id="nope", lang="IT", translation="x"), dataset, "mt.jsonl")
     message = str(caught.value)
-    assert "mt.jsonl, line 1" in message and "unknown_item" in message and "'nope'" in message
+    assert "mt.jsonl, line 1" in message and "missing_field" in message and "system" in message
     assert isinstance(caught.value, UserError)
 
 
@@ -327,14 +365,104 @@ def test_bad_dataset_lines_name_line_and_rule():
 def test_cli_exit_code_2_on_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     dataset = write_dataset(tmp_path)
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(jl(id="nope", lang="IT", system="s", translation="x") + "\n", encoding="utf-8")
+    good = jl(id="shot-photo", lang="IT", system="s", translation="x")
+    bad.write_text(good + "\n" + jl(id="shot-photo", lang="IT", system="s") + "\n", encoding="utf-8")
     assert main(["evaluate", str(dataset), str(bad), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
-    assert "bad.jsonl, line 1" in err and "unknown_item" in err
+    assert "bad.jsonl, line 2" in err and "missing_field" in err and "translation" in err
     assert not (tmp_path / "o").exists()  # nothing written
 
     assert main(["evaluate", str(tmp_path / "missing.jsonl"), str(bad)]) == 2
     assert "file not found" in capsys.readouterr().err
+
+
+def test_cli_reports_skipped_translations(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    dataset, translations = write_dataset(tmp_path), tmp_path / "mt.jsonl"
+    translations.write_text(TRANSLATIONS_WITH_UNKNOWN + "\n", encoding="utf-8")
+    assert main(["evaluate", str(dataset), str(translations), "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "2 translations: 1 GOOD, 1 BAD, 0 MISS" in out
+    assert "4 translations skipped: " in out and "2 item not in the dataset" in out
+    metrics = json.loads((tmp_path / "o" / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["skipped"]["unknown_item"] == 2 and metrics["translation_count"] == 2
+
+
+# --- null μ(σ) / δ(λ) (allowed by the export schema) -----------------------------------------------------------------
+
+
+def test_schema_allows_null_sense_rank_and_polysemy_degree():
+    schema = json.loads((Path(annotator.__file__).parent / "schema" / "dataset.schema.json").read_text("utf-8"))
+    assert "null" in schema["properties"]["sense_rank"]["type"]
+    assert "null" in schema["properties"]["polysemy_degree"]["type"]
+
+
+def null_rank_dataset() -> list[dict]:
+    records = copy.deepcopy(DATASET)
+    records[0]["sense_rank"] = None  # run-race: σ not in Ω(λ)
+    records[2]["sense_rank"] = None  # shot-whiskey: σ not in Ω(λ) ...
+    records[2]["polysemy_degree"] = None  # ... and Ω(λ) not pre-populated
+    return records
+
+
+def test_null_sense_rank_and_polysemy_degree_are_evaluated(tmp_path: Path, analyser):
+    dataset = load_dataset(write_dataset(tmp_path, null_rank_dataset()))
+    assert dataset.items["run-race"].sense_rank is None and dataset.items["shot-whiskey"].polysemy_degree is None
+    out = tmp_path / "out"
+    result = run_evaluation(tmp_path / "dataset.jsonl", write_jsonl(tmp_path), analyser, out_dir=out)
+    assert [str(r.outcome) for r in result.results] == [row[4] for row in TRANSLATIONS]  # matching is unchanged
+
+    google = result.metrics.get("google", ALL, ALL)
+    # google: whiskey IT BAD (sparare, no provenance; μ None), photo IT MISS (μ 4, δ 4), whiskey DE BAD (Schuss μ̂ 1;
+    # μ None, δ None), photo ZH BAD (枪 μ̂ 1 < μ 4), race IT BAD (gestire μ̂ 3; μ None, δ 3)
+    # Accuracy and %MISS count every item: 0/4 and 1/5
+    assert (google.accuracy.count, google.accuracy.total) == (0, 4)
+    assert (google.miss_rate.count, google.miss_rate.total) == (1, 5)
+    # MFS needs only μ(σ̂): Schuss, 枪 (μ̂ 1) of the 3 BAD with provenance
+    assert (google.mfs.count, google.mfs.total) == (2, 3)
+    # MFS+ needs μ(σ): only 枪 has it (1 < 4); Schuss and gestire are left out
+    assert (google.mfs_plus.count, google.mfs_plus.total, google.mfs_plus_left_out) == (1, 1, 2)
+    # SFII groups by μ(σ): only μ4 {photo IT MISS, photo ZH BAD} → 1/1 = 100; the 3 items without μ are left out
+    assert [(g.key, g.good, g.bad, g.miss) for g in google.sfii.groups] == [(4, 0, 1, 1)]
+    assert google.sfii.percent == 100.0 and google.sfii.left_out == 3
+    # SPDI groups by δ(λ): δ3 {race IT BAD} 100, δ4 {photo IT MISS, photo ZH BAD} 100; both whiskeys left out
+    assert [(g.key, g.good, g.bad, g.miss) for g in google.spdi.groups] == [(3, 0, 1, 0), (4, 0, 1, 1)]
+    assert google.spdi.left_out == 2
+
+    google_row = next(
+        row
+        for row in metrics_table_rows(result.metrics)
+        if row["system"] == "google" and row["lang"] == ALL and row["pos"] == ALL
+    )
+    assert google_row["MFS+"] == "100.00 (1/1, 2 left out)"
+    assert (
+        google_row["SFII"] == "100.00 (1 group, 3 left out)" and google_row["SPDI"] == "100.00 (2 groups, 2 left out)"
+    )
+
+    analysed = read_analysed(out / "analysed.jsonl")
+    assert analysed[0]["sense_rank"] is None and analysed[0]["polysemy_degree"] is None
+    recomputed = compute_metrics(scored_from_record(r) for r in analysed)
+    assert recomputed == result.metrics  # the analysed file round-trips the nulls
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    google_doc = next(r for r in metrics["rows"] if (r["system"], r["lang"], r["pos"]) == ("google", ALL, ALL))
+    assert google_doc["sfii"]["left_out"] == 3 and google_doc["mfs_plus_left_out"] == 2
+
+
+def test_null_and_missing_fields_get_accurate_messages():
+    records = copy.deepcopy(DATASET)
+    records[0]["id"] = None
+    del records[1]["polysemy_degree"]
+    records[2]["sense_rank"] = 0
+    lines = [json.dumps(r) for r in records]
+    lines.append(json.dumps({**DATASET[0], "id": "x", "target": {**DATASET[0]["target"], "pos": None}}))
+    with pytest.raises(EvaluationInputError) as caught:
+        parse_dataset(lines, "dataset.jsonl")
+    found = [(p.line, p.rule, p.message) for p in caught.value.problems]
+    assert found == [
+        (1, "null_field", "field 'id' is null"),
+        (2, "missing_field", "missing field 'polysemy_degree'"),
+        (3, "bad_value", "item 'shot-whiskey': 'sense_rank' must be a positive integer or null"),
+        (4, "bad_value", "item 'x': 'target.pos' must be a non-empty text"),
+    ]
 
 
 def test_unknown_analyser_is_a_user_error():

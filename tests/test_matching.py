@@ -2,7 +2,7 @@
 
 Every project language appears: inflected forms (Italian plural, German declension, Russian case, Spanish plural),
 the Italian articulated preposition, wildcards matching zero and two tokens, cross-PoS, Chinese surface matches,
-both-matched, MISS.
+both-matched and MISS (Italian, Spanish, Chinese).
 """
 
 from __future__ import annotations
@@ -251,6 +251,36 @@ def test_miss_when_nothing_matches():
     assert result.outcome == Outcome.MISS
     assert result.omega is None and result.step is None and result.matches == ()
     assert result.to_dict()["result"] == "MISS"
+
+
+def test_spanish_both_matched_through_plurals():
+    text = "Se tomó unos tragos tras los disparos."
+    result = classify("ES", text, good=["trago"], bad=["disparo"])
+    assert result.outcome == Outcome.BAD and result.both_matched is True
+    assert result.omega_text == "disparo" and result.step == Step.LEMMA
+    assert highlighted(result, text) == "disparos"
+    assert {(m.text, m.step) for m in result.matches} == {("trago", Step.LEMMA), ("disparo", Step.LEMMA)}
+
+
+def test_spanish_miss():
+    result = classify("ES", "Bebió un vaso de vino.", good=["trago"], bad=["disparo", "tiro"])
+    assert result.outcome == Outcome.MISS
+    assert result.omega is None and result.matches == ()
+
+
+def test_chinese_both_matched_on_the_surface():
+    text = "他喝了一小杯酒，然后开了一枪。"
+    result = classify("ZH", text, good=["小杯"], bad=["枪"])
+    assert result.outcome == Outcome.BAD and result.both_matched is True
+    assert result.omega_text == "枪" and highlighted(result, text) == "枪"
+    assert {m.text for m in result.matches} == {"小杯", "枪"}
+
+
+def test_chinese_miss_even_when_a_character_is_shared():
+    # 杯 alone is in the text, but the candidate 小杯 is not, neither as a token nor on the surface
+    result = classify("ZH", "他喝了一杯葡萄酒。", good=["小杯"], bad=["枪"])
+    assert result.outcome == Outcome.MISS
+    assert result.omega is None and result.matches == ()
 
 
 def test_empty_translation_is_a_miss():

@@ -3,7 +3,9 @@ import it back — validated, all or nothing, stale rows refused, formula-like t
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +20,7 @@ from annotator.commands.project import create_demo
 from annotator.data_export.spreadsheet import ABOUT_SHEET, DATA_SHEET, export_sheet
 from annotator.data_import.spreadsheet import SheetImportError, import_sheet
 from annotator.domain.model import DiscardReason, ItemLanguage, Origin, Status, User
-from annotator.errors import PermissionDenied
+from annotator.errors import PermissionDenied, UserError
 from annotator.project import Project
 from annotator.services.curation import CurationService
 
@@ -310,3 +312,84 @@ def test_sheet_commands(demo: Project, tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["--data", data, "sheet", "import", str(good), "--user", "translator"]) == 0
     assert "1 row(s) applied" in capsys.readouterr().out
     assert [e.format() for e in states(demo, "IT")["shot-whiskey"].bad] == ["sparo", "[sparare]_VERB"]
+
+
+def comments(project: Project, item_id: str, lang: str) -> list[str]:
+    with project.db.read() as conn:
+        return [c.text for c in project.repo.comments(conn, item_id, lang)]
+
+
+def test_a_changed_discuss_note_is_applied_once_and_a_reimport_is_a_no_op(demo: Project, tmp_path: Path) -> None:
+    lead = CurationService(demo, user(demo, "lead"))
+    translator = CurationService(demo, user(demo, "translator"))
+    lead.flag_discuss("head-stream", "IT", "Check the register.", states(demo, "IT")["head-stream"].version)
+    sheet = Sheet.open(export_sheet(demo, "IT", tmp_path))
+    assert sheet.cell("head-stream", "note").value == "Check the register."
+    sheet.set("head-stream", "note", "Is 'sorgente' too formal here?")
+    edited = sheet.save("note.xlsx")
+
+    report = import_sheet(translator, edited)
+    assert {c.item_id: c.actions for c in report.changed} == {"head-stream": ("note",)}
+    after = states(demo, "IT")["head-stream"]
+    assert (after.status, after.discuss_note) == (Status.DISCUSS, "Is 'sorgente' too formal here?")
+    assert comments(demo, "head-stream", "IT") == ["Check the register.", "Is 'sorgente' too formal here?"]
+
+    # The same sheet again (twice): nothing applied, no comment added, no version bump.
+    for _ in range(2):
+        assert import_sheet(translator, edited).changed == []
+    assert comments(demo, "head-stream", "IT") == ["Check the register.", "Is 'sorgente' too formal here?"]
+    assert states(demo, "IT")["head-stream"].version == after.version
+    # A fresh export shows the new note.
+    again = Sheet.open(export_sheet(demo, "IT", tmp_path / "again"))
+    assert again.cell("head-stream", "note").value == "Is 'sorgente' too formal here?"
+
+
+def test_the_data_sheet_is_read_by_name_whatever_the_worksheet_order(demo: Project, tmp_path: Path) -> None:
+    sheet = Sheet.open(export_sheet(demo, "IT", tmp_path))
+    sheet.set("shot-whiskey", "GOOD", "goccio\ncicchetto")
+    sheet.workbook.move_sheet(ABOUT_SHEET, offset=-1)
+    assert sheet.workbook.sheetnames == [ABOUT_SHEET, DATA_SHEET]
+    report = import_sheet(CurationService(demo, user(demo, "translator")), sheet.save("reordered.xlsx"))
+    assert [(c.item_id, c.actions) for c in report.changed] == [("shot-whiskey", ("edit",))]
+    assert [e.format() for e in states(demo, "IT")["shot-whiskey"].good] == ["goccio", "cicchetto"]
+
+
+def test_a_missing_or_non_workbook_file_says_so(demo: Project, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    translator = CurationService(demo, user(demo, "translator"))
+    missing = tmp_path / "missing.xlsx"
+    with pytest.raises(UserError, match="no such file") as caught:
+        import_sheet(translator, missing)
+    assert str(missing) in str(caught.value)
+    text = tmp_path / "notes.xlsx"
+    text.write_text("id,GOOD\nshot-whiskey,goccio\n", encoding="utf-8")
+    with pytest.raises(UserError, match=r"notes\.xlsx: not a valid \.xlsx workbook"):
+        import_sheet(translator, text)
+    # The command line: the same message, exit code 2, no traceback.
+    data = str(demo.data_dir)
+    assert main(["--data", data, "sheet", "import", str(missing), "--user", "translator"]) == 2
+    err = capsys.readouterr().err
+    assert "no such file" in err and str(missing) in err and "Traceback" not in err and "language" not in err
+
+
+@pytest.mark.parametrize("kind", ["existing file", "under a file", "under /proc"])
+def test_sheet_export_to_a_folder_that_cannot_be_made_is_a_user_error(
+    demo: Project, tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    file = tmp_path / "taken"
+    file.write_text("not a folder", encoding="utf-8")
+    out = {"existing file": file, "under a file": file / "sheets", "under /proc": Path("/proc/nope")}[kind]
+    assert main(["--data", str(demo.data_dir), "sheet", "export", "--lang", "IT", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"Cannot write to {out}" in err and "Traceback" not in err
+    assert file.read_text(encoding="utf-8") == "not a folder"
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027], ids=["umask-022", "umask-027"])
+def test_an_exported_sheet_has_the_users_default_file_mode(demo: Project, tmp_path: Path, umask: int) -> None:
+    """mkstemp makes the temporary file 0600; the published sheet is shared like any file the user writes."""
+    old = os.umask(umask)
+    try:
+        path = export_sheet(demo, "IT", tmp_path)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask

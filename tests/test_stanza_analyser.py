@@ -9,6 +9,7 @@ Torch is held to one thread while training: the models are tiny and extra thread
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -207,6 +208,64 @@ def test_evaluation_service_runs_on_stanza(analyser: StanzaAnalyser):
     assert result.analyser == "stanza"
     assert [r.match.outcome for r in result.results] == ["GOOD", "MISS"]
     assert result.results[0].analysis.words[3:5] == ("di", "la")
+
+
+def model_folder(models: dict[str, str], root: Path, package: str = "tiny") -> Path:
+    """Lay trained models out as ``stanza.download`` does: ``resources.json`` + ``it/<processor>/<package>.pt``.
+
+    The model-folder route builds ``Pipeline(lang="it", dir=root, processors="tokenize,pos,lemma")``: Stanza maps
+    each processor's ``default`` package through ``resources["it"]["packages"]["default"]``, adds ``mwt`` because
+    that package lists it, and loads ``root/it/<processor>/<package>.pt``.
+    """
+    processors = ("tokenize", "mwt", "pos", "lemma")
+    resources: dict[str, object] = {
+        "it": {
+            "lang_name": "Italian",
+            "packages": {"default": {name: package for name in processors}},
+            **{name: {package: {}} for name in processors},
+        }
+    }
+    for name in processors:
+        target = root / "it" / name / f"{package}.pt"
+        target.parent.mkdir(parents=True)
+        shutil.copyfile(models[name], target)
+    (root / "resources.json").write_text(json.dumps(resources), encoding="utf-8")
+    return root
+
+
+def test_cli_runs_stanza_from_a_model_folder(it_models: dict[str, str], tmp_path: Path, capsys):
+    """``--stanza-models DIR``, the route the command line and the Evaluate page take, with real (tiny) models."""
+    models = model_folder(it_models, tmp_path / "stanza_resources")
+    record = {
+        "id": "goccio",
+        "sentence": "He poured a drop of the grappa.",
+        "target": {"text": "drop", "start": 12, "end": 16, "lemma": "drop", "pos": "NOUN"},
+        "synset": "bn:drop",
+        "polysemy_degree": 2,
+        "sense_rank": 2,
+        "senses": [{"synset": "bn:fall", "rank": 1}, {"synset": "bn:drop", "rank": 2}],
+        # "di la grappa" is in neither the tokens ("della grappa") nor the text: only the MWT expansion matches it
+        "languages": {"IT": {"good": [{"text": "di la grappa", "synsets": ["bn:drop"]}], "bad": []}},
+    }
+    dataset = tmp_path / "dataset.jsonl"
+    dataset.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    translations = tmp_path / "mt.tsv"
+    rows = [
+        "id\tlang\tsystem\ttranslation",
+        "goccio\tIT\tm1\tVersa un goccio della grappa.",
+        "goccio\tIT\tm2\tBeve un goccio di vino.",
+    ]
+    translations.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["evaluate", str(dataset), str(translations), "--analyser", "stanza", "--stanza-models", str(models)]
+    assert main([*argv, "--out", str(out)]) == 0, capsys.readouterr().err
+    assert "2 translations: 1 GOOD, 0 BAD, 1 MISS (analyser: stanza)" in capsys.readouterr().out
+    first, second = (json.loads(line) for line in (out / "analysed.jsonl").read_text(encoding="utf-8").splitlines())
+    assert first["analysis"]["tokens"][3] == "della" and first["analysis"]["words"][3:5] == ["di", "la"]
+    assert (first["result"], first["omega"], first["step"]) == ("GOOD", "di la grappa", "lemma")
+    assert first["translation"][slice(*first["span"])] == "della grappa"
+    assert second["result"] == "MISS"
+    assert json.loads((out / "metrics.json").read_text(encoding="utf-8"))["analyser"] == "stanza"
 
 
 def test_missing_models_message_has_the_download_command(tmp_path: Path):

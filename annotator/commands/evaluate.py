@@ -11,6 +11,7 @@ from annotator.services.evaluate import (
     ANALYSERS,
     default_out_dir,
     format_metrics_table,
+    format_skipped,
     run_evaluation,
 )
 
@@ -62,5 +63,7 @@ def run(args: argparse.Namespace) -> int:
         f"\n{len(result.results)} translations: {counts['GOOD']} GOOD, {counts['BAD']} BAD, {counts['MISS']} MISS "
         f"(analyser: {result.analyser})"
     )
+    if result.skipped:
+        print(f"{format_skipped(result.skipped)} (not scored)")
     print(f"wrote {out_dir / 'analysed.jsonl'} and {out_dir / 'metrics.json'}", file=sys.stderr)
     return 0

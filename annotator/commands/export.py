@@ -1,6 +1,8 @@
 """``annotator export`` and ``annotator stats``: write the dataset folder, or show what it would hold.
 
-Both take the same selection flags, so ``annotator stats`` is a preview of the export's ``stats.json``.
+Both take the same selection flags, so ``annotator stats`` is a preview of the export's ``stats.json``: the flags
+change which items are exported (and the Table-1 counts); the refinement statistics are always over every done
+item-language of the non-excluded items (SPEC §6).
 """
 
 from __future__ import annotations
@@ -71,7 +73,10 @@ def run_export(args: argparse.Namespace) -> int:
 def print_stats(selection: Selection) -> None:
     """The two tables of the DiBiMT paper for this selection, readable in a terminal."""
     table = selection.refinement()
-    print("Refinement statistics over done item-languages (DiBiMT Table 2; n/a = nothing to count)")
+    print(
+        "Refinement statistics over the done item-languages of the non-excluded items "
+        "(DiBiMT Table 2; n/a = nothing to count)"
+    )
     rows: list[list[object]] = []
     for row in table.languages:
         rows.append(

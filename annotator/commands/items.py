@@ -7,6 +7,7 @@ import argparse
 from annotator.commands.common import add_data_option, open_project, print_table
 from annotator.domain.selection_filters import RULES
 from annotator.progress import TerminalProgress
+from annotator.services.administration import set_excluded
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -55,15 +56,12 @@ def run_filter(args: argparse.Namespace) -> int:
         for failure in failures:
             print(f"  {item_id}: {failure}")
     if args.exclude and report.failures:
-        with project.db.write() as conn:
-            count = project.repo.set_excluded(conn, report.failures, True)
+        count = set_excluded(project, report.failures, True)
         print(f"Excluded {count} item(s).")
     return 0
 
 
 def run_exclude(args: argparse.Namespace) -> int:
-    project = open_project(args)
-    with project.db.write() as conn:
-        count = project.repo.set_excluded(conn, args.ids, not args.undo)
+    count = set_excluded(open_project(args), args.ids, not args.undo)
     print(f"{'Included' if args.undo else 'Excluded'} {count} item(s).")
     return 0

@@ -1,7 +1,9 @@
 """Atomic output: build a folder or a file under a temporary name and rename it into place when complete.
 
 A crash or an error half-way leaves at most a hidden ``.…partial…`` entry, never something with the final name
-that looks like a finished export (SPEC §7).
+that looks like a finished export (SPEC §7). ``mkdtemp``/``mkstemp`` make their entries private (0700/0600) so
+no one sees them half-written; before the rename they get the mode any folder or file of the user's gets
+(0777/0666 less the umask), since an export is made to be shared.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from annotator.errors import UserError
+
 PARTIAL_MARK = ".partial-"
 
 
@@ -25,6 +29,31 @@ def _fsync_dir(path: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def current_umask() -> int:
+    """The process umask. Read from ``/proc`` where there is one: ``os.umask`` can only be read by setting it,
+    which races with other threads (the app serves several sessions) creating files meanwhile."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def make_shareable(path: Path) -> None:
+    """Give a temporary (private) folder or file the mode a plain ``mkdir``/``open`` would have given it."""
+    os.chmod(path, (0o777 if path.is_dir() else 0o666) & ~current_umask())
+
+
+def cannot_write(target: Path | str, error: OSError) -> UserError:
+    """The user-facing error for an output location that cannot be created or written (a file where the folder
+    should be, a missing or read-only parent…): it names the path and the reason instead of a traceback."""
+    reason = error.strerror or str(error)
+    where = f" ({error.filename})" if error.filename and str(error.filename) != str(target) else ""
+    return UserError(f"Cannot write to {target}: {reason}{where}. Choose a folder that can be created and written.")
 
 
 def unique_path(root: Path, stem: str, suffix: str = "") -> Path:
@@ -68,6 +97,7 @@ class AtomicFolder:
 
 def publish_folder(temporary: Path, root: Path, name: str) -> Path:
     """Rename a finished temporary folder to its final, unique name; returns that name."""
+    make_shareable(temporary)
     for _attempt in range(100):
         final = unique_path(root, name)
         try:
@@ -90,6 +120,7 @@ def atomic_file(path: Path) -> Iterator[Path]:
     temporary = Path(name)
     try:
         yield temporary
+        make_shareable(temporary)
         os.replace(temporary, path)
         _fsync_dir(path.parent)
     except BaseException:

@@ -8,8 +8,10 @@ What an export contains by default (SPEC §5 and the DiBiMT dataset, which has e
 - an item not yet done in some language is left out (``include_incomplete`` exports it with its current sets,
   and each unfinished language says its ``status``).
 
-``stats.json`` and the manifest's counts describe exactly the exported item-languages (statistics over the
-``done`` ones). Everything is read in one transaction and written to a hidden temporary folder renamed into
+The refinement statistics in ``stats.json`` follow SPEC §6, not the export options: they are computed over every
+``done`` item-language of the items not excluded, so an item unfinished or discarded in one language still counts
+in the languages where it is done. The manifest's counts and the Table-1 counts describe the exported items.
+Everything is read in one transaction and written to a hidden temporary folder renamed into
 place at the end, so the same database always gives the same ``dataset.jsonl`` bytes and a failure never
 leaves a folder that looks complete.
 """
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator import __version__
-from annotator.data_export.atomic import AtomicFolder, write_bytes_synced
+from annotator.data_export.atomic import AtomicFolder, cannot_write, write_bytes_synced
 from annotator.domain.candidates import key_string
 from annotator.domain.dataset_counts import DatasetCounts, dataset_counts
 from annotator.domain.model import Item, Status
@@ -114,6 +116,8 @@ class Selection:
     languages: tuple[str, ...]
     options: ExportOptions
     items: list[ExportedItem] = field(default_factory=list)
+    #: Every done item-language of a non-excluded item, with the item's σ: the §6 scope, whatever the options.
+    done: list[tuple[str, CandidateSetsRow]] = field(default_factory=list)
     discarded: list[tuple[Item, CandidateSetsRow, bool]] = field(default_factory=list)
     left_out: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEFT_OUT_REASONS, 0))
 
@@ -121,13 +125,11 @@ class Selection:
         return {lang: sum(lang in e.languages for e in self.items) for lang in self.languages}
 
     def refinement(self) -> RefinementTable:
+        """Table 2 over ``done`` (SPEC §6: every done item-language of a non-excluded item, not only the exported
+        ones, so the figures do not change with the export options)."""
         records = (
-            RefinementRecord(
-                state.item_id, state.lang, exported.item.synset, keys(state.initial_good), keys(state.good)
-            )
-            for exported in self.items
-            for state in exported.languages.values()
-            if state.status is Status.DONE
+            RefinementRecord(state.item_id, state.lang, synset, keys(state.initial_good), keys(state.good))
+            for synset, state in self.done
         )
         return refinement_table(records, self.languages)
 
@@ -145,6 +147,7 @@ def select(data: ProjectData, options: ExportOptions) -> Selection:
             continue
         held = data.states.get(item.id, {})
         states = {lang: held.get(lang) or empty_row(item.id, lang) for lang in languages}
+        selection.done.extend((item.synset, s) for s in states.values() if s.status is Status.DONE)
         discarded = [lang for lang in languages if states[lang].status is Status.DISCARDED]
         kept = {lang: s for lang, s in states.items() if lang not in discarded}
         reason: str | None = None
@@ -247,7 +250,7 @@ def json_document(value: Any) -> bytes:
 def stats_json(selection: Selection) -> dict[str, Any]:
     table = selection.refinement()
     return {
-        "scope": "done item-languages of the exported items (SPEC §6)",
+        "scope": "refinement: done item-languages of the non-excluded items (SPEC §6); counts: the exported items",
         "options": selection.options.to_json(),
         "refinement": table.to_json(),
         "counts": selection.counts().to_json(),
@@ -395,34 +398,38 @@ def _export(project: Project, root: Path, options: ExportOptions, progress: Prog
     created = datetime.now(UTC).replace(microsecond=0)
     name = folder_name(created)
     files: dict[str, dict[str, Any]] = {}
-    with (folder := AtomicFolder(root, name)) as tmp:
-        files[DATASET_FILE] = _write_lines(tmp / DATASET_FILE, _dataset_lines(selection, progress))
-        files[DISCARDED_FILE] = _write_lines(
-            tmp / DISCARDED_FILE, (json_line(discarded_line(*entry)) for entry in selection.discarded)
-        )
-        files[STATS_FILE] = _write_document(tmp / STATS_FILE, json_document(stats))
-        files[SCHEMA_FILE] = _write_document(tmp / SCHEMA_FILE, schema_path().read_bytes())
-        manifest = {
-            "format": EXPORT_FORMAT,
-            "schema_version": DATASET_SCHEMA_VERSION,
-            "tool": "annotator",
-            "tool_version": __version__,
-            "created_at": created.isoformat().replace("+00:00", "Z"),
-            "project": data.settings.name,
-            "languages": list(selection.languages),
-            "options": options.to_json(),
-            "counts": {
-                "items": len(selection.items),
-                "item_languages": sum(len(e.languages) for e in selection.items),
-                "items_per_language": stats["items_per_language"],
-                "discarded_item_languages": len(selection.discarded),
-                "left_out": dict(selection.left_out),
-                "table1": stats["counts"],
-            },
-            "lexicon": lexicon_info(project, data.settings),
-            "files": {name: files[name] for name in sorted(files)},
-        }
-        _write_document(tmp / MANIFEST_FILE, json_document(manifest))
+    lexicon = lexicon_info(project, data.settings)  # read before writing: its errors are not the output folder's
+    try:
+        with (folder := AtomicFolder(root, name)) as tmp:
+            files[DATASET_FILE] = _write_lines(tmp / DATASET_FILE, _dataset_lines(selection, progress))
+            files[DISCARDED_FILE] = _write_lines(
+                tmp / DISCARDED_FILE, (json_line(discarded_line(*entry)) for entry in selection.discarded)
+            )
+            files[STATS_FILE] = _write_document(tmp / STATS_FILE, json_document(stats))
+            files[SCHEMA_FILE] = _write_document(tmp / SCHEMA_FILE, schema_path().read_bytes())
+            manifest = {
+                "format": EXPORT_FORMAT,
+                "schema_version": DATASET_SCHEMA_VERSION,
+                "tool": "annotator",
+                "tool_version": __version__,
+                "created_at": created.isoformat().replace("+00:00", "Z"),
+                "project": data.settings.name,
+                "languages": list(selection.languages),
+                "options": options.to_json(),
+                "counts": {
+                    "items": len(selection.items),
+                    "item_languages": sum(len(e.languages) for e in selection.items),
+                    "items_per_language": stats["items_per_language"],
+                    "discarded_item_languages": len(selection.discarded),
+                    "left_out": dict(selection.left_out),
+                    "table1": stats["counts"],
+                },
+                "lexicon": lexicon,
+                "files": {name: files[name] for name in sorted(files)},
+            }
+            _write_document(tmp / MANIFEST_FILE, json_document(manifest))
+    except OSError as error:  # the output folder is a file, cannot be created, is read-only, the disk is full…
+        raise cannot_write(root, error) from error
     assert folder.final is not None
     final = folder.final
     return ExportResult(final, {name: final / name for name in [*sorted(files), MANIFEST_FILE]}, manifest)

@@ -24,7 +24,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
 from annotator import __version__
-from annotator.data_export.atomic import atomic_file, unique_path
+from annotator.data_export.atomic import atomic_file, cannot_write, unique_path
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status
 from annotator.errors import UserError
 from annotator.project import Project
@@ -244,9 +244,12 @@ def export_sheet(project: Project, lang: str, out_dir: Path | str | None = None)
     """Write ``sheet-<LANG>-<time>.xlsx`` into ``out_dir`` (default ``exports/``) atomically; returns its path."""
     workbook = build_workbook(project, lang)
     folder = Path(out_dir) if out_dir is not None else DEFAULT_SHEET_DIR
-    folder.mkdir(parents=True, exist_ok=True)
     name = sheet_file_name(lang)
-    path = unique_path(folder, name.removesuffix(".xlsx"), ".xlsx")
-    with atomic_file(path) as temporary:
-        workbook.save(temporary)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = unique_path(folder, name.removesuffix(".xlsx"), ".xlsx")
+        with atomic_file(path) as temporary:
+            workbook.save(temporary)
+    except OSError as error:  # the folder is a file, cannot be created, is read-only, the disk is full…
+        raise cannot_write(folder, error) from error
     return path

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator.data_export.spreadsheet import ABOUT_SHEET, SHEET_FORMAT, normalise_note, row_fingerprint
+from annotator.data_export.spreadsheet import ABOUT_SHEET, DATA_SHEET, SHEET_FORMAT, normalise_note, row_fingerprint
 from annotator.data_import.items import RowProblem
 from annotator.data_import.tables import FileFormatError, Row, read_table
 from annotator.domain import workflow
@@ -68,22 +68,34 @@ class Desired:
 # --- reading ----------------------------------------------------------------------------------------------
 
 
-def sheet_language(path: Path) -> str | None:
-    """The language recorded in the sheet's ``about`` page, if it is one of our workbooks."""
+@dataclass(frozen=True)
+class WorkbookInfo:
+    """What an ``.xlsx`` says about itself: its worksheets and, if it is one of our sheets, its language."""
+
+    sheets: tuple[str, ...]
+    language: str | None
+
+
+def open_workbook(path: Path) -> WorkbookInfo | None:
+    """Check that ``path`` exists and, for ``.xlsx``, is a workbook, with a message that says so (before anything
+    asks the file for its language, which would otherwise be the confusing complaint); None for a CSV/TSV."""
+    if not path.is_file():
+        raise FileFormatError(f"{path}: no such file." if not path.exists() else f"{path}: not a file.")
     if path.suffix.lower() != ".xlsx":
         return None
     from openpyxl import load_workbook
 
     data = path.read_bytes()
     if not zipfile.is_zipfile(io.BytesIO(data)):
-        return None  # read_table gives the precise message
+        raise FileFormatError(f"{path.name}: not a valid .xlsx workbook (it is not a zip archive).")
     try:
         workbook = load_workbook(io.BytesIO(data), read_only=True)
-    except Exception:  # corrupt workbooks are reported by read_table
-        return None
+    except Exception as error:  # openpyxl raises many types for corrupt files
+        raise FileFormatError(f"{path.name}: not a valid .xlsx workbook ({type(error).__name__}: {error}).") from None
     try:
-        if ABOUT_SHEET not in workbook.sheetnames:
-            return None
+        sheets = tuple(workbook.sheetnames)
+        if ABOUT_SHEET not in sheets:
+            return WorkbookInfo(sheets, None)
         values = {
             str(row[0]).strip(): str(row[1]).strip()
             for row in workbook[ABOUT_SHEET].iter_rows(min_col=1, max_col=2, values_only=True)
@@ -92,8 +104,8 @@ def sheet_language(path: Path) -> str | None:
     finally:
         workbook.close()
     if values.get("format") != SHEET_FORMAT:
-        return None
-    return values.get("language", "").upper() or None
+        return WorkbookInfo(sheets, None)
+    return WorkbookInfo(sheets, values.get("language", "").upper() or None)
 
 
 def _text(value: Any) -> str:
@@ -304,8 +316,10 @@ def _apply(service: CurationService, plan: _Plan, lang: str) -> tuple[str, ...]:
         if state.status is not Status.DISCUSS:
             step("discuss", lambda: service.flag_discuss(item_id, lang, desired.note, state.version))
         elif desired.note != normalise_note(state.discuss_note):
-            service.comment(item_id, lang, desired.note)
-            actions.append("comment")
+            # Through the service so the stored note changes with the thread: a re-import of the same sheet then
+            # finds the note already there and is a no-op (a bare comment left the old note, so every import
+            # re-applied it and a re-export showed the old note).
+            step("note", lambda: service.update_discuss_note(item_id, lang, desired.note, state.version))
     elif desired.status is Status.DISCARDED and state.status is not Status.DISCARDED:
         if state.status is Status.DISCUSS:
             step(
@@ -327,7 +341,8 @@ def import_sheet(service: CurationService, path: Path | str, lang: str | None = 
     bad row (nothing applied), or return what changed."""
     path = Path(path)
     project = service.project
-    recorded = sheet_language(path) if path.exists() else None
+    workbook = open_workbook(path)
+    recorded = workbook.language if workbook else None
     if lang and recorded and lang.upper() != recorded:
         raise UserError(f"{path.name} is the {recorded} sheet, not {lang.upper()}.")
     lang = (lang or recorded or "").upper()
@@ -336,7 +351,8 @@ def import_sheet(service: CurationService, path: Path | str, lang: str | None = 
     if lang not in project.settings().languages:
         raise UserError(f"{lang!r} is not a language of this project.")
     workflow.check_can_edit(service.user, lang)
-    columns, rows = read_table(path)
+    # The data sheet by name: a translator may reorder the worksheets (e.g. move ``about`` to the front).
+    columns, rows = read_table(path, sheet=DATA_SHEET if workbook and DATA_SHEET in workbook.sheets else None)
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
         raise FileFormatError(f"{path.name}: row 1: missing column(s): {', '.join(missing)}")

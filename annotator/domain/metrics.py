@@ -27,14 +27,17 @@ class ScoredItem:
 
     ``sense_rank`` is μ(σ), ``polysemy_degree`` δ(λ); ``omega_rank`` is μ(σ̂) for a BAD result, where σ̂ is the most
     frequent synset (lowest rank) in ω's provenance — None when ω has no provenance inside Ω(λ).
+    ``sense_rank`` / ``polysemy_degree`` are None when the dataset has no value (σ not in Ω(λ), Ω(λ) unknown): the
+    item still counts in Accuracy, % MISS and MFS, but is left out of SFII (needs μ(σ)), SPDI (needs δ(λ)) and MFS+
+    (needs μ(σ)), and counted there as left out.
     """
 
     system: str
     lang: str
     pos: str
     outcome: str
-    sense_rank: int
-    polysemy_degree: int
+    sense_rank: int | None
+    polysemy_degree: int | None
     omega_rank: int | None = None
 
 
@@ -78,9 +81,13 @@ class GroupErrorRate:
 
 @dataclass(frozen=True)
 class GroupedErrorRate:
-    """SFII / SPDI: the unweighted mean of the groups' error rates; groups without GOOD or BAD are left out."""
+    """SFII / SPDI: the unweighted mean of the groups' error rates; groups without GOOD or BAD are left out.
+
+    ``left_out`` counts the items without the grouping value (μ(σ) or δ(λ) is None): they are in no group.
+    """
 
     groups: tuple[GroupErrorRate, ...] = ()
+    left_out: int = 0
 
     @property
     def used(self) -> tuple[GroupErrorRate, ...]:
@@ -95,6 +102,7 @@ class GroupedErrorRate:
         return {
             "percent": self.percent,
             "groups_used": len(self.used),
+            "left_out": self.left_out,
             "groups": [group.to_dict() for group in self.groups],
         }
 
@@ -112,6 +120,8 @@ class Metrics:
     mfs_count: int
     mfs_plus_count: int
     bad_with_provenance: int
+    #: BAD results with provenance whose item has no μ(σ): in MFS, left out of MFS+ (which compares with μ(σ))
+    mfs_plus_left_out: int = 0
     sfii: GroupedErrorRate = field(default_factory=GroupedErrorRate)
     spdi: GroupedErrorRate = field(default_factory=GroupedErrorRate)
 
@@ -133,7 +143,7 @@ class Metrics:
 
     @property
     def mfs_plus(self) -> Rate:
-        return Rate(self.mfs_plus_count, self.bad_with_provenance)
+        return Rate(self.mfs_plus_count, self.bad_with_provenance - self.mfs_plus_left_out)
 
     @property
     def bad_without_provenance(self) -> int:
@@ -152,6 +162,7 @@ class Metrics:
             "miss_rate": self.miss_rate.to_dict(),
             "mfs": self.mfs.to_dict(),
             "mfs_plus": self.mfs_plus.to_dict(),
+            "mfs_plus_left_out": self.mfs_plus_left_out,
             "bad_without_provenance": self.bad_without_provenance,
             "sfii": self.sfii.to_dict(),
             "spdi": self.spdi.to_dict(),
@@ -163,13 +174,17 @@ _SLOT = {GOOD: 0, BAD: 1, MISS: 2}
 
 def _grouped(items: list[ScoredItem], attribute: str) -> GroupedErrorRate:
     counts: dict[int, list[int]] = {}
+    left_out = 0
     for item in items:
         key = item.sense_rank if attribute == "sense_rank" else item.polysemy_degree
+        if key is None:
+            left_out += 1
+            continue
         good_bad_miss = counts.get(key)
         if good_bad_miss is None:
             good_bad_miss = counts[key] = [0, 0, 0]
         good_bad_miss[_SLOT[item.outcome]] += 1
-    return GroupedErrorRate(tuple(GroupErrorRate(key, *counts[key]) for key in sorted(counts)))
+    return GroupedErrorRate(tuple(GroupErrorRate(key, *counts[key]) for key in sorted(counts)), left_out)
 
 
 def compute_row(items: Iterable[ScoredItem], system: str = ALL, lang: str = ALL, pos: str = ALL) -> Metrics:
@@ -180,6 +195,7 @@ def compute_row(items: Iterable[ScoredItem], system: str = ALL, lang: str = ALL,
             raise ValueError(f"unknown outcome {item.outcome!r}")
     bad = [item for item in pool if item.outcome == BAD]
     traced = [item for item in bad if item.omega_rank is not None]
+    ranked = [item for item in traced if item.sense_rank is not None]
     return Metrics(
         system=system,
         lang=lang,
@@ -188,8 +204,9 @@ def compute_row(items: Iterable[ScoredItem], system: str = ALL, lang: str = ALL,
         bad=len(bad),
         miss=sum(1 for item in pool if item.outcome == MISS),
         mfs_count=sum(1 for item in traced if item.omega_rank == 1),
-        mfs_plus_count=sum(1 for item in traced if item.omega_rank < item.sense_rank),  # type: ignore[operator]
+        mfs_plus_count=sum(1 for item in ranked if item.omega_rank < item.sense_rank),  # type: ignore[operator]
         bad_with_provenance=len(traced),
+        mfs_plus_left_out=len(traced) - len(ranked),
         sfii=_grouped(pool, "sense_rank"),
         spdi=_grouped(pool, "polysemy_degree"),
     )

@@ -7,7 +7,7 @@ the version the user saw, applies the pure workflow rules, and saves state + his
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from annotator.domain import workflow
@@ -156,6 +156,19 @@ class CurationService:
             lambda _i, il: workflow.flag_discuss(self.user, il, note),
             comment=note,
         )
+
+    def update_discuss_note(self, item_id: str, lang: str, note: str, expected_version: int) -> ItemLanguage:
+        """Replace the note of a DISCUSS item and post it to the thread, in one change: the stored note is what a
+        sheet shows, so a re-export and a re-import see the new note (and the thread records it once)."""
+
+        def apply(_item: Item, il: ItemLanguage) -> ItemLanguage:
+            if il.status is not Status.DISCUSS:
+                raise workflow.WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}, not DISCUSS.")
+            if not note.strip():
+                raise workflow.WorkflowError("DISCUSS needs a note saying what to discuss.")
+            return replace(il, discuss_note=note.strip())
+
+        return self._change(item_id, lang, expected_version, "discuss_note", {"note": note}, apply, comment=note)
 
     def discard(
         self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int

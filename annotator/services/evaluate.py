@@ -101,8 +101,8 @@ class DatasetItem:
     lemma: str
     pos: str
     synset: str
-    sense_rank: int
-    polysemy_degree: int
+    sense_rank: int | None  # μ(σ); None when σ is not in Ω(λ)
+    polysemy_degree: int | None  # δ(λ); None when Ω(λ) was not pre-populated
     sense_ranks: dict[str, int]
     languages: dict[str, tuple[CandidateSpec, ...]]
     line: int = 0
@@ -122,26 +122,40 @@ def _problem(problems: list[Problem], source: str, line: int, rule: str, message
     problems.append(Problem(source, line, rule, message))
 
 
+#: Required fields that may be null (SPEC §7, dataset.schema.json): the item is evaluated, and left out of the
+#: metrics that need the value (SFII and MFS+ need μ(σ), SPDI needs δ(λ)).
+_NULLABLE = ("sense_rank", "polysemy_degree")
+
+
 def _parse_item(record: Any, source: str, line: int, problems: list[Problem]) -> DatasetItem | None:
     before = len(problems)
     if not isinstance(record, dict):
         _problem(problems, source, line, "not_an_object", "each line must be a JSON object")
         return None
     for name in ("id", "target", "sense_rank", "polysemy_degree", "languages"):
-        if record.get(name) is None:
+        if name not in record:
             _problem(problems, source, line, "missing_field", f"missing field '{name}'")
+        elif record[name] is None and name not in _NULLABLE:
+            _problem(problems, source, line, "null_field", f"field '{name}' is null")
     if len(problems) > before:
         return None
     item_id = str(record["id"])
     target = record["target"]
-    pos = target.get("pos") if isinstance(target, dict) else None
-    if not pos:
+    if not isinstance(target, dict):
+        _problem(problems, source, line, "bad_value", f"item '{item_id}': 'target' must be an object")
+        return None
+    pos = target.get("pos")
+    if "pos" not in target:
         _problem(problems, source, line, "missing_field", f"item '{item_id}': missing field 'target.pos'")
-    ints: dict[str, int] = {}
-    for name in ("sense_rank", "polysemy_degree"):
+    elif not isinstance(pos, str) or not pos.strip():
+        _problem(problems, source, line, "bad_value", f"item '{item_id}': 'target.pos' must be a non-empty text")
+    ints: dict[str, int | None] = {}
+    for name in _NULLABLE:
         value = record[name]
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            _problem(problems, source, line, "bad_value", f"item '{item_id}': '{name}' must be a positive integer")
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            _problem(
+                problems, source, line, "bad_value", f"item '{item_id}': '{name}' must be a positive integer or null"
+            )
         else:
             ints[name] = value
     sense_ranks: dict[str, int] = {}
@@ -263,6 +277,35 @@ class Translation:
     line: int = 0
 
 
+#: Why a well-formed translation line was skipped rather than scored (the dataset has nothing to score it against).
+SKIP_REASONS = {
+    "unknown_item": "item not in the dataset",
+    "unknown_language": "language not in the dataset",
+    "item_language_not_in_dataset": "item not in the dataset in that language",
+}
+
+
+class Translations(list[Translation]):
+    """The parsed translations, plus ``skipped``: how many well-formed lines were skipped, by reason.
+
+    An export leaves out unfinished, discarded or excluded item-languages by default, so translations of them are
+    normal input: they are skipped (and counted) rather than refused.
+    """
+
+    def __init__(self, translations: Iterable[Translation] = (), skipped: dict[str, int] | None = None) -> None:
+        super().__init__(translations)
+        self.skipped: dict[str, int] = dict(skipped or {})
+
+
+def format_skipped(skipped: dict[str, int]) -> str:
+    """``3 translations skipped: 2 item not in the dataset, 1 ...``; empty when nothing was skipped."""
+    total = sum(skipped.values())
+    if not total:
+        return ""
+    parts = ", ".join(f"{count} {SKIP_REASONS.get(reason, reason)}" for reason, count in sorted(skipped.items()))
+    return f"{total} translation{'' if total == 1 else 's'} skipped: {parts}"
+
+
 def _looks_like_jsonl(name: str, lines: Sequence[str]) -> bool:
     lowered = name.lower()
     if lowered.endswith((".jsonl", ".json", ".ndjson")):
@@ -319,15 +362,16 @@ def _translation_rows(lines: Sequence[str], source: str, problems: list[Problem]
         yield number, dict(zip(header, cells, strict=True))
 
 
-def parse_translations(text: str, dataset: Dataset, source: str = "translations.jsonl") -> list[Translation]:
+def parse_translations(text: str, dataset: Dataset, source: str = "translations.jsonl") -> Translations:
     """Parse translations (JSONL, or TSV with the header ``id lang system translation``) and check them.
 
-    The format is chosen by the file extension, else by the first line. Every bad line is reported at once: a
-    missing field, an item id not in the dataset, a language not in the dataset or not curated for that item, and
-    a repeated (id, lang, system).
+    The format is chosen by the file extension, else by the first line. Every malformed line is reported at once
+    (bad JSON or TSV, a missing or empty field, a repeated (id, lang, system)) and nothing is returned. A well-formed
+    line for an item, language or item-language that is not in the dataset is skipped and counted in ``skipped``.
     """
     problems: list[Problem] = []
-    translations: list[Translation] = []
+    translations = Translations()
+    skipped: dict[str, int] = defaultdict(int)
     seen: dict[tuple[str, str, str], int] = {}
     dataset_langs = set(dataset.languages)
     lines = _split_lines(text)
@@ -346,23 +390,6 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
             empty = [name for name in ("id", "lang", "system") if not row[name].strip()]
             _problem(problems, source, number, "missing_field", f"empty field(s): {', '.join(empty)}")
             continue
-        item = dataset.items.get(item_id)
-        if item is None:
-            _problem(problems, source, number, "unknown_item", f"item id '{item_id}' is not in the dataset")
-            continue
-        if lang not in dataset_langs:
-            known = ", ".join(sorted(dataset_langs))
-            _problem(problems, source, number, "unknown_language", f"language '{lang}' is not in the dataset ({known})")
-            continue
-        if lang not in item.languages:
-            _problem(
-                problems,
-                source,
-                number,
-                "unknown_language",
-                f"item '{item_id}' has no {lang} candidates in the dataset (discarded for {lang}?)",
-            )
-            continue
         key = (item_id, lang, system)
         if key in seen:
             _problem(
@@ -374,17 +401,35 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
             )
             continue
         seen[key] = number
+        item = dataset.items.get(item_id)
+        if item is None:
+            skipped["unknown_item"] += 1
+            continue
+        if lang not in dataset_langs:
+            skipped["unknown_language"] += 1
+            continue
+        if lang not in item.languages:
+            skipped["item_language_not_in_dataset"] += 1
+            continue
         translations.append(
             Translation(item_id, lang, system, unicodedata.normalize("NFC", row["translation"]), number)
         )
     if not translations and not problems:
-        _problem(problems, source, 0, "empty", "no translations found")
+        if skipped:
+            known = ", ".join(sorted(dataset_langs))
+            message = (
+                f"none of the translations is of an item-language in the dataset ({known}): {format_skipped(skipped)}"
+            )
+            _problem(problems, source, 0, "nothing_to_score", message)
+        else:
+            _problem(problems, source, 0, "empty", "no translations found")
     if problems:
         raise EvaluationInputError(problems)
+    translations.skipped = dict(skipped)
     return translations
 
 
-def load_translations(path: str | Path, dataset: Dataset) -> list[Translation]:
+def load_translations(path: str | Path, dataset: Dataset) -> Translations:
     path = Path(path)
     return parse_translations(_read_text(path), dataset, str(path))
 
@@ -469,6 +514,12 @@ class EvaluationResult:
     dataset_source: str = ""
     translations_source: str = ""
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    #: well-formed translations not scored, by reason (see SKIP_REASONS): their item-language is not in the dataset
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def skipped_count(self) -> int:
+        return sum(self.skipped.values())
 
     def with_outcome(self, outcome: str | Outcome) -> list[AnalysedTranslation]:
         """The MISS (or BAD...) translations, for sending translators back to the items."""
@@ -483,6 +534,7 @@ class EvaluationResult:
             "dataset": self.dataset_source,
             "translations": self.translations_source,
             "translation_count": len(self.results),
+            "skipped": dict(self.skipped),
             **self.metrics.to_dict(),
         }
 
@@ -540,7 +592,10 @@ def evaluate(
     batch_size: int = DEFAULT_BATCH_SIZE,
     translations_source: str = "",
 ) -> EvaluationResult:
-    """Analyse, match and score every translation; ``progress(done, total, message)`` after each batch."""
+    """Analyse, match and score every translation; ``progress(done, total, message)`` after each batch.
+
+    The result's ``skipped`` comes from ``translations`` when it is the ``Translations`` that parsing returned.
+    """
     total = len(translations)
     by_lang: dict[str, list[int]] = defaultdict(list)
     for index, translation in enumerate(translations):
@@ -568,7 +623,8 @@ def evaluate(
             progress(done, total, f"{lang}: analysed {done}/{total}")
     results = tuple(result for result in slots if result is not None)
     metrics = compute_metrics(result.scored() for result in results)
-    return EvaluationResult(results, metrics, analyser.name, dataset.source, translations_source)
+    skipped = translations.skipped if isinstance(translations, Translations) else {}
+    return EvaluationResult(results, metrics, analyser.name, dataset.source, translations_source, skipped=dict(skipped))
 
 
 def run_evaluation(
@@ -636,15 +692,19 @@ def read_analysed(path: str | Path) -> list[dict[str, Any]]:
 # --- terminal table -------------------------------------------------------------------------------------------------
 
 
-def _cell(rate: Rate) -> str:
+def _left_out(count: int) -> str:
+    return f", {count} left out" if count else ""
+
+
+def _cell(rate: Rate, left_out: int = 0) -> str:
     percent = rate.percent
     value = "n/a" if percent is None else f"{percent:.2f}"
-    return f"{value} ({rate.count}/{rate.total})"
+    return f"{value} ({rate.count}/{rate.total}{_left_out(left_out)})"
 
 
-def _grouped_cell(percent: float | None, used: int) -> str:
+def _grouped_cell(percent: float | None, used: int, left_out: int = 0) -> str:
     value = "n/a" if percent is None else f"{percent:.2f}"
-    return f"{value} ({used} group{'' if used == 1 else 's'})"
+    return f"{value} ({used} group{'' if used == 1 else 's'}{_left_out(left_out)})"
 
 
 def metrics_table_rows(metrics: MetricsReport) -> list[dict[str, str]]:
@@ -664,17 +724,18 @@ def _display_row(row: Metrics) -> dict[str, str]:
         "Accuracy": _cell(row.accuracy),
         "%MISS": _cell(row.miss_rate),
         "MFS": _cell(row.mfs),
-        "MFS+": _cell(row.mfs_plus),
+        "MFS+": _cell(row.mfs_plus, row.mfs_plus_left_out),
         "no prov.": str(row.bad_without_provenance),
-        "SFII": _grouped_cell(row.sfii.percent, len(row.sfii.used)),
-        "SPDI": _grouped_cell(row.spdi.percent, len(row.spdi.used)),
+        "SFII": _grouped_cell(row.sfii.percent, len(row.sfii.used), row.sfii.left_out),
+        "SPDI": _grouped_cell(row.spdi.percent, len(row.spdi.used), row.spdi.left_out),
     }
 
 
 def format_metrics_table(metrics: MetricsReport) -> str:
     """A fixed-width text table, counts beside every percentage; ``n/a`` where a denominator is empty.
 
-    "no prov." counts the BAD results whose ω has no provenance (left out of MFS and MFS+).
+    "no prov." counts the BAD results whose ω has no provenance (left out of MFS and MFS+); "N left out" in MFS+,
+    SFII and SPDI counts the items without μ(σ) (MFS+, SFII) or δ(λ) (SPDI) in the dataset.
     """
     rows = metrics_table_rows(metrics)
     if not rows:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from annotator.domain.model import Item
+from annotator.domain.model import Item, User
 from annotator.domain.prepopulation import lexicalizations
 from annotator.domain.selection_filters import (
     RULES,
@@ -20,6 +20,7 @@ from annotator.lexicon.base import ENGLISH, Lexicon
 from annotator.lexicon.sources import allowed_sources
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project
+from annotator.services import administration
 from annotator.services.prepopulate import SenseInventory
 
 
@@ -37,8 +38,13 @@ class FilterReport:
 
 
 def run_filters(
-    project: Project, lexicon: Lexicon | None = None, progress: ProgressCallback = no_progress
+    project: Project,
+    lexicon: Lexicon | None = None,
+    progress: ProgressCallback = no_progress,
+    user: User | None = None,
 ) -> FilterReport:
+    """``user`` is the lead acting in the app (checked and audited); None for the command line."""
+    administration.check_admin(user, "run the selection filters")
     settings = project.settings()
     lexicon = lexicon or project.lexicon(settings)
     inventory = SenseInventory(lexicon, settings.languages)
@@ -83,4 +89,7 @@ def run_filters(
 
     with project.db.write() as conn:
         project.repo.set_filter_results(conn, {item.id: report.failures.get(item.id, []) for item in items})
+        administration.record(
+            project, conn, user, "filters", {"checked": report.checked, "failing": sorted(report.failures)}
+        )
     return report

@@ -12,10 +12,11 @@ from pathlib import Path
 from sqlalchemy import Connection
 
 from annotator.data_import.items import ParsedItems, RowProblem, content_hash, parse_item_file
-from annotator.domain.model import Item, ItemLanguage, Status
+from annotator.domain.model import Item, ItemLanguage, Status, User
 from annotator.errors import UserError
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project
+from annotator.services import administration
 from annotator.store.repository import Repository
 
 #: Who the history names for changes the import makes by itself.
@@ -66,8 +67,14 @@ def _forget_prepopulation(repo: Repository, conn: Connection, item: Item, states
 
 
 def import_items(
-    project: Project, path: Path | str, force: bool = False, progress: ProgressCallback = no_progress
+    project: Project,
+    path: Path | str,
+    force: bool = False,
+    progress: ProgressCallback = no_progress,
+    user: User | None = None,
 ) -> ImportReport:
+    """``user`` is the lead acting in the app (checked and audited); None for the command line."""
+    administration.check_admin(user, "import items")
     parsed: ParsedItems = parse_item_file(path)
     report = ImportReport(warnings=parsed.warnings)
     languages = project.settings().languages
@@ -117,4 +124,7 @@ def import_items(
             repo.insert_items(conn, chunk)
             repo.ensure_item_languages(conn, [item.id for item, _digest, _position in chunk], languages)
             progress(start + len(chunk), len(new_rows), "writing")
+        if report.added or report.replaced:  # an unchanged re-import stays a true no-op
+            detail = {"file": Path(path).name, "added": report.added, "replaced": report.replaced, "force": force}
+            administration.record(project, conn, user, "import", detail)
     return report

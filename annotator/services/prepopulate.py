@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status
+from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
 from annotator.domain.prepopulation import initial_sets, lexicalizations, rank_senses
 from annotator.lexicon.base import ENGLISH, Lexicon, LexiconQuotaError, SynsetRecord
 from annotator.lexicon.sources import allowed_sources
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project, ProjectSettings
+from annotator.services import administration
 
 SYSTEM_USER = "system:prepopulate"
 BATCH_SIZE = 200
@@ -121,8 +122,13 @@ def prepopulate(
     lexicon: Lexicon | None = None,
     progress: ProgressCallback = no_progress,
     batch_size: int = BATCH_SIZE,
+    user: User | None = None,
 ) -> PrepopulationReport:
-    """Pre-populate every item-language of ``languages`` (default: the project's) that is not done yet."""
+    """Pre-populate every item-language of ``languages`` (default: the project's) that is not done yet.
+
+    ``user`` is the lead acting in the app (checked and audited); None for the command line.
+    """
+    administration.check_admin(user, "pre-populate")
     settings = project.settings()
     languages = tuple(languages or settings.languages)
     lexicon = lexicon or project.lexicon(settings)
@@ -191,4 +197,7 @@ def prepopulate(
         flush()
         after = _lexicon_counters(lexicon)
         report.requests = {k: v - before.get(k, 0) for k, v in after.items()}
+        with project.db.write() as conn:
+            detail = {"item_languages": report.item_languages, "lexicon": lexicon.name, "stopped": report.stopped}
+            administration.record(project, conn, user, "prepopulate", detail)
     return report

@@ -6,7 +6,7 @@ queue on the database lock instead of failing half-way. Any other SQLAlchemy URL
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -19,8 +19,13 @@ from annotator.store import schema
 
 BUSY_TIMEOUT_MS = 15_000
 
-#: Migration steps: version N -> N+1, each a function over a connection in one transaction.
-MIGRATIONS: dict[int, object] = {}
+
+def _add_audit_table(connection: Connection) -> None:
+    schema.audit.create(connection, checkfirst=True)
+
+
+#: Migration steps: version N -> N+1, each a function over a connection, all in one transaction.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _add_audit_table}
 
 
 def sqlite_url(path: Path) -> str:
@@ -94,9 +99,10 @@ class Database:
     def create_or_migrate(self) -> None:
         """Create a new schema, or migrate an older one step by step; refuse a newer one."""
         with self.write() as connection:
-            schema.metadata.create_all(connection)
+            schema.meta.create(connection, checkfirst=True)
             row = connection.execute(select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")).first()
-            if row is None:
+            if row is None:  # a new database
+                schema.metadata.create_all(connection)
                 connection.execute(schema.meta.insert().values(key="schema_version", value=str(schema.SCHEMA_VERSION)))
                 return
             version = int(row[0])
@@ -106,8 +112,7 @@ class Database:
                     f"({schema.SCHEMA_VERSION}). Upgrade annotator."
                 )
             while version < schema.SCHEMA_VERSION:
-                step = MIGRATIONS[version]
-                step(connection)  # type: ignore[operator]
+                MIGRATIONS[version](connection)
                 version += 1
                 connection.execute(
                     schema.meta.update().where(schema.meta.c.key == "schema_version").values(value=str(version))

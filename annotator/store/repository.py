@@ -544,6 +544,17 @@ class Repository:
         )
         return [(r[0], r[1], r[2], int(r[3])) for r in rows]
 
+    # --- project-level audit ---
+
+    def add_audit(self, conn: Connection, user: str, action: str, detail: dict[str, Any]) -> None:
+        conn.execute(schema.audit.insert().values(user=user, at=utc_now(), action=action, detail=_dumps(detail)))
+
+    def audit(self, conn: Connection, limit: int = 200) -> list[dict[str, Any]]:
+        """The newest project-level changes first."""
+        a = schema.audit
+        rows = conn.execute(select(a).order_by(a.c.id.desc()).limit(limit))
+        return [{"user": r.user, "at": r.at, "action": r.action, "detail": json.loads(r.detail)} for r in rows]
+
     # --- history and comments ---------------------------------------------------------------------------
 
     def history(self, conn: Connection, item_id: str, lang: str) -> list[HistoryEntry]:

@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 
 #: Bump when the schema changes and add a step to ``MIGRATIONS`` in ``annotator.store.database``.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 metadata = MetaData()
 
@@ -111,4 +111,16 @@ comments = Table(
     Column("at", String(40), nullable=False),
     Column("text", Text, nullable=False),
     Index("ix_comments_item_lang", "item_id", "lang"),
+)
+
+#: Project-level changes (imports, pre-population runs, filters, exclusions, settings): who, when, what.
+#: Added in schema version 2.
+audit = Table(
+    "audit",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user", String(64), nullable=False),
+    Column("at", String(40), nullable=False),
+    Column("action", String(40), nullable=False),
+    Column("detail", Text, nullable=False, default="{}"),
 )

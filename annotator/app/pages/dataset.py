@@ -1,7 +1,9 @@
 """Dataset page (leads): the DiBiMT tables for what an export would hold, progress, the export, spreadsheets.
 
 The statistics shown are computed by the same ``collect``/``Selection`` the export uses, with the same two
-options, so what the lead sees here is what ``stats.json`` will say.
+options, so what the lead sees here is what ``stats.json`` will say. The options change only which items are
+exported and the counts; the refinement statistics cover every done item-language of the non-excluded items
+(SPEC §6).
 """
 
 from __future__ import annotations
@@ -107,10 +109,10 @@ def render_progress(project: Project) -> None:
 def render_statistics(selection: Selection) -> None:
     st.subheader("Refinement statistics (DiBiMT Table 2)")
     st.caption(
-        "Over the done item-languages of the items this export would hold. % added: share of final GOOD "
-        f"candidates the translators added; % removed: share of pre-populated GOOD candidates removed; % shared: "
-        f"same-synset item pairs with identical GOOD sets. {NA}: nothing to count yet. Mean: unweighted mean of "
-        "the languages that have a value."
+        "Over every done item-language of the items not excluded (whatever the export options). % added: share "
+        "of final GOOD candidates the translators added; % removed: share of pre-populated GOOD candidates "
+        f"removed; % shared: same-synset item pairs with identical GOOD sets. {NA}: nothing to count yet. "
+        "Mean: unweighted mean of the languages that have a value."
     )
     st.dataframe(refinement_frame(selection), hide_index=True, width="stretch")
     chart = chart_frame(selection)
@@ -131,10 +133,14 @@ def render_export(project: Project, options: ExportOptions) -> None:
         "excluded and items discarded in any language are left out (see the two options above)."
     )
     if st.button("Write export", key="dataset_export", type="primary"):
-        with st.spinner("Exporting…"):
-            result = export_dataset(project, DEFAULT_ROOT, options)
-        st.session_state[LAST_EXPORT_KEY] = str(result.path)
-        st.success(f"Exported {result.items} item(s) to {result.path}")
+        try:
+            with st.spinner("Exporting…"):
+                result = export_dataset(project, DEFAULT_ROOT, options)
+        except UserError as error:  # e.g. the exports folder cannot be created: say so, not a traceback
+            st.error(str(error))
+        else:
+            st.session_state[LAST_EXPORT_KEY] = str(result.path)
+            st.success(f"Exported {result.items} item(s) to {result.path}")
     last = st.session_state.get(LAST_EXPORT_KEY)
     if last and Path(last).is_dir():
         folder = Path(last)

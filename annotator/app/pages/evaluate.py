@@ -7,6 +7,7 @@ run is kept in the session so browsing MISS and BAD items does not re-run the an
 from __future__ import annotations
 
 import html
+import re
 import tempfile
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from annotator.services.evaluate import (
     EvaluationResult,
     create_analyser,
     evaluate,
+    format_skipped,
     load_dataset,
     load_translations,
     metrics_table_rows,
@@ -73,16 +75,36 @@ def run(
         result = evaluate(
             dataset, translations, create_analyser(analyser, models or None), progress, translations_source=path.name
         )
-    bar.progress(1.0, text=f"Scored {len(result.results)} translations.")
+    skipped = f" {format_skipped(result.skipped)}." if result.skipped else ""
+    bar.progress(1.0, text=f"Scored {len(result.results)} translations.{skipped}")
     return result
+
+
+def code(text: str) -> str:
+    """``text`` as a Markdown code span, so ``*``, ``_``, ``[x]`` in a candidate are shown, not rendered.
+
+    Backticks inside cannot be backslash-escaped in a code span: the fence is one backtick longer than the longest
+    run inside, padded with spaces when the text starts or ends with a backtick (CommonMark §6.1).
+    """
+    runs = [len(run) for run in re.findall(r"`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def render_metrics(result: EvaluationResult) -> None:
     st.subheader("Metrics")
     st.caption(
-        f"{len(result.results)} translations · analyser {result.analyser} · dataset {result.dataset_source}. "
-        "Every percentage is followed by its count; n/a where the denominator is empty."
+        f"{len(result.results)} translations · analyser {result.analyser} · dataset {code(result.dataset_source)}. "
+        "Every percentage is followed by its count; n/a where the denominator is empty; "
+        "“left out”: items without μ(σ) (MFS+, SFII) or δ(λ) (SPDI) in the dataset."
     )
+    if result.skipped:
+        st.warning(
+            f"{format_skipped(result.skipped)}: not scored, as the dataset has nothing to score them against "
+            "(an export leaves out unfinished, discarded and excluded items).",
+            icon=":material/info:",
+        )
     st.dataframe(pd.DataFrame(metrics_table_rows(result.metrics)), hide_index=True, width="stretch")
     chart = pd.DataFrame(
         [
@@ -148,10 +170,8 @@ def render_browser(result: EvaluationResult) -> None:
             if row["omega"]:
                 omega = row["omega"]
                 flag = " · both GOOD and BAD matched: inspect" if row["both_matched"] else ""
-                st.caption(
-                    f"matched BAD candidate ω = {omega} (step: {row['step']}, "
-                    f"senses {', '.join(row['omega_synsets']) or 'none'}){flag}"
-                )
+                senses = ", ".join(code(synset) for synset in row["omega_synsets"]) or "none"
+                st.caption(f"matched BAD candidate ω = {code(omega)} (step: {row['step']}, senses {senses}){flag}")
     if len(shown) > 200:
         st.caption("Showing the first 200; narrow the filters to see the rest.")
 

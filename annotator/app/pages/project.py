@@ -7,7 +7,6 @@ progress bar, so a lead never needs a terminal for the day-to-day preparation wo
 from __future__ import annotations
 
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -19,6 +18,7 @@ from annotator.errors import UserError
 from annotator.lexicon.sources import allowed_sources
 from annotator.progress import ProgressCallback
 from annotator.project import parse_languages
+from annotator.services.administration import save_languages, set_excluded
 from annotator.services.filters import run_filters
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
@@ -54,11 +54,11 @@ def render_settings() -> None:
             except UserError as error:
                 st.error(str(error))
             else:
-                removed = set(settings.languages) - set(languages)
-                if removed:
-                    st.error(f"Languages are never removed here (their curation would be hidden): {sorted(removed)}.")
+                try:
+                    save_languages(project, languages, require_lead())
+                except UserError as error:
+                    st.error(str(error))
                 else:
-                    project.save_settings(replace(settings, languages=languages))
                     st.success(f"Languages: {' '.join(languages)}. New languages start as pending; pre-populate them.")
 
 
@@ -77,7 +77,9 @@ def render_import() -> None:
             path = Path(tmp) / Path(upload.name).name
             path.write_bytes(upload.getvalue())
             try:
-                report = import_items(get_project(), path, force=force, progress=progress_bar("Importing"))
+                report = import_items(
+                    get_project(), path, force=force, progress=progress_bar("Importing"), user=require_lead()
+                )
             except ItemImportError as error:
                 st.error(f"{upload.name}: {len(error.problems)} problem(s); nothing was imported.")
                 st.dataframe(
@@ -107,7 +109,7 @@ def render_prepopulate() -> None:
     )
     if st.button("Pre-populate", key="project_prepopulate"):
         try:
-            report = prepopulate(get_project(), progress=progress_bar("Pre-populating"))
+            report = prepopulate(get_project(), progress=progress_bar("Pre-populating"), user=require_lead())
         except UserError as error:
             st.error(str(error))
             return
@@ -129,7 +131,7 @@ def render_filters() -> None:
     )
     if st.button("Run the filters", key="project_filters"):
         try:
-            report = run_filters(project, progress=progress_bar("Filtering"))
+            report = run_filters(project, progress=progress_bar("Filtering"), user=require_lead())
         except UserError as error:
             st.error(str(error))
         else:
@@ -156,16 +158,29 @@ def render_filters() -> None:
     )
     if st.button("Save exclusions", key="project_save_exclusions"):
         chosen = dict(zip(edited["id"], edited["exclude"], strict=True))
-        with project.db.write() as conn:
-            project.repo.set_excluded(conn, [i for i, excluded in chosen.items() if excluded], True)
-            project.repo.set_excluded(conn, [i for i, excluded in chosen.items() if not excluded], False)
+        was = dict(zip(frame["id"], frame["exclude"], strict=True))
+        lead = require_lead()
+        set_excluded(project, [i for i, excluded in chosen.items() if excluded and not was[i]], True, lead)
+        set_excluded(project, [i for i, excluded in chosen.items() if not excluded and was[i]], False, lead)
         st.success(f"{sum(chosen.values())} item(s) excluded.")
+
+
+def render_audit() -> None:
+    with st.expander("Recent project changes (who, when, what)"):
+        project = get_project()
+        with project.db.read() as conn:
+            entries = project.repo.audit(conn, limit=50)
+        if entries:
+            st.dataframe(pd.DataFrame(entries), hide_index=True, width="stretch")
+        else:
+            st.caption("Nothing yet.")
 
 
 def render() -> None:
     require_lead()
     st.header("Project")
     render_settings()
+    render_audit()
     st.divider()
     render_import()
     st.divider()

@@ -1,0 +1,62 @@
+"""Lead-only project actions: who may run them, and the audit trail of who did.
+
+Import, pre-population, the filters, exclusions and settings change the whole project, so the check lives
+here (not only in the page) and every run leaves an audit row. ``user`` None means the command line: the
+operator has the database file already, and the audit names the operating-system account.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import Connection
+
+from annotator.domain import workflow
+from annotator.domain.model import User
+from annotator.project import Project
+
+
+def actor(user: User | None) -> str:
+    if user is not None:
+        return user.name
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):  # no passwd entry (containers)
+        return "cli"
+
+
+def check_admin(user: User | None, action: str) -> None:
+    """Only leads run project-wide actions from the app."""
+    if user is not None:
+        workflow.check_lead(user, action)
+
+
+def record(project: Project, conn: Connection, user: User | None, action: str, detail: dict[str, Any]) -> None:
+    project.repo.add_audit(conn, actor(user), action, detail)
+
+
+def set_excluded(project: Project, item_ids: Iterable[str], excluded: bool, user: User | None = None) -> int:
+    """Exclude items from curation and export (or include them again); a lead's decision, audited."""
+    check_admin(user, "exclude or include items")
+    ids = sorted(set(item_ids))
+    if not ids:
+        return 0
+    with project.db.write() as conn:
+        changed = project.repo.set_excluded(conn, ids, excluded)
+        record(project, conn, user, "exclude" if excluded else "include", {"items": ids})
+    return changed
+
+
+def save_languages(project: Project, languages: tuple[str, ...], user: User | None = None) -> None:
+    """Add languages (never remove: their curation would be hidden); new ones start pending."""
+    check_admin(user, "change the project's languages")
+    settings = project.settings()
+    removed = sorted(set(settings.languages) - set(languages))
+    if removed:
+        raise workflow.WorkflowError(f"Languages are never removed (their curation would be hidden): {removed}.")
+    project.save_settings(replace(settings, languages=languages))
+    with project.db.write() as conn:
+        record(project, conn, user, "languages", {"languages": list(languages)})
