@@ -211,9 +211,8 @@ def sentence_html(item: Item) -> str:
 
 
 def sentence_html_from_entry(entry: QueueEntry) -> str:
-    """For list rows, which carry the target word but not its offsets: highlight its first occurrence."""
-    start = entry.sentence.find(entry.target_text) if entry.target_text else -1
-    return highlight_html(entry.sentence, start, start + len(entry.target_text) if start >= 0 else -1)
+    """For list rows: the target highlighted at its stored offsets (the word may occur twice)."""
+    return highlight_html(entry.sentence, entry.target_start, entry.target_end)
 
 
 def render_item_card(view: ItemView) -> None:

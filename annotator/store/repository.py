@@ -162,6 +162,8 @@ class QueueEntry:
     target_text: str
     sentence: str
     version: int
+    target_start: int = -1
+    target_end: int = -1
 
 
 #: Built once: SQLAlchemy then reuses the compiled form instead of re-deriving cache keys per call.
@@ -485,6 +487,8 @@ class Repository:
                 it.c.pos,
                 it.c.target_text,
                 it.c.sentence,
+                it.c.target_start,
+                it.c.target_end,
             )
             .join(it, it.c.id == il.c.item_id)
             .where(il.c.lang == lang)
@@ -505,7 +509,18 @@ class Repository:
                 )
             )
         return [
-            QueueEntry(r.item_id, r.lang, Status(r.status), r.lemma, r.pos, r.target_text, r.sentence, r.version)
+            QueueEntry(
+                r.item_id,
+                r.lang,
+                Status(r.status),
+                r.lemma,
+                r.pos,
+                r.target_text,
+                r.sentence,
+                r.version,
+                r.target_start,
+                r.target_end,
+            )
             for r in conn.execute(query)
         ]
 
