@@ -31,6 +31,7 @@ class RowProblemsError(UserError):
     def __init__(self, name: str, problems: list, outcome: str) -> None:
         self.name = name
         self.problems = problems
+        self.outcome = outcome
         shown = "\n".join(f"  {name}: {p}" for p in problems[: self.SHOWN])
         more = f"\n  ... and {len(problems) - self.SHOWN} more" if len(problems) > self.SHOWN else ""
         super().__init__(f"{name}: {len(problems)} problem(s); {outcome}.\n{shown}{more}")

@@ -28,7 +28,7 @@ from annotator.domain.model import (
     Status,
     User,
 )
-from annotator.errors import ConflictError, UserError
+from annotator.errors import ConflictError, RowProblemsError, UserError
 from annotator.services.curation import ItemView
 from annotator.store.repository import QueueEntry
 
@@ -508,3 +508,10 @@ def render_discussion(view: ItemView, user: User, prefix: str) -> None:
             st.button(
                 "Post comment", key=f"{prefix}comment_btn", on_click=_comment, args=(view.item.id, view.state.lang, key)
             )
+
+
+def show_row_problems(error: RowProblemsError) -> None:
+    """A refused file: one line of summary, then every bad row with its column and rule."""
+    st.error(f"{error.name}: {len(error.problems)} problem(s); {error.outcome}.")
+    rows = [{"row": p.row, "column": p.column, "rule": p.rule, "problem": p.message} for p in error.problems]
+    st.dataframe(rows, hide_index=True, width="stretch")

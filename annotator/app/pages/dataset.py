@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from annotator.app.components import show_row_problems
 from annotator.app.state import current_user, get_project, require_lead, service
 from annotator.data_export.dataset import DEFAULT_ROOT, ExportOptions, Selection, collect, export_dataset
 from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
@@ -191,14 +192,7 @@ def _import_uploaded(name: str, data: bytes) -> None:
         try:
             report = import_sheet(service(), path)
         except SheetImportError as error:
-            st.error(f"{name}: {len(error.problems)} problem(s); nothing was applied.")
-            st.dataframe(
-                pd.DataFrame(
-                    [{"row": p.row, "column": p.column, "rule": p.rule, "problem": p.message} for p in error.problems]
-                ),
-                hide_index=True,
-                width="stretch",
-            )
+            show_row_problems(error)
             return
         except UserError as error:
             st.error(str(error))

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from annotator.app.components import show_row_problems
 from annotator.app.state import get_project, require_lead
 from annotator.data_import.items import ItemImportError
 from annotator.errors import UserError
@@ -81,17 +82,7 @@ def render_import() -> None:
                     get_project(), path, force=force, progress=progress_bar("Importing"), user=require_lead()
                 )
             except ItemImportError as error:
-                st.error(f"{upload.name}: {len(error.problems)} problem(s); nothing was imported.")
-                st.dataframe(
-                    pd.DataFrame(
-                        [
-                            {"row": p.row, "column": p.column, "rule": p.rule, "problem": p.message}
-                            for p in error.problems
-                        ]
-                    ),
-                    hide_index=True,
-                    width="stretch",
-                )
+                show_row_problems(error)
                 return
             except UserError as error:
                 st.error(str(error))
