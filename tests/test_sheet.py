@@ -320,9 +320,8 @@ def comments(project: Project, item_id: str, lang: str) -> list[str]:
 
 
 def test_a_changed_discuss_note_is_applied_once_and_a_reimport_is_a_no_op(demo: Project, tmp_path: Path) -> None:
-    lead = CurationService(demo, user(demo, "lead"))
-    translator = CurationService(demo, user(demo, "translator"))
-    lead.flag_discuss("head-stream", "IT", "Check the register.", states(demo, "IT")["head-stream"].version)
+    translator = CurationService(demo, user(demo, "translator"))  # flags it, so may rewrite the note
+    translator.flag_discuss("head-stream", "IT", "Check the register.", states(demo, "IT")["head-stream"].version)
     sheet = Sheet.open(export_sheet(demo, "IT", tmp_path))
     assert sheet.cell("head-stream", "note").value == "Check the register."
     sheet.set("head-stream", "note", "Is 'sorgente' too formal here?")
