@@ -180,6 +180,8 @@ def test_every_bad_row_is_listed_with_its_rule(demo: Project, tmp_path: Path) ->
     last = sheet.sheet.max_row + 1
     sheet.sheet.cell(last, 1).value = "no-such-item"
     sheet.sheet.cell(last + 1, 1).value = "match-pipe"  # a second row for the same item
+    for added in (last, last + 1):
+        sheet.sheet.cell(added, sheet.columns["lang"]).value = "DE"
     sheet.sheet.cell(last + 1, sheet.columns["version"]).value = 0
     before = table_counts(demo), states(demo, "DE")
 
