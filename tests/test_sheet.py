@@ -385,12 +385,13 @@ def test_sheet_export_to_a_folder_that_cannot_be_made_is_a_user_error(
     assert file.read_text(encoding="utf-8") == "not a folder"
 
 
-@pytest.mark.parametrize("umask", [0o022, 0o027], ids=["umask-022", "umask-027"])
-def test_an_exported_sheet_has_the_users_default_file_mode(demo: Project, tmp_path: Path, umask: int) -> None:
-    """mkstemp makes the temporary file 0600; the published sheet is shared like any file the user writes."""
+@pytest.mark.parametrize("umask", [0o022, 0o002], ids=["umask-022", "umask-002"])
+def test_an_exported_sheet_is_readable_by_its_owner_only(demo: Project, tmp_path: Path, umask: int) -> None:
+    """Issue 14: a sheet holds the curation work; 0600 whatever the umask (its owner decides whom to share it with)."""
     old = os.umask(umask)
     try:
-        path = export_sheet(demo, "IT", tmp_path)
+        path = export_sheet(demo, "IT", tmp_path / "new-folder")
     finally:
         os.umask(old)
-    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700  # the folder it made

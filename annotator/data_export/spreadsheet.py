@@ -31,6 +31,7 @@ from annotator.data_export.atomic import atomic_file, cannot_write, unique_path
 from annotator.domain.limits import SPREADSHEET_CELL_LIMIT
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status
 from annotator.errors import UserError
+from annotator.private_files import make_private_folder
 from annotator.project import Project
 
 SHEET_FORMAT = "annotator-curation-sheet"
@@ -282,7 +283,7 @@ def export_sheet(project: Project, lang: str, out_dir: Path | str | None = None)
     folder = Path(out_dir) if out_dir is not None else DEFAULT_SHEET_DIR
     name = sheet_file_name(lang)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_folder(folder)
         path = unique_path(folder, name.removesuffix(".xlsx"), ".xlsx")
         with atomic_file(path) as temporary:
             workbook.save(temporary)
