@@ -70,7 +70,10 @@ def test_a_hostile_system_name_never_reaches_the_terminal_raw(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o000], ids=["umask-022", "umask-000"])
-def test_the_database_and_its_wal_and_shm_are_created_owner_only(tmp_path: Path, umask: int) -> None:
+def test_the_database_and_its_wal_and_shm_are_created_owner_only(
+    tmp_path: Path, umask: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)  # the SQLite file in the data folder
     old = os.umask(umask)
     try:
         project = Project.open(tmp_path / "data", create=True)
