@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from annotator import __version__
 from annotator.errors import UserError
+from annotator.terminal import sanitised_output
 
 #: Modules under ``annotator.commands`` that add subcommands, in the order ``--help`` lists them.
 COMMAND_MODULES = ("project", "items", "lexicon", "users", "curation", "export", "sheet", "evaluate", "serve")
@@ -38,6 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; everything it prints (names, ids, messages from files) is sanitised for the terminal."""
+    with sanitised_output():
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -10,6 +10,9 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from annotator.domain.unicode_rules import escape_controls
+from annotator.terminal import write_control
+
 #: ``callback(done, total, message)``; total may be 0 when unknown.
 ProgressCallback = Callable[[int, int, str], None]
 
@@ -36,10 +39,11 @@ class TerminalProgress:
         if total > 0:
             filled = int(self.width * done / total)
             bar = "#" * filled + "-" * (self.width - filled)
-            line = f"\r{self.label} [{bar}] {done}/{total} {message}"
+            line = f"{self.label} [{bar}] {done}/{total} {message}"
         else:
-            line = f"\r{self.label} {done} {message}"
-        self.stream.write(line[:160].ljust(80))
+            line = f"{self.label} {done} {message}"
+        write_control(self.stream, "\r")  # the one raw control: redraw the line; the text is escaped
+        self.stream.write(escape_controls(line, keep="")[:160].ljust(80))
         if finished:
             self.stream.write("\n")
         self.stream.flush()

@@ -78,6 +78,7 @@ class FakeBabelNet:
         self._quota_remaining: int | None = None
         self._failures: list[int] = []
         self._delays: list[float] = []
+        self._redirects: list[tuple[int, str]] = []
         self._sense_counter = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -137,6 +138,12 @@ class FakeBabelNet:
         with self._lock:
             self._failures.extend([status] * count)
 
+    def redirect_next(self, count: int, base: str, status: int = 302) -> None:
+        """The next ``count`` requests are answered with a redirect to ``base`` + the request's path and query (the
+        key included, as a moved server would)."""
+        with self._lock:
+            self._redirects.extend([(status, base.rstrip("/"))] * count)
+
     def delay_next(self, count: int, seconds: float) -> None:
         """The next ``count`` requests are answered only after ``seconds`` (to provoke client timeouts)."""
         with self._lock:
@@ -172,6 +179,7 @@ class FakeBabelNet:
             self._log.append(RecordedRequest(endpoint, tuple((n, v) for n, v in pairs if n != "key"), key_ok))
             delay = self._delays.pop(0) if self._delays else 0.0
             failure = self._failures.pop(0) if self._failures else None
+            redirect = self._redirects.pop(0) if self._redirects else None
             refuse = False
             if failure is None and key_ok and self._quota_remaining is not None:
                 if self._quota_remaining <= 0:
@@ -180,6 +188,10 @@ class FakeBabelNet:
                     self._quota_remaining -= 1
         if delay:
             time.sleep(delay)
+        if redirect is not None:
+            status, base = redirect
+            self._send(handler, status, b"", "text/plain", {"Location": base + handler.path})
+            return
         if failure is not None:
             headers = {"Retry-After": "0"} if failure == 429 else {}
             self._send(handler, failure, b"<html><body>Server trouble</body></html>", "text/html", headers)

@@ -406,13 +406,15 @@ def test_export_to_a_folder_that_cannot_be_made_is_a_user_error(
     assert file.read_text(encoding="utf-8") == "not a folder"
 
 
-@pytest.mark.parametrize("umask", [0o022, 0o027], ids=["umask-022", "umask-027"])
-def test_an_export_has_the_users_default_modes(curated: Project, tmp_path: Path, umask: int) -> None:
-    """mkdtemp makes the temporary folder 0700; the published export is shared like any folder the user makes."""
+@pytest.mark.parametrize("umask", [0o022, 0o002], ids=["umask-022", "umask-002"])
+def test_an_export_is_readable_by_its_owner_only(curated: Project, tmp_path: Path, umask: int) -> None:
+    """Issue 14: the export folder, every file in it and the output folder it made are 0700/0600 whatever the umask."""
     old = os.umask(umask)
     try:
         result = export_dataset(curated, tmp_path / "exports")
     finally:
         os.umask(old)
-    assert stat.S_IMODE(result.path.stat().st_mode) == 0o777 & ~umask
-    assert {stat.S_IMODE(path.stat().st_mode) for path in result.files.values()} == {0o666 & ~umask}
+    assert stat.S_IMODE(result.path.stat().st_mode) == 0o700
+    assert stat.S_IMODE((tmp_path / "exports").stat().st_mode) == 0o700
+    assert {stat.S_IMODE(path.stat().st_mode) for path in result.path.iterdir()} == {0o600}
+    assert {path.name for path in result.path.iterdir()} >= set(result.files)

@@ -180,6 +180,8 @@ def test_every_bad_row_is_listed_with_its_rule(demo: Project, tmp_path: Path) ->
     last = sheet.sheet.max_row + 1
     sheet.sheet.cell(last, 1).value = "no-such-item"
     sheet.sheet.cell(last + 1, 1).value = "match-pipe"  # a second row for the same item
+    for added in (last, last + 1):
+        sheet.sheet.cell(added, sheet.columns["lang"]).value = "DE"
     sheet.sheet.cell(last + 1, sheet.columns["version"]).value = 0
     before = table_counts(demo), states(demo, "DE")
 
@@ -320,9 +322,8 @@ def comments(project: Project, item_id: str, lang: str) -> list[str]:
 
 
 def test_a_changed_discuss_note_is_applied_once_and_a_reimport_is_a_no_op(demo: Project, tmp_path: Path) -> None:
-    lead = CurationService(demo, user(demo, "lead"))
-    translator = CurationService(demo, user(demo, "translator"))
-    lead.flag_discuss("head-stream", "IT", "Check the register.", states(demo, "IT")["head-stream"].version)
+    translator = CurationService(demo, user(demo, "translator"))  # flags it, so may rewrite the note
+    translator.flag_discuss("head-stream", "IT", "Check the register.", states(demo, "IT")["head-stream"].version)
     sheet = Sheet.open(export_sheet(demo, "IT", tmp_path))
     assert sheet.cell("head-stream", "note").value == "Check the register."
     sheet.set("head-stream", "note", "Is 'sorgente' too formal here?")
@@ -384,12 +385,13 @@ def test_sheet_export_to_a_folder_that_cannot_be_made_is_a_user_error(
     assert file.read_text(encoding="utf-8") == "not a folder"
 
 
-@pytest.mark.parametrize("umask", [0o022, 0o027], ids=["umask-022", "umask-027"])
-def test_an_exported_sheet_has_the_users_default_file_mode(demo: Project, tmp_path: Path, umask: int) -> None:
-    """mkstemp makes the temporary file 0600; the published sheet is shared like any file the user writes."""
+@pytest.mark.parametrize("umask", [0o022, 0o002], ids=["umask-022", "umask-002"])
+def test_an_exported_sheet_is_readable_by_its_owner_only(demo: Project, tmp_path: Path, umask: int) -> None:
+    """Issue 14: a sheet holds the curation work; 0600 whatever the umask (its owner decides whom to share it with)."""
     old = os.umask(umask)
     try:
-        path = export_sheet(demo, "IT", tmp_path)
+        path = export_sheet(demo, "IT", tmp_path / "new-folder")
     finally:
         os.umask(old)
-    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700  # the folder it made

@@ -1,9 +1,9 @@
 """Atomic output: build a folder or a file under a temporary name and rename it into place when complete.
 
 A crash or an error half-way leaves at most a hidden ``.…partial…`` entry, never something with the final name
-that looks like a finished export (SPEC §7). ``mkdtemp``/``mkstemp`` make their entries private (0700/0600) so
-no one sees them half-written; before the rename they get the mode any folder or file of the user's gets
-(0777/0666 less the umask), since an export is made to be shared.
+that looks like a finished export (SPEC §7). ``mkdtemp``/``mkstemp`` make their entries private (0700/0600) and
+they stay so when published, with everything written inside them (issue 14: an export holds the curation work;
+its owner decides whom to share it with). A new output folder is made 0700 too.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from annotator.errors import UserError
+from annotator.private_files import FILE_MODE, make_private, make_private_folder
 
 PARTIAL_MARK = ".partial-"
 
@@ -29,23 +30,6 @@ def _fsync_dir(path: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-
-def current_umask() -> int:
-    """The process umask. Read from ``/proc`` where there is one: ``os.umask`` can only be read by setting it,
-    which races with other threads (the app serves several sessions) creating files meanwhile."""
-    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def make_shareable(path: Path) -> None:
-    """Give a temporary (private) folder or file the mode a plain ``mkdir``/``open`` would have given it."""
-    os.chmod(path, (0o777 if path.is_dir() else 0o666) & ~current_umask())
 
 
 def cannot_write(target: Path | str, error: OSError) -> UserError:
@@ -78,7 +62,7 @@ class AtomicFolder:
         self.final: Path | None = None
 
     def __enter__(self) -> Path:
-        self.root.mkdir(parents=True, exist_ok=True)
+        make_private_folder(self.root)
         self.temporary = Path(tempfile.mkdtemp(prefix=f".{self.name}{PARTIAL_MARK}", dir=self.root))
         return self.temporary
 
@@ -97,7 +81,7 @@ class AtomicFolder:
 
 def publish_folder(temporary: Path, root: Path, name: str) -> Path:
     """Rename a finished temporary folder to its final, unique name; returns that name."""
-    make_shareable(temporary)
+    make_private(temporary)
     for _attempt in range(100):
         final = unique_path(root, name)
         try:
@@ -114,13 +98,13 @@ def publish_folder(temporary: Path, root: Path, name: str) -> Path:
 @contextmanager
 def atomic_file(path: Path) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; when the block succeeds it replaces ``path`` in one rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_folder(path.parent)
     fd, name = tempfile.mkstemp(prefix=f".{path.name}{PARTIAL_MARK}", dir=path.parent)
     os.close(fd)
     temporary = Path(name)
     try:
         yield temporary
-        make_shareable(temporary)
+        make_private(temporary)  # writers such as openpyxl may have replaced the mkstemp file
         os.replace(temporary, path)
         _fsync_dir(path.parent)
     except BaseException:
@@ -129,7 +113,7 @@ def atomic_file(path: Path) -> Iterator[Path]:
 
 
 def write_bytes_synced(path: Path, data: bytes) -> None:
-    with open(path, "wb") as handle:
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE), "wb") as handle:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())

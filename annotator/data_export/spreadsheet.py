@@ -1,8 +1,11 @@
 """Spreadsheet export (SPEC §7): one ``.xlsx`` per language for translators who curate offline, as in DiBiMT.
 
-The sheet is made to come back: a ``version`` column lets the import refuse rows changed in the database since
-the export, a hidden ``fingerprint`` column tells untouched rows from edited ones, and every text cell is
-written as a string (a candidate such as ``=HYPERLINK(...)`` must never become a live formula).
+The sheet is made to come back: a ``lang`` column on every row says whose curation the row is (it survives
+"save as CSV" and a deleted or edited ``about`` sheet, so a sheet can never be applied to another language), a
+``version`` column lets the import refuse rows changed in the database since the export, a hidden
+``fingerprint`` column tells untouched rows from edited ones, and every text cell is written as a string (a
+candidate such as ``=HYPERLINK(...)`` must never become a live formula). A cell longer than a spreadsheet holds
+is refused, never cut (a cut cell would come back as an edit that deletes data).
 """
 
 from __future__ import annotations
@@ -25,12 +28,15 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from annotator import __version__
 from annotator.data_export.atomic import atomic_file, cannot_write, unique_path
+from annotator.domain.limits import SPREADSHEET_CELL_LIMIT
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status
 from annotator.errors import UserError
+from annotator.private_files import make_private_folder
 from annotator.project import Project
 
 SHEET_FORMAT = "annotator-curation-sheet"
-SHEET_FORMAT_VERSION = 1
+#: 2: every row carries its language (``lang``); version-1 sheets are refused on import (re-export them).
+SHEET_FORMAT_VERSION = 2
 DATA_SHEET = "items"
 ABOUT_SHEET = "about"
 DEFAULT_SHEET_DIR = Path("exports")
@@ -62,6 +68,7 @@ COLUMNS: tuple[SheetColumn, ...] = (
     SheetColumn("status", "status", 13, editable=True),
     SheetColumn("reason", "reason", 20, editable=True),
     SheetColumn("note", "note", 36, editable=True),
+    SheetColumn("lang", "lang", 6),
     SheetColumn("version", "version", 9),
     SheetColumn("fingerprint", "fingerprint", 12, hidden=True),
 )
@@ -127,6 +134,7 @@ def sheet_values(item: Item, state: ItemLanguage) -> dict[str, Any]:
         "status": status,
         "reason": reason,
         "note": note,
+        "lang": state.lang,
         "version": state.version,
         "fingerprint": row_fingerprint(good, bad, status, reason, note),
     }
@@ -148,6 +156,32 @@ def _rows(project: Project, lang: str) -> list[tuple[Item, ItemLanguage]]:
     return [(item, states.get(item.id) or ItemLanguage(item.id, lang)) for item in items]
 
 
+class SheetCellTooLongError(UserError):
+    """Some cells would exceed what a spreadsheet cell holds; nothing was written (a cut cell would lose data)."""
+
+    def __init__(self, lang: str, cells: list[tuple[str, str, int]]) -> None:
+        self.cells = cells
+        listed = "\n".join(
+            f"  item {item_id!r}, column {column}: {length:,} characters" for item_id, column, length in cells
+        )
+        super().__init__(
+            f"The {lang} sheet was not written: {len(cells)} cell(s) hold more than the {SPREADSHEET_CELL_LIMIT:,} "
+            f"characters a spreadsheet cell can, and would come back cut:\n{listed}\n"
+            "Shorten them in the app (remove candidates, shorten the note), then export again."
+        )
+
+
+def _too_long(table: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+    """(item id, column header, length) of every cell the sheet cannot hold whole."""
+    found = []
+    for values in table:
+        for column in COLUMNS:
+            value = values[column.key]
+            if isinstance(value, str) and len(ILLEGAL_CHARACTERS_RE.sub("", value)) > SPREADSHEET_CELL_LIMIT:
+                found.append((values["id"], column.header, len(value)))
+    return found
+
+
 def _write_about(workbook: Workbook, project: Project, lang: str, rows: int, created: datetime) -> None:
     about = workbook.create_sheet(ABOUT_SHEET)
     entries = [
@@ -163,7 +197,8 @@ def _write_about(workbook: Workbook, project: Project, lang: str, rows: int, cre
         ("", "Cross-PoS candidates are written [text]_TAG, e.g. [sparare]_VERB; '*' stands for any words."),
         ("", "status: pending, in_progress, done, discuss (note required), discarded (reason required)."),
         ("", "reason: idiom, proper_noun, insufficient_context, other (note required)."),
-        ("", "Do not edit id or version; rows changed by someone else since this export are refused."),
+        ("", "Do not edit id, lang or version; rows changed by someone else since this export are refused."),
+        ("", "Every row names its language (lang): a sheet is only ever applied to that language."),
         ("", "Import: annotator sheet import FILE --user NAME (all rows are checked first; nothing is applied if "),
         ("", "any row is wrong, and every wrong row is listed)."),
     ]
@@ -178,7 +213,10 @@ def _write_about(workbook: Workbook, project: Project, lang: str, rows: int, cre
 def build_workbook(project: Project, lang: str) -> Workbook:
     """The workbook for ``lang``: data sheet first (so any reader finds it), then an ``about`` sheet."""
     lang = check_language(project, lang)
-    rows = _rows(project, lang)
+    table = [sheet_values(item, state) for item, state in _rows(project, lang)]
+    too_long = _too_long(table)
+    if too_long:
+        raise SheetCellTooLongError(lang, too_long)
     created = datetime.now(UTC).replace(microsecond=0)
     workbook = Workbook()
     sheet: Worksheet = workbook.active
@@ -191,8 +229,7 @@ def build_workbook(project: Project, lang: str) -> Workbook:
         dimension = sheet.column_dimensions[get_column_letter(index)]
         dimension.width = column.width
         dimension.hidden = column.hidden
-    for row_number, (item, state) in enumerate(rows, start=2):
-        values = sheet_values(item, state)
+    for row_number, values in enumerate(table, start=2):
         for index, column in enumerate(COLUMNS, start=1):
             cell = sheet.cell(row_number, index)
             value = values[column.key]
@@ -203,13 +240,13 @@ def build_workbook(project: Project, lang: str) -> Workbook:
             cell.alignment = _WRAP
             if not column.editable:
                 cell.fill = _READ_ONLY_FILL
-    last = len(rows) + 1
+    last = len(table) + 1
     sheet.freeze_panes = "B2"
     sheet.auto_filter.ref = f"A1:{get_column_letter(len(COLUMNS))}{last}"
-    if rows:
+    if table:
         _add_list_validation(sheet, "status", STATUS_VALUES, last, allow_blank=False)
         _add_list_validation(sheet, "reason", REASON_VALUES, last, allow_blank=True)
-    _write_about(workbook, project, lang, len(rows), created)
+    _write_about(workbook, project, lang, len(table), created)
     return workbook
 
 
@@ -246,7 +283,7 @@ def export_sheet(project: Project, lang: str, out_dir: Path | str | None = None)
     folder = Path(out_dir) if out_dir is not None else DEFAULT_SHEET_DIR
     name = sheet_file_name(lang)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_folder(folder)
         path = unique_path(folder, name.removesuffix(".xlsx"), ".xlsx")
         with atomic_file(path) as temporary:
             workbook.save(temporary)

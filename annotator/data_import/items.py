@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator.data_import.tables import Row, read_table
+from annotator.domain import unicode_rules
 from annotator.domain.candidates import normalize_pos
 from annotator.domain.model import TARGET_POS, Item, Target
 from annotator.errors import RowProblemsError
@@ -23,6 +24,8 @@ REQUIRED_COLUMNS = ("sentence", "lemma", "pos", "synset")
 ALIASES = {"target": ("target", "word", "target_word", "w"), "id": ("id", "item_id")}
 _BABELNET_ID = re.compile(r"^bn:\d{8}[nvars]$")
 _POS_LETTER = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+#: Columns shown to people: invisible and bidi control characters in them are refused (issue 14 item 10).
+_TEXT_COLUMNS = ("sentence", "lemma", "source", "gloss", *ALIASES["target"], *ALIASES["id"])
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,8 @@ def parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem]) 
     for column in REQUIRED_COLUMNS:
         if not _text(values.get(column)):
             problems.append(RowProblem(n, column, "missing_value", f"'{column}' is empty or missing"))
+    for column, message in unicode_rules.field_problems(values, _TEXT_COLUMNS):  # hidden or reordered text
+        problems.append(RowProblem(n, column, unicode_rules.INVISIBLE_RULE, message))
     sentence = " ".join(_text(values.get("sentence")).split())
     lemma = _text(values.get("lemma"))
     pos_raw = _text(values.get("pos"))

@@ -1,9 +1,9 @@
 """Spreadsheet import (SPEC §7): apply an edited curation sheet as the importing user's edits, all or nothing.
 
-Every row is checked first (SPEC §3 candidates, status, reason, note, stale versions) and every bad row is listed
-with its number and rule; only when all rows are good are the edits applied, through ``CurationService`` (so
-permissions and workflow rules are the browser's), inside one database transaction: a refusal half-way rolls
-back every row. Untouched and unchanged rows are no-ops.
+Every row is checked first (its language, SPEC §3 candidates, status, reason, note, stale versions, cells a
+spreadsheet cut off) and every bad row is listed with its number and rule; only when all rows are good are the
+edits applied, through ``CurationService`` (so permissions and workflow rules are the browser's), inside one
+database transaction: a refusal half-way rolls back every row. Untouched and unchanged rows are no-ops.
 """
 
 from __future__ import annotations
@@ -15,11 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator.data_export.spreadsheet import ABOUT_SHEET, DATA_SHEET, SHEET_FORMAT, normalise_note, row_fingerprint
+from annotator.data_export.spreadsheet import (
+    ABOUT_SHEET,
+    DATA_SHEET,
+    SHEET_FORMAT,
+    SHEET_FORMAT_VERSION,
+    normalise_note,
+    row_fingerprint,
+)
 from annotator.data_import.items import RowProblem
 from annotator.data_import.tables import FileFormatError, Row, read_table
 from annotator.domain import workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
+from annotator.domain.limits import MAX_NOTE_LENGTH, SPREADSHEET_CELL_LIMIT
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status
 from annotator.errors import RowProblemsError, UserError
 from annotator.services.curation import CurationService
@@ -28,6 +36,7 @@ REQUIRED_COLUMNS = ("id", "good", "bad", "status", "version")
 #: pending and in_progress are both "open": the workflow moves pending → in_progress by itself on an edit.
 _OPEN_STATUSES = (Status.PENDING, Status.IN_PROGRESS)
 _RESOLVED_COMMENT = "Resolved in a spreadsheet import."
+_COLUMN_LABELS = {"good": "GOOD", "bad": "BAD"}
 
 
 class SheetImportError(RowProblemsError):
@@ -74,6 +83,7 @@ class WorkbookInfo:
 
     sheets: tuple[str, ...]
     language: str | None
+    format_version: str | None = None
 
 
 def open_workbook(path: Path) -> WorkbookInfo | None:
@@ -105,7 +115,7 @@ def open_workbook(path: Path) -> WorkbookInfo | None:
         workbook.close()
     if values.get("format") != SHEET_FORMAT:
         return WorkbookInfo(sheets, None)
-    return WorkbookInfo(sheets, values.get("language", "").upper() or None)
+    return WorkbookInfo(sheets, values.get("language", "").upper() or None, values.get("format_version"))
 
 
 def _text(value: Any) -> str:
@@ -179,6 +189,46 @@ def _same_status(current: ItemLanguage, desired: Desired) -> bool:
     return True
 
 
+def _row_language_ok(n: int, values: dict[str, Any], lang: str, problems: list[RowProblem]) -> bool:
+    """Is the row one of ``lang``'s? Checked on every row, so no sheet is applied to another language's curation
+    whatever happened to its ``about`` sheet or file type."""
+    row_lang = _text(values.get("lang")).strip().upper()
+    if not row_lang:
+        problems.append(
+            RowProblem(n, "lang", "missing_language", "the row does not say its language; re-export the sheet")
+        )
+        return False
+    if row_lang != lang:
+        problems.append(
+            RowProblem(
+                n,
+                "lang",
+                "wrong_language",
+                f"this row belongs to {row_lang}, but the sheet is being imported as {lang}; import it as {row_lang}",
+            )
+        )
+        return False
+    return True
+
+
+def _cells_whole(n: int, values: dict[str, Any], problems: list[RowProblem]) -> bool:
+    """Refuse any cell at a spreadsheet's cell limit: it was probably cut off, and applying it would delete data."""
+    ok = True
+    for column, value in values.items():
+        if isinstance(value, str) and len(value) >= SPREADSHEET_CELL_LIMIT:
+            problems.append(
+                RowProblem(
+                    n,
+                    _COLUMN_LABELS.get(column, column),
+                    "cell_full",
+                    f"the cell holds {len(value):,} characters, the most a spreadsheet cell can: it was probably cut "
+                    "off, so it is not applied (shorten it in the app, then export a fresh sheet)",
+                )
+            )
+            ok = False
+    return ok
+
+
 # --- the import -------------------------------------------------------------------------------------------
 
 
@@ -202,6 +252,8 @@ def _check_row(
     n, values = row.number, row.values
     if "__error__" in values:
         problems.append(RowProblem(n, "", "malformed_row", values["__error__"]))
+        return None
+    if not _row_language_ok(n, values, lang, problems) or not _cells_whole(n, values, problems):
         return None
     before = len(problems)
     item_id = _text(values.get("id")).strip()
@@ -254,6 +306,12 @@ def _check_row(
             problems.append(RowProblem(n, "note", "note_required", "discarding for 'other' needs a note"))
     if status is Status.DISCUSS and not note:
         problems.append(RowProblem(n, "note", "note_required", "DISCUSS needs a note saying what to discuss"))
+    if len(note) > MAX_NOTE_LENGTH:
+        problems.append(
+            RowProblem(
+                n, "note", "note_too_long", f"the note has {len(note):,} characters; at most {MAX_NOTE_LENGTH:,}"
+            )
+        )
     if len(problems) > before or status is None or version is None:
         return None
 
@@ -345,17 +403,15 @@ def import_sheet(service: CurationService, path: Path | str, lang: str | None = 
     recorded = workbook.language if workbook else None
     if lang and recorded and lang.upper() != recorded:
         raise UserError(f"{path.name} is the {recorded} sheet, not {lang.upper()}.")
-    lang = (lang or recorded or "").upper()
+    # The data sheet by name: a translator may reorder the worksheets (e.g. move ``about`` to the front).
+    columns, rows = read_table(path, sheet=DATA_SHEET if workbook and DATA_SHEET in workbook.sheets else None)
+    _check_columns(path, columns, workbook)
+    lang = (lang or recorded or _rows_language(rows) or "").upper()
     if not lang:
         raise UserError(f"{path.name}: cannot tell the sheet's language; give it (--lang IT).")
     if lang not in project.settings().languages:
         raise UserError(f"{lang!r} is not a language of this project.")
     workflow.check_can_edit(service.user, lang)
-    # The data sheet by name: a translator may reorder the worksheets (e.g. move ``about`` to the front).
-    columns, rows = read_table(path, sheet=DATA_SHEET if workbook and DATA_SHEET in workbook.sheets else None)
-    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
-    if missing:
-        raise FileFormatError(f"{path.name}: row 1: missing column(s): {', '.join(missing)}")
 
     report = SheetImportReport(lang)
     problems: list[RowProblem] = []
@@ -377,6 +433,30 @@ def import_sheet(service: CurationService, path: Path | str, lang: str | None = 
             raise SheetImportError(path.name, problems)
     report.unchanged = len(rows) - len(report.changed)
     return report
+
+
+def _check_columns(path: Path, columns: list[str], workbook: WorkbookInfo | None) -> None:
+    """The sheet must have the columns an import relies on; a sheet without ``lang`` is from before rows carried
+    their language (or had the column deleted): nothing proves whose curation it is, so it is refused whole."""
+    if "lang" not in columns:
+        made = (
+            f" (it is a format-{workbook.format_version} sheet; this annotator writes format {SHEET_FORMAT_VERSION})"
+            if workbook and workbook.format_version and workbook.format_version != str(SHEET_FORMAT_VERSION)
+            else ""
+        )
+        raise FileFormatError(
+            f"{path.name}: row 1: no 'lang' column, so nothing shows which language its rows belong to{made}. "
+            "Re-export the sheet ('annotator sheet export --lang XX') and redo the edits in it; nothing was applied."
+        )
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise FileFormatError(f"{path.name}: row 1: missing column(s): {', '.join(missing)}")
+
+
+def _rows_language(rows: list[Row]) -> str | None:
+    """The language every row names, when there is exactly one (a CSV saved from a sheet, without ``--lang``)."""
+    found = {_text(row.values.get("lang")).strip().upper() for row in rows if "__error__" not in row.values}
+    return found.pop() if len(found) == 1 and "" not in found else None
 
 
 def _rule_of(error: Exception) -> str:

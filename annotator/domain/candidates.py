@@ -11,6 +11,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from annotator.domain.unicode_rules import INVISIBLE_RULE, describe, find_invisible
+
 WILDCARD = "*"
 MAX_LENGTH = 100
 
@@ -93,6 +95,15 @@ def _normalize_text(raw: str) -> str:
     if found:
         raise CandidateError(
             "control_character", raw, f"Control characters, tabs and newlines are not allowed ({found.group()!r})."
+        )
+    invisible = find_invisible(raw)
+    if invisible:  # zero-width, soft hyphen, BOM, bidi and tag characters: a look-alike that never matches
+        index, char = invisible
+        raise CandidateError(
+            INVISIBLE_RULE,
+            raw,
+            f"Invisible and bidirectional control characters are not allowed: {describe(char)} at character "
+            f"{index + 1}.",
         )
     text = unicodedata.normalize("NFC", raw)
     return " ".join(text.split())

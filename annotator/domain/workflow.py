@@ -128,6 +128,23 @@ def flag_discuss(user: User, il: ItemLanguage, note: str) -> ItemLanguage:
     return replace(il, status=Status.DISCUSS, discuss_note=note.strip(), status_by=user.name)
 
 
+def update_discuss_note(user: User, il: ItemLanguage, note: str) -> ItemLanguage:
+    """Rewrite the note of a DISCUSS item: the note is the flagger's question, so only the translator who
+    flagged it (or a lead) may change what it asks."""
+    check_can_edit(user, il.lang)
+    if il.status is not Status.DISCUSS:
+        raise WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}, not DISCUSS.")
+    if not user.is_lead and il.status_by != user.name:
+        who = f" ({il.status_by})" if il.status_by else ""
+        raise PermissionDenied(
+            f"Only the translator who flagged {il.item_id} [{il.lang}]{who} or a lead may rewrite its DISCUSS note; "
+            "add a comment instead."
+        )
+    if not note.strip():
+        raise WorkflowError("DISCUSS needs a note saying what to discuss.")
+    return replace(il, discuss_note=note.strip())
+
+
 def discard(
     user: User, il: ItemLanguage, reason: DiscardReason | str | None, note: str = "", resolving: bool = False
 ) -> ItemLanguage:

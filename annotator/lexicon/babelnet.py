@@ -12,7 +12,8 @@ Wire shapes (checked against BabelNet's published API description and its offici
   requests limit has been reached. …"}`` — the same message for both.
 
 The API key travels only as a query parameter of the outgoing request: it is kept out of the cache,
-exception messages, reprs and (through a redacting filter on urllib3's logger) debug logs.
+exception messages, reprs and (through a redacting filter on urllib3's logger) debug logs. Redirects are never
+followed: ``requests`` would re-send the whole query string, key included, to whatever host a redirect names.
 """
 
 from __future__ import annotations
@@ -474,7 +475,10 @@ class BabelNetLexicon:
         response: requests.Response | None = None
         try:
             response = self._session().get(
-                url, params=[*params, (API_KEY_PARAM, self._key.reveal())], timeout=self.timeout
+                url,
+                params=[*params, (API_KEY_PARAM, self._key.reveal())],
+                timeout=self.timeout,
+                allow_redirects=False,  # a redirect would carry the key in the query string to another host
             )
         except requests.Timeout:
             failure = _Retry(f"no answer within {self.timeout:g} s")
@@ -502,6 +506,8 @@ class BabelNetLexicon:
                 f"BabelNet refused to answer: {message} (request {described}). Everything fetched so far is "
                 "kept in the cache; run again once the key is valid or the daily limit has reset."
             )
+        if 300 <= status < 400:
+            raise LexiconError(self._redirect_message(response, described))
         if status == 429 or status >= 500:
             return _Retry(f"HTTP {status}", _retry_after(response) if status == 429 else None)
         if status >= 400:
@@ -516,6 +522,17 @@ class BabelNetLexicon:
         if secret in text:  # never store the key, even if a server echoed it back
             text = text.replace(secret, "<redacted>")
         return text, body
+
+    def _redirect_message(self, response: requests.Response, described: str) -> str:
+        """Name where the redirect pointed (scheme, host and port only: its query may hold the key)."""
+        location = urlparse(response.headers.get("Location", ""))
+        host = location.netloc.rsplit("@", 1)[-1]  # never echo credentials a Location might carry
+        where = f"{location.scheme}://{host}" if host else "another address"
+        return self._scrub(
+            f"BabelNet request {described} answered a redirect (HTTP {response.status_code}) to {where}; redirects "
+            f"are not followed, so the API key is never sent anywhere but {self.base_url}. If the API has moved, "
+            "set the lexicon base URL to its new address."
+        )
 
     def _scrub(self, text: str) -> str:
         return _KEY_IN_URL.sub(r"\1<redacted>", text).replace(self._key.reveal(), "<redacted>")

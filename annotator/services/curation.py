@@ -7,10 +7,10 @@ the version the user saw, applies the pure workflow rules, and saves state + his
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from annotator.domain import workflow
+from annotator.domain import limits, workflow
 from annotator.domain.candidates import parse_candidate
 from annotator.domain.edits import apply_candidate_sets
 from annotator.domain.model import (
@@ -90,6 +90,8 @@ class CurationService:
                     current=current,
                 )
             new = apply(item, current)
+            limits.check_item_language(new, current)  # what the spreadsheet round trip could not carry
+            limits.check_note(comment, "comment")
             if new == current and not comment.strip():
                 return current  # nothing changed: no version bump, no history row
             saved = self.project.repo.save_item_language(conn, new, expected_version, self.user.name, action, detail)
@@ -159,16 +161,17 @@ class CurationService:
 
     def update_discuss_note(self, item_id: str, lang: str, note: str, expected_version: int) -> ItemLanguage:
         """Replace the note of a DISCUSS item and post it to the thread, in one change: the stored note is what a
-        sheet shows, so a re-export and a re-import see the new note (and the thread records it once)."""
-
-        def apply(_item: Item, il: ItemLanguage) -> ItemLanguage:
-            if il.status is not Status.DISCUSS:
-                raise workflow.WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}, not DISCUSS.")
-            if not note.strip():
-                raise workflow.WorkflowError("DISCUSS needs a note saying what to discuss.")
-            return replace(il, discuss_note=note.strip())
-
-        return self._change(item_id, lang, expected_version, "discuss_note", {"note": note}, apply, comment=note)
+        sheet shows, so a re-export and a re-import see the new note (and the thread records it once). Only the
+        translator who flagged the item or a lead may (``workflow.update_discuss_note``)."""
+        return self._change(
+            item_id,
+            lang,
+            expected_version,
+            "discuss_note",
+            {"note": note},
+            lambda _i, il: workflow.update_discuss_note(self.user, il, note),
+            comment=note,
+        )
 
     def discard(
         self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
@@ -212,6 +215,7 @@ class CurationService:
         workflow.check_can_edit(self.user, lang)
         if not text.strip():
             raise UserError("A comment cannot be empty.")
+        limits.check_note(text, "comment")
         with self.project.db.write() as conn:
             if self.project.repo.get_item_language(conn, item_id, lang) is None:
                 raise UserError(f"No item {item_id!r} in language {lang}.")

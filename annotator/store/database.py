@@ -15,6 +15,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, select
 from sqlalchemy.engine import make_url
 
 from annotator.errors import UserError
+from annotator.private_files import create_private_file
 from annotator.store import schema
 
 BUSY_TIMEOUT_MS = 15_000
@@ -59,6 +60,7 @@ class Database:
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         if self.is_sqlite and parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            create_private_file(Path(parsed.database))  # it holds password hashes: owner only (0600)
         self.engine = create_engine(url, future=True)
         if self.is_sqlite:
             _configure_sqlite(self.engine)
