@@ -67,9 +67,7 @@ def to_latex(table: Table) -> str:
 
 def to_html(table: Table, table_id: str) -> str:
     head = "".join(f"<th>{html.escape(column)}</th>" for column in table.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in table.rows
-    )
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in table.rows)
     notes = "".join(f'<p class="note">{html.escape(note)}</p>' for note in table.notes)
     return (
         f'<section class="table" id="{html.escape(table_id)}"><h3>{html.escape(table.title)}</h3>'

@@ -167,12 +167,12 @@ def render_html(report: Report) -> str:
     chart_divs = "\n".join(f'<div class="chart" id="chart-{name}"></div>' for name, _ in report.charts)
     specs = {f"chart-{name}": chart.to_dict() for name, chart in report.charts}
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data:\">"
         f"<title>{html.escape(report.title)}</title><style>{_STYLE}</style>"
         f"<script>{vega_runtime()}</script></head><body>"
-        f"<h1>{html.escape(report.title)}</h1><h2>Charts</h2><div class=\"charts\">{chart_divs}</div>"
+        f'<h1>{html.escape(report.title)}</h1><h2>Charts</h2><div class="charts">{chart_divs}</div>'
         f"<h2>Tables</h2>{tables}"
         f"<script>const specs = {_script_json(specs)};"
         "for (const [id, spec] of Object.entries(specs)) {"
@@ -181,7 +181,9 @@ def render_html(report: Report) -> str:
     )
 
 
-def write_report(folder: str | Path, out_dir: str | Path | None = None, stats: str | Path | None = None) -> dict[str, Path]:
+def write_report(
+    folder: str | Path, out_dir: str | Path | None = None, stats: str | Path | None = None
+) -> dict[str, Path]:
     """Write report.html, report.md and report.tex (atomically) and return their paths."""
     report = build_report(folder, stats)
     target = Path(out_dir) if out_dir else Path(folder)

@@ -61,7 +61,9 @@ def mean(values: Iterable[float | None]) -> float | None:
 
 def metric_columns(rows: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, str], ...]:
     """The paper's six metrics, then each newer metric that at least one row carries."""
-    extra = tuple((key, label) for key, label in EXTRA_METRICS if any(metric_value(row, key) is not None for row in rows))
+    extra = tuple(
+        (key, label) for key, label in EXTRA_METRICS if any(metric_value(row, key) is not None for row in rows)
+    )
     return PAPER_METRICS + extra
 
 
@@ -119,7 +121,9 @@ def leaderboard_table(rows: Sequence[Mapping[str, Any]]) -> Table:
     for system in systems(rows):
         row = _find(rows, system, ALL) or {}
         body.append((system, *(fmt(metric_value(row, key)) for key, _ in columns)))
-    return Table(title="Systems over all languages", columns=("System", *(label for _, label in columns)), rows=tuple(body))
+    return Table(
+        title="Systems over all languages", columns=("System", *(label for _, label in columns)), rows=tuple(body)
+    )
 
 
 @dataclass(frozen=True)
