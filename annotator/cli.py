@@ -12,7 +12,19 @@ from annotator.errors import UserError
 from annotator.terminal import sanitised_output
 
 #: Modules under ``annotator.commands`` that add subcommands, in the order ``--help`` lists them.
-COMMAND_MODULES = ("project", "items", "lexicon", "users", "curation", "export", "sheet", "evaluate", "serve")
+COMMAND_MODULES = (
+    "project",
+    "items",
+    "lexicon",
+    "users",
+    "curation",
+    "export",
+    "sheet",
+    "evaluate",
+    "report",
+    "contrastive",
+    "serve",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

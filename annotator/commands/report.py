@@ -1,0 +1,35 @@
+"""``annotator report EVALUATION_FOLDER``: the per-system report (HTML, Markdown, LaTeX) of an evaluation."""
+
+from __future__ import annotations
+
+import argparse
+
+from annotator.reporting.report import write_report
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="write the per-system report of an evaluation (HTML with charts, Markdown, LaTeX)",
+        description=(
+            "Read the metrics.json and analysed.jsonl that 'annotator evaluate' wrote and write report.html (one "
+            "self-contained file: tables and charts, no network), report.md and report.tex (booktabs tables): per "
+            "system a language x metric table with a Mean row, nouns vs verbs, accuracy by sense rank and by "
+            "polysemy degree, the cross-language consistency heat map, and the dataset's Table 1 / Table 2 figures."
+        ),
+    )
+    parser.add_argument("folder", metavar="EVALUATION_FOLDER", help="the folder 'annotator evaluate' wrote")
+    parser.add_argument("--out", metavar="DIR", help="where to write the report (default: EVALUATION_FOLDER)")
+    parser.add_argument(
+        "--stats",
+        metavar="STATS_JSON",
+        help="the export's stats.json for Tables 1 and 2 (default: found beside the evaluated dataset.jsonl)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = write_report(args.folder, args.out, args.stats)
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
+    return 0

@@ -1,0 +1,199 @@
+"""``annotator report EVALUATION_FOLDER``: one self-contained HTML file plus the same tables as Markdown and LaTeX.
+
+The HTML carries the Vega-Lite runtime inline (from ``vl-convert-python``, the package Altair itself uses for inline
+HTML), so the file opens offline and makes no request to any host. It reads ``metrics.json`` and streams
+``analysed.jsonl`` once (for the consistency analysis); it never loads the translations into memory at once.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+
+from annotator.data_export.atomic import write_text_atomic
+from annotator.domain.consistency import PairConsistency, choice_from_analysed, cross_language_consistency
+from annotator.errors import UserError
+from annotator.reporting import charts
+from annotator.reporting.formats import latex_document, markdown_document, to_html
+from annotator.reporting.tables import (
+    ALL,
+    Table,
+    accuracy_by_group,
+    consistency_table,
+    dataset_tables,
+    group_table,
+    leaderboard_table,
+    pos_table,
+    system_language_table,
+    systems,
+)
+
+METRICS_FILE = "metrics.json"
+ANALYSED_FILE = "analysed.jsonl"
+STATS_FILE = "stats.json"
+REPORT_HTML = "report.html"
+REPORT_MARKDOWN = "report.md"
+REPORT_LATEX = "report.tex"
+
+
+@dataclass
+class Report:
+    """Everything the report shows, as tables and Altair charts, in reading order."""
+
+    title: str
+    tables: list[Table] = field(default_factory=list)
+    charts: list[tuple[str, alt.TopLevelMixin]] = field(default_factory=list)
+    consistency: list[PairConsistency] = field(default_factory=list)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as error:
+        raise UserError(f"{path}: not found; give the folder written by 'annotator evaluate'.") from error
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UserError(f"{path}: not valid JSON ({error}).") from error
+    if not isinstance(document, dict) or not isinstance(document.get("rows"), list):
+        raise UserError(f"{path}: not an annotator metrics file (no 'rows' list).")
+    return document
+
+
+def _analysed_records(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise UserError(f"{path}, line {number}: not valid JSON ({error}).") from error
+            if not isinstance(record, dict) or not {"system", "id", "lang"} <= record.keys():
+                raise UserError(f"{path}, line {number}: not an analysed translation (needs system, id, lang).")
+            yield record
+
+
+def find_dataset_stats(folder: Path, metrics: Mapping[str, Any]) -> Path | None:
+    """The export's stats.json beside the dataset the evaluation used, if it can still be found."""
+    dataset = metrics.get("dataset")
+    if not isinstance(dataset, str) or not dataset:
+        return None
+    for candidate in (Path(dataset), folder / dataset):
+        stats = candidate.parent / STATS_FILE
+        if stats.is_file():
+            return stats
+    return None
+
+
+def build_report(folder: str | Path, stats_path: str | Path | None = None) -> Report:
+    folder = Path(folder)
+    metrics = _read_json(folder / METRICS_FILE)
+    rows = metrics["rows"]
+    names = systems(rows)
+    pairs = cross_language_consistency(choice_from_analysed(r) for r in _analysed_records(folder / ANALYSED_FILE))
+    pair_dicts = [pair.to_dict() for pair in pairs]
+    report = Report(title=f"Evaluation report — {', '.join(names) or 'no systems'}", consistency=pairs)
+    report.tables.append(leaderboard_table(rows))
+    for system in names:
+        report.tables.append(system_language_table(rows, system))
+        report.tables.append(pos_table(rows, system))
+    report.tables.append(pos_table(rows, ALL))
+    by_rank = accuracy_by_group(rows, "sfii")
+    by_degree = accuracy_by_group(rows, "spdi")
+    report.tables.append(group_table(by_rank, "sense rank μ(σ)"))
+    report.tables.append(group_table(by_degree, "polysemy degree δ(λ)"))
+    for system in names:
+        if any(pair["system"] == system for pair in pair_dicts):
+            report.tables.append(consistency_table(pair_dicts, system))
+    stats = Path(stats_path) if stats_path else find_dataset_stats(folder, metrics)
+    if stats is not None:
+        report.tables.extend(dataset_tables(_read_stats(stats)))
+    report.charts.append(("accuracy-by-language", charts.accuracy_by_language_chart(rows)))
+    report.charts.append(("accuracy-by-sense-rank", charts.accuracy_by_group_chart(by_rank, "sense rank μ(σ)")))
+    report.charts.append(("accuracy-by-polysemy", charts.accuracy_by_group_chart(by_degree, "polysemy degree δ(λ)")))
+    for system in names:
+        if any(pair["system"] == system for pair in pair_dicts):
+            report.charts.append((f"consistency-{_slug(system)}", charts.consistency_heatmap(pair_dicts, system)))
+    return report
+
+
+def _read_stats(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UserError(f"{path}: cannot read the dataset statistics ({error}).") from error
+    if not isinstance(document, dict):
+        raise UserError(f"{path}: not an annotator stats.json.")
+    return document
+
+
+def _slug(text: str) -> str:
+    return "".join(char if char.isalnum() else "-" for char in text)[:60] or "system"
+
+
+@cache
+def vega_runtime() -> str:
+    """Vega, Vega-Lite and Vega-Embed as one inline script (about 0.9 MB), built once per process."""
+    import vl_convert
+
+    return vl_convert.javascript_bundle()
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside a <script> element: no '</' can close it early."""
+    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; }
+th, td { border-bottom: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+.note { color: #555; font-size: 0.85rem; margin: 0.2rem 0; }
+.charts { display: flex; flex-wrap: wrap; gap: 1.5rem; }
+"""
+
+
+def render_html(report: Report) -> str:
+    tables = "\n".join(to_html(table, f"table-{index}") for index, table in enumerate(report.tables))
+    chart_divs = "\n".join(f'<div class="chart" id="chart-{name}"></div>' for name, _ in report.charts)
+    specs = {f"chart-{name}": chart.to_dict() for name, chart in report.charts}
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data:\">"
+        f"<title>{html.escape(report.title)}</title><style>{_STYLE}</style>"
+        f"<script>{vega_runtime()}</script></head><body>"
+        f'<h1>{html.escape(report.title)}</h1><h2>Charts</h2><div class="charts">{chart_divs}</div>'
+        f"<h2>Tables</h2>{tables}"
+        f"<script>const specs = {_script_json(specs)};"
+        "for (const [id, spec] of Object.entries(specs)) {"
+        " vegaEmbed('#' + id, spec, {actions: false, renderer: 'svg'}).catch(console.error); }"
+        "</script></body></html>\n"
+    )
+
+
+def write_report(
+    folder: str | Path, out_dir: str | Path | None = None, stats: str | Path | None = None
+) -> dict[str, Path]:
+    """Write report.html, report.md and report.tex (atomically) and return their paths."""
+    report = build_report(folder, stats)
+    target = Path(out_dir) if out_dir else Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "html": target / REPORT_HTML,
+        "markdown": target / REPORT_MARKDOWN,
+        "latex": target / REPORT_LATEX,
+    }
+    write_text_atomic(paths["html"], render_html(report))
+    write_text_atomic(paths["markdown"], markdown_document(report.title, report.tables))
+    write_text_atomic(paths["latex"], latex_document(report.tables))
+    return paths

@@ -1,0 +1,116 @@
+"""``annotator report``: the tables worked by hand, the three formats, and the real demo evaluation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from annotator.cli import main
+from annotator.commands.project import create_demo
+from annotator.data_export.dataset import ExportOptions, export_dataset
+from annotator.project import Project, builtin_path
+from annotator.reporting.formats import latex_escape, markdown_escape, to_latex, to_markdown
+from annotator.reporting.report import build_report, render_html
+from annotator.reporting.tables import accuracy_by_group, pos_table, system_language_table
+
+ROWS = [
+    # Two languages for one system; IT has no BAD with provenance, so its MFS is n/a.
+    {"system": "s", "lang": "DE", "pos": "ALL", "accuracy": {"percent": 50.0}, "miss_rate": {"percent": 10.0},
+     "mfs": {"percent": 40.0}, "mfs_plus": {"percent": 80.0}, "sfii": {"percent": 30.0, "groups": []},
+     "spdi": {"percent": 20.0, "groups": []}},
+    {"system": "s", "lang": "IT", "pos": "ALL", "accuracy": {"percent": 70.0}, "miss_rate": {"percent": 30.0},
+     "mfs": {"percent": None}, "mfs_plus": {"percent": None}, "sfii": {"percent": 10.0, "groups": []},
+     "spdi": {"percent": 40.0, "groups": []}},
+    {"system": "s", "lang": "ALL", "pos": "ALL", "accuracy": {"percent": 60.0}, "miss_rate": {"percent": 20.0},
+     "mfs": {"percent": 40.0}, "mfs_plus": {"percent": 80.0},
+     "sfii": {"percent": 25.0, "groups": [{"key": 1, "good": 3, "bad": 1}, {"key": 2, "good": 0, "bad": 0}]},
+     "spdi": {"percent": 25.0, "groups": [{"key": 3, "good": 1, "bad": 1}]}},
+    {"system": "s", "lang": "ALL", "pos": "NOUN", "accuracy": {"percent": 65.0}},
+    {"system": "s", "lang": "ALL", "pos": "VERB", "accuracy": {"percent": 55.0}},
+]  # fmt: skip
+
+
+def test_language_table_has_the_unweighted_mean_row() -> None:
+    table = system_language_table(ROWS, "s")
+    assert table.columns == ("Language", "%MISS", "Accuracy", "MFS", "MFS+", "SPDI", "SFII")
+    assert table.rows[0] == ("DE", "10.00", "50.00", "40.00", "80.00", "20.00", "30.00")
+    # Mean: %MISS (10+30)/2 = 20; Accuracy (50+70)/2 = 60; MFS only DE has a value → 40 (n/a is not a 0).
+    assert table.rows[-1] == ("Mean", "20.00", "60.00", "40.00", "80.00", "30.00", "20.00")
+    assert table.rows[1][3] == "n/a"
+
+
+def test_nouns_and_verbs_and_accuracy_by_group() -> None:
+    table = pos_table(ROWS, "s")
+    assert table.columns == ("Metric", "ALL", "NOUN", "VERB")
+    assert dict((row[0], row[1:]) for row in table.rows)["Accuracy"] == ("60.00", "65.00", "55.00")
+    by_rank = accuracy_by_group(ROWS, "sfii")
+    # μ(σ)=1: 3 GOOD, 1 BAD → 75 %; μ(σ)=2: no GOOD or BAD → None (n/a).
+    assert [(group.key, group.percent) for group in by_rank] == [(1, 75.0), (2, None)]
+
+
+def test_formats_escape_cells() -> None:
+    assert latex_escape("MFS+ 50% of a_b & {c}") == r"MFS+ 50\% of a\_b \& \{c\}"
+    assert markdown_escape("a|b ![x](http://h/) `c`") == r"a\|b !\[x\](http://h/) \`c\`"
+    table = system_language_table(ROWS, "s")
+    latex = to_latex(table)
+    assert r"\toprule" in latex and r"\bottomrule" in latex and r"\%MISS" in latex
+    assert latex.index(r"\midrule", latex.index("IT &")) < latex.index("Mean &")  # a rule above the Mean row
+    assert to_markdown(table).count("\n|") == 2 + len(table.rows)
+
+
+@pytest.fixture(scope="module")
+def demo_evaluation(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo project exported with its unfinished items and its bundled translations evaluated."""
+    root = tmp_path_factory.mktemp("report")
+    create_demo(str(root / "data"), quiet=True)
+    export = export_dataset(Project.open(root / "data"), root / "exports", ExportOptions(include_incomplete=True))
+    dataset = export.path / "dataset.jsonl"
+    out = root / "evaluation"
+    assert main(["evaluate", str(dataset), str(builtin_path("demo/translations.jsonl")), "--out", str(out)]) == 0
+    return out
+
+
+def test_report_on_the_demo_evaluation(demo_evaluation: Path, tmp_path: Path) -> None:
+    assert main(["report", str(demo_evaluation), "--out", str(tmp_path)]) == 0
+    markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
+    metrics = json.loads((demo_evaluation / "metrics.json").read_text(encoding="utf-8"))
+    systems = sorted({row["system"] for row in metrics["rows"] if row["system"] != "ALL"})
+    assert systems == ["demo-mt-a", "demo-mt-b"]
+    for system in systems:
+        assert f"### {system}\\: metrics per language" not in markdown  # ':' is not escaped
+        assert f"### {system}: metrics per language" in markdown
+        assert f"### {system}: cross-language consistency" in markdown
+    assert "Dataset (Table 1)" in markdown and "Refinement (Table 2)" in markdown
+    latex = (tmp_path / "report.tex").read_text(encoding="utf-8")
+    assert latex.count(r"\begin{tabular}") == markdown.count("### ")
+    # The report's accuracy agrees with metrics.json to the second decimal.
+    overall = next(r for r in metrics["rows"] if (r["system"], r["lang"], r["pos"]) == ("demo-mt-a", "ALL", "ALL"))
+    assert f"| demo-mt-a | {overall['miss_rate']['percent']:.2f} | {overall['accuracy']['percent']:.2f} |" in markdown
+
+
+def test_report_consistency_matches_the_analysed_lines(demo_evaluation: Path) -> None:
+    report = build_report(demo_evaluation)
+    records = [json.loads(line) for line in (demo_evaluation / "analysed.jsonl").read_text("utf-8").splitlines()]
+    pair = next(p for p in report.consistency if (p.system, p.lang1, p.lang2) == ("demo-mt-a", "DE", "IT"))
+    de = {r["id"]: r for r in records if r["system"] == "demo-mt-a" and r["lang"] == "DE"}
+    it = {r["id"]: r for r in records if r["system"] == "demo-mt-a" and r["lang"] == "IT"}
+    both = [i for i in de if i in it and de[i]["omega"] and it[i]["omega"]]
+    with_provenance = [i for i in both if de[i]["omega_synsets"] and it[i]["omega_synsets"]]
+    agree = [i for i in with_provenance if set(de[i]["omega_synsets"]) & set(it[i]["omega_synsets"])]
+    assert (pair.compared, pair.consistent) == (len(with_provenance), len(agree))
+    assert pair.compared > 0
+
+
+def test_html_is_self_contained_and_escapes_system_names(demo_evaluation: Path) -> None:
+    html = render_html(build_report(demo_evaluation))
+    assert "vegaEmbed" in html
+    assert "<script src" not in html and "<link" not in html  # nothing is fetched
+    assert html.count('class="chart"') == 3 + 2  # three charts and one heat map per system
+
+
+def test_report_refuses_a_folder_without_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(tmp_path)]) == 2
+    assert "metrics.json: not found" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
