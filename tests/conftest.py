@@ -1,12 +1,20 @@
-"""Shared test fixtures. Test helper modules in this folder (e.g. fake_babelnet) import by bare name."""
+"""Shared test fixtures. Test helper modules in this folder (e.g. fake_babelnet) import by bare name.
+
+Engines: a test module marked ``pytest.mark.both_engines`` runs each test that uses the ``engine`` fixture (the
+``project`` fixture does) once on SQLite and once on PostgreSQL — a fresh database on a throw-away cluster that
+the session starts itself (tests/pg_cluster.py), or on ``ANNOTATOR_TEST_POSTGRES_URL``'s server.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
 
 from annotator.domain.model import Role, User
 from annotator.project import LexiconSettings, Project, ProjectSettings
@@ -44,9 +52,64 @@ def write_jsonl(tmp_path: Path) -> Callable[[str, list[dict]], Path]:
     return write
 
 
+ENGINES = ("sqlite", "postgresql")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "engine" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_engines"):
+        metafunc.parametrize("engine", ENGINES, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_outside_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's ANNOTATOR_DATABASE_URL never leaks into a test; the ``engine`` fixture sets its own."""
+    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of a PostgreSQL server's maintenance database; a throw-away cluster unless one is given."""
+    given = os.environ.get("ANNOTATOR_TEST_POSTGRES_URL")
+    if given:
+        yield given
+        return
+    from pg_cluster import Cluster
+
+    cluster = Cluster()
+    try:
+        yield cluster.url()
+    finally:
+        cluster.stop()
+
+
 @pytest.fixture
-def project(tmp_path: Path) -> Project:
-    """An empty project with the five DiBiMT languages and no lexicon configured."""
+def postgres_database(postgres_server: str) -> Iterator[str]:
+    """A new, empty PostgreSQL database for one test (dropped afterwards)."""
+    name = f"annotator_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(postgres_server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = admin.url.set(database=name).render_as_string(hide_password=False)
+    try:
+        yield url
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Which database the test's projects use: SQLite in the data folder, or a fresh PostgreSQL database."""
+    name = getattr(request, "param", "sqlite")
+    if name == "postgresql":
+        monkeypatch.setenv("ANNOTATOR_DATABASE_URL", request.getfixturevalue("postgres_database"))
+    return name
+
+
+@pytest.fixture
+def project(tmp_path: Path, engine: str) -> Project:
+    """An empty project with the five DiBiMT languages and no lexicon configured (on the test's engine)."""
     project = Project.open(tmp_path / "data", create=True)
     project.save_settings(ProjectSettings(name="test", lexicon=LexiconSettings(provider="snapshot")))
     return project
