@@ -43,7 +43,8 @@ def database_url(data_dir: Path) -> str | None:
     return sqlite_url(db_file) if db_file.exists() else None
 
 
-def _shown(url: str) -> str:
+def display_url(url: str) -> str:
+    """The URL as shown in messages: the password masked."""
     return make_url(url).render_as_string(hide_password=True)
 
 
@@ -78,7 +79,7 @@ def _claim_database(database: Database) -> None:
 
 
 def _refuse_existing(database: Database) -> NoReturn:
-    where = _shown(database.url)
+    where = display_url(database.url)
     database.dispose()
     raise ProjectExistsError(
         f"The database {where} already holds a project; nothing was changed. Use another --data folder "
@@ -170,7 +171,8 @@ class Project:
             if not has_project(database):
                 database.dispose()
                 raise UserError(
-                    f"No project in the database {_shown(url)}. Create one with 'annotator init' or 'annotator demo'."
+                    f"No project in the database {display_url(url)}. "
+                    "Create one with 'annotator init' or 'annotator demo'."
                 )
             database.create_or_migrate()
         return cls(data_dir, database)

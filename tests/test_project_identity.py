@@ -59,3 +59,10 @@ def test_commands_and_serve_open_the_project_from_the_database(engine: str, tmp_
     assert main(["init", "--data", str(tmp_path / "p"), "--name", "shared", "--languages", "IT"]) == 0
     assert main(["info", "--data", str(tmp_path / ("elsewhere" if engine == "postgresql" else "p"))]) == 0
     assert "Project: shared" in capsys.readouterr().out
+
+
+def test_messages_show_the_database_url_without_its_password() -> None:
+    from annotator.project import display_url
+
+    shown = display_url("postgresql+psycopg://annotator:s3cret-pass@db.internal/annotator")
+    assert "s3cret-pass" not in shown and "db.internal/annotator" in shown

@@ -17,6 +17,7 @@ from annotator.project import (
     ProjectSettings,
     builtin_path,
     database_url,
+    display_url,
     parse_languages,
     project_exists,
     resolve_data_dir,
@@ -86,7 +87,7 @@ def create_demo(data: str | None, force: bool = False, quiet: bool = False) -> N
     if project_exists(data_dir):  # asked of the database, before any import, pre-population or filter runs
         if not force:
             raise ProjectExistsError(
-                f"{database_url(data_dir)} already holds a project; nothing was changed. "
+                f"{display_url(database_url(data_dir) or 'sqlite:///')} already holds a project; nothing was changed. "
                 "Add --force to replace a data folder's project with the demo."
             )
         if os.environ.get("ANNOTATOR_DATABASE_URL"):
