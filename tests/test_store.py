@@ -75,6 +75,19 @@ def test_write_transactions_queue_behind_each_other(url: str) -> None:
     assert events == ["first commits", "second in", "second saw 1"]
 
 
+def test_a_read_transaction_sees_one_snapshot(url: str) -> None:
+    """What a page reads in one ``read()`` is consistent, even if a writer commits meanwhile (both engines)."""
+    reader, writer = Database(url), Database(url)
+    reader.create_or_migrate()
+    with reader.read() as conn:
+        before = conn.exec_driver_sql("SELECT count(*) FROM meta").scalar()
+        with writer.write() as other:
+            other.exec_driver_sql("INSERT INTO meta (key, value) VALUES ('b', '2')")
+        assert conn.exec_driver_sql("SELECT count(*) FROM meta").scalar() == before
+    with reader.read() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM meta").scalar() == before + 1
+
+
 def test_write_transactions_are_immediate(tmp_path: Path) -> None:
     """SQLite: a second writer waits for the first instead of failing half-way (BEGIN IMMEDIATE + busy timeout)."""
     url = f"sqlite:///{tmp_path / 'db.sqlite'}"

@@ -76,6 +76,15 @@ def _configure_sqlite(engine: Engine) -> None:
         connection.exec_driver_sql(f"BEGIN {mode}")
 
 
+def _configure_postgresql(engine: Engine) -> None:
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        # A read sees one snapshot, as a deferred SQLite read does; a writer stays READ COMMITTED so that, once it
+        # holds the advisory lock, it sees everything the previous writer committed.
+        if connection.info.pop("begin_mode", "DEFERRED") != "IMMEDIATE":
+            connection.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+
+
 class Database:
     """Owns the engine and hands out read and write transactions."""
 
@@ -88,6 +97,8 @@ class Database:
         self.engine = create_engine(url, future=True)
         if self.is_sqlite:
             _configure_sqlite(self.engine)
+        else:
+            _configure_postgresql(self.engine)
         #: The write transaction open in this thread/context, which nested read()/write() calls join.
         self._active: ContextVar[Connection | None] = ContextVar(f"annotator_db_{id(self)}", default=None)
 
@@ -113,8 +124,7 @@ class Database:
             yield active
             return
         with self.engine.connect() as connection:
-            if self.is_sqlite:
-                connection.info["begin_mode"] = "IMMEDIATE"
+            connection.info["begin_mode"] = "IMMEDIATE"
             with self._refusals_as_user_errors(), connection.begin():
                 self._serialise_writers(connection)
                 token = self._active.set(connection)
