@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 from sqlalchemy import inspect, select
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 from annotator.errors import UserError
 from annotator.lexicon.base import Lexicon
@@ -65,6 +66,9 @@ def project_exists(data: str | os.PathLike[str] | None = None) -> bool:
     database = Database(url)
     try:
         return has_project(database)
+    except OperationalError as error:
+        reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+        raise UserError(f"Cannot use the database {display_url(url)}: {reason}") from error
     finally:
         database.dispose()
 
@@ -162,6 +166,16 @@ class Project:
             data_dir.mkdir(parents=True, exist_ok=True)
             url = sqlite_url(data_dir / DATABASE_FILE)
         database = Database(url)
+        try:
+            return cls._open(data_dir, database, create)
+        except OperationalError as error:  # the server is down, the database missing, the password wrong
+            database.dispose()
+            reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+            raise UserError(f"Cannot use the database {display_url(url)}: {reason}") from error
+
+    @classmethod
+    def _open(cls, data_dir: Path, database: Database, create: bool) -> Project:
+        url = database.url
         if create:
             if has_project(database):  # refused before any migration: an existing project is left as it was
                 _refuse_existing(database)

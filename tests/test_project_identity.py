@@ -66,3 +66,21 @@ def test_messages_show_the_database_url_without_its_password() -> None:
 
     shown = display_url("postgresql+psycopg://annotator:s3cret-pass@db.internal/annotator")
     assert "s3cret-pass" not in shown and "db.internal/annotator" in shown
+
+
+def test_an_unreachable_database_or_a_missing_driver_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from pg_cluster import free_port
+
+    closed = f"postgresql+psycopg://annotator:s3cret-pass@127.0.0.1:{free_port()}/annotator"
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", closed)
+    for command in (["info"], ["init"], ["demo"], ["serve", "--demo"]):
+        assert main([*command, "--data", str(tmp_path / "p")]) == 2
+        err = capsys.readouterr().err
+        assert "Cannot use the database postgresql+psycopg://annotator:***@127.0.0.1" in err, command
+        assert "s3cret-pass" not in err and "Traceback" not in err
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", "postgresql+pg8000://annotator@127.0.0.1/annotator")
+    assert main(["info", "--data", str(tmp_path / "p")]) == 2
+    err = capsys.readouterr().err
+    assert "No database driver" in err and "annotator[postgres]" in err

@@ -18,7 +18,7 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, select, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DataError, IntegrityError
+from sqlalchemy.exc import DataError, IntegrityError, NoSuchModuleError
 
 from annotator.errors import UserError
 from annotator.store import schema
@@ -76,6 +76,18 @@ def _configure_sqlite(engine: Engine) -> None:
         connection.exec_driver_sql(f"BEGIN {mode}")
 
 
+def _create_engine(url: str) -> Engine:
+    """The engine, or a message naming the driver to install (PostgreSQL's is the ``postgres`` extra)."""
+    try:
+        return create_engine(url, future=True)
+    except (ModuleNotFoundError, NoSuchModuleError) as error:
+        shown = make_url(url).render_as_string(hide_password=True)
+        raise UserError(
+            f"No database driver for {shown} ({error}). For PostgreSQL install the extra: "
+            "pip install 'annotator[postgres]' and use a postgresql+psycopg:// URL."
+        ) from error
+
+
 def _configure_postgresql(engine: Engine) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
@@ -94,7 +106,7 @@ class Database:
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         if self.is_sqlite and parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        self.engine = create_engine(url, future=True)
+        self.engine = _create_engine(url)
         if self.is_sqlite:
             _configure_sqlite(self.engine)
         else:
