@@ -80,3 +80,18 @@ def test_adding_the_same_user_twice_at_once_gives_one_account_and_one_clear_erro
         assert isinstance(errors[0], UserError) and str(errors[0]) == f"User {name!r} already exists."
     with project.db.read() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM users").scalar() == 20
+
+
+def test_two_inits_at_once_create_one_project_and_refuse_the_other(engine: str, tmp_path: Path) -> None:
+    from annotator.project import ProjectExistsError
+
+    results = run_together(
+        lambda: Project.open(tmp_path / "data", create=True), lambda: Project.open(tmp_path / "data", create=True)
+    )
+    opened = [r for r in results if isinstance(r, Project)]
+    refused = [r for r in results if isinstance(r, Exception)]
+    assert len(opened) == 1 and len(refused) == 1, results
+    assert isinstance(refused[0], ProjectExistsError) and "already holds a project" in str(refused[0])
+    assert opened[0].db.schema_revision() is not None
+    with opened[0].db.read() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM meta WHERE key='project_id'").scalar() == 1
