@@ -57,6 +57,11 @@ def write_jsonl(tmp_path: Path) -> Callable[[str, list[dict]], Path]:
 ENGINES = ("sqlite", "postgresql")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Session- and module-scoped fixtures too must never see a developer's own database."""
+    os.environ.pop("ANNOTATOR_DATABASE_URL", None)
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "engine" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_engines"):
         metafunc.parametrize("engine", ENGINES, indirect=True)
