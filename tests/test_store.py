@@ -155,3 +155,37 @@ def test_a_value_the_database_refuses_is_a_clear_error_and_changes_nothing(proje
         conn.exec_driver_sql("UPDATE items SET position = 1")  # two items, one queue position
     assert "nothing was changed" in str(refused.value)
     assert dump(project) == before
+
+
+def test_a_version_2_project_keeps_its_audit_trail_when_alembic_takes_over(project: Project, write_jsonl) -> None:
+    from conftest import SAMPLE_ITEMS
+
+    from annotator.services.importing import import_items
+
+    import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS))
+    with project.db.write() as conn:  # what the last pre-Alembic release wrote: version 2, audit, no id
+        conn.exec_driver_sql("DROP TABLE alembic_version")
+        conn.exec_driver_sql("DROP INDEX ux_items_position")
+        conn.exec_driver_sql("DELETE FROM meta WHERE key='project_id'")
+        conn.exec_driver_sql("UPDATE meta SET value='2' WHERE key='schema_version'")
+        audited = conn.exec_driver_sql("SELECT count(*) FROM audit").scalar()
+    assert audited == 1  # the import
+    project.db.dispose()
+    reopened = Project.open(project.data_dir)
+    assert reopened.db.schema_revision() == HEAD
+    with reopened.db.read() as conn:
+        assert conn.exec_driver_sql("SELECT action FROM audit").scalars().all() == ["import"]
+        assert conn.exec_driver_sql("SELECT value FROM meta WHERE key='schema_version'").scalar() == "1000"
+
+
+def test_a_legacy_number_above_2_without_alembic_is_refused(url: str) -> None:
+    database = Database(url)
+    with database.write() as conn:
+        conn.exec_driver_sql("CREATE TABLE meta (key VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL)")
+        conn.exec_driver_sql("INSERT INTO meta (key, value) VALUES ('schema_version', '3')")
+    with pytest.raises(UserError, match="schema version 3, newer than this annotator"):
+        database.create_or_migrate()
+    with database.read() as conn:  # refused before anything was created
+        from sqlalchemy import inspect
+
+        assert inspect(conn).get_table_names() == ["meta"]
