@@ -14,6 +14,7 @@ from sqlalchemy import create_engine, inspect
 
 from annotator.cli import main
 from annotator.project import Project, database_url
+from annotator.store.database import head_revision
 
 pytestmark = pytest.mark.both_engines
 
@@ -58,7 +59,9 @@ def test_commands_and_serve_open_the_project_from_the_database(engine: str, tmp_
         checked.dispose()
     assert main(["init", "--data", str(tmp_path / "p"), "--name", "shared", "--languages", "IT"]) == 0
     assert main(["info", "--data", str(tmp_path / ("elsewhere" if engine == "postgresql" else "p"))]) == 0
-    assert "Project: shared" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Project: shared" in out and f"(schema revision {head_revision()})" in out
+    assert ("Database: postgresql+psycopg://" if engine == "postgresql" else "Database: sqlite:///") in out
 
 
 def test_messages_show_the_database_url_without_its_password() -> None:

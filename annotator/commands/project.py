@@ -127,6 +127,7 @@ def run_info(args: argparse.Namespace) -> int:
         counts = project.repo.status_counts(conn)
         items = project.repo.count_items(conn)
     print(f"Project: {settings.name}  ({project.data_dir})")
+    print(f"Database: {display_url(project.db.url)}  (schema revision {project.db.schema_revision()})")
     print(f"Languages: {' '.join(settings.languages)}   Items: {items}")
     lexicon = settings.lexicon
     print(f"Lexicon: {lexicon.provider}" + (f" {lexicon.snapshot}" if lexicon.provider == "snapshot" else ""))

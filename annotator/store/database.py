@@ -50,6 +50,11 @@ def _alembic_revisions() -> tuple[frozenset[str], str]:
     return frozenset(script.revision for script in scripts.walk_revisions()), head
 
 
+def head_revision() -> str:
+    """The newest schema revision this annotator knows (what ``create_or_migrate`` upgrades to)."""
+    return _alembic_revisions()[1]
+
+
 class StoreConflictError(UserError):
     """The database refused a change (a duplicate written at the same moment, a value too long)."""
 
