@@ -189,3 +189,17 @@ def test_a_legacy_number_above_2_without_alembic_is_refused(url: str) -> None:
         from sqlalchemy import inspect
 
         assert inspect(conn).get_table_names() == ["meta"]
+
+
+def test_the_migrations_build_exactly_the_tables_schema_py_describes(url: str) -> None:
+    """A table or column added to schema.py without an Alembic revision (or the reverse) fails here."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from annotator.store import schema
+
+    database = Database(url)
+    database.create_or_migrate()
+    with database.read() as conn:
+        differences = compare_metadata(MigrationContext.configure(conn), schema.metadata)
+    assert differences == []
