@@ -7,13 +7,19 @@ default) and the database URL rules are the same everywhere.
 from __future__ import annotations
 
 import os
+import uuid
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
+
+from sqlalchemy import inspect, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 from annotator.errors import UserError
 from annotator.lexicon.base import Lexicon
+from annotator.store import schema
 from annotator.store.database import Database, sqlite_url
 from annotator.store.repository import Repository
 
@@ -27,6 +33,66 @@ BUILTIN_PREFIX = "builtin:"
 def resolve_data_dir(data: str | os.PathLike[str] | None = None) -> Path:
     """``--data`` wins, then ``$ANNOTATOR_DATA``, then ``./data``."""
     return Path(data or os.environ.get("ANNOTATOR_DATA") or "data").resolve()
+
+
+def database_url(data_dir: Path) -> str | None:
+    """``ANNOTATOR_DATABASE_URL``, else the data folder's SQLite file when it exists (None: no database yet)."""
+    url = os.environ.get("ANNOTATOR_DATABASE_URL")
+    if url:
+        return url
+    db_file = data_dir / DATABASE_FILE
+    return sqlite_url(db_file) if db_file.exists() else None
+
+
+def display_url(url: str) -> str:
+    """The URL as shown in messages: the password masked."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def has_project(database: Database) -> bool:
+    """True when the database holds a project: its ``project_id`` (or, before migration 0003, its settings)."""
+    with database.read() as conn:
+        if not inspect(conn).has_table("meta"):
+            return False
+        keys = select(schema.meta.c.key).where(schema.meta.c.key.in_(("project_id", "settings")))
+        return conn.execute(keys).first() is not None
+
+
+def project_exists(data: str | os.PathLike[str] | None = None) -> bool:
+    """Whether ``init``/``demo`` would find a project here (in the configured database, not by file)."""
+    url = database_url(resolve_data_dir(data))
+    if url is None:
+        return False
+    database = Database(url)
+    try:
+        return has_project(database)
+    except OperationalError as error:
+        reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+        raise UserError(f"Cannot use the database {display_url(url)}: {reason}") from error
+    finally:
+        database.dispose()
+
+
+def _claim_database(database: Database) -> None:
+    """Give a fresh database its project identity, in one write so two ``init`` runs cannot both succeed."""
+    with database.write() as conn:
+        exists = conn.execute(select(schema.meta.c.key).where(schema.meta.c.key.in_(("project_id", "settings"))))
+        if exists.first() is not None:
+            _refuse_existing(database)
+        conn.execute(schema.meta.insert().values(key="project_id", value=uuid.uuid4().hex))
+
+
+def _refuse_existing(database: Database) -> NoReturn:
+    where = display_url(database.url)
+    database.dispose()
+    raise ProjectExistsError(
+        f"The database {where} already holds a project; nothing was changed. Use another --data folder "
+        "or ANNOTATOR_DATABASE_URL, or open the existing project without 'init'/'demo'."
+    )
+
+
+class ProjectExistsError(UserError):
+    """``init`` or ``demo`` pointed at a database that already holds a project."""
 
 
 def builtin_path(name: str) -> Path:
@@ -84,19 +150,45 @@ class Project:
 
     @classmethod
     def open(cls, data: str | os.PathLike[str] | None = None, create: bool = False) -> Project:
+        """Open the project held by the database; ``create=True`` makes a new one and refuses an existing one.
+
+        The database (``ANNOTATOR_DATABASE_URL``, else the data folder's SQLite file) is the project: its
+        ``project_id`` meta row, not a file's existence, says whether a project is there.
+        """
         data_dir = resolve_data_dir(data)
-        url = os.environ.get("ANNOTATOR_DATABASE_URL")
+        url = database_url(data_dir)
         if url is None:
-            db_file = data_dir / DATABASE_FILE
-            if not create and not db_file.exists():
+            if not create:
                 raise UserError(
                     f"No project in {data_dir} (no {DATABASE_FILE}). Create one with 'annotator init' "
                     "or 'annotator demo', or point --data / ANNOTATOR_DATA at an existing project."
                 )
             data_dir.mkdir(parents=True, exist_ok=True)
-            url = sqlite_url(db_file)
+            url = sqlite_url(data_dir / DATABASE_FILE)
         database = Database(url)
-        database.create_or_migrate()
+        try:
+            return cls._open(data_dir, database, create)
+        except OperationalError as error:  # the server is down, the database missing, the password wrong
+            database.dispose()
+            reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+            raise UserError(f"Cannot use the database {display_url(url)}: {reason}") from error
+
+    @classmethod
+    def _open(cls, data_dir: Path, database: Database, create: bool) -> Project:
+        url = database.url
+        if create:
+            if has_project(database):  # refused before any migration: an existing project is left as it was
+                _refuse_existing(database)
+            database.create_or_migrate()
+            _claim_database(database)
+        else:
+            if not has_project(database):
+                database.dispose()
+                raise UserError(
+                    f"No project in the database {display_url(url)}. "
+                    "Create one with 'annotator init' or 'annotator demo'."
+                )
+            database.create_or_migrate()
         return cls(data_dir, database)
 
     # --- settings ---------------------------------------------------------------------------------------

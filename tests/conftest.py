@@ -1,12 +1,22 @@
-"""Shared test fixtures. Test helper modules in this folder (e.g. fake_babelnet) import by bare name."""
+"""Shared test fixtures. Test helper modules in this folder (e.g. fake_babelnet) import by bare name.
+
+Engines: a test module marked ``pytest.mark.both_engines`` runs each test that uses the ``engine`` fixture (the
+``project`` fixture does) once on SQLite and once on PostgreSQL — a fresh database on a throw-away cluster that
+the session starts itself (tests/pg_cluster.py), or on ``ANNOTATOR_TEST_POSTGRES_URL``'s server.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from annotator.domain.model import Role, User
 from annotator.project import LexiconSettings, Project, ProjectSettings
@@ -44,9 +54,167 @@ def write_jsonl(tmp_path: Path) -> Callable[[str, list[dict]], Path]:
     return write
 
 
+ENGINES = ("sqlite", "postgresql")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Session- and module-scoped fixtures too must never see a developer's own database."""
+    os.environ.pop("ANNOTATOR_DATABASE_URL", None)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "engine" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_engines"):
+        metafunc.parametrize("engine", ENGINES, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_outside_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's ANNOTATOR_DATABASE_URL never leaks into a test; the ``engine`` fixture sets its own."""
+    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of a PostgreSQL server's maintenance database; a throw-away cluster unless one is given."""
+    given = os.environ.get("ANNOTATOR_TEST_POSTGRES_URL")
+    if given:
+        yield given
+        return
+    from pg_cluster import Cluster
+
+    cluster = Cluster()
+    try:
+        yield cluster.url()
+    finally:
+        cluster.stop()
+
+
 @pytest.fixture
-def project(tmp_path: Path) -> Project:
-    """An empty project with the five DiBiMT languages and no lexicon configured."""
+def postgres_database(postgres_server: str) -> Iterator[str]:
+    """A new, empty PostgreSQL database for one test (dropped afterwards)."""
+    name = f"annotator_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(postgres_server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = admin.url.set(database=name).render_as_string(hide_password=False)
+    try:
+        yield url
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Which database the test's projects use: SQLite in the data folder, or a fresh PostgreSQL database."""
+    name = getattr(request, "param", "sqlite")
+    if name == "postgresql":
+        monkeypatch.setenv("ANNOTATOR_DATABASE_URL", request.getfixturevalue("postgres_database"))
+    return name
+
+
+def _admin(server_url: str):  # type: ignore[no-untyped-def]
+    return create_engine(server_url, isolation_level="AUTOCOMMIT")
+
+
+class ProjectTemplates:
+    """Projects built once per session (per engine) and handed out as fresh copies.
+
+    SQLite: the data folder is copied. PostgreSQL: ``CREATE DATABASE ... TEMPLATE`` copies the built database.
+    """
+
+    def __init__(self, factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> None:
+        self._factory = factory
+        self._request = request
+        self._built: dict[tuple[str, str], tuple[Path, str | None]] = {}
+
+    def _server(self) -> str:
+        return self._request.getfixturevalue("postgres_server")
+
+    def _build(self, key: str, engine: str, build: Callable[[Path], None]) -> tuple[Path, str | None]:
+        folder = self._factory.mktemp(f"template-{key}-{engine}") / "data"
+        url = None
+        saved = os.environ.pop("ANNOTATOR_DATABASE_URL", None)
+        try:
+            if engine == "postgresql":
+                name = f"template_{key.replace('-', '_')}_{uuid.uuid4().hex[:8]}"
+                admin = _admin(self._server())
+                with admin.connect() as conn:
+                    conn.execute(text(f'CREATE DATABASE "{name}"'))
+                url = admin.url.set(database=name).render_as_string(hide_password=False)
+                admin.dispose()
+                os.environ["ANNOTATOR_DATABASE_URL"] = url
+            build(folder)
+        finally:
+            os.environ.pop("ANNOTATOR_DATABASE_URL", None)
+            if saved is not None:
+                os.environ["ANNOTATOR_DATABASE_URL"] = saved
+        return folder, url
+
+    def copy(self, key: str, engine: str, build: Callable[[Path], None], dest: Path) -> str | None:
+        """Copy the project ``build`` makes into the folder ``dest``; returns the copy's database URL (PostgreSQL)."""
+        if (key, engine) not in self._built:
+            self._built[key, engine] = self._build(key, engine, build)
+        folder, template_url = self._built[key, engine]
+        shutil.copytree(folder, dest) if folder.exists() else dest.mkdir(parents=True)
+        if template_url is None:
+            return None
+        template = make_url(template_url).database
+        name = f"annotator_test_{uuid.uuid4().hex[:12]}"
+        admin = _admin(self._server())
+        with admin.connect() as conn:  # a template must have no open connection (the builder's pool)
+            conn.execute(
+                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :d"), {"d": template}
+            )
+            conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
+        admin.dispose()
+        return make_url(template_url).set(database=name).render_as_string(hide_password=False)
+
+
+def _drop(server_url: str, name: str) -> None:
+    admin = _admin(server_url)
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def project_templates(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> ProjectTemplates:
+    return ProjectTemplates(tmp_path_factory, request)
+
+
+@pytest.fixture
+def copy_project(
+    engine: str, project_templates: ProjectTemplates, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[Callable[[str, Callable[[Path], None], Path], Path]]:
+    """``copy_project(key, build, dest)``: a fresh copy of the project ``build(folder)`` makes, on the test's engine.
+
+    On PostgreSQL the copy's database becomes ANNOTATOR_DATABASE_URL for the rest of the test (dropped after).
+    """
+    made: list[str] = []
+
+    def copy(key: str, build: Callable[[Path], None], dest: Path) -> Path:
+        url = project_templates.copy(key, engine, build, dest)
+        if url is not None:
+            made.append(url)
+            monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
+        return dest
+
+    yield copy
+    for url in made:
+        _drop(request.getfixturevalue("postgres_server"), str(make_url(url).database))
+
+
+def build_demo(folder: Path) -> None:
+    from annotator.commands.project import create_demo
+
+    create_demo(str(folder), quiet=True)
+
+
+@pytest.fixture
+def project(tmp_path: Path, engine: str) -> Project:
+    """An empty project with the five DiBiMT languages and no lexicon configured (on the test's engine)."""
     project = Project.open(tmp_path / "data", create=True)
     project.save_settings(ProjectSettings(name="test", lexicon=LexiconSettings(provider="snapshot")))
     return project

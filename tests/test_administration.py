@@ -15,6 +15,8 @@ from annotator.services.filters import run_filters
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
 
+pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
+
 
 def test_translators_cannot_run_project_actions(project: Project, translator_it: User, write_jsonl) -> None:
     path = write_jsonl("items.jsonl", SAMPLE_ITEMS)

@@ -19,11 +19,12 @@ from annotator.services.accounts import add_user
 from annotator.services.curation import LOCAL_USER, CurationService
 from annotator.services.importing import import_items
 
+pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
 ITEM = "bank-river"
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Project:
+def project(engine: str, tmp_path: Path) -> Project:
     project = Project.open(tmp_path / "data", create=True)
     project.save_settings(ProjectSettings(name="t", languages=("IT", "DE"), lexicon=LexiconSettings()))
     row = {"id": ITEM, "sentence": "They sat on the bank of the river.", "word": "bank", "lemma": "bank",

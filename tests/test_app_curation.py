@@ -7,17 +7,18 @@ then reads the item-language back through the repository, so a page that only *l
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from conftest import build_demo
 from streamlit.testing.v1 import AppTest
 
-from annotator.commands.project import create_demo
 from annotator.domain.model import DiscardReason, ItemLanguage, Origin, Status
 from annotator.project import LexiconSettings, Project, ProjectSettings
 from annotator.services.curation import LOCAL_USER, CurationService
 from annotator.services.importing import import_items
+
+pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
 
 MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
 TRANSLATOR = ("translator", "demo-translator-pass")
@@ -26,20 +27,11 @@ ITEM, LANG = "shot-whiskey", "IT"
 P = f"cur|{ITEM}|{LANG}|"  # widget-key prefix of the Curate page for this item-language
 
 
-@pytest.fixture(scope="session")
-def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("demo-template") / "data"
-    create_demo(str(path), quiet=True)
-    return path
-
-
 @pytest.fixture
-def demo(demo_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def demo(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh copy of the demo project, named by ANNOTATOR_DATA as ``annotator serve`` would."""
-    data = tmp_path / "data"
-    shutil.copytree(demo_template, data)
+    data = copy_project("demo", build_demo, tmp_path / "data")
     monkeypatch.setenv("ANNOTATOR_DATA", str(data))
-    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
     return data
 
 
@@ -352,7 +344,9 @@ def test_items_page_lists_every_item(demo: Path) -> None:
     assert set(table.columns) >= {"id", "lemma", "POS", "synset", "δ", "IT", "DE", "ZH"}
 
 
-def test_project_without_accounts_runs_as_the_local_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_project_without_accounts_runs_as_the_local_user(
+    engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Single-user local use: no login, the local user is a lead for every language."""
     data = tmp_path / "data"
     project = Project.open(data, create=True)
@@ -368,7 +362,6 @@ def test_project_without_accounts_runs_as_the_local_user(tmp_path: Path, monkeyp
     import_items(project, items)
     CurationService(project, LOCAL_USER).replace_candidates("bank-1", "ES", ["orilla"], ["banco"], 0)
     monkeypatch.setenv("ANNOTATOR_DATA", str(data))
-    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
 
     at = AppTest.from_file(str(MAIN), default_timeout=30).run()
     assert not at.exception, at.exception

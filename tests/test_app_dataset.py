@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,8 @@ from annotator.data_export.spreadsheet import DATA_SHEET, sheet_bytes
 from annotator.domain.refinement_stats import format_value
 from annotator.project import Project
 
+pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
+
 SCRIPT = """
 from annotator.app.pages.dataset import render
 render()
@@ -26,21 +27,16 @@ render()
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
-@pytest.fixture(scope="module")
-def curated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = tmp_path_factory.mktemp("page-demo") / "data"
+def build_curated_demo(data: Path) -> None:
     create_demo(str(data), quiet=True)
     curate_demo(data)
-    return data
 
 
 @pytest.fixture
-def curated(curated_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+def curated(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     """A copy of the curated demo, named by ANNOTATOR_DATA as the app reads it; the server runs in tmp_path."""
-    data = tmp_path / "data"
-    shutil.copytree(curated_template, data)
+    data = copy_project("curated-demo", build_curated_demo, tmp_path / "data")
     monkeypatch.setenv("ANNOTATOR_DATA", str(data))
-    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
     monkeypatch.chdir(tmp_path)
     return Project.open(data)
 

@@ -8,24 +8,24 @@ from pathlib import Path
 
 import pytest
 from app_helpers import logged_in
+from conftest import build_demo
 from streamlit.testing.v1 import AppTest
 
 from annotator.app.pages.evaluate import BUNDLED, code
-from annotator.commands.project import create_demo
 from annotator.domain.model import Side
 from annotator.project import Project
 from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
 
+pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
+
 MISS_ITEM = "**shot-whiskey** · DE · demo-mt-b"  # "Er schenkte sich einen Whiskey ein." — no candidate matches
 
 
 @pytest.fixture
-def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    data = tmp_path / "data"
-    create_demo(str(data), quiet=True)
+def demo(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    data = copy_project("demo", build_demo, tmp_path / "data")
     monkeypatch.setenv("ANNOTATOR_DATA", str(data))
-    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
     return data
 
 

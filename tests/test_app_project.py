@@ -14,9 +14,11 @@ from annotator.domain.model import Role
 from annotator.project import LexiconSettings, Project, ProjectSettings, builtin_path
 from annotator.services.accounts import add_user
 
+pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
+
 
 @pytest.fixture
-def empty(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+def empty(engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     """A project on the bundled demo snapshot with a lead and a translator but no items yet."""
     project = Project.open(tmp_path / "data", create=True)
     project.save_settings(
@@ -25,7 +27,6 @@ def empty(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     add_user(project, "lena", Role.LEAD, (), "lead-password")
     add_user(project, "ivo", Role.TRANSLATOR, ("IT",), "translator-password")
     monkeypatch.setenv("ANNOTATOR_DATA", str(project.data_dir))
-    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
     return project
 
 

@@ -16,6 +16,8 @@ from annotator.services.accounts import add_user, authenticate, set_disabled
 from annotator.services.curation import CurationService
 from annotator.services.importing import import_items
 
+pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
+
 
 @pytest.fixture
 def items(project: Project, write_jsonl) -> Project:

@@ -18,6 +18,8 @@ from annotator.services.curation import CurationService
 from annotator.services.importing import CuratedWorkError, import_items
 from annotator.store.database import Database
 
+pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
+
 
 def test_jsonl_import_creates_items_and_item_languages(project: Project, write_jsonl) -> None:
     report = import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS))

@@ -12,6 +12,8 @@ from annotator.services.filters import run_filters
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
 
+pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
+
 
 def sense(lemma: str, lang: str, source: str, number: int | None = None) -> dict:
     record = {"lemma": lemma, "lang": lang, "source": source}

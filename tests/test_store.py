@@ -1,40 +1,95 @@
-"""The SQLite store: WAL and busy timeout are on, the schema is versioned, a newer schema is refused."""
+"""The store on both engines: SQLite's WAL and busy timeout, one writer at a time, Alembic migrations.
+
+The schema is created and migrated by Alembic on SQLite and PostgreSQL alike; a newer schema is refused; a
+database made by annotator 0.1 (schema version 1, no Alembic) still migrates and keeps its data.
+"""
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from annotator.errors import UserError
 from annotator.project import Project
-from annotator.store import schema
-from annotator.store.database import Database
+from annotator.store.database import ALEMBIC_MANAGED, Database, StoreConflictError, head_revision
+
+pytestmark = pytest.mark.both_engines
+HEAD = head_revision()  # "0003" in this release; every test migrates to whatever the newest is
 
 
-def test_sqlite_is_configured_for_a_threaded_server(project: Project) -> None:
+@pytest.fixture
+def url(engine: str, tmp_path: Path) -> str:
+    """A fresh database on the test's engine, with no schema yet."""
+    import os
+
+    return os.environ["ANNOTATOR_DATABASE_URL"] if engine == "postgresql" else f"sqlite:///{tmp_path / 'db.sqlite'}"
+
+
+def test_sqlite_is_configured_for_a_threaded_server(tmp_path: Path) -> None:
+    project = Project.open(tmp_path / "data", create=True)
     with project.db.read() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 10_000
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
 
 
-def test_schema_version_is_recorded_and_a_newer_one_refused(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+def test_the_alembic_revision_is_recorded_and_a_newer_one_refused(url: str) -> None:
     database = Database(url)
     database.create_or_migrate()
-    with database.read() as conn:
+    assert database.schema_revision() == HEAD
+    with database.read() as conn:  # annotator 0.1 reads this number: it must refuse, not re-create tables
         assert conn.exec_driver_sql("SELECT value FROM meta WHERE key='schema_version'").scalar() == str(
-            schema.SCHEMA_VERSION
+            ALEMBIC_MANAGED
         )
     with database.write() as conn:
-        conn.exec_driver_sql("UPDATE meta SET value='999' WHERE key='schema_version'")
-    with pytest.raises(UserError, match="newer than this annotator"):
+        conn.exec_driver_sql("UPDATE alembic_version SET version_num='9999_from_the_future'")
+    with pytest.raises(UserError, match="9999_from_the_future, newer than this annotator"):
         Database(url).create_or_migrate()
 
 
+def test_write_transactions_queue_behind_each_other(url: str) -> None:
+    """The second writer starts only after the first committed, on both engines (BEGIN IMMEDIATE / advisory lock)."""
+    first, second = Database(url), Database(url)
+    first.create_or_migrate()
+    events: list[str] = []
+    started = threading.Event()
+
+    def other_writer() -> None:
+        started.set()
+        with second.write() as conn:
+            events.append("second in")
+            seen = conn.exec_driver_sql("SELECT value FROM meta WHERE key='a'").scalar()
+            events.append(f"second saw {seen}")
+
+    with first.write() as conn:
+        conn.exec_driver_sql("INSERT INTO meta (key, value) VALUES ('a', '1')")
+        thread = threading.Thread(target=other_writer)
+        thread.start()
+        started.wait(5)
+        time.sleep(0.5)  # the other writer has had every chance to get in
+        events.append("first commits")
+    thread.join(30)
+    assert events == ["first commits", "second in", "second saw 1"]
+
+
+def test_a_read_transaction_sees_one_snapshot(url: str) -> None:
+    """What a page reads in one ``read()`` is consistent, even if a writer commits meanwhile (both engines)."""
+    reader, writer = Database(url), Database(url)
+    reader.create_or_migrate()
+    with reader.read() as conn:
+        before = conn.exec_driver_sql("SELECT count(*) FROM meta").scalar()
+        with writer.write() as other:
+            other.exec_driver_sql("INSERT INTO meta (key, value) VALUES ('b', '2')")
+        assert conn.exec_driver_sql("SELECT count(*) FROM meta").scalar() == before
+    with reader.read() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM meta").scalar() == before + 1
+
+
 def test_write_transactions_are_immediate(tmp_path: Path) -> None:
-    """A second writer waits for the first instead of failing half-way (BEGIN IMMEDIATE + busy timeout)."""
+    """SQLite: a second writer waits for the first instead of failing half-way (BEGIN IMMEDIATE + busy timeout)."""
     url = f"sqlite:///{tmp_path / 'db.sqlite'}"
     first, second = Database(url), Database(url)
     first.create_or_migrate()
@@ -53,11 +108,98 @@ def test_a_version_1_project_is_migrated_and_keeps_its_data(project: Project, wr
     from annotator.services.importing import import_items
 
     import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS))
-    with project.db.write() as conn:  # make it what release 0.1.0 wrote: no audit table, version 1
+    with project.db.write() as conn:  # make it what release 0.1.0 wrote: no audit, no Alembic, version 1, no id
         conn.exec_driver_sql("DROP TABLE audit")
+        conn.exec_driver_sql("DROP TABLE alembic_version")
+        conn.exec_driver_sql("DROP INDEX ux_items_position")
+        conn.exec_driver_sql("DELETE FROM meta WHERE key='project_id'")
         conn.exec_driver_sql("UPDATE meta SET value='1' WHERE key='schema_version'")
+    project.db.dispose()
+    reopened = Project.open(project.data_dir)
+    assert reopened.db.schema_revision() == HEAD
+    with reopened.db.read() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM audit").scalar() == 0
+        assert conn.exec_driver_sql("SELECT count(*) FROM meta WHERE key='project_id'").scalar() == 1
+        assert reopened.repo.count_items(conn) == 2
+        assert [i.id for i in reopened.repo.list_items(conn)] == [row["id"] for row in SAMPLE_ITEMS]
+
+
+def test_duplicate_queue_positions_left_by_an_old_release_are_renumbered(project: Project, write_jsonl) -> None:
+    """Before revision 0003 concurrent PostgreSQL imports could share positions; the migration renumbers them."""
+    from conftest import SAMPLE_ITEMS
+
+    from annotator.services.importing import import_items
+
+    import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS))
+    with project.db.write() as conn:
+        conn.exec_driver_sql("DROP INDEX ux_items_position")
+        conn.exec_driver_sql("UPDATE items SET position = 7")
+        conn.exec_driver_sql("UPDATE alembic_version SET version_num='0002'")
+    project.db.dispose()
     reopened = Project.open(project.data_dir)
     with reopened.db.read() as conn:
-        assert conn.exec_driver_sql("SELECT value FROM meta WHERE key='schema_version'").scalar() == "2"
-        assert conn.exec_driver_sql("SELECT count(*) FROM audit").scalar() == 0
-        assert reopened.repo.count_items(conn) == 2
+        positions = conn.exec_driver_sql("SELECT position FROM items ORDER BY position").scalars().all()
+    assert positions == [1, 2]
+
+
+def test_a_value_the_database_refuses_is_a_clear_error_and_changes_nothing(project: Project, write_jsonl) -> None:
+    from conftest import SAMPLE_ITEMS, dump
+
+    from annotator.services.importing import import_items
+
+    import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS))
+    before = dump(project)
+    refusal = pytest.raises(StoreConflictError, match="conflicts with data already saved")
+    with refusal as refused, project.db.write() as conn:
+        conn.exec_driver_sql("INSERT INTO meta (key, value) VALUES ('x', 'changed')")
+        conn.exec_driver_sql("UPDATE items SET position = 1")  # two items, one queue position
+    assert "nothing was changed" in str(refused.value)
+    assert dump(project) == before
+
+
+def test_a_version_2_project_keeps_its_audit_trail_when_alembic_takes_over(project: Project, write_jsonl) -> None:
+    from conftest import SAMPLE_ITEMS
+
+    from annotator.services.importing import import_items
+
+    import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS))
+    with project.db.write() as conn:  # what the last pre-Alembic release wrote: version 2, audit, no id
+        conn.exec_driver_sql("DROP TABLE alembic_version")
+        conn.exec_driver_sql("DROP INDEX ux_items_position")
+        conn.exec_driver_sql("DELETE FROM meta WHERE key='project_id'")
+        conn.exec_driver_sql("UPDATE meta SET value='2' WHERE key='schema_version'")
+        audited = conn.exec_driver_sql("SELECT count(*) FROM audit").scalar()
+    assert audited == 1  # the import
+    project.db.dispose()
+    reopened = Project.open(project.data_dir)
+    assert reopened.db.schema_revision() == HEAD
+    with reopened.db.read() as conn:
+        assert conn.exec_driver_sql("SELECT action FROM audit").scalars().all() == ["import"]
+        assert conn.exec_driver_sql("SELECT value FROM meta WHERE key='schema_version'").scalar() == "1000"
+
+
+def test_a_legacy_number_above_2_without_alembic_is_refused(url: str) -> None:
+    database = Database(url)
+    with database.write() as conn:
+        conn.exec_driver_sql("CREATE TABLE meta (key VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL)")
+        conn.exec_driver_sql("INSERT INTO meta (key, value) VALUES ('schema_version', '3')")
+    with pytest.raises(UserError, match="schema version 3, newer than this annotator"):
+        database.create_or_migrate()
+    with database.read() as conn:  # refused before anything was created
+        from sqlalchemy import inspect
+
+        assert inspect(conn).get_table_names() == ["meta"]
+
+
+def test_the_migrations_build_exactly_the_tables_schema_py_describes(url: str) -> None:
+    """A table or column added to schema.py without an Alembic revision (or the reverse) fails here."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from annotator.store import schema
+
+    database = Database(url)
+    database.create_or_migrate()
+    with database.read() as conn:
+        differences = compare_metadata(MigrationContext.configure(conn), schema.metadata)
+    assert differences == []

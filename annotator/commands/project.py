@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 from pathlib import Path
 
@@ -11,11 +12,14 @@ from annotator.errors import UserError
 from annotator.progress import TerminalProgress
 from annotator.project import (
     BUILTIN_PREFIX,
-    DATABASE_FILE,
     LexiconSettings,
+    ProjectExistsError,
     ProjectSettings,
     builtin_path,
+    database_url,
+    display_url,
     parse_languages,
+    project_exists,
     resolve_data_dir,
 )
 
@@ -53,8 +57,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_init(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(getattr(args, "data", None))
-    if (data_dir / DATABASE_FILE).exists():
-        raise UserError(f"{data_dir} already holds a project; use another --data folder.")
     snapshot = None
     if args.snapshot:
         from annotator.lexicon.snapshot import SnapshotLexicon
@@ -82,9 +84,17 @@ def create_demo(data: str | None, force: bool = False, quiet: bool = False) -> N
     from annotator.services.prepopulate import prepopulate
 
     data_dir = resolve_data_dir(data)
-    if (data_dir / DATABASE_FILE).exists():
+    if project_exists(data_dir):  # asked of the database, before any import, pre-population or filter runs
         if not force:
-            raise UserError(f"{data_dir} already holds a project; add --force to replace it with the demo.")
+            raise ProjectExistsError(
+                f"{display_url(database_url(data_dir) or 'sqlite:///')} already holds a project; nothing was changed. "
+                "Add --force to replace a data folder's project with the demo."
+            )
+        if os.environ.get("ANNOTATOR_DATABASE_URL"):
+            raise UserError(
+                "--force only replaces a project kept in the data folder's SQLite file; a project in "
+                "ANNOTATOR_DATABASE_URL is never dropped by annotator (drop the database yourself)."
+            )
         shutil.rmtree(data_dir)
     project = Project.open(data_dir, create=True)
     project.save_settings(
@@ -117,6 +127,7 @@ def run_info(args: argparse.Namespace) -> int:
         counts = project.repo.status_counts(conn)
         items = project.repo.count_items(conn)
     print(f"Project: {settings.name}  ({project.data_dir})")
+    print(f"Database: {display_url(project.db.url)}  (schema revision {project.db.schema_revision()})")
     print(f"Languages: {' '.join(settings.languages)}   Items: {items}")
     lexicon = settings.lexicon
     print(f"Lexicon: {lexicon.provider}" + (f" {lexicon.snapshot}" if lexicon.provider == "snapshot" else ""))

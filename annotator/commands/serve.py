@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from annotator.commands.common import add_data_option
-from annotator.project import DATABASE_FILE, resolve_data_dir
+from annotator.project import Project, project_exists, resolve_data_dir
 
 APP = Path(__file__).resolve().parent.parent / "app" / "main.py"
 
@@ -24,10 +24,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(getattr(args, "data", None))
-    if args.demo and not (data_dir / DATABASE_FILE).exists():
+    if args.demo and not project_exists(data_dir):
         from annotator.commands.project import create_demo
 
         create_demo(str(data_dir))
+    Project.open(data_dir).db.dispose()  # no project, or a newer schema: say so now (exit 2), migrate before serving
     env = {**os.environ, "ANNOTATOR_DATA": str(data_dir)}
     command = [
         sys.executable,

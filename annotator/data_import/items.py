@@ -26,6 +26,8 @@ _BABELNET_ID = re.compile(r"^bn:\d{8}[nvars]$")
 _POS_LETTER = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 #: Columns shown to people: invisible and bidi control characters in them are refused (issue 14 item 10).
 _TEXT_COLUMNS = ("sentence", "lemma", "source", "gloss", *ALIASES["target"], *ALIASES["id"])
+#: Widths of the bounded columns in the store (PostgreSQL enforces them; SQLite would not): refused at import.
+MAX_LENGTHS = {"id": 200, "source": 200, "lemma": 200, "target": 200, "synset": 64}
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,13 @@ def parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem]) 
                     )
         else:
             problems.append(RowProblem(n, "target", "missing_value", "give the target word or its start/end offsets"))
+    for column, limit in MAX_LENGTHS.items():  # the store's column widths, checked here on every engine
+        value = (
+            word if column == "target" else _text(_pick(values, column) if column in ALIASES else values.get(column))
+        )
+        if len(value) > limit:
+            message = f"'{column}' has {len(value)} characters; at most {limit} are allowed"
+            problems.append(RowProblem(n, column, "too_long", message))
     if len(problems) > before or pos is None:
         return None
     item_id = _text(_pick(values, "id")) or derived_id(sentence, start, end, lemma, pos, synset)

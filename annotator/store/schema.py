@@ -1,4 +1,7 @@
-"""Database schema (SQLAlchemy Core) and its version, so later releases can migrate old projects.
+"""Database schema (SQLAlchemy Core): the tables as the newest Alembic revision leaves them.
+
+The tables are created and changed only by the revisions in ``annotator/store/migrations/versions`` (see
+docs/ARCHITECTURE.md, "Schema changes"); this module describes the result for the repository's queries.
 
 One row per item-language holds the current and pre-populated candidate sets as JSON: every edit then
 is one row update guarded by ``version`` (optimistic locking), plus one append-only history row.
@@ -18,7 +21,7 @@ from sqlalchemy import (
     Text,
 )
 
-#: Bump when the schema changes and add a step to ``MIGRATIONS`` in ``annotator.store.database``.
+#: The last pre-Alembic schema number (0.1.x); schema changes are now Alembic revisions, not bumps of this.
 SCHEMA_VERSION = 2
 
 metadata = MetaData()
@@ -63,6 +66,7 @@ items = Table(
     Column("imported_at", String(40), nullable=False),
     Index("ix_items_lemma", "lemma"),
     Index("ix_items_synset", "synset"),
+    Index("ux_items_position", "position", unique=True),  # revision 0003: one queue position per item
 )
 
 item_languages = Table(

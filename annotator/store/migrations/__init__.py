@@ -1,0 +1,1 @@
+"""Alembic migration scripts, shipped inside the package so ``Database.create_or_migrate()`` finds them anywhere."""

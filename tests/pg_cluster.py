@@ -1,0 +1,72 @@
+"""A throw-away PostgreSQL cluster for the tests: initdb in a temp folder, pg_ctl start on a free 127.0.0.1 port.
+
+The tests run from the README's plain ``pytest`` command too, so the cluster is started by the test session
+itself rather than by CI. PostgreSQL refuses to run as root: as root the server runs as the ``postgres`` user
+(Debian's package creates it). ``ANNOTATOR_TEST_POSTGRES_URL`` points the tests at an existing server instead.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+SERVER_USER = "postgres"
+
+
+def find_bin(name: str) -> str:
+    """``initdb``/``pg_ctl`` are not on PATH in Debian's package: look in /usr/lib/postgresql/<version>/bin."""
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), key=lambda p: int(Path(p).parts[4]))
+    if not candidates:
+        raise RuntimeError(
+            f"PostgreSQL's {name} was not found: install it (apt-get install -y postgresql) to run the tests "
+            "on PostgreSQL, or set ANNOTATOR_TEST_POSTGRES_URL to a server's URL."
+        )
+    return candidates[-1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Cluster:
+    """One running cluster; ``url(db)`` names a database on it (psycopg 3 driver)."""
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="annotator-pg-"))
+        self.data = self.root / "data"
+        self.port = free_port()
+        self._as_root = os.geteuid() == 0
+        if self._as_root:
+            account = pwd.getpwnam(SERVER_USER)
+            os.chown(self.root, account.pw_uid, account.pw_gid)
+        self._run(find_bin("initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                  "--no-locale", "--no-sync")  # fmt: skip
+        options = f"-h 127.0.0.1 -p {self.port} -k {self.root} -F -c max_connections=200"
+        self._run(find_bin("pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.root / "log"),
+                  "-w", "-t", "60", "start")  # fmt: skip
+
+    def _run(self, *command: str) -> None:
+        prefix = ["runuser", "-u", SERVER_USER, "--"] if self._as_root else []
+        result = subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=120, check=False)
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+
+    def stop(self) -> None:
+        try:
+            self._run(find_bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
