@@ -6,8 +6,13 @@ Each writes a real file of the shape the issue describes (streamed, so building 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 import zipfile
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from openpyxl import Workbook
@@ -15,6 +20,7 @@ from openpyxl import Workbook
 HEADER = ["id", "sentence", "target", "lemma", "pos", "synset"]
 GOOD_ROW = ["shot-whiskey", "He poured a shot of whiskey.", "shot", "shot", "NOUN", "bn:00057755n"]
 SHEET = "xl/worksheets/sheet1.xml"
+REPO = Path(__file__).resolve().parent.parent
 CHUNK = 1 << 20
 #: A row of spaces and an empty string: nothing to import, but cells a spreadsheet program writes.
 EMPTYISH_ROW = (
@@ -153,3 +159,86 @@ def items_jsonl(folder: Path, rows: list[dict], name: str = "items.jsonl") -> Pa
 def item(item_id: str, **changes: object) -> dict:
     """A good item row (the DiBiMT figure-1 sentence) with ``changes``."""
     return {**dict(zip(HEADER, GOOD_ROW, strict=True)), "id": item_id, **changes}
+
+
+def snapshot_long_gloss(folder: Path, chars: int, name: str = "snapshot.jsonl") -> Path:
+    """A snapshot (JSONL, or JSON for a ``.json`` name) whose one synset's English gloss holds ``chars`` chars."""
+    path = folder / name
+    header = {"format": "annotator-lexicon-snapshot", "format_version": 1, "label": "hostile", "version": "1"}
+    lemma = {"lemma": "shot", "lang": "EN", "pos": "NOUN", "synsets": ["bn:00057755n"]}
+    senses = [{"lemma": "shot", "lang": "EN", "source": "WN", "wordnet_sense_number": 1}]
+    synset = {"id": "bn:00057755n", "pos": "NOUN", "glosses": {"EN": "\x00"}, "senses": senses}
+    jsonl = name.endswith(".jsonl")
+    if jsonl:
+        lines = [{"type": "header", **header}, {"type": "lemma", **lemma}]
+        head = "".join(json.dumps(line) + "\n" for line in lines) + json.dumps({"type": "synset", **synset})
+    else:
+        head = json.dumps({**header, "lemmas": [lemma], "synsets": [synset]})
+    before, after = head.split('"\\u0000"')
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write(before + '"')
+        for part in _long_sentence(chars):
+            handle.write(part)
+        handle.write('"' + after + "\n")
+    return path
+
+
+def translations_long(folder: Path, chars: int, name: str = "translations.jsonl") -> Path:
+    """A translations file whose one translation holds ``chars`` characters."""
+    path = folder / name
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write('{"id": "shot-whiskey", "lang": "IT", "system": "mt", "translation": "')
+        for part in _long_sentence(chars):
+            handle.write(part)
+        handle.write('"}\n')
+    return path
+
+
+#: Run the command line in a fresh interpreter and report its own peak RSS on stderr's last line.
+_CHILD = (
+    "import resource, sys\n"
+    "from annotator.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print(f'peak_rss_kb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}', file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+
+
+@dataclass(frozen=True)
+class Measured:
+    returncode: int
+    stderr: str
+    seconds: float
+    peak_rss_mb: float
+
+
+def run_cli_measured(args: list[str], timeout: float = 120) -> Measured:
+    """``annotator ARGS`` in a subprocess (this checkout on PYTHONPATH): exit code, message, time, peak RSS."""
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, *args], capture_output=True, text=True, timeout=timeout, env=env, check=False
+    )
+    seconds = time.perf_counter() - started
+    lines = done.stderr.strip().splitlines()
+    rss = next((int(line.split("=", 1)[1]) for line in reversed(lines) if line.startswith("peak_rss_kb=")), 0)
+    message = "\n".join(line for line in lines if not line.startswith("peak_rss_kb="))
+    return Measured(done.returncode, message, seconds, rss / 1024)
+
+
+def xlsx_empty_cells(folder: Path, rows: int, cells_per_row: int, name: str = "empty-cells.xlsx") -> Path:
+    """A header, one good row, then ``rows`` rows of ``cells_per_row`` empty cells each (no value at all)."""
+    base = _base_workbook(folder, [HEADER, GOOD_ROW])
+
+    def body() -> Iterator[bytes]:
+        yield _row(1, HEADER) + _row(2, GOOD_ROW)
+        for number in range(3, rows + 3):
+            cells = b"".join(b'<c r="%s%d" s="1"/>' % (letter.encode(), number) for letter in _letters(cells_per_row))
+            yield b'<row r="%d">' % number + cells + b"</row>"
+
+    return _rewrite_sheet(base, folder / name, _sheet_xml(f"A1:F{rows + 2}", body()))
+
+
+def _letters(count: int) -> Iterator[str]:
+    for index in range(count):
+        yield (chr(65 + index // 26 - 1) if index >= 26 else "") + chr(65 + index % 26)

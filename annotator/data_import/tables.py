@@ -280,7 +280,7 @@ def read_json_lines(
         if lines.encoding.note:
             notes.append(lines.encoding.note)
         for text in lines:
-            if lines.line > limits.max_rows + 1:
+            if lines.line > limits.max_rows:
                 raise InputLimitError(
                     f"{path.name}: line {_plural(lines.line)}: more than {_plural(limits.max_rows)} {what}s "
                     "(input limit max_rows); nothing was read.",
@@ -362,15 +362,39 @@ def _read_jsonl(path: Path, limits: InputLimits) -> Table:
 _MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
-_CELL_REF = re.compile(r"^([A-Z]{1,3})(\d+)$")
+#: ``<row`` and ``<c`` start tags (any namespace prefix), counted before parsing: a sheet of a million rows is
+#: refused after a byte scan instead of a million parser callbacks.
+_ROW_OR_CELL_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]{0,20}:)?(row|c)[\s/>]")
+_DIGITS = "0123456789"
 #: The small parts (workbook, relationships) are parsed whole; no real one comes near this.
 _SMALL_PART_BYTES = 4 * 1024 * 1024
 
 
-def _column_number(letters: str) -> int:
+_LOCAL_NAMES: dict[str, str] = {}
+_COLUMNS: dict[str, int] = {}
+
+
+def _local_name(tag: str) -> str:
+    """``{namespace}row`` → ``row``, cached (the parser calls this for every element)."""
+    local = tag.rsplit("}", 1)[-1]
+    if len(_LOCAL_NAMES) < 256:
+        _LOCAL_NAMES[tag] = local
+    return local
+
+
+def _column_number(ref: str) -> int:
+    """``B12`` → 2; 0 when the reference is not a cell reference."""
+    letters = ref.rstrip(_DIGITS)
+    number = _COLUMNS.get(letters)
+    if number is not None:
+        return number
+    if not (letters.isascii() and letters.isalpha() and len(letters) <= 3):
+        return 0
     number = 0
-    for letter in letters:
+    for letter in letters.upper():
         number = number * 26 + ord(letter) - 64
+    if len(_COLUMNS) < 4096:
+        _COLUMNS[letters] = number
     return number
 
 
@@ -515,6 +539,44 @@ class Workbook:
             _feed(parser, stream, self.name, "xl/sharedStrings.xml")
         return strings
 
+    def _count_tags(self, member: str) -> None:
+        """Refuse a sheet with more rows (or cells, empty ones included) than the limits allow, by a byte scan.
+
+        Parsing costs a few microseconds per element; counting start tags in the unpacked bytes costs almost
+        nothing, so a sheet of a million empty rows is refused at once. A match never holds a second ``<``, so
+        a chunk is scanned up to its last ``<`` and the rest carried over.
+        """
+        limits = self.limits
+        most_rows, most_cells = limits.max_rows + 1, (limits.max_rows + 1) * 10
+        rows = cells = 0
+        carry = b""
+        with self._zip.open(member) as stream:
+            while True:
+                chunk = stream.read(1 << 20)
+                data = carry + chunk
+                cut = data.rfind(b"<", max(0, len(data) - 64)) if chunk else -1
+                scan, carry = (data[:cut], data[cut:]) if cut >= 0 else (data, b"")
+                for kind in _ROW_OR_CELL_TAG.findall(scan):
+                    if kind == b"row":
+                        rows += 1
+                    else:
+                        cells += 1
+                if rows > most_rows:
+                    raise InputLimitError(
+                        f"{self.name}: the sheet has more than {_plural(limits.max_rows)} rows (input limit max_rows; "
+                        "empty rows count too); nothing was read. Split the file, or delete the empty rows after "
+                        "the data.",
+                        "too_many_rows",
+                    )
+                if cells > most_cells:
+                    raise InputLimitError(
+                        f"{self.name}: the sheet has more than {_plural(most_cells)} cells, empty ones included "
+                        f"(input limits: 10 × max_rows); nothing was read. Delete the empty cells after the data.",
+                        "too_many_rows",
+                    )
+                if not chunk:
+                    return
+
     def iter_rows(self, sheet: str | None = None) -> Iterator[tuple[int, list[Any]]]:
         """(row number, values up to the last non-empty cell) of every row the sheet's XML holds.
 
@@ -526,6 +588,7 @@ class Workbook:
         member = self.sheets.get(sheet)
         if member is None or member not in self._members:
             raise FileFormatError(f"{self.name}: the workbook has no sheet {sheet!r}.")
+        self._count_tags(member)
         strings = self._shared_strings()
         limits = self.limits
         rows: list[tuple[int, list[Any]]] = []
@@ -535,11 +598,12 @@ class Workbook:
         text: list[str] = []
         formula: list[str] = []
 
+        local_names = _LOCAL_NAMES
+
         def start(tag: str, attrs: dict[str, str]) -> None:
-            local = tag.rsplit("}", 1)[-1]
+            local = local_names.get(tag) or _local_name(tag)
             if local == "c":
-                ref = _CELL_REF.match(attrs.get("r", ""))
-                state["col"] = _column_number(ref.group(1)) if ref else max(cells, default=0) + 1
+                state["col"] = _column_number(attrs.get("r", "")) or max(cells, default=0) + 1
                 state["type"] = attrs.get("t", "n")
                 state["formula"] = None
                 text.clear()
@@ -560,7 +624,7 @@ class Workbook:
                 state["phonetic"] = True
 
         def end(tag: str) -> None:
-            local = tag.rsplit("}", 1)[-1]
+            local = local_names.get(tag) or _local_name(tag)
             if local == "f":
                 state["formula"] = "=" + "".join(formula)
                 state["in"] = ""
