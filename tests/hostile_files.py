@@ -242,3 +242,42 @@ def xlsx_empty_cells(folder: Path, rows: int, cells_per_row: int, name: str = "e
 def _letters(count: int) -> Iterator[str]:
     for index in range(count):
         yield (chr(65 + index // 26 - 1) if index >= 26 else "") + chr(65 + index % 26)
+
+
+def _append_rows(source: Path, target: Path, member: str, extra: Iterable[bytes]) -> Path:
+    """Copy a workbook, adding ``extra`` row XML at the end of the sheet part ``member`` (streamed)."""
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename != member:
+                zout.writestr(info, data)
+                continue
+            head, tail = data.rsplit(b"</sheetData>", 1)
+            with zout.open(member, "w", force_zip64=True) as out:
+                out.write(head)
+                for part in extra:
+                    out.write(part)
+                out.write(b"</sheetData>" + tail)
+    return target
+
+
+def sheet_shapes(exported: Path, folder: Path, data_member: str) -> dict[str, Path]:
+    """The hostile shapes applied to a real exported curation sheet (its data sheet is ``data_member``):
+    a million empty-ish rows, a 40 MB cell, a value in column XFD — each named like the sheet, in its own folder."""
+    shapes: dict[str, Path] = {}
+
+    def million() -> Iterator[bytes]:
+        for start in range(1_000, 1_001_000, 10_000):
+            yield b"".join(EMPTYISH_ROW % (n, n, n, n) for n in range(start, start + 10_000))
+
+    def long_cell() -> Iterator[bytes]:
+        yield b'<row r="1000">' + _cell("A1000", "shot-whiskey") + b'<c r="L1000" t="inlineStr"><is><t>'
+        for part in _long_sentence(40 * CHUNK):
+            yield part.encode()
+        yield b"</t></is></c></row>"
+
+    far = [b'<row r="1000">' + _cell("XFD1000", "x") + b"</row>"]
+    for shape, extra in (("million", million()), ("long-cell", long_cell()), ("far-column", iter(far))):
+        (folder / shape).mkdir(exist_ok=True)
+        shapes[shape] = _append_rows(exported, folder / shape / exported.name, data_member, extra)
+    return shapes
