@@ -130,6 +130,7 @@ class SnapshotLexicon:
                     f"{origin}: a JSON snapshot of {size / 1024 / 1024:,.1f} MB is read whole, more than the input "
                     f"limit max_file_mb ({limits.max_file_mb} MB); write it as .jsonl, which is read line by line."
                 )
+            _check_string_runs(path, limits)
             text = path.read_text(encoding=_encoding_of(path))
         except UnicodeDecodeError as exc:
             raise LexiconError(f"{path}: not UTF-8 text (byte {exc.start}).") from None
@@ -212,6 +213,30 @@ def _starts_with_header(path: Path) -> bool:
     text = head.decode(sniff_encoding(path.name, head).codec, errors="ignore")
     first = next((line for line in text.splitlines() if line.strip()), "")
     return _is_header_line(first)
+
+
+def _check_string_runs(path: Path, limits: InputLimits) -> None:
+    """Refuse a JSON snapshot holding an over-long string before parsing it: a run of bytes with no quote longer
+    than the longest string allowed can only be such a string (a byte scan, so a 90 MB gloss costs no memory)."""
+    from annotator.data_import.limits import InputLimitError
+
+    most = 4 * limits.max_cell_chars + 1_024
+    run = 0
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            last = chunk.rfind(b'"')
+            if last < 0:
+                run += len(chunk)
+            else:
+                first = chunk.find(b'"')
+                longest = max((len(part) for part in chunk[first + 1 : last].split(b'"')), default=0)
+                run = most + 1 if max(run + first, longest) > most else len(chunk) - last - 1
+            if run > most:
+                raise InputLimitError(
+                    f"{path}: a string of more than {limits.max_cell_chars:,} characters (input limit "
+                    "max_cell_chars); nothing was read.",
+                    "cell_too_long",
+                )
 
 
 def _encoding_of(path: Path) -> str:
