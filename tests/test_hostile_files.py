@@ -399,3 +399,23 @@ def test_a_sheet_of_many_empty_cells_is_refused_by_the_cell_budget(tmp_path: Pat
     wide = hf.xlsx_empty_cells(tmp_path, 5, 30, "wide.xlsx")  # 162 cells
     with pytest.raises(InputLimitError, match=r"wide\.xlsx: the sheet has more than 110 cells"):
         load_table(wide, limits=limits)
+
+
+def test_the_limits_command_sets_them_audited_and_serve_follows(tmp_path: Path, capsys) -> None:
+    from annotator.cli import main
+    from annotator.commands.serve import _upload_limit_mb
+
+    data = str(tmp_path / "data")
+    assert main(["init", "--data", data]) == 0
+    assert _upload_limit_mb(tmp_path / "data") == 100
+    assert main(["limits", "--data", data, "--set", "max_rows=1", "--set", "max_file_mb=150"]) == 0
+    assert "max_rows            1 " in capsys.readouterr().out
+    assert _upload_limit_mb(tmp_path / "data") == 150  # Streamlit's server.maxUploadSize follows the project
+    path = hf.items_jsonl(tmp_path, [hf.item("a"), hf.item("b")])
+    assert main(["import", str(path), "--data", data]) == 2
+    assert "items.jsonl: line 2: more than 1 rows (input limit max_rows)" in capsys.readouterr().err
+    assert main(["limits", "--data", data, "--set", "max_rowz=3"]) == 2
+    assert "unknown setting(s) max_rowz" in capsys.readouterr().err
+    project = Project.open(data)
+    audit = [row for row in dump(project)["audit"] if "input_limits" in row]
+    assert len(audit) == 1 and project_limits(project).max_file_mb == 150
