@@ -18,6 +18,7 @@ from pathlib import Path
 import hostile_files as hf
 import pytest
 from conftest import SAMPLE_ITEMS, dump
+from openpyxl import Workbook
 
 from annotator.commands.project import create_demo
 from annotator.data_import.items import ItemImportError, parse_item_file
@@ -419,3 +420,28 @@ def test_the_limits_command_sets_them_audited_and_serve_follows(tmp_path: Path, 
     project = Project.open(data)
     audit = [row for row in dump(project)["audit"] if "input_limits" in row]
     assert len(audit) == 1 and project_limits(project).max_file_mb == 150
+
+
+def test_shared_strings_and_unpacked_size_are_bounded_too(tmp_path: Path) -> None:
+    """Excel keeps texts in a shared-string table: too many of them, or a part that unpacks too big, is refused."""
+    workbook = Workbook()
+    workbook.active.append(hf.HEADER)
+    for n in range(8):
+        workbook.active.append([f"id-{n}", f"Sentence {n}.", "x", "x", "NOUN", "bn:00057755n"])
+    plain = tmp_path / "plain.xlsx"
+    workbook.save(plain)
+    shared = tmp_path / "shared.xlsx"
+    with zipfile.ZipFile(plain) as zin, zipfile.ZipFile(shared, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info, zin.read(info.filename))
+        strings = "".join(f"<si><t>text {n}</t></si>" for n in range(200))
+        zout.writestr(
+            "xl/sharedStrings.xml",
+            f'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">{strings}</sst>',
+        )
+    assert len(load_table(shared, limits=InputLimits(max_rows=100)).rows) == 8
+    with pytest.raises(InputLimitError, match=r"shared\.xlsx: the workbook has more than 110 distinct texts"):
+        load_table(shared, limits=InputLimits(max_rows=10, max_columns=10))
+    big = hf.xlsx_million_rows(tmp_path, "big.xlsx", rows=70_000)
+    with pytest.raises(InputLimitError, match=r"big\.xlsx: xl/worksheets/sheet1\.xml unpacks to .* more than 4 × the"):
+        load_table(big, limits=InputLimits(max_file_mb=1, max_rows=1_000_000))

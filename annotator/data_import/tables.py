@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 from xml.parsers import expat
 
-from annotator.data_import.limits import InputLimitError, InputLimits, check_file_size, find_surrogate
+from annotator.data_import.limits import InputLimitError, InputLimits, check_file_size, find_surrogate, megabytes
 from annotator.errors import UserError
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".xlsx": "xlsx", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -364,7 +364,7 @@ _REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
 #: ``<row`` and ``<c`` start tags (any namespace prefix), counted before parsing: a sheet of a million rows is
 #: refused after a byte scan instead of a million parser callbacks.
-_ROW_OR_CELL_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]{0,20}:)?(row|c)[\s/>]")
+_COUNTED_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]{0,20}:)?(row|c|si)[\s/>]")
 _DIGITS = "0123456789"
 #: The small parts (workbook, relationships) are parsed whole; no real one comes near this.
 _SMALL_PART_BYTES = 4 * 1024 * 1024
@@ -490,13 +490,14 @@ class Workbook:
         info = self._members.get("xl/sharedStrings.xml")
         if info is None:
             return strings
+        self._count_tags(info.filename)
         limit = self.limits.max_cell_chars
-        most = self.limits.max_rows * self.limits.max_columns
+        most = (self.limits.max_rows + 1) * 10
         state = {"depth": 0, "skip": 0, "text": False, "length": 0}
         parts: list[str] = []
 
         def start(tag: str, _attrs: dict[str, str]) -> None:
-            local = tag.rsplit("}", 1)[-1]
+            local = _LOCAL_NAMES.get(tag) or _local_name(tag)
             if local == "si":
                 parts.clear()
                 state["length"] = 0
@@ -506,12 +507,12 @@ class Workbook:
                 state["text"] = True
 
         def end(tag: str) -> None:
-            local = tag.rsplit("}", 1)[-1]
+            local = _LOCAL_NAMES.get(tag) or _local_name(tag)
             if local == "si":
                 if len(strings) >= most:
                     raise InputLimitError(
-                        f"{self.name}: more than {_plural(most)} distinct texts (input limits max_rows × "
-                        "max_columns); nothing was read.",
+                        f"{self.name}: the workbook has more than {_plural(most)} distinct texts (input limits: "
+                        "10 × max_rows); nothing was read.",
                         "too_many_rows",
                     )
                 strings.append("".join(parts))
@@ -540,38 +541,45 @@ class Workbook:
         return strings
 
     def _count_tags(self, member: str) -> None:
-        """Refuse a sheet with more rows (or cells, empty ones included) than the limits allow, by a byte scan.
+        """Refuse a part with more rows, cells (empty ones included) or shared strings than the limits allow, by
+        a byte scan, before parsing it.
 
         Parsing costs a few microseconds per element; counting start tags in the unpacked bytes costs almost
         nothing, so a sheet of a million empty rows is refused at once. A match never holds a second ``<``, so
-        a chunk is scanned up to its last ``<`` and the rest carried over.
+        a chunk is scanned up to its last ``<`` and the rest carried over. The unpacked size is bounded too
+        (a zip's declared size caps what it unpacks to).
         """
         limits = self.limits
+        info = self._members[member]
+        if info.file_size > 4 * limits.max_file_bytes:
+            raise InputLimitError(
+                f"{self.name}: {member} unpacks to {megabytes(info.file_size)}, more than 4 × the file limit "
+                f"(input limit max_file_mb: {limits.max_file_mb} MB); nothing was read.",
+                "file_too_large",
+            )
         most_rows, most_cells = limits.max_rows + 1, (limits.max_rows + 1) * 10
-        rows = cells = 0
+        counts = {b"row": 0, b"c": 0, b"si": 0}
         carry = b""
-        with self._zip.open(member) as stream:
+        with self._zip.open(info) as stream:
             while True:
                 chunk = stream.read(1 << 20)
                 data = carry + chunk
                 cut = data.rfind(b"<", max(0, len(data) - 64)) if chunk else -1
                 scan, carry = (data[:cut], data[cut:]) if cut >= 0 else (data, b"")
-                for kind in _ROW_OR_CELL_TAG.findall(scan):
-                    if kind == b"row":
-                        rows += 1
-                    else:
-                        cells += 1
-                if rows > most_rows:
+                for kind in _COUNTED_TAG.findall(scan):
+                    counts[kind] += 1
+                if counts[b"row"] > most_rows:
                     raise InputLimitError(
                         f"{self.name}: the sheet has more than {_plural(limits.max_rows)} rows (input limit max_rows; "
                         "empty rows count too); nothing was read. Split the file, or delete the empty rows after "
                         "the data.",
                         "too_many_rows",
                     )
-                if cells > most_cells:
+                if counts[b"c"] > most_cells or counts[b"si"] > most_cells:
+                    what = "cells, empty ones included" if counts[b"c"] > most_cells else "distinct texts"
                     raise InputLimitError(
-                        f"{self.name}: the sheet has more than {_plural(most_cells)} cells, empty ones included "
-                        f"(input limits: 10 × max_rows); nothing was read. Delete the empty cells after the data.",
+                        f"{self.name}: the {'sheet' if counts[b'c'] else 'workbook'} has more than "
+                        f"{_plural(most_cells)} {what} (input limits: 10 × max_rows); nothing was read.",
                         "too_many_rows",
                     )
                 if not chunk:
