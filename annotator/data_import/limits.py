@@ -127,6 +127,13 @@ def check_file_size(name: str, size: int, limit_bytes: int, setting: str = "max_
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: How a lone surrogate reaches Python: a JSON ``\ud8xx``..``\udfxx`` escape (UTF-8 and UTF-16 decoding refuse them).
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogate(raw_json: str) -> bool:
+    """A fast pre-check on a JSON text: only one with a surrogate escape needs ``find_surrogate`` on its value."""
+    return _ESCAPED_SURROGATE.search(raw_json) is not None
 
 
 def lone_surrogate(text: str) -> str | None:

@@ -23,7 +23,14 @@ from pathlib import Path
 from typing import IO, Any
 from xml.parsers import expat
 
-from annotator.data_import.limits import InputLimitError, InputLimits, check_file_size, find_surrogate, megabytes
+from annotator.data_import.limits import (
+    InputLimitError,
+    InputLimits,
+    check_file_size,
+    find_surrogate,
+    may_hold_surrogate,
+    megabytes,
+)
 from annotator.errors import UserError
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".xlsx": "xlsx", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -62,6 +69,14 @@ def detect_format(path: Path) -> str:
 
 def _normalise_header(name: Any) -> str:
     return str(name or "").strip().lower().replace(" ", "_")
+
+
+def _header_name(cache: dict[str, str], key: str) -> str:
+    """``_normalise_header`` remembered per JSON key (every line repeats the same keys)."""
+    name = _normalise_header(key)
+    if len(cache) < 1_000:
+        cache[key] = name
+    return name
 
 
 def _plural(count: int) -> str:
@@ -268,9 +283,10 @@ def _read_delimited(path: Path, declared: str, limits: InputLimits) -> Table:
 
 
 def read_json_lines(
-    path: Path, limits: InputLimits, on_line: Callable[[int, Any], None], *, what: str = "line"
+    path: Path, limits: InputLimits, on_line: Callable[[int, Any, str], None], *, what: str = "line"
 ) -> list[str]:
-    """Feed each non-empty line's parsed JSON (or a ``JSONDecodeError``) to ``on_line``; return the notes.
+    """Feed each non-empty line's number, parsed JSON (or a ``JSONDecodeError``) and text to ``on_line``; return
+    the notes.
 
     Shared by item, translation, dataset and snapshot JSONL files so each gets the same limits: line count,
     line length (a line holds one record), longest string, lone surrogates.
@@ -292,12 +308,18 @@ def read_json_lines(
                 value: Any = json.loads(text)
             except json.JSONDecodeError as error:
                 value = error
-            on_line(lines.line, value)
+            on_line(lines.line, value, text)
     return notes
 
 
-def json_value_problem(value: Any, limits: InputLimits) -> tuple[str, str, str] | None:
-    """(rule, field, message) when a parsed JSON record holds a lone surrogate or a string over the cell limit."""
+def json_value_problem(value: Any, limits: InputLimits, raw: str | None = None) -> tuple[str, str, str] | None:
+    """(rule, field, message) when a parsed JSON record holds a lone surrogate or a string over the cell limit.
+
+    With the line's ``raw`` text the record is only walked when the text could hold either (an escaped surrogate,
+    or more characters than one cell may have): the common line costs two C-speed checks.
+    """
+    if raw is not None and len(raw) <= limits.max_cell_chars and not may_hold_surrogate(raw):
+        return None
     found = find_surrogate(value)
     if found:
         where, code = found
@@ -331,15 +353,16 @@ def _first_long_field(value: Any, limit: int, path: str = "") -> str | None:
 def _read_jsonl(path: Path, limits: InputLimits) -> Table:
     rows: list[Row] = []
     columns: dict[str, None] = {}
+    headers: dict[str, str] = {}
 
-    def on_line(number: int, value: Any) -> None:
+    def on_line(number: int, value: Any, raw: str) -> None:
         if isinstance(value, json.JSONDecodeError):
             rows.append(Row(number, {"__error__": f"invalid JSON ({value.msg}, column {value.colno})"}))
             return
         if not isinstance(value, dict):
             rows.append(Row(number, {"__error__": "each line must be a JSON object"}))
             return
-        problem = json_value_problem(value, limits)
+        problem = json_value_problem(value, limits, raw)
         if problem is not None:
             rule, where, message = problem
             if rule == "cell_too_long":
@@ -348,7 +371,7 @@ def _read_jsonl(path: Path, limits: InputLimits) -> Table:
             return
         if len(value) > limits.max_columns:
             raise _too_many_columns(path.name, number, len(value), limits)
-        value = {_normalise_header(k): v for k, v in value.items()}
+        value = {headers.get(k) or _header_name(headers, k): v for k, v in value.items()}
         if len(columns) < limits.max_columns * 4:
             columns.update(dict.fromkeys(value))
         rows.append(Row(number, value))

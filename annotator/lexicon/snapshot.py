@@ -246,11 +246,11 @@ def _encoding_of(path: Path) -> str:
         return sniff_encoding(path.name, handle.read(4096)).codec
 
 
-def _check_limits(value: Any, origin: str, where: str, limits: InputLimits | None) -> None:
+def _check_limits(value: Any, origin: str, where: str, limits: InputLimits | None, raw: str | None = None) -> None:
     """Lone surrogates and over-long strings, named by record and field (a gloss of 300 MB is not a gloss)."""
     from annotator.data_import.tables import json_value_problem
 
-    problem = json_value_problem(value, limits or InputLimits())
+    problem = json_value_problem(value, limits or InputLimits(), raw)
     if problem is not None:
         rule, field_path, message = problem
         raise _problem(origin, f"{where}, field '{field_path}'", f"{message} [{rule}]")
@@ -423,7 +423,7 @@ def _parse_jsonl_lines(numbered: Iterable[tuple[int, str]], origin: str, limits:
             raise _problem(origin, where, f"not valid JSON ({exc.msg}, column {exc.colno})") from None
         if not isinstance(record, dict):
             raise _problem(origin, where, "each line must be a JSON object")
-        _check_limits(record, origin, where, limits)
+        _check_limits(record, origin, where, limits, line)
         kind = record.get("type")
         if header is None:
             if kind != "header":

@@ -25,7 +25,7 @@ from typing import Any
 
 from annotator.analysis.base import Analyser, Analysis, empty_analysis
 from annotator.data_export.atomic import write_text_atomic
-from annotator.data_import.limits import InputLimits, find_surrogate
+from annotator.data_import.limits import InputLimits, find_surrogate, may_hold_surrogate
 from annotator.domain.candidates import Candidate, CandidateError, parse_candidate
 from annotator.domain.matching import (
     BAD,
@@ -221,7 +221,7 @@ def parse_dataset(lines: Iterable[str], source: str = "dataset.jsonl") -> Datase
         except json.JSONDecodeError as error:
             _problem(problems, source, number, "invalid_json", f"not valid JSON ({error.msg})")
             continue
-        if surrogate := find_surrogate(record):
+        if may_hold_surrogate(line) and (surrogate := find_surrogate(record)):
             _problem(
                 problems, source, number, "surrogate", f"field '{surrogate[0]}' holds a lone surrogate {surrogate[1]}"
             )
@@ -350,7 +350,7 @@ def _translation_rows(lines: Sequence[str], source: str, problems: list[Problem]
             if not isinstance(record, dict):
                 _problem(problems, source, number, "not_an_object", "each line must be a JSON object")
                 continue
-            if surrogate := find_surrogate(record):
+            if may_hold_surrogate(line) and (surrogate := find_surrogate(record)):
                 where, code = surrogate
                 _problem(problems, source, number, "surrogate", f"field '{where}' holds a lone surrogate {code}")
                 continue
