@@ -194,12 +194,16 @@ def translations_long(folder: Path, chars: int, name: str = "translations.jsonl"
     return path
 
 
-#: Run the command line in a fresh interpreter and report its own peak RSS on stderr's last line.
+#: Run the command line in a fresh interpreter and report its own peak RSS on stderr's last line. VmHWM (this
+#: process image's high-water mark) rather than ru_maxrss: on Linux ru_maxrss survives exec, so a child forked
+#: from a big test process would report its parent's size.
 _CHILD = (
-    "import resource, sys\n"
+    "import sys\n"
     "from annotator.cli import main\n"
     "code = main(sys.argv[1:])\n"
-    "print(f'peak_rss_kb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}', file=sys.stderr)\n"
+    "with open('/proc/self/status') as status:\n"
+    "    peak = next(line.split()[1] for line in status if line.startswith('VmHWM:'))\n"
+    "print(f'peak_rss_kb={peak}', file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
 

@@ -445,3 +445,35 @@ def test_shared_strings_and_unpacked_size_are_bounded_too(tmp_path: Path) -> Non
     big = hf.xlsx_million_rows(tmp_path, "big.xlsx", rows=70_000)
     with pytest.raises(InputLimitError, match=r"big\.xlsx: xl/worksheets/sheet1\.xml unpacks to .* more than 4 × the"):
         load_table(big, limits=InputLimits(max_file_mb=1, max_rows=1_000_000))
+
+
+def test_the_command_line_refuses_hostile_snapshots_and_surrogates_without_a_traceback(
+    demo_project, tmp_path: Path, capsys
+) -> None:
+    from annotator.cli import main
+
+    project, _lead = demo_project
+    data = str(project.data_dir)
+    before = dump(project)
+    snapshot = hf.snapshot_long_gloss(tmp_path, 1 * MB, "long-gloss.jsonl")
+    assert main(["lexicon", "use-snapshot", str(snapshot), "--data", data]) == 2
+    err = capsys.readouterr().err
+    assert "long-gloss.jsonl: line 3" in err and "max_cell_chars" in err and "Traceback" not in err
+    assert dump(project) == before
+
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps(hf.item("x")).replace("whiskey", "whiskey\\udbff") + "\n")
+    assert main(["import", str(items), "--data", data]) == 2
+    err = capsys.readouterr().err
+    assert "items.jsonl: row 1" in err and "U+DBFF" in err and "[surrogate]" in err
+    assert dump(project) == before
+
+    assert main(["export", "--data", data, "--out", str(tmp_path / "export"), "--include-incomplete"]) == 0
+    dataset = next((tmp_path / "export").rglob("dataset.jsonl"))
+    translations = tmp_path / "mt.jsonl"
+    line = {"id": "shot-whiskey", "lang": "IT", "system": "mt\ud800", "translation": "un goccio"}
+    translations.write_text(json.dumps(line) + "\n")
+    capsys.readouterr()
+    assert main(["evaluate", str(dataset), str(translations), "--out", str(tmp_path / "eval")]) == 2
+    err = capsys.readouterr().err
+    assert "mt.jsonl, line 1" in err and "U+D800" in err and "surrogate" in err and "Traceback" not in err
