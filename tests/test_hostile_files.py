@@ -477,3 +477,27 @@ def test_the_command_line_refuses_hostile_snapshots_and_surrogates_without_a_tra
     assert main(["evaluate", str(dataset), str(translations), "--out", str(tmp_path / "eval")]) == 2
     err = capsys.readouterr().err
     assert "mt.jsonl, line 1" in err and "U+D800" in err and "surrogate" in err and "Traceback" not in err
+
+
+def test_the_sheet_import_lists_the_first_problems_and_counts_the_rest(demo_project, tmp_path: Path) -> None:
+    from openpyxl import load_workbook
+
+    from annotator.data_export.spreadsheet import DATA_SHEET, sheet_bytes
+    from annotator.data_import.spreadsheet import SheetImportError, import_sheet
+    from annotator.services.curation import CurationService
+
+    project, lead = demo_project
+    save_project_limits(project, InputLimits(max_problems=5))
+    name, data = sheet_bytes(project, "IT")
+    workbook = load_workbook(io.BytesIO(data))
+    sheet = workbook[DATA_SHEET]
+    status = next(c for c in sheet[1] if c.value == "status").column
+    for row in range(2, sheet.max_row + 1):
+        sheet.cell(row, status).value = "finished?"
+    workbook.save(tmp_path / name)
+    before = dump(project)
+    with pytest.raises(SheetImportError) as caught:
+        import_sheet(CurationService(project, lead), tmp_path / name)
+    assert len(caught.value.problems) == 5 and caught.value.total == sheet.max_row - 1 > 5
+    assert f"{caught.value.total} problem(s)" in str(caught.value) and "more" in str(caught.value)
+    assert dump(project) == before

@@ -15,7 +15,7 @@ from typing import Any
 
 from annotator.data_export.spreadsheet import ABOUT_SHEET, DATA_SHEET, SHEET_FORMAT, normalise_note, row_fingerprint
 from annotator.data_import.items import RowProblem
-from annotator.data_import.limits import InputLimits, check_file_size, project_limits
+from annotator.data_import.limits import InputLimits, ProblemLog, check_file_size, project_limits
 from annotator.data_import.tables import FileFormatError, Row, Workbook, read_table
 from annotator.domain import workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
@@ -349,7 +349,7 @@ def import_sheet(service: CurationService, path: Path | str, lang: str | None = 
         raise FileFormatError(f"{path.name}: row 1: missing column(s): {', '.join(missing)}")
 
     report = SheetImportReport(lang)
-    problems: list[RowProblem] = []
+    problems: list[RowProblem] = ProblemLog(limits.max_problems)  # the first ones listed, the rest counted
     with project.db.write() as conn:  # the service's changes join this transaction: all rows or none
         items = {item.id: item for item in project.repo.list_items(conn)}
         states = {state.item_id: state for state in project.repo.iter_item_languages(conn, lang)}

@@ -190,6 +190,8 @@ class TextLines:
             if not raw:
                 return
             self.line += 1
+            if len(raw) > max_bytes:  # refused before decoding: the cut may fall inside a character
+                raise self._too_long()
             start = 3 if offset == 0 and raw.startswith(codecs.BOM_UTF8) else 0
             try:
                 line = raw[start:].decode("utf-8")
@@ -205,11 +207,14 @@ class TextLines:
 
     def _check_length(self, line: str) -> None:
         if len(line) > self.max_line_chars:
-            raise InputLimitError(
-                f"{self.name}: line {_plural(self.line)}: longer than {_plural(self.max_line_chars)} characters "
-                f"(input limit max_cell_chars: {_plural(self.limits.max_cell_chars)} per cell); nothing was read.",
-                "cell_too_long",
-            )
+            raise self._too_long()
+
+    def _too_long(self) -> InputLimitError:
+        return InputLimitError(
+            f"{self.name}: line {_plural(self.line)}: longer than {_plural(self.max_line_chars)} characters "
+            f"(input limit max_cell_chars: {_plural(self.limits.max_cell_chars)} per cell); nothing was read.",
+            "cell_too_long",
+        )
 
 
 def _detect_separator(name: str, header_line: str, declared: str) -> tuple[str, str | None]:
