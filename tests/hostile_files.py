@@ -31,7 +31,7 @@ EMPTYISH_ROW = (
 
 def _rewrite_sheet(source: Path, target: Path, parts: Iterable[bytes]) -> Path:
     """Copy the workbook ``source`` to ``target`` with its first sheet's XML replaced by ``parts`` (streamed)."""
-    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zout:
         for info in zin.infolist():
             if info.filename == SHEET:
                 with zout.open(SHEET, "w", force_zip64=True) as out:
@@ -250,7 +250,7 @@ def _letters(count: int) -> Iterator[str]:
 
 def _append_rows(source: Path, target: Path, member: str, extra: Iterable[bytes]) -> Path:
     """Copy a workbook, adding ``extra`` row XML at the end of the sheet part ``member`` (streamed)."""
-    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zout:
         for info in zin.infolist():
             data = zin.read(info.filename)
             if info.filename != member:

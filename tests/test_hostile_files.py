@@ -36,6 +36,16 @@ MB = 1024 * 1024
 
 
 @pytest.fixture(scope="module")
+def million(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The 1,000,000-empty-ish-row workbook, built once for this module (tests copy it under their own name)."""
+    return hf.xlsx_million_rows(tmp_path_factory.mktemp("million"))
+
+
+def copied(source: Path, folder: Path) -> Path:
+    return Path(shutil.copy(source, folder / source.name))
+
+
+@pytest.fixture(scope="module")
 def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("hostile-demo") / "data"
     create_demo(str(path), quiet=True)
@@ -82,8 +92,8 @@ def test_a_value_in_column_xfd_is_refused_by_the_column_limit(project: Project, 
     refused(project, hf.xlsx_declared_dimension(tmp_path, "far.xlsx", far_cell=True), "16,384 columns", "max_columns")
 
 
-def test_a_million_empty_ish_rows_are_refused_by_the_row_limit(project: Project, tmp_path: Path) -> None:
-    error = refused(project, hf.xlsx_million_rows(tmp_path), "more than 200,000 rows", "max_rows")
+def test_a_million_empty_ish_rows_are_refused_by_the_row_limit(project: Project, tmp_path: Path, million) -> None:
+    error = refused(project, copied(million, tmp_path), "more than 200,000 rows", "max_rows")
     assert isinstance(error, InputLimitError) and error.rule == "too_many_rows"
     assert len(str(error)) < 500  # one message, not millions of problems
 
@@ -101,13 +111,13 @@ def test_a_cell_over_the_limit_is_refused_while_streaming(project: Project, tmp_
     assert error.rule == "cell_too_long"
 
 
-def test_hostile_files_stay_under_300_mb_in_a_subprocess(tmp_path: Path) -> None:
+def test_hostile_files_stay_under_300_mb_in_a_subprocess(tmp_path: Path, million: Path) -> None:
     """The command line (a fresh interpreter) refuses each file with exit 2 and a small peak RSS."""
     data = tmp_path / "data"
     assert hf.run_cli_measured(["init", "--data", str(data)]).returncode == 0
     files = [
-        (hf.xlsx_million_rows(tmp_path), "max_rows"),
-        (hf.xlsx_long_sentence(tmp_path, 300 * MB), "max_cell_chars"),
+        (copied(million, tmp_path), "max_rows"),
+        (hf.xlsx_long_sentence(tmp_path, 100 * MB), "max_cell_chars"),  # 100 MB of text in a file of 0.3 MB
         (hf.jsonl_long_string(tmp_path, 90 * MB), "max_cell_chars"),
         (hf.csv_long_sentence(tmp_path, 300 * MB), "max_file_mb"),
     ]
@@ -262,7 +272,7 @@ def test_limits_apply_to_every_text_format(tmp_path: Path) -> None:
 # --- the same shapes for the sheet round trip, the snapshot and the evaluation inputs -----------------------
 
 
-def test_the_sheet_import_refuses_the_same_shapes(demo_project, tmp_path: Path) -> None:
+def test_the_sheet_import_refuses_the_same_shapes(demo_project, tmp_path: Path, million: Path) -> None:
     from annotator.data_import.spreadsheet import import_sheet
     from annotator.services.curation import CurationService
 
@@ -270,7 +280,7 @@ def test_the_sheet_import_refuses_the_same_shapes(demo_project, tmp_path: Path) 
     service = CurationService(project, lead)
     before = dump(project)
     for path, limit in [
-        (hf.xlsx_million_rows(tmp_path), "max_rows"),
+        (copied(million, tmp_path), "max_rows"),
         (hf.xlsx_long_sentence(tmp_path, 40 * MB), "max_cell_chars"),
         (hf.xlsx_declared_dimension(tmp_path, "far.xlsx", far_cell=True), "max_columns"),
     ]:
