@@ -575,7 +575,8 @@ class Workbook:
         Parsing costs a few microseconds per element; counting start tags in the unpacked bytes costs almost
         nothing, so a sheet of a million empty rows is refused at once. A match never holds a second ``<``, so
         a chunk is scanned up to its last ``<`` and the rest carried over. The unpacked size is bounded too
-        (a zip's declared size caps what it unpacks to).
+        (a zip's declared size caps what it unpacks to), and so is a run of text with no tag in it: a 300 MB
+        cell is refused after its first megabytes.
         """
         limits = self.limits
         info = self._members[member]
@@ -588,9 +589,20 @@ class Workbook:
         most_rows, most_cells = limits.max_rows + 1, (limits.max_rows + 1) * 10
         counts = {b"row": 0, b"c": 0, b"si": 0}
         carry = b""
+        most_text_bytes, text_run = 4 * limits.max_cell_chars + 1_024, 0  # bytes since the last "<"
         with self._zip.open(info) as stream:
             while True:
                 chunk = stream.read(1 << 20)
+                first = chunk.find(b"<")
+                text_run += len(chunk) if first < 0 else first
+                if text_run > most_text_bytes:
+                    raise InputLimitError(
+                        f"{self.name}: the {'sheet' if 'sheet' in member else 'workbook'} holds a text of more than "
+                        f"{_plural(limits.max_cell_chars)} characters (input limit max_cell_chars); nothing was read.",
+                        "cell_too_long",
+                    )
+                if first >= 0:
+                    text_run = len(chunk) - chunk.rfind(b"<") - 1
                 data = carry + chunk
                 cut = data.rfind(b"<", max(0, len(data) - 64)) if chunk else -1
                 scan, carry = (data[:cut], data[cut:]) if cut >= 0 else (data, b"")
