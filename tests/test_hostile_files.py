@@ -511,3 +511,11 @@ def test_the_sheet_import_lists_the_first_problems_and_counts_the_rest(demo_proj
     assert len(caught.value.problems) == 5 and caught.value.total == sheet.max_row - 1 > 5
     assert f"{caught.value.total} problem(s)" in str(caught.value) and "more" in str(caught.value)
     assert dump(project) == before
+
+
+def test_an_archive_of_thousands_of_parts_is_refused_before_listing_them(project: Project, tmp_path: Path) -> None:
+    path = tmp_path / "parts.xlsx"
+    with zipfile.ZipFile(path, "w") as archive:
+        for n in range(5_000):
+            archive.writestr(f"x/{n}", b"")
+    refused(project, path, "5,000 parts")

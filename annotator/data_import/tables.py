@@ -444,6 +444,35 @@ def _feed(parser: expat.XMLParserType, stream: IO[bytes], name: str, part: str) 
         ) from None
 
 
+#: A workbook is a few dozen parts; a zip directory listing more is not one (and would cost memory to list).
+_MOST_PARTS = 1_000
+_EOCD = b"PK\x05\x06"
+
+
+def _check_zip_directory(path: Path) -> None:
+    """Refuse an archive whose directory lists more parts than a workbook has, before ``zipfile`` reads it all.
+
+    The end-of-central-directory record (the last 22 bytes, before a comment of at most 64 KB) gives the count.
+    """
+    with path.open("rb") as handle:
+        handle.seek(0, io.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - 65_557))
+        tail = handle.read()
+    at = tail.rfind(_EOCD)
+    if at < 0 or len(tail) < at + 22:
+        return  # zipfile will say what is wrong
+    entries = int.from_bytes(tail[at + 10 : at + 12], "little")
+    directory_size = int.from_bytes(tail[at + 12 : at + 16], "little")
+    if entries > _MOST_PARTS or directory_size > _MOST_PARTS * 1_024:
+        parts = "more than 65,535" if entries == 0xFFFF else f"{entries:,}"
+        raise InputLimitError(
+            f"{path.name}: the archive lists {parts} parts; a workbook has a few dozen, so this is not one this tool "
+            "reads; nothing was read.",
+            "too_many_parts",
+        )
+
+
 class Workbook:
     """An ``.xlsx`` opened for bounded reading: sheet names, shared strings (capped), rows streamed."""
 
@@ -453,6 +482,7 @@ class Workbook:
         self.limits = limits
         if not zipfile.is_zipfile(path):
             raise FileFormatError(f"{self.name}: not a valid .xlsx workbook (it is not a zip archive).")
+        _check_zip_directory(path)
         try:
             self._zip = zipfile.ZipFile(path)
             self._members = {info.filename: info for info in self._zip.infolist()}
