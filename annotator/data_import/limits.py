@@ -2,8 +2,8 @@
 
 One ``InputLimits`` bounds every reader (items, curation sheets, lexicon snapshots, evaluation inputs, uploads),
 so a hostile or sloppy file is refused in bounded time and memory with a message naming the file and the limit.
-A project may raise or lower them (``annotator`` stores them in the project's meta table under ``input_limits``);
-the defaults are safe for a 200,000-row item file.
+A lead may raise or lower them per project (``annotator limits --set``; kept in the meta table under
+``input_limits``); the defaults are safe and fit a 200,000-row item file.
 """
 
 from __future__ import annotations
