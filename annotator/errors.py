@@ -32,6 +32,9 @@ class RowProblemsError(UserError):
         self.name = name
         self.problems = problems
         self.outcome = outcome
-        shown = "\n".join(f"  {name}: {p}" for p in problems[: self.SHOWN])
-        more = f"\n  ... and {len(problems) - self.SHOWN} more" if len(problems) > self.SHOWN else ""
-        super().__init__(f"{name}: {len(problems)} problem(s); {outcome}.\n{shown}{more}")
+        #: How many problems there were; ``problems`` may keep only the first ones (an input limit).
+        self.total = max(getattr(problems, "total", 0), len(problems))
+        listed = min(len(problems), self.SHOWN)
+        shown = "\n".join(f"  {name}: {p}" for p in problems[:listed])
+        more = f"\n  ... and {self.total - listed} more" if self.total > listed else ""
+        super().__init__(f"{name}: {self.total} problem(s); {outcome}.\n{shown}{more}")

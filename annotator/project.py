@@ -219,11 +219,12 @@ class Project:
         settings = settings or self.settings()
         config = settings.lexicon
         if config.provider == "snapshot":
+            from annotator.data_import.limits import project_limits
             from annotator.lexicon.snapshot import SnapshotLexicon
 
             if not config.snapshot:
                 raise UserError("No lexicon snapshot configured: run 'annotator lexicon use-snapshot FILE'.")
-            return SnapshotLexicon.load(self.resolve_path(config.snapshot))
+            return SnapshotLexicon.load(self.resolve_path(config.snapshot), project_limits(self))
         if config.provider == "babelnet":
             from annotator.lexicon.babelnet import BabelNetLexicon, load_api_key
             from annotator.lexicon.http_cache import HttpCache

@@ -26,10 +26,10 @@ def test_a_300_character_source_and_a_250_character_id_are_refused(project: Proj
     with pytest.raises(ItemImportError) as refused:
         import_items(project, path)
     found = {(p.row, p.column, p.rule) for p in refused.value.problems}
-    assert found == {(1, "source", "too_long"), (2, "id", "too_long")}
+    assert found == {(1, "source", "too_long"), (2, "id", "id_too_long")}
     message = str(refused.value)
-    assert "long.jsonl" in message and "'source' has 300 characters; at most 200" in message
-    assert "'id' has 250 characters; at most 200" in message
+    assert "long.jsonl" in message and "'source' has 300 characters, more than 200" in message
+    assert "the id has 250 characters, more than 200" in message
     assert dump(project) == before
 
 

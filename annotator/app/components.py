@@ -512,6 +512,7 @@ def render_discussion(view: ItemView, user: User, prefix: str) -> None:
 
 def show_row_problems(error: RowProblemsError) -> None:
     """A refused file: one line of summary, then every bad row with its column and rule."""
-    st.error(f"{error.name}: {len(error.problems)} problem(s); {error.outcome}.")
+    more = f" The first {len(error.problems)} are listed." if error.total > len(error.problems) else ""
+    st.error(f"{error.name}: {error.total} problem(s); {error.outcome}.{more}")
     rows = [{"row": p.row, "column": p.column, "rule": p.rule, "problem": p.message} for p in error.problems]
     st.dataframe(rows, hide_index=True, width="stretch")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from annotator.commands import limits
 from annotator.commands.common import add_data_option, open_project, print_table
 from annotator.domain.selection_filters import RULES
 from annotator.progress import TerminalProgress
@@ -18,6 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     importer.add_argument("file", help="item file: columns id?, sentence, target or start/end, lemma, pos, synset")
     importer.add_argument("--force", action="store_true", help="replace changed items even if they have curated work")
     importer.set_defaults(func=run_import)
+    limits.register(subparsers)  # the bounds every file read obeys, next to the import they mostly concern
 
     filters = subparsers.add_parser("filter", help="run the selection filters (δ≥3, one per sense, target language)")
     add_data_option(filters)

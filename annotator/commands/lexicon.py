@@ -59,11 +59,12 @@ def run_prepopulate(args: argparse.Namespace) -> int:
 
 
 def run_use_snapshot(args: argparse.Namespace) -> int:
+    from annotator.data_import.limits import project_limits
     from annotator.lexicon.snapshot import SnapshotLexicon
 
     path = Path(args.file).resolve()
-    lexicon = SnapshotLexicon.load(path)  # validate before saving the setting
     project = open_project(args)
+    lexicon = SnapshotLexicon.load(path, project_limits(project))  # validate before saving the setting
     settings = project.settings()
     project.save_settings(replace(settings, lexicon=replace(settings.lexicon, provider="snapshot", snapshot=str(path))))
     print(f"Lexicon: snapshot {path} ({lexicon.label})")

@@ -22,6 +22,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.set_defaults(func=run_serve)
 
 
+def _upload_limit_mb(data_dir: Path) -> int:
+    """The project's input limit max_file_mb: the browser then refuses what the readers would refuse anyway."""
+    from annotator.data_import.limits import InputLimits, project_limits
+    from annotator.errors import UserError
+    from annotator.project import Project
+
+    try:
+        return project_limits(Project.open(data_dir)).max_file_mb
+    except UserError:
+        return InputLimits().max_file_mb
+
+
 def run_serve(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(getattr(args, "data", None))
     if args.demo and not project_exists(data_dir):
@@ -46,6 +58,8 @@ def run_serve(args: argparse.Namespace) -> int:
         "false",
         "--client.toolbarMode",
         "viewer",
+        "--server.maxUploadSize",
+        str(_upload_limit_mb(data_dir)),
     ]
     print(f"annotator: serving {data_dir} on http://{args.address}:{args.port}", flush=True)
     # Become the server (no child process): stopping `annotator serve` stops Streamlit with it.

@@ -9,15 +9,18 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator.data_import.tables import Row, read_table
+from annotator.data_import.limits import InputLimits, ProblemLog
+from annotator.data_import.tables import Row, load_table
 from annotator.domain import unicode_rules
 from annotator.domain.candidates import normalize_pos
 from annotator.domain.model import TARGET_POS, Item, Target
 from annotator.errors import RowProblemsError
+from annotator.store import schema
 
 REQUIRED_COLUMNS = ("sentence", "lemma", "pos", "synset")
 #: Accepted spellings of the optional columns.
@@ -25,9 +28,18 @@ ALIASES = {"target": ("target", "word", "target_word", "w"), "id": ("id", "item_
 _BABELNET_ID = re.compile(r"^bn:\d{8}[nvars]$")
 _POS_LETTER = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 #: Columns shown to people: invisible and bidi control characters in them are refused (issue 14 item 10).
-_TEXT_COLUMNS = ("sentence", "lemma", "source", "gloss", *ALIASES["target"], *ALIASES["id"])
-#: Widths of the bounded columns in the store (PostgreSQL enforces them; SQLite would not): refused at import.
-MAX_LENGTHS = {"id": 200, "source": 200, "lemma": 200, "target": 200, "synset": 64}
+#: (The id has its own rules, ``id_not_printable`` among them, in ``_id_problems``.)
+_TEXT_COLUMNS = ("sentence", "lemma", "source", "gloss", *ALIASES["target"])
+#: The longest text each stored column holds (the schema's ``String(n)``; the gloss is ``Text``, kept readable).
+COLUMN_MAX = {
+    "id": schema.items.c.id.type.length,
+    "target": schema.items.c.target_text.type.length,
+    "lemma": schema.items.c.lemma.type.length,
+    "synset": schema.items.c.synset.type.length,
+    "source": schema.items.c.source.type.length,
+    "gloss": 5_000,
+}
+_TRUE = {"true", "yes", "y", "1", "x"}
 
 
 @dataclass(frozen=True)
@@ -122,12 +134,108 @@ def _parse_offsets(values: dict[str, Any], row: int, problems: list[RowProblem])
         return None
 
 
-def parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem]) -> Item | None:
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_" or unicodedata.category(char).startswith("M")
+
+
+def _whole_word(sentence: str, start: int, end: int) -> str:
+    while start > 0 and _is_word_char(sentence[start - 1]):
+        start -= 1
+    while end < len(sentence) and _is_word_char(sentence[end]):
+        end += 1
+    return sentence[start:end]
+
+
+def cuts_a_word(sentence: str, start: int, end: int) -> bool:
+    """True when the span starts or ends inside a word (``sentence[13:16]`` = "hot" in "shot")."""
+    inside_start = 0 < start < len(sentence) and _is_word_char(sentence[start - 1]) and _is_word_char(sentence[start])
+    inside_end = 0 < end < len(sentence) and _is_word_char(sentence[end - 1]) and _is_word_char(sentence[end])
+    return inside_start or inside_end
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or (isinstance(value, int | float) and value == 1) or _text(value).lower() in _TRUE
+
+
+def check_id(raw: Any, row: int) -> list[RowProblem]:
+    """Id rules (issue 12): printable, no leading/trailing space, no control characters, not a file path, at most
+    200 characters. Each broken rule is its own problem, so the lead sees every reason at once."""
+    text = raw if isinstance(raw, str) else _text(raw)
+    text = unicodedata.normalize("NFC", text)
+    common = text.isprintable() and text == text.strip() and 0 < len(text) <= COLUMN_MAX["id"]
+    if common and "/" not in text and "\\" not in text and text not in (".", ".."):
+        return []  # the common id: every rule holds (C-speed checks only)
+    found: list[RowProblem] = []
+
+    def problem(rule: str, message: str) -> None:
+        found.append(RowProblem(row, "id", rule, message))
+
+    if not text.strip():
+        problem("id_blank", "the id is only spaces; leave it empty to derive one, or give a real id")
+        return found
+    if text != text.strip():
+        problem("id_space", f"id {text!r} starts or ends with a space")
+    controls = sorted({f"U+{ord(c):04X}" for c in text if unicodedata.category(c) == "Cc"})
+    if controls:
+        problem("id_control_character", f"id {text!r} holds control character(s) {', '.join(controls)}")
+    hidden = sorted({f"U+{ord(c):04X}" for c in text if not c.isprintable() and unicodedata.category(c) != "Cc"})
+    if hidden:
+        problem("id_not_printable", f"id {text!r} holds invisible character(s) {', '.join(hidden)}")
+    if "/" in text or "\\" in text or text.strip() in (".", ".."):
+        problem("id_path", f"id {text!r} reads as a file path: ids may not hold '/' or '\\'")
+    if len(text) > COLUMN_MAX["id"]:
+        problem("id_too_long", f"the id has {len(text):,} characters, more than {COLUMN_MAX['id']}")
+    return found
+
+
+def _check_lengths(values: dict[str, Any], n: int, limits: InputLimits, problems: list[RowProblem]) -> None:
+    raw_sentence = values.get("sentence")
+    sentence = raw_sentence if isinstance(raw_sentence, str) else _text(raw_sentence)
+    if len(" ".join(sentence.split())) > limits.max_sentence_chars:
+        problems.append(
+            RowProblem(
+                n,
+                "sentence",
+                "sentence_too_long",
+                f"the sentence has {len(sentence):,} characters, more than {limits.max_sentence_chars:,} "
+                "(input limit max_sentence_chars)",
+            )
+        )
+    for column, most in COLUMN_MAX.items():
+        if column == "id":
+            continue
+        value = _pick(values, column)
+        if value is None or (isinstance(value, str) and 3 * len(value) <= most):
+            continue  # NFC makes a text at most 3 times longer: a short one needs no normalising to be measured
+        length = len(_text(value))
+        if length > most:
+            problems.append(
+                RowProblem(n, column, "too_long", f"'{column}' has {length:,} characters, more than {most:,}")
+            )
+
+
+def parse_row(
+    row: Row, problems: list[RowProblem], warnings: list[RowProblem], limits: InputLimits | None = None
+) -> Item | None:
+    """One row to an ``Item``, or None with its problems appended (each named by row, column and rule)."""
+    mine: list[RowProblem] = []
+    item = _parse_row(row, mine, warnings, limits or InputLimits())
+    problems.extend(mine)
+    return None if mine else item
+
+
+def _parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem], limits: InputLimits) -> Item | None:
     values = row.values
     n = row.number
     if "__error__" in values:
-        problems.append(RowProblem(n, "", "malformed_row", values["__error__"]))
+        problems.append(RowProblem(n, "", values.get("__rule__", "malformed_row"), values["__error__"]))
         return None
+    _check_lengths(values, n, limits, problems)
+    if problems:
+        return None
+    raw_id = next((values[a] for a in ALIASES["id"] if a in values and values[a] not in (None, "")), None)
+    if raw_id is not None:
+        problems.extend(check_id(raw_id, n))
     before = len(problems)
     for column in REQUIRED_COLUMNS:
         if not _text(values.get(column)):
@@ -181,8 +289,20 @@ def parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem]) 
                     message = f"offsets {start}-{end} do not survive whitespace/Unicode normalisation of the sentence"
                     problems.append(RowProblem(n, "start", "bad_offsets", message))
                 else:
+                    given_start, given_end = start, end
                     start, end = carried
                     word = sentence[start:end]
+                    if cuts_a_word(sentence, start, end) and not _truthy(values.get("partial_word")):
+                        whole = _whole_word(sentence, start, end)
+                        problems.append(
+                            RowProblem(
+                                n,
+                                "start",
+                                "partial_word",
+                                f"sentence[{given_start}:{given_end}] is {word!r}, part of the word {whole!r}; give "
+                                "the whole word's offsets, or set the column partial_word to true if a part is meant",
+                            )
+                        )
         elif word:
             found = _find_word(sentence, word)
             if not found:
@@ -204,13 +324,6 @@ def parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem]) 
                     )
         else:
             problems.append(RowProblem(n, "target", "missing_value", "give the target word or its start/end offsets"))
-    for column, limit in MAX_LENGTHS.items():  # the store's column widths, checked here on every engine
-        value = (
-            word if column == "target" else _text(_pick(values, column) if column in ALIASES else values.get(column))
-        )
-        if len(value) > limit:
-            message = f"'{column}' has {len(value)} characters; at most {limit} are allowed"
-            problems.append(RowProblem(n, column, "too_long", message))
     if len(problems) > before or pos is None:
         return None
     item_id = _text(_pick(values, "id")) or derived_id(sentence, start, end, lemma, pos, synset)
@@ -224,30 +337,50 @@ def parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem]) 
     )
 
 
-def parse_item_file(path: Path | str) -> ParsedItems:
-    """Validate a whole file; raise ``ItemImportError`` listing every bad row, or return the items."""
+def parse_item_file(path: Path | str, limits: InputLimits | None = None, known_ids: Iterable[str] = ()) -> ParsedItems:
+    """Validate a whole file within ``limits``; raise ``ItemImportError`` listing the bad rows (the first
+    ``max_problems``, then a count), or return the items. ``known_ids`` are the project's items: a new id that
+    differs from one of them only by case is refused (ids are unique case-insensitively)."""
     path = Path(path)
-    columns, rows = read_table(path)
-    problems: list[RowProblem] = []
-    warnings: list[RowProblem] = []
+    limits = limits or InputLimits()
+    table = load_table(path, limits=limits)
+    columns, rows = table.columns, table.rows
+    problems = ProblemLog(limits.max_problems)
+    warnings: list[RowProblem] = [RowProblem(1, "", "file_read_as", note) for note in table.notes]
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     has_target = any(a in columns for a in ALIASES["target"]) or {"start", "end"} <= set(columns)
     if path.suffix.lower() not in (".jsonl", ".ndjson") and (missing or not has_target):
         names = ", ".join(missing + ([] if has_target else ["target (or start/end)"]))
-        raise ItemImportError(path, [RowProblem(1, "", "missing_column", f"missing column(s): {names}")])
+        hint = ""
+        if len(columns) == 1 and any(sep in columns[0] for sep in (";", "\t", ",")):
+            hint = " (the header is one column: is the separator right?)"
+        raise ItemImportError(path, [RowProblem(1, "", "missing_column", f"missing column(s): {names}{hint}")])
+    existing = {known.casefold(): known for known in known_ids}
     items: list[Item] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[str, int]] = {}
     for row in rows:
-        item = parse_row(row, problems, warnings)
+        item = parse_row(row, problems, warnings, limits)
         if item is None:
             continue
-        if item.id in seen:
+        folded = item.id.casefold()
+        if folded in seen:
+            first_id, first_row = seen[folded]
+            same = "was already used" if first_id == item.id else f"differs only by case from {first_id!r}"
+            problems.append(RowProblem(row.number, "id", "duplicate_id", f"id {item.id!r} {same} in row {first_row}"))
+            continue
+        other = existing.get(folded)
+        if other is not None and other != item.id:
             problems.append(
-                RowProblem(row.number, "id", "duplicate_id", f"id {item.id!r} was already used in row {seen[item.id]}")
+                RowProblem(
+                    row.number,
+                    "id",
+                    "duplicate_id",
+                    f"id {item.id!r} differs only by case from the item {other!r} already in the project",
+                )
             )
             continue
-        seen[item.id] = row.number
+        seen[folded] = (item.id, row.number)
         items.append(item)
-    if problems:
+    if problems.total:
         raise ItemImportError(path, problems)
     return ParsedItems(items, warnings)

@@ -8,8 +8,6 @@ database transaction: a refusal half-way rolls back every row. Untouched and unc
 
 from __future__ import annotations
 
-import io
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +22,8 @@ from annotator.data_export.spreadsheet import (
     row_fingerprint,
 )
 from annotator.data_import.items import RowProblem
-from annotator.data_import.tables import FileFormatError, Row, read_table
+from annotator.data_import.limits import InputLimits, ProblemLog, check_file_size, project_limits
+from annotator.data_import.tables import FileFormatError, Row, Workbook, read_table
 from annotator.domain import workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.limits import MAX_NOTE_LENGTH, SPREADSHEET_CELL_LIMIT
@@ -86,33 +85,24 @@ class WorkbookInfo:
     format_version: str | None = None
 
 
-def open_workbook(path: Path) -> WorkbookInfo | None:
+def open_workbook(path: Path, limits: InputLimits | None = None) -> WorkbookInfo | None:
     """Check that ``path`` exists and, for ``.xlsx``, is a workbook, with a message that says so (before anything
     asks the file for its language, which would otherwise be the confusing complaint); None for a CSV/TSV."""
     if not path.is_file():
         raise FileFormatError(f"{path}: no such file." if not path.exists() else f"{path}: not a file.")
     if path.suffix.lower() != ".xlsx":
         return None
-    from openpyxl import load_workbook
-
-    data = path.read_bytes()
-    if not zipfile.is_zipfile(io.BytesIO(data)):
-        raise FileFormatError(f"{path.name}: not a valid .xlsx workbook (it is not a zip archive).")
-    try:
-        workbook = load_workbook(io.BytesIO(data), read_only=True)
-    except Exception as error:  # openpyxl raises many types for corrupt files
-        raise FileFormatError(f"{path.name}: not a valid .xlsx workbook ({type(error).__name__}: {error}).") from None
-    try:
-        sheets = tuple(workbook.sheetnames)
+    limits = limits or InputLimits()
+    check_file_size(path.name, path.stat().st_size, limits.max_file_bytes)
+    with Workbook(path, limits) as workbook:  # streamed within the input limits, like every other file
+        sheets = tuple(workbook.sheets)
         if ABOUT_SHEET not in sheets:
             return WorkbookInfo(sheets, None)
         values = {
             str(row[0]).strip(): str(row[1]).strip()
-            for row in workbook[ABOUT_SHEET].iter_rows(min_col=1, max_col=2, values_only=True)
-            if row and row[0] and row[1] is not None
+            for _n, row in workbook.iter_rows(ABOUT_SHEET)
+            if len(row) > 1 and row[0]
         }
-    finally:
-        workbook.close()
     if values.get("format") != SHEET_FORMAT:
         return WorkbookInfo(sheets, None)
     return WorkbookInfo(sheets, values.get("language", "").upper() or None, values.get("format_version"))
@@ -399,12 +389,13 @@ def import_sheet(service: CurationService, path: Path | str, lang: str | None = 
     bad row (nothing applied), or return what changed."""
     path = Path(path)
     project = service.project
-    workbook = open_workbook(path)
+    limits = project_limits(project)
+    workbook = open_workbook(path, limits)
     recorded = workbook.language if workbook else None
     if lang and recorded and lang.upper() != recorded:
         raise UserError(f"{path.name} is the {recorded} sheet, not {lang.upper()}.")
     # The data sheet by name: a translator may reorder the worksheets (e.g. move ``about`` to the front).
-    columns, rows = read_table(path, sheet=DATA_SHEET if workbook and DATA_SHEET in workbook.sheets else None)
+    columns, rows = read_table(path, DATA_SHEET if workbook and DATA_SHEET in workbook.sheets else None, limits)
     _check_columns(path, columns, workbook)
     lang = (lang or recorded or _rows_language(rows) or "").upper()
     if not lang:
@@ -414,7 +405,7 @@ def import_sheet(service: CurationService, path: Path | str, lang: str | None = 
     workflow.check_can_edit(service.user, lang)
 
     report = SheetImportReport(lang)
-    problems: list[RowProblem] = []
+    problems: list[RowProblem] = ProblemLog(limits.max_problems)  # the first ones listed, the rest counted
     with project.db.write() as conn:  # the service's changes join this transaction: all rows or none
         items = {item.id: item for item in project.repo.list_items(conn)}
         states = {state.item_id: state for state in project.repo.iter_item_languages(conn, lang)}

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from annotator.data_export.atomic import write_text_atomic
+from annotator.data_import.limits import InputLimits, check_file_size
 from annotator.lexicon.babelnet import (
     CACHE_VERSION_META,
     SYNSET_ENDPOINT,
@@ -103,18 +104,43 @@ class SnapshotLexicon:
     # --- construction -------------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, path: str | Path) -> SnapshotLexicon:
-        """Read a JSON or JSONL snapshot (JSONL when the extension says so or the first line is a header)."""
+    def load(cls, path: str | Path, limits: InputLimits | None = None) -> SnapshotLexicon:
+        """Read a JSON or JSONL snapshot (JSONL when the extension says so or the first line is a header).
+
+        Within ``limits``: the file size first; a JSONL snapshot streams line by line (each line capped, each
+        string within the cell limit, no lone surrogates); a JSON one is parsed whole, so it gets the smaller
+        file limit.
+        """
+        from annotator.data_import.tables import FileFormatError, TextLines
+        from annotator.errors import UserError
+
         path = Path(path)
         if not path.is_file():
             raise LexiconError(f"Lexicon snapshot {path} does not exist.")
+        limits = limits or InputLimits()
+        origin = str(path)
         try:
-            text = path.read_text(encoding="utf-8-sig")
+            size = path.stat().st_size
+            check_file_size(origin, size, limits.max_snapshot_bytes, "max_snapshot_mb")
+            if path.suffix.lower() == ".jsonl" or _starts_with_header(path):
+                with TextLines(path, limits) as lines:
+                    return _parse_jsonl_lines(((lines.line, text) for text in lines), origin, limits)
+            if size > limits.max_file_bytes:
+                raise LexiconError(
+                    f"{origin}: a JSON snapshot of {size / 1024 / 1024:,.1f} MB is read whole, more than the input "
+                    f"limit max_file_mb ({limits.max_file_mb} MB); write it as .jsonl, which is read line by line."
+                )
+            _check_string_runs(path, limits)
+            text = path.read_text(encoding=_encoding_of(path))
         except UnicodeDecodeError as exc:
             raise LexiconError(f"{path}: not UTF-8 text (byte {exc.start}).") from None
-        if path.suffix.lower() == ".jsonl" or _first_line_is_header(text):
-            return _parse_jsonl(text, str(path))
-        return _parse_json(text, str(path))
+        except FileFormatError as exc:
+            raise LexiconError(str(exc)) from None
+        except UserError as exc:
+            if isinstance(exc, LexiconError):
+                raise
+            raise LexiconError(str(exc)) from None
+        return _parse_json(text, origin, limits)
 
     @classmethod
     def from_data(cls, data: Any, origin: str = "<data>") -> SnapshotLexicon:
@@ -170,15 +196,64 @@ class SnapshotLexicon:
 # --- reading ----------------------------------------------------------------------------------------
 
 
-def _first_line_is_header(text: str) -> bool:
-    for line in text.splitlines():
-        if line.strip():
-            try:
-                first = json.loads(line)
-            except ValueError:
-                return False
-            return isinstance(first, dict) and first.get("type") == "header"
-    return False
+def _is_header_line(line: str) -> bool:
+    try:
+        first = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(first, dict) and first.get("type") == "header"
+
+
+def _starts_with_header(path: Path) -> bool:
+    """Whether the first non-empty line is a JSONL header (looking at the first 64 KB only)."""
+    from annotator.data_import.tables import sniff_encoding
+
+    with path.open("rb") as handle:
+        head = handle.read(65536)
+    text = head.decode(sniff_encoding(path.name, head).codec, errors="ignore")
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return _is_header_line(first)
+
+
+def _check_string_runs(path: Path, limits: InputLimits) -> None:
+    """Refuse a JSON snapshot holding an over-long string before parsing it: a run of bytes with no quote longer
+    than the longest string allowed can only be such a string (a byte scan, so a 90 MB gloss costs no memory)."""
+    from annotator.data_import.limits import InputLimitError
+
+    most = 4 * limits.max_cell_chars + 1_024
+    run = 0
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            last = chunk.rfind(b'"')
+            if last < 0:
+                run += len(chunk)
+            else:
+                first = chunk.find(b'"')
+                longest = max((len(part) for part in chunk[first + 1 : last].split(b'"')), default=0)
+                run = most + 1 if max(run + first, longest) > most else len(chunk) - last - 1
+            if run > most:
+                raise InputLimitError(
+                    f"{path}: a string of more than {limits.max_cell_chars:,} characters (input limit "
+                    "max_cell_chars); nothing was read.",
+                    "cell_too_long",
+                )
+
+
+def _encoding_of(path: Path) -> str:
+    from annotator.data_import.tables import sniff_encoding
+
+    with path.open("rb") as handle:
+        return sniff_encoding(path.name, handle.read(4096)).codec
+
+
+def _check_limits(value: Any, origin: str, where: str, limits: InputLimits | None, raw: str | None = None) -> None:
+    """Lone surrogates and over-long strings, named by record and field (a gloss of 300 MB is not a gloss)."""
+    from annotator.data_import.tables import json_value_problem
+
+    problem = json_value_problem(value, limits or InputLimits(), raw)
+    if problem is not None:
+        rule, field_path, message = problem
+        raise _problem(origin, f"{where}, field '{field_path}'", f"{message} [{rule}]")
 
 
 def _problem(origin: str, where: str, what: str) -> LexiconError:
@@ -303,11 +378,13 @@ def _build(
     )
 
 
-def _parse_json(text: str, origin: str) -> SnapshotLexicon:
+def _parse_json(text: str, origin: str, limits: InputLimits | None = None) -> SnapshotLexicon:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _problem(origin, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON ({exc.msg})") from None
+    del text
+    _check_limits(data, origin, "top level", limits)
     return _from_json_document(data, origin)
 
 
@@ -329,10 +406,14 @@ def _from_json_document(data: Any, origin: str) -> SnapshotLexicon:
 
 
 def _parse_jsonl(text: str, origin: str) -> SnapshotLexicon:
+    return _parse_jsonl_lines(enumerate(text.splitlines(), start=1), origin, None)
+
+
+def _parse_jsonl_lines(numbered: Iterable[tuple[int, str]], origin: str, limits: InputLimits | None) -> SnapshotLexicon:
     header: tuple[str, str, str] | None = None
     lemmas: list[tuple[str, LemmaEntry]] = []
     synsets: list[tuple[str, SynsetRecord]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in numbered:
         if not line.strip():
             continue
         where = f"line {number}"
@@ -342,6 +423,7 @@ def _parse_jsonl(text: str, origin: str) -> SnapshotLexicon:
             raise _problem(origin, where, f"not valid JSON ({exc.msg}, column {exc.colno})") from None
         if not isinstance(record, dict):
             raise _problem(origin, where, "each line must be a JSON object")
+        _check_limits(record, origin, where, limits, line)
         kind = record.get("type")
         if header is None:
             if kind != "header":

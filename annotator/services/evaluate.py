@@ -25,6 +25,7 @@ from typing import Any
 
 from annotator.analysis.base import Analyser, Analysis, empty_analysis
 from annotator.data_export.atomic import write_text_atomic
+from annotator.data_import.limits import InputLimits, find_surrogate, may_hold_surrogate
 from annotator.domain.candidates import Candidate, CandidateError, parse_candidate
 from annotator.domain.matching import (
     BAD,
@@ -220,6 +221,11 @@ def parse_dataset(lines: Iterable[str], source: str = "dataset.jsonl") -> Datase
         except json.JSONDecodeError as error:
             _problem(problems, source, number, "invalid_json", f"not valid JSON ({error.msg})")
             continue
+        if may_hold_surrogate(line) and (surrogate := find_surrogate(record)):
+            _problem(
+                problems, source, number, "surrogate", f"field '{surrogate[0]}' holds a lone surrogate {surrogate[1]}"
+            )
+            continue
         item = _parse_item(record, source, number, problems)
         if item is None:
             continue
@@ -241,9 +247,9 @@ def dataset_from_records(records: Iterable[dict[str, Any]], source: str = "datas
     return parse_dataset((json.dumps(record, ensure_ascii=False) for record in records), source)
 
 
-def load_dataset(path: str | Path) -> Dataset:
+def load_dataset(path: str | Path, limits: InputLimits | None = None) -> Dataset:
     path = Path(path)
-    return parse_dataset(_split_lines(_read_text(path)), str(path))
+    return parse_dataset(_split_lines(_read_text(path, limits)), str(path))
 
 
 def _split_lines(text: str) -> list[str]:
@@ -252,9 +258,24 @@ def _split_lines(text: str) -> list[str]:
     return lines[:-1] if lines and lines[-1] == "" else lines
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, limits: InputLimits | None = None) -> str:
+    """The file's text, read within the input limits (size first, then lines as they stream; UTF-16 read too)."""
+    from annotator.data_import.limits import InputLimitError, check_file_size
+    from annotator.data_import.tables import TextLines
+
+    limits = limits or InputLimits()
     try:
-        return path.read_text(encoding="utf-8-sig")
+        check_file_size(str(path), path.stat().st_size, limits.max_file_bytes)
+        with TextLines(path, limits) as lines:
+            parts = []
+            for line in lines:
+                if lines.line > limits.max_rows + 1:
+                    raise InputLimitError(
+                        f"{path}: line {lines.line:,}: more than {limits.max_rows:,} lines (input limit max_rows)",
+                        "too_many_rows",
+                    )
+                parts.append(line)
+            return "".join(parts)
     except FileNotFoundError as error:
         raise UserError(f"{path}: file not found") from error
     except UnicodeDecodeError as error:
@@ -328,6 +349,10 @@ def _translation_rows(lines: Sequence[str], source: str, problems: list[Problem]
                 continue
             if not isinstance(record, dict):
                 _problem(problems, source, number, "not_an_object", "each line must be a JSON object")
+                continue
+            if may_hold_surrogate(line) and (surrogate := find_surrogate(record)):
+                where, code = surrogate
+                _problem(problems, source, number, "surrogate", f"field '{where}' holds a lone surrogate {code}")
                 continue
             yield number, record
         return
@@ -429,9 +454,9 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
     return translations
 
 
-def load_translations(path: str | Path, dataset: Dataset) -> Translations:
+def load_translations(path: str | Path, dataset: Dataset, limits: InputLimits | None = None) -> Translations:
     path = Path(path)
-    return parse_translations(_read_text(path), dataset, str(path))
+    return parse_translations(_read_text(path, limits), dataset, str(path))
 
 
 # --- analysers ------------------------------------------------------------------------------------------------------

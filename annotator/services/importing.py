@@ -12,6 +12,7 @@ from pathlib import Path
 from sqlalchemy import Connection
 
 from annotator.data_import.items import ParsedItems, RowProblem, content_hash, parse_item_file
+from annotator.data_import.limits import project_limits
 from annotator.domain.model import Item, ItemLanguage, Status, User
 from annotator.errors import UserError
 from annotator.progress import ProgressCallback, no_progress
@@ -75,7 +76,9 @@ def import_items(
 ) -> ImportReport:
     """``user`` is the lead acting in the app (checked and audited); None for the command line."""
     administration.check_admin(user, "import items")
-    parsed: ParsedItems = parse_item_file(path)
+    with project.db.read() as conn:  # ids are unique case-insensitively across the project, not just the file
+        known_ids = list(project.repo.item_hashes(conn))
+    parsed: ParsedItems = parse_item_file(path, project_limits(project), known_ids)
     report = ImportReport(warnings=parsed.warnings)
     languages = project.settings().languages
     total = len(parsed.items)

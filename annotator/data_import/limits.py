@@ -1,0 +1,200 @@
+"""Input limits (issue 12): how big a file a user may hand in, checked while it is read, never after.
+
+One ``InputLimits`` bounds every reader (items, curation sheets, lexicon snapshots, evaluation inputs, uploads),
+so a hostile or sloppy file is refused in bounded time and memory with a message naming the file and the limit.
+A lead may raise or lower them per project (``annotator limits --set``; kept in the meta table under
+``input_limits``); the defaults are safe and fit a 200,000-row item file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, fields, replace
+from typing import TYPE_CHECKING, Any
+
+from annotator.errors import UserError
+
+if TYPE_CHECKING:
+    from annotator.domain.model import User
+    from annotator.project import Project
+
+#: The meta key under which a project keeps its own limits (a JSON object of ``InputLimits`` fields).
+META_KEY = "input_limits"
+
+MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class InputLimits:
+    """Limits for one file. Every count is inclusive: ``max_rows`` rows are fine, one more is refused."""
+
+    #: Bytes on disk (uploads: Streamlit's ``server.maxUploadSize`` is set to the same 100 MB).
+    max_file_mb: int = 100
+    #: Data rows (spreadsheet rows, CSV records, JSONL lines), counted as they are read, empty rows included.
+    max_rows: int = 200_000
+    #: Columns actually used (the last non-empty cell; a workbook's declared dimension is ignored).
+    max_columns: int = 50
+    #: Characters in one cell / JSON value: Excel's own cell limit, so any sheet cell Excel can hold is read.
+    max_cell_chars: int = 32_767
+    #: Characters in one item sentence.
+    max_sentence_chars: int = 2_000
+    #: Problems listed in a refusal; the rest are counted.
+    max_problems: int = 100
+    #: Bytes of a lexicon snapshot file (a snapshot is read whole into memory, so it has its own, larger limit).
+    max_snapshot_mb: int = 200
+
+    @property
+    def max_file_bytes(self) -> int:
+        return self.max_file_mb * MB
+
+    @property
+    def max_snapshot_bytes(self) -> int:
+        return self.max_snapshot_mb * MB
+
+    @property
+    def max_line_chars(self) -> int:
+        """Longest physical line read at once: a full row of maximal cells, plus quoting."""
+        return self.max_cell_chars * min(self.max_columns, 8) + 1_024
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> InputLimits:
+        """Limits from a stored JSON object; unknown keys and non-positive numbers are refused, by name."""
+        if not data:
+            return cls()
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise UserError(f"input limits: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        for name, value in data.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise UserError(f"input limits: {name} must be a positive whole number, got {value!r}")
+        return replace(cls(), **data)
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def project_limits(project: Project | None) -> InputLimits:
+    """The limits a project configured (defaults when it has none, or when there is no project)."""
+    if project is None:
+        return InputLimits()
+    with project.db.read() as conn:
+        return InputLimits.from_json(project.repo.get_meta(conn, META_KEY))
+
+
+def save_project_limits(project: Project, limits: InputLimits, user: User | None = None) -> None:
+    """Store the project's limits (a lead's action: checked and audited like the other project settings)."""
+    from annotator.services import administration
+
+    administration.check_admin(user, "change the input limits")
+    with project.db.write() as conn:
+        project.repo.set_meta(conn, META_KEY, limits.to_json())
+        changed = {k: v for k, v in limits.to_json().items() if v != getattr(InputLimits(), k)}
+        administration.record(project, conn, user, "input_limits", changed)
+
+
+def parse_assignments(assignments: list[str], base: InputLimits) -> InputLimits:
+    """``["max_rows=300000", ...]`` applied to ``base``; each name and value checked."""
+    data = base.to_json()
+    for assignment in assignments:
+        name, sep, value = assignment.partition("=")
+        if not sep or not value.strip().isdigit():
+            raise UserError(f"input limits: {assignment!r} is not NAME=NUMBER (e.g. max_rows=300000)")
+        data[name.strip()] = int(value.strip())
+    return InputLimits.from_json(data)
+
+
+class InputLimitError(UserError):
+    """A file breaks an input limit; nothing was read into the project. ``rule`` names the limit."""
+
+    def __init__(self, message: str, rule: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+def megabytes(size: int) -> str:
+    return f"{size / MB:,.1f} MB"
+
+
+def check_file_size(name: str, size: int, limit_bytes: int, setting: str = "max_file_mb") -> None:
+    """Refuse before reading a byte: the cheapest check comes first."""
+    if size > limit_bytes:
+        raise InputLimitError(
+            f"{name}: the file is {megabytes(size)}, more than the limit of {megabytes(limit_bytes)} "
+            f"(input limit {setting}); split it or ask a lead to raise the limit.",
+            "file_too_large",
+        )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: How a lone surrogate reaches Python: a JSON ``\ud8xx``..``\udfxx`` escape (UTF-8 and UTF-16 decoding refuse them).
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogate(raw_json: str) -> bool:
+    """A fast pre-check on a JSON text: only one with a surrogate escape needs ``find_surrogate`` on its value."""
+    return _ESCAPED_SURROGATE.search(raw_json) is not None
+
+
+def lone_surrogate(text: str) -> str | None:
+    """``U+D83D`` if the text holds a lone surrogate (only JSON ``\\ud83d`` escapes can smuggle one in)."""
+    found = _SURROGATE.search(text)
+    return f"U+{ord(found.group()):04X}" if found else None
+
+
+def find_surrogate(value: Any, path: str = "") -> tuple[str, str] | None:
+    """The first (field path, code point) of a lone surrogate anywhere in a parsed JSON value, keys included."""
+    if isinstance(value, str):
+        code = lone_surrogate(value)
+        return (path, code) if code else None
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            code = lone_surrogate(str(key))
+            if code:
+                return (where, code)
+            found = find_surrogate(inner, where)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found = find_surrogate(inner, f"{path}[{index}]")
+            if found:
+                return found
+    return None
+
+
+def longest_text(value: Any) -> int:
+    """The length of the longest string in a parsed JSON value (keys included)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return max([0, *(max(len(str(k)), longest_text(v)) for k, v in value.items())])
+    if isinstance(value, list):
+        return max([0, *(longest_text(v) for v in value)])
+    return 0
+
+
+class ProblemLog(list):
+    """A list of problems that keeps the first ``limit`` and counts the rest (``total``).
+
+    A file with a million bad rows must not build a million messages: the first ones tell the user what to fix.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.total = 0
+
+    def append(self, problem: Any) -> None:
+        self.total += 1
+        if len(self) < self.limit:
+            super().append(problem)
+
+    def extend(self, problems: Any) -> None:
+        for problem in problems:
+            self.append(problem)
+
+    @property
+    def full(self) -> bool:
+        return self.total >= self.limit
