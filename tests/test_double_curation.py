@@ -3,6 +3,7 @@ refusal), adjudication into the item-language with history naming the sources, a
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -210,3 +211,80 @@ def test_a_version_2_database_gains_the_double_curation_tables(demo: Project) ->
         assert conn.exec_driver_sql("SELECT value FROM meta WHERE key='schema_version'").scalar() == "3"
         assert conn.exec_driver_sql("SELECT count(*) FROM assignments").scalar() == 0
     DoubleCurationService(reopened, user(reopened, "lead")).assign(LANG, ["ana", "ben"], item_ids=[ITEM])
+
+
+def adjudicate_both(project: Project) -> None:
+    finish_both(project)
+    lead = DoubleCurationService(project, user(project, "lead"))
+    with project.db.read() as conn:
+        version = project.repo.get_item_language(conn, ITEM, LANG).version
+        other = project.repo.get_item_language(conn, OTHER, LANG).version
+    lead.adjudicate(ITEM, LANG, ["goccio", "cicchetto"], ["bicchierino", "sparo"], version)
+    lead.adjudicate_discard(OTHER, LANG, "idiom", "", other)
+
+
+def test_the_export_holds_the_adjudicated_sets_the_copies_and_the_agreement(
+    assigned: Project, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jsonschema import Draft202012Validator
+
+    from annotator.cli import main
+    from annotator.data_export.dataset import read_dataset, schema_path
+
+    adjudicate_both(assigned)
+    assert (
+        main(
+            [
+                "export",
+                "--data",
+                str(assigned.data_dir),
+                "--out",
+                str(tmp_path / "out"),
+                "--include-incomplete",
+                "--with-annotators",
+            ]
+        )
+        == 0
+    )
+    folder = next((tmp_path / "out").iterdir())
+    lines = {line["id"]: line for line in read_dataset(folder / "dataset.jsonl")}
+    it = lines[ITEM]["languages"]["IT"]
+    assert [c["text"] for c in it["good"]] == ["goccio", "cicchetto"] and "status" not in it
+    # each translator's own sets, anonymised in name order: ana → A1, ben → A2
+    assert [(a["id"], a["status"]) for a in it["annotators"]] == [("A1", "done"), ("A2", "done")]
+    assert [c["text"] for c in it["annotators"][1]["good"]] == ["goccio", "bicchierino", "Cicchetto"]
+    assert "annotators" not in lines[ITEM]["languages"]["DE"]
+    dataset_schema = Draft202012Validator(json.loads(schema_path().read_text(encoding="utf-8")))
+    assert all(dataset_schema.is_valid(line) for line in lines.values())
+    assert not any('"ana"' in json.dumps(line) or '"ben"' in json.dumps(line) for line in lines.values())
+
+    stats = json.loads((folder / "stats.json").read_text(encoding="utf-8"))
+    stats_schema = json.loads((folder / "stats.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(stats_schema)
+    assert not [e.message for e in Draft202012Validator(stats_schema).iter_errors(stats)]
+    agreement = stats["agreement"]
+    assert agreement["item_languages"] == 2 and agreement["languages"]["IT"]["prepopulated_units"] == 10
+    assert agreement["pairs"][0]["annotators"] == ["A1", "A2"]
+    assert agreement["languages"]["DE"]["alpha"] is None
+    # refinement statistics use the adjudicated sets: G0 {goccio, bicchierino} → Gf {goccio, cicchetto}
+    refinement = stats["refinement"]["languages"]["IT"]
+    assert (refinement["item_languages"], refinement["added"], refinement["removed"]) == (1, 1, 1)
+    # stats.json is also valid when nothing was double-curated (agreement all n/a)
+    capsys.readouterr()
+    assert main(["stats", "--data", str(assigned.data_dir)]) == 0
+    assert "Agreement between translators over 2" in capsys.readouterr().out
+
+
+def test_annotator_names_on_request(assigned: Project, tmp_path: Path) -> None:
+    from annotator.data_export.dataset import ExportOptions, export_dataset, read_dataset
+
+    adjudicate_both(assigned)
+    options = ExportOptions(include_incomplete=True, with_annotators=True, annotator_names=True)
+    result = export_dataset(assigned, tmp_path / "out", options)
+    line = next(x for x in read_dataset(result.files["dataset.jsonl"]) if x["id"] == ITEM)
+    assert [a["id"] for a in line["languages"]["IT"]["annotators"]] == ["ana", "ben"]
+    # without --with-annotators the lines have no annotators at all
+    plain = export_dataset(assigned, tmp_path / "plain", ExportOptions(include_incomplete=True))
+    assert all(
+        "annotators" not in lang for x in read_dataset(plain.files["dataset.jsonl"]) for lang in x["languages"].values()
+    )

@@ -11,9 +11,11 @@ curated sets, with a history row naming where each candidate came from.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
+
+from sqlalchemy import Connection
 
 from annotator.domain import workflow
 from annotator.domain.agreement import AgreementReport, CopyRecord, agreement_report
@@ -441,16 +443,22 @@ class DoubleCurationService:
         return load_agreement(self.project, languages)
 
 
-def agreement_records(project: Project) -> Iterable[CopyRecord]:
+def agreement_records_in(project: Project, conn: Connection, copies: Sequence[Copy]) -> list[CopyRecord]:
+    """``copies`` as ``CopyRecord``s, with G0 ∪ B0 read from their item-languages through ``conn``."""
+    wanted = {(c.item_id, c.lang) for c in copies}
+    mains = {
+        (il.item_id, il.lang): il
+        for lang in sorted({lang for _item, lang in wanted})
+        for il in project.repo.iter_item_languages(conn, lang)
+        if (il.item_id, il.lang) in wanted
+    }
+    return [copy_record(c, mains[(c.item_id, c.lang)]) for c in copies if (c.item_id, c.lang) in mains]
+
+
+def agreement_records(project: Project) -> list[CopyRecord]:
     """Every copy as a ``CopyRecord`` (read in one transaction)."""
     with project.db.read() as conn:
-        copies = list(store.iter_copies(conn))
-        mains = {
-            (il.item_id, il.lang): il
-            for lang in sorted({c.lang for c in copies})
-            for il in project.repo.iter_item_languages(conn, lang)
-        }
-    return [copy_record(c, mains[(c.item_id, c.lang)]) for c in copies if (c.item_id, c.lang) in mains]
+        return agreement_records_in(project, conn, list(store.iter_copies(conn)))
 
 
 def load_agreement(project: Project, languages: Sequence[str] = ()) -> AgreementReport:
