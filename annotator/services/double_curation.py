@@ -212,6 +212,13 @@ class DoubleCurationService:
             )
         return chosen
 
+    def eligible_translators(self, lang: str) -> list[str]:
+        """The active translators of ``lang`` a lead may assign (leads curate everything and are not offered)."""
+        workflow.check_lead(self.user, "assign items for double curation")
+        with self.project.db.read() as conn:
+            users = self.project.repo.list_users(conn)
+        return [u.name for u in users if not u.is_lead and u.may_edit(lang)]
+
     def assignments(self, lang: str | None = None) -> list[AssignmentSummary]:
         """Every assignment with its translators' progress (leads), or only the user's own (translators)."""
         with self.project.db.read() as conn:

@@ -126,6 +126,11 @@ def assigned_keys(conn: Connection) -> set[tuple[str, str]]:
     return {(r.item_id, r.lang) for r in conn.execute(select(A.c.item_id, A.c.lang))}
 
 
+def open_keys(conn: Connection) -> set[tuple[str, str]]:
+    """(item, lang) of the assignments not yet adjudicated: closed to ordinary curation."""
+    return {(r.item_id, r.lang) for r in conn.execute(select(A.c.item_id, A.c.lang).where(A.c.state == OPEN))}
+
+
 def is_open(conn: Connection, item_id: str, lang: str) -> bool:
     row = conn.execute(select(A.c.state).where(and_(A.c.item_id == item_id, A.c.lang == lang))).first()
     return row is not None and row[0] == OPEN
