@@ -288,3 +288,13 @@ def test_annotator_names_on_request(assigned: Project, tmp_path: Path) -> None:
     assert all(
         "annotators" not in lang for x in read_dataset(plain.files["dataset.jsonl"]) for lang in x["languages"].values()
     )
+
+
+def test_stored_keys_are_the_spec_identities() -> None:
+    from annotator.domain.candidates import key_string
+    from annotator.domain.model import CandidateEntry
+    from annotator.services.double_curation import stored_keys
+    from annotator.store.repository import candidates_to_json
+
+    entries = [CandidateEntry("Quelle"), CandidateEntry("sparare", "VERB"), CandidateEntry("Cafe\u0301")]
+    assert stored_keys(candidates_to_json(entries)) == {key_string(e.text, e.pos) for e in entries}

@@ -43,8 +43,8 @@ from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project, ProjectSettings
 from annotator.services.double_curation import agreement_records_in
 from annotator.store import double_curation
-from annotator.store.double_curation import Copy
-from annotator.store.repository import CandidateSetsRow, candidates_to_json
+from annotator.store.double_curation import CopySetsRow
+from annotator.store.repository import CandidateSetsRow
 
 #: Version of the ``dataset.jsonl`` line format (``annotator/schema/dataset.schema.json``).
 DATASET_SCHEMA_VERSION = 1
@@ -87,7 +87,7 @@ class ProjectData:
     items: list[Item]
     states: dict[str, dict[str, CandidateSetsRow]]
     #: Issue 11: the translators' copies of double-curated item-languages, and each copy as agreement data.
-    copies: dict[tuple[str, str], list[Copy]] = field(default_factory=dict)
+    copies: dict[tuple[str, str], list[CopySetsRow]] = field(default_factory=dict)
     copy_records: list[CopyRecord] = field(default_factory=list)
 
 
@@ -99,10 +99,10 @@ def load_project_data(project: Project) -> ProjectData:
         states: dict[str, dict[str, CandidateSetsRow]] = {}
         for state in project.repo.iter_candidate_sets(conn):
             states.setdefault(state.item_id, {})[state.lang] = state
-        copies: dict[tuple[str, str], list[Copy]] = {}
-        for copy in double_curation.iter_copies(conn):
+        copies: dict[tuple[str, str], list[CopySetsRow]] = {}
+        for copy in double_curation.iter_copy_sets(conn):
             copies.setdefault((copy.item_id, copy.lang), []).append(copy)
-        records = agreement_records_in(project, conn, [c for group in copies.values() for c in group])
+        records = agreement_records_in(conn, [c for group in copies.values() for c in group])
     return ProjectData(settings, items, states, copies, records)
 
 
@@ -138,7 +138,7 @@ class Selection:
     done: list[tuple[str, CandidateSetsRow]] = field(default_factory=list)
     discarded: list[tuple[Item, CandidateSetsRow, bool]] = field(default_factory=list)
     left_out: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEFT_OUT_REASONS, 0))
-    copies: dict[tuple[str, str], list[Copy]] = field(default_factory=dict)
+    copies: dict[tuple[str, str], list[CopySetsRow]] = field(default_factory=dict)
     copy_records: list[CopyRecord] = field(default_factory=list)
 
     def annotator_ids(self) -> dict[str, str]:
@@ -227,13 +227,12 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def annotators_json(copies: list[Copy], ids: dict[str, str]) -> str:
+def annotators_json(copies: list[CopySetsRow], ids: dict[str, str]) -> str:
     """The ``annotators`` list of a language (issue 11): each translator's own sets and decision, by exported id."""
     entries = []
     for copy in sorted(copies, key=lambda c: ids[c.annotator]):
-        head = _compact({"id": ids[copy.annotator], "status": copy.status.value})
-        good = candidates_json(candidates_to_json(copy.good))
-        bad = candidates_json(candidates_to_json(copy.bad))
+        head = _compact({"id": ids[copy.annotator], "status": copy.status})
+        good, bad = candidates_json(copy.good), candidates_json(copy.bad)
         entries.append(head[:-1] + ',"good":' + good + ',"bad":' + bad + "}")
     return "[" + ",".join(entries) + "]"
 

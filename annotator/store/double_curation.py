@@ -169,6 +169,35 @@ def iter_copies(conn: Connection) -> Iterator[Copy]:
         yield _copy(row)
 
 
+@dataclass(frozen=True)
+class CopySetsRow:
+    """A copy for bulk reads (agreement, export): its candidate sets stay stored JSON text, decoded only as far as
+    the caller needs (decoding every candidate into dataclasses dominated a 100,000-copy read)."""
+
+    item_id: str
+    lang: str
+    annotator: str
+    status: str
+    good: str
+    bad: str
+
+
+def iter_copy_sets(conn: Connection) -> Iterator[CopySetsRow]:
+    query = select(C.c.item_id, C.c.lang, C.c.annotator, C.c.status, C.c.good, C.c.bad).order_by(
+        C.c.item_id, C.c.lang, C.c.annotator
+    )
+    for row in conn.execute(query):
+        yield CopySetsRow(*row)
+
+
+def prepopulated_sets(conn: Connection, keys: set[tuple[str, str]]) -> dict[tuple[str, str], tuple[str, str]]:
+    """(item, lang) → stored G0 and B0 JSON of the given item-languages."""
+    il = schema.item_languages
+    langs = sorted({lang for _item, lang in keys})
+    query = select(il.c.item_id, il.c.lang, il.c.initial_good, il.c.initial_bad).where(il.c.lang.in_(langs))
+    return {(i, lang): (g, b) for i, lang, g, b in conn.execute(query) if (i, lang) in keys}
+
+
 def save_copy(conn: Connection, new: Copy, expected_version: int, at: str) -> Copy:
     """Write ``new`` if nobody saved the copy since ``expected_version``; returns the saved copy."""
     saved = Copy(**{**new.__dict__, "version": expected_version + 1, "updated_at": at})

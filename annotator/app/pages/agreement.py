@@ -186,7 +186,9 @@ def comparison_table(comparison: Comparison) -> None:
             st.text(f"{copy.annotator} flagged DISCUSS: {copy.discuss_note}")
         if copy.discard_reason:
             st.text(f"{copy.annotator} discarded: {copy.discard_reason.value} {copy.discard_note}".rstrip())
-    st.caption("Copy decisions: " + ", ".join(f"{c.annotator}: {c.status.value}" for c in comparison.copies))
+    st.caption(
+        "Copy decisions: " + ", ".join(f"{components.md(c.annotator)}: {c.status.value}" for c in comparison.copies)
+    )
 
 
 def _prefix(comparison: Comparison) -> str:
@@ -239,7 +241,7 @@ def adjudicate_section(svc: DoubleCurationService) -> None:
     takes = st.columns(len(comparison.copies) + 1)
     for col, copy in zip(takes, comparison.copies, strict=False):
         col.button(
-            f"Take {copy.annotator}'s sets",
+            f"Take {components.md(copy.annotator)}'s sets",
             key=prefix + "take|" + copy.annotator,
             on_click=_take,
             args=(prefix, [e.format() for e in copy.good], [e.format() for e in copy.bad]),
