@@ -57,16 +57,18 @@ def build_pages(user: User | None) -> dict[str, list[st.Page]]:
     curate = st.Page(CURATE_PAGE, title="Curate", url_path="curate", icon=":material/edit_note:")
     items = st.Page(PAGES / "items.py", title="Items", url_path="items", icon=":material/list:")
     guide = st.Page(guidelines.render, title="Guidelines", url_path="guidelines", icon=":material/menu_book:")
+    copies = st.Page(PAGES / "copies.py", title="Double curation", url_path="copies", icon=":material/group:")
     lead_pages = [
         st.Page(PAGES / "review.py", title="Review", url_path="review", icon=":material/rate_review:"),
         st.Page(PAGES / "evaluate.py", title="Evaluate", url_path="evaluate", icon=":material/analytics:"),
         st.Page(PAGES / "project.py", title="Project", url_path="project", icon=":material/settings:"),
+        st.Page(PAGES / "agreement.py", title="Agreement", url_path="agreement", icon=":material/compare:"),
     ]
     for module, title, path, icon in (("annotator.app.pages.dataset", "Dataset", "dataset", ":material/dataset:"),):
         page = optional_page(module, title, path, icon)
         if page is not None:
             lead_pages.append(page)
-    pages = {"Curation": [start, curate, items, guide]}
+    pages = {"Curation": [start, curate, copies, items, guide]}
     if user is None or user.is_lead:
         pages["Lead"] = lead_pages
     return pages

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
+from typing import Any
 
 from annotator.commands.common import add_data_option, open_project, print_table
 from annotator.data_export.dataset import ExportOptions, Selection
+from annotator.domain.agreement import format_figure
 from annotator.domain.refinement_stats import format_value
 from annotator.progress import TerminalProgress
 
@@ -47,6 +50,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--out", metavar="DIR", default="exports", help="folder to create the export in (default: exports)"
     )
     _add_selection_flags(export)
+    export.add_argument(
+        "--with-annotators",
+        action="store_true",
+        help="also write each double-curating translator's own sets (anonymous ids A1, A2, ...) in dataset.jsonl",
+    )
+    export.add_argument(
+        "--annotator-names",
+        action="store_true",
+        help="with --with-annotators: name the translators instead of anonymous ids (also in stats.json)",
+    )
     export.set_defaults(func=run_export)
 
     stats = subparsers.add_parser(
@@ -62,7 +75,8 @@ def run_export(args: argparse.Namespace) -> int:
     from annotator.data_export.dataset import export_dataset
 
     project = open_project(args)
-    result = export_dataset(project, args.out, _options(args), progress=TerminalProgress("exporting"))
+    options = replace(_options(args), with_annotators=args.with_annotators, annotator_names=args.annotator_names)
+    result = export_dataset(project, args.out, options, progress=TerminalProgress("exporting"))
     counts = result.manifest["counts"]
     left = ", ".join(f"{n} {why}" for why, n in counts["left_out"].items() if n) or "none"
     print(f"Exported {counts['items']} item(s), {counts['item_languages']} item-language(s) to {result.path}")
@@ -107,9 +121,40 @@ def print_stats(selection: Selection) -> None:
     counts = selection.counts()
     print(f"Dataset counts (DiBiMT Table 1) over {len(selection.items)} exported item(s)")
     print_table(["", *counts.columns], counts.rows())
+    print_agreement(selection.agreement())
     left = ", ".join(f"{n} {why}" for why, n in selection.left_out.items() if n)
     if left:
         print(f"\nLeft out of the export: {left} (see --include-incomplete, --keep-partially-discarded).")
+
+
+def print_agreement(agreement: dict[str, Any]) -> None:
+    """Issue 11: the agreement table, when some double-curated item-language has all its copies finished."""
+    if not agreement["item_languages"]:
+        return
+    print()
+    print(
+        f"Agreement between translators over {agreement['item_languages']} double-curated item-language(s) "
+        "(% of pairs or units; α = Krippendorff's alpha, nominal; n/a = nothing to count)"
+    )
+    rows = []
+    scopes = [*agreement["languages"].items(), ("all", agreement["overall"])]
+    for name, fig in scopes:
+        rows.append(
+            [
+                name,
+                fig["decision_pairs"],
+                format_figure(fig["decision_agreement"]),
+                format_figure(fig["exact_good_agreement"]),
+                format_figure(fig["mean_jaccard_good"], percent=False),
+                format_figure(fig["prepopulated_agreement"]),
+                format_figure(fig["added_agreement"]),
+                format_figure(fig["alpha"], percent=False),
+                fig["alpha_units"],
+            ]
+        )
+    print_table(
+        ["lang", "pairs", "% decision", "% exact GOOD", "Jaccard GOOD", "% pre-pop.", "% added", "α", "units"], rows
+    )
 
 
 def run_stats(args: argparse.Namespace) -> int:

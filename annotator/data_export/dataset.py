@@ -34,12 +34,16 @@ from typing import Any
 
 from annotator import __version__
 from annotator.data_export.atomic import AtomicFolder, cannot_write, write_bytes_synced
+from annotator.domain.agreement import CopyRecord, agreement_report
 from annotator.domain.candidates import key_string
 from annotator.domain.dataset_counts import DatasetCounts, dataset_counts
 from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementRecord, RefinementTable, refinement_table
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project, ProjectSettings
+from annotator.services.double_curation import agreement_records_in
+from annotator.store import double_curation
+from annotator.store.double_curation import CopySetsRow
 from annotator.store.repository import CandidateSetsRow
 
 #: Version of the ``dataset.jsonl`` line format (``annotator/schema/dataset.schema.json``).
@@ -50,6 +54,7 @@ DISCARDED_FILE = "discarded.jsonl"
 STATS_FILE = "stats.json"
 MANIFEST_FILE = "manifest.json"
 SCHEMA_FILE = "dataset.schema.json"
+STATS_SCHEMA_FILE = "stats.schema.json"
 DEFAULT_ROOT = Path("exports")
 
 #: Why an item was left out, in the order the reasons are checked.
@@ -60,11 +65,17 @@ LEFT_OUT_REASONS = ("excluded", "discarded", "incomplete")
 class ExportOptions:
     include_incomplete: bool = False
     keep_partially_discarded: bool = False
+    #: Issue 11: each double-curating translator's own sets in ``dataset.jsonl`` (``annotators`` per language),
+    #: under anonymous ids (``A1``, ``A2``… in name order) unless ``annotator_names``.
+    with_annotators: bool = False
+    annotator_names: bool = False
 
     def to_json(self) -> dict[str, bool]:
         return {
             "include_incomplete": self.include_incomplete,
             "keep_partially_discarded": self.keep_partially_discarded,
+            "with_annotators": self.with_annotators,
+            "annotator_names": self.annotator_names,
         }
 
 
@@ -75,6 +86,9 @@ class ProjectData:
     settings: ProjectSettings
     items: list[Item]
     states: dict[str, dict[str, CandidateSetsRow]]
+    #: Issue 11: the translators' copies of double-curated item-languages, and each copy as agreement data.
+    copies: dict[tuple[str, str], list[CopySetsRow]] = field(default_factory=dict)
+    copy_records: list[CopyRecord] = field(default_factory=list)
 
 
 def load_project_data(project: Project) -> ProjectData:
@@ -85,7 +99,11 @@ def load_project_data(project: Project) -> ProjectData:
         states: dict[str, dict[str, CandidateSetsRow]] = {}
         for state in project.repo.iter_candidate_sets(conn):
             states.setdefault(state.item_id, {})[state.lang] = state
-    return ProjectData(settings, items, states)
+        copies: dict[tuple[str, str], list[CopySetsRow]] = {}
+        for copy in double_curation.iter_copy_sets(conn):
+            copies.setdefault((copy.item_id, copy.lang), []).append(copy)
+        records = agreement_records_in(conn, [c for group in copies.values() for c in group])
+    return ProjectData(settings, items, states, copies, records)
 
 
 def empty_row(item_id: str, lang: str) -> CandidateSetsRow:
@@ -120,6 +138,24 @@ class Selection:
     done: list[tuple[str, CandidateSetsRow]] = field(default_factory=list)
     discarded: list[tuple[Item, CandidateSetsRow, bool]] = field(default_factory=list)
     left_out: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEFT_OUT_REASONS, 0))
+    copies: dict[tuple[str, str], list[CopySetsRow]] = field(default_factory=dict)
+    copy_records: list[CopyRecord] = field(default_factory=list)
+
+    def annotator_ids(self) -> dict[str, str]:
+        """Name → exported id: ``A1``, ``A2``… in name order (anonymised), or the names themselves on request."""
+        names = sorted({c.annotator for group in self.copies.values() for c in group})
+        if self.options.annotator_names:
+            return {name: name for name in names}
+        return {name: f"A{n}" for n, name in enumerate(names, start=1)}
+
+    def agreement(self) -> dict[str, Any]:
+        """Issue 11: agreement between the translators of double-curated item-languages (over every assignment
+        whose copies are all finished, like §6 independent of the export options), translators anonymised."""
+        report = agreement_report(self.copy_records, self.languages).to_json()
+        ids = self.annotator_ids()
+        for pair in report["pairs"]:  # type: ignore[union-attr]
+            pair["annotators"] = sorted(ids[name] for name in pair["annotators"])
+        return report
 
     def per_language(self) -> dict[str, int]:
         return {lang: sum(lang in e.languages for e in self.items) for lang in self.languages}
@@ -140,7 +176,7 @@ class Selection:
 def select(data: ProjectData, options: ExportOptions) -> Selection:
     """Apply the export rules (module docstring) to a snapshot; pure, so it is tested without writing files."""
     languages = tuple(sorted(data.settings.languages))
-    selection = Selection(languages, options)
+    selection = Selection(languages, options, copies=data.copies, copy_records=data.copy_records)
     for item in data.items:
         if item.excluded:
             selection.left_out["excluded"] += 1
@@ -191,9 +227,20 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def dataset_line(item: Item, languages: dict[str, CandidateSetsRow]) -> str:
+def annotators_json(copies: list[CopySetsRow], ids: dict[str, str]) -> str:
+    """The ``annotators`` list of a language (issue 11): each translator's own sets and decision, by exported id."""
+    entries = []
+    for copy in sorted(copies, key=lambda c: ids[c.annotator]):
+        head = _compact({"id": ids[copy.annotator], "status": copy.status})
+        good, bad = candidates_json(copy.good), candidates_json(copy.bad)
+        entries.append(head[:-1] + ',"good":' + good + ',"bad":' + bad + "}")
+    return "[" + ",".join(entries) + "]"
+
+
+def dataset_line(item: Item, languages: dict[str, CandidateSetsRow], annotators: dict[str, str] | None = None) -> str:
     """One ``dataset.jsonl`` line (without the newline): compact JSON, fields in the order of SPEC §7; the
-    candidate lists are spliced in as JSON text (see ``candidates_json``)."""
+    candidate lists are spliced in as JSON text (see ``candidates_json``). ``annotators`` maps a language to its
+    ``annotators`` JSON text (``--with-annotators``)."""
     target = item.target
     head = _compact(
         {
@@ -219,7 +266,8 @@ def dataset_line(item: Item, languages: dict[str, CandidateSetsRow]) -> str:
         state = languages[lang]
         status = "" if state.status is Status.DONE else ',"status":' + _compact(state.status.value)
         good, bad = candidates_json(state.good), candidates_json(state.bad)
-        entries.append(_compact(lang) + ':{"good":' + good + ',"bad":' + bad + status + "}")
+        extra = ',"annotators":' + annotators[lang] if annotators and lang in annotators else ""
+        entries.append(_compact(lang) + ':{"good":' + good + ',"bad":' + bad + status + extra + "}")
     return head[:-1] + ',"languages":{' + ",".join(entries) + "}}"
 
 
@@ -255,6 +303,7 @@ def stats_json(selection: Selection) -> dict[str, Any]:
         "refinement": table.to_json(),
         "counts": selection.counts().to_json(),
         "items_per_language": selection.per_language(),
+        "agreement": selection.agreement(),
     }
 
 
@@ -350,8 +399,16 @@ def _write_document(path: Path, data: bytes) -> dict[str, Any]:
 
 def _dataset_lines(selection: Selection, progress: ProgressCallback) -> Iterator[bytes]:
     total = len(selection.items)
+    ids = selection.annotator_ids() if selection.options.with_annotators else {}
     for done, exported in enumerate(selection.items, start=1):
-        yield (dataset_line(exported.item, exported.languages) + "\n").encode("utf-8")
+        annotators = None
+        if ids:
+            annotators = {
+                lang: annotators_json(selection.copies[(exported.item.id, lang)], ids)
+                for lang in exported.languages
+                if (exported.item.id, lang) in selection.copies
+            }
+        yield (dataset_line(exported.item, exported.languages, annotators) + "\n").encode("utf-8")
         progress(done, total, DATASET_FILE)
 
 
@@ -407,6 +464,9 @@ def _export(project: Project, root: Path, options: ExportOptions, progress: Prog
             )
             files[STATS_FILE] = _write_document(tmp / STATS_FILE, json_document(stats))
             files[SCHEMA_FILE] = _write_document(tmp / SCHEMA_FILE, schema_path().read_bytes())
+            files[STATS_SCHEMA_FILE] = _write_document(
+                tmp / STATS_SCHEMA_FILE, schema_path(STATS_SCHEMA_FILE).read_bytes()
+            )
             manifest = {
                 "format": EXPORT_FORMAT,
                 "schema_version": DATASET_SCHEMA_VERSION,

@@ -26,6 +26,7 @@ from annotator.domain.model import (
 )
 from annotator.errors import ConflictError, UserError
 from annotator.project import Project
+from annotator.store import double_curation
 from annotator.store.repository import utc_now
 
 #: The implicit user of a project without accounts (single-user, local use): a lead for every language.
@@ -82,6 +83,11 @@ class CurationService:
             current = self.project.repo.get_item_language(conn, item_id, lang)
             if item is None or current is None:
                 raise UserError(f"No item {item_id!r} in language {lang}.")
+            if double_curation.is_open(conn, item_id, lang):  # issue 11: the copies, then a lead's adjudication
+                raise workflow.WorkflowError(
+                    f"{item_id} [{lang}] is assigned for double curation: its translators edit their own copies "
+                    "(Double curation page) and a lead adjudicates them."
+                )
             if current.version != expected_version:
                 who = current.updated_by or "someone"
                 raise ConflictError(

@@ -128,3 +128,36 @@ audit = Table(
     Column("action", String(40), nullable=False),
     Column("detail", Text, nullable=False, default="{}"),
 )
+
+#: Double curation (issue 11), schema version 3. One row per item-language a lead gave to two or more translators;
+#: ``state`` is ``open`` until a lead adjudicates the copies into the item-language's sets (``adjudicated``).
+assignments = Table(
+    "assignments",
+    metadata,
+    Column("item_id", String(200), ForeignKey("items.id", ondelete="CASCADE"), primary_key=True),
+    Column("lang", String(8), primary_key=True),
+    Column("state", String(16), nullable=False, default="open"),
+    Column("assigned_by", String(64), nullable=False),
+    Column("assigned_at", String(40), nullable=False),
+    Column("adjudicated_by", String(64), nullable=True),
+    Column("adjudicated_at", String(40), nullable=True),
+    Index("ix_assignments_lang_state", "lang", "state"),
+)
+
+#: Each assigned translator's private copy of the item-language's sets (same JSON form as ``item_languages``).
+copies = Table(
+    "copies",
+    metadata,
+    Column("item_id", String(200), ForeignKey("items.id", ondelete="CASCADE"), primary_key=True),
+    Column("lang", String(8), primary_key=True),
+    Column("annotator", String(64), primary_key=True),
+    Column("status", String(16), nullable=False, default="pending"),
+    Column("version", Integer, nullable=False, default=0),
+    Column("good", Text, nullable=False, default="[]"),
+    Column("bad", Text, nullable=False, default="[]"),
+    Column("discuss_note", Text, nullable=False, default=""),
+    Column("discard_reason", String(32), nullable=True),
+    Column("discard_note", Text, nullable=False, default=""),
+    Column("updated_at", String(40), nullable=True),
+    Index("ix_copies_annotator_lang", "annotator", "lang"),
+)

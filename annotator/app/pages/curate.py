@@ -16,6 +16,7 @@ from annotator.app.guidelines import guidelines_button
 from annotator.domain.model import Status
 from annotator.errors import UserError
 from annotator.project import Project
+from annotator.store import double_curation
 
 #: Queue name -> (label, statuses it shows; empty = all).
 QUEUES: dict[str, tuple[str, tuple[Status, ...]]] = {
@@ -49,7 +50,8 @@ def load_queue(project: Project, lang: str, queue: str, search: str) -> list[str
     statuses = QUEUES[queue][1]
     with project.db.read() as conn:
         entries = project.repo.queue(conn, lang, list(statuses) or None, search)
-    ids = [entry.item_id for entry in entries]
+        assigned = double_curation.open_keys(conn)  # issue 11: curated as copies (Double curation page)
+    ids = [entry.item_id for entry in entries if (entry.item_id, lang) not in assigned]
     st.session_state[CACHE_KEY] = (key, ids)
     return ids
 

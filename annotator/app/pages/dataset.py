@@ -219,7 +219,12 @@ def render() -> None:
     keep_partial = second.checkbox(
         "Keep items discarded in some language (for their other languages)", key="dataset_keep_partial"
     )
-    options = ExportOptions(include_incomplete=include_incomplete, keep_partially_discarded=keep_partial)
+    with_annotators = first.checkbox(  # issue 11: each double-curating translator's sets, anonymised
+        "Include each double-curating translator's own sets (anonymous ids)", key="dataset_with_annotators"
+    )
+    options = ExportOptions(
+        include_incomplete=include_incomplete, keep_partially_discarded=keep_partial, with_annotators=with_annotators
+    )
     selection = collect(project, options)
     render_statistics(selection)
     render_progress(project)

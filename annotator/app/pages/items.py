@@ -15,6 +15,7 @@ import streamlit as st
 
 from annotator.app import components, state
 from annotator.project import Project
+from annotator.store import double_curation
 
 CURATE_PAGE = Path(__file__).resolve().parent / "curate.py"
 SEARCH_KEY = "items_search"
@@ -28,6 +29,7 @@ def item_rows(project: Project, languages: tuple[str, ...]) -> list[dict[str, An
             lang: {e.item_id: e.status for e in project.repo.queue(conn, lang, include_excluded=True)}
             for lang in languages
         }
+        assigned = double_curation.assigned_keys(conn)  # issue 11: shown as "×2" after the status
     rows = []
     for item in items:
         row: dict[str, Any] = {
@@ -44,7 +46,9 @@ def item_rows(project: Project, languages: tuple[str, ...]) -> list[dict[str, An
         }
         for lang in languages:
             found = status[lang].get(item.id)
-            row[lang] = components.STATUS_LABEL[found] if found else ""
+            row[lang] = (components.STATUS_LABEL[found] if found else "") + (
+                " ×2" if (item.id, lang) in assigned else ""
+            )
         rows.append(row)
     return rows
 
@@ -73,7 +77,7 @@ def render() -> None:
     top = st.columns([5, 1], vertical_alignment="center")
     top[0].caption(
         f"{len(rows)} items · {len(lemmas)} lemmas · {len(synsets)} synsets · languages {' '.join(settings.languages)}"
-        f" · statuses as of {time.strftime('%H:%M:%S', time.localtime(read_at))}"
+        f" · statuses as of {time.strftime('%H:%M:%S', time.localtime(read_at))} · ×2: double curation"
     )
     if top[1].button("↻ Refresh", key="items_refresh", help="Re-read the items and their statuses now"):
         cached_item_rows.clear()

@@ -1,0 +1,481 @@
+"""Double curation (issue 11): assignment, private copies, adjudication and the agreement between translators.
+
+A lead gives an item-language to two or more translators of its language. Each edits a private copy of the
+pre-populated sets with the usual rules (the same ``workflow`` functions as the curation service, applied to the
+copy seen as an item-language); a translator never reads another's copy. While the assignment is open the
+item-language itself is closed to ordinary curation (``CurationService`` refuses it). When every copy is finished
+(done, DISCUSS or discarded) the copies lock, and a lead adjudicates: the chosen sets become the item-language's
+curated sets, with a history row naming where each candidate came from.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy import Connection
+
+from annotator.domain import workflow
+from annotator.domain.agreement import AgreementReport, CopyRecord, agreement_report
+from annotator.domain.candidates import parse_candidate
+from annotator.domain.edits import apply_candidate_sets
+from annotator.domain.model import DiscardReason, Item, ItemLanguage, Side, Status, User
+from annotator.errors import ConflictError, PermissionDenied, UserError
+from annotator.project import Project
+from annotator.store import double_curation as store
+from annotator.store.double_curation import Assignment, Copy
+from annotator.store.repository import utc_now
+
+#: Copy states that count as finished: the translator's decision is made.
+FINISHED = (Status.DONE, Status.DISCUSS, Status.DISCARDED)
+
+
+def as_item_language(copy: Copy, main: ItemLanguage) -> ItemLanguage:
+    """The copy seen as an item-language, so the ordinary workflow rules apply to it unchanged."""
+    return ItemLanguage(
+        copy.item_id,
+        copy.lang,
+        status=copy.status,
+        version=copy.version,
+        good=copy.good,
+        bad=copy.bad,
+        initial_good=main.initial_good,
+        initial_bad=main.initial_bad,
+        prepopulated=main.prepopulated,
+        discuss_note=copy.discuss_note,
+        discard_reason=copy.discard_reason,
+        discard_note=copy.discard_note,
+        status_by=copy.annotator,
+    )
+
+
+def from_item_language(il: ItemLanguage, annotator: str) -> Copy:
+    return Copy(
+        il.item_id,
+        il.lang,
+        annotator,
+        il.status,
+        il.version,
+        il.good,
+        il.bad,
+        il.discuss_note,
+        il.discard_reason,
+        il.discard_note,
+    )
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One candidate across the copies: where each translator put it (``good``, ``bad`` or ``none``)."""
+
+    key: str
+    text: str
+    prepopulated: str | None  # "good" / "bad" in G0 / B0, None when a translator added it
+    values: dict[str, str]
+
+    @property
+    def differs(self) -> bool:
+        return len(set(self.values.values())) > 1
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The copies of one item-language side by side, for the lead's adjudication."""
+
+    item: Item
+    state: ItemLanguage
+    assignment: Assignment
+    copies: list[Copy]
+    rows: list[ComparisonRow]
+
+    @property
+    def all_finished(self) -> bool:
+        return all(c.status in FINISHED for c in self.copies)
+
+
+@dataclass(frozen=True)
+class AssignmentSummary:
+    """An assignment as the lead's overview shows it (who, how far), without candidate sets."""
+
+    item_id: str
+    lang: str
+    state: str
+    annotators: dict[str, Status]
+
+    @property
+    def all_finished(self) -> bool:
+        return all(s in FINISHED for s in self.annotators.values())
+
+
+def compare(item: Item, state: ItemLanguage, assignment: Assignment, copies: list[Copy]) -> Comparison:
+    rows: dict[str, ComparisonRow] = {}
+    pre = {e.key: ("good", e) for e in state.initial_good} | {e.key: ("bad", e) for e in state.initial_bad}
+    for key, (side, entry) in pre.items():
+        rows[key] = ComparisonRow(key, entry.format(), side, {})
+    for copy in copies:
+        for entry in (*copy.good, *copy.bad):
+            rows.setdefault(entry.key, ComparisonRow(entry.key, entry.format(), None, {}))
+    for row in rows.values():
+        for copy in copies:
+            found = as_item_language(copy, state).find(row.key)
+            row.values[copy.annotator] = found[0].value if found else "none"
+    ordered = sorted(rows.values(), key=lambda r: (not r.differs, r.prepopulated is None, r.key))
+    return Comparison(item, state, assignment, copies, ordered)
+
+
+class DoubleCurationService:
+    """Acts for one user; every method checks what that user may see or change."""
+
+    def __init__(self, project: Project, user: User) -> None:
+        self.project = project
+        self.user = user
+
+    # --- assignment (leads) -----------------------------------------------------------------------------
+
+    def assign(
+        self,
+        lang: str,
+        annotators: Sequence[str],
+        item_ids: Sequence[str] | None = None,
+        share: float | None = None,
+        seed: int = 0,
+    ) -> list[str]:
+        """Give item-languages of ``lang`` to ``annotators``: the listed items, or a random ``share`` (0–1] of
+        the pending, unassigned, non-excluded ones (``share=1`` for all). Returns the item ids assigned."""
+        workflow.check_lead(self.user, "assign items for double curation")
+        lang = lang.upper()
+        names = sorted(set(annotators))
+        if len(names) < 2:
+            raise UserError("Double curation needs at least two different translators.")
+        if (item_ids is None) == (share is None):
+            raise UserError("Give either a list of items or a share of the items, not both.")
+        if share is not None and not 0 < share <= 1:
+            raise UserError(f"The share must be above 0 and at most 1 (100%), not {share}.")
+        with self.project.db.write() as conn:
+            problems = []
+            for name in names:
+                user = self.project.repo.get_user(conn, name)
+                if user is None or user.disabled or not user.may_edit(lang):
+                    problems.append(f"{name!r} is not an active account that may curate {lang}")
+            assigned = store.assigned_keys(conn)
+            eligible: dict[str, ItemLanguage] = {}
+            excluded = {i.id for i in self.project.repo.list_items(conn) if i.excluded}
+            for il in self.project.repo.iter_item_languages(conn, lang):
+                if il.status is Status.PENDING and (il.item_id, lang) not in assigned and il.item_id not in excluded:
+                    eligible[il.item_id] = il
+            if item_ids is not None:
+                chosen = list(dict.fromkeys(item_ids))
+                for item_id in chosen:
+                    if item_id not in eligible:
+                        problems.append(
+                            f"{item_id} [{lang}] cannot be assigned: it must exist, be pending (untouched), "
+                            "not excluded and not already assigned"
+                        )
+                if not chosen:
+                    problems.append("the list of items is empty")
+            else:
+                assert share is not None
+                pool = sorted(eligible)
+                chosen = sorted(random.Random(seed).sample(pool, round(share * len(pool))))
+                if not chosen:
+                    problems.append(f"no pending, unassigned {lang} items to assign")
+            if problems:
+                raise UserError("Nothing was assigned: " + "; ".join(problems) + ".")
+            at = utc_now()
+            store.add_assignments(
+                conn,
+                [Assignment(item_id, lang, store.OPEN, self.user.name, at) for item_id in chosen],
+                [
+                    Copy(item_id, lang, name, Status.PENDING, 0, eligible[item_id].good, eligible[item_id].bad)
+                    for item_id in chosen
+                    for name in names
+                ],
+            )
+            self.project.repo.add_audit(
+                conn, self.user.name, "assign", {"lang": lang, "annotators": names, "items": chosen}
+            )
+        return chosen
+
+    def eligible_translators(self, lang: str) -> list[str]:
+        """The active translators of ``lang`` a lead may assign (leads curate everything and are not offered)."""
+        workflow.check_lead(self.user, "assign items for double curation")
+        with self.project.db.read() as conn:
+            users = self.project.repo.list_users(conn)
+        return [u.name for u in users if not u.is_lead and u.may_edit(lang)]
+
+    def assignments(self, lang: str | None = None) -> list[AssignmentSummary]:
+        """Every assignment with its translators' progress (leads), or only the user's own (translators)."""
+        with self.project.db.read() as conn:
+            found = store.list_assignments(conn, lang)
+            copies: dict[tuple[str, str], dict[str, Status]] = {}
+            for copy in store.iter_copies(conn):
+                copies.setdefault((copy.item_id, copy.lang), {})[copy.annotator] = copy.status
+        summaries = [AssignmentSummary(a.item_id, a.lang, a.state, copies.get((a.item_id, a.lang), {})) for a in found]
+        if self.user.is_lead and not self.user.disabled:
+            return summaries
+        return [
+            AssignmentSummary(s.item_id, s.lang, s.state, {self.user.name: s.annotators[self.user.name]})
+            for s in summaries
+            if self.user.name in s.annotators
+        ]
+
+    # --- the translator's copy --------------------------------------------------------------------------
+
+    def my_copies(self, lang: str | None = None) -> list[Copy]:
+        """The user's own copies (their double-curation queue), in item order."""
+        with self.project.db.read() as conn:
+            return store.copies_for(conn, self.user.name, lang)
+
+    def copy(self, item_id: str, lang: str, annotator: str | None = None) -> tuple[Item, ItemLanguage]:
+        """A copy as an item-language (the item card and editor show it). Translators read only their own."""
+        annotator = annotator or self.user.name
+        self._check_reader(annotator)
+        with self.project.db.read() as conn:
+            item, main, copy, _assignment = self._load(conn, item_id, lang, annotator)
+        return item, as_item_language(copy, main)
+
+    def _check_reader(self, annotator: str) -> None:
+        if self.user.disabled:
+            raise PermissionDenied(f"User {self.user.name!r} is disabled.")
+        if annotator != self.user.name and not self.user.is_lead:
+            raise PermissionDenied("A translator sees only their own copy of a double-curated item.")
+
+    def _load(self, conn: Any, item_id: str, lang: str, annotator: str) -> tuple[Item, ItemLanguage, Copy, Assignment]:
+        item = self.project.repo.get_item(conn, item_id)
+        main = self.project.repo.get_item_language(conn, item_id, lang)
+        copy = store.get_copy(conn, item_id, lang, annotator)
+        assignment = store.get_assignment(conn, item_id, lang)
+        if item is None or main is None or copy is None or assignment is None:
+            raise UserError(f"{annotator} has no copy of {item_id!r} in language {lang}.")
+        return item, main, copy, assignment
+
+    def _change_copy(
+        self,
+        item_id: str,
+        lang: str,
+        expected_version: int,
+        apply: Callable[[Item, ItemLanguage, list[Copy]], ItemLanguage],
+    ) -> ItemLanguage:
+        """The one write path of a copy: only its owner, only while the assignment is open, version-checked."""
+        workflow.check_can_edit(self.user, lang)
+        with self.project.db.write() as conn:
+            item, main, copy, assignment = self._load(conn, item_id, lang, self.user.name)
+            if not assignment.is_open:
+                raise workflow.WorkflowError(f"{item_id} [{lang}] has been adjudicated; the copies are closed.")
+            if copy.version != expected_version:
+                raise ConflictError(
+                    f"Your copy of {item_id} [{lang}] was changed in another window; your change was not saved.",
+                    current=as_item_language(copy, main),
+                )
+            current = as_item_language(copy, main)
+            new = apply(item, current, store.copies_of(conn, item_id, lang))
+            if new == current:
+                return current
+            saved = store.save_copy(conn, from_item_language(new, self.user.name), expected_version, utc_now())
+            return as_item_language(saved, main)
+
+    def _edit(self, apply: Callable[[Item, ItemLanguage], ItemLanguage]) -> Callable[..., ItemLanguage]:
+        def guarded(item: Item, il: ItemLanguage, _copies: list[Copy]) -> ItemLanguage:
+            if il.status not in (Status.PENDING, Status.IN_PROGRESS):
+                raise workflow.WorkflowError(
+                    f"Your copy of {il.item_id} [{il.lang}] is {il.status.value}: reopen it before editing."
+                )
+            return apply(item, il)
+
+        return guarded
+
+    def add_candidate(self, item_id: str, lang: str, side: Side | str, raw: str, expected_version: int) -> ItemLanguage:
+        side = Side(side)
+        return self._change_copy(
+            item_id,
+            lang,
+            expected_version,
+            self._edit(
+                lambda item, il: workflow.add_candidate(self.user, il, side, parse_candidate(raw, item.target.pos))
+            ),
+        )
+
+    def remove_candidate(self, item_id: str, lang: str, key: str, expected_version: int) -> ItemLanguage:
+        return self._change_copy(
+            item_id, lang, expected_version, self._edit(lambda _i, il: workflow.remove_candidate(self.user, il, key))
+        )
+
+    def move_candidate(self, item_id: str, lang: str, key: str, to: Side | str, expected_version: int) -> ItemLanguage:
+        to = Side(to)
+        return self._change_copy(
+            item_id, lang, expected_version, self._edit(lambda _i, il: workflow.move_candidate(self.user, il, key, to))
+        )
+
+    def replace_candidates(
+        self, item_id: str, lang: str, good: list[str], bad: list[str], expected_version: int
+    ) -> ItemLanguage:
+        return self._change_copy(
+            item_id,
+            lang,
+            expected_version,
+            self._edit(lambda item, il: apply_candidate_sets(self.user, item, il, good, bad)),
+        )
+
+    def mark_done(self, item_id: str, lang: str, expected_version: int) -> ItemLanguage:
+        return self._change_copy(item_id, lang, expected_version, lambda _i, il, _c: workflow.mark_done(self.user, il))
+
+    def flag_discuss(self, item_id: str, lang: str, note: str, expected_version: int) -> ItemLanguage:
+        """DISCUSS on a copy is the translator's decision ("a lead should decide"): it finishes the copy."""
+        return self._change_copy(
+            item_id, lang, expected_version, lambda _i, il, _c: workflow.flag_discuss(self.user, il, note)
+        )
+
+    def discard(
+        self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
+    ) -> ItemLanguage:
+        return self._change_copy(
+            item_id, lang, expected_version, lambda _i, il, _c: workflow.discard(self.user, il, reason, note)
+        )
+
+    def reopen(self, item_id: str, lang: str, expected_version: int) -> ItemLanguage:
+        """The owner reopens a finished copy, until every copy is finished (then the lead has them)."""
+
+        def apply(_item: Item, il: ItemLanguage, copies: list[Copy]) -> ItemLanguage:
+            if il.status not in FINISHED:
+                raise workflow.WorkflowError(f"Your copy of {il.item_id} [{il.lang}] is not finished.")
+            if all(c.status in FINISHED for c in copies):
+                raise workflow.WorkflowError(
+                    f"Every copy of {il.item_id} [{il.lang}] is finished: it is with a lead for adjudication."
+                )
+            return replace(il, status=Status.IN_PROGRESS, discard_reason=None, discard_note="", discuss_note="")
+
+        return self._change_copy(item_id, lang, expected_version, apply)
+
+    # --- adjudication (leads) ---------------------------------------------------------------------------
+
+    def comparison(self, item_id: str, lang: str) -> Comparison:
+        workflow.check_lead(self.user, "compare translators' copies")
+        with self.project.db.read() as conn:
+            item = self.project.repo.get_item(conn, item_id)
+            state = self.project.repo.get_item_language(conn, item_id, lang)
+            assignment = store.get_assignment(conn, item_id, lang)
+            if item is None or state is None or assignment is None:
+                raise UserError(f"{item_id} [{lang}] is not assigned for double curation.")
+            copies = store.copies_of(conn, item_id, lang)
+        return compare(item, state, assignment, copies)
+
+    def _adjudicate(
+        self, item_id: str, lang: str, expected_version: int, decide: Callable[[Item, ItemLanguage], ItemLanguage]
+    ) -> ItemLanguage:
+        workflow.check_lead(self.user, "adjudicate double-curated items")
+        with self.project.db.write() as conn:
+            item = self.project.repo.get_item(conn, item_id)
+            state = self.project.repo.get_item_language(conn, item_id, lang)
+            assignment = store.get_assignment(conn, item_id, lang)
+            if item is None or state is None or assignment is None:
+                raise UserError(f"{item_id} [{lang}] is not assigned for double curation.")
+            if not assignment.is_open:
+                raise workflow.WorkflowError(f"{item_id} [{lang}] has already been adjudicated.")
+            copies = store.copies_of(conn, item_id, lang)
+            waiting = [c.annotator for c in copies if c.status not in FINISHED]
+            if waiting:
+                raise workflow.WorkflowError(
+                    f"{item_id} [{lang}] cannot be adjudicated yet: waiting for {', '.join(waiting)}."
+                )
+            if state.version != expected_version:
+                raise ConflictError(
+                    f"{item_id} [{lang}] changed while you were adjudicating; reload it.", current=state
+                )
+            new = decide(item, state)
+            detail = {
+                "sources": {
+                    entry.key: [
+                        c.annotator
+                        for c in copies
+                        if entry.key in {e.key for e in (c.good if side == "good" else c.bad)}
+                    ]
+                    or ["lead"]
+                    for side, entries in (("good", new.good), ("bad", new.bad))
+                    for entry in entries
+                },
+                "copies": {
+                    c.annotator: {
+                        "status": c.status.value,
+                        "good": [e.format() for e in c.good],
+                        "bad": [e.format() for e in c.bad],
+                    }
+                    for c in copies
+                },
+                "annotators": [c.annotator for c in copies],
+            }
+            saved = self.project.repo.save_item_language(
+                conn, new, expected_version, self.user.name, "adjudicate", detail
+            )
+            store.set_adjudicated(conn, item_id, lang, self.user.name, utc_now())
+            return saved
+
+    def adjudicate(
+        self, item_id: str, lang: str, good: list[str], bad: list[str], expected_version: int
+    ) -> ItemLanguage:
+        """Make ``good``/``bad`` (taken from either copy or edited) the item-language's curated sets, done."""
+
+        def decide(item: Item, state: ItemLanguage) -> ItemLanguage:
+            new = apply_candidate_sets(self.user, item, replace(state, status=Status.IN_PROGRESS), good, bad)
+            return workflow.mark_done(self.user, new)
+
+        return self._adjudicate(item_id, lang, expected_version, decide)
+
+    def adjudicate_discard(
+        self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
+    ) -> ItemLanguage:
+        return self._adjudicate(
+            item_id, lang, expected_version, lambda _i, state: workflow.discard(self.user, state, reason, note)
+        )
+
+    # --- agreement (leads) ------------------------------------------------------------------------------
+
+    def agreement(self, languages: Sequence[str] = ()) -> AgreementReport:
+        workflow.check_lead(self.user, "see the agreement between translators")
+        return load_agreement(self.project, languages)
+
+
+def stored_keys(stored: str) -> frozenset[str]:
+    """SPEC §3 identities of a stored candidate list (JSON text), as ``key_string`` gives them, without building
+    dataclasses or calling a function per candidate: this runs for every copy (100,000 in the benchmark)."""
+    nfc = unicodedata.normalize
+    return frozenset(
+        f"[{nfc('NFC', c['text']).casefold()}]_{c['pos']}" if c["pos"] else nfc("NFC", c["text"]).casefold()
+        for c in json.loads(stored)
+    )
+
+
+def agreement_records_in(conn: Connection, copies: Sequence[store.CopySetsRow]) -> list[CopyRecord]:
+    """``copies`` as ``CopyRecord``s, with G0 ∪ B0 read from their item-languages through ``conn``."""
+    pre = {
+        key: stored_keys(good) | stored_keys(bad)
+        for key, (good, bad) in store.prepopulated_sets(conn, {(c.item_id, c.lang) for c in copies}).items()
+    }
+    finished = {s.value for s in FINISHED}
+    return [
+        CopyRecord(
+            c.item_id,
+            c.lang,
+            c.annotator,
+            c.status if c.status in finished else "unfinished",
+            stored_keys(c.good),
+            stored_keys(c.bad),
+            pre[(c.item_id, c.lang)],
+        )
+        for c in copies
+        if (c.item_id, c.lang) in pre
+    ]
+
+
+def agreement_records(project: Project) -> list[CopyRecord]:
+    """Every copy as a ``CopyRecord`` (read in one transaction)."""
+    with project.db.read() as conn:
+        return agreement_records_in(conn, list(store.iter_copy_sets(conn)))
+
+
+def load_agreement(project: Project, languages: Sequence[str] = ()) -> AgreementReport:
+    """The agreement report of the project (the command line and the export call it without a user)."""
+    return agreement_report(agreement_records(project), languages)
