@@ -11,7 +11,18 @@ from annotator import __version__
 from annotator.errors import UserError
 
 #: Modules under ``annotator.commands`` that add subcommands, in the order ``--help`` lists them.
-COMMAND_MODULES = ("project", "items", "lexicon", "users", "curation", "export", "sheet", "evaluate", "serve")
+COMMAND_MODULES = (
+    "project",
+    "items",
+    "lexicon",
+    "users",
+    "curation",
+    "export",
+    "sheet",
+    "evaluate",
+    "jobs",
+    "serve",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -24,8 +24,12 @@ def _add_audit_table(connection: Connection) -> None:
     schema.audit.create(connection, checkfirst=True)
 
 
+def _add_jobs_table(connection: Connection) -> None:
+    schema.jobs.create(connection, checkfirst=True)
+
+
 #: Migration steps: version N -> N+1, each a function over a connection, all in one transaction.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _add_audit_table}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _add_audit_table, 2: _add_jobs_table}
 
 
 def sqlite_url(path: Path) -> str:

@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 
 #: Bump when the schema changes and add a step to ``MIGRATIONS`` in ``annotator.store.database``.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 metadata = MetaData()
 
@@ -123,4 +123,29 @@ audit = Table(
     Column("at", String(40), nullable=False),
     Column("action", String(40), nullable=False),
     Column("detail", Text, nullable=False, default="{}"),
+)
+
+#: Background jobs (import, pre-population, filters, export, evaluation) run by a worker process outside the
+#: browser session: who started what, its state and progress, and its result or error. Added in schema version 3.
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False),
+    Column("user", String(64), nullable=False),
+    Column("params", Text, nullable=False, default="{}"),
+    Column("state", String(16), nullable=False),
+    Column("done", Integer, nullable=False, default=0),
+    Column("total", Integer, nullable=False, default=0),
+    Column("message", Text, nullable=False, default=""),
+    Column("result", Text, nullable=True),
+    Column("error", Text, nullable=True),
+    Column("cancel_requested", Boolean, nullable=False, default=False),
+    Column("created_at", String(40), nullable=False),
+    Column("started_at", String(40), nullable=True),
+    Column("finished_at", String(40), nullable=True),
+    Column("heartbeat_at", String(40), nullable=True),
+    Column("worker_pid", Integer, nullable=True),
+    Column("worker_host", String(255), nullable=True),
+    Index("ix_jobs_kind_state", "kind", "state"),
 )
