@@ -246,6 +246,17 @@ class Repository:
     def item_hashes(self, conn: Connection) -> dict[str, str]:
         return dict(conn.execute(select(schema.items.c.id, schema.items.c.content_hash)).all())
 
+    def item_glosses(self, conn: Connection) -> dict[str, str]:
+        return dict(conn.execute(select(schema.items.c.id, schema.items.c.gloss)).all())
+
+    def set_glosses(self, conn: Connection, rows: Sequence[tuple[str, str]]) -> None:
+        """Batch: (item id, gloss) from a re-import whose only change is the gloss."""
+        if rows:
+            conn.execute(
+                schema.items.update().where(schema.items.c.id == bindparam("b_id")).values(gloss=bindparam("gloss")),
+                [{"b_id": item_id, "gloss": gloss} for item_id, gloss in rows],
+            )
+
     def next_position(self, conn: Connection) -> int:
         value = conn.execute(select(func.max(schema.items.c.position))).scalar()
         return int(value or 0) + 1
