@@ -535,6 +535,45 @@ class Repository:
             for r in conn.execute(query)
         ]
 
+    def queue_with_states(
+        self, conn: Connection, langs: Sequence[str], status: Status
+    ) -> list[tuple[QueueEntry, ItemLanguage]]:
+        """Every item-language in ``status`` over ``langs`` (excluded items too), in queue order per language, with
+        its full state — one joined query for the Review lists instead of one look-up per row."""
+        il, it = schema.item_languages, schema.items
+        query = (
+            select(il, it.c.lemma, it.c.pos, it.c.target_text, it.c.sentence, it.c.target_start, it.c.target_end)
+            .join(it, it.c.id == il.c.item_id)
+            .where(il.c.lang.in_(list(langs)), il.c.status == status.value)
+            .order_by(it.c.position)
+        )
+        order = {lang: n for n, lang in enumerate(langs)}
+        found = [
+            (
+                QueueEntry(
+                    r.item_id,
+                    r.lang,
+                    Status(r.status),
+                    r.lemma,
+                    r.pos,
+                    r.target_text,
+                    r.sentence,
+                    r.version,
+                    r.target_start,
+                    r.target_end,
+                ),
+                item_language_from_row(r),
+            )
+            for r in conn.execute(query)
+        ]
+        return sorted(found, key=lambda pair: order[pair[0].lang])  # stable: queue order within a language
+
+    def flagged_items(self, conn: Connection) -> list[Item]:
+        """Items that failed a selection filter or that a lead excluded, in import order (the Project page)."""
+        it = schema.items
+        query = select(it).where(or_(it.c.filter_failures != "[]", it.c.excluded.is_(True))).order_by(it.c.position)
+        return [item_from_row(r) for r in conn.execute(query)]
+
     def status_counts(self, conn: Connection) -> dict[str, dict[str, int]]:
         """lang -> status -> count, for progress bars (excluded items left out).
 

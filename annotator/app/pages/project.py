@@ -21,6 +21,7 @@ from annotator.domain.jobs import JobKind
 from annotator.errors import UserError
 from annotator.lexicon.sources import allowed_sources
 from annotator.project import parse_languages
+from annotator.services import read_model
 from annotator.services.administration import save_languages, set_excluded
 from annotator.services.jobs import save_upload
 
@@ -99,8 +100,7 @@ def render_filters() -> None:
         "items are marked, never deleted: tick the ones to exclude from curation and export."
     )
     jobs_panel.start_button(JobKind.FILTERS, "Run the filters", "project_filters")
-    with project.db.read() as conn:
-        flagged = [item for item in project.repo.list_items(conn) if item.filter_failures or item.excluded]
+    flagged = read_model.flagged_items(project)
     if not flagged:
         st.info("No item is flagged or excluded.")
         return

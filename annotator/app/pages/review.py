@@ -14,6 +14,7 @@ from annotator.app import components, state
 from annotator.domain.model import ItemLanguage, Status
 from annotator.errors import UserError
 from annotator.project import Project
+from annotator.services import read_model
 from annotator.store.repository import QueueEntry
 
 DISCUSS_PICK = "rev_discuss_pick"
@@ -25,14 +26,7 @@ def item_languages_in(
     project: Project, langs: tuple[str, ...], status: Status
 ) -> list[tuple[QueueEntry, ItemLanguage]]:
     """Every item-language in ``status`` over ``langs``, in queue order, with its full state (notes, reasons)."""
-    found: list[tuple[QueueEntry, ItemLanguage]] = []
-    with project.db.read() as conn:
-        for lang in langs:
-            for entry in project.repo.queue(conn, lang, [status], include_excluded=True):
-                il = project.repo.get_item_language(conn, entry.item_id, lang)
-                if il is not None:
-                    found.append((entry, il))
-    return found
+    return read_model.review_list(project, langs, status)  # one query, not one per row
 
 
 def _key(entry: QueueEntry) -> str:
