@@ -17,6 +17,7 @@ from annotator.project import Project
 from annotator.services import read_model
 from annotator.services.administration import set_excluded
 from annotator.services.curation import CurationService
+from annotator.store.repository import ReviewState
 
 
 @pytest.fixture(scope="module")
@@ -96,8 +97,12 @@ def test_review_lists_and_flagged_items_in_one_query_each(curated: Project) -> N
         with curated.db.read() as conn:
             for lang in langs:
                 for entry in curated.repo.queue(conn, lang, [status], include_excluded=True):
-                    expected.append((entry, curated.repo.get_item_language(conn, entry.item_id, lang)))
-        assert read_model.review_list(curated, langs, status) == expected and expected
+                    il = curated.repo.get_item_language(conn, entry.item_id, lang)
+                    assert il is not None
+                    expected.append((entry, [getattr(il, f) for f in ReviewState.__dataclass_fields__]))
+        found = read_model.review_list(curated, langs, status)
+        assert [(e, [getattr(s, f) for f in ReviewState.__dataclass_fields__]) for e, s in found] == expected
+        assert expected
     assert [e.item_id for e, _ in read_model.review_list(curated, langs, Status.DISCARDED)] == [DISCARDED]
     with curated.db.read() as conn:
         flagged = [i for i in curated.repo.list_items(conn) if i.filter_failures or i.excluded]

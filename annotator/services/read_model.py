@@ -20,11 +20,11 @@ from sqlalchemy import case, func, select
 from annotator.data_export.dataset import ExportOptions, gc_paused, load_project_data
 from annotator.data_export.dataset import select as select_export
 from annotator.domain.dataset_counts import DatasetCounts
-from annotator.domain.model import Item, ItemLanguage, Status
+from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementTable
 from annotator.project import Project
 from annotator.store import schema
-from annotator.store.repository import QueueEntry
+from annotator.store.repository import QueueEntry, ReviewState
 
 #: Versions kept per process (a project's current one, and the one before while others catch up).
 _KEEP = 2
@@ -95,8 +95,8 @@ def dataset_overview(project: Project, options: ExportOptions) -> DatasetOvervie
     return cached[options]
 
 
-def review_list(project: Project, langs: Sequence[str], status: Status) -> list[tuple[QueueEntry, ItemLanguage]]:
-    """The Review page's DISCUSS or discarded list: every such item-language with its state, in one query."""
+def review_list(project: Project, langs: Sequence[str], status: Status) -> list[tuple[QueueEntry, ReviewState]]:
+    """The Review page's DISCUSS or discarded list: every such item-language with its notes, in one query."""
     with project.db.read() as conn:
         return project.repo.queue_with_states(conn, langs, status)
 

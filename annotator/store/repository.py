@@ -166,6 +166,23 @@ class QueueEntry:
     target_end: int = -1
 
 
+@dataclass(frozen=True)
+class ReviewState:
+    """An item-language's state without its candidate sets: what the Review lists show (decoding every candidate
+    of hundreds of rows on each rerun was most of the page's time)."""
+
+    item_id: str
+    lang: str
+    status: Status
+    version: int
+    discuss_note: str
+    discard_reason: DiscardReason | None
+    discard_note: str
+    status_by: str | None
+    updated_by: str | None
+    updated_at: str | None
+
+
 #: Built once: SQLAlchemy then reuses the compiled form instead of re-deriving cache keys per call.
 _IL = schema.item_languages
 _SAVE_ITEM_LANGUAGE = (
@@ -537,12 +554,16 @@ class Repository:
 
     def queue_with_states(
         self, conn: Connection, langs: Sequence[str], status: Status
-    ) -> list[tuple[QueueEntry, ItemLanguage]]:
+    ) -> list[tuple[QueueEntry, ReviewState]]:
         """Every item-language in ``status`` over ``langs`` (excluded items too), in queue order per language, with
-        its full state — one joined query for the Review lists instead of one look-up per row."""
+        its notes and who/when — one joined query for the Review lists instead of one look-up per row."""
         il, it = schema.item_languages, schema.items
         query = (
-            select(il, it.c.lemma, it.c.pos, it.c.target_text, it.c.sentence, it.c.target_start, it.c.target_end)
+            select(
+                *(il.c[name] for name in ("item_id", "lang", "status", "version", "discuss_note", "discard_reason")),
+                *(il.c[name] for name in ("discard_note", "status_by", "updated_by", "updated_at")),
+                *(it.c[name] for name in ("lemma", "pos", "target_text", "sentence", "target_start", "target_end")),
+            )
             .join(it, it.c.id == il.c.item_id)
             .where(il.c.lang.in_(list(langs)), il.c.status == status.value)
             .order_by(it.c.position)
@@ -562,7 +583,18 @@ class Repository:
                     r.target_start,
                     r.target_end,
                 ),
-                item_language_from_row(r),
+                ReviewState(
+                    r.item_id,
+                    r.lang,
+                    Status(r.status),
+                    r.version,
+                    r.discuss_note,
+                    DiscardReason(r.discard_reason) if r.discard_reason else None,
+                    r.discard_note,
+                    r.status_by,
+                    r.updated_by,
+                    r.updated_at,
+                ),
             )
             for r in conn.execute(query)
         ]
