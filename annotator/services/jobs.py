@@ -82,12 +82,23 @@ def pid_alive(pid: int, job_id: int) -> bool:
     return b"work" in argv and str(job_id).encode() in argv
 
 
-def _reconcile(conn: Any, active: Sequence[Job]) -> list[Job]:
-    """Mark the active jobs whose worker is gone as failed (with the reason); return those still alive."""
-    now, host, alive = datetime.now(UTC), host_name(), []
+def _death_reasons(active: Sequence[Job]) -> list[tuple[Job, str | None]]:
+    now, host = datetime.now(UTC), host_name()
+    found = []
     for job in active:
         known = pid_alive(job.worker_pid, job.id) if job.worker_pid and job.worker_host == host else None
-        reason = rules.death_reason(job, now, host, known)
+        found.append((job, rules.death_reason(job, now, host, known)))
+    return found
+
+
+def _living(active: Sequence[Job]) -> list[Job]:
+    return [job for job, reason in _death_reasons(active) if reason is None]
+
+
+def _reconcile(conn: Any, active: Sequence[Job]) -> list[Job]:
+    """Mark the active jobs whose worker is gone as failed (with the reason); return those still alive."""
+    alive = []
+    for job, reason in _death_reasons(active):
         if reason is None:
             alive.append(job)
             continue
@@ -186,11 +197,12 @@ def launch_worker(project: Project, job_id: int) -> int:
 
 
 def get(project: Project, job_id: int) -> Job:
-    with project.db.write() as conn:
+    with project.db.read() as conn:
         job = store.get_job(conn, job_id)
-        if job is None:
-            raise JobRefused(f"No job {job_id}.")
-        if job.active:
+    if job is None:
+        raise JobRefused(f"No job {job_id}.")
+    if job.active and not _living([job]):
+        with project.db.write() as conn:
             _reconcile(conn, [job])
             job = store.get_job(conn, job_id)
     assert job is not None
@@ -201,7 +213,7 @@ def list_jobs(project: Project, limit: int = 20, kinds: Sequence[JobKind] | None
     """The newest jobs first; active ones whose worker died are marked failed first (the one write here)."""
     with project.db.read() as conn:
         active = store.active_jobs(conn)
-    if active:
+    if len(_living(active)) < len(active):  # write only when a worker died, not on every look
         with project.db.write() as conn:
             _reconcile(conn, store.active_jobs(conn))
     with project.db.read() as conn:
