@@ -220,6 +220,15 @@ def list_jobs(project: Project, limit: int = 20, kinds: Sequence[JobKind] | None
         return store.list_jobs(conn, limit, kinds)
 
 
+def latest_result_path(project: Project, kind: JobKind) -> str | None:
+    """The folder the newest finished ``kind`` job wrote (the Dataset page offers the last export's files)."""
+    with project.db.read() as conn:
+        for job in store.list_jobs(conn, limit=20, kinds=[kind]):
+            if job.state is JobState.DONE and job.result and job.result.get("path"):
+                return str(job.result["path"])
+    return None
+
+
 def cancel(project: Project, job_id: int, user: User | None = None) -> Job:
     """A queued job is cancelled at once; a running one stops at its next progress report (work so far kept)."""
     administration.check_admin(user, "cancel a job")

@@ -18,17 +18,19 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from annotator.app import jobs_panel
 from annotator.app.components import show_row_problems
 from annotator.app.state import current_user, get_project, require_lead, service
-from annotator.data_export.dataset import DEFAULT_ROOT, ExportOptions, export_dataset
+from annotator.data_export.dataset import DEFAULT_ROOT, ExportOptions
 from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
+from annotator.domain.jobs import JobKind
 from annotator.domain.model import Status
 from annotator.domain.refinement_stats import NA, format_value
 from annotator.errors import UserError
 from annotator.project import Project
+from annotator.services.jobs import latest_result_path
 from annotator.services.read_model import DatasetOverview, dataset_overview
 
-LAST_EXPORT_KEY = "dataset_last_export"
 STATUSES = tuple(s.value for s in Status)
 STAT_COLUMNS = {"added_pct": "% added", "removed_pct": "% removed", "shared_pct": "% shared"}
 
@@ -135,16 +137,14 @@ def render_export(project: Project, options: ExportOptions) -> None:
         "manifest.json and the line schema. By default it holds the items done in every language; items a lead "
         "excluded and items discarded in any language are left out (see the two options above)."
     )
-    if st.button("Write export", key="dataset_export", type="primary"):
-        try:
-            with st.spinner("Exporting…"):
-                result = export_dataset(project, DEFAULT_ROOT, options)
-        except UserError as error:  # e.g. the exports folder cannot be created: say so, not a traceback
-            st.error(str(error))
-        else:
-            st.session_state[LAST_EXPORT_KEY] = str(result.path)
-            st.success(f"Exported {result.items} item(s) to {result.path}")
-    last = st.session_state.get(LAST_EXPORT_KEY)
+    jobs_panel.start_button(  # a background job: a click elsewhere does not stop it, any lead sees it
+        JobKind.EXPORT,
+        "Write export",
+        "dataset_export",
+        lambda: {"out": str(DEFAULT_ROOT.resolve()), **options.to_json()},
+    )
+    jobs_panel.render_jobs([JobKind.EXPORT])
+    last = latest_result_path(project, JobKind.EXPORT)
     if last and Path(last).is_dir():
         folder = Path(last)
         files = {path.name: path for path in sorted(folder.iterdir()) if path.is_file()}
