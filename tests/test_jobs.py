@@ -283,3 +283,25 @@ def test_a_job_started_in_one_session_is_seen_finished_in_another(tmp_path, monk
     assert not second.exception, second.exception
     lines = [s.value for s in second.success]
     assert any(f"Job {finished.id} · prepopulate · done · by lena: 90 item-languages pre-populated" in s for s in lines)
+
+
+def test_export_and_evaluation_jobs_write_their_folders(tmp_path, monkeypatch) -> None:
+    project = demo_project(tmp_path, monkeypatch)
+    jobs.wait(project, jobs.start(project, JobKind.PREPOPULATE).id, timeout=120)
+    exported = jobs.wait(
+        project, jobs.start(project, "export", {"out": str(tmp_path / "exports"), "include_incomplete": True}).id, 120
+    )
+    assert exported.state is JobState.DONE, exported
+    folder = Path(exported.result["path"])
+    assert folder.parent == tmp_path / "exports" and (folder / "dataset.jsonl").is_file()
+    assert jobs.latest_result_path(project, JobKind.EXPORT) == str(folder)
+    assert len((folder / "dataset.jsonl").read_text(encoding="utf-8").splitlines()) == 18
+
+    params = {
+        "dataset": str(folder / "dataset.jsonl"),
+        "translations": str(builtin_path("demo/translations.jsonl")),
+        "out": str(tmp_path / "scored"),
+    }
+    scored = jobs.wait(project, jobs.start(project, JobKind.EVALUATE, params).id, timeout=180)
+    assert scored.state is JobState.DONE, scored
+    assert (tmp_path / "scored" / "metrics.json").is_file() and scored.result["summary"].startswith("Scored ")
