@@ -75,7 +75,7 @@ def list_jobs(conn: Connection, limit: int = 20, kinds: Sequence[JobKind] | None
     """The newest jobs first."""
     query = select(J).order_by(J.c.id.desc()).limit(limit)
     if kinds:
-        query = query.where(J.c.kind.in_([k.value for k in kinds]))
+        query = query.where(J.c.kind.in_([JobKind(k).value for k in kinds]))
     return [job_from_row(r) for r in conn.execute(query)]
 
 
