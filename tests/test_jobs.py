@@ -305,3 +305,16 @@ def test_export_and_evaluation_jobs_write_their_folders(tmp_path, monkeypatch) -
     scored = jobs.wait(project, jobs.start(project, JobKind.EVALUATE, params).id, timeout=180)
     assert scored.state is JobState.DONE, scored
     assert (tmp_path / "scored" / "metrics.json").is_file() and scored.result["summary"].startswith("Scored ")
+
+
+def test_a_refused_import_job_fails_with_the_row_message_and_changes_no_data(tmp_path, monkeypatch) -> None:
+    project = demo_project(tmp_path, monkeypatch, items=False)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"sentence": "A bank.", "target": "bank", "lemma": "bank", "pos": "XX", "synset": "bn:1n"}\n')
+    before = {name: rows for name, rows in dump(project).items() if name != "jobs"}
+    done = cli("start", "import", "--file", str(bad), "--wait", data=project.data_dir)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (failed,) = jobs.list_jobs(project)
+    assert failed.state is JobState.FAILED and "bad.jsonl" in failed.error and "row 1" in failed.error
+    assert "pos" in failed.error and f"job {failed.id} failed: " in done.stdout
+    assert {name: rows for name, rows in dump(project).items() if name != "jobs"} == before
