@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "evaluate",
     "report",
     "contrastive",
+    "jobs",
     "serve",
 )
 

@@ -15,8 +15,10 @@ from annotator.app.state import USER_KEY
 from annotator.commands.project import create_demo
 from annotator.data_export.dataset import ExportOptions, collect
 from annotator.data_export.spreadsheet import DATA_SHEET, sheet_bytes
+from annotator.domain.jobs import JobState
 from annotator.domain.refinement_stats import format_value
 from annotator.project import Project
+from annotator.services import jobs
 
 pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
 
@@ -82,9 +84,12 @@ def test_the_export_button_writes_the_folder_and_offers_the_files(curated: Proje
     at = start("lead")
     at.button(key="dataset_export").click().run()
     assert not at.exception, at.exception
+    (job,) = jobs.list_jobs(curated)  # the export runs as a background job; wait for it as the panel would
+    assert jobs.wait(curated, job.id, timeout=120).state is JobState.DONE
+    at.run()
     folders = list((tmp_path / "exports").iterdir())
     assert len(folders) == 1
-    assert "Exported 14 item(s)" in at.success[0].value
+    assert any("export · done · by lead: Exported 14 item(s)" in s.value for s in at.success)
     names = sorted(p.name for p in folders[0].iterdir())
     labels = [b.label for b in at.get("download_button") if b.key.startswith("dataset_dl_")]
     assert labels == [*names, "all (.zip)"]

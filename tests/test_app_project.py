@@ -10,8 +10,10 @@ from app_helpers import logged_in
 from streamlit.testing.v1 import AppTest
 
 from annotator.commands.project import DEMO_ITEMS, DEMO_SNAPSHOT
+from annotator.domain.jobs import JobState
 from annotator.domain.model import Role
 from annotator.project import LexiconSettings, Project, ProjectSettings, builtin_path
+from annotator.services import jobs
 from annotator.services.accounts import add_user
 
 pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
@@ -33,6 +35,12 @@ def empty(engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Proje
 def table_with(at: AppTest, column: str):
     """The page's dataframe that has ``column`` (the page also shows the audit table)."""
     return next(df.value for df in at.dataframe if column in df.value.columns)
+
+
+def finish_jobs(project: Project) -> None:
+    """The page started a background job: wait for its worker, then the test reruns the page like the panel does."""
+    for job in jobs.list_jobs(project):
+        assert jobs.wait(project, job.id, timeout=120).state is JobState.DONE, jobs.get(project, job.id)
 
 
 def counts(project: Project) -> dict[str, int]:
@@ -64,10 +72,14 @@ def test_import_prepopulate_and_filter_in_the_browser(empty: Project) -> None:
     at.file_uploader(key="project_import_file").set_value(("items.jsonl", items, "application/json")).run()
     at.button(key="project_import").click().run()
     assert not at.exception, at.exception
+    finish_jobs(empty)
+    at.run()
     assert any("18 added" in s.value for s in at.success)
 
     at.button(key="project_prepopulate").click().run()
     assert not at.exception, at.exception
+    finish_jobs(empty)
+    at.run()
     assert any("90 item-languages pre-populated" in s.value for s in [*at.success, *at.warning])
     with empty.db.read() as conn:
         states = list(empty.repo.iter_item_languages(conn))
@@ -75,6 +87,8 @@ def test_import_prepopulate_and_filter_in_the_browser(empty: Project) -> None:
 
     at.button(key="project_filters").click().run()
     assert not at.exception, at.exception
+    finish_jobs(empty)
+    at.run()
     assert any("3 fail at least one rule" in s.value for s in at.success)
     flagged = table_with(at, "exclude")  # the exclusions editor
     with empty.db.read() as conn:

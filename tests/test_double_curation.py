@@ -203,6 +203,7 @@ def test_agreement_over_the_finished_copies(assigned: Project) -> None:
 
 def test_a_revision_0003_database_gains_the_double_curation_tables(demo: Project) -> None:
     with demo.db.write() as conn:
+        conn.exec_driver_sql("DROP TABLE jobs")  # revision 0005, after this one
         conn.exec_driver_sql("DROP TABLE copies")
         conn.exec_driver_sql("DROP TABLE assignments")
         conn.exec_driver_sql("UPDATE alembic_version SET version_num='0003'")

@@ -32,11 +32,15 @@ class ImportReport:
     added: int = 0
     unchanged: int = 0
     replaced: int = 0
+    #: Items whose only change is their gloss (not part of what an item *is*): the new gloss is applied.
+    glosses: int = 0
     warnings: list[RowProblem] = field(default_factory=list)
 
     def summary(self) -> str:
-        return f"{self.added} added, {self.replaced} replaced, {self.unchanged} unchanged" + (
-            f", {len(self.warnings)} warning(s)" if self.warnings else ""
+        return (
+            f"{self.added} added, {self.replaced} replaced, {self.unchanged} unchanged"
+            + (f", {self.glosses} gloss(es) updated" if self.glosses else "")
+            + (f", {len(self.warnings)} warning(s)" if self.warnings else "")
         )
 
 
@@ -67,6 +71,20 @@ def _forget_prepopulation(repo: Repository, conn: Connection, item: Item, states
         repo.save_item_language(conn, new, state.version, SYSTEM_USER, "item_changed", detail)
 
 
+def _apply_gloss_changes(repo: Repository, conn: Connection, same: list[Item]) -> int:
+    """Items identical but for their gloss: apply a new gloss from the file (one read, one batched write).
+
+    An empty gloss in the file keeps the stored one (pre-population may have learnt it from the lexicon).
+    """
+    with_gloss = [item for item in same if item.gloss]
+    if not with_gloss:
+        return 0
+    stored = repo.item_glosses(conn)
+    changed = [(item.id, item.gloss) for item in with_gloss if stored.get(item.id) != item.gloss]
+    repo.set_glosses(conn, changed)
+    return len(changed)
+
+
 def import_items(
     project: Project,
     path: Path | str,
@@ -89,6 +107,7 @@ def import_items(
         new_ids: list[str] = []
         new_rows: list[tuple[Item, str, int]] = []
         blocked: list[str] = []
+        same: list[Item] = []
         for done, item in enumerate(parsed.items, start=1):
             digest = content_hash(item)
             old = hashes.get(item.id)
@@ -98,7 +117,7 @@ def import_items(
                 new_ids.append(item.id)
                 report.added += 1
             elif old == digest:
-                report.unchanged += 1
+                same.append(item)
             else:
                 states = repo.item_languages_of(conn, item.id)
                 curated = [il for il in states.values() if il.status is not Status.PENDING]
@@ -122,12 +141,16 @@ def import_items(
                 f"{Path(path).name}: {len(blocked)} changed item(s) already have curated work ({shown}); "
                 "nothing was imported. Re-run with --force to replace them (their candidates are kept)."
             )
+        report.glosses = _apply_gloss_changes(repo, conn, same)
+        report.unchanged = len(same) - report.glosses
         for start in range(0, len(new_rows), INSERT_CHUNK):
             chunk = new_rows[start : start + INSERT_CHUNK]
             repo.insert_items(conn, chunk)
             repo.ensure_item_languages(conn, [item.id for item, _digest, _position in chunk], languages)
             progress(start + len(chunk), len(new_rows), "writing")
-        if report.added or report.replaced:  # an unchanged re-import stays a true no-op
+        if report.added or report.replaced or report.glosses:  # an unchanged re-import stays a true no-op
             detail = {"file": Path(path).name, "added": report.added, "replaced": report.replaced, "force": force}
+            if report.glosses:
+                detail["glosses"] = report.glosses
             administration.record(project, conn, user, "import", detail)
     return report

@@ -166,6 +166,23 @@ class QueueEntry:
     target_end: int = -1
 
 
+@dataclass(frozen=True)
+class ReviewState:
+    """An item-language's state without its candidate sets: what the Review lists show (decoding every candidate
+    of hundreds of rows on each rerun was most of the page's time)."""
+
+    item_id: str
+    lang: str
+    status: Status
+    version: int
+    discuss_note: str
+    discard_reason: DiscardReason | None
+    discard_note: str
+    status_by: str | None
+    updated_by: str | None
+    updated_at: str | None
+
+
 #: Built once: SQLAlchemy then reuses the compiled form instead of re-deriving cache keys per call.
 _IL = schema.item_languages
 _SAVE_ITEM_LANGUAGE = (
@@ -245,6 +262,17 @@ class Repository:
 
     def item_hashes(self, conn: Connection) -> dict[str, str]:
         return dict(conn.execute(select(schema.items.c.id, schema.items.c.content_hash)).all())
+
+    def item_glosses(self, conn: Connection) -> dict[str, str]:
+        return dict(conn.execute(select(schema.items.c.id, schema.items.c.gloss)).all())
+
+    def set_glosses(self, conn: Connection, rows: Sequence[tuple[str, str]]) -> None:
+        """Batch: (item id, gloss) from a re-import whose only change is the gloss."""
+        if rows:
+            conn.execute(
+                schema.items.update().where(schema.items.c.id == bindparam("b_id")).values(gloss=bindparam("gloss")),
+                [{"b_id": item_id, "gloss": gloss} for item_id, gloss in rows],
+            )
 
     def next_position(self, conn: Connection) -> int:
         value = conn.execute(select(func.max(schema.items.c.position))).scalar()
@@ -523,6 +551,60 @@ class Repository:
             )
             for r in conn.execute(query)
         ]
+
+    def queue_with_states(
+        self, conn: Connection, langs: Sequence[str], status: Status
+    ) -> list[tuple[QueueEntry, ReviewState]]:
+        """Every item-language in ``status`` over ``langs`` (excluded items too), in queue order per language, with
+        its notes and who/when — one joined query for the Review lists instead of one look-up per row."""
+        il, it = schema.item_languages, schema.items
+        query = (
+            select(
+                *(il.c[name] for name in ("item_id", "lang", "status", "version", "discuss_note", "discard_reason")),
+                *(il.c[name] for name in ("discard_note", "status_by", "updated_by", "updated_at")),
+                *(it.c[name] for name in ("lemma", "pos", "target_text", "sentence", "target_start", "target_end")),
+            )
+            .join(it, it.c.id == il.c.item_id)
+            .where(il.c.lang.in_(list(langs)), il.c.status == status.value)
+            .order_by(it.c.position)
+        )
+        order = {lang: n for n, lang in enumerate(langs)}
+        found = [
+            (
+                QueueEntry(
+                    r.item_id,
+                    r.lang,
+                    Status(r.status),
+                    r.lemma,
+                    r.pos,
+                    r.target_text,
+                    r.sentence,
+                    r.version,
+                    r.target_start,
+                    r.target_end,
+                ),
+                ReviewState(
+                    r.item_id,
+                    r.lang,
+                    Status(r.status),
+                    r.version,
+                    r.discuss_note,
+                    DiscardReason(r.discard_reason) if r.discard_reason else None,
+                    r.discard_note,
+                    r.status_by,
+                    r.updated_by,
+                    r.updated_at,
+                ),
+            )
+            for r in conn.execute(query)
+        ]
+        return sorted(found, key=lambda pair: order[pair[0].lang])  # stable: queue order within a language
+
+    def flagged_items(self, conn: Connection) -> list[Item]:
+        """Items that failed a selection filter or that a lead excluded, in import order (the Project page)."""
+        it = schema.items
+        query = select(it).where(or_(it.c.filter_failures != "[]", it.c.excluded.is_(True))).order_by(it.c.position)
+        return [item_from_row(r) for r in conn.execute(query)]
 
     def status_counts(self, conn: Connection) -> dict[str, dict[str, int]]:
         """lang -> status -> count, for progress bars (excluded items left out).

@@ -161,3 +161,28 @@ copies = Table(
     Column("updated_at", String(40), nullable=True),
     Index("ix_copies_annotator_lang", "annotator", "lang"),
 )
+
+#: Background jobs (import, pre-population, filters, export, evaluation) run by a worker process outside the
+#: browser session: who started what, its state and progress, and its result or error. Added in Alembic revision 0005.
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False),
+    Column("user", String(64), nullable=False),
+    Column("params", Text, nullable=False, default="{}"),
+    Column("state", String(16), nullable=False),
+    Column("done", Integer, nullable=False, default=0),
+    Column("total", Integer, nullable=False, default=0),
+    Column("message", Text, nullable=False, default=""),
+    Column("result", Text, nullable=True),
+    Column("error", Text, nullable=True),
+    Column("cancel_requested", Boolean, nullable=False, default=False),
+    Column("created_at", String(40), nullable=False),
+    Column("started_at", String(40), nullable=True),
+    Column("finished_at", String(40), nullable=True),
+    Column("heartbeat_at", String(40), nullable=True),
+    Column("worker_pid", Integer, nullable=True),
+    Column("worker_host", String(255), nullable=True),
+    Index("ix_jobs_kind_state", "kind", "state"),
+)

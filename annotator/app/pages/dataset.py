@@ -1,6 +1,7 @@
 """Dataset page (leads): the DiBiMT tables for what an export would hold, progress, the export, spreadsheets.
 
-The statistics shown are computed by the same ``collect``/``Selection`` the export uses, with the same two
+The statistics shown are computed (once per change of the data, ``services.read_model``) by the same
+``collect``/``Selection`` the export uses, with the same two
 options, so what the lead sees here is what ``stats.json`` will say. The options change only which items are
 exported and the counts; the refinement statistics cover every done item-language of the non-excluded items
 (SPEC §6).
@@ -17,21 +18,24 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from annotator.app import jobs_panel
 from annotator.app.components import show_row_problems
 from annotator.app.state import current_user, get_project, require_lead, service
-from annotator.data_export.dataset import DEFAULT_ROOT, ExportOptions, Selection, collect, export_dataset
+from annotator.data_export.dataset import DEFAULT_ROOT, ExportOptions
 from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
+from annotator.domain.jobs import JobKind
 from annotator.domain.model import Status
 from annotator.domain.refinement_stats import NA, format_value
 from annotator.errors import UserError
 from annotator.project import Project
+from annotator.services.jobs import latest_result_path
+from annotator.services.read_model import DatasetOverview, dataset_overview
 
-LAST_EXPORT_KEY = "dataset_last_export"
 STATUSES = tuple(s.value for s in Status)
 STAT_COLUMNS = {"added_pct": "% added", "removed_pct": "% removed", "shared_pct": "% shared"}
 
 
-def refinement_frame(selection: Selection) -> pd.DataFrame:
+def refinement_frame(selection: DatasetOverview) -> pd.DataFrame:
     """Table 2 as text (n/a where a denominator is empty), one row per language plus Mean."""
     table = selection.refinement()
     rows: list[dict[str, Any]] = []
@@ -65,14 +69,14 @@ def refinement_frame(selection: Selection) -> pd.DataFrame:
     return frame
 
 
-def chart_frame(selection: Selection) -> pd.DataFrame:
+def chart_frame(selection: DatasetOverview) -> pd.DataFrame:
     """The three percentages per language as numbers (n/a left empty) for the bar chart."""
     table = selection.refinement()
     data = {label: [getattr(row, name) for row in table.languages] for name, label in STAT_COLUMNS.items()}
     return pd.DataFrame(data, index=[row.lang for row in table.languages], dtype="float64")
 
 
-def counts_frame(selection: Selection) -> pd.DataFrame:
+def counts_frame(selection: DatasetOverview) -> pd.DataFrame:
     counts = selection.counts()
     return pd.DataFrame(
         [row[1:] for row in counts.rows()], index=[row[0] for row in counts.rows()], columns=list(counts.columns)
@@ -107,7 +111,7 @@ def render_progress(project: Project) -> None:
         st.progress(done / total if total else 0.0, text=f"{row.language}: {done} of {total} done")
 
 
-def render_statistics(selection: Selection) -> None:
+def render_statistics(selection: DatasetOverview) -> None:
     st.subheader("Refinement statistics (DiBiMT Table 2)")
     st.caption(
         "Over every done item-language of the items not excluded (whatever the export options). % added: share "
@@ -133,26 +137,24 @@ def render_export(project: Project, options: ExportOptions) -> None:
         "manifest.json and the line schema. By default it holds the items done in every language; items a lead "
         "excluded and items discarded in any language are left out (see the two options above)."
     )
-    if st.button("Write export", key="dataset_export", type="primary"):
-        try:
-            with st.spinner("Exporting…"):
-                result = export_dataset(project, DEFAULT_ROOT, options)
-        except UserError as error:  # e.g. the exports folder cannot be created: say so, not a traceback
-            st.error(str(error))
-        else:
-            st.session_state[LAST_EXPORT_KEY] = str(result.path)
-            st.success(f"Exported {result.items} item(s) to {result.path}")
-    last = st.session_state.get(LAST_EXPORT_KEY)
+    jobs_panel.start_button(  # a background job: a click elsewhere does not stop it, any lead sees it
+        JobKind.EXPORT,
+        "Write export",
+        "dataset_export",
+        lambda: {"out": str(DEFAULT_ROOT.resolve()), **options.to_json()},
+    )
+    jobs_panel.render_jobs([JobKind.EXPORT])
+    last = latest_result_path(project, JobKind.EXPORT)
     if last and Path(last).is_dir():
         folder = Path(last)
         files = {path.name: path for path in sorted(folder.iterdir()) if path.is_file()}
         st.write(f"Last export: `{folder}`")
         columns = st.columns(len(files) + 1)
-        for column, (name, path) in zip(columns, files.items(), strict=False):
-            column.download_button(name, data=path.read_bytes(), file_name=name, key=f"dataset_dl_{name}")
+        for column, (name, path) in zip(columns, files.items(), strict=False):  # read when clicked, not per rerun
+            column.download_button(name, data=path.read_bytes, file_name=name, key=f"dataset_dl_{name}")
         columns[-1].download_button(
             "all (.zip)",
-            data=_zip(files),
+            data=lambda: _zip(files),
             file_name=f"{folder.name}.zip",
             mime="application/zip",
             key="dataset_dl_zip",
@@ -225,7 +227,7 @@ def render() -> None:
     options = ExportOptions(
         include_incomplete=include_incomplete, keep_partially_discarded=keep_partial, with_annotators=with_annotators
     )
-    selection = collect(project, options)
+    selection = dataset_overview(project, options)  # computed once per change of the data
     render_statistics(selection)
     render_progress(project)
     render_export(project, options)

@@ -1,7 +1,8 @@
 """Project page (leads): import items, pre-populate from the lexicon, run the selection filters, languages.
 
-The same services as ``annotator import``, ``annotator prepopulate`` and ``annotator filter``, with a
-progress bar, so a lead never needs a terminal for the day-to-day preparation work.
+The same services as ``annotator import``, ``annotator prepopulate`` and ``annotator filter``, run as background
+jobs (``annotator jobs``) whose progress any lead follows here, so a lead never needs a terminal for the
+day-to-day preparation work and a click elsewhere never stops a run.
 """
 
 from __future__ import annotations
@@ -12,26 +13,17 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from annotator.app import jobs_panel
 from annotator.app.components import show_row_problems
 from annotator.app.state import get_project, require_lead
-from annotator.data_import.items import ItemImportError
+from annotator.data_import.items import ItemImportError, parse_item_file
+from annotator.domain.jobs import JobKind
 from annotator.errors import UserError
 from annotator.lexicon.sources import allowed_sources
-from annotator.progress import ProgressCallback
 from annotator.project import parse_languages
+from annotator.services import read_model
 from annotator.services.administration import save_languages, set_excluded
-from annotator.services.filters import run_filters
-from annotator.services.importing import import_items
-from annotator.services.prepopulate import prepopulate
-
-
-def progress_bar(label: str) -> ProgressCallback:
-    bar = st.progress(0.0, text=label)
-
-    def report(done: int, total: int, message: str) -> None:
-        bar.progress(min(done / total, 1.0) if total else 0.0, text=f"{label}: {done}/{total} {message}")
-
-    return report
+from annotator.services.jobs import save_upload
 
 
 def render_settings() -> None:
@@ -73,23 +65,22 @@ def render_import() -> None:
     force = st.checkbox(
         "Replace changed items even if they have curated work (their candidates are kept)", key="project_import_force"
     )
-    if st.button("Import", key="project_import", disabled=upload is None):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / Path(upload.name).name
-            path.write_bytes(upload.getvalue())
-            try:
-                report = import_items(
-                    get_project(), path, force=force, progress=progress_bar("Importing"), user=require_lead()
-                )
-            except ItemImportError as error:
-                show_row_problems(error)
-                return
-            except UserError as error:
-                st.error(str(error))
-                return
-        st.success(f"{upload.name}: {report.summary()}")
-        for warning in report.warnings:
-            st.warning(str(warning))
+    if upload is not None:
+        jobs_panel.start_button(JobKind.IMPORT, "Import", "project_import", lambda: _upload_params(upload, force))
+
+
+def _upload_params(upload, force: bool) -> dict:  # type: ignore[no-untyped-def]
+    """Check the file here (a refused file lists its rows at once), then hand a kept copy to the import job."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / Path(upload.name).name
+        path.write_bytes(upload.getvalue())
+        try:
+            parse_item_file(path)
+        except ItemImportError as error:
+            show_row_problems(error)
+            st.stop()
+    kept = save_upload(get_project(), upload.name, upload.getvalue())
+    return {"file": str(kept), "force": force, "uploaded": True}
 
 
 def render_prepopulate() -> None:
@@ -98,19 +89,7 @@ def render_prepopulate() -> None:
         "Only item-languages not yet pre-populated are filled; curated candidates are never overwritten. "
         "A run stopped by the lexicon (quota) keeps its work and resumes where it stopped."
     )
-    if st.button("Pre-populate", key="project_prepopulate"):
-        try:
-            report = prepopulate(get_project(), progress=progress_bar("Pre-populating"), user=require_lead())
-        except UserError as error:
-            st.error(str(error))
-            return
-        (st.warning if report.stopped else st.success)(report.summary())
-        if report.stopped:
-            st.error(
-                f"Stopped: the lexicon refused to answer: {report.stopped}. Work so far is saved; run again to resume."
-            )
-        for warning in report.warnings[:50]:
-            st.caption(f"⚠ {warning}")
+    jobs_panel.start_button(JobKind.PREPOPULATE, "Pre-populate", "project_prepopulate")
 
 
 def render_filters() -> None:
@@ -120,15 +99,8 @@ def render_filters() -> None:
         "δ(λ) ≥ 3 · at most one sentence per sense per source · the target-language condition. Failing "
         "items are marked, never deleted: tick the ones to exclude from curation and export."
     )
-    if st.button("Run the filters", key="project_filters"):
-        try:
-            report = run_filters(project, progress=progress_bar("Filtering"), user=require_lead())
-        except UserError as error:
-            st.error(str(error))
-        else:
-            st.success(f"Checked {report.checked} items; {len(report.failures)} fail at least one rule.")
-    with project.db.read() as conn:
-        flagged = [item for item in project.repo.list_items(conn) if item.filter_failures or item.excluded]
+    jobs_panel.start_button(JobKind.FILTERS, "Run the filters", "project_filters")
+    flagged = read_model.flagged_items(project)
     if not flagged:
         st.info("No item is flagged or excluded.")
         return
@@ -172,6 +144,7 @@ def render() -> None:
     st.header("Project")
     render_settings()
     render_audit()
+    jobs_panel.render_jobs()
     st.divider()
     render_import()
     st.divider()

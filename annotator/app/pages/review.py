@@ -11,28 +11,20 @@ from typing import Any
 import streamlit as st
 
 from annotator.app import components, state
-from annotator.domain.model import ItemLanguage, Status
+from annotator.domain.model import Status
 from annotator.errors import UserError
 from annotator.project import Project
-from annotator.store.repository import QueueEntry
+from annotator.services import read_model
+from annotator.store.repository import QueueEntry, ReviewState
 
 DISCUSS_PICK = "rev_discuss_pick"
 DISCARDED_PICK = "rev_discarded_pick"
 TAB_KEY = "rev_tab"
 
 
-def item_languages_in(
-    project: Project, langs: tuple[str, ...], status: Status
-) -> list[tuple[QueueEntry, ItemLanguage]]:
+def item_languages_in(project: Project, langs: tuple[str, ...], status: Status) -> list[tuple[QueueEntry, ReviewState]]:
     """Every item-language in ``status`` over ``langs``, in queue order, with its full state (notes, reasons)."""
-    found: list[tuple[QueueEntry, ItemLanguage]] = []
-    with project.db.read() as conn:
-        for lang in langs:
-            for entry in project.repo.queue(conn, lang, [status], include_excluded=True):
-                il = project.repo.get_item_language(conn, entry.item_id, lang)
-                if il is not None:
-                    found.append((entry, il))
-    return found
+    return read_model.review_list(project, langs, status)  # one query, not one per row
 
 
 def _key(entry: QueueEntry) -> str:
@@ -43,7 +35,7 @@ def _when(at: str | None) -> str:
     return (at or "")[:16].replace("T", " ")
 
 
-def _pick(label: str, rows: list[tuple[QueueEntry, ItemLanguage]], key: str) -> tuple[QueueEntry, ItemLanguage]:
+def _pick(label: str, rows: list[tuple[QueueEntry, ReviewState]], key: str) -> tuple[QueueEntry, ReviewState]:
     by_key = {_key(entry): (entry, il) for entry, il in rows}
     if st.session_state.get(key) not in by_key:
         st.session_state[key] = next(iter(by_key))

@@ -1,0 +1,106 @@
+"""Background jobs in the app: a button that starts one, and a live panel any lead sees (progress, cancel).
+
+The panel is a fragment that reruns on its own every few seconds, so a lead who comes back (or another lead)
+follows a job started elsewhere; when a job it saw running ends, the whole page reruns to show the new data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from annotator.app.state import get_project, require_lead
+from annotator.domain.jobs import Job, JobKind, JobState
+from annotator.errors import UserError
+from annotator.services import jobs
+
+#: Seconds between the panel's own reruns.
+REFRESH_SECONDS = 2.0
+#: Session key: ids of the jobs the panel last saw active.
+SEEN_ACTIVE_KEY = "jobs_seen_active"
+
+
+def start_button(
+    kind: JobKind, label: str, key: str, params: Callable[[], dict[str, Any]] | None = None, disabled: bool = False
+) -> Job | None:
+    """A button that starts a ``kind`` job as the current lead; a refusal (one already running) is shown."""
+    if not st.button(label, key=key, disabled=disabled):
+        return None
+    try:
+        job = jobs.start(get_project(), kind, params() if params else {}, user=require_lead())
+    except UserError as error:
+        st.error(str(error))
+        return None
+    st.info(f"Job {job.id} ({kind.value}) started in the background; its progress is shown under Jobs.")
+    st.session_state.setdefault(SEEN_ACTIVE_KEY, set()).add(job.id)
+    return job
+
+
+def outcome(job: Job) -> str:
+    if job.error:
+        return job.error
+    if job.result and job.result.get("summary"):
+        return str(job.result["summary"])
+    return job.message
+
+
+def _line(job: Job) -> str:
+    return f"Job {job.id} · {job.kind.value} · {job.state.value} · by {job.user}: {outcome(job)}"
+
+
+def _render_job(job: Job) -> None:
+    if job.active:
+        left, right = st.columns([5, 1])
+        text = f"Job {job.id} · {job.kind.value} · {job.state.value}: {job.done}/{job.total} {job.message}"
+        left.progress(job.fraction, text=text if not job.cancel_requested else text + " (cancelling)")
+        if right.button("Cancel", key=f"job_cancel_{job.id}", disabled=job.cancel_requested):
+            try:
+                jobs.cancel(get_project(), job.id, require_lead())
+            except UserError as error:
+                st.error(str(error))
+        return
+    {JobState.DONE: st.success, JobState.FAILED: st.error}.get(job.state, st.warning)(_line(job))
+    warnings = (job.result or {}).get("warnings") or []
+    if warnings:
+        with st.expander(f"{len(warnings)} warning(s) of job {job.id}"):
+            for warning in warnings:
+                st.caption(f"⚠ {warning}")
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def render_jobs(kinds: Sequence[JobKind] | None = None) -> None:
+    """The latest job of each kind (progress and cancel while it runs), and the recent ones in a table."""
+    recent = jobs.list_jobs(get_project(), limit=20, kinds=kinds)
+    st.subheader("Jobs")
+    if not recent:
+        st.caption("No background job yet.")
+        return
+    latest: dict[JobKind, Job] = {}
+    for job in recent:
+        latest.setdefault(job.kind, job)
+    for job in sorted(latest.values(), key=lambda j: j.id, reverse=True):
+        _render_job(job)
+    active = {job.id for job in recent if job.active}
+    seen = st.session_state.get(SEEN_ACTIVE_KEY, set())
+    st.session_state[SEEN_ACTIVE_KEY] = active
+    if seen - active:  # a job this lead watched has ended: redraw the page around it with the new data
+        st.rerun(scope="app")
+    with st.expander("Recent jobs"):
+        st.dataframe(
+            [
+                {
+                    "id": j.id,
+                    "kind": j.kind.value,
+                    "state": j.state.value,
+                    "progress": f"{j.done}/{j.total}" if j.total else "",
+                    "by": j.user,
+                    "created (UTC)": j.created_at[:19].replace("T", " "),
+                    "outcome": outcome(j),
+                }
+                for j in recent
+            ],
+            hide_index=True,
+            width="stretch",
+        )

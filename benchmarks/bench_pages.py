@@ -1,0 +1,160 @@
+"""Benchmark: every page at 10,000 items × 5 languages — the first render and a widget rerun (issue 10 target:
+every rerun ≤ 300 ms median after the first render).
+
+Run: ``python benchmarks/bench_pages.py [--items 10000] [--reruns 7] [--keep DIR]``. The project is seeded like
+``bench_export.py`` (every item-language done, with G0/Gf for the statistics), then some item-languages are put in
+DISCUSS and some discarded so the Review page has rows. Each page is run through Streamlit's ``AppTest`` in a fresh
+session of the whole app (``main.py``: navigation, the page); a project without accounts opens as the local lead.
+Times are ``AppTest`` wall times, so they include the test harness (a thread, an event loop, parsing the element
+tree) on top of the server-side script run. ``ANNOTATOR_DATABASE_URL`` selects another database (PostgreSQL);
+``--keep DIR`` seeds once and reuses the project on later runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from bench_export import LANGS, seed
+
+from annotator.domain.model import DiscardReason, Status
+from annotator.project import LexiconSettings, Project, ProjectSettings
+
+MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
+
+
+def prepare(folder: Path, items: int) -> Project:
+    fresh = not (folder / "data" / "annotator.sqlite").exists() and not os.environ.get("ANNOTATOR_DATABASE_URL")
+    project = Project.open(folder / "data", create=True)
+    with project.db.read() as conn:
+        fresh = fresh or project.repo.count_items(conn) == 0
+    if fresh:
+        project.save_settings(ProjectSettings(name="bench", languages=LANGS, lexicon=LexiconSettings("snapshot")))
+        started = time.perf_counter()
+        seed(project, items, folder, cross_pos=0.1)
+        with project.db.write() as conn:
+            states = list(project.repo.iter_item_languages(conn))
+            changed = []
+            for n, state in enumerate(states):
+                if n % 97 == 0:
+                    changed.append(replace(state, status=Status.DISCUSS, discuss_note=f"bench note {n}"))
+                elif n % 53 == 0:
+                    changed.append(replace(state, status=Status.DISCARDED, discard_reason=DiscardReason.IDIOM))
+            project.repo.save_item_languages(conn, changed, "bench", "bench", [{}] * len(changed))
+        print(f"seed: {items} items × {len(LANGS)} languages in {time.perf_counter() - started:.1f} s")
+    return project
+
+
+def timed(action: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    action()
+    return 1000 * (time.perf_counter() - started)
+
+
+class Page:
+    """One page: how to open it in a fresh session, and one widget change to rerun it with."""
+
+    def __init__(
+        self, name: str, path: str, change: Callable[[object, int], None], state: dict[str, object] | None = None
+    ) -> None:
+        self.name, self.path, self.change, self.state = name, path, change, state or {}
+
+    def measure(self, reruns: int) -> tuple[float, list[float]]:
+        from streamlit.testing.v1 import AppTest
+
+        if self.path.endswith(".py"):
+            at = AppTest.from_file(str(MAIN), default_timeout=300)
+            at.run()
+            at.switch_page(self.path)
+        else:  # a page module registered as a callable (Dataset): its render() on its own
+            at = AppTest.from_string(f"from {self.path} import render\nrender()\n", default_timeout=300)
+        for key, value in self.state.items():  # e.g. which tab or queue is open
+            at.session_state[key] = value
+        first = timed(at.run)
+        check(at, self.name)
+        samples = []
+        for n in range(reruns):
+            self.change(at, n)
+            samples.append(timed(at.run))
+            check(at, self.name)
+        return first, samples
+
+
+def check(at: object, name: str) -> None:
+    if at.exception:  # type: ignore[attr-defined]
+        raise SystemExit(f"{name}: {at.exception}")  # type: ignore[attr-defined]
+
+
+def _curate(at, n: int) -> None:  # type: ignore[no-untyped-def]
+    at.button(key="cur_next").click()
+
+
+def _items(at, n: int) -> None:  # type: ignore[no-untyped-def]
+    at.text_input(key="items_search").input(f"word{n + 10}")
+
+
+def _review(at, n: int) -> None:  # type: ignore[no-untyped-def]
+    at.selectbox(key="rev_discuss_pick").select_index((n + 1) % 5)
+
+
+def _review_discarded(at, n: int) -> None:  # type: ignore[no-untyped-def]
+    at.selectbox(key="rev_discarded_pick").select_index((n + 1) % 5)
+
+
+def _dataset(at, n: int) -> None:  # type: ignore[no-untyped-def]
+    at.checkbox(key="dataset_keep_partial").set_value(n % 2 == 0)
+
+
+def _evaluate(at, n: int) -> None:  # type: ignore[no-untyped-def]
+    at.text_input(key="evaluate_models").input(f"/models/{n}")
+
+
+def _project(at, n: int) -> None:  # type: ignore[no-untyped-def]
+    at.checkbox(key="project_import_force").set_value(n % 2 == 0)
+
+
+PAGES = [
+    Page("Curate (next item)", "pages/curate.py", _curate, {"cur_queue": "all"}),
+    Page("Items (search)", "pages/items.py", _items),
+    Page("Review: DISCUSS (open another)", "pages/review.py", _review),
+    Page("Review: Discarded (pick another)", "pages/review.py", _review_discarded, {"rev_tab": "Discarded"}),
+    Page("Dataset (export option)", "annotator.app.pages.dataset", _dataset),
+    Page("Evaluate set-up (a field)", "pages/evaluate.py", _evaluate),
+    Page("Project (a checkbox)", "pages/project.py", _project),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--reruns", type=int, default=7)
+    parser.add_argument("--keep", metavar="DIR", help="seed into DIR once and reuse it on later runs")
+    parser.add_argument("--only", help="measure only pages whose name contains this text")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(args.keep or tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        project = prepare(folder, args.items)
+        os.environ["ANNOTATOR_DATA"] = str(project.data_dir)
+        engine = "PostgreSQL" if os.environ.get("ANNOTATOR_DATABASE_URL") else "SQLite"
+        print(f"{args.items} items × {len(LANGS)} languages on {engine}; AppTest wall times (target: rerun ≤ 300 ms)")
+        for page in PAGES:
+            if args.only and args.only.lower() not in page.name.lower():
+                continue
+            first, samples = page.measure(args.reruns)
+            median = statistics.median(samples)
+            verdict = "ok" if median <= 300 else "SLOW"
+            print(
+                f"{page.name:<36} first render {first:8.0f} ms   rerun median {median:7.0f} ms "
+                f"(min {min(samples):.0f}, max {max(samples):.0f}, n={len(samples)})  {verdict}"
+            )
+
+
+if __name__ == "__main__":
+    main()
