@@ -35,3 +35,10 @@ class RowProblemsError(UserError):
         shown = "\n".join(f"  {name}: {p}" for p in problems[: self.SHOWN])
         more = f"\n  ... and {len(problems) - self.SHOWN} more" if len(problems) > self.SHOWN else ""
         super().__init__(f"{name}: {len(problems)} problem(s); {outcome}.\n{shown}{more}")
+
+
+class DatabaseBusyError(UserError):
+    """Another writer held the database longer than we may wait; nothing was changed, the user can try again.
+
+    A ``UserError`` so the command line exits 2 with the message and the app shows it next to the kept input.
+    """

@@ -166,6 +166,27 @@ class QueueEntry:
     target_end: int = -1
 
 
+def visible(table: Any) -> Any:
+    """Rows of an import still being staged are hidden from every reader until that import commits.
+
+    The subquery is evaluated once per statement; with no import running it is empty and costs nothing.
+    """
+    return table.c.import_id.not_in(select(schema.imports.c.id))
+
+
+@dataclass(frozen=True)
+class StagingImport:
+    """An import that is writing hidden rows (a row of ``imports``)."""
+
+    id: int
+    file: str
+    user: str
+    host: str
+    pid: int
+    started_at: str
+    heartbeat: float
+
+
 #: Built once: SQLAlchemy then reuses the compiled form instead of re-deriving cache keys per call.
 _IL = schema.item_languages
 _SAVE_ITEM_LANGUAGE = (
@@ -180,6 +201,8 @@ _SAVE_ITEM_LANGUAGE = (
     .values({name: bindparam(name) for name in (*item_language_values(ItemLanguage("", "")).keys(), "version")})
 )
 _INSERT_HISTORY = schema.history.insert()
+#: Ids per ``IN (...)`` list: well under SQLite's and PostgreSQL's bound-parameter limits.
+_IN_CHUNK = 500
 
 
 class Repository:
@@ -244,19 +267,48 @@ class Repository:
     # --- items ------------------------------------------------------------------------------------------
 
     def item_hashes(self, conn: Connection) -> dict[str, str]:
-        return dict(conn.execute(select(schema.items.c.id, schema.items.c.content_hash)).all())
+        it = schema.items
+        return dict(conn.execute(select(it.c.id, it.c.content_hash).where(visible(it))).all())
+
+    def item_hashes_of(self, conn: Connection, item_ids: Sequence[str]) -> dict[str, str]:
+        """Content hashes of the given items (missing ids left out), in a few chunked queries."""
+        it = schema.items
+        found: dict[str, str] = {}
+        for start in range(0, len(item_ids), _IN_CHUNK):
+            chunk = list(item_ids[start : start + _IN_CHUNK])
+            found.update(conn.execute(select(it.c.id, it.c.content_hash).where(it.c.id.in_(chunk), visible(it))).all())
+        return found
+
+    def items_by_id(self, conn: Connection, item_ids: Sequence[str]) -> dict[str, Item]:
+        it = schema.items
+        found: dict[str, Item] = {}
+        for start in range(0, len(item_ids), _IN_CHUNK):
+            chunk = list(item_ids[start : start + _IN_CHUNK])
+            found.update(
+                (r.id, item_from_row(r)) for r in conn.execute(select(it).where(it.c.id.in_(chunk), visible(it)))
+            )
+        return found
 
     def next_position(self, conn: Connection) -> int:
         value = conn.execute(select(func.max(schema.items.c.position))).scalar()
         return int(value or 0) + 1
 
-    def insert_items(self, conn: Connection, rows: list[tuple[Item, str, int]]) -> None:
-        """Insert many new items at once: (item, content hash, position)."""
+    def insert_items(self, conn: Connection, rows: list[tuple[Item, str, int]], import_id: int = 0) -> None:
+        """Insert many new items at once: (item, content hash, position); hidden while ``import_id`` stages."""
         if rows:
             at = utc_now()
             conn.execute(
                 schema.items.insert(),
-                [{**self._item_values(i), "content_hash": h, "position": p, "imported_at": at} for i, h, p in rows],
+                [
+                    {
+                        **self._item_values(i),
+                        "content_hash": h,
+                        "position": p,
+                        "imported_at": at,
+                        "import_id": import_id,
+                    }
+                    for i, h, p in rows
+                ],
             )
 
     def insert_item(self, conn: Connection, item: Item, content_hash: str, position: int) -> None:
@@ -327,19 +379,34 @@ class Repository:
         ids = list(item_ids)
         if not ids:
             return 0
-        result = conn.execute(schema.items.update().where(schema.items.c.id.in_(ids)).values(excluded=excluded))
+        it = schema.items
+        result = conn.execute(it.update().where(it.c.id.in_(ids), visible(it)).values(excluded=excluded))
         return int(result.rowcount)
 
     def get_item(self, conn: Connection, item_id: str) -> Item | None:
-        row = conn.execute(select(schema.items).where(schema.items.c.id == item_id)).first()
+        it = schema.items
+        row = conn.execute(select(it).where(it.c.id == item_id, visible(it))).first()
         return item_from_row(row) if row else None
 
     def list_items(self, conn: Connection) -> list[Item]:
-        rows = conn.execute(select(schema.items).order_by(schema.items.c.position))
-        return [item_from_row(r) for r in rows]
+        return list(self.iter_items(conn))
+
+    def iter_items(
+        self, conn: Connection, after_position: int | None = None, limit: int | None = None
+    ) -> Iterator[Item]:
+        """Items in import order; ``after_position`` and ``limit`` page through them (bounded memory)."""
+        it = schema.items
+        query = select(it).where(visible(it)).order_by(it.c.position)
+        if after_position is not None:
+            query = query.where(it.c.position > after_position)
+        if limit is not None:
+            query = query.limit(limit)
+        for row in conn.execute(query):
+            yield item_from_row(row)
 
     def count_items(self, conn: Connection) -> int:
-        return int(conn.execute(select(func.count()).select_from(schema.items)).scalar_one())
+        it = schema.items
+        return int(conn.execute(select(func.count()).select_from(it).where(visible(it))).scalar_one())
 
     # --- item-languages ---------------------------------------------------------------------------------
 
@@ -361,39 +428,52 @@ class Repository:
         return len(rows)
 
     def get_item_language(self, conn: Connection, item_id: str, lang: str) -> ItemLanguage | None:
-        row = conn.execute(
-            select(schema.item_languages).where(
-                and_(schema.item_languages.c.item_id == item_id, schema.item_languages.c.lang == lang)
-            )
-        ).first()
+        il = schema.item_languages
+        row = conn.execute(select(il).where(il.c.item_id == item_id, il.c.lang == lang, visible(il))).first()
         return item_language_from_row(row) if row else None
 
     def item_languages_of(self, conn: Connection, item_id: str) -> dict[str, ItemLanguage]:
-        rows = conn.execute(select(schema.item_languages).where(schema.item_languages.c.item_id == item_id))
+        il = schema.item_languages
+        rows = conn.execute(select(il).where(il.c.item_id == item_id, visible(il)))
         return {r.lang: item_language_from_row(r) for r in rows}
 
+    def item_languages_of_items(self, conn: Connection, item_ids: Sequence[str]) -> dict[str, list[ItemLanguage]]:
+        """Item id -> its item-languages, for many items in a few queries (chunked under SQL's variable limit)."""
+        il = schema.item_languages
+        found: dict[str, list[ItemLanguage]] = {}
+        for start in range(0, len(item_ids), _IN_CHUNK):
+            chunk = list(item_ids[start : start + _IN_CHUNK])
+            for row in conn.execute(select(il).where(il.c.item_id.in_(chunk), visible(il))):
+                found.setdefault(row.item_id, []).append(item_language_from_row(row))
+        return found
+
     def iter_item_languages(self, conn: Connection, lang: str | None = None) -> Iterator[ItemLanguage]:
-        query = select(schema.item_languages).order_by(schema.item_languages.c.item_id, schema.item_languages.c.lang)
+        il = schema.item_languages
+        query = select(il).where(visible(il)).order_by(il.c.item_id, il.c.lang)
         if lang:
-            query = query.where(schema.item_languages.c.lang == lang)
+            query = query.where(il.c.lang == lang)
         for row in conn.execute(query):
             yield item_language_from_row(row)
 
     def iter_candidate_sets(self, conn: Connection) -> Iterator[CandidateSetsRow]:
         """Every item-language as a ``CandidateSetsRow``, ordered by item id and language."""
         il = schema.item_languages
-        query = select(
-            il.c.item_id,
-            il.c.lang,
-            il.c.status,
-            il.c.good,
-            il.c.bad,
-            il.c.initial_good,
-            il.c.discard_reason,
-            il.c.discard_note,
-            il.c.status_by,
-            il.c.updated_at,
-        ).order_by(il.c.item_id, il.c.lang)
+        query = (
+            select(
+                il.c.item_id,
+                il.c.lang,
+                il.c.status,
+                il.c.good,
+                il.c.bad,
+                il.c.initial_good,
+                il.c.discard_reason,
+                il.c.discard_note,
+                il.c.status_by,
+                il.c.updated_at,
+            )
+            .where(visible(il))
+            .order_by(il.c.item_id, il.c.lang)
+        )
         statuses = {s.value: s for s in Status}
         for item_id, lang, status, good, bad, initial_good, reason, note, by, at in conn.execute(query):
             yield CandidateSetsRow(item_id, lang, statuses[status], good, bad, initial_good, reason, note, by, at)
@@ -491,7 +571,7 @@ class Repository:
                 it.c.target_end,
             )
             .join(it, it.c.id == il.c.item_id)
-            .where(il.c.lang == lang)
+            .where(il.c.lang == lang, visible(it))
             .order_by(it.c.position)
         )
         if statuses:
@@ -533,13 +613,13 @@ class Repository:
         il, it = schema.item_languages, schema.items
         counts: dict[str, dict[str, int]] = {}
         for lang, status, count in conn.execute(
-            select(il.c.lang, il.c.status, func.count()).group_by(il.c.lang, il.c.status)
+            select(il.c.lang, il.c.status, func.count()).where(visible(il)).group_by(il.c.lang, il.c.status)
         ):
             counts.setdefault(lang, {})[status] = int(count)
         excluded_ids = select(it.c.id).where(it.c.excluded.is_(True))
         for lang, status, count in conn.execute(
             select(il.c.lang, il.c.status, func.count())
-            .where(il.c.item_id.in_(excluded_ids))
+            .where(il.c.item_id.in_(excluded_ids), visible(il))
             .group_by(il.c.lang, il.c.status)
         ):
             left = counts[lang][status] - int(count)
@@ -554,10 +634,65 @@ class Repository:
         il = schema.item_languages
         rows = conn.execute(
             select(il.c.status_by, il.c.lang, il.c.status, func.count())
-            .where(il.c.status_by.is_not(None))
+            .where(il.c.status_by.is_not(None), visible(il))
             .group_by(il.c.status_by, il.c.lang, il.c.status)
         )
         return [(r[0], r[1], r[2], int(r[3])) for r in rows]
+
+    # --- imports staged behind one row (see ``schema.imports``) ---------------------------------------------
+
+    def staging_imports(self, conn: Connection) -> list[StagingImport]:
+        rows = conn.execute(select(schema.imports).order_by(schema.imports.c.id))
+        return [StagingImport(r.id, r.file, r.user, r.host, r.pid, r.started_at, r.heartbeat) for r in rows]
+
+    def begin_import(self, conn: Connection, file: str, user: str, host: str, pid: int, now: float) -> int:
+        """Register an import; rows it stages with the returned id stay hidden until ``commit_import``."""
+        result = conn.execute(
+            schema.imports.insert().values(
+                file=file, user=user, host=host, pid=pid, started_at=utc_now(), heartbeat=now
+            )
+        )
+        return int(result.inserted_primary_key[0])
+
+    def touch_import(self, conn: Connection, import_id: int, now: float) -> bool:
+        """Refresh the heartbeat; False when the import was cleaned away (another process judged it dead)."""
+        imports = schema.imports
+        result = conn.execute(imports.update().where(imports.c.id == import_id).values(heartbeat=now))
+        return result.rowcount == 1
+
+    def stage_new_items(
+        self, conn: Connection, import_id: int, rows: list[tuple[Item, str, int]], langs: Sequence[str]
+    ) -> None:
+        """Insert new items and their pending item-languages, hidden behind ``import_id``.
+
+        The ids are new, so no existing pair needs reading (the old ``ensure_item_languages`` per chunk read
+        every pair in the project, which made imports quadratic).
+        """
+        if not rows:
+            return
+        self.insert_items(conn, rows, import_id)
+        conn.execute(
+            schema.item_languages.insert(),
+            [
+                {"item_id": item.id, "lang": lang, "status": Status.PENDING.value, "version": 0, "import_id": import_id}
+                for item, _digest, _position in rows
+                for lang in langs
+            ],
+        )
+
+    def delete_staged(self, conn: Connection, import_id: int, limit: int) -> int:
+        """Delete up to ``limit`` hidden items of an abandoned import (and their item-languages); returns how many."""
+        it, il = schema.items, schema.item_languages
+        ids = list(conn.execute(select(it.c.id).where(it.c.import_id == import_id).limit(limit)).scalars())
+        if ids:
+            conn.execute(il.delete().where(il.c.item_id.in_(ids), il.c.import_id == import_id))
+            conn.execute(it.delete().where(it.c.id.in_(ids), it.c.import_id == import_id))
+        return len(ids)
+
+    def end_import(self, conn: Connection, import_id: int) -> bool:
+        """Delete the import's row: its staged rows become visible at once (or, once deleted, nothing is left)."""
+        result = conn.execute(schema.imports.delete().where(schema.imports.c.id == import_id))
+        return result.rowcount == 1
 
     # --- project-level audit ---
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlalchemy import (
     Boolean,
     Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -19,7 +20,7 @@ from sqlalchemy import (
 )
 
 #: Bump when the schema changes and add a step to ``MIGRATIONS`` in ``annotator.store.database``.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 metadata = MetaData()
 
@@ -61,6 +62,8 @@ items = Table(
     Column("excluded", Boolean, nullable=False, default=False),
     Column("content_hash", String(64), nullable=False),
     Column("imported_at", String(40), nullable=False),
+    #: The import that wrote the row; hidden while that import is still in ``imports`` (schema version 3).
+    Column("import_id", Integer, nullable=False, default=0, server_default="0"),
     Index("ix_items_lemma", "lemma"),
     Index("ix_items_synset", "synset"),
 )
@@ -84,6 +87,7 @@ item_languages = Table(
     Column("status_by", String(64), nullable=True),
     Column("updated_by", String(64), nullable=True),
     Column("updated_at", String(40), nullable=True),
+    Column("import_id", Integer, nullable=False, default=0, server_default="0"),
     Index("ix_item_languages_lang_status", "lang", "status"),
 )
 
@@ -123,4 +127,21 @@ audit = Table(
     Column("at", String(40), nullable=False),
     Column("action", String(40), nullable=False),
     Column("detail", Text, nullable=False, default="{}"),
+)
+
+#: Imports still being staged (schema version 3). Rows of ``items`` and ``item_languages`` whose ``import_id`` is
+#: listed here are invisible to every reader; deleting the one row here commits the whole import at once.
+#: AUTOINCREMENT, so an id is never reused and a committed import's rows can never be hidden again.
+imports = Table(
+    "imports",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("file", Text, nullable=False),
+    Column("user", String(64), nullable=False),
+    Column("host", String(255), nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("started_at", String(40), nullable=False),
+    #: Seconds since the epoch, refreshed by every staging batch: a stale heartbeat means the import died.
+    Column("heartbeat", Float, nullable=False),
+    sqlite_autoincrement=True,
 )
