@@ -305,3 +305,57 @@ def test_forced_sense_change_reopens_curated_item_languages_with_a_note(
     assert again.item_languages == 5
     it, _ = state(loaded, "drink", "IT")
     assert [c.text for c in it.good] == ["sparo", "colpo"] and it.status is Status.PENDING
+
+
+GHOST = {
+    "id": "ghost",
+    "sentence": "A shot nobody can find.",
+    "target": "shot",
+    "lemma": "shot",
+    "pos": "NOUN",
+    "synset": "bn:00000077n",
+    "source": "c",
+}
+
+
+def test_an_item_the_lexicon_cannot_serve_is_skipped_by_name_and_the_rest_is_done(
+    project: Project, lexicon: SnapshotLexicon, write_jsonl
+) -> None:
+    """Issue 14 item 5: one synset missing from the snapshot no longer stops every later item."""
+    from annotator.services.administration import set_excluded
+    from annotator.services.prepopulate import Skipped
+
+    import_items(project, write_jsonl("items.jsonl", [GHOST, *ROWS]))  # first in import order
+    report = prepopulate(project, lexicon=lexicon)
+
+    reason = "Synset bn:00000077n is not in the lexicon snapshot test-snapshot."
+    assert report.skipped == [Skipped("ghost", lang, reason) for lang in ("DE", "ES", "IT", "RU", "ZH")]
+    assert report.warnings[0] == f"ghost [DE ES IT RU ZH]: skipped, left to do: {reason}"
+    assert (report.items, report.item_languages, report.outcome) == (4, 20, "partial")
+    assert report.summary().endswith("5 item-language(s) of 1 item(s) skipped (listed in the warnings) (partial run)")
+    ghost_it, ghost = state(project, "ghost", "IT")
+    assert not ghost_it.prepopulated and ghost_it.version == 0 and ghost.senses == ()
+    assert state(project, "verb", "IT")[0].prepopulated  # the last item was done
+    with project.db.read() as conn:
+        audit = project.repo.audit(conn, limit=1)[0]
+    assert audit["action"] == "prepopulate"
+    assert audit["detail"] == {
+        "outcome": "partial",
+        "item_languages": 20,
+        "lexicon": lexicon.name,
+        "stopped": None,
+        "skipped": 5,
+        "skipped_item_languages": [f"ghost [{lang}]: {reason}" for lang in ("DE", "ES", "IT", "RU", "ZH")],
+        "excluded_items": 0,
+    }
+
+    again = prepopulate(project, lexicon=lexicon)  # still reported, still nothing else to do
+    assert (again.already_done, again.item_languages, len(again.skipped), again.outcome) == (20, 0, 5, "partial")
+
+    set_excluded(project, ["ghost"], True)  # excluding the item is the lead's way out
+    clean = prepopulate(project, lexicon=lexicon)
+    assert (clean.skipped, clean.excluded, clean.outcome) == ([], 1, "clean")
+    assert clean.summary().endswith("1 excluded item(s) left out (clean run)")
+    with project.db.read() as conn:
+        detail = project.repo.audit(conn, limit=1)[0]["detail"]
+    assert (detail["outcome"], detail["skipped"], detail["excluded_items"]) == ("clean", 0, 1)

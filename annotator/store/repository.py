@@ -175,6 +175,21 @@ def visible(table: Any) -> Any:
 
 
 @dataclass(frozen=True)
+class PreparedSaves:
+    """A batch of item-language saves encoded outside the transaction (``Repository.prepare_saves``)."""
+
+    updates: list[dict[str, Any]]
+    history: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class PrepopulationTodo:
+    item_ids: list[str]
+    already_done: int
+    excluded: list[str]
+
+
+@dataclass(frozen=True)
 class StagingImport:
     """An import that is writing hidden rows (a row of ``imports``)."""
 
@@ -520,16 +535,48 @@ class Repository:
         details: Sequence[dict[str, Any]],
     ) -> None:
         """Batch form of ``save_item_language`` (each state's own version is the expected one); all or none."""
-        if not states:
-            return
+        self.apply_saves(conn, self.prepare_saves(states, user, action, details))
+
+    @staticmethod
+    def prepare_saves(
+        states: Sequence[ItemLanguage], user: str, action: str, details: Sequence[dict[str, Any]]
+    ) -> PreparedSaves:
+        """Encode a batch of saves before taking the write lock, so the transaction only runs the statements.
+
+        Pre-populated sets are shared by many item-languages (one tuple per synset and language), so each
+        distinct tuple is encoded once.
+        """
         at = utc_now()
+        encoded: dict[int, tuple[object, str]] = {}
+
+        def encode(entries: tuple[CandidateEntry, ...]) -> str:
+            hit = encoded.get(id(entries))
+            if hit is None:
+                hit = encoded[id(entries)] = (entries, candidates_to_json(entries))  # keeps ``entries`` alive
+            return hit[1]
+
         updates, entries = [], []
         for state, detail in zip(states, details, strict=True):
-            saved = ItemLanguage(
-                **{**state.__dict__, "version": state.version + 1, "updated_by": user, "updated_at": at}
-            )
-            params = item_language_values(saved)
-            params.update(version=saved.version, b_item_id=state.item_id, b_lang=state.lang, b_expected=state.version)
+            version = state.version + 1
+            params = {
+                "status": state.status.value,
+                "good": encode(state.good),
+                "bad": encode(state.bad),
+                "initial_good": encode(state.initial_good),
+                "initial_bad": encode(state.initial_bad),
+                "overlaps": _dumps(list(state.overlaps)),
+                "prepopulated": state.prepopulated,
+                "discuss_note": state.discuss_note,
+                "discard_reason": state.discard_reason.value if state.discard_reason else None,
+                "discard_note": state.discard_note,
+                "status_by": state.status_by,
+                "updated_by": user,
+                "updated_at": at,
+                "version": version,
+                "b_item_id": state.item_id,
+                "b_lang": state.lang,
+                "b_expected": state.version,
+            }
             updates.append(params)
             entries.append(
                 {
@@ -539,13 +586,67 @@ class Repository:
                     "at": at,
                     "action": action,
                     "detail": _dumps(detail),
-                    "version": saved.version,
+                    "version": version,
                 }
             )
-        result = conn.execute(_SAVE_ITEM_LANGUAGE, updates)
-        if result.rowcount != len(updates):
+        return PreparedSaves(updates, entries)
+
+    def apply_saves(self, conn: Connection, prepared: PreparedSaves) -> None:
+        if not prepared.updates:
+            return
+        result = conn.execute(_SAVE_ITEM_LANGUAGE, prepared.updates)
+        if result.rowcount != len(prepared.updates):
             raise ConflictError("Some item-languages were changed by someone else during the batch; nothing was saved.")
-        conn.execute(_INSERT_HISTORY, entries)
+        conn.execute(_INSERT_HISTORY, prepared.history)
+
+    def versions_of(self, conn: Connection, item_ids: Sequence[str]) -> dict[tuple[str, str], int]:
+        """(item id, lang) -> version, for checking a batch computed outside the transaction."""
+        il = schema.item_languages
+        found: dict[tuple[str, str], int] = {}
+        for start in range(0, len(item_ids), _IN_CHUNK):
+            chunk = list(item_ids[start : start + _IN_CHUNK])
+            query = select(il.c.item_id, il.c.lang, il.c.version).where(il.c.item_id.in_(chunk), visible(il))
+            found.update(((item_id, lang), version) for item_id, lang, version in conn.execute(query))
+        return found
+
+    # --- pre-population work lists (bounded memory: ids first, rows a page at a time) ---
+
+    def prepopulation_todo(self, conn: Connection, langs: Sequence[str]) -> PrepopulationTodo:
+        """Which items still have item-languages of ``langs`` to pre-populate, in import order."""
+        il, it = schema.item_languages, schema.items
+        pending = set(
+            conn.execute(
+                select(il.c.item_id).where(il.c.prepopulated.is_(False), il.c.lang.in_(list(langs)), visible(il))
+            ).scalars()
+        )
+        done = conn.execute(
+            select(func.count())
+            .select_from(il)
+            .where(il.c.prepopulated.is_(True), il.c.lang.in_(list(langs)), visible(il))
+        ).scalar_one()
+        todo: list[str] = []
+        excluded: list[str] = []
+        for item_id, is_excluded in conn.execute(
+            select(it.c.id, it.c.excluded).where(visible(it)).order_by(it.c.position)
+        ):
+            if item_id in pending:
+                (excluded if is_excluded else todo).append(item_id)
+        return PrepopulationTodo(todo, int(done), excluded)
+
+    def to_prepopulate(
+        self, conn: Connection, item_ids: Sequence[str], langs: Sequence[str]
+    ) -> dict[str, list[ItemLanguage]]:
+        """The not yet pre-populated item-languages of ``langs`` of these items."""
+        il = schema.item_languages
+        found: dict[str, list[ItemLanguage]] = {}
+        for start in range(0, len(item_ids), _IN_CHUNK):
+            chunk = list(item_ids[start : start + _IN_CHUNK])
+            query = select(il).where(
+                il.c.item_id.in_(chunk), il.c.prepopulated.is_(False), il.c.lang.in_(list(langs)), visible(il)
+            )
+            for row in conn.execute(query.order_by(il.c.item_id, il.c.lang)):
+                found.setdefault(row.item_id, []).append(item_language_from_row(row))
+        return found
 
     def queue(
         self,
