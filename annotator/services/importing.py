@@ -34,7 +34,7 @@ from annotator.store.repository import Repository, StagingImport
 SYSTEM_USER = "system:import"
 
 #: New items staged per transaction (× the project's languages item-language rows); progress after each.
-INSERT_CHUNK = 1000
+INSERT_CHUNK = 500
 #: Hidden rows of an interrupted import deleted per transaction.
 CLEAN_CHUNK = 2000
 #: An import whose heartbeat is older than this is dead even if its process id is alive (reused, other host).

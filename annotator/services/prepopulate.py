@@ -27,10 +27,11 @@ from annotator.lexicon.sources import allowed_sources
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project, ProjectSettings
 from annotator.services import administration
+from annotator.store.repository import PreparedSaves
 
 SYSTEM_USER = "system:prepopulate"
 #: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
-BATCH_SIZE = 400
+BATCH_SIZE = 200
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 
@@ -209,6 +210,8 @@ class _Run:
         self.policies: dict[str, Callable[[str], bool]] = {}
         self.settings = settings
         self.batch = _Batch()
+        #: JSON of candidate tuples already encoded (keyed by identity; the memoised sets are shared).
+        self.encoded: dict[int, tuple[object, str]] = {}
 
     def allowed(self, lang: str) -> Callable[[str], bool]:
         if lang not in self.policies:
@@ -257,6 +260,7 @@ class _Run:
         details = [
             {"good": len(s.initial_good), "bad": len(s.initial_bad), "lexicon": self.lexicon.name} for s in batch.states
         ]
+        prepared = repo.prepare_saves(batch.states, SYSTEM_USER, "prepopulate", details, self.encoded)
         with self.project.db.write() as conn:
             current = repo.versions_of(conn, [item_id for item_id, _g, _s in batch.lexicon_rows])
             fresh = [current.get((s.item_id, s.lang)) == s.version for s in batch.states]
@@ -267,9 +271,11 @@ class _Run:
                         Skipped(state.item_id, state.lang, "changed by someone during pre-population; run again")
                     )
                     self.report.warn_skipped(f"{state.item_id} [{state.lang}]: changed meanwhile; left to do")
-                details = [d for d, ok in zip(details, fresh, strict=True) if ok]
                 batch.states = [s for s, ok in zip(batch.states, fresh, strict=True) if ok]
-            prepared = repo.prepare_saves(batch.states, SYSTEM_USER, "prepopulate", details)
+                prepared = PreparedSaves(
+                    [u for u, ok in zip(prepared.updates, fresh, strict=True) if ok],
+                    [h for h, ok in zip(prepared.history, fresh, strict=True) if ok],
+                )
             repo.update_items_lexicon(conn, batch.lexicon_rows)
             repo.apply_saves(conn, prepared)
         self.project.db.pause_for_other_writers()

@@ -8,6 +8,7 @@ Any other SQLAlchemy URL (PostgreSQL) works too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -29,9 +30,13 @@ BUSY_TIMEOUT_ENV = "ANNOTATOR_BUSY_TIMEOUT_MS"
 
 #: A waiting writer retries ``BEGIN IMMEDIATE`` at most this often (SQLite's own handler backs off to 100 ms,
 #: which would let a bulk job that pauses briefly between its transactions starve every other writer).
-_RETRY_PAUSE_MAX_S = 0.004
+_RETRY_PAUSE_MAX_S = 0.002
 #: Bulk jobs sleep this long between their short transactions so a waiting writer (polling as above) gets in.
-BULK_PAUSE_S = 0.015
+BULK_PAUSE_S = 0.01
+#: Seconds between the WAL checkpoints a process runs after its writes. SQLite's automatic checkpoint would run
+#: inside the committing call (copying pages and syncing the file, seconds on a busy disk); run after the
+#: commit instead, it holds no lock other writers need (PASSIVE) and is not counted as transaction time.
+CHECKPOINT_EVERY_S = 1.0
 
 
 def _add_audit_table(connection: Connection) -> None:
@@ -105,6 +110,7 @@ def _configure_sqlite(engine: Engine, timeout_ms: int) -> None:
         cursor.execute(f"PRAGMA busy_timeout={timeout_ms}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA wal_autocheckpoint=0")  # see CHECKPOINT_EVERY_S and Database._checkpoint_if_due
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -132,6 +138,7 @@ class Database:
         self._active: ContextVar[Connection | None] = ContextVar(f"annotator_db_{id(self)}", default=None)
         #: Optional: called with the seconds each outermost write transaction held the lock (benchmarks).
         self.write_recorder: Callable[[float], None] | None = None
+        self._last_checkpoint = time.monotonic()
 
     @contextmanager
     def _busy_is_a_user_error(self) -> Iterator[None]:
@@ -179,6 +186,16 @@ class Database:
                 finally:
                     self._active.reset(token)
             self._record_write(time.perf_counter() - started)
+            self._checkpoint_if_due(connection)
+
+    def _checkpoint_if_due(self, connection: Connection) -> None:
+        """A passive WAL checkpoint at most every ``CHECKPOINT_EVERY_S``, outside any transaction."""
+        now = time.monotonic()
+        if not self.is_sqlite or now - self._last_checkpoint < CHECKPOINT_EVERY_S:
+            return
+        self._last_checkpoint = now
+        with contextlib.suppress(sqlite3.OperationalError):  # busy: the next one catches up
+            connection.connection.dbapi_connection.execute("PRAGMA wal_checkpoint(PASSIVE)")  # type: ignore[union-attr]
 
     def _record_write(self, seconds: float) -> None:
         if self.write_recorder is not None:

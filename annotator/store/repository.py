@@ -51,6 +51,8 @@ def candidates_to_json(entries: Sequence[CandidateEntry]) -> str:
 
 
 def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
+    if raw == "[]":  # most rows a bulk job reads are untouched (pending, empty)
+        return ()
     return tuple(
         CandidateEntry(d["text"], d.get("pos"), Origin(d.get("origin", "translator")), tuple(d.get("synsets", ())))
         for d in json.loads(raw)
@@ -539,15 +541,19 @@ class Repository:
 
     @staticmethod
     def prepare_saves(
-        states: Sequence[ItemLanguage], user: str, action: str, details: Sequence[dict[str, Any]]
+        states: Sequence[ItemLanguage],
+        user: str,
+        action: str,
+        details: Sequence[dict[str, Any]],
+        encoded: dict[int, tuple[object, str]] | None = None,
     ) -> PreparedSaves:
         """Encode a batch of saves before taking the write lock, so the transaction only runs the statements.
 
         Pre-populated sets are shared by many item-languages (one tuple per synset and language), so each
-        distinct tuple is encoded once.
+        distinct tuple is encoded once; a caller running many batches passes one ``encoded`` cache to all.
         """
         at = utc_now()
-        encoded: dict[int, tuple[object, str]] = {}
+        encoded = {} if encoded is None else encoded
 
         def encode(entries: tuple[CandidateEntry, ...]) -> str:
             hit = encoded.get(id(entries))
