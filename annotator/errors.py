@@ -38,3 +38,10 @@ class RowProblemsError(UserError):
         shown = "\n".join(f"  {name}: {p}" for p in problems[:listed])
         more = f"\n  ... and {self.total - listed} more" if self.total > listed else ""
         super().__init__(f"{name}: {self.total} problem(s); {outcome}.\n{shown}{more}")
+
+
+class DatabaseBusyError(UserError):
+    """Another writer held the database longer than we may wait; nothing was changed, the user can try again.
+
+    A ``UserError`` so the command line exits 2 with the message and the app shows it next to the kept input.
+    """

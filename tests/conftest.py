@@ -241,3 +241,29 @@ def dump(project: Project) -> dict[str, list[tuple]]:
             table.name: sorted(tuple(row) for row in conn.execute(select(table)))
             for table in schema.metadata.sorted_tables
         }
+
+
+#: What each Alembic revision after 0003 adds: tables, and (table, column) added to older tables. Tests that rewind
+#: a database to an older revision undo these (newest first). Add a revision's additions here with the revision.
+LATER_REVISIONS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
+    "0004": (("copies", "assignments"), ()),
+    "0005": (("jobs",), ()),
+    "0006": (("imports",), (("items", "import_id"), ("item_languages", "import_id"))),
+}
+
+
+def rewind_schema(conn, revision: str) -> None:  # type: ignore[no-untyped-def]
+    """Drop what the revisions after ``revision`` created and record ``revision`` as the database's (if Alembic
+    manages it), so the next ``Project.open`` migrates it forward as it would an older release's database."""
+    for later in sorted(LATER_REVISIONS, reverse=True):
+        if later <= revision:
+            continue
+        tables, columns = LATER_REVISIONS[later]
+        for table in tables:
+            conn.exec_driver_sql(f"DROP TABLE {table}")
+        for table, column in columns:
+            conn.exec_driver_sql(f"ALTER TABLE {table} DROP COLUMN {column}")
+    from sqlalchemy import inspect
+
+    if inspect(conn).has_table("alembic_version"):
+        conn.exec_driver_sql(f"UPDATE alembic_version SET version_num='{revision}'")

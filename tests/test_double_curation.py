@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import dump
+from conftest import dump, rewind_schema
 
 from annotator.commands.project import create_demo
 from annotator.domain.model import Role, Side, Status, User
@@ -203,10 +203,7 @@ def test_agreement_over_the_finished_copies(assigned: Project) -> None:
 
 def test_a_revision_0003_database_gains_the_double_curation_tables(demo: Project) -> None:
     with demo.db.write() as conn:
-        conn.exec_driver_sql("DROP TABLE jobs")  # revision 0005, after this one
-        conn.exec_driver_sql("DROP TABLE copies")
-        conn.exec_driver_sql("DROP TABLE assignments")
-        conn.exec_driver_sql("UPDATE alembic_version SET version_num='0003'")
+        rewind_schema(conn, "0003")
     demo.db.dispose()
     reopened = Project.open(demo.data_dir)
     assert reopened.db.schema_revision() >= "0004"

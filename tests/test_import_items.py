@@ -15,7 +15,7 @@ from annotator.domain.model import Side
 from annotator.errors import UserError
 from annotator.project import Project
 from annotator.services.curation import CurationService
-from annotator.services.importing import CuratedWorkError, import_items
+from annotator.services.importing import INSERT_CHUNK, CuratedWorkError, import_items
 from annotator.store.database import Database
 
 pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
@@ -175,23 +175,25 @@ def test_target_occurring_twice_warns_and_takes_the_first(tmp_path: Path, write_
 
 
 def test_an_import_that_fails_halfway_leaves_every_table_unchanged(project: Project, write_jsonl) -> None:
-    rows = [dict(SAMPLE_ITEMS[0], id=f"item-{n}") for n in range(1200)]
+    rows = [dict(SAMPLE_ITEMS[0], id=f"item-{n}") for n in range(2500)]
     before = dump(project)
-    written: list[int] = []
+    seen: list[tuple[int, int]] = []
     other_connection = Database(project.db.url)  # another process's view: sees only committed data
 
     def explode(done: int, total: int, message: str) -> None:
         if message == "writing":
-            with other_connection.read() as conn:
-                written.append(project.repo.count_items(conn))
-            if done >= 1000:
-                raise RuntimeError("simulated crash mid-import, after 1000 rows were written")
+            with other_connection.read() as conn:  # (what readers see, rows committed to the file so far)
+                staged = conn.exec_driver_sql("SELECT count(*) FROM items").scalar()
+                seen.append((project.repo.count_items(conn), staged))
+            if done >= 2000:
+                raise RuntimeError("simulated crash mid-import, after 2000 rows were written")
 
     with pytest.raises(RuntimeError):
         import_items(project, write_jsonl("many.jsonl", rows), progress=explode)
-    assert written == [0, 0]
+    # Each batch was its own committed transaction, yet no reader ever saw a half import.
+    assert seen == [(0, n) for n in range(INSERT_CHUNK, 2001, INSERT_CHUNK)] and len(seen) >= 2
     assert dump(project) == before
-    assert import_items(project, write_jsonl("many.jsonl", rows)).added == 1200
+    assert import_items(project, write_jsonl("many.jsonl", rows)).added == 2500
 
 
 def test_changed_item_with_curated_work_is_refused_unless_forced(project: Project, write_jsonl, lead) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from app_helpers import logged_in
-from conftest import dump
+from conftest import dump, rewind_schema
 
 from annotator.commands.project import DEMO_ITEMS, DEMO_SNAPSHOT
 from annotator.domain import jobs as rules
@@ -251,8 +251,7 @@ def test_command_line_start_wait_list_and_refusals(tmp_path, monkeypatch) -> Non
 def test_an_old_project_gets_the_jobs_table(tmp_path, monkeypatch) -> None:
     project = demo_project(tmp_path, monkeypatch)
     with project.db.write() as conn:
-        conn.exec_driver_sql("DROP TABLE jobs")
-        conn.exec_driver_sql("UPDATE alembic_version SET version_num='0004'")
+        rewind_schema(conn, "0004")
     project.db.dispose()
     reopened = Project.open(project.data_dir)
     assert reopened.db.schema_revision() >= "0005"

@@ -223,3 +223,141 @@ def test_reimported_item_with_a_new_synset_is_prepopulated_again(
     assert again.item_languages == 5
     drink_it, drink = state(loaded, "drink", "IT")
     assert [c.text for c in drink_it.good] == ["sparo", "colpo"] and drink.sense_rank == 1
+
+
+def test_forced_sense_change_reopens_curated_item_languages_with_a_note(
+    loaded: Project, lexicon: SnapshotLexicon, write_jsonl, lead, tmp_path
+) -> None:
+    """Issue 14 item 4: the old sense's candidates can never be exported for the new sense."""
+    import json
+
+    from annotator.data_export.dataset import ExportOptions, export_dataset
+    from annotator.services.importing import Reopened
+
+    prepopulate(loaded, lexicon=lexicon)
+    service = CurationService(loaded, lead)
+    done_it = service.mark_done("drink", "IT", state(loaded, "drink", "IT")[0].version)
+    service.flag_discuss("drink", "DE", "Which drink?", state(loaded, "drink", "DE")[0].version)
+    service.discard("drink", "ES", "other", "odd sentence", state(loaded, "drink", "ES")[0].version)
+    service.add_candidate("drink", "ZH", Side.GOOD, "一小杯", state(loaded, "drink", "ZH")[0].version)
+    untouched_ru = state(loaded, "drink", "RU")[0]
+    fire_it = service.mark_done("fire", "IT", state(loaded, "fire", "IT")[0].version)
+
+    changed = [dict(r, synset="bn:00000001n") if r["id"] == "drink" else r for r in ROWS]
+    report = import_items(loaded, write_jsonl("v2.jsonl", changed), force=True)
+
+    assert report.replaced == 1
+    assert report.reopened == [
+        Reopened("drink", "DE", "discuss"),
+        Reopened("drink", "ES", "discarded"),
+        Reopened("drink", "IT", "done"),
+        Reopened("drink", "ZH", "in_progress"),
+    ]
+    assert "4 curated item-language(s) reopened as pending because their item's sense" in report.summary()
+    assert "drink [IT] (done)" in report.summary()
+    it, item = state(loaded, "drink", "IT")
+    assert item.synset == "bn:00000001n" and item.senses == ()
+    assert (it.status, it.good, it.bad, it.initial_good, it.initial_bad, it.overlaps) == (
+        Status.PENDING,
+        (),
+        (),
+        (),
+        (),
+        (),
+    )
+    assert (it.prepopulated, it.status_by, it.version, it.updated_by) == (
+        False,
+        None,
+        done_it.version + 1,
+        "system:import",
+    )
+    es, _ = state(loaded, "drink", "ES")
+    assert (es.status, es.discard_reason, es.discard_note) == (Status.PENDING, None, "")
+    de, _ = state(loaded, "drink", "DE")
+    assert (de.status, de.discuss_note) == (Status.PENDING, "")
+    ru, _ = state(loaded, "drink", "RU")  # untouched: only its old G0/B0 go, no reopening
+    assert (ru.status, ru.good, ru.prepopulated, ru.version) == (Status.PENDING, (), False, untouched_ru.version + 1)
+    assert state(loaded, "fire", "IT")[0] == fire_it  # other items keep their work
+
+    with loaded.db.read() as conn:
+        last = loaded.repo.history(conn, "drink", "IT")[-1]
+        audit = loaded.repo.audit(conn, limit=1)[0]
+    assert (last.user, last.action) == ("system:import", "item_changed")
+    assert last.detail == {
+        "lemma": "shot",
+        "pos": "NOUN",
+        "synset": "bn:00000001n",
+        "previous": {"lemma": "shot", "pos": "NOUN", "synset": "bn:00000003n"},
+        "reason": "the item's sense changed on import; its candidates were for the old sense",
+        "reopened_from": "done",
+        "previous_good": ["goccio", "colpo", "bicchierino"],
+        "previous_bad": ["sparo", "iniezione"],
+        "previous_discuss_note": "",
+        "previous_discard_reason": None,
+        "previous_discard_note": "",
+    }
+    assert audit["action"] == "import" and audit["detail"]["reopened"] == 4
+
+    export = export_dataset(loaded, tmp_path / "exports", ExportOptions(include_incomplete=True))
+    lines = [json.loads(line) for line in (export.path / "dataset.jsonl").read_text(encoding="utf-8").splitlines()]
+    drink = next(line for line in lines if line["id"] == "drink")
+    assert all(entry["good"] == [] and entry["bad"] == [] for entry in drink["languages"].values())
+
+    again = prepopulate(loaded, lexicon=lexicon)  # the new sense gets its own G0/B0
+    assert again.item_languages == 5
+    it, _ = state(loaded, "drink", "IT")
+    assert [c.text for c in it.good] == ["sparo", "colpo"] and it.status is Status.PENDING
+
+
+GHOST = {
+    "id": "ghost",
+    "sentence": "A shot nobody can find.",
+    "target": "shot",
+    "lemma": "shot",
+    "pos": "NOUN",
+    "synset": "bn:00000077n",
+    "source": "c",
+}
+
+
+def test_an_item_the_lexicon_cannot_serve_is_skipped_by_name_and_the_rest_is_done(
+    project: Project, lexicon: SnapshotLexicon, write_jsonl
+) -> None:
+    """Issue 14 item 5: one synset missing from the snapshot no longer stops every later item."""
+    from annotator.services.administration import set_excluded
+    from annotator.services.prepopulate import Skipped
+
+    import_items(project, write_jsonl("items.jsonl", [GHOST, *ROWS]))  # first in import order
+    report = prepopulate(project, lexicon=lexicon)
+
+    reason = "Synset bn:00000077n is not in the lexicon snapshot test-snapshot."
+    assert report.skipped == [Skipped("ghost", lang, reason) for lang in ("DE", "ES", "IT", "RU", "ZH")]
+    assert report.warnings[0] == f"ghost [DE ES IT RU ZH]: skipped, left to do: {reason}"
+    assert (report.items, report.item_languages, report.outcome) == (4, 20, "partial")
+    assert report.summary().endswith("5 item-language(s) of 1 item(s) skipped (listed in the warnings) (partial run)")
+    ghost_it, ghost = state(project, "ghost", "IT")
+    assert not ghost_it.prepopulated and ghost_it.version == 0 and ghost.senses == ()
+    assert state(project, "verb", "IT")[0].prepopulated  # the last item was done
+    with project.db.read() as conn:
+        audit = project.repo.audit(conn, limit=1)[0]
+    assert audit["action"] == "prepopulate"
+    assert audit["detail"] == {
+        "outcome": "partial",
+        "item_languages": 20,
+        "lexicon": lexicon.name,
+        "stopped": None,
+        "skipped": 5,
+        "skipped_item_languages": [f"ghost [{lang}]: {reason}" for lang in ("DE", "ES", "IT", "RU", "ZH")],
+        "excluded_items": 0,
+    }
+
+    again = prepopulate(project, lexicon=lexicon)  # still reported, still nothing else to do
+    assert (again.already_done, again.item_languages, len(again.skipped), again.outcome) == (20, 0, 5, "partial")
+
+    set_excluded(project, ["ghost"], True)  # excluding the item is the lead's way out
+    clean = prepopulate(project, lexicon=lexicon)
+    assert (clean.skipped, clean.excluded, clean.outcome) == ([], 1, "clean")
+    assert clean.summary().endswith("1 excluded item(s) left out (clean run)")
+    with project.db.read() as conn:
+        detail = project.repo.audit(conn, limit=1)[0]["detail"]
+    assert (detail["outcome"], detail["skipped"], detail["excluded_items"]) == ("clean", 0, 1)

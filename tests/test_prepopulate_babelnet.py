@@ -68,6 +68,9 @@ def test_quota_stops_cleanly_and_a_rerun_finishes(server, tmp_path: Path, write_
     report = prepopulate(project, lexicon=client(server, cache))
     assert report.stopped and "daily requests limit" in report.stopped
     assert il_count(project) == 15  # the three noun items are saved
+    with project.db.read() as conn:
+        audit = project.repo.audit(conn, limit=1)[0]["detail"]
+    assert (audit["outcome"], audit["item_languages"], audit["stopped"]) == ("stopped", 15, report.stopped)
     server.lift_quota()
     server.clear_log()
     rerun = prepopulate(project, lexicon=client(server, cache))
@@ -129,3 +132,28 @@ def test_cache_frozen_as_snapshot_reproduces_the_prepopulation(
 
     assert sets(offline) == sets(online)
     assert len(sets(offline)) == 20
+
+
+def test_an_unreachable_server_stops_the_run_and_the_audit_says_so(server, tmp_path: Path, write_jsonl) -> None:
+    project = new_project(tmp_path, "p", write_jsonl)
+    server.fail_next(5, 503)  # the client tries 5 times, then gives up: no point trying every other item
+    report = prepopulate(project, lexicon=client(server, tmp_path / "cache.sqlite"))
+    assert report.outcome == "stopped" and "failed after 5 attempts: HTTP 503" in report.stopped
+    assert (report.item_languages, report.skipped, il_count(project)) == (0, [], 0)
+    assert server.count() == 5
+    with project.db.read() as conn:
+        audit = project.repo.audit(conn, limit=1)[0]["detail"]
+    assert (audit["outcome"], audit["stopped"]) == ("stopped", report.stopped)
+    rerun = prepopulate(project, lexicon=client(server, tmp_path / "cache.sqlite"))
+    assert (rerun.outcome, rerun.item_languages) == ("clean", 20)
+
+
+def test_a_synset_babelnet_does_not_know_is_skipped_and_named(server, tmp_path: Path, write_jsonl) -> None:
+    from test_prepopulate import GHOST
+
+    project = Project.open(tmp_path / "p", create=True)
+    import_items(project, write_jsonl("items.jsonl", [GHOST, *ROWS]))
+    report = prepopulate(project, lexicon=client(server, tmp_path / "cache.sqlite"))
+    assert (report.outcome, report.item_languages, len(report.skipped)) == ("partial", 20, 5)
+    assert {s.item_id for s in report.skipped} == {"ghost"}
+    assert "bn:00000077n" in report.skipped[0].reason and report.warnings[0].startswith("ghost [DE ES IT RU ZH]")

@@ -28,14 +28,11 @@ def url(engine: str, tmp_path: Path) -> str:
     return os.environ["ANNOTATOR_DATABASE_URL"] if engine == "postgresql" else f"sqlite:///{tmp_path / 'db.sqlite'}"
 
 
-#: Tables that revisions after 0003 create, newest first: a test that rewinds a database to an older revision
-#: drops them, as that release had none of them. Add a revision's tables here with the revision.
-LATER_REVISION_TABLES = ("jobs", "copies", "assignments")
-
-
 def _drop_tables_of_later_revisions(conn) -> None:  # type: ignore[no-untyped-def]
-    for table in LATER_REVISION_TABLES:
-        conn.exec_driver_sql(f"DROP TABLE {table}")
+    """Undo every revision after 0003 (see conftest.LATER_REVISIONS)."""
+    from conftest import rewind_schema
+
+    rewind_schema(conn, "0003")
 
 
 def test_sqlite_is_configured_for_a_threaded_server(tmp_path: Path) -> None:

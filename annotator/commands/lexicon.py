@@ -51,7 +51,7 @@ def run_prepopulate(args: argparse.Namespace) -> int:
     print(report.summary())
     if report.stopped:
         print(
-            f"Stopped: the lexicon refused to answer: {report.stopped}\n"
+            f"Stopped: {report.stopped}\n"
             "All work finished so far is saved; run 'annotator prepopulate' again to resume."
         )
         return 3

@@ -34,7 +34,14 @@ from urllib.parse import urlparse
 
 import requests
 
-from annotator.lexicon.base import ENGLISH, LexiconError, LexiconQuotaError, LexSense, SynsetRecord
+from annotator.lexicon.base import (
+    ENGLISH,
+    LexiconError,
+    LexiconQuotaError,
+    LexiconUnavailableError,
+    LexSense,
+    SynsetRecord,
+)
 from annotator.lexicon.http_cache import API_KEY_PARAM, HttpCache, cache_key
 
 DEFAULT_BASE_URL = "https://babelnet.io/v9/"
@@ -462,7 +469,7 @@ class BabelNetLexicon:
                 delay = self._backoff(attempt, outcome.wait_hint)
                 log.info("BabelNet %s: %s; retrying in %.2f s", described, last_reason, delay)
                 self._sleep(delay)
-        raise LexiconError(
+        raise LexiconUnavailableError(
             self._scrub(f"BabelNet request {described} failed after {attempts} attempts: {last_reason}.")
         )
 

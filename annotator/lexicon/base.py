@@ -66,6 +66,11 @@ class LexiconQuotaError(LexiconError):
     """The provider refused to answer (invalid key or daily limit); the run must stop, keeping its work."""
 
 
+class LexiconUnavailableError(LexiconError):
+    """The provider could not be reached even after retries; the run stops (keeping its work) instead of
+    skipping every remaining item one slow timeout at a time."""
+
+
 @runtime_checkable
 class Lexicon(Protocol):
     """What any lexicon provider answers. ``name``/``version`` go into export manifests."""

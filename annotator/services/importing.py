@@ -1,11 +1,22 @@
-"""Import items into a project: validate the whole file, then write everything in one transaction.
+"""Import items into a project: validate the whole file, stage it in short transactions, commit it at once.
 
 Re-importing the same file is a no-op; a changed item that already has curated work is refused unless
 forced, because silently replacing a sentence under a translator's candidates would corrupt the dataset.
+A forced change of an item's sense (σ, lemma or POS) reopens its curated item-languages, saying why.
+
+All or nothing without a long lock: new rows are written in short batches tagged with an ``imports`` row
+that hides them from every reader, and one short final transaction applies the replacements and deletes
+that row, making everything visible at once. A killed import leaves only hidden rows, which the next
+import deletes (see docs/ARCHITECTURE.md, Transactions).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import socket
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -16,15 +27,28 @@ from annotator.data_import.limits import project_limits
 from annotator.domain.model import Item, ItemLanguage, Status, User
 from annotator.errors import UserError
 from annotator.progress import ProgressCallback, no_progress
-from annotator.project import Project
+from annotator.project import Project, ProjectSettings
 from annotator.services import administration
-from annotator.store.repository import Repository
+from annotator.store.repository import Repository, StagingImport
 
 #: Who the history names for changes the import makes by itself.
 SYSTEM_USER = "system:import"
 
-#: Rows written per statement batch; progress is reported after each.
+#: New items staged per transaction (× the project's languages item-language rows); progress after each.
 INSERT_CHUNK = 500
+#: Hidden rows of an interrupted import deleted per transaction.
+CLEAN_CHUNK = 2000
+#: An import whose heartbeat is older than this is dead even if its process id is alive (reused, other host).
+STALE_AFTER_S = 120.0
+
+
+@dataclass(frozen=True)
+class Reopened:
+    """A curated item-language sent back to pending because its item's sense changed."""
+
+    item_id: str
+    lang: str
+    was: str
 
 
 @dataclass
@@ -35,54 +59,252 @@ class ImportReport:
     #: Items whose only change is their gloss (not part of what an item *is*): the new gloss is applied.
     glosses: int = 0
     warnings: list[RowProblem] = field(default_factory=list)
+    reopened: list[Reopened] = field(default_factory=list)
+    #: Hidden rows left by an interrupted earlier import and deleted before this one.
+    cleaned: int = 0
 
     def summary(self) -> str:
-        return (
+        text = (
             f"{self.added} added, {self.replaced} replaced, {self.unchanged} unchanged"
             + (f", {self.glosses} gloss(es) updated" if self.glosses else "")
             + (f", {len(self.warnings)} warning(s)" if self.warnings else "")
         )
+        if self.reopened:
+            shown = ", ".join(f"{r.item_id} [{r.lang}] ({r.was})" for r in self.reopened[:20])
+            more = " ..." if len(self.reopened) > 20 else ""
+            text += (
+                f"; {len(self.reopened)} curated item-language(s) reopened as pending because their item's sense "
+                f"(synset, lemma or POS) changed: {shown}{more}"
+            )
+        if self.cleaned:
+            text += f"; removed {self.cleaned} hidden row(s) of an interrupted earlier import"
+        return text
 
 
 class CuratedWorkError(UserError):
     """Changed items already have curated work; re-run with force to replace them."""
 
 
-def _forget_prepopulation(repo: Repository, conn: Connection, item: Item, states: list[ItemLanguage]) -> None:
-    """λ or σ changed: G0/B0 came from the old senses, so the next pre-population must redo them.
+class ImportInProgressError(UserError):
+    """Another import is staging its rows; two at once could collide on item ids."""
 
-    Untouched pending sets are cleared with them; curated current sets are the translators' work and stay.
+
+@dataclass
+class _Plan:
+    """What the file changes, decided against the live data before anything is written."""
+
+    new_rows: list[tuple[Item, str, int]] = field(default_factory=list)
+    #: (new item, its new hash, the hash it had when classified)
+    replacements: list[tuple[Item, str, str]] = field(default_factory=list)
+    #: (item id, new gloss) of items otherwise unchanged: the gloss is not part of what an item *is*
+    glosses: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _lexicon_key(item: Item) -> tuple[str, str, str]:
+    return (item.target.lemma, item.target.pos, item.synset)
+
+
+def _is_untouched(state: ItemLanguage) -> bool:
+    return state.status is Status.PENDING and (state.good, state.bad) == (state.initial_good, state.initial_bad)
+
+
+def _for_new_sense(item: Item, before: Item, state: ItemLanguage) -> tuple[ItemLanguage, dict]:
+    """λ or σ changed: G0/B0 and any curation were about the old sense, so the item-language starts again.
+
+    Untouched ones simply lose their old G0/B0. Curated ones (any status but an untouched pending) go back to
+    pending with empty sets, so no export can ship the old sense's candidates under the new one; the history
+    entry keeps everything they held, and the next pre-population fills G0/B0 for the new sense.
     """
-    for state in states:
-        untouched = state.status is Status.PENDING and (state.good, state.bad) == (
-            state.initial_good,
-            state.initial_bad,
+    detail: dict = {
+        "lemma": item.target.lemma,
+        "pos": item.target.pos,
+        "synset": item.synset,
+        "previous": {"lemma": before.target.lemma, "pos": before.target.pos, "synset": before.synset},
+    }
+    new = replace(state, prepopulated=False, initial_good=(), initial_bad=(), overlaps=(), good=(), bad=())
+    if not _is_untouched(state):
+        detail.update(
+            reason="the item's sense changed on import; its candidates were for the old sense",
+            reopened_from=state.status.value,
+            previous_good=[c.text for c in state.good],
+            previous_bad=[c.text for c in state.bad],
+            previous_discuss_note=state.discuss_note,
+            previous_discard_reason=state.discard_reason.value if state.discard_reason else None,
+            previous_discard_note=state.discard_note,
         )
-        new = replace(
-            state,
-            prepopulated=False,
-            initial_good=(),
-            initial_bad=(),
-            overlaps=(),
-            good=() if untouched else state.good,
-            bad=() if untouched else state.bad,
-        )
-        detail = {"lemma": item.target.lemma, "pos": item.target.pos, "synset": item.synset}
-        repo.save_item_language(conn, new, state.version, SYSTEM_USER, "item_changed", detail)
+        new = replace(new, status=Status.PENDING, discuss_note="", discard_reason=None, discard_note="", status_by=None)
+    return new, detail
 
 
-def _apply_gloss_changes(repo: Repository, conn: Connection, same: list[Item]) -> int:
-    """Items identical but for their gloss: apply a new gloss from the file (one read, one batched write).
+def _is_dead(staging: StagingImport, now: float) -> bool:
+    """An import on this host whose process is gone, or any import silent for ``STALE_AFTER_S``."""
+    if now - staging.heartbeat > STALE_AFTER_S:
+        return True
+    if staging.host != socket.gethostname():
+        return False
+    if staging.pid == os.getpid():
+        return False  # this process's own import is either running (a thread) or cleans itself up
+    try:
+        os.kill(staging.pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def _delete_import(project: Project, import_id: int) -> int:
+    """Delete an import's hidden rows in short transactions, then its ``imports`` row; returns items deleted."""
+    deleted = 0
+    while True:
+        with project.db.write() as conn:
+            count = project.repo.delete_staged(conn, import_id, CLEAN_CHUNK)
+            if count == 0:
+                project.repo.end_import(conn, import_id)
+                return deleted
+        deleted += count
+        project.db.pause_for_other_writers()
+
+
+def clean_interrupted_imports(project: Project) -> int:
+    """Remove what dead imports staged (a killed process); refuse while a live one runs. Returns items removed."""
+    with project.db.read() as conn:
+        staging = project.repo.staging_imports(conn)
+    now = time.time()
+    removed = 0
+    for entry in staging:
+        if not _is_dead(entry, now):
+            raise ImportInProgressError(
+                f"Another import is running ({entry.file}, started {entry.started_at} by {entry.user}); "
+                "nothing was imported. Try again when it has finished."
+            )
+        removed += _delete_import(project, entry.id)
+    return removed
+
+
+def _plan(
+    repo: Repository, conn: Connection, parsed: ParsedItems, force: bool, name: str, progress: ProgressCallback
+) -> tuple[_Plan, ImportReport]:
+    """Classify every item as new, unchanged or replaced; refuse curated changes unless forced."""
+    report = ImportReport(warnings=parsed.warnings)
+    plan = _Plan()
+    hashes = repo.item_hashes(conn)
+    position = repo.next_position(conn)
+    total = len(parsed.items)
+    changed: list[tuple[Item, str, str]] = []
+    same: list[Item] = []
+    for done, item in enumerate(parsed.items, start=1):
+        digest = content_hash(item)
+        old = hashes.get(item.id)
+        if old is None:
+            plan.new_rows.append((item, digest, position))
+            position += 1
+            report.added += 1
+        elif old == digest:
+            same.append(item)
+        else:
+            changed.append((item, digest, old))
+        if done % 1000 == 0 or done == total:
+            progress(done, total, "checking")
+    del hashes
+    plan.glosses = _gloss_changes(repo, conn, same)
+    report.glosses = len(plan.glosses)
+    report.unchanged = len(same) - report.glosses
+    if changed and not force:
+        states = repo.item_languages_of_items(conn, [item.id for item, _d, _o in changed])
+        _refuse_curated(name, [item.id for item, _d, _o in changed], states)
+    plan.replacements = changed
+    report.replaced = len(changed)
+    return plan, report
+
+
+def _refuse_curated(name: str, item_ids: Sequence[str], states: dict[str, list[ItemLanguage]]) -> None:
+    blocked = [i for i in item_ids if any(s.status is not Status.PENDING for s in states.get(i, ()))]
+    if blocked:
+        shown = ", ".join(blocked[:20]) + (" ..." if len(blocked) > 20 else "")
+        raise CuratedWorkError(
+            f"{name}: {len(blocked)} changed item(s) already have curated work ({shown}); "
+            "nothing was imported. Re-run with --force to replace them (their candidates are kept unless "
+            "the item's sense changes, which reopens them)."
+        )
+
+
+def _stage(project: Project, import_id: int, plan: _Plan, languages: Sequence[str], progress: ProgressCallback) -> None:
+    """Write the new items hidden, one short transaction per chunk, pausing so other writers get their turn."""
+    rows = plan.new_rows
+    for start in range(0, len(rows), INSERT_CHUNK):
+        chunk = rows[start : start + INSERT_CHUNK]
+        with project.db.write() as conn:
+            if not project.repo.touch_import(conn, import_id, time.time()):
+                raise ImportInProgressError("This import was cancelled by another process; nothing was imported.")
+            project.repo.stage_new_items(conn, import_id, chunk, languages)
+        project.db.pause_for_other_writers()
+        progress(start + len(chunk), len(rows), "writing")
+
+
+def _commit(
+    project: Project,
+    conn: Connection,
+    import_id: int,
+    plan: _Plan,
+    languages: Sequence[str],
+    force: bool,
+    name: str,
+    report: ImportReport,
+    user: User | None,
+) -> None:
+    """The one short transaction that makes the import visible: replacements, late languages, audit, flip."""
+    repo = project.repo
+    if not repo.touch_import(conn, import_id, time.time()):
+        raise ImportInProgressError("This import was cancelled by another process; nothing was imported.")
+    if plan.replacements:
+        ids = [item.id for item, _d, _o in plan.replacements]
+        current = repo.item_hashes_of(conn, ids)
+        moved = [i for (item, _d, old), i in zip(plan.replacements, ids, strict=True) if current.get(i) != old]
+        if moved:
+            raise UserError(
+                f"{name}: {len(moved)} item(s) changed while importing ({', '.join(moved[:20])}); "
+                "nothing was imported. Run the import again."
+            )
+        states = repo.item_languages_of_items(conn, ids)
+        if not force:
+            _refuse_curated(name, ids, states)
+        befores = repo.items_by_id(conn, ids)
+        for item, digest, _old in plan.replacements:
+            before = befores[item.id]
+            same_lexicon = _lexicon_key(before) == _lexicon_key(item)
+            repo.replace_item(conn, item, digest, keep_lexicon=same_lexicon)
+            if same_lexicon:
+                continue
+            for state in sorted(states.get(item.id, ()), key=lambda s: s.lang):
+                new, detail = _for_new_sense(item, before, state)
+                if "reopened_from" in detail:
+                    report.reopened.append(Reopened(item.id, state.lang, state.status.value))
+                repo.save_item_language(conn, new, state.version, SYSTEM_USER, "item_changed", detail)
+    settings = repo.get_meta(conn, "settings")
+    now_languages = ProjectSettings.from_json(settings).languages if settings else tuple(languages)
+    if set(now_languages) - set(languages):  # a lead added a language while this import was staging
+        repo.ensure_item_languages(conn, [item.id for item, _d, _p in plan.new_rows], now_languages)
+    repo.set_glosses(conn, plan.glosses)
+    detail = {"file": name, "added": report.added, "replaced": report.replaced, "force": force}
+    if report.glosses:
+        detail["glosses"] = report.glosses
+    if report.reopened:
+        detail["reopened"] = len(report.reopened)
+    administration.record(project, conn, user, "import", detail)
+    repo.end_import(conn, import_id)
+
+
+def _gloss_changes(repo: Repository, conn: Connection, same: list[Item]) -> list[tuple[str, str]]:
+    """Items identical but for their gloss: the new glosses from the file (one read), applied at the commit.
 
     An empty gloss in the file keeps the stored one (pre-population may have learnt it from the lexicon).
     """
     with_gloss = [item for item in same if item.gloss]
     if not with_gloss:
-        return 0
+        return []
     stored = repo.item_glosses(conn)
-    changed = [(item.id, item.gloss) for item in with_gloss if stored.get(item.id) != item.gloss]
-    repo.set_glosses(conn, changed)
-    return len(changed)
+    return [(item.id, item.gloss) for item in with_gloss if stored.get(item.id) != item.gloss]
 
 
 def import_items(
@@ -97,60 +319,38 @@ def import_items(
     with project.db.read() as conn:  # ids are unique case-insensitively across the project, not just the file
         known_ids = list(project.repo.item_hashes(conn))
     parsed: ParsedItems = parse_item_file(path, project_limits(project), known_ids)
-    report = ImportReport(warnings=parsed.warnings)
+    del known_ids
+    name = Path(path).name
+    cleaned = clean_interrupted_imports(project)
     languages = project.settings().languages
-    total = len(parsed.items)
+    with project.db.read() as conn:
+        plan, report = _plan(project.repo, conn, parsed, force, name, progress)
+    report.cleaned = cleaned
+    del parsed
+    if not (plan.new_rows or plan.replacements or plan.glosses):
+        return report  # an unchanged re-import stays a true no-op
     with project.db.write() as conn:
-        repo = project.repo
-        hashes = repo.item_hashes(conn)
-        position = repo.next_position(conn)
-        new_ids: list[str] = []
-        new_rows: list[tuple[Item, str, int]] = []
-        blocked: list[str] = []
-        same: list[Item] = []
-        for done, item in enumerate(parsed.items, start=1):
-            digest = content_hash(item)
-            old = hashes.get(item.id)
-            if old is None:
-                new_rows.append((item, digest, position))
-                position += 1
-                new_ids.append(item.id)
-                report.added += 1
-            elif old == digest:
-                same.append(item)
-            else:
-                states = repo.item_languages_of(conn, item.id)
-                curated = [il for il in states.values() if il.status is not Status.PENDING]
-                if curated and not force:
-                    blocked.append(item.id)
-                else:
-                    before = repo.get_item(conn, item.id)
-                    same_lexicon = before is not None and (before.target.lemma, before.target.pos, before.synset) == (
-                        item.target.lemma,
-                        item.target.pos,
-                        item.synset,
-                    )
-                    repo.replace_item(conn, item, digest, keep_lexicon=same_lexicon)
-                    if not same_lexicon:
-                        _forget_prepopulation(repo, conn, item, list(states.values()))
-                    report.replaced += 1
-            progress(done, total, "checking")
-        if blocked:
-            shown = ", ".join(blocked[:20]) + (" ..." if len(blocked) > 20 else "")
-            raise CuratedWorkError(
-                f"{Path(path).name}: {len(blocked)} changed item(s) already have curated work ({shown}); "
-                "nothing was imported. Re-run with --force to replace them (their candidates are kept)."
+        for entry in project.repo.staging_imports(conn):  # another import started since the check above
+            raise ImportInProgressError(
+                f"Another import is running ({entry.file}, started {entry.started_at} by {entry.user}); "
+                "nothing was imported. Try again when it has finished."
             )
-        report.glosses = _apply_gloss_changes(repo, conn, same)
-        report.unchanged = len(same) - report.glosses
-        for start in range(0, len(new_rows), INSERT_CHUNK):
-            chunk = new_rows[start : start + INSERT_CHUNK]
-            repo.insert_items(conn, chunk)
-            repo.ensure_item_languages(conn, [item.id for item, _digest, _position in chunk], languages)
-            progress(start + len(chunk), len(new_rows), "writing")
-        if report.added or report.replaced or report.glosses:  # an unchanged re-import stays a true no-op
-            detail = {"file": Path(path).name, "added": report.added, "replaced": report.replaced, "force": force}
-            if report.glosses:
-                detail["glosses"] = report.glosses
-            administration.record(project, conn, user, "import", detail)
+        import_id = project.repo.begin_import(
+            conn, name, administration.actor(user), socket.gethostname(), os.getpid(), time.time()
+        )
+    committed = False
+    try:
+        _stage(project, import_id, plan, languages, progress)
+        with project.db.write() as conn:
+            _commit(project, conn, import_id, plan, languages, force, name, report, user)
+        committed = True
+    finally:
+        if not committed:
+            _clean_up_after_failure(project, import_id)
     return report
+
+
+def _clean_up_after_failure(project: Project, import_id: int) -> None:
+    """Best effort: delete what this import staged; if even that fails, the next import does it."""
+    with contextlib.suppress(Exception):  # the original error is the one the user must see
+        _delete_import(project, import_id)

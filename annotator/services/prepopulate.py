@@ -2,43 +2,69 @@
 
 Resumable by construction: only item-languages not yet pre-populated are touched, each batch commits on
 its own, and when the lexicon refuses (quota, invalid key) the work finished so far is saved first.
+What cannot be done for one item (its synset is not in the lexicon, an odd answer) is skipped and
+reported by item and language, and the run goes on; the audit says whether a run was clean, partial
+or stopped. Memory stays bounded: the work list holds ids only, and rows are read a batch at a time.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
-from annotator.domain.prepopulation import initial_sets, lexicalizations, rank_senses
-from annotator.lexicon.base import ENGLISH, Lexicon, LexiconQuotaError, SynsetRecord
+from annotator.domain.prepopulation import InitialSets, initial_sets, lexicalizations, rank_senses
+from annotator.lexicon.base import (
+    ENGLISH,
+    Lexicon,
+    LexiconError,
+    LexiconQuotaError,
+    LexiconUnavailableError,
+    SynsetRecord,
+)
 from annotator.lexicon.sources import allowed_sources
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project, ProjectSettings
 from annotator.services import administration
+from annotator.store.repository import PreparedSaves
 
 SYSTEM_USER = "system:prepopulate"
+#: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
 BATCH_SIZE = 200
+#: Skipped item-languages named in the audit row (all of them are counted).
+AUDIT_SKIPPED_SHOWN = 100
 
 
 class SenseInventory:
     """Memoised lexicon look-ups for one run: Ω(λ) per (lemma, POS) and synset records per id.
 
     Every synset is always fetched for the full project language set, so the provider sees one request
-    shape per synset (2 getSynset calls for 5 languages) and its cache serves every later run.
+    shape per synset (2 getSynset calls for 5 languages) and its cache serves every later run. Failures
+    are memoised too, so a missing synset costs one look-up per run, not one per item.
     """
 
     def __init__(self, lexicon: Lexicon, languages: tuple[str, ...]) -> None:
         self.lexicon = lexicon
         self.languages = tuple(sorted(lang for lang in languages if lang != ENGLISH))
-        self._records: dict[str, SynsetRecord] = {}
-        self._senses: dict[tuple[str, str], list[SenseEntry]] = {}
+        self._records: dict[str, SynsetRecord | LexiconError] = {}
+        self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
         self._lexicalizations: dict[tuple[str, str], list[str]] = {}
+        self._sets: dict[tuple[str, str, str, str], InitialSets] = {}
 
     def record(self, synset_id: str) -> SynsetRecord:
-        if synset_id not in self._records:
-            self._records[synset_id] = self.lexicon.synset(synset_id, self.languages)
-        return self._records[synset_id]
+        found = self._records.get(synset_id)
+        if found is None:
+            try:
+                found = self.lexicon.synset(synset_id, self.languages)
+            except (LexiconQuotaError, LexiconUnavailableError):
+                raise  # the run stops; a later run asks again
+            except LexiconError as error:
+                found = error
+            self._records[synset_id] = found
+        if isinstance(found, LexiconError):
+            raise found
+        return found
 
     def lexicalizations(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> list[str]:
         """Λ_L(σ), memoised: a synset serves every item of its lemma."""
@@ -49,10 +75,45 @@ class SenseInventory:
 
     def senses(self, lemma: str, pos: str) -> list[SenseEntry]:
         key = (lemma.casefold(), pos)
-        if key not in self._senses:
-            ids = self.lexicon.synset_ids(lemma, pos)
-            self._senses[key] = rank_senses(lemma, [self.record(i) for i in ids])
-        return self._senses[key]
+        found = self._senses.get(key)
+        if found is None:
+            try:
+                ids = self.lexicon.synset_ids(lemma, pos)
+                found = rank_senses(lemma, [self.record(i) for i in ids])
+            except (LexiconQuotaError, LexiconUnavailableError):
+                raise
+            except LexiconError as error:
+                found = error
+            self._senses[key] = found
+        if isinstance(found, LexiconError):
+            raise found
+        return found
+
+    def initial_sets(
+        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
+    ) -> InitialSets:
+        """G0/B0 depend only on (σ, λ, language): items sharing them share one computed (and encoded) answer."""
+        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
+        found = self._sets.get(key)
+        if found is None:
+            by_synset = {
+                synset: self.lexicalizations(synset, lang, source_allowed)
+                for synset in {item.synset, *(s.synset for s in senses)}
+            }
+            found = self._sets[key] = initial_sets(item.synset, senses, by_synset)
+        return found
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An item-language pre-population could not do, and why (it stays to do; a later run tries again)."""
+
+    item_id: str
+    lang: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.item_id} [{self.lang}]: {self.reason}"
 
 
 @dataclass
@@ -64,6 +125,22 @@ class PrepopulationReport:
     warnings: list[str] = field(default_factory=list)
     stopped: str | None = None
     requests: dict[str, int] = field(default_factory=dict)
+    skipped: list[Skipped] = field(default_factory=list)
+    #: Items left out because a lead excluded them (pre-populated if they are included again).
+    excluded: int = 0
+    #: How many of the first ``warnings`` are skipped-item messages (kept first so a short list shows them).
+    skip_warnings: int = 0
+
+    def warn_skipped(self, message: str) -> None:
+        self.warnings.insert(self.skip_warnings, message)
+        self.skip_warnings += 1
+
+    @property
+    def outcome(self) -> str:
+        """``clean`` (everything done), ``partial`` (some item-languages skipped) or ``stopped``."""
+        if self.stopped:
+            return "stopped"
+        return "partial" if self.skipped else "clean"
 
     def summary(self) -> str:
         parts = [
@@ -71,9 +148,14 @@ class PrepopulationReport:
             f"{self.already_done} already done",
             f"{self.overlaps} overlaps to decide",
         ]
+        if self.skipped:
+            items = len({s.item_id for s in self.skipped})
+            parts.append(f"{len(self.skipped)} item-language(s) of {items} item(s) skipped (listed in the warnings)")
+        if self.excluded:
+            parts.append(f"{self.excluded} excluded item(s) left out")
         if self.requests:
             parts.append(", ".join(f"{k}: {v}" for k, v in sorted(self.requests.items())))
-        return "; ".join(parts)
+        return "; ".join(parts) + f" ({self.outcome} run)"
 
 
 def _lexicon_counters(lexicon: Lexicon) -> dict[str, int]:
@@ -88,23 +170,15 @@ def _lexicon_counters(lexicon: Lexicon) -> dict[str, int]:
     return flat
 
 
-def _prepopulated_state(
-    item: Item, state: ItemLanguage, senses: list[SenseEntry], inventory: SenseInventory, settings: ProjectSettings
-) -> tuple[ItemLanguage, list[str]]:
+def _prepopulated_state(item: Item, state: ItemLanguage, sets: InitialSets, warnings: list[str]) -> ItemLanguage:
     lang = state.lang
-    allowed = allowed_sources(lang, settings.allowed_sources).allows
-    by_synset = {
-        synset: inventory.lexicalizations(synset, lang, allowed)
-        for synset in {item.synset, *(s.synset for s in senses)}
-    }
-    sets = initial_sets(item.synset, senses, by_synset)
-    warnings = [
+    warnings.extend(
         f"{item.id} [{lang}]: lexicon lemma {lemma!r} is not a valid candidate; left out" for lemma in sets.skipped
-    ]
+    )
     if not sets.good:
         warnings.append(f"{item.id} [{lang}]: no {lang} lexicalization of {item.synset} from allowed sources")
     untouched = state.status is Status.PENDING and not state.good and not state.bad
-    new = replace(
+    return replace(
         state,
         initial_good=sets.good,
         initial_bad=sets.bad,
@@ -113,7 +187,101 @@ def _prepopulated_state(
         good=sets.good if untouched else state.good,
         bad=sets.bad if untouched else state.bad,
     )
-    return new, warnings
+
+
+@dataclass
+class _Batch:
+    """Pre-populated states waiting for their write: items' (id, gloss, Ω(λ)) and item-language states."""
+
+    lexicon_rows: list[tuple[str, str, list[SenseEntry]]] = field(default_factory=list)
+    states: list[ItemLanguage] = field(default_factory=list)
+
+
+class _Run:
+    """One pre-population run: computes a batch outside any transaction, then writes it in a short one."""
+
+    def __init__(
+        self, project: Project, settings: ProjectSettings, lexicon: Lexicon, report: PrepopulationReport
+    ) -> None:
+        self.project = project
+        self.lexicon = lexicon
+        self.report = report
+        self.inventory = SenseInventory(lexicon, settings.languages)
+        self.policies: dict[str, Callable[[str], bool]] = {}
+        self.settings = settings
+        self.batch = _Batch()
+        #: JSON of candidate tuples already encoded (keyed by identity; the memoised sets are shared).
+        self.encoded: dict[int, tuple[object, str]] = {}
+
+    def allowed(self, lang: str) -> Callable[[str], bool]:
+        if lang not in self.policies:
+            self.policies[lang] = allowed_sources(lang, self.settings.allowed_sources).allows
+        return self.policies[lang]
+
+    def add_item(self, item: Item, states: list[ItemLanguage]) -> None:
+        """Compute one item's states into the batch, or record why it is skipped (quota/unavailable stop)."""
+        report = self.report
+        try:
+            senses = self.inventory.senses(item.target.lemma, item.target.pos)
+            gloss = item.gloss or self.inventory.record(item.synset).gloss(ENGLISH)
+            warnings: list[str] = []
+            new_states = [
+                _prepopulated_state(
+                    item,
+                    state,
+                    self.inventory.initial_sets(item, senses, state.lang, self.allowed(state.lang)),
+                    warnings,
+                )
+                for state in states
+            ]
+        except (LexiconQuotaError, LexiconUnavailableError):
+            raise
+        except LexiconError as error:
+            reason = " ".join(str(error).split())
+            report.skipped.extend(Skipped(item.id, state.lang, reason) for state in states)
+            langs = " ".join(state.lang for state in states)
+            report.warn_skipped(f"{item.id} [{langs}]: skipped, left to do: {reason}")
+            return
+        if item.synset not in {s.synset for s in senses}:
+            report.warnings.append(
+                f"{item.id}: {item.synset} is not among the WordNet senses of "
+                f"({item.target.lemma}, {item.target.pos}) in the lexicon"
+            )
+        report.warnings.extend(warnings)
+        self.batch.lexicon_rows.append((item.id, gloss, senses))
+        self.batch.states.extend(new_states)
+
+    def flush(self) -> None:
+        """Write the batch; item-languages a translator changed meanwhile are left for the next run."""
+        batch, self.batch = self.batch, _Batch()
+        if not batch.states:
+            return
+        repo = self.project.repo
+        details = [
+            {"good": len(s.initial_good), "bad": len(s.initial_bad), "lexicon": self.lexicon.name} for s in batch.states
+        ]
+        prepared = repo.prepare_saves(batch.states, SYSTEM_USER, "prepopulate", details, self.encoded)
+        with self.project.db.write() as conn:
+            current = repo.versions_of(conn, [item_id for item_id, _g, _s in batch.lexicon_rows])
+            fresh = [current.get((s.item_id, s.lang)) == s.version for s in batch.states]
+            if not all(fresh):
+                moved = [s for s, ok in zip(batch.states, fresh, strict=True) if not ok]
+                for state in moved:
+                    self.report.skipped.append(
+                        Skipped(state.item_id, state.lang, "changed by someone during pre-population; run again")
+                    )
+                    self.report.warn_skipped(f"{state.item_id} [{state.lang}]: changed meanwhile; left to do")
+                batch.states = [s for s, ok in zip(batch.states, fresh, strict=True) if ok]
+                prepared = PreparedSaves(
+                    [u for u, ok in zip(prepared.updates, fresh, strict=True) if ok],
+                    [h for h, ok in zip(prepared.history, fresh, strict=True) if ok],
+                )
+            repo.update_items_lexicon(conn, batch.lexicon_rows)
+            repo.apply_saves(conn, prepared)
+        self.project.db.pause_for_other_writers()
+        self.report.items += len(batch.lexicon_rows)
+        self.report.item_languages += len(batch.states)
+        self.report.overlaps += sum(1 for s in batch.states if s.overlaps)
 
 
 def prepopulate(
@@ -126,78 +294,61 @@ def prepopulate(
 ) -> PrepopulationReport:
     """Pre-populate every item-language of ``languages`` (default: the project's) that is not done yet.
 
-    ``user`` is the lead acting in the app (checked and audited); None for the command line.
+    Excluded items are left out. ``user`` is the lead acting in the app (checked and audited); None for
+    the command line.
     """
     administration.check_admin(user, "pre-populate")
     settings = project.settings()
     languages = tuple(languages or settings.languages)
     lexicon = lexicon or project.lexicon(settings)
-    inventory = SenseInventory(lexicon, settings.languages)
     report = PrepopulationReport()
     with project.db.read() as conn:
-        items = project.repo.list_items(conn)
-        todo: dict[str, list[ItemLanguage]] = {}
-        for state in project.repo.iter_item_languages(conn):
-            if state.lang not in languages:
-                continue
-            if state.prepopulated:
-                report.already_done += 1
-            else:
-                todo.setdefault(state.item_id, []).append(state)
-    pending_items = [item for item in items if item.id in todo]
-    total = len(pending_items)
+        todo = project.repo.prepopulation_todo(conn, languages)
+    report.already_done, report.excluded = todo.already_done, len(todo.excluded)
+    total = len(todo.item_ids)
     before = _lexicon_counters(lexicon)
-
-    batch: list[tuple[Item, list[SenseEntry], list[ItemLanguage]]] = []
-
-    def flush() -> None:
-        if not batch:
-            return
-        states = [state for _item, _senses, item_states in batch for state in item_states]
-        with project.db.write() as conn:
-            project.repo.update_items_lexicon(
-                conn,
-                [
-                    (item.id, item.gloss or inventory.record(item.synset).gloss(ENGLISH), senses)
-                    for item, senses, _states in batch
-                ],
-            )
-            project.repo.save_item_languages(
-                conn,
-                states,
-                SYSTEM_USER,
-                "prepopulate",
-                [{"good": len(s.initial_good), "bad": len(s.initial_bad), "lexicon": lexicon.name} for s in states],
-            )
-        report.items += len(batch)
-        report.item_languages += len(states)
-        report.overlaps += sum(1 for s in states if s.overlaps)
-        batch.clear()
-
+    run = _Run(project, settings, lexicon, report)
+    finished = False
     try:
-        for done, item in enumerate(pending_items, start=1):
-            senses = inventory.senses(item.target.lemma, item.target.pos)
-            if item.synset not in {s.synset for s in senses}:
-                report.warnings.append(
-                    f"{item.id}: {item.synset} is not among the WordNet senses of "
-                    f"({item.target.lemma}, {item.target.pos}) in the lexicon"
-                )
-            states = []
-            for state in todo[item.id]:
-                new, warnings = _prepopulated_state(item, state, senses, inventory, settings)
-                states.append(new)
-                report.warnings.extend(warnings)
-            batch.append((item, senses, states))
-            if len(batch) >= batch_size:
-                flush()
-            progress(done, total, item.id)
-    except LexiconQuotaError as error:
+        for start in range(0, total, batch_size):
+            page = todo.item_ids[start : start + batch_size]
+            with project.db.read() as conn:
+                items = project.repo.items_by_id(conn, page)
+                states = project.repo.to_prepopulate(conn, page, languages)
+            for done, item_id in enumerate(page, start=start + 1):
+                if item_id in items and item_id in states:
+                    run.add_item(items[item_id], states[item_id])
+                progress(done, total, item_id)
+            run.flush()
+        finished = True
+    except (LexiconQuotaError, LexiconUnavailableError) as error:
         report.stopped = str(error)
+        finished = True
+    except BaseException as error:  # a bug, the database, Ctrl-C: save what is done, record the stop, re-raise
+        report.stopped = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        raise
     finally:
-        flush()
-        after = _lexicon_counters(lexicon)
-        report.requests = {k: v - before.get(k, 0) for k, v in after.items()}
-        with project.db.write() as conn:
-            detail = {"item_languages": report.item_languages, "lexicon": lexicon.name, "stopped": report.stopped}
-            administration.record(project, conn, user, "prepopulate", detail)
+        _finish(project, run, lexicon, before, user, save=finished)
     return report
+
+
+def _finish(
+    project: Project, run: _Run, lexicon: Lexicon, before: dict[str, int], user: User | None, save: bool
+) -> None:
+    """Save the last computed batch and audit the run; after an unexpected error, do it on a best-effort basis."""
+    report = run.report
+    with contextlib.suppress(Exception) if not save else contextlib.nullcontext():
+        run.flush()
+    after = _lexicon_counters(lexicon)
+    report.requests = {k: v - before.get(k, 0) for k, v in after.items()}
+    detail = {
+        "outcome": report.outcome,
+        "item_languages": report.item_languages,
+        "lexicon": lexicon.name,
+        "stopped": report.stopped,
+        "skipped": len(report.skipped),
+        "skipped_item_languages": [str(s) for s in report.skipped[:AUDIT_SKIPPED_SHOWN]],
+        "excluded_items": report.excluded,
+    }
+    with contextlib.suppress(Exception) if not save else contextlib.nullcontext(), project.db.write() as conn:
+        administration.record(project, conn, user, "prepopulate", detail)

@@ -1,15 +1,21 @@
 """Engine set-up: SQLite used carefully from a threaded server (WAL, busy timeout, BEGIN IMMEDIATE), or PostgreSQL.
 
-Reads run in deferred transactions; every read-then-write runs in ``BEGIN IMMEDIATE`` so two writers
-queue on the database lock instead of failing half-way. On PostgreSQL a transaction-level advisory lock
-gives the same one-writer-at-a-time guarantee, so every read-then-write sees the previous writer's commit.
+Reads run in deferred transactions and never wait for writers (WAL); every read-then-write runs in
+``BEGIN IMMEDIATE`` so two writers queue on the database lock instead of failing half-way. A writer that
+cannot get the lock in time gets ``DatabaseBusyError`` (a user error: "try again"), never a traceback.
+On PostgreSQL a transaction-level advisory lock gives the same one-writer-at-a-time guarantee, so every
+read-then-write sees the previous writer's commit.
 The schema is created and migrated by Alembic (``annotator/store/migrations``) on both engines.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Iterator
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -18,13 +24,25 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, select, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DataError, IntegrityError, NoSuchModuleError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, NoSuchModuleError
 
-from annotator.errors import UserError
+from annotator.errors import DatabaseBusyError, UserError
 from annotator.private_files import create_private_file
 from annotator.store import schema
 
+#: How long a writer waits for the lock before it is told to try again; ``ANNOTATOR_BUSY_TIMEOUT_MS`` overrides.
 BUSY_TIMEOUT_MS = 15_000
+BUSY_TIMEOUT_ENV = "ANNOTATOR_BUSY_TIMEOUT_MS"
+
+#: A waiting writer retries ``BEGIN IMMEDIATE`` at most this often (SQLite's own handler backs off to 100 ms,
+#: which would let a bulk job that pauses briefly between its transactions starve every other writer).
+_RETRY_PAUSE_MAX_S = 0.002
+#: Bulk jobs sleep this long between their short transactions so a waiting writer (polling as above) gets in.
+BULK_PAUSE_S = 0.01
+#: Seconds between the WAL checkpoints a process runs after its writes. SQLite's automatic checkpoint would run
+#: inside the committing call (copying pages and syncing the file, seconds on a busy disk); run after the
+#: commit instead, it holds no lock other writers need (PASSIVE) and is not counted as transaction time.
+CHECKPOINT_EVERY_S = 1.0
 #: The PostgreSQL advisory-lock key every writer takes (one database holds one project): "anno" in ASCII.
 WRITE_LOCK_KEY = 0x616E6E6F
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
@@ -64,22 +82,66 @@ def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path}"
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def busy_timeout_ms() -> int:
+    value = os.environ.get(BUSY_TIMEOUT_ENV, "").strip()
+    if not value:
+        return BUSY_TIMEOUT_MS
+    if not value.isdigit():
+        raise UserError(f"{BUSY_TIMEOUT_ENV}={value!r}: give the wait in milliseconds, e.g. 15000.")
+    return int(value)
+
+
+def is_lock_error(error: BaseException) -> bool:
+    """SQLite "database is locked"/busy, or a PostgreSQL lock timeout (SQLSTATE 55P03) or deadlock (40P01)."""
+    original = error.orig if isinstance(error, DBAPIError) else error
+    if isinstance(original, sqlite3.OperationalError):
+        text = str(original).lower()
+        return "database is locked" in text or "database table is locked" in text or "busy" in text
+    code = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
+    return code in {"55P03", "40P01"}
+
+
+def _begin_immediate(dbapi_connection: sqlite3.Connection, timeout_ms: int) -> None:
+    """``BEGIN IMMEDIATE``, retried every few milliseconds until the timeout (see ``_RETRY_PAUSE_MAX_S``)."""
+    cursor = dbapi_connection.cursor()
+    deadline = time.monotonic() + timeout_ms / 1000
+    pause = 0.0005
+    try:
+        cursor.execute("PRAGMA busy_timeout=0")
+        while True:
+            try:
+                cursor.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as error:
+                if not is_lock_error(error) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, _RETRY_PAUSE_MAX_S)
+    finally:
+        cursor.execute(f"PRAGMA busy_timeout={timeout_ms}")
+        cursor.close()
+
+
+def _configure_sqlite(engine: Engine, timeout_ms: int) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         # Let SQLAlchemy's "begin" event issue BEGIN itself, so we choose DEFERRED or IMMEDIATE.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # switching writes; checking does not
+            cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={timeout_ms}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA wal_autocheckpoint=0")  # see CHECKPOINT_EVERY_S and Database._checkpoint_if_due
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        mode = connection.info.pop("begin_mode", "DEFERRED")
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        if connection.info.pop("begin_mode", "DEFERRED") == "IMMEDIATE":
+            _begin_immediate(connection.connection.dbapi_connection, timeout_ms)  # type: ignore[arg-type]
+        else:
+            connection.exec_driver_sql("BEGIN DEFERRED")
 
 
 def _create_engine(url: str) -> Engine:
@@ -106,20 +168,38 @@ def _configure_postgresql(engine: Engine) -> None:
 class Database:
     """Owns the engine and hands out read and write transactions."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, busy_timeout: int | None = None) -> None:
         self.url = url
         parsed = make_url(url)
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         if self.is_sqlite and parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
             create_private_file(Path(parsed.database))  # it holds password hashes: owner only (0600)
+        self.busy_timeout_ms = busy_timeout_ms() if busy_timeout is None else busy_timeout
         self.engine = _create_engine(url)
         if self.is_sqlite:
-            _configure_sqlite(self.engine)
+            _configure_sqlite(self.engine, self.busy_timeout_ms)
         else:
             _configure_postgresql(self.engine)
         #: The write transaction open in this thread/context, which nested read()/write() calls join.
         self._active: ContextVar[Connection | None] = ContextVar(f"annotator_db_{id(self)}", default=None)
+        #: Optional: called with the seconds each outermost write transaction held the lock (benchmarks).
+        self.write_recorder: Callable[[float], None] | None = None
+        self._last_checkpoint = time.monotonic()
+
+    @contextmanager
+    def _busy_is_a_user_error(self) -> Iterator[None]:
+        """Turn "database is locked" (or a PostgreSQL lock timeout) into the user's "try again" message."""
+        try:
+            yield
+        except (DBAPIError, sqlite3.OperationalError) as error:
+            if not is_lock_error(error):
+                raise
+            waited = f"{self.busy_timeout_ms / 1000:g} s"
+            raise DatabaseBusyError(
+                f"The database is busy (another change held it for more than {waited}); nothing was changed. "
+                "Try again in a moment."
+            ) from error
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -128,7 +208,7 @@ class Database:
         if active is not None:
             yield active
             return
-        with self.engine.connect() as connection, connection.begin():
+        with self._busy_is_a_user_error(), self.engine.connect() as connection, connection.begin():
             yield connection
 
     @contextmanager
@@ -142,15 +222,36 @@ class Database:
         if active is not None:
             yield active
             return
-        with self.engine.connect() as connection:
+        with self._busy_is_a_user_error(), self.engine.connect() as connection:
             connection.info["begin_mode"] = "IMMEDIATE"
             with self._refusals_as_user_errors(), connection.begin():
+                started = time.perf_counter()
                 self._serialise_writers(connection)
                 token = self._active.set(connection)
                 try:
                     yield connection
                 finally:
                     self._active.reset(token)
+            self._record_write(time.perf_counter() - started)
+            self._checkpoint_if_due(connection)
+
+    def _checkpoint_if_due(self, connection: Connection) -> None:
+        """A passive WAL checkpoint at most every ``CHECKPOINT_EVERY_S``, outside any transaction."""
+        now = time.monotonic()
+        if not self.is_sqlite or now - self._last_checkpoint < CHECKPOINT_EVERY_S:
+            return
+        self._last_checkpoint = now
+        with contextlib.suppress(sqlite3.OperationalError):  # busy: the next one catches up
+            connection.connection.dbapi_connection.execute("PRAGMA wal_checkpoint(PASSIVE)")  # type: ignore[union-attr]
+
+    def _record_write(self, seconds: float) -> None:
+        if self.write_recorder is not None:
+            self.write_recorder(seconds)
+
+    def pause_for_other_writers(self) -> None:
+        """Called by bulk jobs between their short transactions: a waiting writer takes the lock meanwhile."""
+        if self.is_sqlite:
+            time.sleep(BULK_PAUSE_S)
 
     def _serialise_writers(self, connection: Connection) -> None:
         """PostgreSQL: wait for the previous writer to commit, as ``BEGIN IMMEDIATE`` does on SQLite."""

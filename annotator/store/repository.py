@@ -51,6 +51,8 @@ def candidates_to_json(entries: Sequence[CandidateEntry]) -> str:
 
 
 def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
+    if raw == "[]":  # most rows a bulk job reads are untouched (pending, empty)
+        return ()
     return tuple(
         CandidateEntry(d["text"], d.get("pos"), Origin(d.get("origin", "translator")), tuple(d.get("synsets", ())))
         for d in json.loads(raw)
@@ -183,6 +185,42 @@ class ReviewState:
     updated_at: str | None
 
 
+def visible(table: Any) -> Any:
+    """Rows of an import still being staged are hidden from every reader until that import commits.
+
+    The subquery is evaluated once per statement; with no import running it is empty and costs nothing.
+    """
+    return table.c.import_id.not_in(select(schema.imports.c.id))
+
+
+@dataclass(frozen=True)
+class PreparedSaves:
+    """A batch of item-language saves encoded outside the transaction (``Repository.prepare_saves``)."""
+
+    updates: list[dict[str, Any]]
+    history: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class PrepopulationTodo:
+    item_ids: list[str]
+    already_done: int
+    excluded: list[str]
+
+
+@dataclass(frozen=True)
+class StagingImport:
+    """An import that is writing hidden rows (a row of ``imports``)."""
+
+    id: int
+    file: str
+    user: str
+    host: str
+    pid: int
+    started_at: str
+    heartbeat: float
+
+
 #: Built once: SQLAlchemy then reuses the compiled form instead of re-deriving cache keys per call.
 _IL = schema.item_languages
 _SAVE_ITEM_LANGUAGE = (
@@ -197,6 +235,8 @@ _SAVE_ITEM_LANGUAGE = (
     .values({name: bindparam(name) for name in (*item_language_values(ItemLanguage("", "")).keys(), "version")})
 )
 _INSERT_HISTORY = schema.history.insert()
+#: Ids per ``IN (...)`` list: well under SQLite's and PostgreSQL's bound-parameter limits.
+_IN_CHUNK = 500
 
 
 class Repository:
@@ -261,7 +301,27 @@ class Repository:
     # --- items ------------------------------------------------------------------------------------------
 
     def item_hashes(self, conn: Connection) -> dict[str, str]:
-        return dict(conn.execute(select(schema.items.c.id, schema.items.c.content_hash)).all())
+        it = schema.items
+        return dict(conn.execute(select(it.c.id, it.c.content_hash).where(visible(it))).all())
+
+    def item_hashes_of(self, conn: Connection, item_ids: Sequence[str]) -> dict[str, str]:
+        """Content hashes of the given items (missing ids left out), in a few chunked queries."""
+        it = schema.items
+        found: dict[str, str] = {}
+        for start in range(0, len(item_ids), _IN_CHUNK):
+            chunk = list(item_ids[start : start + _IN_CHUNK])
+            found.update(conn.execute(select(it.c.id, it.c.content_hash).where(it.c.id.in_(chunk), visible(it))).all())
+        return found
+
+    def items_by_id(self, conn: Connection, item_ids: Sequence[str]) -> dict[str, Item]:
+        it = schema.items
+        found: dict[str, Item] = {}
+        for start in range(0, len(item_ids), _IN_CHUNK):
+            chunk = list(item_ids[start : start + _IN_CHUNK])
+            found.update(
+                (r.id, item_from_row(r)) for r in conn.execute(select(it).where(it.c.id.in_(chunk), visible(it)))
+            )
+        return found
 
     def item_glosses(self, conn: Connection) -> dict[str, str]:
         return dict(conn.execute(select(schema.items.c.id, schema.items.c.gloss)).all())
@@ -278,13 +338,22 @@ class Repository:
         value = conn.execute(select(func.max(schema.items.c.position))).scalar()
         return int(value or 0) + 1
 
-    def insert_items(self, conn: Connection, rows: list[tuple[Item, str, int]]) -> None:
-        """Insert many new items at once: (item, content hash, position)."""
+    def insert_items(self, conn: Connection, rows: list[tuple[Item, str, int]], import_id: int = 0) -> None:
+        """Insert many new items at once: (item, content hash, position); hidden while ``import_id`` stages."""
         if rows:
             at = utc_now()
             conn.execute(
                 schema.items.insert(),
-                [{**self._item_values(i), "content_hash": h, "position": p, "imported_at": at} for i, h, p in rows],
+                [
+                    {
+                        **self._item_values(i),
+                        "content_hash": h,
+                        "position": p,
+                        "imported_at": at,
+                        "import_id": import_id,
+                    }
+                    for i, h, p in rows
+                ],
             )
 
     def insert_item(self, conn: Connection, item: Item, content_hash: str, position: int) -> None:
@@ -355,19 +424,34 @@ class Repository:
         ids = list(item_ids)
         if not ids:
             return 0
-        result = conn.execute(schema.items.update().where(schema.items.c.id.in_(ids)).values(excluded=excluded))
+        it = schema.items
+        result = conn.execute(it.update().where(it.c.id.in_(ids), visible(it)).values(excluded=excluded))
         return int(result.rowcount)
 
     def get_item(self, conn: Connection, item_id: str) -> Item | None:
-        row = conn.execute(select(schema.items).where(schema.items.c.id == item_id)).first()
+        it = schema.items
+        row = conn.execute(select(it).where(it.c.id == item_id, visible(it))).first()
         return item_from_row(row) if row else None
 
     def list_items(self, conn: Connection) -> list[Item]:
-        rows = conn.execute(select(schema.items).order_by(schema.items.c.position))
-        return [item_from_row(r) for r in rows]
+        return list(self.iter_items(conn))
+
+    def iter_items(
+        self, conn: Connection, after_position: int | None = None, limit: int | None = None
+    ) -> Iterator[Item]:
+        """Items in import order; ``after_position`` and ``limit`` page through them (bounded memory)."""
+        it = schema.items
+        query = select(it).where(visible(it)).order_by(it.c.position)
+        if after_position is not None:
+            query = query.where(it.c.position > after_position)
+        if limit is not None:
+            query = query.limit(limit)
+        for row in conn.execute(query):
+            yield item_from_row(row)
 
     def count_items(self, conn: Connection) -> int:
-        return int(conn.execute(select(func.count()).select_from(schema.items)).scalar_one())
+        it = schema.items
+        return int(conn.execute(select(func.count()).select_from(it).where(visible(it))).scalar_one())
 
     # --- item-languages ---------------------------------------------------------------------------------
 
@@ -389,39 +473,52 @@ class Repository:
         return len(rows)
 
     def get_item_language(self, conn: Connection, item_id: str, lang: str) -> ItemLanguage | None:
-        row = conn.execute(
-            select(schema.item_languages).where(
-                and_(schema.item_languages.c.item_id == item_id, schema.item_languages.c.lang == lang)
-            )
-        ).first()
+        il = schema.item_languages
+        row = conn.execute(select(il).where(il.c.item_id == item_id, il.c.lang == lang, visible(il))).first()
         return item_language_from_row(row) if row else None
 
     def item_languages_of(self, conn: Connection, item_id: str) -> dict[str, ItemLanguage]:
-        rows = conn.execute(select(schema.item_languages).where(schema.item_languages.c.item_id == item_id))
+        il = schema.item_languages
+        rows = conn.execute(select(il).where(il.c.item_id == item_id, visible(il)))
         return {r.lang: item_language_from_row(r) for r in rows}
 
+    def item_languages_of_items(self, conn: Connection, item_ids: Sequence[str]) -> dict[str, list[ItemLanguage]]:
+        """Item id -> its item-languages, for many items in a few queries (chunked under SQL's variable limit)."""
+        il = schema.item_languages
+        found: dict[str, list[ItemLanguage]] = {}
+        for start in range(0, len(item_ids), _IN_CHUNK):
+            chunk = list(item_ids[start : start + _IN_CHUNK])
+            for row in conn.execute(select(il).where(il.c.item_id.in_(chunk), visible(il))):
+                found.setdefault(row.item_id, []).append(item_language_from_row(row))
+        return found
+
     def iter_item_languages(self, conn: Connection, lang: str | None = None) -> Iterator[ItemLanguage]:
-        query = select(schema.item_languages).order_by(schema.item_languages.c.item_id, schema.item_languages.c.lang)
+        il = schema.item_languages
+        query = select(il).where(visible(il)).order_by(il.c.item_id, il.c.lang)
         if lang:
-            query = query.where(schema.item_languages.c.lang == lang)
+            query = query.where(il.c.lang == lang)
         for row in conn.execute(query):
             yield item_language_from_row(row)
 
     def iter_candidate_sets(self, conn: Connection) -> Iterator[CandidateSetsRow]:
         """Every item-language as a ``CandidateSetsRow``, ordered by item id and language."""
         il = schema.item_languages
-        query = select(
-            il.c.item_id,
-            il.c.lang,
-            il.c.status,
-            il.c.good,
-            il.c.bad,
-            il.c.initial_good,
-            il.c.discard_reason,
-            il.c.discard_note,
-            il.c.status_by,
-            il.c.updated_at,
-        ).order_by(il.c.item_id, il.c.lang)
+        query = (
+            select(
+                il.c.item_id,
+                il.c.lang,
+                il.c.status,
+                il.c.good,
+                il.c.bad,
+                il.c.initial_good,
+                il.c.discard_reason,
+                il.c.discard_note,
+                il.c.status_by,
+                il.c.updated_at,
+            )
+            .where(visible(il))
+            .order_by(il.c.item_id, il.c.lang)
+        )
         statuses = {s.value: s for s in Status}
         for item_id, lang, status, good, bad, initial_good, reason, note, by, at in conn.execute(query):
             yield CandidateSetsRow(item_id, lang, statuses[status], good, bad, initial_good, reason, note, by, at)
@@ -468,16 +565,52 @@ class Repository:
         details: Sequence[dict[str, Any]],
     ) -> None:
         """Batch form of ``save_item_language`` (each state's own version is the expected one); all or none."""
-        if not states:
-            return
+        self.apply_saves(conn, self.prepare_saves(states, user, action, details))
+
+    @staticmethod
+    def prepare_saves(
+        states: Sequence[ItemLanguage],
+        user: str,
+        action: str,
+        details: Sequence[dict[str, Any]],
+        encoded: dict[int, tuple[object, str]] | None = None,
+    ) -> PreparedSaves:
+        """Encode a batch of saves before taking the write lock, so the transaction only runs the statements.
+
+        Pre-populated sets are shared by many item-languages (one tuple per synset and language), so each
+        distinct tuple is encoded once; a caller running many batches passes one ``encoded`` cache to all.
+        """
         at = utc_now()
+        encoded = {} if encoded is None else encoded
+
+        def encode(entries: tuple[CandidateEntry, ...]) -> str:
+            hit = encoded.get(id(entries))
+            if hit is None:
+                hit = encoded[id(entries)] = (entries, candidates_to_json(entries))  # keeps ``entries`` alive
+            return hit[1]
+
         updates, entries = [], []
         for state, detail in zip(states, details, strict=True):
-            saved = ItemLanguage(
-                **{**state.__dict__, "version": state.version + 1, "updated_by": user, "updated_at": at}
-            )
-            params = item_language_values(saved)
-            params.update(version=saved.version, b_item_id=state.item_id, b_lang=state.lang, b_expected=state.version)
+            version = state.version + 1
+            params = {
+                "status": state.status.value,
+                "good": encode(state.good),
+                "bad": encode(state.bad),
+                "initial_good": encode(state.initial_good),
+                "initial_bad": encode(state.initial_bad),
+                "overlaps": _dumps(list(state.overlaps)),
+                "prepopulated": state.prepopulated,
+                "discuss_note": state.discuss_note,
+                "discard_reason": state.discard_reason.value if state.discard_reason else None,
+                "discard_note": state.discard_note,
+                "status_by": state.status_by,
+                "updated_by": user,
+                "updated_at": at,
+                "version": version,
+                "b_item_id": state.item_id,
+                "b_lang": state.lang,
+                "b_expected": state.version,
+            }
             updates.append(params)
             entries.append(
                 {
@@ -487,13 +620,67 @@ class Repository:
                     "at": at,
                     "action": action,
                     "detail": _dumps(detail),
-                    "version": saved.version,
+                    "version": version,
                 }
             )
-        result = conn.execute(_SAVE_ITEM_LANGUAGE, updates)
-        if result.rowcount != len(updates):
+        return PreparedSaves(updates, entries)
+
+    def apply_saves(self, conn: Connection, prepared: PreparedSaves) -> None:
+        if not prepared.updates:
+            return
+        result = conn.execute(_SAVE_ITEM_LANGUAGE, prepared.updates)
+        if result.rowcount != len(prepared.updates):
             raise ConflictError("Some item-languages were changed by someone else during the batch; nothing was saved.")
-        conn.execute(_INSERT_HISTORY, entries)
+        conn.execute(_INSERT_HISTORY, prepared.history)
+
+    def versions_of(self, conn: Connection, item_ids: Sequence[str]) -> dict[tuple[str, str], int]:
+        """(item id, lang) -> version, for checking a batch computed outside the transaction."""
+        il = schema.item_languages
+        found: dict[tuple[str, str], int] = {}
+        for start in range(0, len(item_ids), _IN_CHUNK):
+            chunk = list(item_ids[start : start + _IN_CHUNK])
+            query = select(il.c.item_id, il.c.lang, il.c.version).where(il.c.item_id.in_(chunk), visible(il))
+            found.update(((item_id, lang), version) for item_id, lang, version in conn.execute(query))
+        return found
+
+    # --- pre-population work lists (bounded memory: ids first, rows a page at a time) ---
+
+    def prepopulation_todo(self, conn: Connection, langs: Sequence[str]) -> PrepopulationTodo:
+        """Which items still have item-languages of ``langs`` to pre-populate, in import order."""
+        il, it = schema.item_languages, schema.items
+        pending = set(
+            conn.execute(
+                select(il.c.item_id).where(il.c.prepopulated.is_(False), il.c.lang.in_(list(langs)), visible(il))
+            ).scalars()
+        )
+        done = conn.execute(
+            select(func.count())
+            .select_from(il)
+            .where(il.c.prepopulated.is_(True), il.c.lang.in_(list(langs)), visible(il))
+        ).scalar_one()
+        todo: list[str] = []
+        excluded: list[str] = []
+        for item_id, is_excluded in conn.execute(
+            select(it.c.id, it.c.excluded).where(visible(it)).order_by(it.c.position)
+        ):
+            if item_id in pending:
+                (excluded if is_excluded else todo).append(item_id)
+        return PrepopulationTodo(todo, int(done), excluded)
+
+    def to_prepopulate(
+        self, conn: Connection, item_ids: Sequence[str], langs: Sequence[str]
+    ) -> dict[str, list[ItemLanguage]]:
+        """The not yet pre-populated item-languages of ``langs`` of these items."""
+        il = schema.item_languages
+        found: dict[str, list[ItemLanguage]] = {}
+        for start in range(0, len(item_ids), _IN_CHUNK):
+            chunk = list(item_ids[start : start + _IN_CHUNK])
+            query = select(il).where(
+                il.c.item_id.in_(chunk), il.c.prepopulated.is_(False), il.c.lang.in_(list(langs)), visible(il)
+            )
+            for row in conn.execute(query.order_by(il.c.item_id, il.c.lang)):
+                found.setdefault(row.item_id, []).append(item_language_from_row(row))
+        return found
 
     def queue(
         self,
@@ -519,7 +706,7 @@ class Repository:
                 it.c.target_end,
             )
             .join(it, it.c.id == il.c.item_id)
-            .where(il.c.lang == lang)
+            .where(il.c.lang == lang, visible(it))
             .order_by(it.c.position)
         )
         if statuses:
@@ -615,13 +802,13 @@ class Repository:
         il, it = schema.item_languages, schema.items
         counts: dict[str, dict[str, int]] = {}
         for lang, status, count in conn.execute(
-            select(il.c.lang, il.c.status, func.count()).group_by(il.c.lang, il.c.status)
+            select(il.c.lang, il.c.status, func.count()).where(visible(il)).group_by(il.c.lang, il.c.status)
         ):
             counts.setdefault(lang, {})[status] = int(count)
         excluded_ids = select(it.c.id).where(it.c.excluded.is_(True))
         for lang, status, count in conn.execute(
             select(il.c.lang, il.c.status, func.count())
-            .where(il.c.item_id.in_(excluded_ids))
+            .where(il.c.item_id.in_(excluded_ids), visible(il))
             .group_by(il.c.lang, il.c.status)
         ):
             left = counts[lang][status] - int(count)
@@ -636,10 +823,65 @@ class Repository:
         il = schema.item_languages
         rows = conn.execute(
             select(il.c.status_by, il.c.lang, il.c.status, func.count())
-            .where(il.c.status_by.is_not(None))
+            .where(il.c.status_by.is_not(None), visible(il))
             .group_by(il.c.status_by, il.c.lang, il.c.status)
         )
         return [(r[0], r[1], r[2], int(r[3])) for r in rows]
+
+    # --- imports staged behind one row (see ``schema.imports``) ---------------------------------------------
+
+    def staging_imports(self, conn: Connection) -> list[StagingImport]:
+        rows = conn.execute(select(schema.imports).order_by(schema.imports.c.id))
+        return [StagingImport(r.id, r.file, r.user, r.host, r.pid, r.started_at, r.heartbeat) for r in rows]
+
+    def begin_import(self, conn: Connection, file: str, user: str, host: str, pid: int, now: float) -> int:
+        """Register an import; rows it stages with the returned id stay hidden until ``commit_import``."""
+        result = conn.execute(
+            schema.imports.insert().values(
+                file=file, user=user, host=host, pid=pid, started_at=utc_now(), heartbeat=now
+            )
+        )
+        return int(result.inserted_primary_key[0])
+
+    def touch_import(self, conn: Connection, import_id: int, now: float) -> bool:
+        """Refresh the heartbeat; False when the import was cleaned away (another process judged it dead)."""
+        imports = schema.imports
+        result = conn.execute(imports.update().where(imports.c.id == import_id).values(heartbeat=now))
+        return result.rowcount == 1
+
+    def stage_new_items(
+        self, conn: Connection, import_id: int, rows: list[tuple[Item, str, int]], langs: Sequence[str]
+    ) -> None:
+        """Insert new items and their pending item-languages, hidden behind ``import_id``.
+
+        The ids are new, so no existing pair needs reading (the old ``ensure_item_languages`` per chunk read
+        every pair in the project, which made imports quadratic).
+        """
+        if not rows:
+            return
+        self.insert_items(conn, rows, import_id)
+        conn.execute(
+            schema.item_languages.insert(),
+            [
+                {"item_id": item.id, "lang": lang, "status": Status.PENDING.value, "version": 0, "import_id": import_id}
+                for item, _digest, _position in rows
+                for lang in langs
+            ],
+        )
+
+    def delete_staged(self, conn: Connection, import_id: int, limit: int) -> int:
+        """Delete up to ``limit`` hidden items of an abandoned import (and their item-languages); returns how many."""
+        it, il = schema.items, schema.item_languages
+        ids = list(conn.execute(select(it.c.id).where(it.c.import_id == import_id).limit(limit)).scalars())
+        if ids:
+            conn.execute(il.delete().where(il.c.item_id.in_(ids), il.c.import_id == import_id))
+            conn.execute(it.delete().where(it.c.id.in_(ids), it.c.import_id == import_id))
+        return len(ids)
+
+    def end_import(self, conn: Connection, import_id: int) -> bool:
+        """Delete the import's row: its staged rows become visible at once (or, once deleted, nothing is left)."""
+        result = conn.execute(schema.imports.delete().where(schema.imports.c.id == import_id))
+        return result.rowcount == 1
 
     # --- project-level audit ---
 

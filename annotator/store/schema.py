@@ -12,6 +12,7 @@ from __future__ import annotations
 from sqlalchemy import (
     Boolean,
     Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -64,6 +65,8 @@ items = Table(
     Column("excluded", Boolean, nullable=False, default=False),
     Column("content_hash", String(64), nullable=False),
     Column("imported_at", String(40), nullable=False),
+    #: The import that wrote the row; hidden while that import is still in ``imports`` (revision 0006).
+    Column("import_id", Integer, nullable=False, default=0, server_default="0"),
     Index("ix_items_lemma", "lemma"),
     Index("ix_items_synset", "synset"),
     Index("ux_items_position", "position", unique=True),  # revision 0003: one queue position per item
@@ -88,6 +91,7 @@ item_languages = Table(
     Column("status_by", String(64), nullable=True),
     Column("updated_by", String(64), nullable=True),
     Column("updated_at", String(40), nullable=True),
+    Column("import_id", Integer, nullable=False, default=0, server_default="0"),
     Index("ix_item_languages_lang_status", "lang", "status"),
 )
 
@@ -185,4 +189,21 @@ jobs = Table(
     Column("worker_pid", Integer, nullable=True),
     Column("worker_host", String(255), nullable=True),
     Index("ix_jobs_kind_state", "kind", "state"),
+)
+
+#: Imports still being staged (Alembic revision 0006). Rows of ``items`` and ``item_languages`` whose ``import_id`` is
+#: listed here are invisible to every reader; deleting the one row here commits the whole import at once.
+#: AUTOINCREMENT, so an id is never reused and a committed import's rows can never be hidden again.
+imports = Table(
+    "imports",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("file", Text, nullable=False),
+    Column("user", String(64), nullable=False),
+    Column("host", String(255), nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("started_at", String(40), nullable=False),
+    #: Seconds since the epoch, refreshed by every staging batch: a stale heartbeat means the import died.
+    Column("heartbeat", Float, nullable=False),
+    sqlite_autoincrement=True,
 )
