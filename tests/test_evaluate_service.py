@@ -110,9 +110,9 @@ DATASET = [
 
 # (id, lang, system, translation, expected result, expected ω, expected step)
 TRANSLATIONS = [
-    ("shot-whiskey", "IT", "deepl", "Ha versato un goccio di whisky.", "GOOD", "goccio", "lemma"),
+    ("shot-whiskey", "IT", "deepl", "Ha versato un goccio di whisky.", "GOOD", "goccio", "word"),
     ("shot-whiskey", "IT", "google", "Ha sparato un colpo di whisky.", "BAD", "[sparare]_VERB", "lemma"),
-    ("shot-photo", "IT", "deepl", "Ha fatto un bello scatto della baia.", "GOOD", "scatto", "lemma"),
+    ("shot-photo", "IT", "deepl", "Ha fatto un bello scatto della baia.", "GOOD", "scatto", "word"),
     ("shot-photo", "IT", "google", "Ha fatto un bel colpo della baia.", "MISS", None, None),
     ("shot-whiskey", "DE", "deepl", "Er goss einen Schluck Whiskey ein.", "GOOD", "Schluck", "lemma"),
     ("shot-whiskey", "DE", "google", "Er goss einen Schuss Whiskey ein.", "BAD", "Schuss", "lemma"),

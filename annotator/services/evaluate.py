@@ -557,9 +557,13 @@ def _compile_language(
         }
     )
     analyses: dict[str, Analysis] = {}
+    with_stems = getattr(analyser, "with_stems", None)
     for start in range(0, len(segments), batch_size):
         batch = segments[start : start + batch_size]
-        analyses.update(zip(batch, _analyse(analyser, batch, lang), strict=True))
+        analysed = _analyse(analyser, batch, lang)
+        if callable(with_stems):
+            analysed = with_stems(analysed, lang)
+        analyses.update(zip(batch, analysed, strict=True))
     compiled: dict[str, CandidateSet] = {}
     memo: dict[Candidate, Any] = {}  # items of one lemma share most candidates: compile each once
     for item_id in ids:
@@ -603,6 +607,7 @@ def evaluate(
     prepare = getattr(analyser, "prepare", None)
     if callable(prepare):
         prepare(sorted(by_lang))
+    with_stems = getattr(analyser, "with_stems", None)
     slots: list[AnalysedTranslation | None] = [None] * total
     done = 0
     progress(0, total, "starting")
@@ -617,6 +622,9 @@ def evaluate(
                 translation = translations[index]
                 item = dataset.items[translation.item_id]
                 match = match_translation(analysis, patterns[translation.item_id])
+                if match.outcome == Outcome.MISS and callable(with_stems) and analysis.words:
+                    analysis = with_stems([analysis], lang)[0]  # the last step, only where nothing else matched
+                    match = match_translation(analysis, patterns[translation.item_id])
                 rank = omega_rank(match.omega.synsets, item.sense_ranks) if match.omega else None
                 slots[index] = AnalysedTranslation(translation, item, analysis, match, rank)
             done += len(batch)
