@@ -128,6 +128,8 @@ def build_dataset(items: int, rng: random.Random, vocabulary: Vocabulary) -> lis
             {
                 "id": f"item-{n:05d}",
                 "sentence": "synthetic",
+                "gloss": "",
+                "source": "synthetic",
                 "target": {"text": "w", "start": 0, "end": 1, "lemma": "w", "pos": pos},
                 "synset": senses[rank - 1]["synset"],
                 "polysemy_degree": degree,

@@ -14,6 +14,7 @@ Typical use::
 
 from __future__ import annotations
 
+import functools
 import json
 import unicodedata
 from collections import defaultdict
@@ -208,8 +209,51 @@ def _parse_item(record: Any, source: str, line: int, problems: list[Problem]) ->
     )
 
 
+@functools.cache
+def _line_validator() -> Any:
+    """The shipped ``dataset.schema.json`` validator: one contract for the file the exporter writes."""
+    from jsonschema import Draft202012Validator
+
+    from annotator.data_export.dataset import schema_path
+
+    schema = json.loads(schema_path().read_text(encoding="utf-8"))
+    return Draft202012Validator(schema)
+
+
+def _field_path(error: Any) -> str:
+    """``languages.IT.good[0].text`` for a JSON Schema error's location (``(line)`` for the whole line)."""
+    out = ""
+    for part in error.absolute_path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(line)"
+
+
+def _schema_problems(record: Any, source: str, line: int, problems: list[Problem]) -> bool:
+    """Validate one line against the schema; add one problem per violation, naming the line and the field."""
+    errors = sorted(_line_validator().iter_errors(record), key=lambda e: [str(p) for p in e.absolute_path])
+    for error in errors:
+        rule = f"schema_{error.validator}"
+        if error.validator == "required" and isinstance(error.instance, dict):
+            parent = _field_path(error)
+            for name in error.validator_value:
+                if name not in error.instance:
+                    field = name if parent == "(line)" else f"{parent}.{name}"
+                    _problem(problems, source, line, rule, f"missing field '{field}'")
+            continue
+        _problem(problems, source, line, rule, f"field '{_field_path(error)}': {_short(error.message)}")
+    return bool(errors)
+
+
+def _short(message: str, limit: int = 160) -> str:
+    return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
 def parse_dataset(lines: Iterable[str], source: str = "dataset.jsonl") -> Dataset:
-    """Parse the exported ``dataset.jsonl`` lines; raise EvaluationInputError listing every bad line."""
+    """Parse the exported ``dataset.jsonl`` lines; raise EvaluationInputError listing every bad line.
+
+    Each line is first validated against the shipped JSON Schema (``"good": "goccio"`` is refused, not read as six
+    one-letter candidates); every problem names the line and the field.
+    """
     problems: list[Problem] = []
     items: dict[str, DatasetItem] = {}
     for number, line in enumerate(lines, start=1):
@@ -219,6 +263,8 @@ def parse_dataset(lines: Iterable[str], source: str = "dataset.jsonl") -> Datase
             record = json.loads(line)
         except json.JSONDecodeError as error:
             _problem(problems, source, number, "invalid_json", f"not valid JSON ({error.msg})")
+            continue
+        if _schema_problems(record, source, number, problems):
             continue
         item = _parse_item(record, source, number, problems)
         if item is None:
