@@ -726,6 +726,30 @@ def write_results(result: EvaluationResult, out_dir: str | Path) -> dict[str, Pa
     return {"analysed": analysed, "metrics": metrics}
 
 
+LEADERBOARD_FILES = {"csv": "leaderboard.csv", "md": "leaderboard.md", "tex": "leaderboard.tex"}
+
+
+def write_leaderboard(result: EvaluationResult, out_dir: str | Path, resamples: int = 1000) -> dict[str, Path]:
+    """Write the leaderboard (every metric, bootstrap CI, macro accuracy, MuCoW scores) as CSV, Markdown, LaTeX."""
+    from annotator.domain.research_metrics import (
+        leaderboard_csv,
+        leaderboard_latex,
+        leaderboard_markdown,
+        leaderboard_rows,
+    )
+
+    rows = leaderboard_rows(
+        [r.scored() for r in result.results], [r.item.synset for r in result.results], resamples=resamples
+    )
+    folder = Path(out_dir)
+    written = {}
+    for kind, render in (("csv", leaderboard_csv), ("md", leaderboard_markdown), ("tex", leaderboard_latex)):
+        path = folder / LEADERBOARD_FILES[kind]
+        write_text_atomic(path, render(rows))
+        written[kind] = path
+    return written
+
+
 def scored_from_record(record: dict[str, Any]) -> ScoredItem:
     """Rebuild the metrics input from one ``analysed.jsonl`` line (to recompute or filter metrics later)."""
     return ScoredItem(
