@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import dump
 
 from annotator.analysis.default import DefaultAnalyser
 from annotator.data_import.mucow import MucowFormatError, mucow_dataset_records, read_mucow
@@ -62,3 +63,42 @@ def test_a_malformed_key_line_is_refused_with_file_line_and_rule(tmp_path):
     (tmp_path / "x.text.txt").write_text("He is an ace.\n", encoding="utf-8")
     with pytest.raises(MucowFormatError, match=r"x\.key\.txt, line 1: 4 tab-separated fields.*rule: key_columns"):
         read_mucow(tmp_path / "x")
+
+
+def _suite(folder: Path, name: str = "en-ru") -> Path:
+    (folder / f"{name}.key.txt").write_text(
+        "1\topensubs\tace\tас\tтуз\n2\tted\tbank\tбанк банка\tберег\n", encoding="utf-8"
+    )
+    (folder / f"{name}.text.txt").write_text("He is an ace.\nThe banks were closed.\n", encoding="utf-8")
+    return folder / f"{name}.key.txt"
+
+
+def test_import_format_mucow_adds_items_with_good_and_bad_sets_and_no_synsets(tmp_path, project, capsys):
+    from annotator.cli import main
+
+    key = _suite(tmp_path)
+    data = str(tmp_path / "data")
+    assert main(["import", str(key), "--format", "mucow", "--data", data]) == 0
+    assert "2 MuCoW items added in RU" in capsys.readouterr().out
+    with project.db.read() as conn:
+        item = project.repo.get_item(conn, "mucow-00002-bank")
+        states = project.repo.item_languages_of(conn, "mucow-00002-bank")
+    assert item is not None and item.synset == "mucow:no-synset" and item.source == "mucow:ted:2"
+    assert (item.target.text, item.target.lemma) == ("banks", "bank")  # approximate span: the inflected word
+    assert [e.text for e in states["RU"].good] == ["банк", "банка"]
+    assert [e.text for e in states["RU"].bad] == ["берег"]
+    assert all(e.synsets == () and e.origin == "translator" for e in states["RU"].good + states["RU"].bad)
+    assert states["DE"].good == ()  # other languages untouched
+    # a re-import is a no-op
+    assert main(["import", str(key), "--format", "mucow", "--data", data]) == 0
+    assert "0 MuCoW items added in RU, 2 already there" in capsys.readouterr().out
+
+
+def test_import_format_mucow_refuses_a_language_outside_the_project_and_changes_nothing(tmp_path, project, capsys):
+    from annotator.cli import main
+
+    key = _suite(tmp_path, "en-fi")
+    before = dump(project)
+    assert main(["import", str(key), "--format", "mucow", "--data", str(tmp_path / "data")]) == 2
+    assert "language FI is not a project language" in capsys.readouterr().err
+    assert dump(project) == before
