@@ -55,7 +55,8 @@ def same_lemma_key(line: MucowLine, analyser: Analyser, lang: str) -> bool:
 
 def score_references(lines: list[MucowLine], lang: str, analyser: Analyser) -> SuiteReport:
     """Evaluate the references of ``lines`` (one language) as a system with the full evaluation pipeline."""
-    from annotator.services.evaluate import Translation, dataset_from_records, evaluate
+    from annotator.evaluation.inputs import Translation, dataset_from_records
+    from annotator.evaluation.run import evaluate
 
     dataset = dataset_from_records(mucow_dataset_records(lines, lang), f"mucow-{lang}")
     by_id = {line.item_id: line for line in lines}
