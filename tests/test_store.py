@@ -55,9 +55,11 @@ def test_a_version_1_project_is_migrated_and_keeps_its_data(project: Project, wr
     import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS))
     with project.db.write() as conn:  # make it what release 0.1.0 wrote: no audit table, version 1
         conn.exec_driver_sql("DROP TABLE audit")
+        conn.exec_driver_sql("DROP TABLE inspections")
         conn.exec_driver_sql("UPDATE meta SET value='1' WHERE key='schema_version'")
     reopened = Project.open(project.data_dir)
     with reopened.db.read() as conn:
-        assert conn.exec_driver_sql("SELECT value FROM meta WHERE key='schema_version'").scalar() == "2"
+        assert conn.exec_driver_sql("SELECT value FROM meta WHERE key='schema_version'").scalar() == "3"
         assert conn.exec_driver_sql("SELECT count(*) FROM audit").scalar() == 0
+        assert conn.exec_driver_sql("SELECT count(*) FROM inspections").scalar() == 0
         assert reopened.repo.count_items(conn) == 2

@@ -41,6 +41,7 @@ def _display_row(row: Metrics) -> dict[str, str]:
         "no prov.": str(row.bad_without_provenance),
         "SFII": _grouped_cell(row.sfii.percent, len(row.sfii.used), row.sfii.left_out),
         "SPDI": _grouped_cell(row.spdi.percent, len(row.spdi.used), row.spdi.left_out),
+        "inspected": str(row.inspected),
     }
 
 

@@ -72,6 +72,8 @@ class AnalysedTranslation:
     analysis: Analysis
     match: MatchResult
     omega_rank: int | None
+    #: the outcome is a lead's inspection verdict (see ``annotator.evaluation.inspection``)
+    inspected: bool = False
 
     @property
     def outcome(self) -> Outcome:
@@ -86,6 +88,7 @@ class AnalysedTranslation:
             sense_rank=self.item.sense_rank,
             polysemy_degree=self.item.polysemy_degree,
             omega_rank=self.omega_rank if self.match.outcome == Outcome.BAD else None,
+            inspected=self.inspected,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -103,6 +106,7 @@ class AnalysedTranslation:
             "step": str(omega.step) if omega else None,
             "span": list(omega.span) if omega and omega.span else None,
             "both_matched": self.match.both_matched,
+            "inspected": self.inspected,
             "matches": [match.to_dict() for match in self.match.matches],
             "sentence": self.item.sentence,
             "lemma": self.item.lemma,

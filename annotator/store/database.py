@@ -25,7 +25,11 @@ def _add_audit_table(connection: Connection) -> None:
 
 
 #: Migration steps: version N -> N+1, each a function over a connection, all in one transaction.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _add_audit_table}
+def _add_inspections_table(connection: Connection) -> None:
+    schema.inspections.create(connection, checkfirst=True)
+
+
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _add_audit_table, 2: _add_inspections_table}
 
 
 def sqlite_url(path: Path) -> str:

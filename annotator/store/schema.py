@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 
 #: Bump when the schema changes and add a step to ``MIGRATIONS`` in ``annotator.store.database``.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 metadata = MetaData()
 
@@ -123,4 +123,23 @@ audit = Table(
     Column("at", String(40), nullable=False),
     Column("action", String(40), nullable=False),
     Column("detail", Text, nullable=False, default="{}"),
+)
+
+
+#: Human inspection of evaluation results (issue 9): a lead marks a result (item, language, system) for inspection
+#: and records a verdict. The verdict holds only while ``verdict_hash`` (translation + candidates) is unchanged.
+#: Added in schema version 3.
+inspections = Table(
+    "inspections",
+    metadata,
+    Column("item_id", String(200), primary_key=True),
+    Column("lang", String(8), primary_key=True),
+    Column("system", String(200), primary_key=True),
+    Column("marked_by", String(64), nullable=True),
+    Column("marked_at", String(40), nullable=True),
+    Column("verdict", String(8), nullable=True),
+    Column("note", Text, nullable=False, default=""),
+    Column("verdict_hash", String(64), nullable=True),
+    Column("decided_by", String(64), nullable=True),
+    Column("decided_at", String(40), nullable=True),
 )
