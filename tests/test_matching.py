@@ -22,6 +22,7 @@ from annotator.domain.matching import (
     compile_candidate,
     compile_candidates,
     fold,
+    match_stem_step,
     match_translation,
 )
 
@@ -34,7 +35,7 @@ def classify(lang: str, text: str, good: list[str] = (), bad: list[str] = ()) ->
     patterns = compile_candidates(entries, lambda segments: ANALYSER.with_stems(ANALYSER.analyse(segments, lang), lang))
     result = match_translation(ANALYSER.analyse([text], lang)[0], patterns)
     if result.outcome == Outcome.MISS:  # the Snowball step, as the evaluation runs it
-        result = match_translation(ANALYSER.with_stems(ANALYSER.analyse([text], lang), lang)[0], patterns)
+        result = match_stem_step(ANALYSER.with_stems(ANALYSER.analyse([text], lang), lang)[0], patterns)
     return result
 
 

@@ -517,17 +517,20 @@ class _Level:
 class _Indexed:
     """The analysed translation with its three indexed levels, shared by all candidates of one match call."""
 
-    def __init__(self, analysis: AnalysedText) -> None:
+    def __init__(self, analysis: AnalysedText, stems_only: bool = False) -> None:
         self.analysis = analysis
+        self._token_words: list[list[int]] | None = None
+        stems = getattr(analysis, "stems", ()) or ()
+        self.stems = _Level(stems) if stems else None
+        self.has_pos = any(tag is not None for tag in analysis.upos)
+        if stems_only:
+            self.levels: dict[Step, _Level] = {}
+            return
         lemmas = _Level(analysis.lemmas, getattr(analysis, "readings", ()) or ())
         same = analysis.words == analysis.lemmas and lemmas.alts is None
         words = lemmas if same else _Level(analysis.words)
         tokens = words if analysis.tokens == analysis.words else _Level(analysis.tokens)
         self.levels = {Step.LEMMA: lemmas, Step.WORD: words, Step.TOKEN: tokens}
-        self.has_pos = any(tag is not None for tag in analysis.upos)
-        stems = getattr(analysis, "stems", ()) or ()
-        self.stems = _Level(stems) if stems else None
-        self._token_words: list[list[int]] | None = None
 
     def level(self, step: Step) -> _Level:
         return self.levels[step]
@@ -682,6 +685,29 @@ def _match_stems(cset: CandidateSet, indexed: _Indexed, tag_tried: set[int]) -> 
                 )
             )
     return matches
+
+
+def match_stem_step(analysis: AnalysedText, candidates: CandidateSet | Sequence[CandidatePattern]) -> MatchResult:
+    """Only the last step, for a translation ``match_translation`` found a MISS before stems were added to it.
+
+    Cross-PoS candidates are skipped when the analysis has tags (their tag can't be checked on a stem).
+    """
+    cset = candidates if isinstance(candidates, CandidateSet) else candidate_set(candidates)
+    indexed = _Indexed(analysis, stems_only=True)
+    if indexed.stems is None:
+        return MatchResult(Outcome.MISS, None, False, ())
+    tagged = {i for i, p in enumerate(cset.patterns) if p.candidate.pos is not None} if indexed.has_pos else set()
+    return _decide(_match_stems(cset, indexed, tagged))
+
+
+def _decide(matches: list[CandidateMatch]) -> MatchResult:
+    if not matches:
+        return MatchResult(Outcome.MISS, None, False, ())
+    good = [m for m in matches if m.side == GOOD]
+    bad = [m for m in matches if m.side == BAD]
+    if bad:
+        return MatchResult(Outcome.BAD, _best(bad), bool(good), tuple(matches))
+    return MatchResult(Outcome.GOOD, _best(good), False, tuple(matches))
 
 
 def match_translation(analysis: AnalysedText, candidates: CandidateSet | Sequence[CandidatePattern]) -> MatchResult:

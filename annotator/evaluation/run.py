@@ -24,6 +24,7 @@ from annotator.domain.matching import (
     candidate_segments,
     candidate_set,
     compile_candidate,
+    match_stem_step,
     match_translation,
 )
 from annotator.domain.metrics import MetricsReport, ScoredItem, compute_metrics, omega_rank
@@ -238,7 +239,7 @@ def evaluate(
                 match = match_translation(analysis, patterns[translation.item_id])
                 if match.outcome == Outcome.MISS and callable(with_stems) and analysis.words:
                     analysis = with_stems([analysis], lang)[0]  # the last step, only where nothing else matched
-                    match = match_translation(analysis, patterns[translation.item_id])
+                    match = match_stem_step(analysis, patterns[translation.item_id])
                 rank = omega_rank(match.omega.synsets, item.sense_ranks) if match.omega else None
                 slots[index] = AnalysedTranslation(translation, item, analysis, match, rank)
             done += len(batch)
