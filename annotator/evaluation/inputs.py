@@ -204,16 +204,21 @@ def _field_path(error: Any) -> str:
 def _schema_problems(record: Any, source: str, line: int, problems: list[Problem]) -> bool:
     """Validate one line against the schema; add one problem per violation, naming the line and the field."""
     errors = sorted(_line_validator().iter_errors(record), key=lambda e: [str(p) for p in e.absolute_path])
+    seen: set[tuple[str, str]] = set()
     for error in errors:
         rule = f"schema_{error.validator}"
+        found = []
         if error.validator == "required" and isinstance(error.instance, dict):
             parent = _field_path(error)
             for name in error.validator_value:
                 if name not in error.instance:
-                    field = name if parent == "(line)" else f"{parent}.{name}"
-                    _problem(problems, source, line, rule, f"missing field '{field}'")
-            continue
-        _problem(problems, source, line, rule, f"field '{_field_path(error)}': {_short(error.message)}")
+                    found.append(f"missing field '{name if parent == '(line)' else f'{parent}.{name}'}'")
+        else:
+            found.append(f"field '{_field_path(error)}': {_short(error.message)}")
+        for message in found:
+            if (rule, message) not in seen:  # jsonschema reports each missing name once per ``required`` error
+                seen.add((rule, message))
+                _problem(problems, source, line, rule, message)
     return bool(errors)
 
 
