@@ -249,6 +249,7 @@ LATER_REVISIONS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] 
     "0004": (("copies", "assignments"), ()),
     "0005": (("jobs",), ()),
     "0006": (("imports",), (("items", "import_id"), ("item_languages", "import_id"))),
+    "0007": (("inspections",), ()),
 }
 
 

@@ -110,9 +110,9 @@ DATASET = [
 
 # (id, lang, system, translation, expected result, expected ω, expected step)
 TRANSLATIONS = [
-    ("shot-whiskey", "IT", "deepl", "Ha versato un goccio di whisky.", "GOOD", "goccio", "lemma"),
+    ("shot-whiskey", "IT", "deepl", "Ha versato un goccio di whisky.", "GOOD", "goccio", "word"),
     ("shot-whiskey", "IT", "google", "Ha sparato un colpo di whisky.", "BAD", "[sparare]_VERB", "lemma"),
-    ("shot-photo", "IT", "deepl", "Ha fatto un bello scatto della baia.", "GOOD", "scatto", "lemma"),
+    ("shot-photo", "IT", "deepl", "Ha fatto un bello scatto della baia.", "GOOD", "scatto", "word"),
     ("shot-photo", "IT", "google", "Ha fatto un bel colpo della baia.", "MISS", None, None),
     ("shot-whiskey", "DE", "deepl", "Er goss einen Schluck Whiskey ein.", "GOOD", "Schluck", "lemma"),
     ("shot-whiskey", "DE", "google", "Er goss einen Schuss Whiskey ein.", "BAD", "Schuss", "lemma"),
@@ -355,8 +355,8 @@ def test_bad_dataset_lines_name_line_and_rule():
         parse_dataset(lines, "dataset.jsonl")
     assert [(p.line, p.rule) for p in caught.value.problems] == [
         (1, "candidate_wildcard_token"),
-        (3, "missing_field"),
-        (4, "not_an_object"),
+        (3, "schema_required"),
+        (4, "schema_type"),
         (5, "duplicate_item"),
     ]
     assert "prend*" in str(caught.value)
@@ -458,11 +458,29 @@ def test_null_and_missing_fields_get_accurate_messages():
         parse_dataset(lines, "dataset.jsonl")
     found = [(p.line, p.rule, p.message) for p in caught.value.problems]
     assert found == [
-        (1, "null_field", "field 'id' is null"),
-        (2, "missing_field", "missing field 'polysemy_degree'"),
-        (3, "bad_value", "item 'shot-whiskey': 'sense_rank' must be a positive integer or null"),
-        (4, "bad_value", "item 'x': 'target.pos' must be a non-empty text"),
+        (1, "schema_type", "field 'id': None is not of type 'string'"),
+        (2, "schema_required", "missing field 'polysemy_degree'"),
+        (3, "schema_minimum", "field 'sense_rank': 0 is less than the minimum of 1"),
+        (4, "schema_enum", "field 'target.pos': None is not one of ['NOUN', 'VERB', 'ADJ', 'ADV']"),
     ]
+
+
+def test_dataset_lines_are_validated_against_the_shipped_schema():
+    # a string where the schema wants a list of candidate objects used to be read as six one-letter candidates
+    record = copy.deepcopy(DATASET[0])
+    record["languages"]["IT"]["good"] = "goccio"
+    extra = copy.deepcopy(DATASET[1])
+    extra["languages"]["IT"]["bad"][0]["origin"] = "guess"
+    del extra["target"]["lemma"]
+    with pytest.raises(EvaluationInputError) as caught:
+        parse_dataset([json.dumps(record), json.dumps(extra)], "x/dataset.jsonl")
+    found = [(p.line, p.rule, p.message) for p in caught.value.problems]
+    assert found == [
+        (1, "schema_type", "field 'languages.IT.good': 'goccio' is not of type 'array'"),
+        (2, "schema_enum", "field 'languages.IT.bad[0].origin': 'guess' is not one of ['lexicon', 'translator']"),
+        (2, "schema_required", "missing field 'target.lemma'"),
+    ]
+    assert "x/dataset.jsonl, line 1: field 'languages.IT.good'" in str(caught.value)
 
 
 def test_unknown_analyser_is_a_user_error():

@@ -200,7 +200,11 @@ def test_evaluation_service_runs_on_stanza(analyser: StanzaAnalyser):
         "polysemy_degree": 3,
         "sense_rank": 2,
         "senses": [{"synset": "bn:fall", "rank": 1}, {"synset": "bn:drop", "rank": 2}],
-        "languages": {"IT": {"good": [{"text": "goccio", "synsets": ["bn:drop"]}], "bad": []}},
+        "gloss": "",
+        "source": "test",
+        "languages": {
+            "IT": {"good": [{"text": "goccio", "pos": None, "origin": "lexicon", "synsets": ["bn:drop"]}], "bad": []}
+        },
     }
     dataset = dataset_from_records([record])
     tsv = "id\tlang\tsystem\ttranslation\ngoccio\tIT\tm1\tVersa un goccio della grappa.\ngoccio\tIT\tm2\t\n"
@@ -245,7 +249,14 @@ def test_cli_runs_stanza_from_a_model_folder(it_models: dict[str, str], tmp_path
         "sense_rank": 2,
         "senses": [{"synset": "bn:fall", "rank": 1}, {"synset": "bn:drop", "rank": 2}],
         # "di la grappa" is in neither the tokens ("della grappa") nor the text: only the MWT expansion matches it
-        "languages": {"IT": {"good": [{"text": "di la grappa", "synsets": ["bn:drop"]}], "bad": []}},
+        "gloss": "",
+        "source": "test",
+        "languages": {
+            "IT": {
+                "good": [{"text": "di la grappa", "pos": None, "origin": "lexicon", "synsets": ["bn:drop"]}],
+                "bad": [],
+            }
+        },
     }
     dataset = tmp_path / "dataset.jsonl"
     dataset.write_text(json.dumps(record) + "\n", encoding="utf-8")
@@ -299,7 +310,9 @@ def test_cli_reports_missing_stanza_models_with_exit_code_2(tmp_path: Path, caps
         "polysemy_degree": 3,
         "sense_rank": 1,
         "senses": [{"synset": "bn:x", "rank": 1}],
-        "languages": {"IT": {"good": [{"text": "goccio", "synsets": []}], "bad": []}},
+        "gloss": "",
+        "source": "test",
+        "languages": {"IT": {"good": [{"text": "goccio", "pos": None, "origin": "lexicon", "synsets": []}], "bad": []}},
     }
     dataset = tmp_path / "dataset.jsonl"
     dataset.write_text(json.dumps(record) + "\n", encoding="utf-8")

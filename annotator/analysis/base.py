@@ -33,6 +33,11 @@ class Analysis:
     lemmas: tuple[str, ...] = ()
     upos: tuple[str | None, ...] = ()
     word_token: tuple[int, ...] = ()
+    #: further lemma readings of each word besides ``lemmas`` (``были`` → быть, быль), empty when the backend gives
+    #: one reading per word; a candidate matches a word when it is any of its readings.
+    readings: tuple[tuple[str, ...], ...] = ()
+    #: a Snowball stem per word (empty when the backend gives none): the matcher's last, separately reported step
+    stems: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         n_words = len(self.words)
@@ -40,6 +45,10 @@ class Analysis:
             raise ValueError("words, lemmas, upos and word_token must have the same length")
         if len(self.token_spans) != len(self.tokens):
             raise ValueError("tokens and token_spans must have the same length")
+        if self.readings and len(self.readings) != n_words:
+            raise ValueError("readings must be empty or have one entry per word")
+        if self.stems and len(self.stems) != n_words:
+            raise ValueError("stems must be empty or have one entry per word")
 
     @property
     def has_pos(self) -> bool:
@@ -54,6 +63,8 @@ class Analysis:
             "lemmas": list(self.lemmas),
             "upos": list(self.upos),
             "word_token": list(self.word_token),
+            "readings": [list(extra) for extra in self.readings],
+            "stems": list(self.stems),
         }
 
     @classmethod
@@ -66,6 +77,8 @@ class Analysis:
             lemmas=tuple(data["lemmas"]),
             upos=tuple(data["upos"]),
             word_token=tuple(int(i) for i in data["word_token"]),
+            readings=tuple(tuple(extra) for extra in data.get("readings") or ()),
+            stems=tuple(data.get("stems") or ()),
         )
 
 

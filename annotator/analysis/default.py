@@ -1,5 +1,10 @@
 """The offline default analyser: regex tokens, simplemma lemmas, jieba for Chinese, no model downloads.
 
+Russian lemmas come from pymorphy3 (OpenCorpora dictionaries) when it is installed: it gives every reading of an
+ambiguous form (``были`` → быть, быль; ``стали`` → стать, сталь), the first as the lemma and the others as
+``readings``. ``with_stems`` adds a Snowball stem per word (``snowballstemmer``), which the matcher uses only as its
+last, separately reported step. Each backend loads on first use of its language, so start-up stays lazy.
+
 It exists so evaluation works on any machine with the base install. It mimics what Stanza does where that matters
 for matching: contractions become several words (Italian ``della`` → ``di la``, ``dell'acqua`` → ``di l' acqua``,
 German ``zum`` → ``zu dem``, Spanish ``del`` → ``de el``), elided articles and clitics are split off the next word,
@@ -12,11 +17,13 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import simplemma
 
 from annotator.analysis.base import Analysis
+from annotator.analysis.morphology import Morphology
 
 #: Combining marks kept inside words (NFC leaves some, e.g. in Indic scripts) so they never split a word.
 _MARKS = "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0900-\u0dff"
@@ -106,11 +113,13 @@ class DefaultAnalyser:
 
     name = "default"
 
-    def __init__(self) -> None:
-        self._lemma_cache: dict[tuple[str, str], str] = {}
-        self._token_cache: dict[str, dict[str, tuple[tuple[str, int, int, tuple[tuple[str, str], ...]], ...]]] = {}
+    def __init__(self, *, morphology: bool = True, stems: bool = True) -> None:
+        self._lemma_cache: dict[tuple[str, str], tuple[str, tuple[str, ...], str]] = {}
+        self._token_cache: dict[str, dict[str, tuple[_Piece, ...]]] = {}
         self._supported: dict[str, bool] = {}
         self._jieba: Any = None
+        self._morphology = Morphology(readings=morphology, stems=stems)
+        self._stem_cache: dict[str, dict[str, str]] = {}
 
     # --- public -------------------------------------------------------------------------------------------------
 
@@ -120,6 +129,26 @@ class DefaultAnalyser:
             return [self._analyse_chinese(text) for text in texts]
         return [self._analyse_spaced(text, code) for text in texts]
 
+    def with_stems(self, analyses: Sequence[Analysis], lang: str) -> list[Analysis]:
+        """The analyses with a Snowball stem per word, for the matcher's last step.
+
+        Kept out of ``analyse`` so only candidates and the translations that nothing else matched pay for it.
+        """
+        code = _simplemma_lang(lang)
+        cache = self._stem_cache.setdefault(code, {})
+        out = []
+        for analysis in analyses:
+            stems = []
+            for word in analysis.words:
+                stem = cache.get(word)
+                if stem is None:
+                    stem = cache[word] = self._morphology.stem(word, code)
+                stems.append(stem)
+            out.append(replace(analysis, stems=tuple(stems)) if any(stems) else analysis)
+        if len(cache) >= _LEMMA_CACHE_LIMIT:
+            cache.clear()
+        return out
+
     # --- spaced scripts -----------------------------------------------------------------------------------------
 
     def _analyse_spaced(self, text: str, code: str) -> Analysis:
@@ -127,6 +156,8 @@ class DefaultAnalyser:
         spans: list[tuple[int, int]] = []
         words: list[str] = []
         lemmas: list[str] = []
+        readings: list[tuple[str, ...]] = []
+        stems: list[str] = []
         word_token: list[int] = []
         cache = self._token_cache.setdefault(code, {})
         for match in _TOKEN_RE.finditer(text):
@@ -142,17 +173,21 @@ class DefaultAnalyser:
                 word_token.append(len(tokens))
                 tokens.append(raw)
                 spans.append((offset, offset + len(raw)))
-                word, lemma = pieces[0][3][0]
+                word, lemma, extra, stem = pieces[0][3][0]
                 words.append(word)
                 lemmas.append(lemma)
+                readings.append(extra)
+                stems.append(stem)
                 continue
             for token, start, end, analysed in pieces:
                 index = len(tokens)
                 tokens.append(token)
                 spans.append((offset + start, offset + end))
-                for word, lemma in analysed:
+                for word, lemma, extra, stem in analysed:
                     words.append(word)
                     lemmas.append(lemma)
+                    readings.append(extra)
+                    stems.append(stem)
                     word_token.append(index)
         return Analysis(
             text=text,
@@ -162,9 +197,11 @@ class DefaultAnalyser:
             lemmas=tuple(lemmas),
             upos=(None,) * len(words),
             word_token=tuple(word_token),
+            readings=tuple(readings) if any(readings) else (),
+            stems=tuple(stems) if any(stems) else (),
         )
 
-    def _pieces(self, raw: str, code: str) -> tuple[tuple[str, int, int, tuple[tuple[str, str], ...]], ...]:
+    def _pieces(self, raw: str, code: str) -> tuple[_Piece, ...]:
         """How one regex token splits into tokens (with offsets) and each token into (word, lemma) pairs; cached."""
         contractions = _CONTRACTIONS.get(code, {})
         pieces = []
@@ -172,28 +209,36 @@ class DefaultAnalyser:
             expansion = contractions.get(token.casefold().replace("’", "'"))
             if expansion is not None:
                 analysed = tuple(
-                    (word[:1].upper() + word[1:] if position == 0 and token[:1].isupper() else word, lemma)
+                    (word[:1].upper() + word[1:] if position == 0 and token[:1].isupper() else word, lemma, (), "")
                     for position, (word, lemma) in enumerate(expansion)
                 )
             else:
-                analysed = ((token, self._lemma(token, code)),)
+                analysed = ((token, *self._lemma(token, code)),)
             pieces.append((token, start, end, analysed))
         return tuple(pieces)
 
-    def _lemma(self, token: str, code: str) -> str:
+    def _lemma(self, token: str, code: str) -> tuple[str, tuple[str, ...], str]:
+        """(lemma, further readings, stem) of one word; cached."""
         key = (code, token)
         cached = self._lemma_cache.get(key)
         if cached is not None:
             return cached
-        lemma = self._compute_lemma(token, code)
+        if not any(ch.isalpha() for ch in token):
+            found: tuple[str, tuple[str, ...], str] = (token, (), "")
+        else:
+            extra: tuple[str, ...] = ()
+            morph = self._morphology.readings(token, code)
+            if morph:
+                lemma, extra = morph[0], morph[1:]
+            else:
+                lemma = self._compute_lemma(token, code)
+            found = (lemma, extra, "")
         if len(self._lemma_cache) >= _LEMMA_CACHE_LIMIT:
             self._lemma_cache.clear()
-        self._lemma_cache[key] = lemma
-        return lemma
+        self._lemma_cache[key] = found
+        return found
 
     def _compute_lemma(self, token: str, code: str) -> str:
-        if not any(ch.isalpha() for ch in token):
-            return token
         if code == "en":
             for suffix, lemma in _EN_SUFFIX_LEMMAS.items():
                 if token.casefold().replace("’", "'") == suffix:
@@ -247,6 +292,10 @@ class DefaultAnalyser:
             tokenizer.initialize()
             self._jieba = tokenizer
         return self._jieba
+
+
+#: How one regex token splits: (token, start, end, ((word, lemma, further readings, stem), ...)).
+_Piece = tuple[str, int, int, tuple[tuple[str, str, tuple[str, ...], str], ...]]
 
 
 def _split_clitics(token: str, start: int, code: str) -> list[tuple[str, int, int]]:

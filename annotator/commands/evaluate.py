@@ -13,6 +13,7 @@ from annotator.services.evaluate import (
     format_metrics_table,
     format_skipped,
     run_evaluation,
+    write_leaderboard,
 )
 
 
@@ -44,6 +45,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="output folder for analysed.jsonl and metrics.json (default: TRANSLATIONS' name + '-evaluation')",
     )
+    parser.add_argument(
+        "--leaderboard",
+        action="store_true",
+        help="also write leaderboard.csv/.md/.tex (all metrics, bootstrap 95%% CI, macro accuracy, MuCoW P/R/F1)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -66,4 +72,7 @@ def run(args: argparse.Namespace) -> int:
     if result.skipped:
         print(f"{format_skipped(result.skipped)} (not scored)")
     print(f"wrote {out_dir / 'analysed.jsonl'} and {out_dir / 'metrics.json'}", file=sys.stderr)
+    if getattr(args, "leaderboard", False):
+        written = write_leaderboard(result, out_dir)
+        print(f"wrote {', '.join(str(path) for path in written.values())}", file=sys.stderr)
     return 0

@@ -18,6 +18,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_data_option(importer)
     importer.add_argument("file", help="item file: columns id?, sentence, target or start/end, lemma, pos, synset")
     importer.add_argument("--force", action="store_true", help="replace changed items even if they have curated work")
+    importer.add_argument(
+        "--format",
+        choices=("items", "mucow"),
+        default="items",
+        help="mucow: a MuCoW suite (<pair>.key.txt + .text.txt) as items with GOOD/BAD sets, no synsets",
+    )
+    importer.add_argument("--lang", help="with --format mucow: the target language (default: from en-de → DE)")
     importer.set_defaults(func=run_import)
     limits.register(subparsers)  # the bounds every file read obeys, next to the import they mostly concern
 
@@ -36,6 +43,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    if getattr(args, "format", "items") == "mucow":
+        from annotator.services.import_mucow import import_mucow
+
+        report = import_mucow(open_project(args), args.file, args.lang)
+        print(
+            f"{args.file}: {report.added} MuCoW items added in {report.lang}, {report.unchanged} already there "
+            f"({report.approximate_spans} with an approximate target span); no synsets (source 'mucow:')"
+        )
+        return 0
     from annotator.services.importing import import_items
 
     project = open_project(args)

@@ -41,9 +41,11 @@ class Step(StrEnum):
     WORD = "word"
     TOKEN = "token"
     SURFACE = "surface"
+    #: last resort, reported apart: the candidate's Snowball stems against the translation's (``chupitos``)
+    STEM = "stem"
 
 
-_STEP_ORDER = {Step.LEMMA: 0, Step.WORD: 1, Step.TOKEN: 2, Step.SURFACE: 3}
+_STEP_ORDER = {Step.LEMMA: 0, Step.WORD: 1, Step.TOKEN: 2, Step.SURFACE: 3, Step.STEM: 4}
 GOOD = "good"
 BAD = "bad"
 
@@ -169,9 +171,9 @@ def surface_pieces_of(candidate: Candidate) -> tuple[SurfacePiece, ...]:
     return surface_pieces(candidate)
 
 
-def find_surface(pieces: Sequence[SurfacePiece], text: str) -> tuple[int, int] | None:
+def find_surface(pieces: Sequence[SurfacePiece], text: str, start: int = 0) -> tuple[int, int] | None:
     """Leftmost occurrence of the pieces in order (any text between them) in ``surface_fold``-ed text."""
-    position, first = 0, None
+    position, first = start, None
     for piece in pieces:
         found = piece.find(text, position)
         if found is None:
@@ -204,6 +206,7 @@ class CandidatePattern:
     word: tuple[Pattern, ...] = ()
     token: tuple[Pattern, ...] = ()
     specificity: int = 1
+    stem: Pattern | None = None
 
     @property
     def pos(self) -> str | None:
@@ -232,23 +235,54 @@ def _as_candidate(text: str | Candidate) -> Candidate:
     return text if isinstance(text, Candidate) else parse_candidate(text)
 
 
-#: What compiling depends on besides the candidate: (lemma, word, token) alternatives and the specificity.
-_Alternatives = tuple[tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int]
+#: What compiling depends on besides the candidate: (lemma, word, token) alternatives, specificity, stem pattern.
+_Alternatives = tuple[tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int, Pattern | None]
+
+
+def _analysed_lemmas(analysis: AnalysedText) -> tuple[str, ...]:
+    """A multiword candidate segment's lemma form: a word that is one of its own readings stays as typed.
+
+    Candidates are lemmas: the analyser may only reduce an inflected word (``vigili`` → vigile), never turn a word
+    that already is a lemma into another lemma (``stelle`` → stellen, ``суть`` → быть).
+    """
+    extra = getattr(analysis, "readings", ()) or ()
+    out = []
+    for i, (word, lemma) in enumerate(zip(analysis.words, analysis.lemmas, strict=True)):
+        folded = fold(word)
+        own = {fold(lemma), *(fold(r) for r in (extra[i] if i < len(extra) else ()))}
+        out.append(folded if folded in own else fold(lemma))
+    return tuple(out)
 
 
 def _alternatives(candidate: Candidate, segment_analyses: Mapping[str, AnalysedText] | None) -> _Alternatives:
+    """The typed form at every level; the analysed form only where analysing is needed.
+
+    A one-word segment is never lemmatised (a candidate is a lemma as typed); its analysed words and tokens still
+    count (a contraction ``del`` → ``de el``). A multiword segment adds its analysed lemmas (``_analysed_lemmas``).
+    """
     raw_segments = _segments_of(candidate.tokens)
     raw: Pattern = tuple(tuple(map(fold, segment)) for segment in raw_segments)
     lemma, word, token = [raw], [raw], [raw]
+    stem: Pattern | None = None
     if segment_analyses is not None:
         analyses = [segment_analyses.get(" ".join(segment)) for segment in raw_segments]
         if all(a is not None for a in analyses):
-            for level, attribute in ((lemma, "lemmas"), (word, "words"), (token, "tokens")):
-                analysed = tuple(tuple(map(fold, getattr(a, attribute))) for a in analyses)
+            present = [a for a in analyses if a is not None]
+            stems = tuple(tuple(getattr(a, "stems", ()) or ()) for a in present)
+            if all(stems) and all(all(segment) for segment in stems):
+                stem = stems
+            lemmas = tuple(
+                tuple(map(fold, a.words)) if len(a.words) == 1 else _analysed_lemmas(a) for a in present
+            )
+            for level, analysed in (
+                (lemma, lemmas),
+                (word, tuple(tuple(map(fold, a.words)) for a in present)),
+                (token, tuple(tuple(map(fold, a.tokens)) for a in present)),
+            ):
                 if all(analysed) and analysed not in level:
                     level.append(analysed)
     specificity = sum(1 for t in candidate.tokens if t != WILDCARD)
-    return tuple(lemma), tuple(word), tuple(token), specificity
+    return tuple(lemma), tuple(word), tuple(token), specificity, stem
 
 
 def compile_candidate(
@@ -274,7 +308,7 @@ def compile_candidate(
         alternatives = _alternatives(candidate, segment_analyses)
         if memo is not None:
             memo[candidate] = alternatives
-    lemma, word, token, specificity = alternatives
+    lemma, word, token, specificity, stem = alternatives
     return CandidatePattern(
         text=candidate.format(),
         side=side,
@@ -285,6 +319,7 @@ def compile_candidate(
         word=word,
         token=token,
         specificity=specificity,
+        stem=stem,
     )
 
 
@@ -369,6 +404,8 @@ class CandidateMatch:
     #: True when the candidate matched as typed; False when only its analysed form did (``sparo`` → ``sparare``).
     as_typed: bool = True
     specificity: int = field(default=1, compare=False)
+    #: at the lemma step: ``primary`` (the word's first lemma) or ``alternative`` (another reading); else None
+    reading: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -376,6 +413,7 @@ class CandidateMatch:
             "side": self.side,
             "step": str(self.step),
             "as_typed": self.as_typed,
+            "reading": self.reading,
             "span": list(self.span) if self.span else None,
             "synsets": list(self.synsets),
         }
@@ -410,21 +448,49 @@ class MatchResult:
 
 
 class _Level:
-    """One sequence of the translation (lemmas, words or tokens), folded and indexed by value."""
+    """One sequence of the translation (lemmas, words or tokens), folded and indexed by value.
 
-    __slots__ = ("positions", "seq")
+    ``extra`` gives further readings per position (the lemma level of a backend with several readings per word):
+    a position is then indexed under each of its readings and matches any of them.
+    """
 
-    def __init__(self, values: Sequence[str]) -> None:
+    __slots__ = ("alts", "positions", "seq")
+
+    def __init__(self, values: Sequence[str], extra: Sequence[Sequence[str]] = ()) -> None:
         self.seq = tuple(map(fold, values))
         positions: dict[str, list[int]] = {}
         for i, value in enumerate(self.seq):
             positions.setdefault(value, []).append(i)
+        self.alts: tuple[frozenset[str], ...] | None = None
+        if any(extra):
+            alts = []
+            for i, value in enumerate(self.seq):
+                more = {fold(r) for r in (extra[i] if i < len(extra) else ())} - {value}
+                for reading in more:
+                    positions.setdefault(reading, []).append(i)
+                alts.append(frozenset({value, *more}))
+            self.alts = tuple(alts)
+            for found in positions.values():
+                found.sort()
         self.positions = positions
+
+    def _at(self, p: int, segment: tuple[str, ...]) -> bool:
+        if self.alts is None:
+            return self.seq[p : p + len(segment)] == segment
+        alts = self.alts
+        return p + len(segment) <= len(alts) and all(v in alts[p + k] for k, v in enumerate(segment))
+
+    def reading(self, start: int, end: int, pattern: Pattern) -> str:
+        """Which reading matched: ``primary`` (the backend's first lemma) or ``alternative`` (another reading)."""
+        if self.alts is None:
+            return "primary"
+        primary = set(self.seq[start:end])
+        return "primary" if all(v in primary for segment in pattern for v in segment) else "alternative"
 
     def find_segment(self, segment: tuple[str, ...], start: int) -> int | None:
         size = len(segment)
         for p in self.positions.get(segment[0], ()):
-            if p >= start and (size == 1 or self.seq[p : p + size] == segment):
+            if p >= start and (size == 1 or self._at(p, segment)):
                 return p
         return None
 
@@ -451,14 +517,20 @@ class _Level:
 class _Indexed:
     """The analysed translation with its three indexed levels, shared by all candidates of one match call."""
 
-    def __init__(self, analysis: AnalysedText) -> None:
+    def __init__(self, analysis: AnalysedText, stems_only: bool = False) -> None:
         self.analysis = analysis
-        lemmas = _Level(analysis.lemmas)
-        words = lemmas if analysis.words == analysis.lemmas else _Level(analysis.words)
+        self._token_words: list[list[int]] | None = None
+        stems = getattr(analysis, "stems", ()) or ()
+        self.stems = _Level(stems) if stems else None
+        self.has_pos = any(tag is not None for tag in analysis.upos)
+        if stems_only:
+            self.levels: dict[Step, _Level] = {}
+            return
+        lemmas = _Level(analysis.lemmas, getattr(analysis, "readings", ()) or ())
+        same = analysis.words == analysis.lemmas and lemmas.alts is None
+        words = lemmas if same else _Level(analysis.words)
         tokens = words if analysis.tokens == analysis.words else _Level(analysis.tokens)
         self.levels = {Step.LEMMA: lemmas, Step.WORD: words, Step.TOKEN: tokens}
-        self.has_pos = any(tag is not None for tag in analysis.upos)
-        self._token_words: list[list[int]] | None = None
 
     def level(self, step: Step) -> _Level:
         return self.levels[step]
@@ -499,8 +571,34 @@ def _tag_check(indexed: _Indexed, step: Step, tag: str) -> Callable[[int], bool]
     return lambda position: indexed.pos_ok(step, position, tag)
 
 
-def _match_surface(pattern: CandidatePattern, text: str) -> CandidateMatch | None:
-    found = find_surface(surface_pieces_of(pattern.candidate), text)
+#: Numerals and the characters jieba glues to a classifier/noun (``一枪``, ``两杯``): the only text a surface match
+#: may leave inside an unspaced-script token (so ``枪`` matches ``一枪`` but ``头`` does not match ``源头``).
+_NUMERAL_CHARS = frozenset("一二三四五六七八九十百千万零两几半每这那第0123456789")
+
+
+def _cuts_a_word(indexed: _Indexed | None, start: int, end: int, text: str) -> bool:
+    """True when a one-character surface match in an unspaced script cuts into a longer segmented word.
+
+    A single character inside a word is usually another word's part (``头`` in ``源头``), unless what is left is
+    numerals (``枪`` in ``一枪``); longer pieces inside a longer word are kept (``小杯`` in ``小杯酒``).
+    """
+    if indexed is None or end - start != 1 or not _UNSPACED_RE.match(text[start]):
+        return False
+    for a, b in indexed.analysis.token_spans:
+        if b <= start or a >= end:
+            continue
+        outside = text[a:start] if a < start else ""
+        outside += text[end:b] if b > end else ""
+        if outside and not all(ch in _NUMERAL_CHARS for ch in outside):
+            return True
+    return False
+
+
+def _match_surface(pattern: CandidatePattern, text: str, indexed: _Indexed | None = None) -> CandidateMatch | None:
+    pieces = surface_pieces_of(pattern.candidate)
+    found = find_surface(pieces, text)
+    while found is not None and _cuts_a_word(indexed, found[0], found[1], text):
+        found = find_surface(pieces, text, found[0] + 1)
     if found is None:
         return None
     return CandidateMatch(
@@ -559,8 +657,57 @@ def _match_levels(cset: CandidateSet, indexed: _Indexed) -> tuple[dict[int, Cand
                     index=pattern.index,
                     as_typed=number == 0,
                     specificity=pattern.specificity,
+                    reading=level.reading(*span, alternative) if step == Step.LEMMA else None,
                 )
     return found, tag_tried
+
+
+def _match_stems(cset: CandidateSet, indexed: _Indexed, tag_tried: set[int]) -> list[CandidateMatch]:
+    """The last step: candidates whose Snowball stems occur in order in the translation's stems."""
+    level = indexed.stems
+    assert level is not None
+    matches = []
+    for position, pattern in enumerate(cset.patterns):
+        if pattern.stem is None or position in tag_tried:
+            continue
+        span = level.find(pattern.stem)
+        if span is not None:
+            matches.append(
+                CandidateMatch(
+                    text=pattern.text,
+                    side=pattern.side,
+                    step=Step.STEM,
+                    span=indexed.char_span(Step.WORD, *span),
+                    synsets=pattern.synsets,
+                    index=pattern.index,
+                    as_typed=False,
+                    specificity=pattern.specificity,
+                )
+            )
+    return matches
+
+
+def match_stem_step(analysis: AnalysedText, candidates: CandidateSet | Sequence[CandidatePattern]) -> MatchResult:
+    """Only the last step, for a translation ``match_translation`` found a MISS before stems were added to it.
+
+    Cross-PoS candidates are skipped when the analysis has tags (their tag can't be checked on a stem).
+    """
+    cset = candidates if isinstance(candidates, CandidateSet) else candidate_set(candidates)
+    indexed = _Indexed(analysis, stems_only=True)
+    if indexed.stems is None:
+        return MatchResult(Outcome.MISS, None, False, ())
+    tagged = {i for i, p in enumerate(cset.patterns) if p.candidate.pos is not None} if indexed.has_pos else set()
+    return _decide(_match_stems(cset, indexed, tagged))
+
+
+def _decide(matches: list[CandidateMatch]) -> MatchResult:
+    if not matches:
+        return MatchResult(Outcome.MISS, None, False, ())
+    good = [m for m in matches if m.side == GOOD]
+    bad = [m for m in matches if m.side == BAD]
+    if bad:
+        return MatchResult(Outcome.BAD, _best(bad), bool(good), tuple(matches))
+    return MatchResult(Outcome.GOOD, _best(good), False, tuple(matches))
 
 
 def match_translation(analysis: AnalysedText, candidates: CandidateSet | Sequence[CandidatePattern]) -> MatchResult:
@@ -571,12 +718,15 @@ def match_translation(analysis: AnalysedText, candidates: CandidateSet | Sequenc
     BAD wins over GOOD; ``both_matched`` flags translations where GOOD and BAD candidates both matched.
     """
     cset = candidates if isinstance(candidates, CandidateSet) else candidate_set(candidates)
-    found, tag_tried = _match_levels(cset, _Indexed(analysis))
+    indexed = _Indexed(analysis)
+    found, tag_tried = _match_levels(cset, indexed)
     matches = [found[position] for position in sorted(found)]
     if not matches:
         text = surface_fold(analysis.text)
         retry = (p for position, p in enumerate(cset.patterns) if position not in tag_tried)
-        matches = [m for m in (_match_surface(p, text) for p in retry) if m is not None]
+        matches = [m for m in (_match_surface(p, text, indexed) for p in retry) if m is not None]
+    if not matches and indexed.stems is not None:
+        matches = _match_stems(cset, indexed, tag_tried)
     if not matches:
         return MatchResult(Outcome.MISS, None, False, ())
     good = [m for m in matches if m.side == GOOD]

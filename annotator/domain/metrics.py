@@ -39,6 +39,8 @@ class ScoredItem:
     sense_rank: int | None
     polysemy_degree: int | None
     omega_rank: int | None = None
+    #: the outcome is a lead's verdict from human inspection, not the matcher's (counted apart in ``Metrics``)
+    inspected: bool = False
 
 
 def omega_rank(provenance: Iterable[str], sense_ranks: Mapping[str, int]) -> int | None:
@@ -124,6 +126,8 @@ class Metrics:
     mfs_plus_left_out: int = 0
     sfii: GroupedErrorRate = field(default_factory=GroupedErrorRate)
     spdi: GroupedErrorRate = field(default_factory=GroupedErrorRate)
+    #: results whose outcome is a lead's inspection verdict
+    inspected: int = 0
 
     @property
     def items(self) -> int:
@@ -166,6 +170,7 @@ class Metrics:
             "bad_without_provenance": self.bad_without_provenance,
             "sfii": self.sfii.to_dict(),
             "spdi": self.spdi.to_dict(),
+            "inspected": self.inspected,
         }
 
 
@@ -209,6 +214,7 @@ def compute_row(items: Iterable[ScoredItem], system: str = ALL, lang: str = ALL,
         mfs_plus_left_out=len(traced) - len(ranked),
         sfii=_grouped(pool, "sense_rank"),
         spdi=_grouped(pool, "polysemy_degree"),
+        inspected=sum(1 for item in pool if item.inspected),
     )
 
 

@@ -9,8 +9,8 @@ import json
 from collections.abc import Sequence
 
 from annotator.data_export.dataset import ExportOptions, collect, dataset_line
+from annotator.evaluation.inputs import Dataset, dataset_from_records
 from annotator.project import Project
-from annotator.services.evaluate import Dataset, dataset_from_records
 
 
 def dataset_from_project(project: Project) -> Dataset:

@@ -207,3 +207,22 @@ imports = Table(
     Column("heartbeat", Float, nullable=False),
     sqlite_autoincrement=True,
 )
+
+
+#: Human inspection of evaluation results (issue 9): a lead marks a result (item, language, system) for inspection
+#: and records a verdict. The verdict holds only while ``verdict_hash`` (translation + candidates) is unchanged.
+#: Added in Alembic revision 0007.
+inspections = Table(
+    "inspections",
+    metadata,
+    Column("item_id", String(200), primary_key=True),
+    Column("lang", String(8), primary_key=True),
+    Column("system", String(200), primary_key=True),
+    Column("marked_by", String(64), nullable=True),
+    Column("marked_at", String(40), nullable=True),
+    Column("verdict", String(8), nullable=True),
+    Column("note", Text, nullable=False, default=""),
+    Column("verdict_hash", String(64), nullable=True),
+    Column("decided_by", String(64), nullable=True),
+    Column("decided_at", String(40), nullable=True),
+)

@@ -207,8 +207,12 @@ def render() -> None:
     if result is None:
         st.info("Choose the translations and run the evaluation.")
         return
+    from annotator.app.pages.evaluate_inspection import render_inspection, with_verdicts  # issue 9
+
+    result = with_verdicts(result)
     render_metrics(result)
     render_browser(result)
+    render_inspection(result)
 
 
 if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)

@@ -1,0 +1,77 @@
+"""Optional morphology for the default analyser: pymorphy3 readings (Russian) and Snowball stems.
+
+Both libraries are light, pure Python and offline. Each is loaded the first time a word of its language is seen,
+so scoring one language never pays for the others; a missing library just means no extra readings or stems.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Snowball algorithm per project language code (Chinese has none: jieba tokens are compared as they are).
+SNOWBALL = {
+    "de": "german",
+    "es": "spanish",
+    "it": "italian",
+    "ru": "russian",
+    "en": "english",
+    "fr": "french",
+    "pt": "portuguese",
+    "nl": "dutch",
+    "fi": "finnish",
+    "sv": "swedish",
+}
+_MISSING = object()
+
+
+class Morphology:
+    """Lazy per-language backends: ``readings`` (pymorphy3 for ``ru``) and ``stem`` (Snowball)."""
+
+    def __init__(self, *, readings: bool = True, stems: bool = True) -> None:
+        self._use_readings = readings
+        self._use_stems = stems
+        self._morph: Any = None
+        self._stemmers: dict[str, Any] = {}
+
+    def readings(self, word: str, code: str) -> tuple[str, ...]:
+        """Every lemma pymorphy3 gives for a word of its dictionary (most likely first, ё folded); else empty."""
+        if not self._use_readings or code != "ru":
+            return ()
+        morph = self._pymorphy()
+        if morph is None or not morph.word_is_known(word):
+            return ()  # pymorphy3's guesses for unknown words are slow and no better than simplemma's
+        out: list[str] = []
+        for parse in morph.parse(word):
+            lemma = parse.normal_form.replace("ё", "е")
+            if lemma not in out:
+                out.append(lemma)
+        return tuple(out)
+
+    def stem(self, word: str, code: str) -> str:
+        if not self._use_stems:
+            return ""
+        stemmer = self._stemmers.get(code, _MISSING)
+        if stemmer is _MISSING:
+            stemmer = self._stemmers[code] = _snowball(code)
+        return stemmer.stemWord(word.casefold().replace("ё", "е")) if stemmer is not None else ""
+
+    def _pymorphy(self) -> Any:
+        if self._morph is None:
+            try:
+                import pymorphy3
+            except ImportError:
+                self._morph = False
+            else:
+                self._morph = pymorphy3.MorphAnalyzer(lang="ru")
+        return self._morph or None
+
+
+def _snowball(code: str) -> Any:
+    algorithm = SNOWBALL.get(code)
+    if algorithm is None:
+        return None
+    try:
+        import snowballstemmer
+    except ImportError:
+        return None
+    return snowballstemmer.stemmer(algorithm)

@@ -1,0 +1,281 @@
+"""Metrics papers report beside DiBiMT's: MuCoW coverage / precision / recall / F1, macro (per-sense) accuracy,
+bootstrap confidence intervals, a paired bootstrap test, and the leaderboard table (CSV, Markdown, LaTeX).
+
+Pure functions over outcomes (``GOOD`` / ``BAD`` / ``MISS``) so a published number can be recomputed from
+``analysed.jsonl`` alone. Resampling uses its own ``random.Random(seed)``: a fixed seed gives the same interval.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from annotator.domain.metrics import ALL, BAD, GOOD, MISS, ScoredItem, compute_metrics
+
+DEFAULT_RESAMPLES = 1000
+DEFAULT_SEED = 20220522  # fixed: the same input gives the same interval and p-value
+
+
+def _ratio(num: int | float, den: int | float) -> float | None:
+    return num / den if den else None
+
+
+@dataclass(frozen=True)
+class CoverageScores:
+    """MuCoW's scores (Raganato et al. 2020, and their evaluate.py): fractions in 0..1, None when undefined.
+
+    coverage = (GOOD + BAD) / all; precision = GOOD / (GOOD + BAD) (= DiBiMT accuracy); recall = GOOD / (GOOD + MISS)
+    (the definition behind MuCoW's published tables, their "RecallA"); recall_all = GOOD / all (the one in their
+    paper's text, "RecallB"); f1 = harmonic mean of precision and recall.
+    """
+
+    good: int
+    bad: int
+    miss: int
+
+    @property
+    def coverage(self) -> float | None:
+        return _ratio(self.good + self.bad, self.good + self.bad + self.miss)
+
+    @property
+    def precision(self) -> float | None:
+        return _ratio(self.good, self.good + self.bad)
+
+    @property
+    def recall(self) -> float | None:
+        return _ratio(self.good, self.good + self.miss)
+
+    @property
+    def recall_all(self) -> float | None:
+        return _ratio(self.good, self.good + self.bad + self.miss)
+
+    @property
+    def f1(self) -> float | None:
+        p, r = self.precision, self.recall
+        if p is None or r is None or p + r == 0:
+            return None
+        return 2 * p * r / (p + r)
+
+
+def coverage_scores(outcomes: Iterable[str]) -> CoverageScores:
+    counts = {GOOD: 0, BAD: 0, MISS: 0}
+    for outcome in outcomes:
+        counts[outcome] += 1
+    return CoverageScores(counts[GOOD], counts[BAD], counts[MISS])
+
+
+def accuracy(outcomes: Sequence[str]) -> float | None:
+    """GOOD / (GOOD + BAD), None without any GOOD or BAD."""
+    good = sum(1 for o in outcomes if o == GOOD)
+    bad = sum(1 for o in outcomes if o == BAD)
+    return _ratio(good, good + bad)
+
+
+def macro_accuracy(results: Iterable[tuple[str, str]]) -> float | None:
+    """Mean over senses of each sense's accuracy; ``results`` are (sense key, outcome) pairs.
+
+    Senses with no GOOD or BAD (only MISS) are left out, as DiBiMT leaves MISS out of accuracy.
+    """
+    per_sense: dict[str, list[int]] = {}
+    for sense, outcome in results:
+        counts = per_sense.setdefault(sense, [0, 0])
+        if outcome == GOOD:
+            counts[0] += 1
+        elif outcome == BAD:
+            counts[1] += 1
+    rates = [good / (good + bad) for good, bad in per_sense.values() if good + bad]
+    return sum(rates) / len(rates) if rates else None
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate and its percentile bootstrap interval (fractions in 0..1)."""
+
+    point: float | None
+    low: float | None
+    high: float | None
+    resamples: int
+    level: float
+
+
+def _percentile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear-interpolation percentile (numpy's default) of already sorted values."""
+    position = q * (len(sorted_values) - 1)
+    lower = int(position)
+    upper = min(lower + 1, len(sorted_values) - 1)
+    return sorted_values[lower] + (sorted_values[upper] - sorted_values[lower]) * (position - lower)
+
+
+def bootstrap_accuracy(
+    outcomes: Sequence[str], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = 0.95
+) -> Interval:
+    """Percentile bootstrap interval of Accuracy: resample the items (MISS included) with replacement."""
+    point = accuracy(outcomes)
+    if point is None:
+        return Interval(None, None, None, 0, level)
+    rng = random.Random(seed)
+    coded = [1 if o == GOOD else (0 if o == BAD else 2) for o in outcomes]
+    n = len(coded)
+    values = []
+    for _ in range(resamples):
+        sample = rng.choices(coded, k=n)
+        good, missed = sample.count(1), sample.count(2)
+        if n - missed:
+            values.append(good / (n - missed))
+    values.sort()
+    tail = (1 - level) / 2
+    return Interval(point, _percentile(values, tail), _percentile(values, 1 - tail), len(values), level)
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """Accuracy of A minus accuracy of B on the same items, and the two-sided paired bootstrap p-value."""
+
+    delta: float | None
+    p_value: float | None
+    resamples: int
+
+
+def paired_bootstrap(
+    a: Sequence[str], b: Sequence[str], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> PairedTest:
+    """Paired bootstrap (Koehn 2004; shifted to the null as in Berg-Kirkpatrick et al. 2012).
+
+    ``a[i]`` and ``b[i]`` are the two systems' outcomes on item i. Items are resampled together; p is the share of
+    resamples whose delta lies at least as far from the observed delta as the observed delta lies from 0. Identical
+    systems give delta 0 and p = 1.
+    """
+    if len(a) != len(b):
+        raise ValueError("the two systems must be scored on the same items")
+    observed_a, observed_b = accuracy(a), accuracy(b)
+    if observed_a is None or observed_b is None:
+        return PairedTest(None, None, 0)
+    delta = observed_a - observed_b
+    rng = random.Random(seed)
+    pairs = list(zip(a, b, strict=True))
+    n = len(pairs)
+    at_least = used = 0
+    for _ in range(resamples):
+        sample = rng.choices(pairs, k=n)
+        acc_a = accuracy([x for x, _ in sample])
+        acc_b = accuracy([y for _, y in sample])
+        if acc_a is None or acc_b is None:
+            continue
+        used += 1
+        if abs((acc_a - acc_b) - delta) >= abs(delta) - 1e-12:
+            at_least += 1
+    return PairedTest(delta, at_least / used if used else None, used)
+
+
+# --- leaderboard ----------------------------------------------------------------------------------------------------
+
+LEADERBOARD_COLUMNS = (
+    "system", "lang", "pos", "n", "Accuracy", "CI95 low", "CI95 high", "macro Acc", "%MISS", "MFS", "MFS+",
+    "SFII", "SPDI", "coverage", "precision", "recall", "F1",
+)  # fmt: skip
+
+
+def _pct(value: float | None) -> str:
+    return "" if value is None else f"{100 * value:.2f}"
+
+
+def _pct100(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"
+
+
+def leaderboard_rows(
+    items: Sequence[ScoredItem],
+    senses: Sequence[str] | None = None,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    by_pos: bool = True,
+) -> list[dict[str, str]]:
+    """One row per system × language (× POS), then per system and overall: every metric as a percent string.
+
+    ``senses[i]`` is the sense (synset) of ``items[i]`` for macro accuracy; empty cells where a value is undefined.
+    """
+    keys = list(senses) if senses is not None else [""] * len(items)
+    if len(keys) != len(items):
+        raise ValueError("one sense per item")
+    report = compute_metrics(items, by_pos=by_pos)
+    rows = []
+    for row in report.rows:
+        chosen = [
+            (item, key)
+            for item, key in zip(items, keys, strict=True)
+            if row.system in (ALL, item.system) and row.lang in (ALL, item.lang) and row.pos in (ALL, item.pos)
+        ]
+        outcomes = [item.outcome for item, _ in chosen]
+        interval = bootstrap_accuracy(outcomes, resamples, seed)
+        scores = coverage_scores(outcomes)
+        macro = macro_accuracy((key, item.outcome) for item, key in chosen) if senses is not None else None
+        rows.append(
+            {
+                "system": row.system,
+                "lang": row.lang,
+                "pos": row.pos,
+                "n": str(row.items),
+                "Accuracy": _pct100(row.accuracy.percent),
+                "CI95 low": _pct(interval.low),
+                "CI95 high": _pct(interval.high),
+                "macro Acc": _pct(macro),
+                "%MISS": _pct100(row.miss_rate.percent),
+                "MFS": _pct100(row.mfs.percent),
+                "MFS+": _pct100(row.mfs_plus.percent),
+                "SFII": _pct100(row.sfii.percent),
+                "SPDI": _pct100(row.spdi.percent),
+                "coverage": _pct(scores.coverage),
+                "precision": _pct(scores.precision),
+                "recall": _pct(scores.recall),
+                "F1": _pct(scores.f1),
+            }
+        )
+    return rows
+
+
+def leaderboard_csv(rows: Sequence[dict[str, str]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=LEADERBOARD_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def leaderboard_markdown(rows: Sequence[dict[str, str]]) -> str:
+    def cell(value: str) -> str:
+        return (value or "–").replace("|", "\\|")
+
+    lines = ["| " + " | ".join(LEADERBOARD_COLUMNS) + " |"]
+    lines.append("|" + "|".join("---" if c in ("system", "lang", "pos") else "---:" for c in LEADERBOARD_COLUMNS) + "|")
+    lines += ["| " + " | ".join(cell(row[c]) for c in LEADERBOARD_COLUMNS) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+}  # fmt: skip
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def leaderboard_latex(rows: Sequence[dict[str, str]]) -> str:
+    """A ``booktabs`` table (``\\toprule`` / ``\\midrule`` / ``\\bottomrule``), one rule between systems."""
+    spec = "lll" + "r" * (len(LEADERBOARD_COLUMNS) - 3)
+    lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule"]
+    lines.append(" & ".join(latex_escape(c) for c in LEADERBOARD_COLUMNS) + " \\\\")
+    lines.append("\\midrule")
+    previous = None
+    for row in rows:
+        if previous is not None and row["system"] != previous:
+            lines.append("\\midrule")
+        previous = row["system"]
+        lines.append(" & ".join(latex_escape(row[c]) if row[c] else "--" for c in LEADERBOARD_COLUMNS) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"

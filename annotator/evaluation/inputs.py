@@ -1,0 +1,494 @@
+"""Evaluation inputs (SPEC §8): reading and checking the exported dataset and the MT translations.
+
+Every file the evaluation reads is read here (``read_text``), so input limits can be added in one place. Bad input
+raises ``EvaluationInputError`` listing every problem with its file, line, field and rule; nothing is run.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from annotator.data_import.limits import InputLimits, find_surrogate, may_hold_surrogate
+from annotator.domain.candidates import Candidate, CandidateError, parse_candidate
+from annotator.domain.matching import BAD, GOOD
+from annotator.errors import UserError
+
+TRANSLATION_FIELDS = ("id", "lang", "system", "translation")
+_MAX_LISTED_PROBLEMS = 25
+
+
+# --- errors ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One bad input line: file, 1-based line number (0 for the whole file), rule and a plain-words message."""
+
+    file: str
+    line: int
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}, line {self.line}" if self.line else self.file
+        return f"{where}: {self.message} (rule: {self.rule})"
+
+
+class EvaluationInputError(UserError):
+    """The dataset or the translations are malformed; ``problems`` lists every bad line found (nothing was run)."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = list(problems)
+        shown = [f"  {problem}" for problem in self.problems[:_MAX_LISTED_PROBLEMS]]
+        more = len(self.problems) - len(shown)
+        if more > 0:
+            shown.append(f"  ... and {more} more")
+        noun = "problem" if len(self.problems) == 1 else "problems"
+        super().__init__(f"{len(self.problems)} {noun} in the input:\n" + "\n".join(shown))
+
+
+# --- dataset --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CandidateSpec:
+    """A dataset candidate, parsed: side (``good``/``bad``), position within its side, provenance synsets."""
+
+    candidate: Candidate
+    side: str
+    index: int
+    synsets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DatasetItem:
+    """What evaluation needs of one exported item (SPEC §7 line)."""
+
+    id: str
+    sentence: str
+    lemma: str
+    pos: str
+    synset: str
+    sense_rank: int | None  # μ(σ); None when σ is not in Ω(λ)
+    polysemy_degree: int | None  # δ(λ); None when Ω(λ) was not pre-populated
+    sense_ranks: dict[str, int]
+    languages: dict[str, tuple[CandidateSpec, ...]]
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Dataset:
+    items: dict[str, DatasetItem]
+    source: str = "dataset.jsonl"
+
+    @property
+    def languages(self) -> list[str]:
+        return sorted({lang for item in self.items.values() for lang in item.languages})
+
+
+def _problem(problems: list[Problem], source: str, line: int, rule: str, message: str) -> None:
+    problems.append(Problem(source, line, rule, message))
+
+
+#: Required fields that may be null (SPEC §7, dataset.schema.json): the item is evaluated, and left out of the
+#: metrics that need the value (SFII and MFS+ need μ(σ), SPDI needs δ(λ)).
+_NULLABLE = ("sense_rank", "polysemy_degree")
+
+
+def _parse_item(record: Any, source: str, line: int, problems: list[Problem]) -> DatasetItem | None:
+    before = len(problems)
+    if not isinstance(record, dict):
+        _problem(problems, source, line, "not_an_object", "each line must be a JSON object")
+        return None
+    for name in ("id", "target", "sense_rank", "polysemy_degree", "languages"):
+        if name not in record:
+            _problem(problems, source, line, "missing_field", f"missing field '{name}'")
+        elif record[name] is None and name not in _NULLABLE:
+            _problem(problems, source, line, "null_field", f"field '{name}' is null")
+    if len(problems) > before:
+        return None
+    item_id = str(record["id"])
+    target = record["target"]
+    if not isinstance(target, dict):
+        _problem(problems, source, line, "bad_value", f"item '{item_id}': 'target' must be an object")
+        return None
+    pos = target.get("pos")
+    if "pos" not in target:
+        _problem(problems, source, line, "missing_field", f"item '{item_id}': missing field 'target.pos'")
+    elif not isinstance(pos, str) or not pos.strip():
+        _problem(problems, source, line, "bad_value", f"item '{item_id}': 'target.pos' must be a non-empty text")
+    ints: dict[str, int | None] = {}
+    for name in _NULLABLE:
+        value = record[name]
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            _problem(
+                problems, source, line, "bad_value", f"item '{item_id}': '{name}' must be a positive integer or null"
+            )
+        else:
+            ints[name] = value
+    sense_ranks: dict[str, int] = {}
+    for sense in record.get("senses") or []:
+        if isinstance(sense, dict) and isinstance(sense.get("synset"), str) and isinstance(sense.get("rank"), int):
+            sense_ranks[sense["synset"]] = sense["rank"]
+        else:
+            _problem(problems, source, line, "bad_value", f"item '{item_id}': each sense needs 'synset' and 'rank'")
+            break
+    languages: dict[str, tuple[CandidateSpec, ...]] = {}
+    if not isinstance(record["languages"], dict):
+        _problem(problems, source, line, "bad_value", f"item '{item_id}': 'languages' must be an object")
+        return None
+    for raw_lang, sets in record["languages"].items():
+        lang = str(raw_lang).strip().upper()
+        specs: list[CandidateSpec] = []
+        if not isinstance(sets, dict):
+            _problem(problems, source, line, "bad_value", f"item '{item_id}' {lang}: expected {{'good': [...]}}")
+            continue
+        for side in (GOOD, BAD):
+            for index, entry in enumerate(sets.get(side) or []):
+                text = entry.get("text") if isinstance(entry, dict) else entry
+                try:
+                    candidate = parse_candidate(text)
+                except CandidateError as error:
+                    _problem(
+                        problems,
+                        source,
+                        line,
+                        f"candidate_{error.rule}",
+                        f"item '{item_id}' {lang} {side} candidate {text!r}: {error.message}",
+                    )
+                    continue
+                synsets = entry.get("synsets") if isinstance(entry, dict) else None
+                specs.append(CandidateSpec(candidate, side, index, tuple(str(s) for s in synsets or ())))
+        languages[lang] = tuple(specs)
+    if len(problems) > before:
+        return None
+    return DatasetItem(
+        id=item_id,
+        sentence=str(record.get("sentence", "")),
+        lemma=str(target.get("lemma", "")),
+        pos=str(pos),
+        synset=str(record.get("synset", "")),
+        sense_rank=ints["sense_rank"],
+        polysemy_degree=ints["polysemy_degree"],
+        sense_ranks=sense_ranks,
+        languages=languages,
+        line=line,
+    )
+
+
+@functools.cache
+def _line_validator() -> Any:
+    """The shipped ``dataset.schema.json`` validator: one contract for the file the exporter writes."""
+    from jsonschema import Draft202012Validator
+
+    from annotator.data_export.dataset import schema_path
+
+    schema = json.loads(schema_path().read_text(encoding="utf-8"))
+    return Draft202012Validator(schema)
+
+
+def _field_path(error: Any) -> str:
+    """``languages.IT.good[0].text`` for a JSON Schema error's location (``(line)`` for the whole line)."""
+    out = ""
+    for part in error.absolute_path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(line)"
+
+
+def _schema_problems(record: Any, source: str, line: int, problems: list[Problem]) -> bool:
+    """Validate one line against the schema; add one problem per violation, naming the line and the field."""
+    errors = sorted(_line_validator().iter_errors(record), key=lambda e: [str(p) for p in e.absolute_path])
+    seen: set[tuple[str, str]] = set()
+    for error in errors:
+        rule = f"schema_{error.validator}"
+        found = []
+        if error.validator == "required" and isinstance(error.instance, dict):
+            parent = _field_path(error)
+            for name in error.validator_value:
+                if name not in error.instance:
+                    found.append(f"missing field '{name if parent == '(line)' else f'{parent}.{name}'}'")
+        else:
+            found.append(f"field '{_field_path(error)}': {_short(error.message)}")
+        for message in found:
+            if (rule, message) not in seen:  # jsonschema reports each missing name once per ``required`` error
+                seen.add((rule, message))
+                _problem(problems, source, line, rule, message)
+    return bool(errors)
+
+
+def _short(message: str, limit: int = 160) -> str:
+    return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
+def parse_dataset(lines: Iterable[str], source: str = "dataset.jsonl") -> Dataset:
+    """Parse the exported ``dataset.jsonl`` lines; raise EvaluationInputError listing every bad line.
+
+    Each line is first validated against the shipped JSON Schema (``"good": "goccio"`` is refused, not read as six
+    one-letter candidates); every problem names the line and the field.
+    """
+    problems: list[Problem] = []
+    items: dict[str, DatasetItem] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            _problem(problems, source, number, "invalid_json", f"not valid JSON ({error.msg})")
+            continue
+        if may_hold_surrogate(line) and (surrogate := find_surrogate(record)):
+            _problem(
+                problems, source, number, "surrogate", f"field '{surrogate[0]}' holds a lone surrogate {surrogate[1]}"
+            )
+            continue
+        if _schema_problems(record, source, number, problems):
+            continue
+        item = _parse_item(record, source, number, problems)
+        if item is None:
+            continue
+        if item.id in items:
+            _problem(
+                problems, source, number, "duplicate_item", f"item id '{item.id}' already on line {items[item.id].line}"
+            )
+            continue
+        items[item.id] = item
+    if not items and not problems:
+        _problem(problems, source, 0, "empty", "the dataset has no items")
+    if problems:
+        raise EvaluationInputError(problems)
+    return Dataset(items, source)
+
+
+def dataset_from_records(records: Iterable[dict[str, Any]], source: str = "dataset") -> Dataset:
+    """Build a Dataset from export records already in memory (the app evaluates the current database this way)."""
+    return parse_dataset((json.dumps(record, ensure_ascii=False) for record in records), source)
+
+
+def load_dataset(path: str | Path, limits: InputLimits | None = None) -> Dataset:
+    path = Path(path)
+    return parse_dataset(_split_lines(_read_text(path, limits)), str(path))
+
+
+def _split_lines(text: str) -> list[str]:
+    """Split on newlines only: ``str.splitlines`` would also cut at U+2028, which JSON strings may hold raw."""
+    lines = text.lstrip("\ufeff").replace("\r\n", "\n").split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def _read_text(path: Path, limits: InputLimits | None = None) -> str:
+    """The file's text, read within the input limits (size first, then lines as they stream; UTF-16 read too);
+    a missing or unreadable file is a user error naming it."""
+    from annotator.data_import.limits import InputLimitError, check_file_size
+    from annotator.data_import.tables import TextLines
+
+    limits = limits or InputLimits()
+    try:
+        check_file_size(str(path), path.stat().st_size, limits.max_file_bytes)
+        with TextLines(path, limits) as lines:
+            parts = []
+            for line in lines:
+                if lines.line > limits.max_rows + 1:
+                    raise InputLimitError(
+                        f"{path}: line {lines.line:,}: more than {limits.max_rows:,} lines (input limit max_rows)",
+                        "too_many_rows",
+                    )
+                parts.append(line)
+            return "".join(parts)
+    except FileNotFoundError as error:
+        raise UserError(f"{path}: file not found") from error
+    except UnicodeDecodeError as error:
+        raise UserError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from error
+    except OSError as error:
+        raise UserError(f"{path}: cannot read ({error.strerror})") from error
+
+
+# --- translations ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Translation:
+    """One MT output: item id, language, system, text (NFC) and the input line it came from."""
+
+    item_id: str
+    lang: str
+    system: str
+    text: str
+    line: int = 0
+
+
+#: Why a well-formed translation line was skipped rather than scored (the dataset has nothing to score it against).
+SKIP_REASONS = {
+    "unknown_item": "item not in the dataset",
+    "unknown_language": "language not in the dataset",
+    "item_language_not_in_dataset": "item not in the dataset in that language",
+}
+
+
+class Translations(list[Translation]):
+    """The parsed translations, plus ``skipped``: how many well-formed lines were skipped, by reason.
+
+    An export leaves out unfinished, discarded or excluded item-languages by default, so translations of them are
+    normal input: they are skipped (and counted) rather than refused.
+    """
+
+    def __init__(self, translations: Iterable[Translation] = (), skipped: dict[str, int] | None = None) -> None:
+        super().__init__(translations)
+        self.skipped: dict[str, int] = dict(skipped or {})
+
+
+def format_skipped(skipped: dict[str, int]) -> str:
+    """``3 translations skipped: 2 item not in the dataset, 1 ...``; empty when nothing was skipped."""
+    total = sum(skipped.values())
+    if not total:
+        return ""
+    parts = ", ".join(f"{count} {SKIP_REASONS.get(reason, reason)}" for reason, count in sorted(skipped.items()))
+    return f"{total} translation{'' if total == 1 else 's'} skipped: {parts}"
+
+
+def _looks_like_jsonl(name: str, lines: Sequence[str]) -> bool:
+    lowered = name.lower()
+    if lowered.endswith((".jsonl", ".json", ".ndjson")):
+        return True
+    if lowered.endswith((".tsv", ".tab", ".txt")):
+        return False
+    first = next((line for line in lines if line.strip()), "")
+    return first.lstrip().startswith("{")
+
+
+def _translation_rows(lines: Sequence[str], source: str, problems: list[Problem]) -> Iterator[tuple[int, dict]]:
+    if _looks_like_jsonl(source, lines):
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                _problem(problems, source, number, "invalid_json", f"not valid JSON ({error.msg})")
+                continue
+            if not isinstance(record, dict):
+                _problem(problems, source, number, "not_an_object", "each line must be a JSON object")
+                continue
+            if may_hold_surrogate(line) and (surrogate := find_surrogate(record)):
+                where, code = surrogate
+                _problem(problems, source, number, "surrogate", f"field '{where}' holds a lone surrogate {code}")
+                continue
+            yield number, record
+        return
+    header_number = next((i for i, line in enumerate(lines, start=1) if line.strip()), 0)
+    if not header_number:
+        return
+    header = [name.strip().lower() for name in lines[header_number - 1].split("\t")]
+    missing = [name for name in TRANSLATION_FIELDS if name not in header]
+    if missing:
+        _problem(
+            problems,
+            source,
+            header_number,
+            "tsv_header",
+            f"the TSV header must name the columns {' '.join(TRANSLATION_FIELDS)} (missing: {', '.join(missing)})",
+        )
+        return
+    for number in range(header_number + 1, len(lines) + 1):
+        line = lines[number - 1]
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        if len(cells) != len(header):
+            _problem(
+                problems,
+                source,
+                number,
+                "tsv_columns",
+                f"{len(cells)} tab-separated fields, expected {len(header)} (a tab inside a translation?)",
+            )
+            continue
+        yield number, dict(zip(header, cells, strict=True))
+
+
+def parse_translations(text: str, dataset: Dataset, source: str = "translations.jsonl") -> Translations:
+    """Parse translations (JSONL, or TSV with the header ``id lang system translation``) and check them.
+
+    The format is chosen by the file extension, else by the first line. Every malformed line is reported at once
+    (bad JSON or TSV, a missing or empty field, a repeated (id, lang, system)) and nothing is returned. A well-formed
+    line for an item, language or item-language that is not in the dataset is skipped and counted in ``skipped``.
+    """
+    problems: list[Problem] = []
+    translations = Translations()
+    skipped: dict[str, int] = defaultdict(int)
+    seen: dict[tuple[str, str, str], int] = {}
+    dataset_langs = set(dataset.languages)
+    lines = _split_lines(text)
+    for number, row in _translation_rows(lines, source, problems):
+        missing = [name for name in TRANSLATION_FIELDS if row.get(name) is None]
+        if missing:
+            _problem(problems, source, number, "missing_field", f"missing field(s): {', '.join(missing)}")
+            continue
+        wrong = [name for name in TRANSLATION_FIELDS if not isinstance(row[name], str)]
+        if wrong:
+            _problem(problems, source, number, "bad_value", f"field(s) {', '.join(wrong)} must be text")
+            continue
+        item_id, system = row["id"].strip(), row["system"].strip()
+        lang = row["lang"].strip().upper()
+        if not item_id or not system or not lang:
+            empty = [name for name in ("id", "lang", "system") if not row[name].strip()]
+            _problem(problems, source, number, "missing_field", f"empty field(s): {', '.join(empty)}")
+            continue
+        key = (item_id, lang, system)
+        if key in seen:
+            _problem(
+                problems,
+                source,
+                number,
+                "duplicate_translation",
+                f"a second translation of '{item_id}' into {lang} by '{system}' (first on line {seen[key]})",
+            )
+            continue
+        seen[key] = number
+        item = dataset.items.get(item_id)
+        if item is None:
+            skipped["unknown_item"] += 1
+            continue
+        if lang not in dataset_langs:
+            skipped["unknown_language"] += 1
+            continue
+        if lang not in item.languages:
+            skipped["item_language_not_in_dataset"] += 1
+            continue
+        translations.append(
+            Translation(item_id, lang, system, unicodedata.normalize("NFC", row["translation"]), number)
+        )
+    if not translations and not problems:
+        if skipped:
+            known = ", ".join(sorted(dataset_langs))
+            message = (
+                f"none of the translations is of an item-language in the dataset ({known}): {format_skipped(skipped)}"
+            )
+            _problem(problems, source, 0, "nothing_to_score", message)
+        else:
+            _problem(problems, source, 0, "empty", "no translations found")
+    if problems:
+        raise EvaluationInputError(problems)
+    translations.skipped = dict(skipped)
+    return translations
+
+
+def load_translations(path: str | Path, dataset: Dataset, limits: InputLimits | None = None) -> Translations:
+    path = Path(path)
+    return parse_translations(_read_text(path, limits), dataset, str(path))
+
+
+def read_analysed(path: str | Path) -> list[dict[str, Any]]:
+    """The lines of an ``analysed.jsonl`` the evaluation wrote (to recompute or filter metrics later)."""
+    return [json.loads(line) for line in _split_lines(_read_text(Path(path))) if line.strip()]
+
+
+#: public names for the one reader of evaluation files
+read_text = _read_text
+split_lines = _split_lines

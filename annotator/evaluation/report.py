@@ -1,0 +1,45 @@
+"""The metrics report of a run: the leaderboard files and rebuilding the metrics input from ``analysed.jsonl``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from annotator.data_export.atomic import write_text_atomic
+from annotator.domain.metrics import ScoredItem
+from annotator.domain.research_metrics import (
+    leaderboard_csv,
+    leaderboard_latex,
+    leaderboard_markdown,
+    leaderboard_rows,
+)
+from annotator.evaluation.run import EvaluationResult
+
+LEADERBOARD_FILES = {"csv": "leaderboard.csv", "md": "leaderboard.md", "tex": "leaderboard.tex"}
+
+
+def write_leaderboard(result: EvaluationResult, out_dir: str | Path, resamples: int = 1000) -> dict[str, Path]:
+    """Write the leaderboard (every metric, bootstrap CI, macro accuracy, MuCoW scores) as CSV, Markdown, LaTeX."""
+    rows = leaderboard_rows(
+        [r.scored() for r in result.results], [r.item.synset for r in result.results], resamples=resamples
+    )
+    folder = Path(out_dir)
+    written = {}
+    for kind, render in (("csv", leaderboard_csv), ("md", leaderboard_markdown), ("tex", leaderboard_latex)):
+        path = folder / LEADERBOARD_FILES[kind]
+        write_text_atomic(path, render(rows))
+        written[kind] = path
+    return written
+
+
+def scored_from_record(record: dict[str, Any]) -> ScoredItem:
+    """Rebuild the metrics input from one ``analysed.jsonl`` line (to recompute or filter metrics later)."""
+    return ScoredItem(
+        system=record["system"],
+        lang=record["lang"],
+        pos=record["pos"],
+        outcome=record["result"],
+        sense_rank=record["sense_rank"],
+        polysemy_degree=record["polysemy_degree"],
+        omega_rank=record.get("omega_rank") if record["result"] == "BAD" else None,
+    )

@@ -1,0 +1,125 @@
+"""Research metrics (issue 9), each worked out by hand in the comments."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.domain.metrics import ScoredItem
+from annotator.domain.research_metrics import (
+    LEADERBOARD_COLUMNS,
+    accuracy,
+    bootstrap_accuracy,
+    coverage_scores,
+    latex_escape,
+    leaderboard_csv,
+    leaderboard_latex,
+    leaderboard_markdown,
+    leaderboard_rows,
+    macro_accuracy,
+    paired_bootstrap,
+)
+
+# 6 GOOD, 2 BAD, 2 MISS
+OUTCOMES = ["GOOD"] * 6 + ["BAD"] * 2 + ["MISS"] * 2
+
+
+def test_mucow_coverage_precision_recall_f1_by_hand():
+    scores = coverage_scores(OUTCOMES)
+    assert scores.coverage == pytest.approx(0.8)  # (6 + 2) / 10
+    assert scores.precision == pytest.approx(0.75)  # 6 / (6 + 2)
+    assert scores.recall == pytest.approx(0.75)  # 6 / (6 + 2 MISS): MuCoW's "RecallA"
+    assert scores.recall_all == pytest.approx(0.6)  # 6 / 10: "RecallB"
+    assert scores.f1 == pytest.approx(0.75)  # 2 * .75 * .75 / 1.5
+    skewed = coverage_scores(["GOOD"] * 3 + ["BAD"] + ["MISS"] * 5)
+    # P = 3/4, R = 3/8, F1 = 2 * (3/4) * (3/8) / (3/4 + 3/8) = (9/16) / (9/8) = 1/2
+    assert skewed.f1 == pytest.approx(0.5)
+    assert coverage_scores(["MISS"]).precision is None and coverage_scores(["MISS"]).f1 is None
+
+
+def test_macro_accuracy_averages_senses_not_items():
+    results = [("s1", "GOOD")] * 3 + [("s1", "BAD")] + [("s2", "BAD")] * 2 + [("s3", "MISS")]
+    # s1: 3/4 = .75, s2: 0/2 = 0, s3 only MISS -> left out; macro = (.75 + 0) / 2 = .375; micro = 3/6 = .5
+    assert macro_accuracy(results) == pytest.approx(0.375)
+    assert accuracy([o for _, o in results]) == pytest.approx(0.5)
+    assert macro_accuracy([("s", "MISS")]) is None
+
+
+def test_bootstrap_interval_contains_the_point_and_is_reproducible():
+    interval = bootstrap_accuracy(OUTCOMES, resamples=500, seed=7)
+    assert interval.point == pytest.approx(0.75)
+    assert interval.low is not None and interval.high is not None
+    assert interval.low <= 0.75 <= interval.high
+    assert interval.low < interval.high  # 8 scored items: the accuracy does vary
+    assert bootstrap_accuracy(OUTCOMES, resamples=500, seed=7) == interval
+    # all GOOD: every resample has accuracy 1, so the interval collapses to [1, 1]
+    solid = bootstrap_accuracy(["GOOD"] * 5 + ["MISS"], resamples=200, seed=1)
+    assert (solid.low, solid.high) == (1.0, 1.0)
+
+
+def test_paired_bootstrap_identical_systems_give_p_one_and_a_clear_gap_a_small_p():
+    same = paired_bootstrap(OUTCOMES, OUTCOMES, resamples=300, seed=3)
+    assert same.delta == 0 and same.p_value == pytest.approx(1.0)
+    better = ["GOOD"] * 40
+    worse = ["GOOD"] * 10 + ["BAD"] * 30
+    # delta = 1 - 10/40 = .75; a resample only reaches |delta* - .75| >= .75 if system B scores 100 %, i.e. drew none
+    # of its 30 BAD items out of 40 draws: (10/40)^40, never in 300 resamples
+    gap = paired_bootstrap(better, worse, resamples=300, seed=3)
+    assert gap.delta == pytest.approx(0.75) and gap.p_value is not None and gap.p_value < 0.01
+    with pytest.raises(ValueError):
+        paired_bootstrap(["GOOD"], ["GOOD", "BAD"])
+
+
+def _item(system: str, lang: str, outcome: str, pos: str = "NOUN") -> ScoredItem:
+    return ScoredItem(system, lang, pos, outcome, sense_rank=1, polysemy_degree=3)
+
+
+def test_leaderboard_as_csv_markdown_and_booktabs_latex():
+    items = [_item("A_1", "IT", o) for o in ("GOOD", "GOOD", "GOOD", "BAD")] + [_item("B", "IT", "MISS")]
+    senses = ["s1", "s1", "s2", "s2", "s1"]
+    rows = leaderboard_rows(items, senses, resamples=50, seed=1)
+    first = rows[0]
+    assert (first["system"], first["lang"], first["pos"]) == ("A_1", "IT", "ALL")
+    assert first["Accuracy"] == "75.00"  # 3 / 4
+    assert first["macro Acc"] == "75.00"  # s1: 2/2 = 1, s2: 1/2 -> (1 + .5) / 2
+    assert first["coverage"] == "100.00" and first["F1"] == "85.71"  # P .75, R 3/3 = 1 -> 2*.75/1.75 = .857142
+    b_row = next(r for r in rows if r["system"] == "B" and r["pos"] == "ALL")
+    assert b_row["Accuracy"] == "" and b_row["%MISS"] == "100.00" and b_row["coverage"] == "0.00"
+    csv_text = leaderboard_csv(rows)
+    assert csv_text.splitlines()[0] == ",".join(LEADERBOARD_COLUMNS)
+    assert csv_text.splitlines()[1].startswith("A_1,IT,ALL,4,75.00,")
+    markdown = leaderboard_markdown(rows)
+    assert markdown.splitlines()[1].startswith("|---|---|---|---:|")
+    assert "| A_1 | IT | ALL | 4 | 75.00 |" in markdown and "| B | IT | ALL | 1 | – |" in markdown
+    latex = leaderboard_latex(rows)
+    assert latex.startswith("\\begin{tabular}{lll" + "r" * 14 + "}\n\\toprule\n")
+    assert "A\\_1 & IT & ALL & 4 & 75.00" in latex and "\\bottomrule\n\\end{tabular}" in latex
+    # rows run A·IT, B·IT, A·all languages, B·all languages, overall: a rule after the header and at 4 system changes
+    assert latex.count("\\midrule") == 1 + 4
+    assert latex_escape("50% R&D_x") == "50\\% R\\&D\\_x"
+
+
+def test_cli_writes_the_leaderboard_files(tmp_path):
+    import json
+
+    from annotator.cli import main
+
+    record = {
+        "id": "i1", "sentence": "He took a shot.", "gloss": "", "source": "t",
+        "target": {"text": "shot", "start": 10, "end": 14, "lemma": "shot", "pos": "NOUN"},
+        "synset": "bn:1n", "polysemy_degree": 2, "sense_rank": 1,
+        "senses": [{"synset": "bn:1n", "rank": 1}, {"synset": "bn:2n", "rank": 2}],
+        "languages": {"IT": {"good": [{"text": "goccio", "pos": None, "origin": "lexicon", "synsets": ["bn:1n"]}],
+                             "bad": [{"text": "sparo", "pos": None, "origin": "lexicon", "synsets": ["bn:2n"]}]}},
+    }  # fmt: skip
+    dataset = tmp_path / "dataset.jsonl"
+    dataset.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    mt = tmp_path / "mt.jsonl"
+    pairs = (("a", "Un goccio."), ("b", "Uno sparo."))
+    lines = [{"id": "i1", "lang": "IT", "system": s, "translation": t} for s, t in pairs]
+    mt.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert main(["evaluate", str(dataset), str(mt), "--out", str(tmp_path / "o"), "--leaderboard"]) == 0
+    csv_lines = (tmp_path / "o" / "leaderboard.csv").read_text(encoding="utf-8").splitlines()
+    assert csv_lines[1].startswith("a,IT,ALL,1,100.00,100.00,100.00,100.00,0.00")
+    assert csv_lines[3].startswith("b,IT,ALL,1,0.00,0.00,0.00,0.00,0.00")
+    assert "\\toprule" in (tmp_path / "o" / "leaderboard.tex").read_text(encoding="utf-8")
+    assert "| a | IT | ALL | 1 | 100.00 |" in (tmp_path / "o" / "leaderboard.md").read_text(encoding="utf-8")
