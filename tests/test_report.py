@@ -114,3 +114,18 @@ def test_report_refuses_a_folder_without_metrics(tmp_path: Path, capsys: pytest.
     assert main(["report", str(tmp_path)]) == 2
     assert "metrics.json: not found" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_metrics_json_holds_the_consistency_and_the_report_adds_the_research_metrics(demo_evaluation: Path) -> None:
+    metrics = json.loads((demo_evaluation / "metrics.json").read_text(encoding="utf-8"))
+    report = build_report(demo_evaluation)
+    assert metrics["consistency"] == [pair.to_dict() for pair in report.consistency]
+    leaderboard = report.tables[0]
+    assert leaderboard.columns[-5:] == ("Macro acc.", "Coverage", "Precision", "Recall", "F1")
+    row = next(r for r in metrics["rows"] if (r["system"], r["lang"], r["pos"]) == ("demo-mt-b", "ALL", "ALL"))
+    good, bad, miss = row["good"], row["bad"], row["miss"]
+    cells = dict(zip(leaderboard.columns, next(r for r in leaderboard.rows if r[0] == "demo-mt-b"), strict=True))
+    # coverage = (GOOD + BAD) / all; precision = accuracy; recall = GOOD / (GOOD + MISS) (MuCoW)
+    assert cells["Coverage"] == f"{100 * (good + bad) / (good + bad + miss):.2f}"
+    assert cells["Precision"] == cells["Accuracy"]
+    assert cells["Recall"] == f"{100 * good / (good + miss):.2f}"

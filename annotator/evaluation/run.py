@@ -17,6 +17,7 @@ from typing import Any
 from annotator.analysis.base import Analyser, Analysis, empty_analysis
 from annotator.data_export.atomic import write_text_atomic
 from annotator.domain.candidates import Candidate
+from annotator.domain.consistency import SenseChoice, cross_language_consistency
 from annotator.domain.matching import (
     CandidateSet,
     MatchResult,
@@ -151,7 +152,15 @@ class EvaluationResult:
             "translation_count": len(self.results),
             "skipped": dict(self.skipped),
             **self.metrics.to_dict(),
+            "consistency": [pair.to_dict() for pair in cross_language_consistency(self.sense_choices())],
         }
+
+    def sense_choices(self) -> Iterable[SenseChoice]:
+        """Each result's matched candidate and its provenance, for the cross-language consistency (DiBiMT §4.6)."""
+        for result in self.results:
+            omega = result.match.omega
+            synsets = None if omega is None else tuple(omega.synsets)
+            yield SenseChoice(result.translation.system, result.translation.item_id, result.translation.lang, synsets)
 
 
 def _compile_language(

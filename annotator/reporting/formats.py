@@ -5,25 +5,10 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 
+from annotator.domain.research_metrics import latex_escape
 from annotator.reporting.tables import Table
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
-
+__all__ = ["latex_escape", "markdown_escape", "to_html", "to_latex", "to_markdown"]
 
 def markdown_escape(text: str) -> str:
     """Cells are data: escape what Markdown would read as syntax, and keep each row on one line."""

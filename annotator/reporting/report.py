@@ -18,7 +18,13 @@ from typing import Any
 import altair as alt
 
 from annotator.data_export.atomic import write_text_atomic
-from annotator.domain.consistency import PairConsistency, choice_from_analysed, cross_language_consistency
+from annotator.domain.consistency import (
+    PairConsistency,
+    SenseChoice,
+    choice_from_analysed,
+    cross_language_consistency,
+)
+from annotator.domain.research_metrics import coverage_scores, macro_accuracy
 from annotator.errors import UserError
 from annotator.reporting import charts
 from annotator.reporting.formats import latex_document, markdown_document, to_html
@@ -93,12 +99,51 @@ def find_dataset_stats(folder: Path, metrics: Mapping[str, Any]) -> Path | None:
     return None
 
 
+@dataclass
+class _Outcomes:
+    """What one pass over ``analysed.jsonl`` collects: sense choices, and outcomes per (system, lang, pos) scope."""
+
+    choices: list[SenseChoice] = field(default_factory=list)
+    by_scope: dict[tuple[str, str, str], list[tuple[str, str]]] = field(default_factory=dict)
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        self.choices.append(choice_from_analysed(dict(record)))
+        system, lang, pos = str(record["system"]), str(record["lang"]), str(record.get("pos") or ALL)
+        pair = (str(record.get("synset") or ""), str(record.get("result") or "MISS"))
+        for scope in {(system, lang, ALL), (system, lang, pos), (system, ALL, ALL), (system, ALL, pos),
+                      (ALL, ALL, ALL), (ALL, ALL, pos)}:  # fmt: skip
+            self.by_scope.setdefault(scope, []).append(pair)
+
+
+def _with_research_metrics(rows: list[dict[str, Any]], outcomes: _Outcomes) -> list[dict[str, Any]]:
+    """The rows with MuCoW's coverage / precision / recall / F1 and the macro (per-sense) accuracy, in percent."""
+    enriched = []
+    for row in rows:
+        pairs = outcomes.by_scope.get((row.get("system"), row.get("lang"), row.get("pos", ALL)))
+        if not pairs:
+            enriched.append(row)
+            continue
+        scores = coverage_scores(outcome for _sense, outcome in pairs)
+        extra = {
+            "macro_accuracy": macro_accuracy(pairs),
+            "coverage": scores.coverage,
+            "precision": scores.precision,
+            "recall": scores.recall,
+            "f1": scores.f1,
+        }
+        enriched.append(row | {key: None if value is None else 100 * value for key, value in extra.items()})
+    return enriched
+
+
 def build_report(folder: str | Path, stats_path: str | Path | None = None) -> Report:
     folder = Path(folder)
     metrics = _read_json(folder / METRICS_FILE)
-    rows = metrics["rows"]
+    outcomes = _Outcomes()
+    for record in _analysed_records(folder / ANALYSED_FILE):
+        outcomes.add(record)
+    rows = _with_research_metrics(metrics["rows"], outcomes)
     names = systems(rows)
-    pairs = cross_language_consistency(choice_from_analysed(r) for r in _analysed_records(folder / ANALYSED_FILE))
+    pairs = cross_language_consistency(outcomes.choices)
     pair_dicts = [pair.to_dict() for pair in pairs]
     report = Report(title=f"Evaluation report — {', '.join(names) or 'no systems'}", consistency=pairs)
     report.tables.append(leaderboard_table(rows))
