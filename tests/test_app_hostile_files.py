@@ -15,13 +15,14 @@ from annotator.app.state import USER_KEY
 from annotator.commands.project import create_demo
 from annotator.data_export.spreadsheet import DATA_SHEET, sheet_bytes
 from annotator.data_import.items import ItemImportError
-from annotator.data_import.limits import InputLimits, save_project_limits
-from annotator.data_import.spreadsheet import import_sheet
+from annotator.data_import.limits import InputLimits
 from annotator.data_import.tables import Workbook
 from annotator.errors import RowProblemsError, UserError
 from annotator.project import Project
+from annotator.services.administration import save_project_limits
 from annotator.services.curation import CurationService
 from annotator.services.importing import import_items
+from annotator.services.sheet_import import import_sheet
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 MB = 1024 * 1024

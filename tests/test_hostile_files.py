@@ -22,13 +22,14 @@ from openpyxl import Workbook
 
 from annotator.commands.project import create_demo
 from annotator.data_import.items import ItemImportError, parse_item_file
-from annotator.data_import.limits import InputLimitError, InputLimits, project_limits, save_project_limits
+from annotator.data_import.limits import InputLimitError, InputLimits, project_limits
 from annotator.data_import.tables import FileFormatError, load_table
 from annotator.domain.model import User
 from annotator.errors import UserError
 from annotator.lexicon.base import LexiconError
 from annotator.lexicon.snapshot import SnapshotLexicon
 from annotator.project import Project
+from annotator.services.administration import save_project_limits
 from annotator.services.evaluate import EvaluationInputError, load_dataset, load_translations, parse_dataset
 from annotator.services.importing import import_items
 
@@ -273,8 +274,8 @@ def test_limits_apply_to_every_text_format(tmp_path: Path) -> None:
 
 
 def test_the_sheet_import_refuses_the_same_shapes(demo_project, tmp_path: Path, million: Path) -> None:
-    from annotator.data_import.spreadsheet import import_sheet
     from annotator.services.curation import CurationService
+    from annotator.services.sheet_import import import_sheet
 
     project, lead = demo_project
     service = CurationService(project, lead)
@@ -292,8 +293,8 @@ def test_the_sheet_import_refuses_the_same_shapes(demo_project, tmp_path: Path, 
 
 def test_a_sheet_declaring_xfd1048576_still_round_trips(demo_project, tmp_path: Path) -> None:
     from annotator.data_export.spreadsheet import sheet_bytes
-    from annotator.data_import.spreadsheet import import_sheet
     from annotator.services.curation import CurationService
+    from annotator.services.sheet_import import import_sheet
 
     project, lead = demo_project
     name, data = sheet_bytes(project, "IT")
@@ -493,8 +494,8 @@ def test_the_sheet_import_lists_the_first_problems_and_counts_the_rest(demo_proj
     from openpyxl import load_workbook
 
     from annotator.data_export.spreadsheet import DATA_SHEET, sheet_bytes
-    from annotator.data_import.spreadsheet import SheetImportError, import_sheet
     from annotator.services.curation import CurationService
+    from annotator.services.sheet_import import SheetImportError, import_sheet
 
     project, lead = demo_project
     save_project_limits(project, InputLimits(max_problems=5))

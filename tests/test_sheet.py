@@ -18,11 +18,11 @@ from openpyxl.worksheet.worksheet import Worksheet
 from annotator.cli import main
 from annotator.commands.project import create_demo
 from annotator.data_export.spreadsheet import ABOUT_SHEET, DATA_SHEET, export_sheet
-from annotator.data_import.spreadsheet import SheetImportError, import_sheet
 from annotator.domain.model import DiscardReason, ItemLanguage, Origin, Status, User
 from annotator.errors import PermissionDenied, UserError
 from annotator.project import Project
 from annotator.services.curation import CurationService
+from annotator.services.sheet_import import SheetImportError, import_sheet
 
 HYPERLINK = '=HYPERLINK("https://example.org/goccio","goccio")'
 

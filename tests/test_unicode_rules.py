@@ -14,7 +14,6 @@ from test_sheet import Sheet, states, user
 from annotator.commands.project import create_demo
 from annotator.data_export.spreadsheet import export_sheet
 from annotator.data_import.items import ItemImportError
-from annotator.data_import.spreadsheet import SheetImportError, import_sheet
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.edits import CandidateSetError
 from annotator.domain.model import Side, User
@@ -22,6 +21,7 @@ from annotator.domain.unicode_rules import INVISIBLE_RANGES, INVISIBLE_RULE, fin
 from annotator.project import Project
 from annotator.services.curation import CurationService
 from annotator.services.importing import import_items
+from annotator.services.sheet_import import SheetImportError, import_sheet
 
 INVISIBLE = {
     0x200B: "ZERO WIDTH SPACE",

@@ -60,8 +60,8 @@ def _user(project: Project, name: str | None) -> User:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from annotator.data_import.spreadsheet import import_sheet
     from annotator.services.curation import CurationService
+    from annotator.services.sheet_import import import_sheet
 
     project = open_project(args)
     report = import_sheet(CurationService(project, _user(project, args.user)), args.file, args.lang)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator.data_export.atomic import write_text_atomic
+from annotator.atomic_files import write_text_atomic
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.errors import UserError
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator import __version__
-from annotator.data_export.atomic import AtomicFolder, cannot_write, write_bytes_synced
+from annotator.atomic_files import AtomicFolder, cannot_write, write_bytes_synced
 from annotator.domain.agreement import CopyRecord, agreement_report
 from annotator.domain.candidates import key_string
 from annotator.domain.dataset_counts import DatasetCounts, dataset_counts

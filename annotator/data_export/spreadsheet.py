@@ -27,7 +27,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
 from annotator import __version__
-from annotator.data_export.atomic import atomic_file, cannot_write, unique_path
+from annotator.atomic_files import atomic_file, cannot_write, unique_path
 from annotator.domain.limits import SPREADSHEET_CELL_LIMIT
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status
 from annotator.errors import UserError

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from annotator.errors import UserError
 
 if TYPE_CHECKING:
-    from annotator.domain.model import User
     from annotator.project import Project
 
 #: The meta key under which a project keeps its own limits (a JSON object of ``InputLimits`` fields).
@@ -80,17 +79,6 @@ def project_limits(project: Project | None) -> InputLimits:
         return InputLimits()
     with project.db.read() as conn:
         return InputLimits.from_json(project.repo.get_meta(conn, META_KEY))
-
-
-def save_project_limits(project: Project, limits: InputLimits, user: User | None = None) -> None:
-    """Store the project's limits (a lead's action: checked and audited like the other project settings)."""
-    from annotator.services import administration
-
-    administration.check_admin(user, "change the input limits")
-    with project.db.write() as conn:
-        project.repo.set_meta(conn, META_KEY, limits.to_json())
-        changed = {k: v for k, v in limits.to_json().items() if v != getattr(InputLimits(), k)}
-        administration.record(project, conn, user, "input_limits", changed)
 
 
 def parse_assignments(assignments: list[str], base: InputLimits) -> InputLimits:

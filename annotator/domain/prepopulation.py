@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from annotator.domain.candidates import Candidate, CandidateError, key_string, parse_candidate
+from annotator.domain.lexicon_records import ENGLISH, SynsetRecord
 from annotator.domain.model import CandidateEntry, Origin, SenseEntry
-from annotator.lexicon.base import ENGLISH, SynsetRecord
 
 
 def rank_senses(lemma: str, records: Iterable[SynsetRecord]) -> list[SenseEntry]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from annotator.data_export.atomic import write_text_atomic
+from annotator.atomic_files import write_text_atomic
 from annotator.domain.metrics import ScoredItem
 from annotator.domain.research_metrics import (
     leaderboard_csv,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator.analysis.base import Analyser, Analysis, empty_analysis
-from annotator.data_export.atomic import write_text_atomic
+from annotator.atomic_files import write_text_atomic
 from annotator.domain.candidates import Candidate
 from annotator.domain.consistency import SenseChoice, cross_language_consistency
 from annotator.domain.matching import (

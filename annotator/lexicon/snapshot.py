@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from annotator.data_export.atomic import write_text_atomic
+from annotator.atomic_files import write_text_atomic
 from annotator.data_import.limits import InputLimits, check_file_size
 from annotator.lexicon.babelnet import (
     CACHE_VERSION_META,

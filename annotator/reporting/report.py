@@ -17,7 +17,7 @@ from typing import Any
 
 import altair as alt
 
-from annotator.data_export.atomic import write_text_atomic
+from annotator.atomic_files import write_text_atomic
 from annotator.domain.consistency import (
     PairConsistency,
     SenseChoice,

@@ -14,6 +14,8 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from annotator.data_import.limits import META_KEY as LIMITS_META_KEY
+from annotator.data_import.limits import InputLimits
 from annotator.domain import workflow
 from annotator.domain.model import User
 from annotator.project import Project
@@ -60,3 +62,12 @@ def save_languages(project: Project, languages: tuple[str, ...], user: User | No
     project.save_settings(replace(settings, languages=languages))
     with project.db.write() as conn:
         record(project, conn, user, "languages", {"languages": list(languages)})
+
+
+def save_project_limits(project: Project, limits: InputLimits, user: User | None = None) -> None:
+    """Store the project's limits (a lead's action: checked and audited like the other project settings)."""
+    check_admin(user, "change the input limits")
+    with project.db.write() as conn:
+        project.repo.set_meta(conn, LIMITS_META_KEY, limits.to_json())
+        changed = {k: v for k, v in limits.to_json().items() if v != getattr(InputLimits(), k)}
+        record(project, conn, user, "input_limits", changed)

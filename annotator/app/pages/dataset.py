@@ -186,7 +186,7 @@ def render_sheets(project: Project) -> None:
 
 
 def _import_uploaded(name: str, data: bytes) -> None:
-    from annotator.data_import.spreadsheet import SheetImportError, import_sheet
+    from annotator.services.sheet_import import SheetImportError, import_sheet
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / Path(name).name

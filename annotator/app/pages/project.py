@@ -17,6 +17,7 @@ from annotator.app import jobs_panel
 from annotator.app.components import show_row_problems
 from annotator.app.state import get_project, require_lead
 from annotator.data_import.items import ItemImportError, parse_item_file
+from annotator.data_import.limits import project_limits
 from annotator.domain.jobs import JobKind
 from annotator.errors import UserError
 from annotator.lexicon.sources import allowed_sources
@@ -75,7 +76,7 @@ def _upload_params(upload, force: bool) -> dict:  # type: ignore[no-untyped-def]
         path = Path(tmp) / Path(upload.name).name
         path.write_bytes(upload.getvalue())
         try:
-            parse_item_file(path)
+            parse_item_file(path, project_limits(get_project()))  # the project's own input limits
         except ItemImportError as error:
             show_row_problems(error)
             st.stop()
