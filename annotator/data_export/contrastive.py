@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 from annotator.atomic_files import write_text_atomic
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.errors import UserError
+from annotator.jsonl_files import jsonl_objects
 
 REFERENCE_SYSTEM = "reference"
 SCHEMA_FILE = "contrastive.schema.json"
@@ -128,25 +129,6 @@ def build_suite(
     return suite
 
 
-def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        with path.open(encoding="utf-8") as lines:
-            for number, line in enumerate(lines, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise UserError(f"{path}, line {number}: not valid JSON ({error}).") from error
-                if not isinstance(record, dict):
-                    raise UserError(f"{path}, line {number}: expected a JSON object.")
-                yield number, record
-    except FileNotFoundError as error:
-        raise UserError(f"{path}: not found.") from error
-    except UnicodeDecodeError as error:
-        raise UserError(f"{path}: not UTF-8 text ({error}).") from error
-
-
 def dataset_path_of(evaluation: Path) -> Path:
     """The dataset.jsonl an evaluation folder was made from (metrics.json names it)."""
     metrics_path = evaluation / "metrics.json"
@@ -169,8 +151,8 @@ def export_contrastive(
     """Write ``contrastive-<LANG>.json`` per language and ``contrastive-skipped.jsonl`` (atomically)."""
     evaluation = Path(evaluation)
     dataset_file = Path(dataset) if dataset else dataset_path_of(evaluation)
-    items = {str(record.get("id")): record for _, record in _jsonl(dataset_file)}
-    analysed = (record for _, record in _jsonl(evaluation / "analysed.jsonl"))
+    items = {str(record.get("id")): record for _, record in jsonl_objects(dataset_file)}
+    analysed = (record for _, record in jsonl_objects(evaluation / "analysed.jsonl"))
     suite = build_suite(items, analysed, system)
     if not suite.entries and not suite.skipped:
         raise UserError(

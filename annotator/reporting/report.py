@@ -26,6 +26,7 @@ from annotator.domain.consistency import (
 )
 from annotator.domain.research_metrics import coverage_scores, macro_accuracy
 from annotator.errors import UserError
+from annotator.jsonl_files import jsonl_objects
 from annotator.reporting import charts
 from annotator.reporting.formats import latex_document, markdown_document, to_html
 from annotator.reporting.tables import (
@@ -74,17 +75,10 @@ def _read_json(path: Path) -> dict[str, Any]:
 def _analysed_records(path: Path) -> Iterator[dict[str, Any]]:
     if not path.exists():
         return
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise UserError(f"{path}, line {number}: not valid JSON ({error}).") from error
-            if not isinstance(record, dict) or not {"system", "id", "lang"} <= record.keys():
-                raise UserError(f"{path}, line {number}: not an analysed translation (needs system, id, lang).")
-            yield record
+    for number, record in jsonl_objects(path):
+        if not {"system", "id", "lang"} <= record.keys():
+            raise UserError(f"{path}, line {number}: not an analysed translation (needs system, id, lang).")
+        yield record
 
 
 def find_dataset_stats(folder: Path, metrics: Mapping[str, Any]) -> Path | None:
