@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from app_helpers import plain
 from openpyxl import load_workbook
 from streamlit.testing.v1 import AppTest
 from test_export import curate_demo
@@ -18,6 +19,7 @@ from annotator.data_export.dataset import ExportOptions, collect
 from annotator.data_export.spreadsheet import DATA_SHEET, sheet_bytes
 from annotator.domain.refinement_stats import format_value
 from annotator.project import Project
+from annotator.services.accounts import Session
 
 SCRIPT = """
 from annotator.app.pages.dataset import render
@@ -47,7 +49,7 @@ def curated(curated_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 def start(user: str) -> AppTest:
     at = AppTest.from_string(SCRIPT, default_timeout=60)
-    at.session_state[USER_KEY] = user
+    at.session_state[USER_KEY] = Session(user, 0)  # a login with the user's current session epoch
     at.run()
     assert not at.exception, at.exception
     return at
@@ -122,7 +124,7 @@ def test_a_sheet_imported_on_the_page_is_applied_as_the_leads_edits(curated: Pro
     at.file_uploader(key="dataset_sheet_upload").set_value((name, fixed.getvalue(), XLSX)).run()
     at.button(key="dataset_sheet_apply").click().run()
     assert not at.exception, at.exception
-    assert "1 row(s) applied" in at.success[0].value
+    assert "1 row(s) applied" in plain(at.success[0].value)
     with curated.db.read() as conn:
         state = curated.repo.get_item_language(conn, "shot-whiskey", "ZH")
         history = curated.repo.history(conn, "shot-whiskey", "ZH")

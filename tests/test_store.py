@@ -58,6 +58,7 @@ def test_a_version_1_project_is_migrated_and_keeps_its_data(project: Project, wr
         conn.exec_driver_sql("UPDATE meta SET value='1' WHERE key='schema_version'")
     reopened = Project.open(project.data_dir)
     with reopened.db.read() as conn:
-        assert conn.exec_driver_sql("SELECT value FROM meta WHERE key='schema_version'").scalar() == "2"
+        version = conn.exec_driver_sql("SELECT value FROM meta WHERE key='schema_version'").scalar()
+        assert version == str(schema.SCHEMA_VERSION)
         assert conn.exec_driver_sql("SELECT count(*) FROM audit").scalar() == 0
         assert reopened.repo.count_items(conn) == 2

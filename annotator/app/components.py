@@ -7,14 +7,13 @@ outcome is left as a flash message because callbacks run before the page is draw
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import quote
 
 import streamlit as st
 
-from annotator.app import state
+from annotator.app import safe_text, state
+from annotator.app.safe_text import code, md, synset_md
 from annotator.domain import workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.model import (
@@ -54,25 +53,7 @@ REASON_LABEL = {
 }
 SIDE_NAME = {Side.GOOD: "GOOD", Side.BAD: "BAD"}
 CANDIDATE_PLACEHOLDER = "goccio · prendersi * permesso · [sparare]_VERB"
-_MD_SPECIAL = "\\`*_{}[]<>()#+-.!|~$"
-
-
-def md(text: str) -> str:
-    """Escape Markdown so sentences, glosses and notes are shown as typed."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
-
-
-def code(text: str) -> str:
-    """An inline code span that survives backticks in the text."""
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
-
-
-def synset_url(synset: str) -> str:
-    return f"https://babelnet.org/synset?id={quote(synset, safe=':')}"
-
-
-def synset_link(synset: str) -> str:
-    return f"[{synset}]({synset_url(synset)})" if synset.startswith("bn:") else code(synset)
+__all__ = ["code", "md", "synset_md"]  # re-exported: pages use components.md / components.code
 
 
 def candidate_error_message(error: CandidateError) -> str:
@@ -196,13 +177,14 @@ def highlight_html(sentence: str, start: int, end: int) -> str:
         before, word, after = sentence, "", ""
     mark = (
         f'<mark style="background:#ffd54f;color:#000;padding:0 .25em;border-radius:.25em;font-weight:600">'
-        f"{html.escape(word)}</mark>"
+        f"{safe_text.html(word)}</mark>"
         if word
         else ""
     )
     return (
-        '<div class="annotator-sentence" style="font-size:1.35rem;line-height:1.6;margin:.25rem 0 .5rem">'
-        f"{html.escape(before)}{mark}{html.escape(after)}</div>"
+        '<div class="annotator-sentence" dir="auto" '
+        'style="font-size:1.35rem;line-height:1.6;margin:.25rem 0 .5rem;unicode-bidi:isolate">'
+        f"{safe_text.html(before)}{mark}{safe_text.html(after)}</div>"
     )
 
 
@@ -220,7 +202,7 @@ def render_item_card(view: ItemView) -> None:
     item, il = view.item, view.state
     with st.container(border=True):
         head = st.columns([5, 2], vertical_alignment="center")
-        head[0].markdown(f"**{md(item.id)}** · {il.lang}" + (f" · source {md(item.source)}" if item.source else ""))
+        head[0].markdown(f"**{md(item.id)}** · {md(il.lang)}" + (f" · source {md(item.source)}" if item.source else ""))
         with head[1], st.container(horizontal=True, horizontal_alignment="right"):
             status_badge(il.status)
             st.caption(f"v{il.version}")
@@ -228,21 +210,22 @@ def render_item_card(view: ItemView) -> None:
         delta = item.polysemy_degree
         mu = item.sense_rank
         st.markdown(
-            f"lemma **{md(item.target.lemma)}** · {item.target.pos} · synset {synset_link(item.synset)} · "
+            f"lemma **{md(item.target.lemma)}** · {md(item.target.pos)} · synset {synset_md(item.synset)} · "
             f"δ(λ) = **{delta if delta is not None else '?'}** · μ(σ) = **{mu if mu is not None else '?'}**"
         )
         if item.gloss:
             st.markdown(f"*{md(item.gloss)}*")
         if item.senses:
             senses = lazy_expander(
-                f"All {len(item.senses)} senses of “{md(item.target.lemma)}” ({item.target.pos})", f"senses|{item.id}"
+                f"All {len(item.senses)} senses of “{md(item.target.lemma)}” ({md(item.target.pos)})",
+                f"senses|{item.id}",
             )
             if senses.open:
                 lines = []
                 for sense in item.senses:
                     here = " ← **this item (σ)**" if sense.synset == item.synset else ""
                     gloss = md(sense.gloss) if sense.gloss else "*(no gloss)*"
-                    lines.append(f"{sense.rank}. {synset_link(sense.synset)} — {gloss}{here}")
+                    lines.append(f"{sense.rank}\\. {synset_md(sense.synset)} — {gloss}{here}")
                 senses.markdown("\n".join(lines))
         for note in il.overlaps:
             st.warning(f"Overlap: {md(note)}", icon=":material/warning:")
@@ -253,7 +236,7 @@ def render_item_card(view: ItemView) -> None:
         if il.status is Status.DISCARDED:
             reason = REASON_LABEL.get(il.discard_reason, str(il.discard_reason)) if il.discard_reason else "?"
             note = f" — {md(il.discard_note)}" if il.discard_note else ""
-            st.error(f"Discarded by {md(il.status_by or '?')}: {reason}{note}")
+            st.error(f"Discarded by {md(il.status_by or '?')}: {md(reason)}{note}")
 
 
 # --- the GOOD / BAD editor -------------------------------------------------------------------------------
@@ -276,7 +259,7 @@ def provenance(entry: CandidateEntry, item: Item, il: ItemLanguage, side: Side) 
             gloss = next((s.gloss for s in item.senses if s.synset == synset), "")
             glosses.append(f"{'σ' if synset == item.synset else f'sense {rank}'} {synset}: {gloss or '(no gloss)'}")
         line = "lexicon · " + (", ".join(parts) if parts else "no sense recorded")
-        tip = "\n\n".join(glosses) or "Pre-populated from the lexicon."
+        tip = "\n\n".join(md(g) for g in glosses) or "Pre-populated from the lexicon."
     else:
         line, tip = "added by a translator", "Not from the lexicon: added during curation."
     other = il.initial_bad if side is Side.GOOD else il.initial_good
@@ -302,7 +285,7 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
                 on_click=_move,
                 args=(item.id, il.lang, entry, other, il.version),
                 disabled=not editable,
-                help=f"Move {entry.format()} to {SIDE_NAME[other]}",
+                help=f"Move {code(entry.format())} to {SIDE_NAME[other]}",
             )
             st.button(
                 "",
@@ -311,7 +294,7 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
                 on_click=_remove,
                 args=(item.id, il.lang, entry, il.version),
                 disabled=not editable,
-                help=f"Remove {entry.format()}",
+                help=f"Remove {code(entry.format())}",
             )
     removed = [e for e in (il.initial_good if side is Side.GOOD else il.initial_bad) if il.find(e.key) is None]
     if removed:
@@ -351,7 +334,7 @@ def render_candidate_editor(view: ItemView, user: User, prefix: str) -> None:
         if view.state.status in (Status.DONE, Status.DISCARDED):
             st.caption(f"This item-language is {STATUS_LABEL[view.state.status]}: reopen it to edit.")
         elif not user.may_edit(view.state.lang):
-            st.caption(f"You may not change {view.state.lang} items.")
+            st.caption(f"You may not change {md(view.state.lang)} items.")
         else:
             st.caption("Waiting for a lead (DISCUSS): only a lead can change it now.")
     good, bad = st.columns(2, gap="large")
@@ -512,6 +495,6 @@ def render_discussion(view: ItemView, user: User, prefix: str) -> None:
 
 def show_row_problems(error: RowProblemsError) -> None:
     """A refused file: one line of summary, then every bad row with its column and rule."""
-    st.error(f"{error.name}: {len(error.problems)} problem(s); {error.outcome}.")
+    st.error(md(f"{error.name}: {len(error.problems)} problem(s); {error.outcome}."))
     rows = [{"row": p.row, "column": p.column, "rule": p.rule, "problem": p.message} for p in error.problems]
     st.dataframe(rows, hide_index=True, width="stretch")

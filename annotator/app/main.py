@@ -20,6 +20,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotator.app import guidelines, state
+from annotator.app.safe_text import md
 from annotator.domain.model import User
 from annotator.errors import UserError
 
@@ -75,17 +76,24 @@ def build_pages(user: User | None) -> dict[str, list[st.Page]]:
 def login_form() -> None:
     project = state.get_project()
     settings = project.settings()
-    st.title(settings.name)
-    st.caption(f"Project folder: {project.data_dir}")
+    st.title(md(settings.name))  # no project folder here: anonymous visitors see it nowhere (leads: Project page)
     with st.form("login", border=True, width=420):
         st.subheader("Log in")
         name = st.text_input("User name", key="login_name", autocomplete="username")
         password = st.text_input("Password", type="password", key="login_password", autocomplete="current-password")
         submitted = st.form_submit_button("Log in", type="primary")
+    ended = st.session_state.get(state.ENDED_KEY)
     if submitted:
-        if state.login(name or "", password or ""):
-            st.rerun()
-        st.error("Wrong user name or password, or the account is disabled.")
+        try:
+            user = state.login(name or "", password or "")
+        except UserError as error:  # too many failures: says how long to wait
+            st.error(md(error))
+        else:
+            if user is not None:
+                st.rerun()
+            st.error("Wrong user name or password, or the account is disabled.")
+    elif ended:
+        st.warning(md(ended))
     if settings.name.startswith("annotator demo"):
         st.caption("Demo accounts: **lead** / demo-lead-pass · **translator** / demo-translator-pass (IT, DE).")
 
@@ -93,7 +101,7 @@ def login_form() -> None:
 def sidebar(user: User) -> None:
     with st.sidebar:
         langs = ", ".join(user.languages) if user.languages else "all languages"
-        st.caption(f"Signed in as **{user.display_name or user.name}** · {user.role.value} · {langs}")
+        st.caption(f"Signed in as **{md(user.display_name or user.name)}** · {user.role.value} · {md(langs)}")
         if state.USER_KEY in st.session_state:  # the local user of a project without accounts has no login
             st.button("Log out", key="logout", on_click=state.logout)
 
@@ -103,7 +111,7 @@ def main() -> None:
     try:
         state.get_project()
     except UserError as error:
-        st.error(str(error))
+        st.error(md(error))
         st.stop()
     user = state.current_user()
     if user is None:

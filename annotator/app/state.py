@@ -19,8 +19,11 @@ from annotator.project import Project, resolve_data_dir
 from annotator.services import accounts
 from annotator.services.curation import LOCAL_USER, CurationService
 
-#: Session key holding the logged-in user's name (never the User object, so a disabled account stops at once).
+#: Session key holding the login (``accounts.Session``: user name and session epoch, never the User object), so
+#: a disabled account, a changed password or a logout elsewhere stops this session at its next action.
 USER_KEY = "auth_user"
+#: Session key of why the last session ended, shown once on the login form.
+ENDED_KEY = "auth_ended"
 #: Session key of the messages to show once, at the top of the next render.
 FLASH_KEY = "flash_messages"
 #: Session key of the cached progress counts; any saved change drops it.
@@ -65,27 +68,47 @@ def current_user() -> User | None:
     if in_page_run():
         return _page_run.user
     project = get_project()
-    name = st.session_state.get(USER_KEY)
-    if name is None:
+    session = st.session_state.get(USER_KEY)
+    if not isinstance(session, accounts.Session):
         return None if accounts.has_users(project) else LOCAL_USER
-    with project.db.read() as conn:
-        user = project.repo.get_user(conn, name)
-    if user is None or user.disabled:
+    user = accounts.session_user(project, session)
+    if user is None:
         st.session_state.pop(USER_KEY, None)
+        st.session_state[ENDED_KEY] = (
+            "Your session has ended (the password was changed, the account disabled, or you logged out "
+            "elsewhere). Please log in again."
+        )
         return None
     return user
 
 
+def client_address() -> str | None:
+    """The browser's address as Streamlit sees it (None on localhost), for slowing down password guessing."""
+    try:
+        return st.context.ip_address
+    except Exception:  # no client context (e.g. a bare script run)
+        return None
+
+
 def login(name: str, password: str) -> User | None:
-    """Check the password (scrypt, in the accounts service) and remember the user for this browser session."""
-    user = accounts.authenticate(get_project(), name, password)
-    if user is not None:
-        st.session_state[USER_KEY] = user.name
-    return user
+    """Check the password (scrypt, in the accounts service) and remember the login for this browser session.
+
+    Raises ``accounts.LoginThrottled`` (a UserError with the time to wait) after too many failures.
+    """
+    project = get_project()
+    session = accounts.log_in(project, name, password, client_address() or "local")
+    if session is None:
+        return None
+    st.session_state[USER_KEY] = session
+    st.session_state.pop(ENDED_KEY, None)
+    return accounts.session_user(project, session)
 
 
 def logout() -> None:
-    st.session_state.pop(USER_KEY, None)
+    """Log out here and end this user's other sessions too (other tabs and browsers ask for a login again)."""
+    session = st.session_state.pop(USER_KEY, None)
+    if isinstance(session, accounts.Session):
+        accounts.end_sessions(get_project(), session.user)
 
 
 def service() -> CurationService:
@@ -119,7 +142,7 @@ def flash(kind: str, message: str) -> None:
 
 def show_flashes() -> list[tuple[str, str]]:
     """Draw and forget the queued messages (Markdown-escaped: they quote what users typed); returns them."""
-    from annotator.app.components import md
+    from annotator.app.safe_text import md
 
     messages: list[tuple[str, str]] = st.session_state.pop(FLASH_KEY, [])
     for kind, raw in messages:

@@ -24,8 +24,13 @@ def _add_audit_table(connection: Connection) -> None:
     schema.audit.create(connection, checkfirst=True)
 
 
+def _add_login_tables(connection: Connection) -> None:
+    schema.login_throttle.create(connection, checkfirst=True)
+    schema.session_epochs.create(connection, checkfirst=True)
+
+
 #: Migration steps: version N -> N+1, each a function over a connection, all in one transaction.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _add_audit_table}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _add_audit_table, 2: _add_login_tables}
 
 
 def sqlite_url(path: Path) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlalchemy import (
     Boolean,
     Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -19,7 +20,7 @@ from sqlalchemy import (
 )
 
 #: Bump when the schema changes and add a step to ``MIGRATIONS`` in ``annotator.store.database``.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 metadata = MetaData()
 
@@ -123,4 +124,24 @@ audit = Table(
     Column("at", String(40), nullable=False),
     Column("action", String(40), nullable=False),
     Column("detail", Text, nullable=False, default="{}"),
+)
+
+#: Failed log-ins per user name ("user:<name>") and per client address ("addr:<ip>"), shared by every app
+#: server of the project so that slowing down password guessing holds across processes. Schema version 3.
+login_throttle = Table(
+    "login_throttle",
+    metadata,
+    Column("key", String(200), primary_key=True),
+    Column("failures", Integer, nullable=False, default=0),
+    Column("last_failure_at", Float, nullable=False, default=0.0),
+    Column("blocked_until", Float, nullable=False, default=0.0),
+)
+
+#: A user's session epoch: every open session remembers it, and changing the password, disabling the account
+#: or logging out bumps it, which ends the user's other sessions at their next action. Schema version 3.
+session_epochs = Table(
+    "session_epochs",
+    metadata,
+    Column("user", String(64), primary_key=True),
+    Column("epoch", Integer, nullable=False, default=0),
 )

@@ -85,7 +85,7 @@ def _open_from_url(langs: list[str]) -> None:
         return
     st.session_state[URL_SEEN_KEY] = (item, lang)
     if lang not in langs:
-        st.error(f"You may not curate {components.md(lang)} items (your languages: {', '.join(langs)}).")
+        st.error(f"You may not curate {components.md(lang)} items (your languages: {components.md(', '.join(langs))}).")
         return
     st.session_state[LANG_KEY] = lang
     st.session_state[QUEUE_KEY] = "all"
@@ -172,12 +172,13 @@ def render() -> None:
     )
     if current is None:
         nav[1].markdown(
-            f"**No items** in *{QUEUES[queue][0]}* for {lang}" + (f" matching “{search}”" if search else "")
+            f"**No items** in *{QUEUES[queue][0]}* for {components.md(lang)}"
+            + (f" matching “{components.md(search)}”" if search else "")
         )
     elif index >= 0:
-        nav[1].markdown(f"Item **{index + 1}** of **{len(ids)}** · *{QUEUES[queue][0]}* · {lang}")
+        nav[1].markdown(f"Item **{index + 1}** of **{len(ids)}** · *{QUEUES[queue][0]}* · {components.md(lang)}")
     else:
-        nav[1].markdown(f"**{components.md(current)}** (not in the *{QUEUES[queue][0]}* queue) · {lang}")
+        nav[1].markdown(f"**{components.md(current)}** (not in the *{QUEUES[queue][0]}* queue) · {components.md(lang)}")
     nav[2].button(
         "Next ▶",
         key="cur_next",

@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator.app.components import show_row_problems
+from annotator.app.safe_text import code, md
 from annotator.app.state import current_user, get_project, require_lead, service
 from annotator.data_export.dataset import DEFAULT_ROOT, ExportOptions, Selection, collect, export_dataset
 from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
@@ -138,15 +139,15 @@ def render_export(project: Project, options: ExportOptions) -> None:
             with st.spinner("Exporting…"):
                 result = export_dataset(project, DEFAULT_ROOT, options)
         except UserError as error:  # e.g. the exports folder cannot be created: say so, not a traceback
-            st.error(str(error))
+            st.error(md(error))
         else:
             st.session_state[LAST_EXPORT_KEY] = str(result.path)
-            st.success(f"Exported {result.items} item(s) to {result.path}")
+            st.success(f"Exported {result.items} item(s) to {code(result.path)}")
     last = st.session_state.get(LAST_EXPORT_KEY)
     if last and Path(last).is_dir():
         folder = Path(last)
         files = {path.name: path for path in sorted(folder.iterdir()) if path.is_file()}
-        st.write(f"Last export: `{folder}`")
+        st.markdown(f"Last export: {code(folder)}")
         columns = st.columns(len(files) + 1)
         for column, (name, path) in zip(columns, files.items(), strict=False):
             column.download_button(name, data=path.read_bytes(), file_name=name, key=f"dataset_dl_{name}")
@@ -195,9 +196,9 @@ def _import_uploaded(name: str, data: bytes) -> None:
             show_row_problems(error)
             return
         except UserError as error:
-            st.error(str(error))
+            st.error(md(error))
             return
-    st.success(f"{name}: {report.summary()}")
+    st.success(md(f"{name}: {report.summary()}"))
     if report.changed:
         st.dataframe(
             pd.DataFrame([{"row": c.row, "item": c.item_id, "actions": ", ".join(c.actions)} for c in report.changed]),
@@ -211,7 +212,7 @@ def render() -> None:
     project = get_project()
     st.header("Dataset")
     if user is not None:
-        st.caption(f"Signed in as {user.name}: sheet imports are applied as your edits.")
+        st.caption(f"Signed in as {md(user.name)}: sheet imports are applied as your edits.")
     first, second = st.columns(2)
     include_incomplete = first.checkbox(
         "Include items not yet done in every language", key="dataset_include_incomplete"

@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from annotator.app import components, state
+from annotator.app.safe_text import md, synset_url
 from annotator.project import Project
 
 CURATE_PAGE = Path(__file__).resolve().parent / "curate.py"
@@ -36,7 +37,8 @@ def item_rows(project: Project, languages: tuple[str, ...]) -> list[dict[str, An
             "POS": item.target.pos,
             "word": item.target.text,
             "sentence": item.sentence,
-            "synset": components.synset_url(item.synset) if item.synset.startswith("bn:") else item.synset,
+            "synset": item.synset,  # plain text; only a well-formed bn: id gets a link, in its own column
+            "BabelNet": synset_url(item.synset),
             "δ": item.polysemy_degree,
             "μ": item.sense_rank,
             "filters": "; ".join(item.filter_failures),
@@ -93,7 +95,7 @@ def render() -> None:
         on_select="rerun",
         selection_mode="single-row",
         column_config={
-            "synset": st.column_config.LinkColumn("synset", display_text=r"https://babelnet\.org/synset\?id=(.*)"),
+            "BabelNet": st.column_config.LinkColumn("BabelNet", display_text="open"),
             "sentence": st.column_config.TextColumn("sentence", width="large"),
         },
     )
@@ -103,7 +105,7 @@ def render() -> None:
         row = rows[picked[0]]
         cols = st.columns([2, 1, 3], vertical_alignment="bottom")
         lang = cols[0].selectbox("Language", langs, key="items_lang")
-        if cols[1].button("Open in Curate", type="primary", help=f"Open {row['id']} on the Curate page"):
+        if cols[1].button("Open in Curate", type="primary", help=f"Open {md(row['id'])} on the Curate page"):
             st.switch_page(CURATE_PAGE, query_params={"item": row["id"], "lang": lang})
     elif langs:
         st.caption("Select a row to open the item on the Curate page.")

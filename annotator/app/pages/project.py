@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator.app.components import show_row_problems
+from annotator.app.safe_text import code, md
 from annotator.app.state import get_project, require_lead
 from annotator.data_import.items import ItemImportError
 from annotator.errors import UserError
@@ -41,11 +42,16 @@ def render_settings() -> None:
     lexicon = settings.lexicon
     source = lexicon.snapshot if lexicon.provider == "snapshot" else lexicon.base_url
     st.markdown(
-        f"**{settings.name}** · folder `{project.data_dir}` · lexicon **{lexicon.provider}** `{source or 'not set'}`"
+        f"**{md(settings.name)}** · folder {code(project.data_dir)} · lexicon **{md(lexicon.provider)}** "
+        f"{code(source or 'not set')}"
     )
     st.caption(
         "Allowed sources: "
-        + " · ".join(allowed_sources(lang, settings.allowed_sources).describe() for lang in ("EN", *settings.languages))
+        + md(
+            " · ".join(
+                allowed_sources(lang, settings.allowed_sources).describe() for lang in ("EN", *settings.languages)
+            )
+        )
     )
     with st.form("project_languages", border=False):
         text = st.text_input("Languages", value=",".join(settings.languages), help="ISO 639-1 codes, e.g. DE,ES,IT")
@@ -53,14 +59,16 @@ def render_settings() -> None:
             try:
                 languages = parse_languages(text)
             except UserError as error:
-                st.error(str(error))
+                st.error(md(error))
             else:
                 try:
                     save_languages(project, languages, require_lead())
                 except UserError as error:
-                    st.error(str(error))
+                    st.error(md(error))
                 else:
-                    st.success(f"Languages: {' '.join(languages)}. New languages start as pending; pre-populate them.")
+                    st.success(
+                        md(f"Languages: {' '.join(languages)}. New languages start as pending; pre-populate them.")
+                    )
 
 
 def render_import() -> None:
@@ -85,11 +93,11 @@ def render_import() -> None:
                 show_row_problems(error)
                 return
             except UserError as error:
-                st.error(str(error))
+                st.error(md(error))
                 return
-        st.success(f"{upload.name}: {report.summary()}")
+        st.success(md(f"{upload.name}: {report.summary()}"))
         for warning in report.warnings:
-            st.warning(str(warning))
+            st.warning(md(warning))
 
 
 def render_prepopulate() -> None:
@@ -102,15 +110,18 @@ def render_prepopulate() -> None:
         try:
             report = prepopulate(get_project(), progress=progress_bar("Pre-populating"), user=require_lead())
         except UserError as error:
-            st.error(str(error))
+            st.error(md(error))
             return
-        (st.warning if report.stopped else st.success)(report.summary())
+        (st.warning if report.stopped else st.success)(md(report.summary()))
         if report.stopped:
             st.error(
-                f"Stopped: the lexicon refused to answer: {report.stopped}. Work so far is saved; run again to resume."
+                md(
+                    f"Stopped: the lexicon refused to answer: {report.stopped}. "
+                    "Work so far is saved; run again to resume."
+                )
             )
         for warning in report.warnings[:50]:
-            st.caption(f"⚠ {warning}")
+            st.caption(f"⚠ {md(warning)}")
 
 
 def render_filters() -> None:
@@ -124,9 +135,9 @@ def render_filters() -> None:
         try:
             report = run_filters(project, progress=progress_bar("Filtering"), user=require_lead())
         except UserError as error:
-            st.error(str(error))
+            st.error(md(error))
         else:
-            st.success(f"Checked {report.checked} items; {len(report.failures)} fail at least one rule.")
+            st.success(md(f"Checked {report.checked} items; {len(report.failures)} fail at least one rule."))
     with project.db.read() as conn:
         flagged = [item for item in project.repo.list_items(conn) if item.filter_failures or item.excluded]
     if not flagged:
