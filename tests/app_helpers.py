@@ -25,4 +25,5 @@ def plain(markdown: str) -> str:
     import re
     import string
 
-    return re.sub(r"\\([" + re.escape(string.punctuation) + r"])", r"\1", markdown).replace("  \n", "\n")
+    unescaped = re.sub(r"\\([" + re.escape(string.punctuation) + r"])", r"\1", markdown)
+    return unescaped.replace("  \n", "\n").replace("\u2060", "")  # the word joiners that stop GFM autolinks

@@ -107,7 +107,9 @@ def sidebar(user: User) -> None:
 
 
 def main() -> None:
-    st.set_page_config(page_title="annotator", page_icon=":material/translate:", layout="wide")
+    st.set_page_config(
+        page_title="annotator", page_icon="📝", layout="wide"
+    )  # a Material icon favicon is fetched from Google
     try:
         state.get_project()
     except UserError as error:

@@ -29,6 +29,10 @@ _INVISIBLE = re.compile(
 _MD_ESCAPE = {ord(ch): "\\" + ch for ch in string.punctuation}
 #: Inside HTML markup Markdown is still parsed; numeric character references are literal characters to it.
 _HTML_ESCAPE = {ord(ch): f"&#{ord(ch)};" for ch in string.punctuation}
+#: GFM turns bare URLs, ``www.`` names and e-mail addresses into links by rewriting *text* after parsing, so no
+#: escape stops it; an invisible WORD JOINER (U+2060) inside the pattern does.
+_AUTOLINK = re.compile(r"(?i)(\b(?:https?|ftp|mailto|xmpp):|\bwww(?=\.)|@)")
+WORD_JOINER = "\u2060"
 
 
 def visible_controls(text: str) -> str:
@@ -40,9 +44,10 @@ def md(text: object) -> str:
     """``text`` for any Markdown context (markdown, caption, alerts, toasts, help, widget labels), shown literally.
 
     Newlines are kept as line breaks; everything else that Markdown or Streamlit's extensions could interpret
-    is backslash-escaped.
+    is backslash-escaped, and bare URLs get an invisible word joiner so that GFM does not make them links.
     """
     shown = visible_controls(str(text)).replace("\r\n", "\n").replace("\r", "\n")
+    shown = _AUTOLINK.sub(lambda m: m.group(1) + WORD_JOINER, shown)
     lines = [line.translate(_MD_ESCAPE) for line in shown.split("\n")]
     return "  \n".join(lines)
 
@@ -64,7 +69,7 @@ def code(text: object) -> str:
 
 def html(text: object) -> str:
     """``text`` for use inside ``unsafe_allow_html`` markup: HTML-escaped and Markdown-inert, newlines as ``<br>``."""
-    shown = visible_controls(str(text))
+    shown = _AUTOLINK.sub(lambda m: m.group(1) + WORD_JOINER, visible_controls(str(text)))
     escaped = shown.translate(_HTML_ESCAPE)  # & < > " ' and every Markdown character become references
     return escaped.replace("\r\n", "\n").replace("\n", "<br>")
 
