@@ -54,3 +54,21 @@ def test_bidi_and_invisible_controls_are_shown_not_obeyed() -> None:
     assert visible_controls(sentence) == "He drank <U+202E>yksihw<U+202C> a shot<U+200B>."
     for rendered in (md(sentence), html(sentence), code(sentence)):
         assert "\u202e" not in rendered and "\u200b" not in rendered
+
+
+def test_streamlit_shortcodes_and_arrows_stay_as_typed() -> None:
+    for text in ("a->b", ":smile:", ":material/home:", "x--y", "a>=b"):
+        escaped = md(text)
+        assert plain(escaped) == text
+        assert text not in escaped.replace("\\", "")  # a word joiner sits inside the pattern Streamlit rewrites
+
+
+def test_the_items_table_links_only_babelnet_ids_and_shows_controls(tmp_path) -> None:
+    import hostile_project as hp
+
+    from annotator.app.pages.items import item_rows
+
+    rows = {row["item_id"]: row for row in item_rows(hp.build(tmp_path / "data"), ("IT",))}
+    assert rows[hp.ITEM_B]["synset"] == hp.NON_BN_SYNSET and rows[hp.ITEM_B]["BabelNet"] is None
+    assert rows[hp.ITEM_A]["BabelNet"] == "https://babelnet.org/synset?id=bn:00057755n"
+    assert "\u202e" not in rows[hp.ITEM_A]["sentence"] and "<U+202E>yksihw" in rows[hp.ITEM_A]["sentence"]

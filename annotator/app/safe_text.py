@@ -32,6 +32,9 @@ _HTML_ESCAPE = {ord(ch): f"&#{ord(ch)};" for ch in string.punctuation}
 #: GFM turns bare URLs, ``www.`` names and e-mail addresses into links by rewriting *text* after parsing, so no
 #: escape stops it; an invisible WORD JOINER (U+2060) inside the pattern does.
 _AUTOLINK = re.compile(r"(?i)(\b(?:https?|ftp|mailto|xmpp):|\bwww(?=\.)|@)")
+#: Streamlit also rewrites text for emoji and icon shortcodes (``:smile:``, ``:material/x:``) and typographic
+#: arrows (``->``, ``--``, ``>=``); a word joiner after the first character keeps them as typed.
+_SHORTCODE = re.compile(r"(:(?=[\w+/-]+:)|[-<>~](?=[-<>=]))")
 WORD_JOINER = "\u2060"
 
 
@@ -47,7 +50,7 @@ def md(text: object) -> str:
     is backslash-escaped, and bare URLs get an invisible word joiner so that GFM does not make them links.
     """
     shown = visible_controls(str(text)).replace("\r\n", "\n").replace("\r", "\n")
-    shown = _AUTOLINK.sub(lambda m: m.group(1) + WORD_JOINER, shown)
+    shown = _SHORTCODE.sub(lambda m: m.group(1) + WORD_JOINER, _AUTOLINK.sub(lambda m: m.group(1) + WORD_JOINER, shown))
     lines = [line.translate(_MD_ESCAPE) for line in shown.split("\n")]
     return "  \n".join(lines)
 
