@@ -242,6 +242,18 @@ def render_item_card(view: ItemView) -> None:
 # --- the GOOD / BAD editor -------------------------------------------------------------------------------
 
 
+def draft_keys(prefix: str) -> tuple[str, ...]:
+    """The inputs of one item-language whose unsaved text is kept across reloads (see ``annotator.app.drafts``)."""
+    return (
+        f"{prefix}add|{Side.GOOD.value}",
+        f"{prefix}add|{Side.BAD.value}",
+        f"{prefix}discuss_note",
+        f"{prefix}discard_note",
+        f"{prefix}discard_reason",
+        f"{prefix}comment",
+    )
+
+
 def can_edit_candidates(user: User, il: ItemLanguage) -> bool:
     """Whether to enable the edit buttons; mirrors the workflow rules the service enforces anyway."""
     if not user.may_edit(il.lang) or il.status not in workflow.EDITABLE:
@@ -365,10 +377,11 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
                 kwargs={"after": after},
                 help="Save this item-language as curated (needs at least one GOOD candidate).",
             )
-        with cols[1]:
-            discuss = lazy_expander("DISCUSS…", f"{prefix}exp_discuss")
+        note_key = f"{prefix}discuss_note"
+        reason_key, dnote_key = f"{prefix}discard_reason", f"{prefix}discard_note"
+        with cols[1]:  # open by itself when a draft note is waiting in it
+            discuss = lazy_expander("DISCUSS…", f"{prefix}exp_discuss", expanded=bool(st.session_state.get(note_key)))
         if discuss.open:
-            note_key = f"{prefix}discuss_note"
             discuss.text_area("What should a lead look at?", key=note_key, height=80)
             discuss.button(
                 "Flag DISCUSS",
@@ -377,9 +390,9 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
                 args=(item.id, il.lang, il.version, note_key, after),
             )
         with cols[2]:
-            discard = lazy_expander("Discard…", f"{prefix}exp_discard")
+            has_draft = bool(st.session_state.get(dnote_key) or st.session_state.get(reason_key))
+            discard = lazy_expander("Discard…", f"{prefix}exp_discard", expanded=has_draft)
         if discard.open:
-            reason_key, dnote_key = f"{prefix}discard_reason", f"{prefix}discard_note"
             discard.selectbox(
                 "Reason",
                 list(DiscardReason),
@@ -478,7 +491,7 @@ def render_history(view: ItemView) -> None:
 
 def render_discussion(view: ItemView, user: User, prefix: str) -> None:
     comments = view.comments
-    expanded = view.state.status is Status.DISCUSS
+    expanded = view.state.status is Status.DISCUSS or bool(st.session_state.get(f"{prefix}comment"))
     discussion = lazy_expander(f"Discussion ({len(comments)})", f"{prefix}exp_discussion", expanded=expanded)
     if not discussion.open:
         return

@@ -116,15 +116,20 @@ def main() -> None:
         st.error(md(error))
         st.stop()
     user = state.current_user()
+    script = state.cookie_script()
+    if script is not None:  # store or clear the session cookie in the browser (a same-origin, zero-height frame)
+        st.iframe(script, height=1, width=1)
     if user is None:
         st.navigation(build_pages(None), position="hidden")
         login_form()
+        state.cookie_sent()
         return
     page = st.navigation(build_pages(user))
     sidebar(user)
     state.show_flashes()
     with state.running_page(user):
         page.run()
+    state.cookie_sent()  # only now: a run cut short by switch_page or rerun never reached the browser
 
 
 def run_page(render: Callable[[], None]) -> None:

@@ -24,6 +24,11 @@ from annotator.services.curation import LOCAL_USER, CurationService
 USER_KEY = "auth_user"
 #: Session key of why the last session ended, shown once on the login form.
 ENDED_KEY = "auth_ended"
+#: The cookie holding the signed session token, so a reload or a second tab stays logged in.
+COOKIE = "annotator_session"
+#: Session keys: the cookie change to send to the browser on the next render; whether the cookie was tried.
+COOKIE_PENDING_KEY = "auth_cookie_pending"
+COOKIE_TRIED_KEY = "auth_cookie_tried"
 #: Session key of the messages to show once, at the top of the next render.
 FLASH_KEY = "flash_messages"
 #: Session key of the cached progress counts; any saved change drops it.
@@ -70,16 +75,72 @@ def current_user() -> User | None:
     project = get_project()
     session = st.session_state.get(USER_KEY)
     if not isinstance(session, accounts.Session):
-        return None if accounts.has_users(project) else LOCAL_USER
+        if not accounts.has_users(project):
+            return LOCAL_USER
+        return _resume_from_cookie(project)
     user = accounts.session_user(project, session)
     if user is None:
         st.session_state.pop(USER_KEY, None)
+        st.session_state[COOKIE_PENDING_KEY] = None
         st.session_state[ENDED_KEY] = (
             "Your session has ended (the password was changed, the account disabled, or you logged out "
             "elsewhere). Please log in again."
         )
         return None
     return user
+
+
+def _secret(project: Project) -> str:
+    """``session_secret`` from ``.streamlit/secrets.toml`` (needed when several servers share a database),
+    else a secret generated into the project folder (0600)."""
+    try:
+        configured = st.secrets.get("session_secret")
+    except Exception:  # no secrets file: Streamlit raises rather than returning nothing
+        configured = None
+    return str(configured) if configured else accounts.secret_from_folder(project.data_dir)
+
+
+def _resume_from_cookie(project: Project) -> User | None:
+    """A new browser session (reload, second tab) picks up the login its cookie proves, once per session."""
+    if st.session_state.get(COOKIE_TRIED_KEY):
+        return None
+    st.session_state[COOKIE_TRIED_KEY] = True
+    try:
+        token = st.context.cookies.get(COOKIE)
+    except Exception:  # no client context (AppTest, bare runs)
+        token = None
+    if not token:
+        return None
+    session = accounts.session_from_token(_secret(project), token, accounts.session_hours() * 3600)
+    user = accounts.session_user(project, session) if session is not None else None
+    if user is None or session is None:
+        st.session_state[COOKIE_PENDING_KEY] = None  # expired, forged or ended: drop it from the browser
+        return None
+    st.session_state[USER_KEY] = session
+    return user
+
+
+def cookie_script() -> str | None:
+    """The script that stores (or clears) the session cookie in the browser, once, after a login or logout.
+
+    Set from JavaScript, so it cannot be HttpOnly; it is SameSite=Strict, Secure on HTTPS, signed, expires with
+    the session, and a logout or password change refuses it on the server (its epoch is then out of date).
+    """
+    if COOKIE_PENDING_KEY not in st.session_state:
+        return None
+    token = st.session_state[COOKIE_PENDING_KEY]
+    age = int(accounts.session_hours() * 3600) if token else 0
+    value = token or ""
+    return (
+        "<script>document.cookie = "
+        f'"{COOKIE}={value}; Path=/; Max-Age={age}; SameSite=Strict" + '
+        '(location.protocol === "https:" ? "; Secure" : "");</script>'
+    )
+
+
+def cookie_sent() -> None:
+    """The run that carried ``cookie_script`` completed: do not send it again."""
+    st.session_state.pop(COOKIE_PENDING_KEY, None)
 
 
 def client_address() -> str | None:
@@ -100,6 +161,7 @@ def login(name: str, password: str) -> User | None:
     if session is None:
         return None
     st.session_state[USER_KEY] = session
+    st.session_state[COOKIE_PENDING_KEY] = accounts.session_token(_secret(project), session)
     st.session_state.pop(ENDED_KEY, None)
     return accounts.session_user(project, session)
 
@@ -107,6 +169,7 @@ def login(name: str, password: str) -> User | None:
 def logout() -> None:
     """Log out here and end this user's other sessions too (other tabs and browsers ask for a login again)."""
     session = st.session_state.pop(USER_KEY, None)
+    st.session_state[COOKIE_PENDING_KEY] = None
     if isinstance(session, accounts.Session):
         accounts.end_sessions(get_project(), session.user)
 

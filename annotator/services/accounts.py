@@ -13,11 +13,14 @@ import functools
 import hashlib
 import hmac
 import math
+import os
 import re
 import secrets
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
+from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy import Connection, select
 
 from annotator.domain.model import Role, User
@@ -245,3 +248,52 @@ def end_sessions(project: Project, name: str) -> None:
 def has_users(project: Project) -> bool:
     with project.db.read() as conn:
         return project.repo.count_users(conn) > 0
+
+
+# --- session tokens (a login that survives a reload or a second tab) --------------------------------------------
+
+#: How long a login lasts without logging in again, unless configured (``ANNOTATOR_SESSION_HOURS``).
+SESSION_HOURS = 12.0
+SECRET_FILE = "session_secret"
+_TOKEN_SALT = "annotator-session-v1"
+
+
+def session_hours() -> float:
+    """``ANNOTATOR_SESSION_HOURS`` when set to a positive number, else 12."""
+    try:
+        hours = float(os.environ.get("ANNOTATOR_SESSION_HOURS", SESSION_HOURS))
+    except ValueError:
+        return SESSION_HOURS
+    return hours if hours > 0 else SESSION_HOURS
+
+
+def secret_from_folder(data_dir: Path) -> str:
+    """The signing secret kept in the project folder, created on first use readable by the owner only (0600)."""
+    path = Path(data_dir) / SECRET_FILE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text(encoding="ascii").strip()
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(secrets.token_urlsafe(48))
+    return path.read_text(encoding="ascii").strip()
+
+
+def session_token(secret: str, session: Session) -> str:
+    """A signed, timestamped token of the session (user name and epoch); it holds no password or hash."""
+    return URLSafeTimedSerializer(secret, salt=_TOKEN_SALT).dumps({"u": session.user, "e": session.epoch})
+
+
+def session_from_token(secret: str, token: str, max_age_s: float) -> Session | None:
+    """The session a token stands for, or None when it is forged, damaged or older than ``max_age_s``.
+
+    The caller still checks it with ``session_user``: a logout, a password change or a disabled account since
+    the token was issued moves the epoch on and refuses it.
+    """
+    try:
+        data = URLSafeTimedSerializer(secret, salt=_TOKEN_SALT).loads(token, max_age=max_age_s)
+    except BadSignature:  # SignatureExpired is a BadSignature too
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("u"), str) or not isinstance(data.get("e"), int):
+        return None
+    return Session(data["u"], data["e"])

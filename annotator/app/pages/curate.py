@@ -11,7 +11,7 @@ import time
 
 import streamlit as st
 
-from annotator.app import components, state
+from annotator.app import components, drafts, state
 from annotator.app.guidelines import guidelines_button
 from annotator.domain.model import Status
 from annotator.errors import UserError
@@ -35,6 +35,8 @@ ITEM_KEY = "cur_item"
 PINNED_KEY = "cur_pinned"
 CACHE_KEY = "cur_queue_cache"
 URL_SEEN_KEY = "cur_url_seen"
+#: Filters and position kept for the user across reloads and tabs (see ``annotator.app.drafts``).
+REMEMBERED_KEYS = (LANG_KEY, QUEUE_KEY, SEARCH_KEY, ADVANCE_KEY, ITEM_KEY, PINNED_KEY)
 PROGRESS_TTL_S = 5.0
 NEXT_SHORTCUT = "Alt+N"
 PREVIOUS_SHORTCUT = "Alt+P"
@@ -84,6 +86,9 @@ def _open_from_url(langs: list[str]) -> None:
     if (item, lang) == st.session_state.get(URL_SEEN_KEY):
         return
     st.session_state[URL_SEEN_KEY] = (item, lang)
+    if (item, lang) == (st.session_state.get(ITEM_KEY), st.session_state.get(LANG_KEY)):
+        st.session_state[PINNED_KEY] = True  # a reload of the remembered item: keep the user's filters
+        return
     if lang not in langs:
         st.error(f"You may not curate {components.md(lang)} items (your languages: {components.md(', '.join(langs))}).")
         return
@@ -134,6 +139,8 @@ def render() -> None:
     if not langs:
         st.warning("You have no languages to curate. Ask a lead to add one to your account.")
         return
+    owner = drafts.owner(project, user)
+    drafts.restore(owner, REMEMBERED_KEYS)
     _open_from_url(langs)
     if st.session_state.get(LANG_KEY) not in langs:
         st.session_state[LANG_KEY] = langs[0]
@@ -152,6 +159,7 @@ def render() -> None:
         st.toggle("Next item after Done / DISCUSS / Discard", key=ADVANCE_KEY, persist_state="session")
         st.button("↻ Refresh queue", on_click=refresh_queue, help="Re-read the queue (others may have changed it).")
 
+    drafts.remember(owner, REMEMBERED_KEYS[:4])
     ids = load_queue(project, lang, queue, search or "")
     current = st.session_state.get(ITEM_KEY)
     if current is None or (current not in ids and not st.session_state.get(PINNED_KEY)):
@@ -200,12 +208,15 @@ def render() -> None:
         return
     _sync_url(current, lang)
     prefix = f"cur|{current}|{lang}|"
+    draft_keys = components.draft_keys(prefix)
+    drafts.restore(owner, draft_keys)
     components.render_item_card(view)
     components.render_candidate_editor(view, user, prefix)
     st.divider()
     components.render_status_actions(view, user, prefix, after=_advance_after_status)
     components.render_discussion(view, user, prefix)
     components.render_history(view)
+    drafts.remember(owner, (*draft_keys, *REMEMBERED_KEYS))
 
 
 if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)
