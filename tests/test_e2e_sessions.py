@@ -100,6 +100,13 @@ def test_reload_second_tab_logout_and_disabled_account(app_url: str, demo: Path)
             settle(second)
             expect(second.get_by_role("textbox", name="Add to GOOD")).to_have_value("sorso")
 
+            # a lead's page opened by its address says so (and the login survives the new page load)
+            second.goto(f"{app_url}/review")
+            expect(second.get_by_text("Review is for leads only.")).to_be_visible()
+            second.goto(app_url)
+            expect(second.get_by_role("button", name="Next ▶")).to_be_visible()
+            settle(second)
+
             first.get_by_role("button", name="Log out").click()
             asks_for_login(first)
             second.get_by_role("button", name="Next ▶").click()  # the other tab's next action

@@ -116,6 +116,15 @@ def _add(item: Item, lang: str, side: Side, version: int, input_key: str) -> Non
     run_action("add_candidate", (item.id, lang, side, raw, version), saved, reset={input_key: ""}, toast=True)
 
 
+def _add_many(item_id: str, lang: str, side: Side, version: int, input_key: str) -> None:
+    lines = (st.session_state.get(input_key) or "").splitlines()
+
+    def saved(_result: Any) -> str:
+        return f"Added {sum(1 for line in lines if line.strip())} candidate(s) to {SIDE_NAME[side]}."
+
+    run_action("add_candidates", (item_id, lang, side, lines, version), saved, reset={input_key: ""})
+
+
 def _remove(item_id: str, lang: str, entry: CandidateEntry, version: int) -> None:
     run_action("remove_candidate", (item_id, lang, entry.key, version), f"Removed {entry.format()}.", toast=True)
 
@@ -251,6 +260,8 @@ def draft_keys(prefix: str) -> tuple[str, ...]:
         f"{prefix}discard_note",
         f"{prefix}discard_reason",
         f"{prefix}comment",
+        f"{prefix}bulk|{Side.GOOD.value}",
+        f"{prefix}bulk|{Side.BAD.value}",
     )
 
 
@@ -327,7 +338,12 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
         except CandidateError as error:
             st.error(md(candidate_error_message(error)), icon=":material/block:")
         else:
-            st.caption(f"✓ valid: will be saved as {code(candidate.format())}")
+            found = il.find(CandidateEntry(candidate.text, candidate.pos).key)
+            if found:  # caught before the click, not after
+                where = SIDE_NAME[found[0]]
+                st.error(f"{code(candidate.format())} is already in {where}.", icon=":material/block:")
+            else:
+                st.caption(f"✓ valid: will be saved as {code(candidate.format())}")
             for warning in candidate.warnings:
                 st.warning(md(warning))
     st.button(
@@ -336,7 +352,29 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
         on_click=_add,
         args=(item, il.lang, side, il.version, input_key),
         disabled=not editable,
+        help="Enter in the box adds too.",
     )
+    bulk_key = f"{prefix}bulk|{side.value}"
+    bulk = lazy_expander(
+        f"Paste several into {SIDE_NAME[side]}…",
+        f"{prefix}exp_bulk|{side.value}",
+        expanded=bool(st.session_state.get(bulk_key)),
+    )
+    if bulk.open:
+        bulk.text_area(
+            f"{SIDE_NAME[side]} candidates, one per line",
+            key=bulk_key,
+            height=100,
+            disabled=not editable,
+            help="All or nothing: if any line is not a valid candidate, nothing is added and every bad line is named.",
+        )
+        bulk.button(
+            f"Add all to {SIDE_NAME[side]}",
+            key=f"{prefix}bulkbtn|{side.value}",
+            on_click=_add_many,
+            args=(item.id, il.lang, side, il.version, bulk_key),
+            disabled=not editable,
+        )
 
 
 def render_candidate_editor(view: ItemView, user: User, prefix: str) -> None:

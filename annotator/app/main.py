@@ -70,7 +70,22 @@ def build_pages(user: User | None) -> dict[str, list[st.Page]]:
     pages = {"Curation": [start, curate, items, guide]}
     if user is None or user.is_lead:
         pages["Lead"] = lead_pages
+    else:  # a translator following a lead's link gets told so, not silently sent to Curate
+        pages["Curation"] += [leads_only_page(page) for page in lead_pages]
     return pages
+
+
+def leads_only_page(page: st.Page) -> st.Page:
+    """A hidden page at a lead page's address that says it is for leads only."""
+    title = page.title
+
+    def render() -> None:
+        st.header(title)
+        st.warning(f"{title} is for leads only. Ask a lead if you need something there.", icon=":material/lock:")
+        st.page_link(CURATE_PAGE, label="Back to Curate", icon=":material/edit_note:")
+
+    render.__name__ = f"leads_only_{page.url_path}"  # pages made from functions are told apart by name
+    return st.Page(render, title=title, url_path=page.url_path, visibility="hidden")
 
 
 def login_form() -> None:

@@ -73,8 +73,18 @@ def step(delta: int) -> None:
 
 
 def _advance_after_status() -> None:
-    if st.session_state.get(ADVANCE_KEY):
-        step(+1)
+    """After Done / DISCUSS / Discard the item leaves the queue: re-read it at once (the header and Next stop
+    counting it), then go to the item that followed it, or keep showing this one when auto-advance is off."""
+    cached = st.session_state.get(CACHE_KEY)
+    ids: list[str] = cached[1] if cached else []
+    current = st.session_state.get(ITEM_KEY)
+    following = ids[ids.index(current) + 1 :] if current in ids else []
+    refresh_queue()
+    if st.session_state.get(ADVANCE_KEY) and following:
+        st.session_state[ITEM_KEY] = following[0]
+        st.session_state[PINNED_KEY] = False
+    else:
+        st.session_state[PINNED_KEY] = True
 
 
 def _open_from_url(langs: list[str]) -> None:
