@@ -210,8 +210,8 @@ def show_flashes() -> list[tuple[str, str]]:
     messages: list[tuple[str, str]] = st.session_state.pop(FLASH_KEY, [])
     for kind, raw in messages:
         message = md(raw)
-        if kind == "toast":
-            st.toast(message, icon=":material/check_circle:")
+        if kind == "toast":  # a quiet confirmation in the sidebar: a toast would cover Next and Guidelines
+            st.sidebar.success(message, icon=":material/check_circle:")
         else:
             {"error": st.error, "warning": st.warning, "success": st.success}.get(kind, st.info)(message)
     return messages

@@ -11,7 +11,7 @@ import time
 
 import streamlit as st
 
-from annotator.app import components, drafts, state
+from annotator.app import components, drafts, keyboard, state
 from annotator.app.guidelines import guidelines_button
 from annotator.domain.model import Status
 from annotator.errors import UserError
@@ -206,8 +206,10 @@ def render() -> None:
         shortcut=NEXT_SHORTCUT,
         width="stretch",
     )
-    with nav[3]:
+    with nav[3], st.container(horizontal=True, gap="small"):
         guidelines_button("cur_guidelines")
+        keyboard.legend_button("cur_keys")
+    keyboard.install()
     if current is None:
         return
 
@@ -221,9 +223,9 @@ def render() -> None:
     draft_keys = components.draft_keys(prefix)
     drafts.restore(owner, draft_keys)
     components.render_item_card(view)
-    components.render_candidate_editor(view, user, prefix)
-    st.divider()
+    # the item's actions right under the card, so Done / DISCUSS / Discard are on screen at 1366×768
     components.render_status_actions(view, user, prefix, after=_advance_after_status)
+    components.render_candidate_editor(view, user, prefix)
     components.render_discussion(view, user, prefix)
     components.render_history(view)
     drafts.remember(owner, (*draft_keys, *REMEMBERED_KEYS))
