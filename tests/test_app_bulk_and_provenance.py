@@ -79,3 +79,22 @@ def test_a_removed_prepopulated_candidate_added_back_keeps_its_provenance(demo: 
     readded = next(e for e in back.good if e.key == original.key)
     assert readded.origin is Origin.LEXICON and readded.synsets == original.synsets
     assert read_state(demo).good == back.good  # stored so
+
+
+def test_a_done_item_opened_from_a_link_offers_reopen(demo: Path) -> None:
+    project = Project.open(demo)
+    translator = authenticate(project, *TRANSLATOR)
+    assert translator is not None
+    service = CurationService(project, translator)
+    service.mark_done(ITEM, LANG, service.view(ITEM, LANG).state.version)
+
+    at = AppTest.from_file(str(MAIN), default_timeout=60)
+    at.query_params.update({"item": ITEM, "lang": LANG})  # as the Evaluate page's "Open in Curate" link does
+    at.run()
+    at.text_input(key="login_name").input(TRANSLATOR[0])
+    at.text_input(key="login_password").input(TRANSLATOR[1])
+    at.button[0].click().run()
+    assert any("To add a missing candidate, reopen it" in i.value for i in at.info), [i.value for i in at.info]
+    at.button(key=f"{P}reopen").click().run()
+    assert not at.exception, at.exception
+    assert read_state(demo).status.value in ("pending", "in_progress")

@@ -223,6 +223,12 @@ def render() -> None:
     draft_keys = components.draft_keys(prefix)
     drafts.restore(owner, draft_keys)
     components.render_item_card(view)
+    if view.state.status in (Status.DONE, Status.DISCARDED) and st.session_state.get(PINNED_KEY):
+        st.info(  # e.g. opened from an Evaluate MISS: say how to change it instead of leaving them stuck
+            f"This item-language is {components.STATUS_LABEL[view.state.status]}. To add a missing candidate, "
+            "reopen it (↺ Reopen below, or the o key); it then returns to the to-do queue.",
+            icon=":material/lock_open:",
+        )
     # the item's actions right under the card, so Done / DISCUSS / Discard are on screen at 1366×768
     components.render_status_actions(view, user, prefix, after=_advance_after_status)
     components.render_candidate_editor(view, user, prefix)
