@@ -58,8 +58,9 @@ _SCRIPT = """<script type="text/plain" id="keys">
       focusBox(box); return true; };
   doc.addEventListener('keydown', (e) => {
     const t = e.target;
-    const typing = t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT'
-                         || t.isContentEditable);
+    const textInput = t && t.tagName === 'INPUT' && !['checkbox', 'radio', 'button', 'submit', 'range']
+                         .includes((t.getAttribute('type') || 'text').toLowerCase());
+    const typing = t && (textInput || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable);
     if (typing) {
       const label = (t.getAttribute && t.getAttribute('aria-label')) || '';
       if (e.key === 'Enter' && t.tagName === 'INPUT' && label.startsWith('Add to ')) {
