@@ -27,6 +27,7 @@ from bench_curate import build, summary
 from playwright.sync_api import Page, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
+expect.set_options(timeout=30_000)
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
     "--headless=new",
@@ -101,6 +102,7 @@ def main() -> None:
                 idle(page)
                 page.get_by_text("Next item after Done").click()  # Done lands on the next card
                 idle(page)
+                page.wait_for_function("() => window.__annotatorKeys === true")  # the key listener is in place
                 main_area = page.get_by_test_id("stMain")
                 for n in range(args.rounds):
                     presses = 0
