@@ -119,10 +119,17 @@ def main() -> None:
                     page.keyboard.press("Escape")
                     presses += 1
                     before = current_item(page)
+                    if n == 0:
+                        page.screenshot(path=str(Path(tmp) / "before-done.png"))
                     started = time.perf_counter()
                     page.keyboard.press("d")
                     presses += 1
-                    wait_for_new_item(page, before)
+                    try:
+                        wait_for_new_item(page, before)
+                    except Exception:
+                        page.screenshot(path="/tmp/bench-done-failure.png")
+                        print(f"round {n}: Done did not move on from {before}", flush=True)
+                        raise
                     expect(main_area.get_by_text(current_item(page), exact=True).first).to_be_visible()
                     done_ms.append((time.perf_counter() - started) * 1000)
                     presses_per_item.append(presses)

@@ -65,7 +65,8 @@ _SCRIPT = """<script type="text/plain" id="keys">
       const label = (t.getAttribute && t.getAttribute('aria-label')) || '';
       if (e.key === 'Enter' && t.tagName === 'INPUT' && label.startsWith('Add to ')) {
         const side = label.endsWith('GOOD') ? 'good' : 'bad';
-        setTimeout(() => press(k => k.endsWith('-addbtn-' + side)), 60);  // after Streamlit took the value
+        t.blur();  // Streamlit takes the typed value on blur as on Enter; press Add once it has
+        setTimeout(() => { press(k => k.endsWith('-addbtn-' + side)); }, 120);
       } else if (e.key === 'Escape') { t.blur(); }
       return;
     }
