@@ -65,8 +65,13 @@ _SCRIPT = """<script type="text/plain" id="keys">
       const label = (t.getAttribute && t.getAttribute('aria-label')) || '';
       if (e.key === 'Enter' && t.tagName === 'INPUT' && label.startsWith('Add to ')) {
         const side = label.endsWith('GOOD') ? 'good' : 'bad';
-        t.blur();  // Streamlit takes the typed value on blur as on Enter; press Add once it has
-        setTimeout(() => { press(k => k.endsWith('-addbtn-' + side)); }, 120);
+        // Enter makes Streamlit take the typed value (a run); press Add once that run is over, so the two never race.
+        const addWhenIdle = (tries) => {
+          if (doc.querySelector('[data-testid="stStatusWidget"]') && tries > 0) {
+            setTimeout(() => addWhenIdle(tries - 1), 30);
+          } else { press(k => k.endsWith('-addbtn-' + side)); }
+        };
+        setTimeout(() => addWhenIdle(200), 80);
       } else if (e.key === 'Escape') { t.blur(); }
       return;
     }
