@@ -90,6 +90,7 @@ def main() -> None:
         next_ms: list[float] = []
         presses_per_item: list[int] = []
         failures = 0
+        add_failures = 0
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -114,7 +115,15 @@ def main() -> None:
                     started = time.perf_counter()
                     page.keyboard.press("Enter")
                     presses += 1
-                    expect(main_area.locator("code").get_by_text(candidate, exact=True)).to_be_visible()
+                    try:
+                        expect(main_area.locator("code").get_by_text(candidate, exact=True)).to_be_visible()
+                    except AssertionError:  # counted and reported, then the page is reloaded to carry on
+                        print(f"round {n}: {candidate} was not added within 30 s", flush=True)
+                        add_failures += 1
+                        page.reload()
+                        idle(page)
+                        page.wait_for_function("() => window.__annotatorKeys === true")
+                        continue
                     add_ms.append((time.perf_counter() - started) * 1000)
                     idle(page)
                     page.keyboard.press("Escape")
@@ -157,6 +166,7 @@ def main() -> None:
     print(summary("Next → new card", next_ms))
     print(f"key presses per curated item (typed text aside): {sorted(presses_per_item)[len(presses_per_item) // 2]}")
     print(f"rounds where Done did not reach the next card: {failures} of {args.rounds}")
+    print(f"rounds where Enter did not add the candidate: {add_failures} of {args.rounds}")
 
 
 if __name__ == "__main__":
