@@ -18,3 +18,12 @@ def logged_in(name: str, password: str) -> AppTest:
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+def plain(markdown: str) -> str:
+    """What a reader sees of Markdown escaped by ``annotator.app.safe_text.md``: the backslash escapes removed."""
+    import re
+    import string
+
+    unescaped = re.sub(r"\\([" + re.escape(string.punctuation) + r"])", r"\1", markdown)
+    return unescaped.replace("  \n", "\n").replace("\u2060", "")  # the word joiners that stop GFM autolinks

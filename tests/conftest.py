@@ -250,6 +250,7 @@ LATER_REVISIONS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] 
     "0005": (("jobs",), ()),
     "0006": (("imports",), (("items", "import_id"), ("item_languages", "import_id"))),
     "0007": (("inspections",), ()),
+    "0008": (("session_epochs", "login_throttle"), ()),
 }
 
 

@@ -12,4 +12,4 @@ def test_list_rows_highlight_the_target_at_its_offsets_not_its_first_occurrence(
     entry = QueueEntry("x", "IT", Status.DISCUSS, "head", "NOUN", "head", sentence, 3, 16, 20)
     html = sentence_html_from_entry(entry)
     assert html.index("<mark") > html.index("The head of the ")  # the second "head" is marked
-    assert html.count("<mark") == 1 and "&lt;b&gt;left&lt;/b&gt;" in html  # and the sentence is escaped
+    assert html.count("<mark") == 1 and "&#60;b&#62;left&#60;&#47;b&#62;" in html  # and the sentence is escaped

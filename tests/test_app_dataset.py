@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from app_helpers import plain
 from openpyxl import load_workbook
 from streamlit.testing.v1 import AppTest
 from test_export import curate_demo
@@ -19,6 +20,7 @@ from annotator.domain.jobs import JobState
 from annotator.domain.refinement_stats import format_value
 from annotator.project import Project
 from annotator.services import jobs
+from annotator.services.accounts import Session
 
 pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
 
@@ -45,7 +47,7 @@ def curated(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pr
 
 def start(user: str) -> AppTest:
     at = AppTest.from_string(SCRIPT, default_timeout=60)
-    at.session_state[USER_KEY] = user
+    at.session_state[USER_KEY] = Session(user, 0)  # a login with the user's current session epoch
     at.run()
     assert not at.exception, at.exception
     return at
@@ -123,7 +125,7 @@ def test_a_sheet_imported_on_the_page_is_applied_as_the_leads_edits(curated: Pro
     at.file_uploader(key="dataset_sheet_upload").set_value((name, fixed.getvalue(), XLSX)).run()
     at.button(key="dataset_sheet_apply").click().run()
     assert not at.exception, at.exception
-    assert "1 row(s) applied" in at.success[0].value
+    assert "1 row(s) applied" in plain(at.success[0].value)
     with curated.db.read() as conn:
         state = curated.repo.get_item_language(conn, "shot-whiskey", "ZH")
         history = curated.repo.history(conn, "shot-whiskey", "ZH")

@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_helpers import logged_in
+from app_helpers import logged_in, plain
 from conftest import build_demo
 from streamlit.testing.v1 import AppTest
 
-from annotator.app.pages.evaluate import BUNDLED, code
+from annotator.app.pages.evaluate import BUNDLED
+from annotator.app.safe_text import code
 from annotator.domain.model import Side
 from annotator.project import Project
 from annotator.services.accounts import authenticate
@@ -40,7 +41,7 @@ def run_evaluation(at: AppTest) -> AppTest:
 def shown_items(at: AppTest, lang: str = "DE", system: str = "demo-mt-b") -> list[str]:
     at.selectbox(key="evaluate_lang").set_value(lang).run()
     at.selectbox(key="evaluate_system").set_value(system).run()
-    return [m.value.split(" · lemma")[0] for m in at.markdown if m.value.startswith("**")]
+    return [plain(m.value).split(" · lemma")[0] for m in at.markdown if m.value.startswith("**")]
 
 
 def test_translators_do_not_get_the_page(demo: Path) -> None:
@@ -95,7 +96,7 @@ def test_skipped_translations_are_reported_and_omega_is_shown_as_code(demo: Path
     at = logged_in("lead", "demo-lead-pass")
     at.switch_page("pages/evaluate.py").run()
     run_evaluation(at)
-    assert [w.value for w in at.warning if "skipped" in w.value] == [
+    assert [plain(w.value) for w in at.warning if "skipped" in w.value] == [
         "2 translations skipped: 2 item not in the dataset in that language: not scored, as the dataset has nothing "
         "to score them against (an export leaves out unfinished, discarded and excluded items)."
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_helpers import logged_in
+from app_helpers import logged_in, plain
 from streamlit.testing.v1 import AppTest
 
 from annotator.commands.project import DEMO_ITEMS, DEMO_SNAPSHOT
@@ -74,13 +74,13 @@ def test_import_prepopulate_and_filter_in_the_browser(empty: Project) -> None:
     assert not at.exception, at.exception
     finish_jobs(empty)
     at.run()
-    assert any("18 added" in s.value for s in at.success)
+    assert any("18 added" in plain(s.value) for s in at.success)
 
     at.button(key="project_prepopulate").click().run()
     assert not at.exception, at.exception
     finish_jobs(empty)
     at.run()
-    assert any("90 item-languages pre-populated" in s.value for s in [*at.success, *at.warning])
+    assert any("90 item-languages pre-populated" in plain(s.value) for s in [*at.success, *at.warning])
     with empty.db.read() as conn:
         states = list(empty.repo.iter_item_languages(conn))
     assert len(states) == 90 and all(s.prepopulated for s in states)
@@ -89,7 +89,7 @@ def test_import_prepopulate_and_filter_in_the_browser(empty: Project) -> None:
     assert not at.exception, at.exception
     finish_jobs(empty)
     at.run()
-    assert any("3 fail at least one rule" in s.value for s in at.success)
+    assert any("3 fail at least one rule" in plain(s.value) for s in at.success)
     flagged = table_with(at, "exclude")  # the exclusions editor
     with empty.db.read() as conn:
         failing = {i.id for i in empty.repo.list_items(conn) if i.filter_failures}

@@ -7,14 +7,13 @@ outcome is left as a flash message because callbacks run before the page is draw
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import quote
 
 import streamlit as st
 
-from annotator.app import state
+from annotator.app import safe_text, state
+from annotator.app.safe_text import code, md, synset_md
 from annotator.domain import workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.model import (
@@ -30,7 +29,7 @@ from annotator.domain.model import (
 )
 from annotator.errors import ConflictError, RowProblemsError, UserError
 from annotator.services.curation import ItemView
-from annotator.store.repository import QueueEntry
+from annotator.services.read_model import QueueEntry
 
 STATUS_LABEL = {
     Status.PENDING: "pending",
@@ -54,25 +53,7 @@ REASON_LABEL = {
 }
 SIDE_NAME = {Side.GOOD: "GOOD", Side.BAD: "BAD"}
 CANDIDATE_PLACEHOLDER = "goccio · prendersi * permesso · [sparare]_VERB"
-_MD_SPECIAL = "\\`*_{}[]<>()#+-.!|~$"
-
-
-def md(text: str) -> str:
-    """Escape Markdown so sentences, glosses and notes are shown as typed."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
-
-
-def code(text: str) -> str:
-    """An inline code span that survives backticks in the text."""
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
-
-
-def synset_url(synset: str) -> str:
-    return f"https://babelnet.org/synset?id={quote(synset, safe=':')}"
-
-
-def synset_link(synset: str) -> str:
-    return f"[{synset}]({synset_url(synset)})" if synset.startswith("bn:") else code(synset)
+__all__ = ["code", "md", "synset_md"]  # re-exported: pages use components.md / components.code
 
 
 def candidate_error_message(error: CandidateError) -> str:
@@ -133,6 +114,15 @@ def _add(item: Item, lang: str, side: Side, version: int, input_key: str) -> Non
         return f"Added {parse_candidate(raw, item.target.pos).format()} to {SIDE_NAME[side]}."
 
     run_action("add_candidate", (item.id, lang, side, raw, version), saved, reset={input_key: ""}, toast=True)
+
+
+def _add_many(item_id: str, lang: str, side: Side, version: int, input_key: str) -> None:
+    lines = (st.session_state.get(input_key) or "").splitlines()
+
+    def saved(_result: Any) -> str:
+        return f"Added {sum(1 for line in lines if line.strip())} candidate(s) to {SIDE_NAME[side]}."
+
+    run_action("add_candidates", (item_id, lang, side, lines, version), saved, reset={input_key: ""})
 
 
 def _remove(item_id: str, lang: str, entry: CandidateEntry, version: int) -> None:
@@ -196,13 +186,14 @@ def highlight_html(sentence: str, start: int, end: int) -> str:
         before, word, after = sentence, "", ""
     mark = (
         f'<mark style="background:#ffd54f;color:#000;padding:0 .25em;border-radius:.25em;font-weight:600">'
-        f"{html.escape(word)}</mark>"
+        f"{safe_text.html(word)}</mark>"
         if word
         else ""
     )
     return (
-        '<div class="annotator-sentence" style="font-size:1.35rem;line-height:1.6;margin:.25rem 0 .5rem">'
-        f"{html.escape(before)}{mark}{html.escape(after)}</div>"
+        '<div class="annotator-sentence" dir="auto" '
+        'style="font-size:1.35rem;line-height:1.6;margin:.25rem 0 .5rem;unicode-bidi:isolate">'
+        f"{safe_text.html(before)}{mark}{safe_text.html(after)}</div>"
     )
 
 
@@ -220,7 +211,7 @@ def render_item_card(view: ItemView) -> None:
     item, il = view.item, view.state
     with st.container(border=True):
         head = st.columns([5, 2], vertical_alignment="center")
-        head[0].markdown(f"**{md(item.id)}** · {il.lang}" + (f" · source {md(item.source)}" if item.source else ""))
+        head[0].markdown(f"**{md(item.id)}** · {md(il.lang)}" + (f" · source {md(item.source)}" if item.source else ""))
         with head[1], st.container(horizontal=True, horizontal_alignment="right"):
             status_badge(il.status)
             st.caption(f"v{il.version}")
@@ -228,21 +219,22 @@ def render_item_card(view: ItemView) -> None:
         delta = item.polysemy_degree
         mu = item.sense_rank
         st.markdown(
-            f"lemma **{md(item.target.lemma)}** · {item.target.pos} · synset {synset_link(item.synset)} · "
+            f"lemma **{md(item.target.lemma)}** · {md(item.target.pos)} · synset {synset_md(item.synset)} · "
             f"δ(λ) = **{delta if delta is not None else '?'}** · μ(σ) = **{mu if mu is not None else '?'}**"
         )
         if item.gloss:
             st.markdown(f"*{md(item.gloss)}*")
         if item.senses:
             senses = lazy_expander(
-                f"All {len(item.senses)} senses of “{md(item.target.lemma)}” ({item.target.pos})", f"senses|{item.id}"
+                f"All {len(item.senses)} senses of “{md(item.target.lemma)}” ({md(item.target.pos)})",
+                f"senses|{item.id}",
             )
             if senses.open:
                 lines = []
                 for sense in item.senses:
                     here = " ← **this item (σ)**" if sense.synset == item.synset else ""
                     gloss = md(sense.gloss) if sense.gloss else "*(no gloss)*"
-                    lines.append(f"{sense.rank}. {synset_link(sense.synset)} — {gloss}{here}")
+                    lines.append(f"{sense.rank}\\. {synset_md(sense.synset)} — {gloss}{here}")
                 senses.markdown("\n".join(lines))
         for note in il.overlaps:
             st.warning(f"Overlap: {md(note)}", icon=":material/warning:")
@@ -253,10 +245,24 @@ def render_item_card(view: ItemView) -> None:
         if il.status is Status.DISCARDED:
             reason = REASON_LABEL.get(il.discard_reason, str(il.discard_reason)) if il.discard_reason else "?"
             note = f" — {md(il.discard_note)}" if il.discard_note else ""
-            st.error(f"Discarded by {md(il.status_by or '?')}: {reason}{note}")
+            st.error(f"Discarded by {md(il.status_by or '?')}: {md(reason)}{note}")
 
 
 # --- the GOOD / BAD editor -------------------------------------------------------------------------------
+
+
+def draft_keys(prefix: str) -> tuple[str, ...]:
+    """The inputs of one item-language whose unsaved text is kept across reloads (see ``annotator.app.drafts``)."""
+    return (
+        f"{prefix}add|{Side.GOOD.value}",
+        f"{prefix}add|{Side.BAD.value}",
+        f"{prefix}discuss_note",
+        f"{prefix}discard_note",
+        f"{prefix}discard_reason",
+        f"{prefix}comment",
+        f"{prefix}bulk|{Side.GOOD.value}",
+        f"{prefix}bulk|{Side.BAD.value}",
+    )
 
 
 def can_edit_candidates(user: User, il: ItemLanguage) -> bool:
@@ -276,7 +282,7 @@ def provenance(entry: CandidateEntry, item: Item, il: ItemLanguage, side: Side) 
             gloss = next((s.gloss for s in item.senses if s.synset == synset), "")
             glosses.append(f"{'σ' if synset == item.synset else f'sense {rank}'} {synset}: {gloss or '(no gloss)'}")
         line = "lexicon · " + (", ".join(parts) if parts else "no sense recorded")
-        tip = "\n\n".join(glosses) or "Pre-populated from the lexicon."
+        tip = "\n\n".join(md(g) for g in glosses) or "Pre-populated from the lexicon."
     else:
         line, tip = "added by a translator", "Not from the lexicon: added during curation."
     other = il.initial_bad if side is Side.GOOD else il.initial_good
@@ -302,7 +308,7 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
                 on_click=_move,
                 args=(item.id, il.lang, entry, other, il.version),
                 disabled=not editable,
-                help=f"Move {entry.format()} to {SIDE_NAME[other]}",
+                help=f"Move {code(entry.format())} to {SIDE_NAME[other]}",
             )
             st.button(
                 "",
@@ -311,7 +317,7 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
                 on_click=_remove,
                 args=(item.id, il.lang, entry, il.version),
                 disabled=not editable,
-                help=f"Remove {entry.format()}",
+                help=f"Remove {code(entry.format())}",
             )
     removed = [e for e in (il.initial_good if side is Side.GOOD else il.initial_bad) if il.find(e.key) is None]
     if removed:
@@ -332,7 +338,12 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
         except CandidateError as error:
             st.error(md(candidate_error_message(error)), icon=":material/block:")
         else:
-            st.caption(f"✓ valid: will be saved as {code(candidate.format())}")
+            found = il.find(CandidateEntry(candidate.text, candidate.pos).key)
+            if found:  # caught before the click, not after
+                where = SIDE_NAME[found[0]]
+                st.error(f"{code(candidate.format())} is already in {where}.", icon=":material/block:")
+            else:
+                st.caption(f"✓ valid: will be saved as {code(candidate.format())}")
             for warning in candidate.warnings:
                 st.warning(md(warning))
     st.button(
@@ -341,7 +352,29 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
         on_click=_add,
         args=(item, il.lang, side, il.version, input_key),
         disabled=not editable,
+        help="Enter in the box adds too.",
     )
+    bulk_key = f"{prefix}bulk|{side.value}"
+    bulk = lazy_expander(
+        f"Paste several into {SIDE_NAME[side]}…",
+        f"{prefix}exp_bulk|{side.value}",
+        expanded=bool(st.session_state.get(bulk_key)),
+    )
+    if bulk.open:
+        bulk.text_area(
+            f"{SIDE_NAME[side]} candidates, one per line",
+            key=bulk_key,
+            height=100,
+            disabled=not editable,
+            help="All or nothing: if any line is not a valid candidate, nothing is added and every bad line is named.",
+        )
+        bulk.button(
+            f"Add all to {SIDE_NAME[side]}",
+            key=f"{prefix}bulkbtn|{side.value}",
+            on_click=_add_many,
+            args=(item.id, il.lang, side, il.version, bulk_key),
+            disabled=not editable,
+        )
 
 
 def render_candidate_editor(view: ItemView, user: User, prefix: str) -> None:
@@ -351,7 +384,7 @@ def render_candidate_editor(view: ItemView, user: User, prefix: str) -> None:
         if view.state.status in (Status.DONE, Status.DISCARDED):
             st.caption(f"This item-language is {STATUS_LABEL[view.state.status]}: reopen it to edit.")
         elif not user.may_edit(view.state.lang):
-            st.caption(f"You may not change {view.state.lang} items.")
+            st.caption(f"You may not change {md(view.state.lang)} items.")
         else:
             st.caption("Waiting for a lead (DISCUSS): only a lead can change it now.")
     good, bad = st.columns(2, gap="large")
@@ -382,10 +415,11 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
                 kwargs={"after": after},
                 help="Save this item-language as curated (needs at least one GOOD candidate).",
             )
-        with cols[1]:
-            discuss = lazy_expander("DISCUSS…", f"{prefix}exp_discuss")
+        note_key = f"{prefix}discuss_note"
+        reason_key, dnote_key = f"{prefix}discard_reason", f"{prefix}discard_note"
+        with cols[1]:  # open by itself when a draft note is waiting in it
+            discuss = lazy_expander("DISCUSS…", f"{prefix}exp_discuss", expanded=bool(st.session_state.get(note_key)))
         if discuss.open:
-            note_key = f"{prefix}discuss_note"
             discuss.text_area("What should a lead look at?", key=note_key, height=80)
             discuss.button(
                 "Flag DISCUSS",
@@ -394,9 +428,9 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
                 args=(item.id, il.lang, il.version, note_key, after),
             )
         with cols[2]:
-            discard = lazy_expander("Discard…", f"{prefix}exp_discard")
+            has_draft = bool(st.session_state.get(dnote_key) or st.session_state.get(reason_key))
+            discard = lazy_expander("Discard…", f"{prefix}exp_discard", expanded=has_draft)
         if discard.open:
-            reason_key, dnote_key = f"{prefix}discard_reason", f"{prefix}discard_note"
             discard.selectbox(
                 "Reason",
                 list(DiscardReason),
@@ -495,7 +529,7 @@ def render_history(view: ItemView) -> None:
 
 def render_discussion(view: ItemView, user: User, prefix: str) -> None:
     comments = view.comments
-    expanded = view.state.status is Status.DISCUSS
+    expanded = view.state.status is Status.DISCUSS or bool(st.session_state.get(f"{prefix}comment"))
     discussion = lazy_expander(f"Discussion ({len(comments)})", f"{prefix}exp_discussion", expanded=expanded)
     if not discussion.open:
         return
@@ -513,6 +547,6 @@ def render_discussion(view: ItemView, user: User, prefix: str) -> None:
 def show_row_problems(error: RowProblemsError) -> None:
     """A refused file: one line of summary, then every bad row with its column and rule."""
     more = f" The first {len(error.problems)} are listed." if error.total > len(error.problems) else ""
-    st.error(f"{error.name}: {error.total} problem(s); {error.outcome}.{more}")
+    st.error(md(f"{error.name}: {error.total} problem(s); {error.outcome}.{more}"))
     rows = [{"row": p.row, "column": p.column, "rule": p.rule, "problem": p.message} for p in error.problems]
     st.dataframe(rows, hide_index=True, width="stretch")

@@ -20,6 +20,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotator.app import guidelines, state
+from annotator.app.safe_text import md
 from annotator.domain.model import User
 from annotator.errors import UserError
 
@@ -71,23 +72,45 @@ def build_pages(user: User | None) -> dict[str, list[st.Page]]:
     pages = {"Curation": [start, curate, copies, items, guide]}
     if user is None or user.is_lead:
         pages["Lead"] = lead_pages
+    else:  # a translator following a lead's link gets told so, not silently sent to Curate
+        pages["Curation"] += [leads_only_page(page) for page in lead_pages]
     return pages
+
+
+def leads_only_page(page: st.Page) -> st.Page:
+    """A hidden page at a lead page's address that says it is for leads only."""
+    title = page.title
+
+    def render() -> None:
+        st.header(title)
+        st.warning(f"{title} is for leads only. Ask a lead if you need something there.", icon=":material/lock:")
+        st.page_link(CURATE_PAGE, label="Back to Curate", icon=":material/edit_note:")
+
+    render.__name__ = f"leads_only_{page.url_path}"  # pages made from functions are told apart by name
+    return st.Page(render, title=title, url_path=page.url_path, visibility="hidden")
 
 
 def login_form() -> None:
     project = state.get_project()
     settings = project.settings()
-    st.title(settings.name)
-    st.caption(f"Project folder: {project.data_dir}")
+    st.title(md(settings.name))  # no project folder here: anonymous visitors see it nowhere (leads: Project page)
     with st.form("login", border=True, width=420):
         st.subheader("Log in")
         name = st.text_input("User name", key="login_name", autocomplete="username")
         password = st.text_input("Password", type="password", key="login_password", autocomplete="current-password")
         submitted = st.form_submit_button("Log in", type="primary")
+    ended = st.session_state.get(state.ENDED_KEY)
     if submitted:
-        if state.login(name or "", password or ""):
-            st.rerun()
-        st.error("Wrong user name or password, or the account is disabled.")
+        try:
+            user = state.login(name or "", password or "")
+        except UserError as error:  # too many failures: says how long to wait
+            st.error(md(error))
+        else:
+            if user is not None:
+                st.rerun()
+            st.error("Wrong user name or password, or the account is disabled.")
+    elif ended:
+        st.warning(md(ended))
     if settings.name.startswith("annotator demo"):
         st.caption("Demo accounts: **lead** / demo-lead-pass · **translator** / demo-translator-pass (IT, DE).")
 
@@ -95,28 +118,35 @@ def login_form() -> None:
 def sidebar(user: User) -> None:
     with st.sidebar:
         langs = ", ".join(user.languages) if user.languages else "all languages"
-        st.caption(f"Signed in as **{user.display_name or user.name}** · {user.role.value} · {langs}")
+        st.caption(f"Signed in as **{md(user.display_name or user.name)}** · {user.role.value} · {md(langs)}")
         if state.USER_KEY in st.session_state:  # the local user of a project without accounts has no login
             st.button("Log out", key="logout", on_click=state.logout)
 
 
 def main() -> None:
-    st.set_page_config(page_title="annotator", page_icon=":material/translate:", layout="wide")
+    st.set_page_config(
+        page_title="annotator", page_icon="📝", layout="wide"
+    )  # a Material icon favicon is fetched from Google
     try:
         state.get_project()
     except UserError as error:
-        st.error(str(error))
+        st.error(md(error))
         st.stop()
     user = state.current_user()
+    script = state.cookie_script()
+    if script is not None:  # store or clear the session cookie in the browser (a same-origin, zero-height frame)
+        st.iframe(script, height=1, width=1)
     if user is None:
         st.navigation(build_pages(None), position="hidden")
         login_form()
+        state.cookie_sent()
         return
     page = st.navigation(build_pages(user))
     sidebar(user)
     state.show_flashes()
     with state.running_page(user):
         page.run()
+    state.cookie_sent()  # only now: a run cut short by switch_page or rerun never reached the browser
 
 
 def run_page(render: Callable[[], None]) -> None:

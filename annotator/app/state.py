@@ -19,8 +19,16 @@ from annotator.project import Project, resolve_data_dir
 from annotator.services import accounts
 from annotator.services.curation import LOCAL_USER, CurationService
 
-#: Session key holding the logged-in user's name (never the User object, so a disabled account stops at once).
+#: Session key holding the login (``accounts.Session``: user name and session epoch, never the User object), so
+#: a disabled account, a changed password or a logout elsewhere stops this session at its next action.
 USER_KEY = "auth_user"
+#: Session key of why the last session ended, shown once on the login form.
+ENDED_KEY = "auth_ended"
+#: The cookie holding the signed session token, so a reload or a second tab stays logged in.
+COOKIE = "annotator_session"
+#: Session keys: the cookie change to send to the browser on the next render; whether the cookie was tried.
+COOKIE_PENDING_KEY = "auth_cookie_pending"
+COOKIE_TRIED_KEY = "auth_cookie_tried"
 #: Session key of the messages to show once, at the top of the next render.
 FLASH_KEY = "flash_messages"
 #: Session key of the cached progress counts; any saved change drops it.
@@ -65,27 +73,105 @@ def current_user() -> User | None:
     if in_page_run():
         return _page_run.user
     project = get_project()
-    name = st.session_state.get(USER_KEY)
-    if name is None:
-        return None if accounts.has_users(project) else LOCAL_USER
-    with project.db.read() as conn:
-        user = project.repo.get_user(conn, name)
-    if user is None or user.disabled:
+    session = st.session_state.get(USER_KEY)
+    if not isinstance(session, accounts.Session):
+        if not accounts.has_users(project):
+            return LOCAL_USER
+        return _resume_from_cookie(project)
+    user = accounts.session_user(project, session)
+    if user is None:
         st.session_state.pop(USER_KEY, None)
+        st.session_state[COOKIE_PENDING_KEY] = None
+        st.session_state[ENDED_KEY] = (
+            "Your session has ended (the password was changed, the account disabled, or you logged out "
+            "elsewhere). Please log in again."
+        )
         return None
     return user
 
 
-def login(name: str, password: str) -> User | None:
-    """Check the password (scrypt, in the accounts service) and remember the user for this browser session."""
-    user = accounts.authenticate(get_project(), name, password)
-    if user is not None:
-        st.session_state[USER_KEY] = user.name
+def _secret(project: Project) -> str:
+    """``session_secret`` from ``.streamlit/secrets.toml`` (needed when several servers share a database),
+    else a secret generated into the project folder (0600)."""
+    try:
+        configured = st.secrets.get("session_secret")
+    except Exception:  # no secrets file: Streamlit raises rather than returning nothing
+        configured = None
+    return str(configured) if configured else accounts.secret_from_folder(project.data_dir)
+
+
+def _resume_from_cookie(project: Project) -> User | None:
+    """A new browser session (reload, second tab) picks up the login its cookie proves, once per session."""
+    if st.session_state.get(COOKIE_TRIED_KEY):
+        return None
+    st.session_state[COOKIE_TRIED_KEY] = True
+    try:
+        token = st.context.cookies.get(COOKIE)
+    except Exception:  # no client context (AppTest, bare runs)
+        token = None
+    if not token:
+        return None
+    session = accounts.session_from_token(_secret(project), token, accounts.session_hours() * 3600)
+    user = accounts.session_user(project, session) if session is not None else None
+    if user is None or session is None:
+        st.session_state[COOKIE_PENDING_KEY] = None  # expired, forged or ended: drop it from the browser
+        return None
+    st.session_state[USER_KEY] = session
     return user
 
 
+def cookie_script() -> str | None:
+    """The script that stores (or clears) the session cookie in the browser, once, after a login or logout.
+
+    Set from JavaScript, so it cannot be HttpOnly; it is SameSite=Strict, Secure on HTTPS, signed, expires with
+    the session, and a logout or password change refuses it on the server (its epoch is then out of date).
+    """
+    if COOKIE_PENDING_KEY not in st.session_state:
+        return None
+    token = st.session_state[COOKIE_PENDING_KEY]
+    age = int(accounts.session_hours() * 3600) if token else 0
+    value = token or ""
+    return (
+        "<script>document.cookie = "
+        f'"{COOKIE}={value}; Path=/; Max-Age={age}; SameSite=Strict" + '
+        '(location.protocol === "https:" ? "; Secure" : "");</script>'
+    )
+
+
+def cookie_sent() -> None:
+    """The run that carried ``cookie_script`` completed: do not send it again."""
+    st.session_state.pop(COOKIE_PENDING_KEY, None)
+
+
+def client_address() -> str | None:
+    """The browser's address as Streamlit sees it (None on localhost), for slowing down password guessing."""
+    try:
+        return st.context.ip_address
+    except Exception:  # no client context (e.g. a bare script run)
+        return None
+
+
+def login(name: str, password: str) -> User | None:
+    """Check the password (scrypt, in the accounts service) and remember the login for this browser session.
+
+    Raises ``accounts.LoginThrottled`` (a UserError with the time to wait) after too many failures.
+    """
+    project = get_project()
+    session = accounts.log_in(project, name, password, client_address() or "local")
+    if session is None:
+        return None
+    st.session_state[USER_KEY] = session
+    st.session_state[COOKIE_PENDING_KEY] = accounts.session_token(_secret(project), session)
+    st.session_state.pop(ENDED_KEY, None)
+    return accounts.session_user(project, session)
+
+
 def logout() -> None:
-    st.session_state.pop(USER_KEY, None)
+    """Log out here and end this user's other sessions too (other tabs and browsers ask for a login again)."""
+    session = st.session_state.pop(USER_KEY, None)
+    st.session_state[COOKIE_PENDING_KEY] = None
+    if isinstance(session, accounts.Session):
+        accounts.end_sessions(get_project(), session.user)
 
 
 def service() -> CurationService:
@@ -119,13 +205,13 @@ def flash(kind: str, message: str) -> None:
 
 def show_flashes() -> list[tuple[str, str]]:
     """Draw and forget the queued messages (Markdown-escaped: they quote what users typed); returns them."""
-    from annotator.app.components import md
+    from annotator.app.safe_text import md
 
     messages: list[tuple[str, str]] = st.session_state.pop(FLASH_KEY, [])
     for kind, raw in messages:
         message = md(raw)
-        if kind == "toast":
-            st.toast(message, icon=":material/check_circle:")
+        if kind == "toast":  # a quiet confirmation in the sidebar: a toast would cover Next and Guidelines
+            st.sidebar.success(message, icon=":material/check_circle:")
         else:
             {"error": st.error, "warning": st.warning, "success": st.success}.get(kind, st.info)(message)
     return messages

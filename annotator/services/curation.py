@@ -7,11 +7,11 @@ the version the user saw, applies the pure workflow rules, and saves state + his
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from annotator.domain import limits, workflow
-from annotator.domain.candidates import parse_candidate
+from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.edits import apply_candidate_sets
 from annotator.domain.model import (
     Comment,
@@ -112,9 +112,36 @@ class CurationService:
 
         def apply(item: Item, il: ItemLanguage) -> ItemLanguage:
             candidate = parse_candidate(raw, item.target.pos)
-            return workflow.add_candidate(self.user, il, side, candidate)
+            return _with_provenance(workflow.add_candidate(self.user, il, side, candidate), side)
 
         return self._change(item_id, lang, expected_version, "add", {"side": side.value, "candidate": raw}, apply)
+
+    def add_candidates(
+        self, item_id: str, lang: str, side: Side | str, lines: list[str], expected_version: int
+    ) -> ItemLanguage:
+        """A pasted list, one candidate per line, as one change: all or nothing, and every bad line named."""
+        side = Side(side)
+        entries = [(number, line.strip()) for number, line in enumerate(lines, 1) if line.strip()]
+        if not entries:
+            raise UserError("Nothing to add: write one candidate per line.")
+
+        def apply(item: Item, il: ItemLanguage) -> ItemLanguage:
+            problems, new = [], il
+            for number, raw in entries:
+                try:
+                    new = _with_provenance(
+                        workflow.add_candidate(self.user, new, side, parse_candidate(raw, item.target.pos)), side
+                    )
+                except CandidateError as error:
+                    problems.append(f"line {number} {raw!r}: {error.message} (rule: {error.rule})")
+                except UserError as error:
+                    problems.append(f"line {number} {raw!r}: {error}")
+            if problems:
+                raise UserError(f"Nothing added; {len(problems)} bad line(s): " + "; ".join(problems))
+            return new
+
+        detail = {"side": side.value, "candidates": [raw for _n, raw in entries]}
+        return self._change(item_id, lang, expected_version, "add", detail, apply)
 
     def remove_candidate(self, item_id: str, lang: str, key: str, expected_version: int) -> ItemLanguage:
         return self._change(
@@ -226,3 +253,14 @@ class CurationService:
             if self.project.repo.get_item_language(conn, item_id, lang) is None:
                 raise UserError(f"No item {item_id!r} in language {lang}.")
             self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), text.strip()))
+
+
+def _with_provenance(il: ItemLanguage, side: Side) -> ItemLanguage:
+    """A candidate added back after its removal gets its pre-populated origin and synsets back (it is the lexicon's
+    suggestion, not a translator's addition); ``workflow.add_candidate`` appends the new entry last."""
+    added = il.side(side)[-1]
+    original = next((e for e in (*il.initial_good, *il.initial_bad) if e.key == added.key), None)
+    if original is None or (original.origin is added.origin and original.synsets == added.synsets):
+        return il
+    kept = (*il.side(side)[:-1], replace(added, origin=original.origin, synsets=original.synsets))
+    return replace(il, **({"good": kept} if side is Side.GOOD else {"bad": kept}))

@@ -479,3 +479,14 @@ def agreement_records(project: Project) -> list[CopyRecord]:
 def load_agreement(project: Project, languages: Sequence[str] = ()) -> AgreementReport:
     """The agreement report of the project (the command line and the export call it without a user)."""
     return agreement_report(agreement_records(project), languages)
+
+
+def open_assignment_keys(conn: Connection) -> set[tuple[str, str]]:
+    """(item, language) pairs curated as private copies right now: the ordinary Curate queue leaves them out."""
+    return store.open_keys(conn)
+
+
+def assigned_keys(conn: Connection) -> set[tuple[str, str]]:
+    """(item, language) pairs ever given to double curation (the Items page marks them)."""
+    return store.assigned_keys(conn)
+

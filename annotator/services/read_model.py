@@ -26,6 +26,9 @@ from annotator.project import Project
 from annotator.store import schema
 from annotator.store.repository import QueueEntry, ReviewState
 
+#: The row types pages read (the store defines them; pages import them from here, never from the store).
+QUEUE_ROW_TYPES = (QueueEntry, ReviewState)
+
 #: Versions kept per process (a project's current one, and the one before while others catch up).
 _KEEP = 2
 _lock = threading.Lock()

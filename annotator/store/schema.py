@@ -226,3 +226,23 @@ inspections = Table(
     Column("decided_by", String(64), nullable=True),
     Column("decided_at", String(40), nullable=True),
 )
+
+#: Failed log-ins per user name ("user:<name>") and per client address ("addr:<ip>"), shared by every app
+#: server of the project so that slowing down password guessing holds across processes. Alembic revision 0008.
+login_throttle = Table(
+    "login_throttle",
+    metadata,
+    Column("key", String(200), primary_key=True),
+    Column("failures", Integer, nullable=False, default=0),
+    Column("last_failure_at", Float, nullable=False, default=0.0),
+    Column("blocked_until", Float, nullable=False, default=0.0),
+)
+
+#: A user's session epoch: every open session remembers it, and changing the password, disabling the account
+#: or logging out bumps it, which ends the user's other sessions at their next action. Alembic revision 0008.
+session_epochs = Table(
+    "session_epochs",
+    metadata,
+    Column("user", String(64), primary_key=True),
+    Column("epoch", Integer, nullable=False, default=0),
+)

@@ -11,12 +11,12 @@ import time
 
 import streamlit as st
 
-from annotator.app import components, state
+from annotator.app import components, drafts, keyboard, state
 from annotator.app.guidelines import guidelines_button
 from annotator.domain.model import Status
 from annotator.errors import UserError
 from annotator.project import Project
-from annotator.store import double_curation
+from annotator.services import double_curation
 
 #: Queue name -> (label, statuses it shows; empty = all).
 QUEUES: dict[str, tuple[str, tuple[Status, ...]]] = {
@@ -36,6 +36,8 @@ ITEM_KEY = "cur_item"
 PINNED_KEY = "cur_pinned"
 CACHE_KEY = "cur_queue_cache"
 URL_SEEN_KEY = "cur_url_seen"
+#: Filters and position kept for the user across reloads and tabs (see ``annotator.app.drafts``).
+REMEMBERED_KEYS = (LANG_KEY, QUEUE_KEY, SEARCH_KEY, ADVANCE_KEY, ITEM_KEY, PINNED_KEY)
 PROGRESS_TTL_S = 5.0
 NEXT_SHORTCUT = "Alt+N"
 PREVIOUS_SHORTCUT = "Alt+P"
@@ -50,7 +52,7 @@ def load_queue(project: Project, lang: str, queue: str, search: str) -> list[str
     statuses = QUEUES[queue][1]
     with project.db.read() as conn:
         entries = project.repo.queue(conn, lang, list(statuses) or None, search)
-        assigned = double_curation.open_keys(conn)  # issue 11: curated as copies (Double curation page)
+        assigned = double_curation.open_assignment_keys(conn)  # issue 11: curated as copies (Double curation page)
     ids = [entry.item_id for entry in entries if (entry.item_id, lang) not in assigned]
     st.session_state[CACHE_KEY] = (key, ids)
     return ids
@@ -73,8 +75,18 @@ def step(delta: int) -> None:
 
 
 def _advance_after_status() -> None:
-    if st.session_state.get(ADVANCE_KEY):
-        step(+1)
+    """After Done / DISCUSS / Discard the item leaves the queue: re-read it at once (the header and Next stop
+    counting it), then go to the item that followed it, or keep showing this one when auto-advance is off."""
+    cached = st.session_state.get(CACHE_KEY)
+    ids: list[str] = cached[1] if cached else []
+    current = st.session_state.get(ITEM_KEY)
+    following = ids[ids.index(current) + 1 :] if current in ids else []
+    refresh_queue()
+    if st.session_state.get(ADVANCE_KEY) and following:
+        st.session_state[ITEM_KEY] = following[0]
+        st.session_state[PINNED_KEY] = False
+    else:
+        st.session_state[PINNED_KEY] = True
 
 
 def _open_from_url(langs: list[str]) -> None:
@@ -86,8 +98,11 @@ def _open_from_url(langs: list[str]) -> None:
     if (item, lang) == st.session_state.get(URL_SEEN_KEY):
         return
     st.session_state[URL_SEEN_KEY] = (item, lang)
+    if (item, lang) == (st.session_state.get(ITEM_KEY), st.session_state.get(LANG_KEY)):
+        st.session_state[PINNED_KEY] = True  # a reload of the remembered item: keep the user's filters
+        return
     if lang not in langs:
-        st.error(f"You may not curate {components.md(lang)} items (your languages: {', '.join(langs)}).")
+        st.error(f"You may not curate {components.md(lang)} items (your languages: {components.md(', '.join(langs))}).")
         return
     st.session_state[LANG_KEY] = lang
     st.session_state[QUEUE_KEY] = "all"
@@ -136,6 +151,8 @@ def render() -> None:
     if not langs:
         st.warning("You have no languages to curate. Ask a lead to add one to your account.")
         return
+    owner = drafts.owner(project, user)
+    drafts.restore(owner, REMEMBERED_KEYS)
     _open_from_url(langs)
     if st.session_state.get(LANG_KEY) not in langs:
         st.session_state[LANG_KEY] = langs[0]
@@ -154,6 +171,7 @@ def render() -> None:
         st.toggle("Next item after Done / DISCUSS / Discard", key=ADVANCE_KEY, persist_state="session")
         st.button("↻ Refresh queue", on_click=refresh_queue, help="Re-read the queue (others may have changed it).")
 
+    drafts.remember(owner, REMEMBERED_KEYS[:4])
     ids = load_queue(project, lang, queue, search or "")
     current = st.session_state.get(ITEM_KEY)
     if current is None or (current not in ids and not st.session_state.get(PINNED_KEY)):
@@ -174,12 +192,13 @@ def render() -> None:
     )
     if current is None:
         nav[1].markdown(
-            f"**No items** in *{QUEUES[queue][0]}* for {lang}" + (f" matching “{search}”" if search else "")
+            f"**No items** in *{QUEUES[queue][0]}* for {components.md(lang)}"
+            + (f" matching “{components.md(search)}”" if search else "")
         )
     elif index >= 0:
-        nav[1].markdown(f"Item **{index + 1}** of **{len(ids)}** · *{QUEUES[queue][0]}* · {lang}")
+        nav[1].markdown(f"Item **{index + 1}** of **{len(ids)}** · *{QUEUES[queue][0]}* · {components.md(lang)}")
     else:
-        nav[1].markdown(f"**{components.md(current)}** (not in the *{QUEUES[queue][0]}* queue) · {lang}")
+        nav[1].markdown(f"**{components.md(current)}** (not in the *{QUEUES[queue][0]}* queue) · {components.md(lang)}")
     nav[2].button(
         "Next ▶",
         key="cur_next",
@@ -189,8 +208,10 @@ def render() -> None:
         shortcut=NEXT_SHORTCUT,
         width="stretch",
     )
-    with nav[3]:
+    with nav[3], st.container(horizontal=True, gap="small"):
         guidelines_button("cur_guidelines")
+        keyboard.legend_button("cur_keys")
+    keyboard.install()
     if current is None:
         return
 
@@ -201,12 +222,21 @@ def render() -> None:
         return
     _sync_url(current, lang)
     prefix = f"cur|{current}|{lang}|"
+    draft_keys = components.draft_keys(prefix)
+    drafts.restore(owner, draft_keys)
     components.render_item_card(view)
-    components.render_candidate_editor(view, user, prefix)
-    st.divider()
+    if view.state.status in (Status.DONE, Status.DISCARDED) and st.session_state.get(PINNED_KEY):
+        st.info(  # e.g. opened from an Evaluate MISS: say how to change it instead of leaving them stuck
+            f"This item-language is {components.STATUS_LABEL[view.state.status]}. To add a missing candidate, "
+            "reopen it (↺ Reopen below, or the o key); it then returns to the to-do queue.",
+            icon=":material/lock_open:",
+        )
+    # the item's actions right under the card, so Done / DISCUSS / Discard are on screen at 1366×768
     components.render_status_actions(view, user, prefix, after=_advance_after_status)
+    components.render_candidate_editor(view, user, prefix)
     components.render_discussion(view, user, prefix)
     components.render_history(view)
+    drafts.remember(owner, (*draft_keys, *REMEMBERED_KEYS))
 
 
 if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)

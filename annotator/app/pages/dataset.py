@@ -20,6 +20,7 @@ import streamlit as st
 
 from annotator.app import jobs_panel
 from annotator.app.components import show_row_problems
+from annotator.app.safe_text import code, md
 from annotator.app.state import current_user, get_project, require_lead, service
 from annotator.data_export.dataset import DEFAULT_ROOT, ExportOptions
 from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
@@ -148,7 +149,7 @@ def render_export(project: Project, options: ExportOptions) -> None:
     if last and Path(last).is_dir():
         folder = Path(last)
         files = {path.name: path for path in sorted(folder.iterdir()) if path.is_file()}
-        st.write(f"Last export: `{folder}`")
+        st.markdown(f"Last export: {code(folder)}")
         columns = st.columns(len(files) + 1)
         for column, (name, path) in zip(columns, files.items(), strict=False):  # read when clicked, not per rerun
             column.download_button(name, data=path.read_bytes, file_name=name, key=f"dataset_dl_{name}")
@@ -197,9 +198,9 @@ def _import_uploaded(name: str, data: bytes) -> None:
             show_row_problems(error)
             return
         except UserError as error:
-            st.error(str(error))
+            st.error(md(error))
             return
-    st.success(f"{name}: {report.summary()}")
+    st.success(md(f"{name}: {report.summary()}"))
     if report.changed:
         st.dataframe(
             pd.DataFrame([{"row": c.row, "item": c.item_id, "actions": ", ".join(c.actions)} for c in report.changed]),
@@ -213,7 +214,7 @@ def render() -> None:
     project = get_project()
     st.header("Dataset")
     if user is not None:
-        st.caption(f"Signed in as {user.name}: sheet imports are applied as your edits.")
+        st.caption(f"Signed in as {md(user.name)}: sheet imports are applied as your edits.")
     first, second = st.columns(2)
     include_incomplete = first.checkbox(
         "Include items not yet done in every language", key="dataset_include_incomplete"

@@ -6,14 +6,14 @@ run is kept in the session so browsing MISS and BAD items does not re-run the an
 
 from __future__ import annotations
 
-import html
-import re
 import tempfile
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
+from annotator.app import safe_text
+from annotator.app.safe_text import code, md
 from annotator.app.state import get_project, require_lead
 from annotator.errors import UserError
 from annotator.project import builtin_path
@@ -60,7 +60,7 @@ def run(
     bar = st.progress(0.0, text="Starting…")
 
     def progress(done: int, total: int, message: str) -> None:
-        bar.progress(done / total if total else 0.0, text=f"{message} ({done}/{total})")
+        bar.progress(done / total if total else 0.0, text=md(f"{message} ({done}/{total})"))
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -76,33 +76,23 @@ def run(
             dataset, translations, create_analyser(analyser, models or None), progress, translations_source=path.name
         )
     skipped = f" {format_skipped(result.skipped)}." if result.skipped else ""
-    bar.progress(1.0, text=f"Scored {len(result.results)} translations.{skipped}")
+    bar.progress(1.0, text=md(f"Scored {len(result.results)} translations.{skipped}"))
     return result
-
-
-def code(text: str) -> str:
-    """``text`` as a Markdown code span, so ``*``, ``_``, ``[x]`` in a candidate are shown, not rendered.
-
-    Backticks inside cannot be backslash-escaped in a code span: the fence is one backtick longer than the longest
-    run inside, padded with spaces when the text starts or ends with a backtick (CommonMark §6.1).
-    """
-    runs = [len(run) for run in re.findall(r"`+", text)]
-    fence = "`" * (max(runs, default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def render_metrics(result: EvaluationResult) -> None:
     st.subheader("Metrics")
     st.caption(
-        f"{len(result.results)} translations · analyser {result.analyser} · dataset {code(result.dataset_source)}. "
+        f"{len(result.results)} translations · analyser {md(result.analyser)} · dataset {code(result.dataset_source)}. "
         "Every percentage is followed by its count; n/a where the denominator is empty; "
         "“left out”: items without μ(σ) (MFS+, SFII) or δ(λ) (SPDI) in the dataset."
     )
     if result.skipped:
         st.warning(
-            f"{format_skipped(result.skipped)}: not scored, as the dataset has nothing to score them against "
-            "(an export leaves out unfinished, discarded and excluded items).",
+            md(
+                f"{format_skipped(result.skipped)}: not scored, as the dataset has nothing to score them against "
+                "(an export leaves out unfinished, discarded and excluded items)."
+            ),
             icon=":material/info:",
         )
     st.dataframe(pd.DataFrame(metrics_table_rows(result.metrics)), hide_index=True, width="stretch")
@@ -129,8 +119,8 @@ def render_metrics(result: EvaluationResult) -> None:
 def _highlighted(text: str, span: list[int] | None, outcome: str) -> str:
     before, match, after = split_at_span(text, span)
     colour = "#fde2e1" if outcome == "BAD" else "#dff3e4"
-    marked = f'<mark style="background:{colour};padding:0 2px">{html.escape(match)}</mark>' if match else ""
-    return html.escape(before) + marked + html.escape(after)
+    marked = f'<mark style="background:{colour};padding:0 2px">{safe_text.html(match)}</mark>' if match else ""
+    return safe_text.html(before) + marked + safe_text.html(after)
 
 
 def render_browser(result: EvaluationResult) -> None:
@@ -155,23 +145,26 @@ def render_browser(result: EvaluationResult) -> None:
     for row in shown[:200]:
         with st.container(border=True):
             head, link = st.columns([5, 1], vertical_alignment="center")
-            head.markdown(f"**{row['id']}** · {row['lang']} · {row['system']} · lemma *{row['lemma']}* ({row['pos']})")
+            head.markdown(
+                f"**{md(row['id'])}** · {md(row['lang'])} · {md(row['system'])} · "
+                f"lemma *{md(row['lemma'])}* ({md(row['pos'])})"
+            )
             if link.button(
                 "Open in Curate",
                 key=f"eval_open|{row['id']}|{row['lang']}|{row['system']}",
                 icon=":material/edit_note:",
             ):
                 st.switch_page(CURATE_PAGE, query_params={"item": row["id"], "lang": row["lang"]})
-            st.markdown(f"EN: {html.escape(row['sentence'])}")
+            st.markdown(f"EN: {md(row['sentence'])}")
             st.markdown(
-                f"{row['lang']}: {_highlighted(row['translation'], row['span'], row['result'])}",
+                f"{safe_text.html(row['lang'])}: {_highlighted(row['translation'], row['span'], row['result'])}",
                 unsafe_allow_html=True,
             )
             if row["omega"]:
                 omega = row["omega"]
                 flag = " · both GOOD and BAD matched: inspect" if row["both_matched"] else ""
                 senses = ", ".join(code(synset) for synset in row["omega_synsets"]) or "none"
-                st.caption(f"matched BAD candidate ω = {code(omega)} (step: {row['step']}, senses {senses}){flag}")
+                st.caption(f"matched BAD candidate ω = {code(omega)} (step: {md(row['step'])}, senses {senses}){flag}")
     if len(shown) > 200:
         st.caption("Showing the first 200; narrow the filters to see the rest.")
 
@@ -202,7 +195,7 @@ def render() -> None:
                 dataset_choice, dataset_upload, translations_choice, translations_upload, analyser, models
             )
         except UserError as error:
-            st.error(str(error))
+            st.error(md(error))
     result: EvaluationResult | None = st.session_state.get(RESULT_KEY)
     if result is None:
         st.info("Choose the translations and run the evaluation.")

@@ -14,8 +14,9 @@ from typing import Any
 import streamlit as st
 
 from annotator.app import components, state
+from annotator.app.safe_text import md, synset_url, visible_controls
 from annotator.project import Project
-from annotator.store import double_curation
+from annotator.services import double_curation
 
 CURATE_PAGE = Path(__file__).resolve().parent / "curate.py"
 SEARCH_KEY = "items_search"
@@ -33,12 +34,16 @@ def item_rows(project: Project, languages: tuple[str, ...]) -> list[dict[str, An
     rows = []
     for item in items:
         row: dict[str, Any] = {
-            "id": item.id,
-            "lemma": item.target.lemma,
+            "item_id": item.id,  # hidden: the id to open, exactly as stored
+            "id": visible_controls(item.id),  # the table draws text as is: bidi overrides would reverse it
+            "lemma": visible_controls(item.target.lemma),
             "POS": item.target.pos,
-            "word": item.target.text,
-            "sentence": item.sentence,
-            "synset": components.synset_url(item.synset) if item.synset.startswith("bn:") else item.synset,
+            "word": visible_controls(item.target.text),
+            "sentence": visible_controls(item.sentence),
+            "synset": visible_controls(
+                item.synset
+            ),  # plain text; only a well-formed bn: id gets a link, in its own column
+            "BabelNet": synset_url(item.synset),
             "δ": item.polysemy_degree,
             "μ": item.sense_rank,
             "filters": "; ".join(item.filter_failures),
@@ -97,7 +102,8 @@ def render() -> None:
         on_select="rerun",
         selection_mode="single-row",
         column_config={
-            "synset": st.column_config.LinkColumn("synset", display_text=r"https://babelnet\.org/synset\?id=(.*)"),
+            "item_id": None,
+            "BabelNet": st.column_config.LinkColumn("BabelNet", display_text="open"),
             "sentence": st.column_config.TextColumn("sentence", width="large"),
         },
     )
@@ -107,8 +113,8 @@ def render() -> None:
         row = rows[picked[0]]
         cols = st.columns([2, 1, 3], vertical_alignment="bottom")
         lang = cols[0].selectbox("Language", langs, key="items_lang")
-        if cols[1].button("Open in Curate", type="primary", help=f"Open {row['id']} on the Curate page"):
-            st.switch_page(CURATE_PAGE, query_params={"item": row["id"], "lang": lang})
+        if cols[1].button("Open in Curate", type="primary", help=f"Open {md(row['id'])} on the Curate page"):
+            st.switch_page(CURATE_PAGE, query_params={"item": row["item_id"], "lang": lang})
     elif langs:
         st.caption("Select a row to open the item on the Curate page.")
 

@@ -15,6 +15,7 @@ import streamlit as st
 
 from annotator.app import jobs_panel
 from annotator.app.components import show_row_problems
+from annotator.app.safe_text import code, md
 from annotator.app.state import get_project, require_lead
 from annotator.data_import.items import ItemImportError, parse_item_file
 from annotator.data_import.limits import project_limits
@@ -34,11 +35,16 @@ def render_settings() -> None:
     lexicon = settings.lexicon
     source = lexicon.snapshot if lexicon.provider == "snapshot" else lexicon.base_url
     st.markdown(
-        f"**{settings.name}** · folder `{project.data_dir}` · lexicon **{lexicon.provider}** `{source or 'not set'}`"
+        f"**{md(settings.name)}** · folder {code(project.data_dir)} · lexicon **{md(lexicon.provider)}** "
+        f"{code(source or 'not set')}"
     )
     st.caption(
         "Allowed sources: "
-        + " · ".join(allowed_sources(lang, settings.allowed_sources).describe() for lang in ("EN", *settings.languages))
+        + md(
+            " · ".join(
+                allowed_sources(lang, settings.allowed_sources).describe() for lang in ("EN", *settings.languages)
+            )
+        )
     )
     with st.form("project_languages", border=False):
         text = st.text_input("Languages", value=",".join(settings.languages), help="ISO 639-1 codes, e.g. DE,ES,IT")
@@ -46,14 +52,16 @@ def render_settings() -> None:
             try:
                 languages = parse_languages(text)
             except UserError as error:
-                st.error(str(error))
+                st.error(md(error))
             else:
                 try:
                     save_languages(project, languages, require_lead())
                 except UserError as error:
-                    st.error(str(error))
+                    st.error(md(error))
                 else:
-                    st.success(f"Languages: {' '.join(languages)}. New languages start as pending; pre-populate them.")
+                    st.success(
+                        md(f"Languages: {' '.join(languages)}. New languages start as pending; pre-populate them.")
+                    )
 
 
 def render_import() -> None:

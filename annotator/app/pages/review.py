@@ -15,7 +15,7 @@ from annotator.domain.model import Status
 from annotator.errors import UserError
 from annotator.project import Project
 from annotator.services import read_model
-from annotator.store.repository import QueueEntry, ReviewState
+from annotator.services.read_model import QueueEntry, ReviewState
 
 DISCUSS_PICK = "rev_discuss_pick"
 DISCARDED_PICK = "rev_discarded_pick"
@@ -112,7 +112,7 @@ def render_discarded(project: Project, langs: tuple[str, ...]) -> None:
     entry, il = _pick("Reopen one", rows, DISCARDED_PICK)
     st.markdown(components.sentence_html_from_entry(entry), unsafe_allow_html=True)
     st.button(
-        f"↺ Reopen {entry.item_id} [{entry.lang}]",
+        components.md(f"↺ Reopen {entry.item_id} [{entry.lang}]"),
         key="rev_reopen",
         on_click=components.run_action,
         args=("reopen", (entry.item_id, entry.lang, il.version), f"Reopened {entry.item_id} [{entry.lang}]."),

@@ -1,0 +1,124 @@
+"""Issue 8, acceptance 2: a login and its drafts survive a reload and a second tab; logout and disabling end it.
+
+Real app server, real Chromium: the signed session cookie brings the login back in a new browser session, the
+server-side drafts bring back the typed candidate and the half-written DISCUSS note, and the session epoch in the
+database ends every other session of the user at its next action.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, TIMEOUT_MS, free_port, settle, wait_until_healthy
+
+from annotator.commands.project import create_demo
+from annotator.project import Project
+from annotator.services.accounts import set_disabled
+
+pytestmark = pytest.mark.e2e
+NOTE = "Is 'colpo' right here? Half-written note"
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    create_demo(str(data), quiet=True)
+    return data
+
+
+@pytest.fixture
+def app_url(demo: Path) -> Iterator[str]:
+    port = free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("ANNOTATOR_DATABASE_URL", None)
+    command = [sys.executable, "-m", "annotator.cli", "serve", "--data", str(demo), "--port", str(port)]
+    process = subprocess.Popen(
+        command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_healthy(url, process)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def log_in(page: Page, name: str, password: str) -> None:
+    page.get_by_role("textbox", name="User name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_text("Signed in as")).to_be_visible()
+    settle(page)
+
+
+def asks_for_login(page: Page) -> None:
+    expect(page.get_by_role("textbox", name="Password")).to_be_visible()
+    expect(page.get_by_text("Signed in as")).to_have_count(0)
+
+
+def test_reload_second_tab_logout_and_disabled_account(app_url: str, demo: Path) -> None:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1440, "height": 1400})
+        context.set_default_timeout(TIMEOUT_MS)
+        try:
+            first = context.new_page()
+            first.goto(app_url)
+            log_in(first, "translator", "demo-translator-pass")
+            expect(first).to_have_url(f"{app_url}/curate?item=shot-whiskey&lang=IT")
+
+            # mid-work: a typed candidate and a half-written DISCUSS note, neither saved
+            first.get_by_role("textbox", name="Add to GOOD").fill("sorso")
+            first.get_by_role("textbox", name="Add to GOOD").press("Tab")
+            settle(first)
+            first.get_by_text("DISCUSS…").click()
+            settle(first)
+            first.get_by_role("textbox", name="What should a lead look at?").fill(NOTE)
+            first.get_by_role("textbox", name="What should a lead look at?").press("Tab")
+            settle(first)
+
+            first.reload()
+            expect(first.get_by_text("Signed in as")).to_be_visible()  # no login form: the cookie brought it back
+            settle(first)
+            expect(first.get_by_role("textbox", name="Add to GOOD")).to_have_value("sorso")
+            expect(first.get_by_role("textbox", name="What should a lead look at?")).to_have_value(NOTE)
+
+            second = context.new_page()
+            second.goto(app_url)
+            expect(second.get_by_text("Signed in as")).to_be_visible()
+            settle(second)
+            expect(second.get_by_role("textbox", name="Add to GOOD")).to_have_value("sorso")
+
+            # a lead's page opened by its address says so (and the login survives the new page load)
+            second.goto(f"{app_url}/review")
+            expect(second.get_by_text("Review is for leads only.")).to_be_visible()
+            second.goto(app_url)
+            expect(second.get_by_role("button", name="Next ▶")).to_be_visible()
+            settle(second)
+
+            first.get_by_role("button", name="Log out").click()
+            asks_for_login(first)
+            second.get_by_role("button", name="Next ▶").click()  # the other tab's next action
+            asks_for_login(second)
+            expect(second.get_by_text("Your session has ended")).to_be_visible()
+
+            log_in(second, "translator", "demo-translator-pass")
+            set_disabled(Project.open(demo), "translator", True)
+            second.get_by_role("button", name="Next ▶").click()
+            asks_for_login(second)
+            second.reload()  # and the cookie no longer works either
+            asks_for_login(second)
+        finally:
+            context.close()
+            browser.close()
