@@ -14,9 +14,11 @@ from streamlit.testing.v1 import AppTest
 
 from annotator.app.state import USER_KEY
 from annotator.commands.project import create_demo
+from annotator.domain.jobs import JobState
 from annotator.domain.model import Role, Status
 from annotator.project import Project
-from annotator.services.accounts import add_user
+from annotator.services import jobs
+from annotator.services.accounts import Session, add_user
 from annotator.store import double_curation
 
 DATASET_PAGE = """
@@ -177,11 +179,13 @@ def test_assign_curate_privately_adjudicate_and_export(demo: Project, tmp_path: 
     # (the Dataset page is registered as a function page, which AppTest cannot switch to: run it as its own script
     # in the lead's session, as tests/test_app_dataset.py does)
     dataset = AppTest.from_string(DATASET_PAGE, default_timeout=60)
-    dataset.session_state[USER_KEY] = "lead"
+    dataset.session_state[USER_KEY] = Session("lead", 0)
     ok(dataset.run())
     dataset.checkbox(key="dataset_include_incomplete").check().run()
     dataset.checkbox(key="dataset_with_annotators").check().run()
     ok(dataset.button(key="dataset_export").click().run())
+    for job in jobs.list_jobs(demo):  # the export runs as a background job: wait for its worker
+        assert jobs.wait(demo, job.id, timeout=120).state is JobState.DONE, jobs.get(demo, job.id)
     folder = next((tmp_path / "exports").iterdir())
     lines = {json.loads(x)["id"]: json.loads(x) for x in (folder / "dataset.jsonl").read_text("utf-8").splitlines()}
     exported = lines[ITEM]["languages"][LANG]

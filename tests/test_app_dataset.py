@@ -91,7 +91,7 @@ def test_the_export_button_writes_the_folder_and_offers_the_files(curated: Proje
     at.run()
     folders = list((tmp_path / "exports").iterdir())
     assert len(folders) == 1
-    assert any("export · done · by lead: Exported 14 item(s)" in s.value for s in at.success)
+    assert any("export · done · by lead: Exported 14 item(s)" in plain(s.value) for s in at.success)
     names = sorted(p.name for p in folders[0].iterdir())
     labels = [b.label for b in at.get("download_button") if b.key.startswith("dataset_dl_")]
     assert labels == [*names, "all (.zip)"]

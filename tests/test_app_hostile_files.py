@@ -8,6 +8,7 @@ from pathlib import Path
 
 import hostile_files as hf
 import pytest
+from app_helpers import plain
 from conftest import dump
 from streamlit.testing.v1 import AppTest
 
@@ -19,6 +20,7 @@ from annotator.data_import.limits import InputLimits
 from annotator.data_import.tables import Workbook
 from annotator.errors import RowProblemsError, UserError
 from annotator.project import Project
+from annotator.services.accounts import Session
 from annotator.services.administration import save_project_limits
 from annotator.services.curation import CurationService
 from annotator.services.importing import import_items
@@ -47,7 +49,7 @@ def demo(demo_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def page(module: str) -> AppTest:
     at = AppTest.from_string(f"from annotator.app.pages.{module} import render\nrender()\n", default_timeout=60)
-    at.session_state[USER_KEY] = "lead"
+    at.session_state[USER_KEY] = Session("lead", 0)  # a login with the lead's current session epoch
     at.run()
     assert not at.exception, at.exception
     return at
@@ -62,7 +64,7 @@ def expected_refusal(call) -> UserError:
 def shown(at: AppTest, error: UserError) -> None:
     """The page shows ``error`` as the command line would: its message, or its summary and every listed row."""
     assert not at.exception, at.exception
-    errors = [e.value for e in at.error]
+    errors = [plain(e.value) for e in at.error]  # what a reader sees of the escaped Markdown
     if isinstance(error, RowProblemsError):
         assert errors == [f"{error.name}: {error.total} problem(s); {error.outcome}."], errors
         table = next(df.value for df in at.dataframe if "rule" in df.value.columns)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from app_helpers import logged_in
+from app_helpers import logged_in, plain
 from conftest import dump, rewind_schema
 
 from annotator.commands.project import DEMO_ITEMS, DEMO_SNAPSHOT
@@ -278,7 +278,7 @@ def test_a_job_started_in_one_session_is_seen_finished_in_another(tmp_path, monk
     second = logged_in("lena", "lead-password")
     second.switch_page("pages/project.py").run()
     assert not second.exception, second.exception
-    lines = [s.value for s in second.success]
+    lines = [plain(s.value) for s in second.success]
     assert any(f"Job {finished.id} · prepopulate · done · by lena: 90 item-languages pre-populated" in s for s in lines)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from annotator.app.safe_text import md
 from annotator.app.state import get_project, require_lead
 from annotator.domain.jobs import Job, JobKind, JobState
 from annotator.errors import UserError
@@ -31,7 +32,7 @@ def start_button(
     try:
         job = jobs.start(get_project(), kind, params() if params else {}, user=require_lead())
     except UserError as error:
-        st.error(str(error))
+        st.error(md(error))
         return None
     st.info(f"Job {job.id} ({kind.value}) started in the background; its progress is shown under Jobs.")
     st.session_state.setdefault(SEEN_ACTIVE_KEY, set()).add(job.id)
@@ -54,19 +55,19 @@ def _render_job(job: Job) -> None:
     if job.active:
         left, right = st.columns([5, 1])
         text = f"Job {job.id} · {job.kind.value} · {job.state.value}: {job.done}/{job.total} {job.message}"
-        left.progress(job.fraction, text=text if not job.cancel_requested else text + " (cancelling)")
+        left.progress(job.fraction, text=md(text if not job.cancel_requested else text + " (cancelling)"))
         if right.button("Cancel", key=f"job_cancel_{job.id}", disabled=job.cancel_requested):
             try:
                 jobs.cancel(get_project(), job.id, require_lead())
             except UserError as error:
-                st.error(str(error))
+                st.error(md(error))
         return
-    {JobState.DONE: st.success, JobState.FAILED: st.error}.get(job.state, st.warning)(_line(job))
+    {JobState.DONE: st.success, JobState.FAILED: st.error}.get(job.state, st.warning)(md(_line(job)))
     warnings = (job.result or {}).get("warnings") or []
     if warnings:
         with st.expander(f"{len(warnings)} warning(s) of job {job.id}"):
             for warning in warnings:
-                st.caption(f"⚠ {warning}")
+                st.caption(md(f"⚠ {warning}"))
 
 
 @st.fragment(run_every=REFRESH_SECONDS)

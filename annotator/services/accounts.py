@@ -270,6 +270,7 @@ def session_hours() -> float:
 def secret_from_folder(data_dir: Path) -> str:
     """The signing secret kept in the project folder, created on first use readable by the owner only (0600)."""
     path = Path(data_dir) / SECRET_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)  # on PostgreSQL the data folder may hold nothing else yet
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

@@ -338,6 +338,12 @@ def import_items(
         import_id = project.repo.begin_import(
             conn, name, administration.actor(user), socket.gethostname(), os.getpid(), time.time()
         )
+        # Positions were planned in a read; another import may have committed since. Only one import stages at
+        # a time (checked above, under the write lock), so shifting the plan here keeps every position unique.
+        if plan.new_rows:
+            shift = project.repo.next_position(conn) - plan.new_rows[0][2]
+            if shift:
+                plan.new_rows = [(item, digest, position + shift) for item, digest, position in plan.new_rows]
     committed = False
     try:
         _stage(project, import_id, plan, languages, progress)

@@ -338,6 +338,8 @@ def _run_export(project: Project, job: Job, user: User | None, progress: Progres
     options = ExportOptions(
         include_incomplete=bool(job.params.get("include_incomplete")),
         keep_partially_discarded=bool(job.params.get("keep_partially_discarded")),
+        with_annotators=bool(job.params.get("with_annotators")),
+        annotator_names=bool(job.params.get("annotator_names")),
     )
     result = export_dataset(project, job.params["out"], options, progress)
     return {"summary": f"Exported {result.items} item(s) to {result.path}", "path": str(result.path)}

@@ -95,7 +95,8 @@ def dataset_overview(project: Project, options: ExportOptions) -> DatasetOvervie
             _overviews[key] = cached
             for old in [k for k in _overviews if k[0] == key[0]][:-_KEEP]:  # oldest first (insertion order)
                 del _overviews[old]
-    return cached[options]
+    # Only the two selection options change what the tables count; the translators' own sets are an export extra.
+    return cached[ExportOptions(options.include_incomplete, options.keep_partially_discarded)]
 
 
 def review_list(project: Project, langs: Sequence[str], status: Status) -> list[tuple[QueueEntry, ReviewState]]:
