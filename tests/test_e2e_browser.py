@@ -143,7 +143,7 @@ def log_in(page: Page, name: str, password: str) -> None:
 def type_candidate(page: Page, side: str, text: str) -> None:
     box = page.get_by_role("textbox", name=f"Add to {side}")
     box.fill(text)
-    box.press("Enter")  # commit the value: the page validates it live
+    box.press("Tab")  # commit the value without adding it (Enter would add): the page validates it live
 
 
 def test_curate_reload_and_review_in_a_real_browser(
