@@ -361,8 +361,11 @@ def test_evaluation_inputs_refuse_the_same_shapes(tmp_path: Path) -> None:
     long_translation = hf.translations_long(tmp_path, 40 * MB)
     with pytest.raises(InputLimitError, match=r"translations\.jsonl: line 1: .*max_cell_chars"):
         load_translations(long_translation, dataset)
-    with pytest.raises(InputLimitError, match=r"dataset\.jsonl.*max_file_mb"):
-        load_dataset(dataset_path, _tiny_file_limit(dataset_path))
+    padded = tmp_path / "padded-dataset.jsonl"  # a valid dataset past a 1 MB limit (blank lines are allowed)
+    padded.write_text(dataset_path.read_text() + (" " * 100_000 + "\n") * 11)
+    with pytest.raises(InputLimitError, match=r"padded-dataset\.jsonl.*max_file_mb"):
+        load_dataset(padded, InputLimits(max_file_mb=1))
+    assert len(load_dataset(padded, InputLimits(max_file_mb=2)).items) == 1
     rows = tmp_path / "rows.jsonl"
     rows.write_text(
         "".join(json.dumps({"id": f"i{n}", "lang": "IT", "system": "s", "translation": "t"}) + "\n" for n in range(5))
@@ -383,13 +386,6 @@ def test_evaluation_inputs_refuse_the_same_shapes(tmp_path: Path) -> None:
         codecs.BOM_UTF16_LE + "id\tlang\tsystem\ttranslation\nshot-whiskey\tIT\tmt\tun goccio\n".encode("utf-16-le")
     )
     assert [t.text for t in load_translations(utf16, dataset)] == ["un goccio"]
-
-
-def _tiny_file_limit(path: Path) -> InputLimits:
-    """Limits whose file-size limit the file exceeds (sizes are whole megabytes, so pad the file past one)."""
-    with path.open("a") as handle:
-        handle.write("\n" * (MB + 1))
-    return InputLimits(max_file_mb=1)
 
 
 def test_the_sample_files_still_import(project: Project, write_jsonl) -> None:
