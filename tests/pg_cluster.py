@@ -39,11 +39,37 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+PREFIX = "annotator-pg-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop_orphans() -> None:
+    """Stop clusters left by a test run that was killed (its owner process is gone), so none outlive their run."""
+    for owner in Path(tempfile.gettempdir()).glob(f"{PREFIX}*/owner.pid"):
+        try:
+            pid = int(owner.read_text())
+        except (OSError, ValueError):
+            continue
+        if not _alive(pid):
+            Cluster.stop_folder(owner.parent)
+
+
 class Cluster:
     """One running cluster; ``url(db)`` names a database on it (psycopg 3 driver)."""
 
     def __init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="annotator-pg-"))
+        stop_orphans()
+        self.root = Path(tempfile.mkdtemp(prefix=PREFIX))
+        (self.root / "owner.pid").write_text(str(os.getpid()))
         self.data = self.root / "data"
         self.port = free_port()
         self._as_root = os.geteuid() == 0
@@ -57,16 +83,26 @@ class Cluster:
                   "-w", "-t", "60", "start")  # fmt: skip
 
     def _run(self, *command: str) -> None:
-        prefix = ["runuser", "-u", SERVER_USER, "--"] if self._as_root else []
-        result = subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=120, check=False)
-        if result.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+        _run(*command)
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
 
     def stop(self) -> None:
+        Cluster.stop_folder(self.root)
+
+    @staticmethod
+    def stop_folder(root: Path) -> None:
         try:
-            self._run(find_bin("pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop")
+            if (root / "data" / "postmaster.pid").exists():
+                _run(find_bin("pg_ctl"), "-D", str(root / "data"), "-m", "immediate", "-w", "stop")
         finally:
-            shutil.rmtree(self.root, ignore_errors=True)
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _run(*command: str) -> None:
+    """Run a PostgreSQL tool; as root, as the ``postgres`` user (the server refuses to run as root)."""
+    prefix = ["runuser", "-u", SERVER_USER, "--"] if os.geteuid() == 0 else []
+    result = subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=120, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
