@@ -115,3 +115,16 @@ def test_code_spans_survive_backticks_in_the_text() -> None:
     assert code("[x]_VERB") == "`[x]_VERB`"
     assert code("a`b") == "``a`b``"
     assert code("`a``") == "``` `a`` ```"
+
+
+def test_the_page_shows_the_report_charts_and_offers_the_html(demo: Path) -> None:
+    """Issue 13: the Evaluate page shows the report's charts and offers the same self-contained HTML file."""
+    at = logged_in("lead", "demo-lead-pass")
+    at.switch_page("pages/evaluate.py").run()
+    run_evaluation(at)
+    charts_before = len(at.get("vega_lite_chart"))
+    at.button(key="evaluate_report").click().run()
+    assert not at.exception, at.exception
+    # accuracy per language, by sense rank, by polysemy degree, and one consistency heat map per system
+    assert len(at.get("vega_lite_chart")) == charts_before + 3 + 2
+    assert [d.label for d in at.get("download_button")][:1] == ["Download the report (one HTML file, works offline)"]

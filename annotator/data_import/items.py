@@ -6,6 +6,7 @@ rule, so a lead fixes the file once instead of once per error.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -96,9 +97,14 @@ def _pick(values: dict[str, Any], name: str) -> Any:
     return None
 
 
+@functools.lru_cache(maxsize=16_384)
+def _word_pattern(word: str) -> re.Pattern[str]:
+    """Compiled once per target word: ``re``'s own cache (512 patterns) thrashes on files with thousands of words."""
+    return re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)", re.IGNORECASE)
+
+
 def _find_word(sentence: str, word: str) -> list[int]:
-    pattern = re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)", re.IGNORECASE)
-    return [m.start() for m in pattern.finditer(sentence)]
+    return [m.start() for m in _word_pattern(word).finditer(sentence)]
 
 
 def carry_span(raw: str, start: int, end: int, normalised: str) -> tuple[int, int] | None:

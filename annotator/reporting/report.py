@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -26,6 +27,7 @@ from annotator.domain.consistency import (
 )
 from annotator.domain.research_metrics import coverage_scores, macro_accuracy
 from annotator.errors import UserError
+from annotator.evaluation.run import EvaluationResult, write_results
 from annotator.jsonl_files import jsonl_objects
 from annotator.reporting import charts
 from annotator.reporting.formats import latex_document, markdown_document, to_html
@@ -236,3 +238,13 @@ def write_report(
     write_text_atomic(paths["markdown"], markdown_document(report.title, report.tables))
     write_text_atomic(paths["latex"], latex_document(report.tables))
     return paths
+
+
+def report_for_result(result: EvaluationResult, stats: str | Path | None = None) -> tuple[Report, str]:
+    """The report of an evaluation run still in memory (the Evaluate page): the same tables and charts as
+    ``annotator report``, and the self-contained HTML to download. Built from the files the run would write, so
+    the page and the command line can never disagree."""
+    with tempfile.TemporaryDirectory() as folder:
+        write_results(result, folder)
+        report = build_report(folder, stats)
+    return report, render_html(report)

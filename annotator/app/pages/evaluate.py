@@ -17,6 +17,7 @@ from annotator.app.safe_text import code, md
 from annotator.app.state import get_project, require_lead
 from annotator.errors import UserError
 from annotator.project import builtin_path
+from annotator.reporting.report import report_for_result
 from annotator.services.evaluate import (
     ANALYSERS,
     Dataset,
@@ -32,6 +33,7 @@ from annotator.services.evaluate_project import dataset_from_project, split_at_s
 
 CURATE_PAGE = Path(__file__).resolve().parent / "curate.py"
 RESULT_KEY = "evaluate_result"
+REPORT_KEY = "evaluate_report_built"
 DEMO_TRANSLATIONS = "demo/translations.jsonl"
 CURRENT = "Current curation in this project"
 UPLOADED = "An exported dataset.jsonl"
@@ -169,6 +171,29 @@ def render_browser(result: EvaluationResult) -> None:
         st.caption("Showing the first 200; narrow the filters to see the rest.")
 
 
+def render_report(result: EvaluationResult) -> None:
+    """The per-system report (DiBiMT Tables 3–6, appendix D) of this run: its charts here, the HTML to download."""
+    st.subheader("Report")
+    built = st.session_state.get(REPORT_KEY)
+    if built is None or built[0] != result.created:
+        if not st.button("Build the report (charts, consistency heat maps, tables)", key="evaluate_report"):
+            return
+        with st.spinner("Building the report…"):
+            report, page = report_for_result(result)
+        built = st.session_state[REPORT_KEY] = (result.created, report, page)
+    _created, report, page = built
+    st.download_button(
+        "Download the report (one HTML file, works offline)",
+        data=page.encode("utf-8"),
+        file_name="report.html",
+        mime="text/html",
+        key="evaluate_report_download",
+    )
+    columns = st.columns(2)
+    for index, (_name, chart) in enumerate(report.charts):
+        columns[index % 2].altair_chart(chart, width="content")
+
+
 def render() -> None:
     require_lead()
     st.header("Evaluate machine translations")
@@ -204,6 +229,7 @@ def render() -> None:
 
     result = with_verdicts(result)
     render_metrics(result)
+    render_report(result)
     render_browser(result)
     render_inspection(result)
 
