@@ -39,7 +39,7 @@ WORD_JOINER = "\u2060"
 
 
 def visible_controls(text: str) -> str:
-    """Invisible and bidi control characters as visible ``<U+XXXX>`` marks (the rest unchanged)."""
+    """Invisible and bidi control characters as visible marks such as ``<U+202E>`` (the rest unchanged)."""
     return _INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
 
 
