@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import csv
 import json
 from pathlib import Path
 
@@ -486,3 +487,19 @@ def test_dataset_lines_are_validated_against_the_shipped_schema():
 def test_unknown_analyser_is_a_user_error():
     with pytest.raises(UserError, match="unknown analyser"):
         create_analyser("spacy")
+
+
+def test_cli_leaderboard_writes_the_paired_test_between_the_two_systems(tmp_path: Path):
+    dataset, translations, out = write_dataset(tmp_path), write_jsonl(tmp_path), tmp_path / "out"
+    assert main(["evaluate", str(dataset), str(translations), "--out", str(out), "--leaderboard"]) == 0
+    rows = list(csv.DictReader((out / "significance.csv").open(encoding="utf-8")))
+    by_lang = {row["lang"]: row for row in rows}
+    assert sorted(by_lang) == ["ALL", "DE", "IT", "ZH"]
+    assert all((row["system A"], row["system B"]) == ("deepl", "google") for row in rows)
+    # deepl is GOOD on all 5 items, google never: Δ = 100 points in every resample, so none is as far from Δ as 0 is
+    assert by_lang["ALL"] | {} == {
+        "system A": "deepl", "system B": "google", "lang": "ALL", "n": "5",
+        "Acc A": "100.00", "Acc B": "0.00", "ΔAcc": "100.00", "p": "0.0000",
+    }  # fmt: skip
+    assert by_lang["IT"]["n"] == "3" and by_lang["IT"]["Acc B"] == "0.00"  # google IT: BAD, MISS, BAD
+    assert "| deepl | google | ALL | 5 |" in (out / "significance.md").read_text(encoding="utf-8")

@@ -17,6 +17,9 @@ from annotator.domain.research_metrics import (
     leaderboard_rows,
     macro_accuracy,
     paired_bootstrap,
+    significance_csv,
+    significance_markdown,
+    significance_rows,
 )
 
 # 6 GOOD, 2 BAD, 2 MISS
@@ -123,3 +126,28 @@ def test_cli_writes_the_leaderboard_files(tmp_path):
     assert csv_lines[3].startswith("b,IT,ALL,1,0.00,0.00,0.00,0.00,0.00")
     assert "\\toprule" in (tmp_path / "o" / "leaderboard.tex").read_text(encoding="utf-8")
     assert "| a | IT | ALL | 1 | 100.00 |" in (tmp_path / "o" / "leaderboard.md").read_text(encoding="utf-8")
+
+
+def test_significance_rows_compare_each_pair_on_the_items_both_translated():
+    outcomes = [
+        ("a", "1", "DE", "GOOD"), ("a", "2", "DE", "GOOD"), ("a", "3", "DE", "BAD"), ("a", "4", "IT", "GOOD"),
+        ("b", "1", "DE", "BAD"), ("b", "2", "DE", "GOOD"), ("b", "3", "DE", "BAD"), ("b", "4", "IT", "GOOD"),
+        ("b", "9", "DE", "GOOD"),  # only b translated item 9: left out of the paired comparison
+        ("c", "1", "DE", "GOOD"), ("c", "2", "DE", "GOOD"), ("c", "3", "DE", "BAD"), ("c", "4", "IT", "GOOD"),
+    ]  # fmt: skip
+    rows = significance_rows(outcomes, resamples=200, seed=5)
+    keyed = {(r["system A"], r["system B"], r["lang"]): r for r in rows}
+    assert list(keyed) == [
+        ("a", "b", "DE"), ("a", "b", "IT"), ("a", "b", "ALL"),
+        ("a", "c", "DE"), ("a", "c", "IT"), ("a", "c", "ALL"),
+        ("b", "c", "DE"), ("b", "c", "IT"), ("b", "c", "ALL"),
+    ]  # fmt: skip
+    # a vs b on DE items 1–3: a 2/3, b 1/3 → Δ = 33.33 points; item 9 is not counted
+    assert keyed[("a", "b", "DE")]["n"] == "3"
+    assert (keyed[("a", "b", "DE")]["Acc A"], keyed[("a", "b", "DE")]["Acc B"]) == ("66.67", "33.33")
+    assert keyed[("a", "b", "DE")]["ΔAcc"] == "33.33"
+    assert keyed[("a", "b", "ALL")]["n"] == "4" and keyed[("a", "b", "ALL")]["ΔAcc"] == "25.00"  # 3/4 − 2/4
+    # a and c are identical: Δ = 0 and p = 1
+    assert keyed[("a", "c", "ALL")]["ΔAcc"] == "0.00" and keyed[("a", "c", "ALL")]["p"] == "1.0000"
+    assert "| a | b | DE | 3 |" in significance_markdown(rows)
+    assert significance_csv(rows).splitlines()[0] == "system A,system B,lang,n,Acc A,Acc B,ΔAcc,p"

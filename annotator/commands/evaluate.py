@@ -48,7 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--leaderboard",
         action="store_true",
-        help="also write leaderboard.csv/.md/.tex (all metrics, bootstrap 95%% CI, macro accuracy, MuCoW P/R/F1)",
+        help=(
+            "also write leaderboard.csv/.md/.tex (all metrics, bootstrap 95%% CI, macro accuracy, MuCoW P/R/F1) and, "
+            "with two or more systems, significance.csv/.md (paired bootstrap between every two systems)"
+        ),
     )
     parser.set_defaults(func=run)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import random
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -155,15 +156,19 @@ def paired_bootstrap(
         return PairedTest(None, None, 0)
     delta = observed_a - observed_b
     rng = random.Random(seed)
-    pairs = list(zip(a, b, strict=True))
+    code = {GOOD: 0, BAD: 1}  # anything else is MISS (2); a pair is coded 3·a + b so C-level counting does the work
+    pairs = [3 * code.get(x, 2) + code.get(y, 2) for x, y in zip(a, b, strict=True)]
     n = len(pairs)
     at_least = used = 0
     for _ in range(resamples):
-        sample = rng.choices(pairs, k=n)
-        acc_a = accuracy([x for x, _ in sample])
-        acc_b = accuracy([y for _, y in sample])
-        if acc_a is None or acc_b is None:
+        counts = Counter(rng.choices(pairs, k=n))
+        good_a = sum(counts[3 * 0 + j] for j in range(3))
+        scored_a = good_a + sum(counts[3 * 1 + j] for j in range(3))
+        good_b = sum(counts[3 * i + 0] for i in range(3))
+        scored_b = good_b + sum(counts[3 * i + 1] for i in range(3))
+        if not scored_a or not scored_b:
             continue
+        acc_a, acc_b = good_a / scored_a, good_b / scored_b
         used += 1
         if abs((acc_a - acc_b) - delta) >= abs(delta) - 1e-12:
             at_least += 1
@@ -279,3 +284,65 @@ def leaderboard_latex(rows: Sequence[dict[str, str]]) -> str:
         lines.append(" & ".join(latex_escape(row[c]) if row[c] else "--" for c in LEADERBOARD_COLUMNS) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
     return "\n".join(lines) + "\n"
+
+
+# --- pairwise significance ------------------------------------------------------------------------------------------
+
+SIGNIFICANCE_COLUMNS = ("system A", "system B", "lang", "n", "Acc A", "Acc B", "ΔAcc", "p")
+
+
+def significance_rows(
+    outcomes: Iterable[tuple[str, str, str, str]],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> list[dict[str, str]]:
+    """Paired bootstrap between every two systems, per language and over all languages.
+
+    ``outcomes`` holds ``(system, item id, lang, outcome)``. A pair is compared on the items both systems translated
+    (matched on id and language), because the paired test is only meaningful on the same items; ``n`` says how many.
+    """
+    by_system: dict[str, dict[tuple[str, str], str]] = {}
+    for system, item_id, lang, outcome in outcomes:
+        by_system.setdefault(system, {})[(item_id, lang)] = outcome
+    systems = sorted(by_system)
+    rows = []
+    for i, first in enumerate(systems):
+        for second in systems[i + 1 :]:
+            shared = sorted(by_system[first].keys() & by_system[second].keys())
+            langs = sorted({lang for _, lang in shared})
+            for lang in [*langs, ALL] if len(langs) > 1 else langs:
+                keys = [key for key in shared if lang in (ALL, key[1])]
+                a = [by_system[first][key] for key in keys]
+                b = [by_system[second][key] for key in keys]
+                test = paired_bootstrap(a, b, resamples, seed)
+                rows.append(
+                    {
+                        "system A": first,
+                        "system B": second,
+                        "lang": lang,
+                        "n": str(len(keys)),
+                        "Acc A": _pct(accuracy(a)),
+                        "Acc B": _pct(accuracy(b)),
+                        "ΔAcc": _pct(test.delta),
+                        "p": "" if test.p_value is None else f"{test.p_value:.4f}",
+                    }
+                )
+    return rows
+
+
+def significance_markdown(rows: Sequence[dict[str, str]]) -> str:
+    """The pairwise tests as a Markdown table; p is the two-sided paired bootstrap p-value."""
+    lines = ["| " + " | ".join(SIGNIFICANCE_COLUMNS) + " |"]
+    lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(SIGNIFICANCE_COLUMNS))) + "|")
+    for row in rows:
+        lines.append("| " + " | ".join((row[c] or "–").replace("|", "\\|") for c in SIGNIFICANCE_COLUMNS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def significance_csv(rows: Sequence[dict[str, str]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=SIGNIFICANCE_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()

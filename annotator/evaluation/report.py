@@ -12,14 +12,21 @@ from annotator.domain.research_metrics import (
     leaderboard_latex,
     leaderboard_markdown,
     leaderboard_rows,
+    significance_csv,
+    significance_markdown,
+    significance_rows,
 )
 from annotator.evaluation.run import EvaluationResult
 
 LEADERBOARD_FILES = {"csv": "leaderboard.csv", "md": "leaderboard.md", "tex": "leaderboard.tex"}
+SIGNIFICANCE_FILES = {"significance_csv": "significance.csv", "significance_md": "significance.md"}
 
 
 def write_leaderboard(result: EvaluationResult, out_dir: str | Path, resamples: int = 1000) -> dict[str, Path]:
-    """Write the leaderboard (every metric, bootstrap CI, macro accuracy, MuCoW scores) as CSV, Markdown, LaTeX."""
+    """Write the leaderboard (every metric, bootstrap CI, macro accuracy, MuCoW scores) as CSV, Markdown, LaTeX.
+
+    With two or more systems, also the paired bootstrap test between every two (``significance.csv`` / ``.md``).
+    """
     rows = leaderboard_rows(
         [r.scored() for r in result.results], [r.item.synset for r in result.results], resamples=resamples
     )
@@ -29,6 +36,16 @@ def write_leaderboard(result: EvaluationResult, out_dir: str | Path, resamples: 
         path = folder / LEADERBOARD_FILES[kind]
         write_text_atomic(path, render(rows))
         written[kind] = path
+    systems = {r.translation.system for r in result.results}
+    if len(systems) > 1:  # a paired test needs two systems on the same items
+        tests = significance_rows(
+            ((r.translation.system, r.translation.item_id, r.translation.lang, str(r.outcome)) for r in result.results),
+            resamples=resamples,
+        )
+        for kind, render in (("significance_csv", significance_csv), ("significance_md", significance_markdown)):
+            path = folder / SIGNIFICANCE_FILES[kind]
+            write_text_atomic(path, render(tests))
+            written[kind] = path
     return written
 
 
