@@ -213,9 +213,10 @@ def sso_log_in(project: Project, email: str, issued_at: object = None, now: floa
             return None
         changed_at = _epoch_changed_at(conn, user.name)
         epoch = _epoch(conn, user.name)
-    if isinstance(issued_at, int | float) and not isinstance(issued_at, bool):  # ``iat`` is whole seconds
+    # ``iat`` is whole seconds: one issued in the very second of the logout is taken as from before it
+    if isinstance(issued_at, int | float) and not isinstance(issued_at, bool):
         too_old = now - issued_at > session_hours() * 3600
-        if too_old or (changed_at is not None and issued_at < math.floor(changed_at)):
+        if too_old or (changed_at is not None and issued_at <= math.floor(changed_at)):
             raise SignInAgain()
     return Session(user.name, epoch)
 
