@@ -177,3 +177,15 @@ def test_readme_first_command_serves_the_demo_on_localhost(tmp_path: Path) -> No
         process.wait(timeout=20)
     with pytest.raises(OSError):  # stopping `annotator serve` stopped the server itself (no orphan)
         urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
+
+
+def test_serve_refuses_a_missing_secrets_file(tmp_path: Path, monkeypatch, capsys) -> None:
+    data = str(tmp_path / "p")
+    main(["init", "--data", data])
+    capsys.readouterr()
+    missing = tmp_path / "nowhere" / "secrets.toml"
+    assert main(["serve", "--data", data, "--secrets", str(missing)]) == 2
+    assert f"Secrets file '{missing}' not found" in capsys.readouterr().err
+    monkeypatch.setenv("ANNOTATOR_SECRETS", str(missing))  # the same through the environment
+    assert main(["serve", "--data", data]) == 2
+    assert "not found (--secrets / ANNOTATOR_SECRETS)" in capsys.readouterr().err
