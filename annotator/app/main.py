@@ -173,16 +173,20 @@ def main() -> None:
         st.stop()
     user = state.current_user()
     identity = state.sso_identity() if user is None else None
+    refusal: state.SsoRefused | None = None
     if identity is not None:  # back from the provider (or its cookie): match the e-mail address to an account
         try:
             user = state.sso_login(identity)
-        except state.SsoRefused as refusal:
-            st.navigation(build_pages(None), position="hidden")
-            sso_refused(refusal)
-            return
+        except state.SsoRefused as refused:
+            refusal = refused
     script = state.cookie_script()
     if script is not None:  # store or clear the session cookie in the browser (a same-origin, zero-height frame)
         st.iframe(script, height=1, width=1)
+    if refusal is not None:
+        st.navigation(build_pages(None), position="hidden")
+        sso_refused(refusal)
+        state.cookie_sent()
+        return
     if user is None:
         st.navigation(build_pages(None), position="hidden")
         login_form()
