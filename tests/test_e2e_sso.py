@@ -41,6 +41,11 @@ SIGNED_IN = "Signed in as Demo Translator (IT, DE) · translator · IT, DE"
 NO_ACCESS = re.compile(r"Signed in as (.+), but this project has no access for you — ask a lead for access\.")
 
 
+#: Loopback only: never through a proxy from the environment.
+DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+LOOPBACK = {"NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+
+
 def stop(process: subprocess.Popen[bytes]) -> None:
     os.killpg(process.pid, signal.SIGTERM)
     try:
@@ -57,7 +62,7 @@ def wait_for_provider(url: str, process: subprocess.Popen[bytes], deadline_s: fl
         if process.poll() is not None:
             raise RuntimeError(f"oidc-provider-mock exited with {process.returncode}")
         try:
-            with urllib.request.urlopen(f"{url}/.well-known/openid-configuration", timeout=2) as response:
+            with DIRECT.open(f"{url}/.well-known/openid-configuration", timeout=2) as response:
                 return dict(json.load(response))
         except OSError:
             time.sleep(0.1)
@@ -106,7 +111,7 @@ def app_url(tmp_path: Path, demo: Path, provider_url: str) -> Iterator[str]:
         f'server_metadata_url = "{provider_url}/.well-known/openid-configuration"\n',
         encoding="utf-8",
     )
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **LOOPBACK}  # the server fetches the provider's metadata and keys
     env.pop("ANNOTATOR_DATABASE_URL", None)
     env.pop("ANNOTATOR_SECRETS", None)
     command = [
