@@ -251,12 +251,15 @@ LATER_REVISIONS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] 
     "0006": (("imports",), (("items", "import_id"), ("item_languages", "import_id"))),
     "0007": (("inspections",), ()),
     "0008": (("session_epochs", "login_throttle"), ()),
+    "0009": ((), (("users", "email"), ("session_epochs", "changed_at"))),
 }
 
 
 def rewind_schema(conn, revision: str) -> None:  # type: ignore[no-untyped-def]
     """Drop what the revisions after ``revision`` created and record ``revision`` as the database's (if Alembic
     manages it), so the next ``Project.open`` migrates it forward as it would an older release's database."""
+    from sqlalchemy import inspect
+
     for later in sorted(LATER_REVISIONS, reverse=True):
         if later <= revision:
             continue
@@ -264,8 +267,10 @@ def rewind_schema(conn, revision: str) -> None:  # type: ignore[no-untyped-def]
         for table in tables:
             conn.exec_driver_sql(f"DROP TABLE {table}")
         for table, column in columns:
+            for index in inspect(conn).get_indexes(table):  # SQLite will not drop an indexed column
+                if column in index["column_names"]:
+                    conn.exec_driver_sql(f"DROP INDEX {index['name']}")
             conn.exec_driver_sql(f"ALTER TABLE {table} DROP COLUMN {column}")
-    from sqlalchemy import inspect
 
     if inspect(conn).has_table("alembic_version"):
         conn.exec_driver_sql(f"UPDATE alembic_version SET version_num='{revision}'")

@@ -106,6 +106,33 @@ def test_users_commands(tmp_path: Path, monkeypatch, capsys) -> None:
     assert "maria" in out and "IT,ES" in out and "disabled" in out and "bob" not in out
 
 
+def test_users_email_for_single_sign_on(tmp_path: Path, monkeypatch, capsys) -> None:
+    data = str(tmp_path / "p")
+    main(["init", "--data", data])
+    monkeypatch.setenv("ANNOTATOR_PASSWORD", "a-long-password")
+    assert main(["users", "add", "maria", "--languages", "it", "--email", " Maria@Example.ORG ", "--data", data]) == 0
+    assert "Added translator maria (IT) <maria@example.org>" in capsys.readouterr().out
+    # the same address (any case) on another account, and a malformed one, are refused with a clear message
+    assert main(["users", "add", "bob", "--role", "lead", "--email", "MARIA@example.org", "--data", data]) == 2
+    assert "already used by the account 'maria'" in capsys.readouterr().err
+    assert main(["users", "add", "bob", "--role", "lead", "--email", "bob-at-example", "--data", data]) == 2
+    assert "'bob-at-example' is not valid" in capsys.readouterr().err
+    assert main(["users", "add", "bob", "--role", "lead", "--data", data]) == 0
+    assert main(["users", "email", "bob", "maria@example.org", "--data", data]) == 2
+    assert "already used by the account 'maria'" in capsys.readouterr().err
+    assert main(["users", "email", "bob", "Bob@Example.org", "--data", data]) == 0
+    assert "E-mail address of bob: bob@example.org" in capsys.readouterr().out
+    assert main(["users", "email", "maria", "--data", data]) == 2  # neither an address nor --clear
+    assert main(["users", "email", "maria", "--clear", "--data", data]) == 0
+    assert main(["users", "email", "nobody", "x@example.org", "--data", data]) == 2
+    capsys.readouterr()
+    assert main(["users", "list", "--data", data]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "e-mail" in lines[0]
+    assert any(line.startswith("bob") and "bob@example.org" in line for line in lines)
+    assert any(line.startswith("maria") and "@" not in line for line in lines)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -150,3 +177,15 @@ def test_readme_first_command_serves_the_demo_on_localhost(tmp_path: Path) -> No
         process.wait(timeout=20)
     with pytest.raises(OSError):  # stopping `annotator serve` stopped the server itself (no orphan)
         urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
+
+
+def test_serve_refuses_a_missing_secrets_file(tmp_path: Path, monkeypatch, capsys) -> None:
+    data = str(tmp_path / "p")
+    main(["init", "--data", data])
+    capsys.readouterr()
+    missing = tmp_path / "nowhere" / "secrets.toml"
+    assert main(["serve", "--data", data, "--secrets", str(missing)]) == 2
+    assert f"Secrets file '{missing}' not found" in capsys.readouterr().err
+    monkeypatch.setenv("ANNOTATOR_SECRETS", str(missing))  # the same through the environment
+    assert main(["serve", "--data", data]) == 2
+    assert "not found (--secrets / ANNOTATOR_SECRETS)" in capsys.readouterr().err

@@ -90,10 +90,49 @@ def leads_only_page(page: st.Page) -> st.Page:
     return st.Page(render, title=title, url_path=page.url_path, visibility="hidden")
 
 
+def sso_buttons() -> None:
+    """A "Sign in with …" button for each ``[auth]`` provider (Streamlit's ``st.login``: OpenID Connect)."""
+    if importlib.util.find_spec("authlib") is None:
+        st.error("Single sign-on is configured, but Authlib is not installed: `pip install 'annotator[sso]'`.")
+        return
+    for provider in state.sso_providers():
+        key = f"sso_{provider.name or 'default'}"
+        if st.button(f"Sign in with {provider.label}", key=key, type="primary", icon=":material/login:", width=420):
+            st.login(provider.name)
+
+
+def sso_refused(refusal: state.SsoRefused) -> None:
+    """The whole page for someone the provider knows but this project does not: nothing else of the app."""
+    st.title("No access to this project")
+    who = md(refusal.email) if refusal.email else "an account without an e-mail address"
+    if refusal.verified:
+        st.error(
+            f"Signed in as **{who}**, but this project has no access for you — ask a lead for access.",
+            icon=":material/lock:",
+        )
+        st.caption("A lead gives access by adding an account with this e-mail address (or re-enabling yours).")
+    else:
+        st.error(
+            f"Signed in as **{who}**, but your sign-in provider has not verified this e-mail address, so this "
+            "project cannot give you access — ask a lead for access.",
+            icon=":material/lock:",
+        )
+    if st.button("Sign out", key="sso_sign_out", icon=":material/logout:"):
+        st.logout()
+
+
 def login_form() -> None:
     project = state.get_project()
     settings = project.settings()
     st.title(md(settings.name))  # no project folder here: anonymous visitors see it nowhere (leads: Project page)
+    if state.sso_providers():
+        sso_buttons()
+        if not state.local_login_allowed():
+            ended = st.session_state.get(state.ENDED_KEY)
+            if ended:
+                st.warning(md(ended))
+            return
+        st.caption("or with a user name and password:")
     with st.form("login", border=True, width=420):
         st.subheader("Log in")
         name = st.text_input("User name", key="login_name", autocomplete="username")
@@ -133,9 +172,21 @@ def main() -> None:
         st.error(md(error))
         st.stop()
     user = state.current_user()
+    identity = state.sso_identity() if user is None else None
+    refusal: state.SsoRefused | None = None
+    if identity is not None:  # back from the provider (or its cookie): match the e-mail address to an account
+        try:
+            user = state.sso_login(identity)
+        except state.SsoRefused as refused:
+            refusal = refused
     script = state.cookie_script()
     if script is not None:  # store or clear the session cookie in the browser (a same-origin, zero-height frame)
         st.iframe(script, height=1, width=1)
+    if refusal is not None:
+        st.navigation(build_pages(None), position="hidden")
+        sso_refused(refusal)
+        state.cookie_sent()
+        return
     if user is None:
         st.navigation(build_pages(None), position="hidden")
         login_form()

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -82,6 +83,7 @@ def current_user() -> User | None:
     if user is None:
         st.session_state.pop(USER_KEY, None)
         st.session_state[COOKIE_PENDING_KEY] = None
+        st.session_state[SSO_ENDED_KEY] = True  # no silent single sign-on again from the provider's cookie
         st.session_state[ENDED_KEY] = (
             "Your session has ended (the password was changed, the account disabled, or you logged out "
             "elsewhere). Please log in again."
@@ -90,14 +92,109 @@ def current_user() -> User | None:
     return user
 
 
+def _from_secrets(key: str) -> object:
+    """A top-level entry of Streamlit's secrets (``.streamlit/secrets.toml``, ``annotator serve --secrets``)."""
+    try:
+        return st.secrets.get(key)
+    except Exception:  # no secrets file: Streamlit raises rather than returning nothing
+        return None
+
+
 def _secret(project: Project) -> str:
     """``session_secret`` from ``.streamlit/secrets.toml`` (needed when several servers share a database),
     else a secret generated into the project folder (0600)."""
-    try:
-        configured = st.secrets.get("session_secret")
-    except Exception:  # no secrets file: Streamlit raises rather than returning nothing
-        configured = None
+    configured = _from_secrets("session_secret")
     return str(configured) if configured else accounts.secret_from_folder(project.data_dir)
+
+
+# --- single sign-on (Streamlit's st.login, OpenID Connect) -----------------------------------------------------
+
+#: Session key: this browser session's login ended (logout elsewhere, …) while the provider's identity is still
+#: in Streamlit's cookie; it must not silently log in again from it, only after "Sign in with …".
+SSO_ENDED_KEY = "sso_ended"
+
+
+@dataclass(frozen=True)
+class SsoProvider:
+    """One ``[auth]`` provider: ``name`` for ``st.login`` (None: the settings directly in ``[auth]``)."""
+
+    name: str | None
+    label: str
+
+
+def sso_providers() -> list[SsoProvider]:
+    """The providers configured in ``[auth]`` of Streamlit's secrets; none when single sign-on is off.
+
+    ``[auth]`` itself is one provider when it has a ``client_id`` (its button says ``sso_label``, a top-level
+    secret, default "single sign-on"); each ``[auth.NAME]`` table is one more ("Sign in with NAME", or its
+    ``sso_label`` entry in ``[sso_labels]``).
+    """
+    auth = _from_secrets("auth")
+    if not isinstance(auth, Mapping):
+        return []
+    labels = _from_secrets("sso_labels")
+    labels = labels if isinstance(labels, Mapping) else {}
+    providers = []
+    if "client_id" in auth:
+        providers.append(SsoProvider(None, str(_from_secrets("sso_label") or "single sign-on")))
+    for name, section in auth.items():
+        if isinstance(section, Mapping) and name != "client_kwargs" and "client_id" in section:
+            providers.append(SsoProvider(str(name), str(labels.get(name) or name)))
+    return providers
+
+
+def local_login_allowed() -> bool:
+    """The user-name-and-password form is offered unless single sign-on is on and ``local_login = false``."""
+    return not sso_providers() or _from_secrets("local_login") is not False
+
+
+def sso_identity() -> dict[str, object] | None:
+    """The provider's identity (``st.user``) when this browser signed in with single sign-on, else None."""
+    if not sso_providers():
+        return None
+    try:
+        if not st.user.is_logged_in:
+            return None
+        return dict(st.user.to_dict())
+    except Exception:  # no client context (AppTest, bare runs)
+        return None
+
+
+class SsoRefused(Exception):
+    """Signed in with the provider, but no enabled account here has that (verified) e-mail address."""
+
+    def __init__(self, email: str | None, verified: bool) -> None:
+        self.email = email
+        self.verified = verified
+        super().__init__(email or "")
+
+
+def sso_login(identity: Mapping[str, object]) -> User | None:
+    """Log in as the enabled account whose e-mail address the provider's identity vouches for.
+
+    Issues the same session (and cookie) as a local login, so the rest of the app cannot tell them apart.
+    Returns None when this session's login ended and the person must press "Sign in with …" again (an old
+    identity, or a logout elsewhere); raises ``SsoRefused`` for an unknown, unverified or disabled address.
+    """
+    if st.session_state.get(SSO_ENDED_KEY):
+        return None
+    project = get_project()
+    email = accounts.verified_email(identity)
+    if email is None:
+        raw = identity.get("email")
+        raise SsoRefused(raw if isinstance(raw, str) and raw.strip() else None, verified=False)
+    try:
+        session = accounts.sso_log_in(project, email, identity.get("iat"))
+    except accounts.SignInAgain as ended:
+        st.session_state[SSO_ENDED_KEY] = True
+        st.session_state[ENDED_KEY] = str(ended)
+        return None
+    if session is None:
+        raise SsoRefused(email, verified=True)
+    st.session_state[USER_KEY] = session
+    st.session_state[COOKIE_PENDING_KEY] = accounts.session_token(_secret(project), session)
+    st.session_state.pop(ENDED_KEY, None)
+    return accounts.session_user(project, session)
 
 
 def _resume_from_cookie(project: Project) -> User | None:
@@ -167,11 +264,17 @@ def login(name: str, password: str) -> User | None:
 
 
 def logout() -> None:
-    """Log out here and end this user's other sessions too (other tabs and browsers ask for a login again)."""
+    """Log out here and end this user's other sessions too (other tabs and browsers ask for a login again).
+
+    After a single sign-on, also ``st.logout()``: Streamlit drops the provider's identity cookie and sends the
+    browser to the provider's own sign-out (when it has one), then back to the app's login page.
+    """
     session = st.session_state.pop(USER_KEY, None)
     st.session_state[COOKIE_PENDING_KEY] = None
     if isinstance(session, accounts.Session):
         accounts.end_sessions(get_project(), session.user)
+    if sso_identity() is not None:
+        st.logout()
 
 
 def service() -> CurationService:

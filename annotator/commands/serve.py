@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from annotator.commands.common import add_data_option
+from annotator.errors import UserError
 from annotator.project import Project, project_exists, resolve_data_dir
 
 APP = Path(__file__).resolve().parent.parent / "app" / "main.py"
@@ -19,14 +20,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=8501)
     serve.add_argument("--address", default="127.0.0.1", help="listen address (default: localhost only)")
     serve.add_argument("--demo", action="store_true", help="create the demo project first if the folder is empty")
+    serve.add_argument(
+        "--secrets",
+        default=os.environ.get("ANNOTATOR_SECRETS") or None,
+        metavar="PATH",
+        help="Streamlit secrets file (session_secret, single sign-on's [auth]); default: ANNOTATOR_SECRETS, else "
+        "Streamlit's own .streamlit/secrets.toml in the current folder and ~/.streamlit/secrets.toml",
+    )
     serve.set_defaults(func=run_serve)
 
 
 def _upload_limit_mb(data_dir: Path) -> int:
     """The project's input limit max_file_mb: the browser then refuses what the readers would refuse anyway."""
     from annotator.data_import.limits import InputLimits, project_limits
-    from annotator.errors import UserError
-    from annotator.project import Project
 
     try:
         return project_limits(Project.open(data_dir)).max_file_mb
@@ -61,6 +67,11 @@ def run_serve(args: argparse.Namespace) -> int:
         "--server.maxUploadSize",
         str(_upload_limit_mb(data_dir)),
     ]
+    if args.secrets:
+        secrets = Path(args.secrets).expanduser().resolve()
+        if not secrets.is_file():
+            raise UserError(f"Secrets file {str(secrets)!r} not found (--secrets / ANNOTATOR_SECRETS).")
+        command += ["--secrets.files", str(secrets)]  # replaces Streamlit's own two places
     print(f"annotator: serving {data_dir} on http://{args.address}:{args.port}", flush=True)
     # Become the server (no child process): stopping `annotator serve` stops Streamlit with it.
     os.execve(sys.executable, command, env)

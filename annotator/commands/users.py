@@ -1,4 +1,4 @@
-"""``annotator users add|list|passwd|disable|enable``: accounts and roles."""
+"""``annotator users add|list|passwd|email|disable|enable``: accounts, roles and single sign-on addresses."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add.add_argument("--role", choices=["translator", "lead"], default="translator")
     add.add_argument("--languages", default="", help="translator's languages, e.g. IT,DE")
     add.add_argument("--display-name", default="")
+    add.add_argument("--email", default="", help="address a single sign-on login is matched by (optional)")
     add.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
     add.set_defaults(func=run_add)
     listing = actions.add_parser("list", help="list users")
@@ -43,6 +44,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     passwd.add_argument("name")
     passwd.add_argument("--password-stdin", action="store_true")
     passwd.set_defaults(func=run_passwd)
+    email = actions.add_parser("email", help="set (or --clear) the address a single sign-on login is matched by")
+    add_data_option(email)
+    email.add_argument("name")
+    email.add_argument("address", nargs="?", default="")
+    email.add_argument("--clear", action="store_true", help="remove the account's e-mail address")
+    email.set_defaults(func=run_email)
     for action, disabled in (("disable", True), ("enable", False)):
         sub = actions.add_parser(action, help=f"{action} a user's account (history is kept)")
         add_data_option(sub)
@@ -57,8 +64,22 @@ def run_add(args: argparse.Namespace) -> int:
 
     project = open_project(args)
     langs = parse_languages(args.languages) if args.languages.strip() else ()
-    user = add_user(project, args.name, args.role, langs, _password(args), args.display_name)
-    print(f"Added {user.role.value} {user.name}" + (f" ({', '.join(user.languages)})" if user.languages else ""))
+    user = add_user(project, args.name, args.role, langs, _password(args), args.display_name, args.email or None)
+    print(
+        f"Added {user.role.value} {user.name}"
+        + (f" ({', '.join(user.languages)})" if user.languages else "")
+        + (f" <{user.email}>" if user.email else "")
+    )
+    return 0
+
+
+def run_email(args: argparse.Namespace) -> int:
+    from annotator.services.accounts import set_email
+
+    if args.clear == bool(args.address.strip()):
+        raise UserError("Give either an e-mail address or --clear.")
+    address = set_email(open_project(args), args.name, None if args.clear else args.address)
+    print(f"E-mail address of {args.name}: {address}" if address else f"Removed the e-mail address of {args.name}")
     return 0
 
 
@@ -67,13 +88,14 @@ def run_list(args: argparse.Namespace) -> int:
 
     users = list_users(open_project(args))
     print_table(
-        ["name", "role", "languages", "status", "display name"],
+        ["name", "role", "languages", "status", "e-mail", "display name"],
         [
             [
                 u.name,
                 u.role.value,
                 ",".join(u.languages) or "all",
                 "disabled" if u.disabled else "active",
+                u.email or "",
                 u.display_name,
             ]
             for u in users

@@ -161,6 +161,8 @@ class User:
     languages: tuple[str, ...] = ()
     display_name: str = ""
     disabled: bool = False
+    #: The (lower-case) address a single sign-on login is matched by; None for a local-only account.
+    email: str | None = None
 
     @property
     def is_lead(self) -> bool:

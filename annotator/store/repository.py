@@ -131,6 +131,7 @@ def user_from_row(row: Any) -> User:
         languages=tuple(json.loads(row.languages)),
         display_name=row.display_name,
         disabled=bool(row.disabled),
+        email=row.email,
     )
 
 
@@ -272,11 +273,17 @@ class Repository:
                 password_hash=password_hash,
                 disabled=user.disabled,
                 created_at=utc_now(),
+                email=user.email,
             )
         )
 
     def get_user(self, conn: Connection, name: str) -> User | None:
         row = conn.execute(select(schema.users).where(schema.users.c.name == name)).first()
+        return user_from_row(row) if row else None
+
+    def get_user_by_email(self, conn: Connection, email: str) -> User | None:
+        """The account with this (already lower-cased) e-mail address, or None."""
+        row = conn.execute(select(schema.users).where(schema.users.c.email == email)).first()
         return user_from_row(row) if row else None
 
     def get_password_hash(self, conn: Connection, name: str) -> str | None:

@@ -44,6 +44,9 @@ users = Table(
     Column("password_hash", Text, nullable=True),
     Column("disabled", Boolean, nullable=False, default=False),
     Column("created_at", String(40), nullable=False),
+    #: Revision 0009: the address a single sign-on login is matched by; lower-case, unique, optional.
+    Column("email", String(254), nullable=True),
+    Index("ux_users_email", "email", unique=True),
 )
 
 items = Table(
@@ -245,4 +248,6 @@ session_epochs = Table(
     metadata,
     Column("user", String(64), primary_key=True),
     Column("epoch", Integer, nullable=False, default=0),
+    #: Revision 0009: when the epoch last moved (Unix time); a single sign-on identity issued before it is stale.
+    Column("changed_at", Float, nullable=True),
 )
