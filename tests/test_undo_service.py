@@ -152,3 +152,14 @@ def test_workflow_permissions_hold_for_undo(demo: Project) -> None:
         ivo.undo(ITEM, LANG, state.version)
     state = lena.undo(ITEM, LANG, state.version)
     assert (state.status, state.status_by, state.discuss_note) == (Status.DISCUSS, "translator", "regional?")
+
+
+def test_undo_of_a_pasted_list_takes_back_every_line(demo: Project) -> None:
+    ivo = service(demo, "translator")
+    start = ivo.view(ITEM, LANG).state
+    pasted = ivo.add_candidates(ITEM, LANG, Side.BAD, ["scatto", "ripresa"], start.version)
+    assert [e.text for e in pasted.bad][-2:] == ["scatto", "ripresa"]
+    undone = ivo.undo(ITEM, LANG, pasted.version)
+    assert curated(undone) == curated(start)
+    history = ivo.view(ITEM, LANG).history
+    assert (history[-1].action, history[-1].detail["undid"]) == ("undo", "add")
