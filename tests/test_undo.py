@@ -61,6 +61,8 @@ def test_a_change_records_only_the_fields_it_alters_with_full_provenance() -> No
         "status": "pending",
     }
     assert undo.restore(new, before) == START
+    added = workflow.add_candidate(IVO, START, Side.GOOD, Candidate("sorso"))
+    assert undo.before_of(START, added) == {"good": [0], "status": "pending"}  # kept entries by index: compact
 
 
 def test_undo_of_a_removal_brings_back_provenance_and_status() -> None:
@@ -149,3 +151,7 @@ def test_describe_names_the_change() -> None:
 def test_a_damaged_record_restores_nothing() -> None:
     with pytest.raises(undo.UndoRefused, match="unknown fields"):
         undo.restore(START, {"version": 1})
+    with pytest.raises(undo.UndoRefused, match="does not fit"):
+        undo.restore(START, {"good": [0, 5]})
+    with pytest.raises(undo.UndoRefused, match="damaged"):
+        undo.restore(START, {"status": "finished"})

@@ -51,13 +51,8 @@ def test_undo_of_an_add_is_a_new_versioned_change(demo: Project) -> None:
         ("translator", "undo", start.version + 2),
     ]
     assert history[-1].detail["undid"] == "add" and history[-1].detail["undid_version"] == start.version + 1
-    # the add recorded the sets before it, with their full provenance
-    assert history[-2].detail["before"]["good"][0] == {
-        "text": "goccio",
-        "pos": None,
-        "origin": "lexicon",
-        "synsets": ["bn:00057755n"],
-    }
+    # the add recorded what it changed as it was: GOOD as the first two entries it kept, and the status
+    assert history[-2].detail["before"] == {"good": [0, 1], "status": "pending"}
 
 
 def test_undo_of_a_removal_restores_provenance_synsets_and_place(demo: Project) -> None:
@@ -65,6 +60,9 @@ def test_undo_of_a_removal_restores_provenance_synsets_and_place(demo: Project) 
     start = ivo.view(ITEM, LANG).state
     removed = ivo.remove_candidate(ITEM, LANG, "colpo", start.version)
     assert "colpo" not in [e.text for e in removed.bad]
+    colpo_json = {"text": "colpo", "pos": None, "origin": "lexicon", "synsets": ["bn:00070966n", "bn:00056773n"]}
+    recorded = ivo.view(ITEM, LANG).history[-1].detail["before"]
+    assert recorded == {"bad": [0, colpo_json, 1, 2, 3, 4, 5, 6], "status": "pending"}  # the removed one in full
     undone = ivo.undo(ITEM, LANG, removed.version)
     assert undone.bad == start.bad  # same place, origin and synsets
     colpo = undone.bad[1]

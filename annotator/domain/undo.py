@@ -66,10 +66,31 @@ def _entry_from_json(data: Mapping[str, Any]) -> CandidateEntry:
     )
 
 
-def _field_json(il: ItemLanguage, name: str) -> Any:
-    value = getattr(il, name)
+def _entries_json(old: Sequence[CandidateEntry], new: Sequence[CandidateEntry]) -> list[Any]:
+    """``old`` as JSON, compactly: an entry that ``new`` still holds unchanged is its index there (an add records
+    ``[0, 1]``, not two full entries); any other entry is written out with its origin and synsets."""
+    index: dict[CandidateEntry, int] = {}
+    for number, entry in enumerate(new):
+        index.setdefault(entry, number)
+    return [index[entry] if entry in index else _entry_json(entry) for entry in old]
+
+
+def _entries_value(data: Sequence[Any], current: Sequence[CandidateEntry]) -> tuple[CandidateEntry, ...]:
+    entries = []
+    for element in data:
+        if isinstance(element, int):
+            if not 0 <= element < len(current):
+                raise UndoRefused("The recorded state does not fit the current one; it cannot be restored.")
+            entries.append(current[element])
+        else:
+            entries.append(_entry_from_json(element))
+    return tuple(entries)
+
+
+def _field_json(old: ItemLanguage, new: ItemLanguage, name: str) -> Any:
+    value = getattr(old, name)
     if name in _ENTRY_FIELDS:
-        return [_entry_json(e) for e in value]
+        return _entries_json(value, getattr(new, name))
     if name == "overlaps":
         return list(value)
     if name in ("status", "discard_reason"):
@@ -77,9 +98,9 @@ def _field_json(il: ItemLanguage, name: str) -> Any:
     return value
 
 
-def _field_value(name: str, data: Any) -> Any:
+def _field_value(current: ItemLanguage, name: str, data: Any) -> Any:
     if name in _ENTRY_FIELDS:
-        return tuple(_entry_from_json(d) for d in data)
+        return _entries_value(data, getattr(current, name))
     if name == "overlaps":
         return tuple(data)
     if name == "status":
@@ -90,16 +111,20 @@ def _field_value(name: str, data: Any) -> Any:
 
 
 def before_of(old: ItemLanguage, new: ItemLanguage) -> dict[str, Any]:
-    """JSON-ready values, in ``old``, of the fields ``new`` changes: what undoing the change restores."""
-    return {name: _field_json(old, name) for name in RESTORED_FIELDS if getattr(old, name) != getattr(new, name)}
+    """JSON-ready values, in ``old``, of the fields ``new`` changes: what undoing the change restores (candidate
+    lists refer to the entries ``new`` kept by index, so only ``restore`` on ``new`` itself reads them right)."""
+    return {name: _field_json(old, new, name) for name in RESTORED_FIELDS if getattr(old, name) != getattr(new, name)}
 
 
 def restore(current: ItemLanguage, before: Mapping[str, Any]) -> ItemLanguage:
-    """``current`` with the recorded fields set back (unknown keys refused: a damaged record undoes nothing)."""
+    """``current`` — the state the change left — with the recorded fields set back (a damaged record is refused)."""
     unknown = sorted(set(before) - set(RESTORED_FIELDS))
     if unknown:
         raise UndoRefused(f"The recorded state has unknown fields ({', '.join(unknown)}); it cannot be restored.")
-    return replace(current, **{name: _field_value(name, data) for name, data in before.items()})
+    try:
+        return replace(current, **{name: _field_value(current, name, data) for name, data in before.items()})
+    except (KeyError, TypeError, ValueError) as error:
+        raise UndoRefused(f"The recorded state is damaged ({error!r}); it cannot be restored.") from None
 
 
 # --- deciding: whose change, whether it can be reversed, whether this user may -------------------------------
