@@ -30,7 +30,7 @@ def render(view: ItemView, user: User, prefix: str, after: Callable[[], None] | 
     try:
         plan = undo.plan_undo(user, il, view.history)
     except UserError as error:
-        tip, message = f"Nothing to undo now: {md(str(error))}", "Undone."
+        tip, message = f"Undo is not possible now: {md(str(error))}", "Undone."
     else:
         what = undo.describe(plan.undone)
         tip = f"Undo your last change on this item: {md(what)} (v{plan.undone.version}). Undo again to redo it."

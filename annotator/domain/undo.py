@@ -32,7 +32,7 @@ RESTORED_FIELDS: tuple[str, ...] = tuple(
 )
 _ENTRY_FIELDS = ("good", "bad", "initial_good", "initial_bad")
 
-#: How the history's actions read in messages ("Undid: adding goccio"); ``{}`` is the candidate when recorded.
+#: How the history's actions read in messages ("Undone: adding goccio"); ``{}`` is the candidate when recorded.
 ACTION_LABEL = {
     "add": "adding {}",
     "remove": "removing {}",
