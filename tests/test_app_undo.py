@@ -35,7 +35,7 @@ def successes(at) -> list[str]:  # type: ignore[no-untyped-def]
 
 def test_undo_button_undoes_and_redoes_an_add(demo: Path) -> None:  # noqa: F811
     at = login(start(), TRANSLATOR)
-    assert "Nothing to undo: you have not changed" in at.button(key=P + "undo").help
+    assert "Nothing to undo: you have not changed shot-whiskey" in unescape(at.button(key=P + "undo").help)
     at.text_input(key=P + "add|good").input("sorso")
     click(at, P + "addbtn|good")
     assert "adding sorso" in at.button(key=P + "undo").help  # says beforehand what it undoes
