@@ -27,6 +27,7 @@ from annotator.domain.model import (
     Status,
     User,
 )
+from annotator.domain.undo import BEFORE_KEY
 from annotator.errors import ConflictError, RowProblemsError, UserError
 from annotator.services.curation import ItemView
 from annotator.services.read_model import QueueEntry
@@ -499,7 +500,7 @@ def render_resolve_form(view: ItemView, prefix: str) -> None:
 def _detail(entry: HistoryEntry) -> str:
     parts = []
     for key, value in entry.detail.items():
-        if value in ("", None, [], {}):
+        if value in ("", None, [], {}) or key == BEFORE_KEY:  # the state undo restores: not for reading
             continue
         shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
         parts.append(f"{key}: {shown}")

@@ -25,6 +25,7 @@ LEGEND: tuple[tuple[str, str], ...] = (
     ("x", "Discard: open the reason"),
     ("o", "Reopen"),
     ("n / p", "Next / Previous item (also Alt+N / Alt+P)"),
+    ("u", "Undo your last change on this item (a new change in its history; u again redoes)"),
     ("?", "this legend"),
 )
 LEGEND_LABEL = "Keyboard shortcuts"
@@ -83,6 +84,7 @@ _SCRIPT = """<script type="text/plain" id="keys">
     else if (e.key === 'o') done = press(k => k.endsWith('-reopen'));
     else if (e.key === 'n') done = press(k => k === 'cur_next');
     else if (e.key === 'p') done = press(k => k === 'cur_prev');
+    else if (e.key === 'u') done = press(k => k.endsWith('-undo'));
     else if (e.key === 's') done = openExpander('DISCUSS', 'textarea[aria-label="What should a lead look at?"]');
     else if (e.key === 'x') done = openExpander('Discard', 'input[aria-label="Note (required for \\'other\\')"]');
     else if (e.key === '?') done = press(k => k === 'cur_keys');

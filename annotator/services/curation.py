@@ -10,7 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from annotator.domain import limits, workflow
+from sqlalchemy import Connection
+
+from annotator.domain import limits, undo, workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.edits import apply_candidate_sets
 from annotator.domain.model import (
@@ -77,6 +79,19 @@ class CurationService:
         apply: Callable[[Item, ItemLanguage], ItemLanguage],
         comment: str = "",
     ) -> ItemLanguage:
+        return self._write(item_id, lang, expected_version, action, lambda _c, i, il: (apply(i, il), detail), comment)
+
+    def _write(
+        self,
+        item_id: str,
+        lang: str,
+        expected_version: int,
+        action: str,
+        decide: Callable[[Connection, Item, ItemLanguage], tuple[ItemLanguage, dict[str, Any]]],
+        comment: str = "",
+    ) -> ItemLanguage:
+        """``decide(conn, item, current)`` gives the new state and the history detail, inside the transaction;
+        the detail gets the changed fields as they were (``undo.BEFORE_KEY``), so every change can be undone."""
         workflow.check_can_edit(self.user, lang)
         with self.project.db.write() as conn:
             item = self.project.repo.get_item(conn, item_id)
@@ -95,15 +110,26 @@ class CurationService:
                     "your change was not saved. The current state is shown — redo your change if still needed.",
                     current=current,
                 )
-            new = apply(item, current)
+            new, detail = decide(conn, item, current)
             limits.check_item_language(new, current)  # what the spreadsheet round trip could not carry
             limits.check_note(comment, "comment")
             if new == current and not comment.strip():
                 return current  # nothing changed: no version bump, no history row
+            detail = {**detail, undo.BEFORE_KEY: undo.before_of(current, new)}
             saved = self.project.repo.save_item_language(conn, new, expected_version, self.user.name, action, detail)
             if comment.strip():
                 self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), comment.strip()))
             return saved
+
+    def undo(self, item_id: str, lang: str, expected_version: int) -> ItemLanguage:
+        """Undo this user's last change on the item-language, as a new change (action ``undo``) that restores the
+        state before it; refused, changing nothing, if anyone changed it since (see ``annotator.domain.undo``)."""
+
+        def decide(conn: Connection, _item: Item, current: ItemLanguage) -> tuple[ItemLanguage, dict[str, Any]]:
+            plan = undo.plan_undo(self.user, current, self.project.repo.history(conn, item_id, lang))
+            return plan.restored, plan.detail
+
+        return self._write(item_id, lang, expected_version, undo.UNDO_ACTION, decide)
 
     # --- candidate edits --------------------------------------------------------------------------------
 

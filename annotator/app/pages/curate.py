@@ -11,7 +11,7 @@ import time
 
 import streamlit as st
 
-from annotator.app import components, drafts, keyboard, state
+from annotator.app import components, drafts, keyboard, state, undo_button
 from annotator.app.guidelines import guidelines_button
 from annotator.domain.model import Status
 from annotator.errors import UserError
@@ -233,6 +233,7 @@ def render() -> None:
         )
     # the item's actions right under the card, so Done / DISCUSS / Discard are on screen at 1366×768
     components.render_status_actions(view, user, prefix, after=_advance_after_status)
+    undo_button.render(view, user, prefix, after=refresh_queue)  # key u; an undone Done puts the item back in the queue
     components.render_candidate_editor(view, user, prefix)
     components.render_discussion(view, user, prefix)
     components.render_history(view)
