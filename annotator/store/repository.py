@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, and_, bindparam, func, or_, select, update
 
@@ -183,6 +183,27 @@ class ReviewState:
     status_by: str | None
     updated_by: str | None
     updated_at: str | None
+
+
+class EvaluationRow(NamedTuple):
+    """One item joined with one of its item-languages (``lang`` None when it has none) for scoring the current
+    curation; ``senses``, ``good`` and ``bad`` stay stored JSON text, decoded once by the caller."""
+
+    id: str
+    sentence: str
+    target_text: str
+    target_start: int
+    target_end: int
+    lemma: str
+    pos: str
+    synset: str
+    gloss: str
+    source: str
+    senses: str
+    lang: str | None
+    status: str | None
+    good: str | None
+    bad: str | None
 
 
 def visible(table: Any) -> Any:
@@ -522,6 +543,27 @@ class Repository:
         statuses = {s.value: s for s in Status}
         for item_id, lang, status, good, bad, initial_good, reason, note, by, at in conn.execute(query):
             yield CandidateSetsRow(item_id, lang, statuses[status], good, bad, initial_good, reason, note, by, at)
+
+    def evaluation_rows(self, conn: Connection, langs: Sequence[str]) -> Iterator[EvaluationRow]:
+        """Every visible, non-excluded item with its item-languages in ``langs`` (None columns when it has none), in
+        one joined query: what scoring the current curation reads, without decoding rows into items first."""
+        it, il = schema.items, schema.item_languages
+        joined = it.outerjoin(il, and_(il.c.item_id == it.c.id, il.c.lang.in_(list(langs)), visible(il)))
+        query = (
+            select(
+                *(it.c[name] for name in ("id", "sentence", "target_text", "target_start", "target_end", "lemma")),
+                *(it.c[name] for name in ("pos", "synset", "gloss", "source", "senses")),
+                il.c.lang,
+                il.c.status,
+                il.c.good,
+                il.c.bad,
+            )
+            .select_from(joined)
+            .where(visible(it), it.c.excluded.is_(False))
+            .order_by(it.c.id, il.c.lang)
+        )
+        for row in conn.execute(query):
+            yield EvaluationRow._make(row)
 
     def save_item_language(
         self,
