@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, and_, bindparam, func, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, exists, func, or_, select, update
 
 from annotator.domain.model import (
     CandidateEntry,
@@ -206,6 +206,13 @@ class EvaluationRow(NamedTuple):
     bad: str | None
 
 
+def not_staged(item_id: Any) -> Any:
+    """For tables without an ``import_id`` (assignments, copies): the row's item is not one an import in progress
+    is staging. A primary-key look-up per row, and nothing to look up while no import runs."""
+    it = schema.items
+    return ~exists().where(it.c.id == item_id, it.c.import_id.in_(select(schema.imports.c.id)))
+
+
 def visible(table: Any) -> Any:
     """Rows of an import still being staged are hidden from every reader until that import commits.
 
@@ -345,7 +352,8 @@ class Repository:
         return found
 
     def item_glosses(self, conn: Connection) -> dict[str, str]:
-        return dict(conn.execute(select(schema.items.c.id, schema.items.c.gloss)).all())
+        it = schema.items
+        return dict(conn.execute(select(it.c.id, it.c.gloss).where(visible(it))).all())
 
     def set_glosses(self, conn: Connection, rows: Sequence[tuple[str, str]]) -> None:
         """Batch: (item id, gloss) from a re-import whose only change is the gloss."""
@@ -794,7 +802,7 @@ class Repository:
                 *(it.c[name] for name in ("lemma", "pos", "target_text", "sentence", "target_start", "target_end")),
             )
             .join(it, it.c.id == il.c.item_id)
-            .where(il.c.lang.in_(list(langs)), il.c.status == status.value)
+            .where(il.c.lang.in_(list(langs)), il.c.status == status.value, visible(it), visible(il))
             .order_by(it.c.position)
         )
         order = {lang: n for n, lang in enumerate(langs)}
@@ -832,7 +840,11 @@ class Repository:
     def flagged_items(self, conn: Connection) -> list[Item]:
         """Items that failed a selection filter or that a lead excluded, in import order (the Project page)."""
         it = schema.items
-        query = select(it).where(or_(it.c.filter_failures != "[]", it.c.excluded.is_(True))).order_by(it.c.position)
+        query = (
+            select(it)
+            .where(or_(it.c.filter_failures != "[]", it.c.excluded.is_(True)), visible(it))
+            .order_by(it.c.position)
+        )
         return [item_from_row(r) for r in conn.execute(query)]
 
     def status_counts(self, conn: Connection) -> dict[str, dict[str, int]]:
@@ -847,7 +859,7 @@ class Repository:
             select(il.c.lang, il.c.status, func.count()).where(visible(il)).group_by(il.c.lang, il.c.status)
         ):
             counts.setdefault(lang, {})[status] = int(count)
-        excluded_ids = select(it.c.id).where(it.c.excluded.is_(True))
+        excluded_ids = select(it.c.id).where(it.c.excluded.is_(True), visible(it))
         for lang, status, count in conn.execute(
             select(il.c.lang, il.c.status, func.count())
             .where(il.c.item_id.in_(excluded_ids), visible(il))
