@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLE_ITEMS
 
-from annotator.data_import.items import content_hash, parse_item_file
 from annotator.data_export.dataset import ExportOptions
+from annotator.data_import.items import content_hash, parse_item_file
 from annotator.domain.model import Role, Status
 from annotator.project import Project
 from annotator.services import read_model
@@ -81,7 +81,8 @@ def test_staged_rows_stay_hidden_from_the_read_model_and_double_curation(project
 
     stage(project, write_jsonl)
     with project.db.read() as conn:  # the rows are really there, only hidden
-        assert conn.exec_driver_sql("SELECT count(*) FROM items WHERE id IN ('staged-0', 'staged-1', 'staged-2')").scalar() == 3
+        staged = "SELECT count(*) FROM items WHERE id IN ('staged-0', 'staged-1', 'staged-2')"
+        assert conn.exec_driver_sql(staged).scalar() == 3
         assert conn.exec_driver_sql("SELECT count(*) FROM assignments").scalar() == 1
 
     assert not shown_ids(project, lead) & set(STAGED)
