@@ -6,15 +6,19 @@ Scoring the current curation means a candidate a translator adds for a MISS coun
 from __future__ import annotations
 
 import json
+import pickle
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby
 from pathlib import Path
 from typing import Any
 
+from annotator.atomic_files import atomic_file, write_bytes_synced
 from annotator.data_export.dataset import gc_paused
 from annotator.data_import.limits import may_hold_surrogate
 from annotator.domain.model import Status
+from annotator.errors import UserError
 from annotator.evaluation.inputs import Dataset, Translations, dataset_from_records, load_translations
+from annotator.evaluation.run import EvaluationResult
 from annotator.project import Project, ProjectSettings
 from annotator.store.repository import EvaluationRow
 
@@ -45,6 +49,34 @@ def prepare_current(project: Project, translations: str | Path) -> tuple[Dataset
     with gc_paused():
         dataset = dataset_from_project(project)
         return dataset, load_translations(translations, dataset)
+
+
+#: The whole result of an evaluation job started from the Evaluate page, beside its ``analysed.jsonl``.
+RESULT_FILE = "result.pickle"
+
+
+def save_result(result: EvaluationResult, folder: Path) -> Path:
+    """Keep the run as the page needs it (matches, analyses and the items' candidates, for the browser, the report
+    and the inspection queue's verdict hashes), which ``analysed.jsonl`` alone does not hold."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / RESULT_FILE
+    with atomic_file(path) as temporary:
+        write_bytes_synced(temporary, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    return path
+
+
+def load_result(folder: Path) -> EvaluationResult:
+    """The run ``save_result`` kept. Only ever called on a job's own folder under the project's data folder
+    (``services.jobs.result_folder``), which is as trusted as the project's database: never on an uploaded file."""
+    path = folder / RESULT_FILE
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UserError(f"The results of this evaluation are gone ({path}: {error.strerror}); run it again.") from error
+    result = pickle.loads(data)  # our own worker wrote it into the project's data folder (see the docstring)
+    if not isinstance(result, EvaluationResult):
+        raise UserError(f"{path} does not hold an evaluation result; run the evaluation again.")
+    return result
 
 
 def _may_hold_surrogate(rows: Sequence[EvaluationRow]) -> bool:
