@@ -103,11 +103,6 @@ def _problem(problems: list[Problem], source: str, line: int, rule: str, message
 _NULLABLE = ("sense_rank", "polysemy_degree")
 
 
-#: ``parse_candidate`` memoised: the items of one synset share their lexicon candidates, so a 10,000-item dataset
-#: parses each text several times; a refused text raises again on every call (exceptions are not cached).
-_parsed = functools.lru_cache(maxsize=1 << 16)(parse_candidate)
-
-
 #: Candidate lists already read, by the identity of the list object (see ``dataset_from_records``): the list itself
 #: (kept so that its id is never reused) and its specs.
 SpecsMemo = dict[tuple[int, str], tuple[Any, tuple[CandidateSpec, ...]]]
@@ -119,14 +114,26 @@ def _side_specs(
     specs = []
     for index, entry in enumerate(entries):
         text = entry.get("text") if isinstance(entry, dict) else entry
+        synsets = entry.get("synsets") if isinstance(entry, dict) else None
         try:
-            candidate = _parsed(text) if type(text) is str else parse_candidate(text)
+            provenance = tuple(map(str, synsets)) if synsets else ()
+            try:  # shared: the same text, side, position and provenance give the same spec
+                spec = _spec(text, side, index, provenance)
+            except TypeError:  # an unhashable text: read it unshared (it is refused)
+                spec = CandidateSpec(parse_candidate(text), side, index, provenance)
         except CandidateError as error:
             _problem(problems, source, line, f"candidate_{error.rule}", f"{where} candidate {text!r}: {error.message}")
             continue
-        synsets = entry.get("synsets") if isinstance(entry, dict) else None
-        specs.append(CandidateSpec(candidate, side, index, tuple(map(str, synsets)) if synsets else ()))
+        specs.append(spec)
     return tuple(specs)
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _spec(text: Any, side: str, index: int, synsets: tuple[str, ...]) -> CandidateSpec:
+    """One immutable spec per distinct candidate text, side, position and provenance, shared by the items that
+    hold it; a refused text raises ``CandidateError`` again on every call (exceptions are not cached)."""
+    candidate = parse_candidate(text)
+    return CandidateSpec(candidate, side, index, synsets)
 
 
 def _parse_item(
@@ -287,17 +294,26 @@ def _synset(value: Any) -> bool:
 
 
 def _candidate_ok(entry: Any) -> bool:
-    if type(entry) is not dict or entry.keys() != _CANDIDATE_FIELDS:
+    if type(entry) is not dict or entry.keys() != _CANDIDATE_FIELDS or type(entry["synsets"]) is not list:
         return False
-    text, pos, synsets = entry["text"], entry["pos"], entry["synsets"]
-    if not (_text(text, 1) and _pattern_ok(_CANDIDATE_TEXT, text) and entry["origin"] in _ORIGINS):
+    try:
+        return _candidate_fields_ok(entry["text"], entry["pos"], entry["origin"], tuple(entry["synsets"]))
+    except TypeError:  # an unhashable value (a list where text is due): not a valid candidate, the schema words it
+        return False
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _candidate_fields_ok(text: Any, pos: Any, origin: Any, synsets: tuple[Any, ...]) -> bool:
+    """Memoised: the lexicon's candidates recur across the items of a synset. Values equal across types
+    (``1``, ``1.0``, ``True``) share an answer, rightly: none of them is valid anywhere here."""
+    if not (_text(text, 1) and _pattern_ok(_CANDIDATE_TEXT, text) and origin in _ORIGINS):
         return False
     if pos is None:
         if text.startswith("["):
             return False
     elif pos not in _CROSS_POS or not text.startswith("["):
         return False
-    return type(synsets) is list and all(map(_synset, synsets)) and len(set(synsets)) == len(synsets)
+    return all(map(_synset, synsets)) and len(set(synsets)) == len(synsets)
 
 
 def _list_ok(entries: Any, memo: dict[int, tuple[Any, bool]] | None) -> bool:
