@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import statistics
@@ -169,6 +170,7 @@ def evaluation_setup(project: Project, translations: Path, runs: int) -> None:
 
     walls, cpus = [], []
     for _ in range(runs):
+        gc.collect()  # the job's worker is a fresh process: no garbage of an earlier run to collect on the way
         wall, cpu = time.perf_counter(), time.process_time()
         dataset, loaded = prepare_current(project, translations)
         create_analyser("default")

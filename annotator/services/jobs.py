@@ -10,6 +10,7 @@ A job whose worker vanished (killed, crashed, host gone) is marked failed with t
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import subprocess
@@ -383,6 +384,8 @@ def _run_evaluate(project: Project, job: Job, user: User | None, progress: Progr
     else:
         dataset = load_dataset(params["dataset"])
         translations = load_translations(params["translations"], dataset)
+    gc.collect()
+    gc.freeze()  # the inputs live until this worker ends: the collector's full passes need not walk them again
     analyser = create_analyser(params.get("analyser") or "default", params.get("models") or None)
     source = params.get("translations_name") or str(params["translations"])
     result = evaluate(dataset, translations, analyser, progress, translations_source=source)
