@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator.atomic_files import atomic_file, write_bytes_synced
-from annotator.data_export.dataset import gc_paused
+from annotator.data_export.dataset import candidates_json, gc_paused
 from annotator.data_import.limits import may_hold_surrogate
 from annotator.domain.model import Status
 from annotator.errors import UserError
@@ -125,12 +125,9 @@ def _records(rows: Iterable[EvaluationRow], languages: Sequence[str]) -> Iterato
 
 
 def _candidates(stored: str | None) -> list[dict[str, Any]]:
-    """A stored candidate list as exported: a cross-PoS candidate's text in its canonical ``[text]_UPOS`` form."""
-    candidates = json.loads(stored) if stored else []
-    for candidate in candidates:
-        if candidate.get("pos"):
-            candidate["text"] = f"[{candidate['text']}]_{candidate['pos']}"
-    return candidates
+    """A stored candidate list as exported (``candidates_json``: a cross-PoS candidate's text in its canonical
+    ``[text]_UPOS`` form), decoded; a list without cross-PoS candidates is decoded once, as stored."""
+    return json.loads(candidates_json(stored)) if stored else []
 
 
 def _item_record(row: EvaluationRow, languages: dict[str, dict[str, Any]]) -> dict[str, Any]:
