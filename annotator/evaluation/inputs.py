@@ -128,7 +128,7 @@ def _side_specs(
     return tuple(specs)
 
 
-@functools.lru_cache(maxsize=1 << 17)
+@functools.cache
 def _spec(text: Any, side: str, index: int, synsets: tuple[str, ...]) -> CandidateSpec:
     """One immutable spec per distinct candidate text, side, position and provenance, shared by the items that
     hold it; a refused text raises ``CandidateError`` again on every call (exceptions are not cached)."""
@@ -282,7 +282,7 @@ def _count(value: Any, minimum: int) -> bool:
     return type(value) is int and value >= minimum
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.cache
 def _pattern_ok(pattern: re.Pattern[str], value: str) -> bool:
     """A schema ``pattern`` (``re.search``, as jsonschema applies it), memoised: synset ids and the lexicon's
     candidate texts recur across a dataset's items."""
@@ -302,7 +302,7 @@ def _candidate_ok(entry: Any) -> bool:
         return False
 
 
-@functools.lru_cache(maxsize=1 << 17)
+@functools.cache
 def _candidate_fields_ok(text: Any, pos: Any, origin: Any, synsets: tuple[Any, ...]) -> bool:
     """Memoised: the lexicon's candidates recur across the items of a synset. Values equal across types
     (``1``, ``1.0``, ``True``) share an answer, rightly: none of them is valid anywhere here."""
@@ -415,11 +415,17 @@ class _DatasetBuilder:
         return found is not None
 
     def dataset(self) -> Dataset:
+        for memo in _PER_DATASET_MEMOS:  # unbounded while one dataset is read (a bounded LRU thrashed at 10,000
+            memo.cache_clear()  # items), emptied after it: a server process keeps nothing of it
         if not self.items and not self.problems:
             _problem(self.problems, self.source, 0, "empty", "the dataset has no items")
         if self.problems:
             raise EvaluationInputError(self.problems)
         return Dataset(self.items, self.source)
+
+
+#: Memoised checks whose answers only depend on their arguments (see ``_DatasetBuilder.dataset``).
+_PER_DATASET_MEMOS = (_spec, _pattern_ok, _candidate_fields_ok)
 
 
 def parse_dataset(lines: Iterable[str], source: str = "dataset.jsonl") -> Dataset:
