@@ -6,24 +6,35 @@ Run: ``python benchmarks/bench_pages.py [--items 10000] [--reruns 7] [--keep DIR
 DISCUSS and some discarded so the Review page has rows. Each page is run through Streamlit's ``AppTest`` in a fresh
 session of the whole app (``main.py``: navigation, the page); a project without accounts opens as the local lead.
 Times are ``AppTest`` wall times, so they include the test harness (a thread, an event loop, parsing the element
-tree) on top of the server-side script run. ``ANNOTATOR_DATABASE_URL`` selects another database (PostgreSQL);
+tree) on top of the server-side script run. ``ANNOTATOR_DATABASE_URL`` selects another database (PostgreSQL),
+``--postgres`` starts a throw-away PostgreSQL cluster for the run;
 ``--keep DIR`` seeds once and reuses the project on later runs.
+
+First it prints "Evaluate: set-up from the live curation" (issue 10 target ≤ 2 s): the dataset built from the rows,
+100,000 translations (two systems) read and checked, the analyser created — the median of ``--setup-runs`` runs,
+wall and CPU time (the machine may be shared: CPU time says what the work itself cost).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
+import json
 import os
 import statistics
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
 from bench_export import LANGS, seed
+from sqlalchemy import create_engine, text
 
 from annotator.domain.model import DiscardReason, Status
+from annotator.errors import UserError
 from annotator.project import LexiconSettings, Project, ProjectSettings
 
 MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
@@ -31,7 +42,10 @@ MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
 
 def prepare(folder: Path, items: int) -> Project:
     fresh = not (folder / "data" / "annotator.sqlite").exists() and not os.environ.get("ANNOTATOR_DATABASE_URL")
-    project = Project.open(folder / "data", create=True)
+    try:  # ``--keep``: a project seeded by an earlier run (``create`` refuses an existing project)
+        project = Project.open(folder / "data")
+    except UserError:
+        project = Project.open(folder / "data", create=True)
     with project.db.read() as conn:
         fresh = fresh or project.repo.count_items(conn) == 0
     if fresh:
@@ -130,13 +144,84 @@ PAGES = [
 ]
 
 
+SYSTEMS = ("mt-a", "mt-b")
+
+
+def translations_file(folder: Path, items: int) -> Path:
+    """One translation per item, language and system (100,000 lines at 10,000 items), written once."""
+    path = folder / f"translations-{items}.jsonl"
+    if not path.exists():
+        with open(path, "w", encoding="utf-8") as handle:
+            for index in range(items):
+                for lang in LANGS:
+                    for system in SYSTEMS:
+                        text = f"Satz {index} mit {lang.lower()}-good-{index // 4}-0 im Kontext."
+                        line = {"id": f"item-{index:06d}", "lang": lang, "system": system, "translation": text}
+                        handle.write(json.dumps(line) + "\n")
+    return path
+
+
+def evaluation_setup(project: Project, translations: Path, runs: int) -> None:
+    """Issue 10 acceptance 4: from "Run evaluation" on the current curation to the evaluation ready to analyse —
+    the dataset built from the rows, the translations read and checked against it, the analyser created. That is
+    what the evaluation job runs before its first analysis batch (``services.evaluate_project.prepare_current``)."""
+    from annotator.services.evaluate import create_analyser
+    from annotator.services.evaluate_project import prepare_current
+
+    walls, cpus = [], []
+    for _ in range(runs):
+        gc.collect()  # the job's worker is a fresh process: no garbage of an earlier run to collect on the way
+        wall, cpu = time.perf_counter(), time.process_time()
+        dataset, loaded = prepare_current(project, translations)
+        create_analyser("default")
+        walls.append(1000 * (time.perf_counter() - wall))
+        cpus.append(1000 * (time.process_time() - cpu))
+    median = statistics.median(walls)
+    print(
+        f"{'Evaluate: set-up from the live curation':<36} {len(dataset.items)} items, {len(loaded)} translations: "
+        f"median {median:.0f} ms wall, {statistics.median(cpus):.0f} ms CPU (min {min(walls):.0f}, "
+        f"max {max(walls):.0f}, n={runs})  {'ok' if median <= 2000 else 'SLOW'} (target ≤ 2 s)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--reruns", type=int, default=7)
     parser.add_argument("--keep", metavar="DIR", help="seed into DIR once and reuse it on later runs")
     parser.add_argument("--only", help="measure only pages whose name contains this text")
+    parser.add_argument("--setup-runs", type=int, default=5, help="runs of the evaluation set-up (median shown)")
+    parser.add_argument(
+        "--postgres", action="store_true", help="run on a throw-away PostgreSQL cluster (tests/pg_cluster.py)"
+    )
     args = parser.parse_args()
+    if args.postgres:
+        with throwaway_postgres():
+            run(args)
+    else:
+        run(args)
+
+
+@contextlib.contextmanager
+def throwaway_postgres() -> Iterator[None]:
+    """A temporary cluster on 127.0.0.1 and a database on it as ANNOTATOR_DATABASE_URL; both gone afterwards."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from pg_cluster import Cluster
+
+    cluster = Cluster()
+    try:
+        admin = create_engine(cluster.url(), isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text('CREATE DATABASE "annotator_bench_pages"'))
+        admin.dispose()
+        os.environ["ANNOTATOR_DATABASE_URL"] = cluster.url("annotator_bench_pages")
+        yield
+    finally:
+        os.environ.pop("ANNOTATOR_DATABASE_URL", None)
+        cluster.stop()
+
+
+def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.keep or tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -144,6 +229,8 @@ def main() -> None:
         os.environ["ANNOTATOR_DATA"] = str(project.data_dir)
         engine = "PostgreSQL" if os.environ.get("ANNOTATOR_DATABASE_URL") else "SQLite"
         print(f"{args.items} items × {len(LANGS)} languages on {engine}; AppTest wall times (target: rerun ≤ 300 ms)")
+        if not args.only or args.only.lower() in "evaluate: set-up from the live curation":
+            evaluation_setup(project, translations_file(folder, args.items), args.setup_runs)
         for page in PAGES:
             if args.only and args.only.lower() not in page.name.lower():
                 continue

@@ -4,6 +4,7 @@ translations the curation has nothing for are skipped and counted; ω is shown a
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,10 @@ from streamlit.testing.v1 import AppTest
 
 from annotator.app.pages.evaluate import BUNDLED
 from annotator.app.safe_text import code
+from annotator.domain.jobs import JobKind, JobState
 from annotator.domain.model import Side
 from annotator.project import Project
+from annotator.services import jobs
 from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
 
@@ -31,11 +34,24 @@ def demo(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run_evaluation(at: AppTest) -> AppTest:
+    """Submit the form, wait for the evaluation job it starts (a worker process), and show the page again."""
     at.radio(key="evaluate_translations_choice").set_value(BUNDLED)
     at.button(key="FormSubmitter:evaluate_inputs-Run evaluation").click()
     at.run()
     assert not at.exception, at.exception
+    project = Project.open(Path(os.environ["ANNOTATOR_DATA"]))
+    (job,) = jobs.list_jobs(project, limit=1, kinds=[JobKind.EVALUATE])  # the click started it
+    finished = jobs.wait(project, job.id, timeout=300)
+    assert finished.state is JobState.DONE, finished.error
+    at.run()
+    assert not at.exception, at.exception
     return at
+
+
+def metrics_table(at: AppTest):  # type: ignore[no-untyped-def]
+    """The metrics table (the jobs panel has a table of its own)."""
+    (table,) = [frame.value for frame in at.dataframe if "Accuracy" in frame.value.columns]
+    return table
 
 
 def shown_items(at: AppTest, lang: str = "DE", system: str = "demo-mt-b") -> list[str]:
@@ -55,7 +71,7 @@ def test_metrics_miss_browsing_curate_link_and_rerun(demo: Path) -> None:
     at.switch_page("pages/evaluate.py").run()
     assert at.header[0].value == "Evaluate machine translations"
     run_evaluation(at)
-    table = at.dataframe[0].value
+    table = metrics_table(at)
     assert {"system", "lang", "Accuracy", "%MISS", "MFS", "MFS+", "SFII", "SPDI"} <= set(table.columns)
     assert {"demo-mt-a", "demo-mt-b"} <= set(table["system"])
     assert len(at.get("vega_lite_chart")) == 2  # accuracy and % MISS per language
@@ -128,3 +144,29 @@ def test_the_page_shows_the_report_charts_and_offers_the_html(demo: Path) -> Non
     # accuracy per language, by sense rank, by polysemy degree, and one consistency heat map per system
     assert len(at.get("vega_lite_chart")) == charts_before + 3 + 2
     assert [d.label for d in at.get("download_button")][:1] == ["Download the report (one HTML file, works offline)"]
+
+
+def test_the_evaluation_runs_as_a_job_another_lead_sees_its_results(demo: Path) -> None:
+    """Issue 10: scoring the current curation is a background job recorded in the database (who, what, result),
+    its results written under the project's data folder; a lead in another session sees the job and the results."""
+    at = logged_in("lead", "demo-lead-pass")
+    at.switch_page("pages/evaluate.py").run()
+    assert any("Choose the translations" in i.value for i in at.info)  # nothing run yet
+    run_evaluation(at)
+
+    project = Project.open(demo)
+    (job,) = jobs.list_jobs(project, kinds=[JobKind.EVALUATE])
+    assert (job.user, job.params["current"], job.params["page"]) == ("lead", True, True)
+    folder = jobs.result_folder(project, job.id)
+    assert folder.parent.parent == demo
+    assert (folder / "analysed.jsonl").is_file() and (folder / "metrics.json").is_file()
+    assert job.result is not None and str(folder) in job.result["summary"]
+
+    other = logged_in("lead", "demo-lead-pass")  # a new browser session: nothing in its session state
+    other.switch_page("pages/evaluate.py").run()
+    assert not other.exception, other.exception
+    assert any(s.value.startswith("Jobs") for s in other.subheader)
+    assert any(f"Job {job.id} · evaluate · done" in plain(s.value) for s in other.success)
+    assert MISS_ITEM in shown_items(other)
+    table = metrics_table(other)
+    assert {"demo-mt-a", "demo-mt-b"} <= set(table["system"])

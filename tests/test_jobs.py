@@ -315,3 +315,46 @@ def test_a_refused_import_job_fails_with_the_row_message_and_changes_no_data(tmp
     assert failed.state is JobState.FAILED and "bad.jsonl" in failed.error and "row 1" in failed.error
     assert "pos" in failed.error and f"job {failed.id} failed: " in done.stdout
     assert {name: rows for name, rows in dump(project).items() if name != "jobs"} == before
+
+
+# --- progress of a running import (issue 10) -----------------------------------------------------------------
+
+
+def record_job_updates(project: Project) -> None:
+    """Every change of a ``jobs`` row, as the worker writes it, kept in order by a trigger: the job's history,
+    independent of when (or whether) a poller happens to look."""
+    with project.db.write() as conn:
+        conn.exec_driver_sql(
+            "CREATE TABLE job_updates (n INTEGER PRIMARY KEY, job INTEGER, state TEXT, done INTEGER, total INTEGER, "
+            "message TEXT)"
+        )
+        conn.exec_driver_sql(
+            "CREATE TRIGGER job_updated AFTER UPDATE ON jobs BEGIN INSERT INTO job_updates (job, state, done, total, "
+            "message) VALUES (new.id, new.state, new.done, new.total, new.message); END"
+        )
+
+
+def test_an_import_job_shows_its_progress_while_it_reads_and_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_jsonl
+) -> None:
+    """The worker writes its progress while the import runs (reading the file was seconds without a word): every
+    step it reports is in the job's history, written while the job was still running. The throttle is set to 0
+    so that what is checked is which steps are reported, not how fast this machine is."""
+    from conftest import SAMPLE_ITEMS
+
+    project = demo_project(tmp_path, monkeypatch, items=False)
+    record_job_updates(project)
+    monkeypatch.setenv(jobs.PROGRESS_INTERVAL_ENV, "0")
+    rows = [dict(SAMPLE_ITEMS[n % 2], id=f"row-{n:05d}") for n in range(3000)]
+    started = jobs.start(project, JobKind.IMPORT, {"file": str(write_jsonl("big.jsonl", rows))})
+    finished = jobs.wait(project, started.id, timeout=300)
+    assert finished.state is JobState.DONE, finished.error
+    with project.db.read() as conn:
+        updates = conn.exec_driver_sql(
+            "SELECT state, done, total, message FROM job_updates WHERE job = ? ORDER BY n", (started.id,)
+        ).all()
+    running = [(done, total, message) for state, done, total, message in updates if state == "running"]
+    assert ("reading the file" in {m for _d, _t, m in running}) and (1000, 3000, "reading") in running
+    assert (2000, 3000, "checking") in running
+    assert (500, 3000, "writing") in running and (2500, 3000, "writing") in running
+    assert updates[-1][0] == "done" and [u for u in updates if u[0] == "done"] == updates[-1:]

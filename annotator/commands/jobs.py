@@ -36,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     start.add_argument("--include-incomplete", action="store_true", help="export: see 'annotator export'")
     start.add_argument("--keep-partially-discarded", action="store_true", help="export: see 'annotator export'")
     start.add_argument("--dataset", help="evaluate: the exported dataset.jsonl")
+    start.add_argument("--current", action="store_true", help="evaluate: score the project's current curation")
     start.add_argument("--translations", help="evaluate: the translations file")
     start.add_argument("--analyser", default="default", help="evaluate: default or stanza")
     start.add_argument("--wait", action="store_true", help="follow the job until it ends (exit 1 unless done)")
@@ -67,7 +68,8 @@ def _params(args: argparse.Namespace) -> dict[str, Any]:
         }
         return {**params, "out": args.out} if args.out else params
     if kind is JobKind.EVALUATE:
-        params = {"dataset": args.dataset, "translations": args.translations, "analyser": args.analyser}
+        params = {"translations": args.translations, "analyser": args.analyser}
+        params.update({"current": True} if args.current else {"dataset": args.dataset})
         return {**params, "out": args.out} if args.out else params
     return {}
 

@@ -21,6 +21,7 @@ from annotator.domain import unicode_rules
 from annotator.domain.candidates import normalize_pos
 from annotator.domain.model import TARGET_POS, Item, Target
 from annotator.errors import RowProblemsError
+from annotator.progress import ProgressCallback, no_progress
 from annotator.store import schema
 
 REQUIRED_COLUMNS = ("sentence", "lemma", "pos", "synset")
@@ -343,12 +344,25 @@ def _parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem],
     )
 
 
-def parse_item_file(path: Path | str, limits: InputLimits | None = None, known_ids: Iterable[str] = ()) -> ParsedItems:
+#: Rows validated between two progress reports while a file is read.
+PROGRESS_ROWS = 1000
+
+
+def parse_item_file(
+    path: Path | str,
+    limits: InputLimits | None = None,
+    known_ids: Iterable[str] = (),
+    progress: ProgressCallback = no_progress,
+) -> ParsedItems:
     """Validate a whole file within ``limits``; raise ``ItemImportError`` listing the bad rows (the first
     ``max_problems``, then a count), or return the items. ``known_ids`` are the project's items: a new id that
-    differs from one of them only by case is refused (ids are unique case-insensitively)."""
+    differs from one of them only by case is refused (ids are unique case-insensitively).
+
+    ``progress`` hears of the reading and of every ``PROGRESS_ROWS`` rows validated: reading a large file is
+    seconds of an import job, which showed nothing until the writing began."""
     path = Path(path)
     limits = limits or InputLimits()
+    progress(0, 0, "reading the file")
     table = load_table(path, limits=limits)
     columns, rows = table.columns, table.rows
     problems = ProblemLog(limits.max_problems)
@@ -364,7 +378,10 @@ def parse_item_file(path: Path | str, limits: InputLimits | None = None, known_i
     existing = {known.casefold(): known for known in known_ids}
     items: list[Item] = []
     seen: dict[str, tuple[str, int]] = {}
-    for row in rows:
+    total = len(rows)
+    for number, row in enumerate(rows, start=1):
+        if number % PROGRESS_ROWS == 0 or number == total:
+            progress(number, total, "reading")
         item = parse_row(row, problems, warnings, limits)
         if item is None:
             continue

@@ -6,18 +6,152 @@ Scoring the current curation means a candidate a translator adds for a MISS coun
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import pickle
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import groupby
+from pathlib import Path
+from typing import Any
 
-from annotator.data_export.dataset import ExportOptions, collect, dataset_line
-from annotator.evaluation.inputs import Dataset, dataset_from_records
-from annotator.project import Project
+from annotator.atomic_files import atomic_file, write_bytes_synced
+from annotator.data_export.dataset import candidates_json, gc_paused
+from annotator.data_import.limits import may_hold_surrogate
+from annotator.domain.model import Status
+from annotator.errors import UserError
+from annotator.evaluation.inputs import Dataset, Translations, dataset_from_records, load_translations
+from annotator.evaluation.run import EvaluationResult
+from annotator.project import Project, ProjectSettings
+from annotator.store.repository import EvaluationRow
 
 
 def dataset_from_project(project: Project) -> Dataset:
-    """Every non-excluded item, done or not; an item-language discarded in a language is left out for it."""
-    selection = collect(project, ExportOptions(include_incomplete=True, keep_partially_discarded=True))
-    records = [json.loads(dataset_line(entry.item, entry.languages)) for entry in selection.items]
-    return dataset_from_records(records, source=f"{project.data_dir} (current curation)")
+    """Every non-excluded item, done or not; an item-language discarded in a language is left out for it.
+
+    The same dataset as exporting with ``--include-incomplete --keep-partially-discarded`` and evaluating that
+    ``dataset.jsonl`` (``tests/test_evaluate_live.py`` checks it), built from one joined query: each stored candidate
+    list is decoded once into the record a ``dataset.jsonl`` line would hold, and the records get the file's checks
+    (``dataset_from_records``). Writing the lines as JSON text and parsing them back took most of the 17 s this used
+    to take at 10,000 items × 5 languages.
+    """
+    with gc_paused():  # hundreds of thousands of small objects, no cycles: the collector's passes only cost
+        with project.db.read() as conn:
+            raw = project.repo.get_meta(conn, "settings")
+            languages = tuple(sorted((ProjectSettings.from_json(raw) if raw else ProjectSettings()).languages))
+            rows = list(project.repo.evaluation_rows(conn, languages))
+        source = f"{project.data_dir} (current curation)"
+        return dataset_from_records(
+            _records(rows, languages), source, surrogate_free=not _may_hold_surrogate(rows), shared_lists=True
+        )
+
+
+def prepare_current(project: Project, translations: str | Path) -> tuple[Dataset, Translations]:
+    """Scoring the current curation up to the first analysis: the dataset from the rows and the translations read
+    and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 10 target ≤ 2 s)."""
+    with gc_paused():
+        dataset = dataset_from_project(project)
+        return dataset, load_translations(translations, dataset)
+
+
+#: The whole result of an evaluation job started from the Evaluate page, beside its ``analysed.jsonl``.
+RESULT_FILE = "result.pickle"
+
+
+def save_result(result: EvaluationResult, folder: Path) -> Path:
+    """Keep the run as the page needs it (matches, analyses and the items' candidates, for the browser, the report
+    and the inspection queue's verdict hashes), which ``analysed.jsonl`` alone does not hold."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / RESULT_FILE
+    with atomic_file(path) as temporary:
+        write_bytes_synced(temporary, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    return path
+
+
+def load_result(folder: Path) -> EvaluationResult:
+    """The run ``save_result`` kept. Only ever called on a job's own folder under the project's data folder
+    (``services.jobs.result_folder``), which is as trusted as the project's database: never on an uploaded file."""
+    path = folder / RESULT_FILE
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UserError(f"The results of this evaluation are gone ({path}: {error.strerror}); run it again.") from error
+    result = pickle.loads(data)  # our own worker wrote it into the project's data folder (see the docstring)
+    if not isinstance(result, EvaluationResult):
+        raise UserError(f"{path} does not hold an evaluation result; run the evaluation again.")
+    return result
+
+
+def _may_hold_surrogate(rows: Sequence[EvaluationRow]) -> bool:
+    """Could a record hold a lone surrogate? One search over every stored text (a raw one, or a JSON ``\\u``
+    escape of one in the candidate lists), instead of walking each decoded record's strings."""
+    text = "\n".join(value for row in rows for value in row if type(value) is str)
+    try:
+        text.encode("utf-8")  # fails on a raw lone surrogate; a C loop, unlike a regular expression
+    except UnicodeEncodeError:
+        return True
+    return "\\u" in text and may_hold_surrogate(text)  # only JSON escapes of control characters are common
+
+
+def _records(rows: Iterable[EvaluationRow], languages: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """The records of the export's rules (see ``data_export.dataset.select``) with both options on, by item id.
+
+    Equal stored candidate lists are decoded once and shared as one list object (``shared_lists``).
+    """
+    decoded: dict[str | None, list[dict[str, Any]]] = {}
+
+    def candidates(stored: str | None) -> list[dict[str, Any]]:
+        found = decoded.get(stored)
+        if found is None:
+            found = decoded[stored] = _candidates(stored)
+        return found
+
+    by_item = {item_id: list(group) for item_id, group in groupby(rows, key=lambda row: row.id)}
+    for item_id in sorted(by_item):  # the export's order: Python's, not the database collation's
+        group = by_item[item_id]
+        held = {row.lang: row for row in group if row.lang is not None}
+        sets: dict[str, dict[str, Any]] = {}
+        for lang in languages:
+            row = held.get(lang)
+            status = Status(row.status) if row is not None and row.status else Status.PENDING
+            if status is Status.DISCARDED:
+                continue
+            entry: dict[str, Any] = {
+                "good": candidates(row.good if row is not None else None),
+                "bad": candidates(row.bad if row is not None else None),
+            }
+            if status is not Status.DONE:
+                entry["status"] = status.value
+            sets[lang] = entry
+        if sets:  # discarded in every language: not in the dataset
+            yield _item_record(group[0], sets)
+
+
+def _candidates(stored: str | None) -> list[dict[str, Any]]:
+    """A stored candidate list as exported (``candidates_json``: a cross-PoS candidate's text in its canonical
+    ``[text]_UPOS`` form), decoded; a list without cross-PoS candidates is decoded once, as stored."""
+    return json.loads(candidates_json(stored)) if stored else []
+
+
+def _item_record(row: EvaluationRow, languages: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """What ``data_export.dataset.dataset_line`` writes for the item (δ(λ), μ(σ) and Ω(λ) from its senses)."""
+    senses = sorted(json.loads(row.senses), key=lambda sense: sense["rank"])
+    rank = next((sense["rank"] for sense in json.loads(row.senses) if sense["synset"] == row.synset), None)
+    return {
+        "id": row.id,
+        "sentence": row.sentence,
+        "target": {
+            "text": row.target_text,
+            "start": row.target_start,
+            "end": row.target_end,
+            "lemma": row.lemma,
+            "pos": row.pos,
+        },
+        "synset": row.synset,
+        "gloss": row.gloss,
+        "source": row.source,
+        "polysemy_degree": len(senses) if senses else None,
+        "sense_rank": rank,
+        "senses": [{"synset": sense["synset"], "rank": sense["rank"]} for sense in senses],
+        "languages": languages,
+    }
 
 
 def split_at_span(text: str, span: Sequence[int] | None) -> tuple[str, str, str]:

@@ -326,7 +326,7 @@ def _import_items(
     administration.check_admin(user, "import items")
     with project.db.read() as conn:  # ids are unique case-insensitively across the project, not just the file
         known_ids = list(project.repo.item_hashes(conn))
-    parsed: ParsedItems = parse_item_file(path, project_limits(project), known_ids)
+    parsed: ParsedItems = parse_item_file(path, project_limits(project), known_ids, progress)
     del known_ids
     name = Path(path).name
     cleaned = clean_interrupted_imports(project)

@@ -10,6 +10,7 @@ A job whose worker vanished (killed, crashed, host gone) is marked failed with t
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import subprocess
@@ -36,6 +37,8 @@ from annotator.store import jobs as store
 HEARTBEAT_SECONDS = 5.0
 #: Folder under the project's data folder for uploaded inputs and worker logs.
 JOBS_FOLDER = "jobs"
+#: Environment variable: seconds between a worker's progress writes (see ``progress_interval``).
+PROGRESS_INTERVAL_ENV = "ANNOTATOR_JOB_PROGRESS_INTERVAL"
 
 
 class JobRefused(UserError):
@@ -124,8 +127,10 @@ def _check_params(project: Project, kind: JobKind, params: dict[str, Any]) -> di
             params[name] = str(Path(params[name]).expanduser().resolve())
     if kind is JobKind.IMPORT and not params.get("file"):
         raise JobRefused("An import job needs the item file (--file).")
-    if kind is JobKind.EVALUATE and not (params.get("dataset") and params.get("translations")):
-        raise JobRefused("An evaluation job needs --dataset and --translations.")
+    if kind is JobKind.EVALUATE and not params.get("translations"):
+        raise JobRefused("An evaluation job needs the translations (--translations).")
+    if kind is JobKind.EVALUATE and not (params.get("dataset") or params.get("current")):
+        raise JobRefused("An evaluation job needs --dataset, or --current to score the project's current curation.")
     for name in ("file", "dataset", "translations"):
         if params.get(name) and not Path(params[name]).is_file():
             raise JobRefused(f"{params[name]}: no such file.")
@@ -269,6 +274,16 @@ def wait(project: Project, job_id: int, timeout: float = 600.0, progress: Progre
 # --- the worker ---------------------------------------------------------------------------------------------
 
 
+def progress_interval() -> float:
+    """Seconds between a worker's progress writes: ``PROGRESS_INTERVAL_ENV`` if set (0 writes every update, which
+    the tests use to see each step a job reports whatever the machine's speed), else the domain's default."""
+    raw = os.environ.get(PROGRESS_INTERVAL_ENV, "").strip()
+    try:
+        return max(0.0, float(raw)) if raw else rules.PROGRESS_INTERVAL_SECONDS
+    except ValueError:
+        return rules.PROGRESS_INTERVAL_SECONDS
+
+
 class _Reporter:
     """The progress callback handed to the service: throttled writes, and the cancel check at each write."""
 
@@ -276,10 +291,11 @@ class _Reporter:
         self.side = side
         self.job_id = job_id
         self.last = float("-inf")
+        self.interval = progress_interval()
 
     def __call__(self, done: int, total: int, message: str) -> None:
         now = time.monotonic()
-        if not rules.due(self.last, now, done, total):
+        if not rules.due(self.last, now, done, total, self.interval):
             return
         self.last = now
         cancel = self.side.report(self.job_id, utc_now(), done=done, total=total, message=message[:200])
@@ -346,15 +362,58 @@ def _run_export(project: Project, job: Job, user: User | None, progress: Progres
 
 
 def _run_evaluate(project: Project, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
-    from annotator.services.evaluate import default_out_dir, run_evaluation
+    """Score translations against an exported dataset or (``current``) the project's current curation.
+
+    A job the Evaluate page started (``page``) writes into its own folder under the project's data folder, with the
+    whole result for the page to show (``evaluate_project.save_result``); otherwise beside the translations.
+    """
+    from annotator.services.evaluate import (
+        create_analyser,
+        default_out_dir,
+        evaluate,
+        load_dataset,
+        load_translations,
+        write_results,
+    )
+    from annotator.services.evaluate_project import prepare_current, save_result
 
     administration.check_admin(user, "evaluate translations")
     params = job.params
-    out_dir = Path(params["out"]) if params.get("out") else default_out_dir(params["translations"])
-    result = run_evaluation(
-        params["dataset"], params["translations"], params.get("analyser", "default"), out_dir=out_dir, progress=progress
-    )
+    if params.get("current"):
+        dataset, translations = prepare_current(project, params["translations"])
+    else:
+        dataset = load_dataset(params["dataset"])
+        translations = load_translations(params["translations"], dataset)
+    gc.collect()
+    gc.freeze()  # the inputs live until this worker ends: the collector's full passes need not walk them again
+    analyser = create_analyser(params.get("analyser") or "default", params.get("models") or None)
+    source = params.get("translations_name") or str(params["translations"])
+    result = evaluate(dataset, translations, analyser, progress, translations_source=source)
+    if params.get("out"):
+        out_dir = Path(params["out"])
+    elif params.get("page"):
+        out_dir = result_folder(project, job.id)
+    else:
+        out_dir = default_out_dir(params["translations"])
+    write_results(result, out_dir)
+    if params.get("page"):
+        save_result(result, result_folder(project, job.id))
     return {"summary": f"Scored {len(result.results)} translation(s); results in {out_dir}", "path": str(out_dir)}
+
+
+def result_folder(project: Project, job_id: int) -> Path:
+    """Where an evaluation job started from the Evaluate page keeps its results: named by the job, under the
+    project's data folder (never a path taken from the job's parameters, as the page reads it back)."""
+    return jobs_folder(project) / f"evaluation-{int(job_id)}"
+
+
+def latest_done(project: Project, kind: JobKind, **params: Any) -> Job | None:
+    """The newest job of ``kind`` that finished successfully and was started with ``params`` (e.g. ``page=True``)."""
+    with project.db.read() as conn:
+        for job in store.list_jobs(conn, limit=50, kinds=[kind]):
+            if job.state is JobState.DONE and all(job.params.get(k) == v for k, v in params.items()):
+                return job
+    return None
 
 
 RUNNERS: dict[JobKind, Callable[[Project, Job, User | None, ProgressCallback], dict[str, Any]]] = {
@@ -426,7 +485,8 @@ def reporter_progress(project: Project, job_id: int) -> str:
 
 
 def save_upload(project: Project, name: str, data: bytes) -> Path:
-    """Keep an uploaded item file where the worker can read it (the browser's copy lives only in the session)."""
+    """Keep an uploaded file (items, a dataset, translations) where the worker can read it (the browser's copy
+    lives only in the session)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(name).name)[-100:]
     path = jobs_folder(project) / f"upload-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(4).hex()}-{safe}"
     path.write_bytes(data)

@@ -24,7 +24,7 @@ from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementTable
 from annotator.project import Project
 from annotator.store import schema
-from annotator.store.repository import QueueEntry, ReviewState
+from annotator.store.repository import QueueEntry, ReviewState, visible
 
 #: The row types pages read (the store defines them; pages import them from here, never from the store).
 QUEUE_ROW_TYPES = (QueueEntry, ReviewState)
@@ -43,7 +43,9 @@ def data_version(project: Project) -> tuple:
         audit = tuple(conn.execute(select(func.count(), func.max(a.c.id)).select_from(a)).one())
         items = tuple(  # exclusions and replaced items move it even when written without an audit row
             conn.execute(
-                select(func.count(), func.sum(case((it.c.excluded, 1), else_=0)), func.max(it.c.imported_at))
+                select(func.count(), func.sum(case((it.c.excluded, 1), else_=0)), func.max(it.c.imported_at)).where(
+                    visible(it)
+                )
             ).one()
         )
         settings = conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "settings")).scalar()

@@ -14,7 +14,7 @@ from sqlalchemy import Connection, and_, select
 from annotator.domain.model import CandidateEntry, DiscardReason, Status
 from annotator.errors import ConflictError
 from annotator.store import schema
-from annotator.store.repository import candidates_from_json, candidates_to_json
+from annotator.store.repository import candidates_from_json, candidates_to_json, not_staged, visible
 
 OPEN, ADJUDICATED = "open", "adjudicated"
 
@@ -116,19 +116,20 @@ def get_assignment(conn: Connection, item_id: str, lang: str) -> Assignment | No
 
 
 def list_assignments(conn: Connection, lang: str | None = None) -> list[Assignment]:
-    query = select(A).order_by(A.c.lang, A.c.item_id)
+    query = select(A).where(not_staged(A.c.item_id)).order_by(A.c.lang, A.c.item_id)
     if lang:
         query = query.where(A.c.lang == lang)
     return [_assignment(r) for r in conn.execute(query)]
 
 
 def assigned_keys(conn: Connection) -> set[tuple[str, str]]:
-    return {(r.item_id, r.lang) for r in conn.execute(select(A.c.item_id, A.c.lang))}
+    return {(r.item_id, r.lang) for r in conn.execute(select(A.c.item_id, A.c.lang).where(not_staged(A.c.item_id)))}
 
 
 def open_keys(conn: Connection) -> set[tuple[str, str]]:
     """(item, lang) of the assignments not yet adjudicated: closed to ordinary curation."""
-    return {(r.item_id, r.lang) for r in conn.execute(select(A.c.item_id, A.c.lang).where(A.c.state == OPEN))}
+    query = select(A.c.item_id, A.c.lang).where(A.c.state == OPEN, not_staged(A.c.item_id))
+    return {(r.item_id, r.lang) for r in conn.execute(query)}
 
 
 def is_open(conn: Connection, item_id: str, lang: str) -> bool:
@@ -157,7 +158,7 @@ def get_copy(conn: Connection, item_id: str, lang: str, annotator: str) -> Copy 
 
 
 def copies_for(conn: Connection, annotator: str, lang: str | None = None) -> list[Copy]:
-    query = select(C).where(C.c.annotator == annotator).order_by(C.c.lang, C.c.item_id)
+    query = select(C).where(C.c.annotator == annotator, not_staged(C.c.item_id)).order_by(C.c.lang, C.c.item_id)
     if lang:
         query = query.where(C.c.lang == lang)
     return [_copy(r) for r in conn.execute(query)]
@@ -165,7 +166,7 @@ def copies_for(conn: Connection, annotator: str, lang: str | None = None) -> lis
 
 def iter_copies(conn: Connection) -> Iterator[Copy]:
     """Every copy, ordered by item, language and translator (agreement, export)."""
-    for row in conn.execute(select(C).order_by(C.c.item_id, C.c.lang, C.c.annotator)):
+    for row in conn.execute(select(C).where(not_staged(C.c.item_id)).order_by(C.c.item_id, C.c.lang, C.c.annotator)):
         yield _copy(row)
 
 
@@ -183,8 +184,10 @@ class CopySetsRow:
 
 
 def iter_copy_sets(conn: Connection) -> Iterator[CopySetsRow]:
-    query = select(C.c.item_id, C.c.lang, C.c.annotator, C.c.status, C.c.good, C.c.bad).order_by(
-        C.c.item_id, C.c.lang, C.c.annotator
+    query = (
+        select(C.c.item_id, C.c.lang, C.c.annotator, C.c.status, C.c.good, C.c.bad)
+        .where(not_staged(C.c.item_id))
+        .order_by(C.c.item_id, C.c.lang, C.c.annotator)
     )
     for row in conn.execute(query):
         yield CopySetsRow(*row)
@@ -194,7 +197,9 @@ def prepopulated_sets(conn: Connection, keys: set[tuple[str, str]]) -> dict[tupl
     """(item, lang) → stored G0 and B0 JSON of the given item-languages."""
     il = schema.item_languages
     langs = sorted({lang for _item, lang in keys})
-    query = select(il.c.item_id, il.c.lang, il.c.initial_good, il.c.initial_bad).where(il.c.lang.in_(langs))
+    query = select(il.c.item_id, il.c.lang, il.c.initial_good, il.c.initial_bad).where(
+        il.c.lang.in_(langs), visible(il)
+    )
     return {(i, lang): (g, b) for i, lang, g, b in conn.execute(query) if (i, lang) in keys}
 
 

@@ -10,9 +10,9 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, and_, bindparam, func, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, exists, func, or_, select, update
 
 from annotator.domain.model import (
     CandidateEntry,
@@ -186,6 +186,34 @@ class ReviewState:
     updated_at: str | None
 
 
+class EvaluationRow(NamedTuple):
+    """One item joined with one of its item-languages (``lang`` None when it has none) for scoring the current
+    curation; ``senses``, ``good`` and ``bad`` stay stored JSON text, decoded once by the caller."""
+
+    id: str
+    sentence: str
+    target_text: str
+    target_start: int
+    target_end: int
+    lemma: str
+    pos: str
+    synset: str
+    gloss: str
+    source: str
+    senses: str
+    lang: str | None
+    status: str | None
+    good: str | None
+    bad: str | None
+
+
+def not_staged(item_id: Any) -> Any:
+    """For tables without an ``import_id`` (assignments, copies): the row's item is not one an import in progress
+    is staging. A primary-key look-up per row, and nothing to look up while no import runs."""
+    it = schema.items
+    return ~exists().where(it.c.id == item_id, it.c.import_id.in_(select(schema.imports.c.id)))
+
+
 def visible(table: Any) -> Any:
     """Rows of an import still being staged are hidden from every reader until that import commits.
 
@@ -331,7 +359,8 @@ class Repository:
         return found
 
     def item_glosses(self, conn: Connection) -> dict[str, str]:
-        return dict(conn.execute(select(schema.items.c.id, schema.items.c.gloss)).all())
+        it = schema.items
+        return dict(conn.execute(select(it.c.id, it.c.gloss).where(visible(it))).all())
 
     def set_glosses(self, conn: Connection, rows: Sequence[tuple[str, str]]) -> None:
         """Batch: (item id, gloss) from a re-import whose only change is the gloss."""
@@ -529,6 +558,27 @@ class Repository:
         statuses = {s.value: s for s in Status}
         for item_id, lang, status, good, bad, initial_good, reason, note, by, at in conn.execute(query):
             yield CandidateSetsRow(item_id, lang, statuses[status], good, bad, initial_good, reason, note, by, at)
+
+    def evaluation_rows(self, conn: Connection, langs: Sequence[str]) -> Iterator[EvaluationRow]:
+        """Every visible, non-excluded item with its item-languages in ``langs`` (None columns when it has none), in
+        one joined query: what scoring the current curation reads, without decoding rows into items first."""
+        it, il = schema.items, schema.item_languages
+        joined = it.outerjoin(il, and_(il.c.item_id == it.c.id, il.c.lang.in_(list(langs)), visible(il)))
+        query = (
+            select(
+                *(it.c[name] for name in ("id", "sentence", "target_text", "target_start", "target_end", "lemma")),
+                *(it.c[name] for name in ("pos", "synset", "gloss", "source", "senses")),
+                il.c.lang,
+                il.c.status,
+                il.c.good,
+                il.c.bad,
+            )
+            .select_from(joined)
+            .where(visible(it), it.c.excluded.is_(False))
+            .order_by(it.c.id, il.c.lang)
+        )
+        for row in conn.execute(query):
+            yield EvaluationRow._make(row)
 
     def save_item_language(
         self,
@@ -759,7 +809,7 @@ class Repository:
                 *(it.c[name] for name in ("lemma", "pos", "target_text", "sentence", "target_start", "target_end")),
             )
             .join(it, it.c.id == il.c.item_id)
-            .where(il.c.lang.in_(list(langs)), il.c.status == status.value)
+            .where(il.c.lang.in_(list(langs)), il.c.status == status.value, visible(it), visible(il))
             .order_by(it.c.position)
         )
         order = {lang: n for n, lang in enumerate(langs)}
@@ -797,7 +847,11 @@ class Repository:
     def flagged_items(self, conn: Connection) -> list[Item]:
         """Items that failed a selection filter or that a lead excluded, in import order (the Project page)."""
         it = schema.items
-        query = select(it).where(or_(it.c.filter_failures != "[]", it.c.excluded.is_(True))).order_by(it.c.position)
+        query = (
+            select(it)
+            .where(or_(it.c.filter_failures != "[]", it.c.excluded.is_(True)), visible(it))
+            .order_by(it.c.position)
+        )
         return [item_from_row(r) for r in conn.execute(query)]
 
     def status_counts(self, conn: Connection) -> dict[str, dict[str, int]]:
@@ -812,7 +866,7 @@ class Repository:
             select(il.c.lang, il.c.status, func.count()).where(visible(il)).group_by(il.c.lang, il.c.status)
         ):
             counts.setdefault(lang, {})[status] = int(count)
-        excluded_ids = select(it.c.id).where(it.c.excluded.is_(True))
+        excluded_ids = select(it.c.id).where(it.c.excluded.is_(True), visible(it))
         for lang, status, count in conn.execute(
             select(il.c.lang, il.c.status, func.count())
             .where(il.c.item_id.in_(excluded_ids), visible(il))

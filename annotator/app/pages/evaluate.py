@@ -1,35 +1,29 @@
 """Evaluate page (leads): score machine translations against the curation and send translators to the MISSes.
 
-The page only gathers inputs, calls ``annotator.services.evaluate`` and shows what it returns; the result of a
-run is kept in the session so browsing MISS and BAD items does not re-run the analysis.
+The page gathers the inputs and starts an evaluation job (``annotator.services.jobs``): the scoring runs in a
+worker outside the browser session, any lead follows it in the jobs panel, and when it ends the page shows the
+newest run's results, read once per run from the job's folder, so browsing MISS and BAD items re-runs nothing.
 """
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from annotator.app import safe_text
+from annotator.app.jobs_panel import SEEN_ACTIVE_KEY, render_jobs
 from annotator.app.safe_text import code, md
 from annotator.app.state import get_project, require_lead
+from annotator.domain.jobs import JobKind
 from annotator.errors import UserError
 from annotator.project import builtin_path
 from annotator.reporting.report import report_for_result
-from annotator.services.evaluate import (
-    ANALYSERS,
-    Dataset,
-    EvaluationResult,
-    create_analyser,
-    evaluate,
-    format_skipped,
-    load_dataset,
-    load_translations,
-    metrics_table_rows,
-)
-from annotator.services.evaluate_project import dataset_from_project, split_at_span
+from annotator.services import jobs
+from annotator.services.evaluate import ANALYSERS, EvaluationResult, format_skipped, metrics_table_rows
+from annotator.services.evaluate_project import load_result, split_at_span
 
 CURATE_PAGE = Path(__file__).resolve().parent / "curate.py"
 RESULT_KEY = "evaluate_result"
@@ -41,44 +35,53 @@ BUNDLED = "The demo translations bundled with annotator"
 UPLOAD = "A file (JSONL or TSV: id, lang, system, translation)"
 
 
-def _saved_upload(upload: st.runtime.uploaded_file_manager.UploadedFile, folder: Path) -> Path:
-    """Uploaded bytes to a file, so the service reads them with the same checks as on the command line."""
-    path = folder / Path(upload.name).name
-    path.write_bytes(upload.getvalue())
-    return path
+def _upload(upload: st.runtime.uploaded_file_manager.UploadedFile) -> str:
+    """Uploaded bytes to a file under the project's data folder, where the worker reads them with the same checks
+    as on the command line (the browser's copy lives only in this session)."""
+    return str(jobs.save_upload(get_project(), upload.name, upload.getvalue()))
 
 
-def _dataset(choice: str, upload, folder: Path) -> Dataset:
-    if choice == CURRENT:
-        return dataset_from_project(get_project())
-    if upload is None:
-        raise UserError("Choose the dataset.jsonl to score against.")
-    return load_dataset(_saved_upload(upload, folder))
-
-
-def run(
+def job_params(
     dataset_choice: str, dataset_upload, translations_choice: str, translations_upload, analyser: str, models: str
-) -> EvaluationResult:
-    bar = st.progress(0.0, text="Starting…")
+) -> dict[str, Any]:
+    """What the evaluation job needs; a missing upload is refused here, before any job is recorded."""
+    if dataset_choice != CURRENT and dataset_upload is None:
+        raise UserError("Choose the dataset.jsonl to score against.")
+    if translations_choice != BUNDLED and translations_upload is None:
+        raise UserError("Upload the translations to score.")
+    params: dict[str, Any] = {"page": True, "analyser": analyser}
+    if models:
+        params["models"] = models
+    if dataset_choice == CURRENT:
+        params["current"] = True
+    else:
+        params["dataset"] = _upload(dataset_upload)
+    if translations_choice == BUNDLED:
+        path = builtin_path(DEMO_TRANSLATIONS)
+        params.update(translations=str(path), translations_name=path.name)
+    else:
+        params.update(translations=_upload(translations_upload), translations_name=Path(translations_upload.name).name)
+    return params
 
-    def progress(done: int, total: int, message: str) -> None:
-        bar.progress(done / total if total else 0.0, text=md(f"{message} ({done}/{total})"))
 
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        dataset = _dataset(dataset_choice, dataset_upload, folder)
-        if translations_choice == BUNDLED:
-            path = builtin_path(DEMO_TRANSLATIONS)
-        elif translations_upload is None:
-            raise UserError("Upload the translations to score.")
-        else:
-            path = _saved_upload(translations_upload, folder)
-        translations = load_translations(path, dataset)
-        result = evaluate(
-            dataset, translations, create_analyser(analyser, models or None), progress, translations_source=path.name
-        )
-    skipped = f" {format_skipped(result.skipped)}." if result.skipped else ""
-    bar.progress(1.0, text=md(f"Scored {len(result.results)} translations.{skipped}"))
+def start(params: dict[str, Any]) -> None:
+    """Start the evaluation as a background job: it runs outside this session, so leaving the page (or closing
+    the tab) does not stop it, and every lead sees its progress in the jobs panel."""
+    job = jobs.start(get_project(), JobKind.EVALUATE, params, user=require_lead())
+    st.session_state.setdefault(SEEN_ACTIVE_KEY, set()).add(job.id)
+    st.info(f"Evaluation job {job.id} started in the background; its progress is shown under Jobs.")
+
+
+def latest_result() -> EvaluationResult | None:
+    """The newest evaluation the page started that finished, read from its job's folder once per job."""
+    job = jobs.latest_done(get_project(), JobKind.EVALUATE, page=True)
+    if job is None:
+        return None
+    kept = st.session_state.get(RESULT_KEY)
+    if kept is not None and kept[0] == job.id:
+        return kept[1]
+    result = load_result(jobs.result_folder(get_project(), job.id))
+    st.session_state[RESULT_KEY] = (job.id, result)
     return result
 
 
@@ -216,15 +219,23 @@ def render() -> None:
         submitted = st.form_submit_button("Run evaluation", type="primary")
     if submitted:
         try:
-            st.session_state[RESULT_KEY] = run(
+            params = job_params(
                 dataset_choice, dataset_upload, translations_choice, translations_upload, analyser, models
             )
+            start(params)
         except UserError as error:
             st.error(md(error))
-    result: EvaluationResult | None = st.session_state.get(RESULT_KEY)
+    render_jobs(kinds=[JobKind.EVALUATE])
+    try:
+        result = latest_result()
+    except UserError as error:
+        st.error(md(error))
+        return
     if result is None:
         st.info("Choose the translations and run the evaluation.")
         return
+    skipped = f" {format_skipped(result.skipped)}." if result.skipped else ""
+    st.caption(md(f"Results of the run of {result.created} (UTC): {len(result.results)} translations scored.{skipped}"))
     from annotator.app.pages.evaluate_inspection import render_inspection, with_verdicts  # issue 9
 
     result = with_verdicts(result)

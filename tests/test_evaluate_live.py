@@ -1,0 +1,181 @@
+"""Issue 10: scoring the current curation builds the dataset straight from the rows, and it is exactly the dataset
+(and the results) of exporting ``dataset.jsonl`` with ``--include-incomplete --keep-partially-discarded`` and
+evaluating that file; the hand-written fast check never accepts a line the shipped schema refuses."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import build_demo
+
+from annotator.data_export.dataset import DATASET_FILE, ExportOptions, export_dataset
+from annotator.domain.model import Side
+from annotator.evaluation.inputs import _line_validator, _surely_valid
+from annotator.project import Project, builtin_path
+from annotator.services.accounts import authenticate
+from annotator.services.curation import CurationService
+from annotator.services.evaluate import (
+    EvaluationInputError,
+    create_analyser,
+    dataset_from_records,
+    evaluate,
+    load_dataset,
+    load_translations,
+)
+from annotator.services.evaluate_project import dataset_from_project
+
+pytestmark = pytest.mark.both_engines
+
+BOTH = ExportOptions(include_incomplete=True, keep_partially_discarded=True)
+
+
+@pytest.fixture
+def demo(copy_project, tmp_path: Path) -> Project:
+    """The demo project with a cross-PoS candidate, a discarded item-language and an excluded item."""
+    project = Project.open(copy_project("demo", build_demo, tmp_path / "data"))
+    service = CurationService(project, authenticate(project, "lead", "demo-lead-pass"))
+    version = service.view("head-stream", "IT").state.version
+    service.add_candidate("head-stream", "IT", Side.BAD, "[dirigere]_VERB", version)
+    service.discard("shot-whiskey", "DE", "other", "test", service.view("shot-whiskey", "DE").state.version)
+    with project.db.write() as conn:
+        project.repo.set_excluded(conn, ["take-off-thanksgiving"], True)
+    return project
+
+
+def test_the_live_dataset_and_results_equal_those_of_the_exported_file(demo: Project, tmp_path: Path) -> None:
+    exported = export_dataset(demo, tmp_path / "exports", BOTH)
+    from_file = load_dataset(exported.path / DATASET_FILE)
+    live = dataset_from_project(demo)
+
+    assert live.items == from_file.items  # every field, candidate specs and line numbers included
+    assert list(live.items) == list(from_file.items)
+    assert "take-off-thanksgiving" not in live.items and "DE" not in live.items["shot-whiskey"].languages
+    assert any(spec.candidate.pos == "VERB" for spec in live.items["head-stream"].languages["IT"])
+
+    translations = builtin_path("demo/translations.jsonl")
+    analyser = create_analyser("default")
+    results = []
+    for dataset in (live, from_file):
+        scored = evaluate(dataset, load_translations(translations, dataset), analyser)
+        results.append(([r.to_dict() for r in scored.results], scored.metrics, scored.skipped))
+    assert results[0] == results[1]
+    assert len(results[0][0]) > 100 and results[0][2]  # scored, and the discarded DE translations were skipped
+
+
+def test_a_bad_stored_candidate_is_refused_like_in_the_file(demo: Project, tmp_path: Path) -> None:
+    """A candidate stored without a tag but written like a cross-PoS one: both paths name the same problems."""
+    with demo.db.write() as conn:
+        conn.exec_driver_sql(
+            "UPDATE item_languages SET good = '[{\"origin\":\"translator\",\"pos\":null,\"synsets\":[],"
+            "\"text\":\"[gun]_VERB\"}]' WHERE item_id = 'head-stream' AND lang = 'IT'"
+        )
+    exported = export_dataset(demo, tmp_path / "exports", BOTH)
+    with pytest.raises(EvaluationInputError) as from_file:
+        load_dataset(exported.path / DATASET_FILE)
+    with pytest.raises(EvaluationInputError) as live:
+        dataset_from_project(demo)
+    assert [(p.line, p.rule, p.message) for p in live.value.problems] == [
+        (p.line, p.rule, p.message) for p in from_file.value.problems
+    ]
+    assert live.value.problems and live.value.problems[0].rule.startswith("schema_")
+
+
+GOOD_LINE: dict[str, Any] = {
+    "id": "x",
+    "sentence": "A shot.",
+    "target": {"text": "shot", "start": 2, "end": 6, "lemma": "shot", "pos": "NOUN"},
+    "synset": "bn:1",
+    "gloss": "",
+    "source": "",
+    "polysemy_degree": 2,
+    "sense_rank": 1,
+    "senses": [{"synset": "bn:1", "rank": 1}, {"synset": "bn:2", "rank": 2}],
+    "languages": {
+        "IT": {
+            "good": [{"text": "sorso", "pos": None, "origin": "lexicon", "synsets": ["bn:1"]}],
+            "bad": [{"text": "[sparare]_VERB", "pos": "VERB", "origin": "translator", "synsets": []}],
+            "status": "pending",
+        }
+    },
+}
+
+#: (path, value): one change each; ``...`` deletes the field.
+MUTATIONS: list[tuple[tuple[Any, ...], Any]] = [
+    (("id",), ""),
+    (("id",), 3),
+    (("sentence",), None),
+    (("gloss",), ...),
+    (("extra",), 1),
+    (("target", "pos"), "PROPN"),
+    (("target", "start"), -1),
+    (("target", "end"), 0),
+    (("target", "end"), True),
+    (("target", "start"), 1.0),
+    (("target", "lemma"), ""),
+    (("target", "more"), 1),
+    (("synset",), "bn 1"),
+    (("synset",), "bn:1\n"),
+    (("polysemy_degree",), 0),
+    (("sense_rank",), "1"),
+    (("senses", 0, "rank"), 0),
+    (("senses", 0, "gloss"), "g"),
+    (("senses",), {}),
+    (("languages", "it"), {"good": [], "bad": []}),
+    (("languages", "IT", "status"), "done"),
+    (("languages", "IT", "good"), "sorso"),
+    (("languages", "IT", "bad"), ...),
+    (("languages", "IT", "annotators"), []),
+    (("languages", "IT", "good", 0, "text"), "[sorso]"),
+    (("languages", "IT", "good", 0, "text"), ""),
+    (("languages", "IT", "good", 0, "pos"), "VERB"),
+    (("languages", "IT", "bad", 0, "pos"), None),
+    (("languages", "IT", "bad", 0, "pos"), "X"),
+    (("languages", "IT", "good", 0, "origin"), "human"),
+    (("languages", "IT", "good", 0, "synsets"), ["bn:1", "bn:1"]),
+    (("languages", "IT", "good", 0, "synsets"), ["bn 1"]),
+    (("languages", "IT", "good", 0, "synsets"), "bn:1"),
+    (("languages", "IT", "good", 0, "extra"), 1),
+]
+
+
+def mutated(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
+    line = copy.deepcopy(GOOD_LINE)
+    parent = line
+    for part in path[:-1]:
+        parent = parent[part]
+    if value is ...:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    return line
+
+
+def test_the_fast_check_never_accepts_what_the_schema_refuses() -> None:
+    validator = _line_validator()
+    assert _surely_valid(GOOD_LINE) and validator.is_valid(GOOD_LINE)
+    refused = 0
+    for path, value in MUTATIONS:
+        line = mutated(path, value)
+        if not validator.is_valid(json.loads(json.dumps(line))):
+            refused += 1
+            assert not _surely_valid(line), (path, value)  # doubt: the schema then decides and words the problem
+    assert refused >= len(MUTATIONS) - 3  # the few the schema accepts: "bn:1\n" (re.search), 1.0, a deleted field
+
+
+def test_records_get_the_file_problems_without_a_json_round_trip() -> None:
+    bad = mutated(("languages", "IT", "good", 0, "origin"), "human")
+    records = [GOOD_LINE, bad, dict(GOOD_LINE)]
+    with pytest.raises(EvaluationInputError) as live:
+        dataset_from_records(records, "live")
+    from annotator.services.evaluate import parse_dataset
+
+    with pytest.raises(EvaluationInputError) as from_file:
+        parse_dataset([json.dumps(r) for r in records], "live")
+    assert [(p.line, p.rule, p.message) for p in live.value.problems] == [
+        (p.line, p.rule, p.message) for p in from_file.value.problems
+    ]
+    assert {p.rule for p in live.value.problems} == {"schema_enum", "duplicate_item"}
