@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -63,7 +64,17 @@ def serve(data: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise TimeoutError("the app did not start")
 
 
+BUSY = ("running", "rerunRequested", "stopRequested")
+
+
 def idle(page: Page) -> None:
+    """Streamlit has finished its script (or fragment) run: the app root carries the run state."""
+    page.wait_for_function(
+        "busy => !busy.includes(document.querySelector('[data-testid=\"stApp\"]')"
+        "?.getAttribute('data-test-script-state'))",
+        arg=list(BUSY),
+        timeout=30_000,
+    )
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=30_000)
 
 
@@ -77,14 +88,30 @@ def wait_for_new_item(page: Page, previous: str) -> None:
     )
 
 
+def project_copy(tmp: Path, items: int, cache: Path | None) -> Path:
+    """A fresh copy of the built project's data folder (built once into ``cache`` when given; minutes at 10,000)."""
+    if cache is None:
+        return build(tmp / "build", items).data_dir
+    built = cache / f"items-{items}"
+    if not (built / "data").is_dir():
+        shutil.rmtree(built, ignore_errors=True)
+        build(built, items)
+    shutil.copytree(built / "data", tmp / "data")
+    return tmp / "data"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="keep the built project in this folder and reuse it on later runs (each run works on a copy)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        project = build(Path(tmp), args.items)
-        process, url = serve(project.data_dir)
+        process, url = serve(project_copy(Path(tmp), args.items, args.cache))
         add_ms: list[float] = []
         done_ms: list[float] = []
         next_ms: list[float] = []

@@ -79,7 +79,7 @@ def run_action(
     success: str | Callable[[Any], str],
     reset: Mapping[str, Any] | None = None,
     toast: bool = False,
-    after: Callable[[], None] | None = None,
+    after: Callable[[Any], None] | None = None,
 ) -> bool:
     """Call ``CurationService.<method>(*args)`` and report the outcome; True when it was saved.
 
@@ -103,7 +103,7 @@ def run_action(
     message = success(result) if callable(success) else success
     state.flash("toast" if toast else "success", message)
     if after is not None:
-        after()
+        after(result)
     return True
 
 
@@ -134,7 +134,7 @@ def _move(item_id: str, lang: str, entry: CandidateEntry, to: Side, version: int
     run_action("move_candidate", (item_id, lang, entry.key, to, version), message, toast=True)
 
 
-def _discuss(item_id: str, lang: str, version: int, note_key: str, after: Callable[[], None] | None) -> None:
+def _discuss(item_id: str, lang: str, version: int, note_key: str, after: Callable[[Any], None] | None) -> None:
     note = st.session_state.get(note_key) or ""
     if not note.strip():  # the service refuses it too; saying so here avoids a pointless round trip
         state.flash("error", "DISCUSS needs a note saying what to discuss.")
@@ -145,7 +145,7 @@ def _discuss(item_id: str, lang: str, version: int, note_key: str, after: Callab
 
 
 def _discard(
-    item_id: str, lang: str, version: int, reason_key: str, note_key: str, after: Callable[[], None] | None
+    item_id: str, lang: str, version: int, reason_key: str, note_key: str, after: Callable[[Any], None] | None
 ) -> None:
     reason = st.session_state.get(reason_key)
     note = st.session_state.get(note_key) or ""
@@ -206,13 +206,18 @@ def sentence_html_from_entry(entry: QueueEntry) -> str:
     return highlight_html(entry.sentence, entry.target_start, entry.target_end)
 
 
-def render_item_card(view: ItemView) -> None:
-    """What the translator needs to judge candidates: sentence, λ, σ with gloss and rank, the other senses."""
+def render_item_card(view: ItemView, note: str | None = None) -> None:
+    """What the translator needs to judge candidates: sentence, λ, σ with gloss and rank, the other senses.
+
+    ``note`` (Markdown) is a quiet confirmation shown in the card's header line, where it covers nothing.
+    """
     item, il = view.item, view.state
     with st.container(border=True):
-        head = st.columns([5, 2], vertical_alignment="center")
+        head = st.columns([4, 3], vertical_alignment="center")
         head[0].markdown(f"**{md(item.id)}** · {md(il.lang)}" + (f" · source {md(item.source)}" if item.source else ""))
-        with head[1], st.container(horizontal=True, horizontal_alignment="right"):
+        with head[1], st.container(horizontal=True, horizontal_alignment="right", vertical_alignment="center"):
+            if note:
+                st.markdown(f":small[:green[:material/check_circle: {note}]]")
             status_badge(il.status)
             st.caption(f"v{il.version}")
         st.markdown(sentence_html(item), unsafe_allow_html=True)
@@ -399,7 +404,7 @@ def render_candidate_editor(view: ItemView, user: User, prefix: str) -> None:
 # --- status actions --------------------------------------------------------------------------------------
 
 
-def render_status_actions(view: ItemView, user: User, prefix: str, after: Callable[[], None] | None = None) -> None:
+def render_status_actions(view: ItemView, user: User, prefix: str, after: Callable[[Any], None] | None = None) -> None:
     """Done / DISCUSS / Discard for open items, Reopen for closed ones, Resolve for leads on DISCUSS items."""
     item, il = view.item, view.state
     status = il.status
