@@ -213,22 +213,21 @@ def render_item_card(view: ItemView, note: str | None = None) -> None:
     """
     item, il = view.item, view.state
     with st.container(border=True):
-        head = st.columns([4, 3], vertical_alignment="center")
-        head[0].markdown(f"**{md(item.id)}** · {md(il.lang)}" + (f" · source {md(item.source)}" if item.source else ""))
-        with head[1], st.container(horizontal=True, horizontal_alignment="right", vertical_alignment="center"):
-            if note:
-                st.markdown(f":small[:green[:material/check_circle: {note}]]")
-            status_badge(il.status)
-            st.caption(f"v{il.version}")
+        # few elements: each costs on every rerun (the header is one row of two Markdown elements)
+        with st.container(horizontal=True, vertical_alignment="center", wrap=False):
+            source = f" · source {md(item.source)}" if item.source else ""
+            st.markdown(f"**{md(item.id)}** · {md(il.lang)}{source}", width="stretch")
+            confirmation = f":small[:green[:material/check_circle: {note}]] &nbsp; " if note else ""
+            badge = f":{STATUS_COLOR[il.status]}-badge[{STATUS_LABEL[il.status]}]"
+            st.markdown(f"{confirmation}{badge} :small[:gray[v{il.version}]]", width="content")
         st.markdown(sentence_html(item), unsafe_allow_html=True)
         delta = item.polysemy_degree
         mu = item.sense_rank
+        gloss = f"  \n*{md(item.gloss)}*" if item.gloss else ""
         st.markdown(
             f"lemma **{md(item.target.lemma)}** · {md(item.target.pos)} · synset {synset_md(item.synset)} · "
-            f"δ(λ) = **{delta if delta is not None else '?'}** · μ(σ) = **{mu if mu is not None else '?'}**"
+            f"δ(λ) = **{delta if delta is not None else '?'}** · μ(σ) = **{mu if mu is not None else '?'}**{gloss}"
         )
-        if item.gloss:
-            st.markdown(f"*{md(item.gloss)}*")
         if item.senses:
             senses = lazy_expander(
                 f"All {len(item.senses)} senses of “{md(item.target.lemma)}” ({md(item.target.pos)})",
@@ -278,7 +277,7 @@ def can_edit_candidates(user: User, il: ItemLanguage) -> bool:
 
 
 def provenance(entry: CandidateEntry, item: Item, il: ItemLanguage, side: Side) -> tuple[str, str]:
-    """A short 'where it came from' line and a tooltip with the glosses of the senses it stands for."""
+    """A short 'where it came from' line and a plain-text tooltip with the glosses of the senses it stands for."""
     if entry.origin is Origin.LEXICON:
         parts, glosses = [], []
         for synset in entry.synsets:
@@ -287,13 +286,37 @@ def provenance(entry: CandidateEntry, item: Item, il: ItemLanguage, side: Side) 
             gloss = next((s.gloss for s in item.senses if s.synset == synset), "")
             glosses.append(f"{'σ' if synset == item.synset else f'sense {rank}'} {synset}: {gloss or '(no gloss)'}")
         line = "lexicon · " + (", ".join(parts) if parts else "no sense recorded")
-        tip = "\n\n".join(md(g) for g in glosses) or "Pre-populated from the lexicon."
+        tip = "\n".join(glosses) or "Pre-populated from the lexicon."
     else:
         line, tip = "added by a translator", "Not from the lexicon: added during curation."
     other = il.initial_bad if side is Side.GOOD else il.initial_good
     if any(e.key == entry.key for e in other):
         line += f" · moved from {SIDE_NAME[Side.BAD if side is Side.GOOD else Side.GOOD]}"
     return line, tip
+
+
+#: Candidate rows never wrap: the text (then the provenance) is cut with an ellipsis — the row's tooltip has all of
+#: it — and the Move / Remove buttons keep their column. Sent once per editor, drawn in no space.
+ROW_STYLE = """<style>
+[data-testid="stElementContainer"]:has(> div > .annotator-row),
+[data-testid="stElementContainer"]:has(.annotator-row) { flex: 1 1 0; min-width: 0; overflow: hidden; }
+.annotator-row { display: flex; align-items: baseline; gap: .6rem; min-width: 0; white-space: nowrap;
+                 overflow: hidden; line-height: 1.6; }
+.annotator-row code { flex: 0 1 auto; min-width: 3rem; overflow: hidden; text-overflow: ellipsis; font-size: .875em;
+                      padding: .1em .3em; border-radius: .25rem; background: rgba(128, 128, 128, .12); }
+.annotator-row .annotator-prov { flex: 0 1000 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis;
+                 font-size: .8rem; opacity: .6; }
+</style>"""
+
+
+def row_html(entry: CandidateEntry, line: str, tip: str) -> str:
+    """One candidate row's text: the candidate in code, its provenance, everything again in the tooltip."""
+    text = entry.format()
+    title = safe_text.attribute(f"{text}\n{line}\n{tip}")
+    return (
+        f'<div class="annotator-row" dir="auto" title="{title}"><code>{safe_text.html(text)}</code>'
+        f'<span class="annotator-prov">{safe_text.html(line)}</span></div>'
+    )
 
 
 def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> None:
@@ -304,16 +327,16 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
         st.caption("(empty)")
     for entry in entries:
         line, tip = provenance(entry, item, il, side)
-        # one horizontal container per row: far cheaper per rerun than a set of columns
-        with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-            st.markdown(f"{code(entry.format())} &nbsp; :small[:gray[{md(line)}]]", help=tip, width="stretch")
+        # one horizontal container per row that never wraps, a light HTML element for the text, two plain buttons:
+        # every element costs on each rerun, in the browser most of all (tooltips are the row's own title)
+        with st.container(horizontal=True, vertical_alignment="center", gap="small", wrap=False):
+            st.html(row_html(entry, line, tip))
             st.button(
                 f"→ {SIDE_NAME[other]}",
                 key=f"{prefix}move|{side.value}|{entry.key}",
                 on_click=_move,
                 args=(item.id, il.lang, entry, other, il.version),
                 disabled=not editable,
-                help=f"Move {code(entry.format())} to {SIDE_NAME[other]}",
             )
             st.button(
                 "",
@@ -322,7 +345,6 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
                 on_click=_remove,
                 args=(item.id, il.lang, entry, il.version),
                 disabled=not editable,
-                help=f"Remove {code(entry.format())}",
             )
     removed = [e for e in (il.initial_good if side is Side.GOOD else il.initial_bad) if il.find(e.key) is None]
     if removed:
@@ -392,6 +414,7 @@ def render_candidate_editor(view: ItemView, user: User, prefix: str) -> None:
             st.caption(f"You may not change {md(view.state.lang)} items.")
         else:
             st.caption("Waiting for a lead (DISCUSS): only a lead can change it now.")
+    st.html(ROW_STYLE)
     good, bad = st.columns(2, gap="large")
     with good:
         st.subheader(f"✓ GOOD ({len(view.state.good)})", divider="green")
@@ -409,7 +432,7 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
     item, il = view.item, view.state
     status = il.status
     if status in (Status.PENDING, Status.IN_PROGRESS):
-        cols = st.columns([1, 1, 1])
+        cols = st.columns([1, 1, 1])  # the expanders open below their own third, so columns rather than a row
         with cols[0]:
             st.button(
                 "✔ Done",

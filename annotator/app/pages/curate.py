@@ -141,8 +141,12 @@ def _progress_line(project: Project, lang: str) -> str:
     counts = progress_counts(project, lang)
     total = sum(counts.values())
     finished = counts.get(Status.DONE.value, 0) + counts.get(Status.DISCARDED.value, 0)
-    parts = " · ".join(f"{components.STATUS_LABEL[s]} {counts.get(s.value, 0)}" for s in Status)
-    return f"{lang}: {finished} of {total} finished · {parts}"
+    parts = "".join(
+        f" · {components.STATUS_LABEL[s]} {counts[s.value]}"
+        for s in Status
+        if s not in (Status.DONE, Status.DISCARDED) and counts.get(s.value)
+    )
+    return f"{lang}: {finished} of {total} finished{parts}"
 
 
 def render() -> None:
@@ -193,16 +197,6 @@ def item_area(owner: str) -> None:
     index = ids.index(current) if current in ids else -1
     messages = state.take_flashes()
 
-    nav = st.columns([1.3, 3, 1.3, 1.3], vertical_alignment="center")
-    nav[0].button(
-        "◀ Previous",
-        key="cur_prev",
-        on_click=step,
-        args=(-1,),
-        disabled=index <= 0,
-        shortcut=PREVIOUS_SHORTCUT,
-        width="stretch",
-    )
     if current is None:
         where = f"**No items** in *{QUEUES[queue][0]}* for {components.md(lang)}" + (
             f" matching “{components.md(search)}”" if search else ""
@@ -211,19 +205,20 @@ def item_area(owner: str) -> None:
         where = f"Item **{index + 1}** of **{len(ids)}** · *{QUEUES[queue][0]}* · {components.md(lang)}"
     else:
         where = f"**{components.md(current)}** (not in the *{QUEUES[queue][0]}* queue) · {components.md(lang)}"
-    with nav[1]:
-        st.markdown(where)
-        st.caption(_progress_line(project, lang))
-    nav[2].button(
-        "Next ▶",
-        key="cur_next",
-        on_click=step,
-        args=(+1,),
-        disabled=not ids or index >= len(ids) - 1,
-        shortcut=NEXT_SHORTCUT,
-        width="stretch",
-    )
-    with nav[3], st.container(horizontal=True, gap="small"):
+    # one row that never wraps: few elements (each costs on every rerun), the buttons at their own width
+    with st.container(horizontal=True, vertical_alignment="center", wrap=False):
+        st.button(
+            "◀ Previous", key="cur_prev", on_click=step, args=(-1,), disabled=index <= 0, shortcut=PREVIOUS_SHORTCUT
+        )
+        st.markdown(f"{where}  \n:small[:gray[{_progress_line(project, lang)}]]", width="stretch")
+        st.button(
+            "Next ▶",
+            key="cur_next",
+            on_click=step,
+            args=(+1,),
+            disabled=not ids or index >= len(ids) - 1,
+            shortcut=NEXT_SHORTCUT,
+        )
         guidelines_button("cur_guidelines")
         keyboard.legend_button("cur_keys")
     quiet = state.show_flash_messages(messages)
