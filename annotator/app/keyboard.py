@@ -14,6 +14,7 @@ import streamlit as st
 LEGEND: tuple[tuple[str, str], ...] = (
     ("g / b", "focus Add to GOOD / Add to BAD"),
     ("Enter (in an Add box)", "add the candidate"),
+    ("paste several lines (in an Add box)", "add them all, one candidate per line: all or nothing, bad lines named"),
     ("Esc", "leave the text box (then single keys work again)"),
     (
         "1 … 9",
@@ -149,6 +150,29 @@ _SCRIPT = """<script type="text/plain" id="keys">
                          if (target) target.focus(); return false; });
     }
     if (done) e.preventDefault();
+  }, true);
+  // Several lines pasted into an Add box (a text box would glue them into one bogus candidate) go to that side's
+  // "Paste several" box and are added together: all or nothing, every bad line named by the page.
+  doc.addEventListener('paste', (e) => {
+    const t = e.target;
+    const label = (t && t.getAttribute && t.getAttribute('aria-label')) || '';
+    if (!(t.tagName === 'INPUT' && label.startsWith('Add to '))) return;
+    const text = (e.clipboardData && e.clipboardData.getData('text/plain')) || '';
+    if (!/[\\r\\n]/.test(text.replace(/[\\r\\n]+$/, ''))) return;  // one line: an ordinary paste
+    e.preventDefault(); e.stopPropagation();
+    const side = label.endsWith('GOOD') ? 'GOOD' : 'BAD';
+    const area = 'textarea[aria-label="' + side + ' candidates, one per line"]';
+    act(() => openExpander('Paste several into ' + side, area));
+    const fill = (tries) => act(() => {  // the box is drawn by the expander's run: wait for it
+      const box = doc.querySelector(area);
+      if (!box) { if (tries > 0) setTimeout(() => fill(tries - 1), 50); return false; }
+      box.focus(); box.select();
+      doc.execCommand('insertText', false, text);
+      box.blur();  // Streamlit takes the value on blur; the click right after carries it (as with Enter above)
+      setTimeout(() => { watch(); run(() => press(k => k.endsWith('-bulkbtn-' + side.toLowerCase()))); }, 0);
+      return false;
+    });
+    fill(60);
   }, true);
   const openExpander = (label, selector) => {
     const summary = Array.from(main().querySelectorAll('summary')).find(s => s.textContent.includes(label));
