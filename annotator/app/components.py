@@ -220,13 +220,14 @@ def render_item_card(view: ItemView, note: str | None = None) -> None:
             confirmation = f":small[:green[:material/check_circle: {note}]] &nbsp; " if note else ""
             badge = f":{STATUS_COLOR[il.status]}-badge[{STATUS_LABEL[il.status]}]"
             st.markdown(f"{confirmation}{badge} :small[:gray[v{il.version}]]", width="content")
-        st.markdown(sentence_html(item), unsafe_allow_html=True)
         delta = item.polysemy_degree
         mu = item.sense_rank
         gloss = f"  \n*{md(item.gloss)}*" if item.gloss else ""
-        st.markdown(
+        st.markdown(  # the sentence (escaped HTML) and the sense line (escaped Markdown) in one element
+            f"{sentence_html(item)}\n\n"
             f"lemma **{md(item.target.lemma)}** · {md(item.target.pos)} · synset {synset_md(item.synset)} · "
-            f"δ(λ) = **{delta if delta is not None else '?'}** · μ(σ) = **{mu if mu is not None else '?'}**{gloss}"
+            f"δ(λ) = **{delta if delta is not None else '?'}** · μ(σ) = **{mu if mu is not None else '?'}**{gloss}",
+            unsafe_allow_html=True,
         )
         if item.senses:
             senses = lazy_expander(
@@ -432,8 +433,8 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
     item, il = view.item, view.state
     status = il.status
     if status in (Status.PENDING, Status.IN_PROGRESS):
-        cols = st.columns([1, 1, 1])  # the expanders open below their own third, so columns rather than a row
-        with cols[0]:
+        row = st.container(horizontal=True, vertical_alignment="top", wrap=False)  # one row, no column blocks
+        with row:
             st.button(
                 "✔ Done",
                 key=f"{prefix}done",
@@ -445,7 +446,7 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
             )
         note_key = f"{prefix}discuss_note"
         reason_key, dnote_key = f"{prefix}discard_reason", f"{prefix}discard_note"
-        with cols[1]:  # open by itself when a draft note is waiting in it
+        with row:  # open by itself when a draft note is waiting in it
             discuss = lazy_expander("DISCUSS…", f"{prefix}exp_discuss", expanded=bool(st.session_state.get(note_key)))
         if discuss.open:
             discuss.text_area("What should a lead look at?", key=note_key, height=80)
@@ -455,7 +456,7 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
                 on_click=_discuss,
                 args=(item.id, il.lang, il.version, note_key, after),
             )
-        with cols[2]:
+        with row:
             has_draft = bool(st.session_state.get(dnote_key) or st.session_state.get(reason_key))
             discard = lazy_expander("Discard…", f"{prefix}exp_discard", expanded=has_draft)
         if discard.open:
