@@ -1,13 +1,15 @@
 """Benchmark: the Curate page in real Chromium on 10,000 items × 5 languages, driven from the keyboard (issue 8).
 
-Run: ``python benchmarks/bench_browser_curate.py [--items 10000] [--rounds 30]``.
+Run: ``python benchmarks/bench_browser_curate.py [--items 10000] [--rounds 30] [--cache /tmp/bench-projects]``
+(``--cache`` builds the project once into that folder and runs each later benchmark on a copy of it).
 
 The project is built as in ``bench_curate.py`` (import + pre-population through the services). ``annotator serve``
 runs on a free port on 127.0.0.1 and headless Chromium logs in as a translator, turns on "Next item after Done",
 then for each round: ``g``, types a candidate, Enter (timed until its row is visible), ``d`` for Done (timed until
 the next item's card is shown), and ``n`` on the following item (timed until the next card). Printed: median and
 p95 of add → row visible, Done → next card, Next → new card, and the key presses per curated item (typed text aside).
-Targets: add ≤ 150 ms median, Next and Done ≤ 250 ms median.
+Targets: add ≤ 150 ms median, Next and Done ≤ 250 ms median. Between steps it waits until Streamlit's run is over
+(the app root's ``data-test-script-state``), and it prints the load average: timings on a shared machine move with it.
 """
 
 from __future__ import annotations
@@ -188,6 +190,7 @@ def main() -> None:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=20)
     print(f"{args.items} items × 5 languages, {args.rounds} rounds in Chromium at 1366×768")
+    print("load average (1, 5, 15 min) at the end: " + ", ".join(f"{load:.2f}" for load in os.getloadavg()))
     print(summary("add → row visible", add_ms))
     print(summary("Done → next card", done_ms))
     print(summary("Next → new card", next_ms))

@@ -314,9 +314,10 @@ def row_html(entry: CandidateEntry, line: str, tip: str) -> str:
     """One candidate row's text: the candidate in code, its provenance, everything again in the tooltip."""
     text = entry.format()
     title = safe_text.attribute(f"{text}\n{line}\n{tip}")
+    # st.html is HTML only (no Markdown, no autolinks): escaping it as HTML shows any text literally
     return (
-        f'<div class="annotator-row" dir="auto" title="{title}"><code>{safe_text.html(text)}</code>'
-        f'<span class="annotator-prov">{safe_text.html(line)}</span></div>'
+        f'<div class="annotator-row" dir="auto" title="{title}"><code>{safe_text.attribute(text)}</code>'
+        f'<span class="annotator-prov">{safe_text.attribute(line)}</span></div>'
     )
 
 
