@@ -240,7 +240,7 @@ def render_item_card(view: ItemView, note: str | None = None) -> None:
                     here = " ← **this item (σ)**" if sense.synset == item.synset else ""
                     gloss = md(sense.gloss) if sense.gloss else "*(no gloss)*"
                     lines.append(f"{sense.rank}\\. {synset_md(sense.synset)} — {gloss}{here}")
-                senses.markdown("\n".join(lines))
+                senses.markdown("  \n".join(lines))  # one sense per line
         for note in il.overlaps:
             st.warning(f"Overlap: {md(note)}", icon=":material/warning:")
         if item.filter_failures:
