@@ -147,7 +147,10 @@ def main() -> None:
                     try:
                         expect(main_area.locator("code").get_by_text(candidate, exact=True)).to_be_visible()
                     except AssertionError:  # counted and reported, then the page is reloaded to carry on
-                        print(f"round {n}: {candidate} was not added within 30 s", flush=True)
+                        alerts = page.get_by_test_id("stAlert").all_inner_texts()
+                        box = page.get_by_role("textbox", name="Add to GOOD")
+                        typed = box.input_value() if box.count() else "(no box)"
+                        print(f"round {n}: {candidate} was not added within 30 s; box {typed!r}, {alerts}", flush=True)
                         add_failures += 1
                         page.reload()
                         idle(page)

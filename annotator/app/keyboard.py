@@ -61,7 +61,7 @@ _SCRIPT = """<script type="text/plain" id="keys">
   // Each action that makes Streamlit run waits until the run the previous one started has finished: clicks are
   // queued and played one at a time, each on the page as it is when its turn comes.
   const queue = [];
-  let inflight = 0, sawBusy = false, watched = null;
+  let inflight = 0, sawBusy = false, watched = null, runsEnded = 0, wasBusy = false, lastChange = Date.now();
   const run = (action) => { if (action()) { inflight = Date.now(); sawBusy = busy(); } };
   const pump = () => {
     if (inflight && Date.now() - inflight > 4000) inflight = 0;  // a click that started no run at all
@@ -72,8 +72,13 @@ _SCRIPT = """<script type="text/plain" id="keys">
     if (!a || a === watched) return;
     watched = a;
     new MutationObserver(() => {
-      if (busy()) sawBusy = true;
-      else if (sawBusy) { inflight = 0; sawBusy = false; }
+      lastChange = Date.now();
+      if (busy()) { sawBusy = true; wasBusy = true; }
+      else {
+        if (wasBusy) runsEnded += 1;
+        wasBusy = false;
+        if (sawBusy) { inflight = 0; sawBusy = false; }
+      }
       pump();
     }).observe(a, {attributes: true, attributeFilter: ['data-test-script-state']});
   };
@@ -104,10 +109,24 @@ _SCRIPT = """<script type="text/plain" id="keys">
     // at once, carrying that value, and need not wait for the run the value started: the button is found by its
     // key (the item's own), and Streamlit folds a click made during a run into the next run, so Add runs once,
     // with the value. Only a click of ours still under way (Done, Next…) is waited for: the box may be stale.
+    const text = box.value.trim();
+    const add = () => press(k => k.endsWith('-addbtn-' + side));
+    // Belt and braces: once the runs are over, a box still holding the same text with no error on the page means
+    // the click was lost (a page redrawn under it on a loaded machine): press Add once more. The server refuses a
+    // candidate already in the lists, so this can never add it twice.
+    const verify = (deadline, since) => {  // after a run has ended and nothing has run for a while
+      if (inflight || busy() || queue.length || runsEnded <= since || Date.now() - lastChange < 400) {
+        if (Date.now() < deadline) setTimeout(() => verify(deadline, since), 50);
+        return;
+      }
+      const now = doc.querySelector('input[aria-label="' + label + '"]');
+      if (now && now.value.trim() === text && !main().querySelector('[data-testid="stAlertContentError"]')) act(add);
+    };
     setTimeout(() => {
-      const add = () => press(k => k.endsWith('-addbtn-' + side));
       watch();
+      const since = runsEnded;
       if (!inflight && !queue.length) run(add); else act(add);
+      verify(Date.now() + 10000, since);
     }, 0);
   };
   doc.addEventListener('keydown', (e) => {
