@@ -1,19 +1,22 @@
 """Benchmark: the Curate page in real Chromium on 10,000 items × 5 languages, driven from the keyboard (issue 8).
 
-Run: ``python benchmarks/bench_browser_curate.py [--items 10000] [--rounds 30]``.
+Run: ``python benchmarks/bench_browser_curate.py [--items 10000] [--rounds 30] [--cache /tmp/bench-projects]``
+(``--cache`` builds the project once into that folder and runs each later benchmark on a copy of it).
 
 The project is built as in ``bench_curate.py`` (import + pre-population through the services). ``annotator serve``
 runs on a free port on 127.0.0.1 and headless Chromium logs in as a translator, turns on "Next item after Done",
 then for each round: ``g``, types a candidate, Enter (timed until its row is visible), ``d`` for Done (timed until
 the next item's card is shown), and ``n`` on the following item (timed until the next card). Printed: median and
 p95 of add → row visible, Done → next card, Next → new card, and the key presses per curated item (typed text aside).
-Targets: add ≤ 150 ms median, Next and Done ≤ 250 ms median.
+Targets: add ≤ 150 ms median, Next and Done ≤ 250 ms median. Between steps it waits until Streamlit's run is over
+(the app root's ``data-test-script-state``), and it prints the load average: timings on a shared machine move with it.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -63,7 +66,17 @@ def serve(data: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise TimeoutError("the app did not start")
 
 
+BUSY = ("running", "rerunRequested", "stopRequested")
+
+
 def idle(page: Page) -> None:
+    """Streamlit has finished its script (or fragment) run: the app root carries the run state."""
+    page.wait_for_function(
+        "busy => !busy.includes(document.querySelector('[data-testid=\"stApp\"]')"
+        "?.getAttribute('data-test-script-state'))",
+        arg=list(BUSY),
+        timeout=30_000,
+    )
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=30_000)
 
 
@@ -77,14 +90,30 @@ def wait_for_new_item(page: Page, previous: str) -> None:
     )
 
 
+def project_copy(tmp: Path, items: int, cache: Path | None) -> Path:
+    """A fresh copy of the built project's data folder (built once into ``cache`` when given; minutes at 10,000)."""
+    if cache is None:
+        return build(tmp / "build", items).data_dir
+    built = cache / f"items-{items}"
+    if not (built / "data").is_dir():
+        shutil.rmtree(built, ignore_errors=True)
+        build(built, items)
+    shutil.copytree(built / "data", tmp / "data")
+    return tmp / "data"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="keep the built project in this folder and reuse it on later runs (each run works on a copy)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        project = build(Path(tmp), args.items)
-        process, url = serve(project.data_dir)
+        process, url = serve(project_copy(Path(tmp), args.items, args.cache))
         add_ms: list[float] = []
         done_ms: list[float] = []
         next_ms: list[float] = []
@@ -118,7 +147,10 @@ def main() -> None:
                     try:
                         expect(main_area.locator("code").get_by_text(candidate, exact=True)).to_be_visible()
                     except AssertionError:  # counted and reported, then the page is reloaded to carry on
-                        print(f"round {n}: {candidate} was not added within 30 s", flush=True)
+                        alerts = page.get_by_test_id("stAlert").all_inner_texts()
+                        box = page.get_by_role("textbox", name="Add to GOOD")
+                        typed = box.input_value() if box.count() else "(no box)"
+                        print(f"round {n}: {candidate} was not added within 30 s; box {typed!r}, {alerts}", flush=True)
                         add_failures += 1
                         page.reload()
                         idle(page)
@@ -161,6 +193,7 @@ def main() -> None:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=20)
     print(f"{args.items} items × 5 languages, {args.rounds} rounds in Chromium at 1366×768")
+    print("load average (1, 5, 15 min) at the end: " + ", ".join(f"{load:.2f}" for load in os.getloadavg()))
     print(summary("add → row visible", add_ms))
     print(summary("Done → next card", done_ms))
     print(summary("Next → new card", next_ms))

@@ -93,6 +93,11 @@ def markdown_text(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
+def candidate_rows(at: AppTest) -> str:
+    """The GOOD/BAD rows: light HTML elements (the candidate in <code>, cut with an ellipsis, all in the title)."""
+    return "\n".join(h.value for h in at.html)
+
+
 def test_login_is_required_and_checks_the_password(demo: Path) -> None:
     at = start()
     assert [t.label for t in at.text_input] == ["User name", "Password"]
@@ -170,7 +175,7 @@ def test_done_item_shows_after_a_new_session(demo: Path) -> None:
     click(at, P + "done")
 
     again = login(start(query={"item": ITEM, "lang": LANG}), TRANSLATOR)
-    assert "`sorso`" in markdown_text(again)
+    assert "<code>sorso</code>" in candidate_rows(again)
     assert ":green-badge[done]" in markdown_text(again)
 
 
@@ -258,8 +263,7 @@ def test_a_stale_save_is_refused_and_the_current_state_is_shown(demo: Path) -> N
     click(second, P + "addbtn|good")
     message = " ".join(errors(second))
     assert "conflict" in message.lower() and "was changed by translator" in message
-    page = markdown_text(second)
-    assert "`sorso`" in page  # the current state, with the other session's candidate
+    assert "<code>sorso</code>" in candidate_rows(second)  # the current state, with the other session's candidate
     assert second.text_input(key=P + "add|good").value == "cicchetto"  # the user's input is kept to redo
 
     state = read_state(demo)
@@ -314,7 +318,8 @@ def test_item_card_shows_what_the_translator_needs(demo: Path) -> None:
     assert "δ(λ) = **3** · μ(σ) = **1**" in page
     overlaps = [w.value for w in at.warning]
     assert any("planta" in unescape(w) and "kept in GOOD" in unescape(w) for w in overlaps)
-    assert "`planta`" in page and "lexicon · σ, sense 2" in unescape(page)  # provenance: σ and the other sense
+    rows = candidate_rows(at)
+    assert "<code>planta</code>" in rows and "lexicon · σ, sense 2" in rows  # provenance: σ and the other sense
     open_expander(at, "senses|plant-automobiles")
     senses = unescape(markdown_text(at))
     assert "1. [bn:00100185n]" in senses and "← **this item (σ)**" in senses

@@ -126,10 +126,42 @@ def page(app_url: str) -> Iterator[Page]:
             browser.close()
 
 
+#: The app root's run state (``data-test-script-state``) while Streamlit runs the script or a fragment.
+BUSY_STATES = ("running", "rerunRequested", "stopRequested")
+_IDLE_JS = """busy => !busy.includes(document.querySelector('[data-testid="stApp"]')
+                                     ?.getAttribute('data-test-script-state'))"""
+#: Counts the runs that end from now on (the app root's run state going from busy back to idle).
+_COUNT_RUNS_JS = """busy => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  window.__runsEnded = 0;
+  let wasBusy = busy.includes(app.getAttribute('data-test-script-state'));
+  if (window.__runObserver) window.__runObserver.disconnect();
+  window.__runObserver = new MutationObserver(() => {
+    const now = busy.includes(app.getAttribute('data-test-script-state'));
+    if (wasBusy && !now) window.__runsEnded += 1;
+    wasBusy = now;
+  });
+  window.__runObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+
+
 def settle(page: Page) -> None:
-    """Wait until Streamlit has finished the current script run (its 'running' indicator is gone)."""
+    """Wait until Streamlit has finished the current script run (the app's run state and its 'running' indicator)."""
     page.wait_for_timeout(250)
+    page.wait_for_function(_IDLE_JS, arg=list(BUSY_STATES), timeout=TIMEOUT_MS)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT_MS)
+
+
+def count_runs(page: Page) -> None:
+    """Start counting the script runs that end (see ``wait_for_runs``)."""
+    page.evaluate(_COUNT_RUNS_JS, list(BUSY_STATES))
+
+
+def wait_for_runs(page: Page, runs: int = 1) -> None:
+    """Wait until ``runs`` runs counted since ``count_runs`` have ended and none is under way: a condition, not a
+    pause, so a loaded machine that starts the run late cannot make it pass early."""
+    page.wait_for_function("n => window.__runsEnded >= n", arg=runs, timeout=TIMEOUT_MS)
+    page.wait_for_function(_IDLE_JS, arg=list(BUSY_STATES), timeout=TIMEOUT_MS)
 
 
 def log_in(page: Page, name: str, password: str) -> None:

@@ -16,7 +16,17 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
-from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, TIMEOUT_MS, free_port, settle, wait_until_healthy
+from test_e2e_browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    TIMEOUT_MS,
+    count_runs,
+    free_port,
+    settle,
+    wait_for_runs,
+    wait_until_healthy,
+)
 
 from annotator.commands.project import create_demo
 from annotator.project import Project
@@ -78,15 +88,20 @@ def test_reload_second_tab_logout_and_disabled_account(app_url: str, demo: Path)
             log_in(first, "translator", "demo-translator-pass")
             expect(first).to_have_url(f"{app_url}/curate?item=shot-whiskey&lang=IT")
 
-            # mid-work: a typed candidate and a half-written DISCUSS note, neither saved
+            # mid-work: a typed candidate and a half-written DISCUSS note, neither saved; each step waits for the
+            # run that takes the value to end (it is then kept on the server), not for a fixed pause
             first.get_by_role("textbox", name="Add to GOOD").fill("sorso")
             first.get_by_role("textbox", name="Add to GOOD").press("Tab")
+            expect(first.get_by_text("valid: will be saved as sorso")).to_be_visible()
             settle(first)
+            count_runs(first)
             first.get_by_text("DISCUSS…").click()
-            settle(first)
+            expect(first.get_by_role("textbox", name="What should a lead look at?")).to_be_visible()
+            wait_for_runs(first)
+            count_runs(first)
             first.get_by_role("textbox", name="What should a lead look at?").fill(NOTE)
             first.get_by_role("textbox", name="What should a lead look at?").press("Tab")
-            settle(first)
+            wait_for_runs(first)
 
             first.reload()
             expect(first.get_by_text("Signed in as")).to_be_visible()  # no login form: the cookie brought it back

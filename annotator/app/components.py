@@ -80,7 +80,7 @@ def run_action(
     success: str | Callable[[Any], str],
     reset: Mapping[str, Any] | None = None,
     toast: bool = False,
-    after: Callable[[], None] | None = None,
+    after: Callable[[Any], None] | None = None,
 ) -> bool:
     """Call ``CurationService.<method>(*args)`` and report the outcome; True when it was saved.
 
@@ -104,7 +104,7 @@ def run_action(
     message = success(result) if callable(success) else success
     state.flash("toast" if toast else "success", message)
     if after is not None:
-        after()
+        after(result)
     return True
 
 
@@ -135,7 +135,7 @@ def _move(item_id: str, lang: str, entry: CandidateEntry, to: Side, version: int
     run_action("move_candidate", (item_id, lang, entry.key, to, version), message, toast=True)
 
 
-def _discuss(item_id: str, lang: str, version: int, note_key: str, after: Callable[[], None] | None) -> None:
+def _discuss(item_id: str, lang: str, version: int, note_key: str, after: Callable[[Any], None] | None) -> None:
     note = st.session_state.get(note_key) or ""
     if not note.strip():  # the service refuses it too; saying so here avoids a pointless round trip
         state.flash("error", "DISCUSS needs a note saying what to discuss.")
@@ -146,7 +146,7 @@ def _discuss(item_id: str, lang: str, version: int, note_key: str, after: Callab
 
 
 def _discard(
-    item_id: str, lang: str, version: int, reason_key: str, note_key: str, after: Callable[[], None] | None
+    item_id: str, lang: str, version: int, reason_key: str, note_key: str, after: Callable[[Any], None] | None
 ) -> None:
     reason = st.session_state.get(reason_key)
     note = st.session_state.get(note_key) or ""
@@ -207,24 +207,29 @@ def sentence_html_from_entry(entry: QueueEntry) -> str:
     return highlight_html(entry.sentence, entry.target_start, entry.target_end)
 
 
-def render_item_card(view: ItemView) -> None:
-    """What the translator needs to judge candidates: sentence, λ, σ with gloss and rank, the other senses."""
+def render_item_card(view: ItemView, note: str | None = None) -> None:
+    """What the translator needs to judge candidates: sentence, λ, σ with gloss and rank, the other senses.
+
+    ``note`` (Markdown) is a quiet confirmation shown in the card's header line, where it covers nothing.
+    """
     item, il = view.item, view.state
     with st.container(border=True):
-        head = st.columns([5, 2], vertical_alignment="center")
-        head[0].markdown(f"**{md(item.id)}** · {md(il.lang)}" + (f" · source {md(item.source)}" if item.source else ""))
-        with head[1], st.container(horizontal=True, horizontal_alignment="right"):
-            status_badge(il.status)
-            st.caption(f"v{il.version}")
-        st.markdown(sentence_html(item), unsafe_allow_html=True)
+        # few elements: each costs on every rerun (the header is one row of two Markdown elements)
+        with st.container(horizontal=True, vertical_alignment="center", wrap=False):
+            source = f" · source {md(item.source)}" if item.source else ""
+            st.markdown(f"**{md(item.id)}** · {md(il.lang)}{source}", width="stretch")
+            confirmation = f":small[:green[:material/check_circle: {note}]] &nbsp; " if note else ""
+            badge = f":{STATUS_COLOR[il.status]}-badge[{STATUS_LABEL[il.status]}]"
+            st.markdown(f"{confirmation}{badge} :small[:gray[v{il.version}]]", width="content")
         delta = item.polysemy_degree
         mu = item.sense_rank
-        st.markdown(
+        gloss = f"  \n*{md(item.gloss)}*" if item.gloss else ""
+        st.markdown(  # the sentence (escaped HTML) and the sense line (escaped Markdown) in one element
+            f"{sentence_html(item)}\n\n"
             f"lemma **{md(item.target.lemma)}** · {md(item.target.pos)} · synset {synset_md(item.synset)} · "
-            f"δ(λ) = **{delta if delta is not None else '?'}** · μ(σ) = **{mu if mu is not None else '?'}**"
+            f"δ(λ) = **{delta if delta is not None else '?'}** · μ(σ) = **{mu if mu is not None else '?'}**{gloss}",
+            unsafe_allow_html=True,
         )
-        if item.gloss:
-            st.markdown(f"*{md(item.gloss)}*")
         if item.senses:
             senses = lazy_expander(
                 f"All {len(item.senses)} senses of “{md(item.target.lemma)}” ({md(item.target.pos)})",
@@ -236,7 +241,7 @@ def render_item_card(view: ItemView) -> None:
                     here = " ← **this item (σ)**" if sense.synset == item.synset else ""
                     gloss = md(sense.gloss) if sense.gloss else "*(no gloss)*"
                     lines.append(f"{sense.rank}\\. {synset_md(sense.synset)} — {gloss}{here}")
-                senses.markdown("\n".join(lines))
+                senses.markdown("  \n".join(lines))  # one sense per line
         for note in il.overlaps:
             st.warning(f"Overlap: {md(note)}", icon=":material/warning:")
         if item.filter_failures:
@@ -274,7 +279,7 @@ def can_edit_candidates(user: User, il: ItemLanguage) -> bool:
 
 
 def provenance(entry: CandidateEntry, item: Item, il: ItemLanguage, side: Side) -> tuple[str, str]:
-    """A short 'where it came from' line and a tooltip with the glosses of the senses it stands for."""
+    """A short 'where it came from' line and a plain-text tooltip with the glosses of the senses it stands for."""
     if entry.origin is Origin.LEXICON:
         parts, glosses = [], []
         for synset in entry.synsets:
@@ -283,13 +288,38 @@ def provenance(entry: CandidateEntry, item: Item, il: ItemLanguage, side: Side) 
             gloss = next((s.gloss for s in item.senses if s.synset == synset), "")
             glosses.append(f"{'σ' if synset == item.synset else f'sense {rank}'} {synset}: {gloss or '(no gloss)'}")
         line = "lexicon · " + (", ".join(parts) if parts else "no sense recorded")
-        tip = "\n\n".join(md(g) for g in glosses) or "Pre-populated from the lexicon."
+        tip = "\n".join(glosses) or "Pre-populated from the lexicon."
     else:
         line, tip = "added by a translator", "Not from the lexicon: added during curation."
     other = il.initial_bad if side is Side.GOOD else il.initial_good
     if any(e.key == entry.key for e in other):
         line += f" · moved from {SIDE_NAME[Side.BAD if side is Side.GOOD else Side.GOOD]}"
     return line, tip
+
+
+#: Candidate rows never wrap: the text (then the provenance) is cut with an ellipsis — the row's tooltip has all of
+#: it — and the Move / Remove buttons keep their column. Sent once per editor, drawn in no space.
+ROW_STYLE = """<style>
+[data-testid="stElementContainer"]:has(> div > .annotator-row),
+[data-testid="stElementContainer"]:has(.annotator-row) { flex: 1 1 0; min-width: 0; overflow: hidden; }
+.annotator-row { display: flex; align-items: baseline; gap: .6rem; min-width: 0; white-space: nowrap;
+                 overflow: hidden; line-height: 1.6; }
+.annotator-row code { flex: 0 1 auto; min-width: 3rem; overflow: hidden; text-overflow: ellipsis; font-size: .875em;
+                      padding: .1em .3em; border-radius: .25rem; background: rgba(128, 128, 128, .12); }
+.annotator-row .annotator-prov { flex: 0 1000 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis;
+                 font-size: .8rem; opacity: .6; }
+</style>"""
+
+
+def row_html(entry: CandidateEntry, line: str, tip: str) -> str:
+    """One candidate row's text: the candidate in code, its provenance, everything again in the tooltip."""
+    text = entry.format()
+    title = safe_text.attribute(f"{text}\n{line}\n{tip}")
+    # st.html is HTML only (no Markdown, no autolinks): escaping it as HTML shows any text literally
+    return (
+        f'<div class="annotator-row" dir="auto" title="{title}"><code>{safe_text.attribute(text)}</code>'
+        f'<span class="annotator-prov">{safe_text.attribute(line)}</span></div>'
+    )
 
 
 def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> None:
@@ -300,16 +330,16 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
         st.caption("(empty)")
     for entry in entries:
         line, tip = provenance(entry, item, il, side)
-        # one horizontal container per row: far cheaper per rerun than a set of columns
-        with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-            st.markdown(f"{code(entry.format())} &nbsp; :small[:gray[{md(line)}]]", help=tip, width="stretch")
+        # one horizontal container per row that never wraps, a light HTML element for the text, two plain buttons:
+        # every element costs on each rerun, in the browser most of all (tooltips are the row's own title)
+        with st.container(horizontal=True, vertical_alignment="center", gap="small", wrap=False):
+            st.html(row_html(entry, line, tip))
             st.button(
                 f"→ {SIDE_NAME[other]}",
                 key=f"{prefix}move|{side.value}|{entry.key}",
                 on_click=_move,
                 args=(item.id, il.lang, entry, other, il.version),
                 disabled=not editable,
-                help=f"Move {code(entry.format())} to {SIDE_NAME[other]}",
             )
             st.button(
                 "",
@@ -318,7 +348,6 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
                 on_click=_remove,
                 args=(item.id, il.lang, entry, il.version),
                 disabled=not editable,
-                help=f"Remove {code(entry.format())}",
             )
     removed = [e for e in (il.initial_good if side is Side.GOOD else il.initial_bad) if il.find(e.key) is None]
     if removed:
@@ -388,6 +417,7 @@ def render_candidate_editor(view: ItemView, user: User, prefix: str) -> None:
             st.caption(f"You may not change {md(view.state.lang)} items.")
         else:
             st.caption("Waiting for a lead (DISCUSS): only a lead can change it now.")
+    st.html(ROW_STYLE)
     good, bad = st.columns(2, gap="large")
     with good:
         st.subheader(f"✓ GOOD ({len(view.state.good)})", divider="green")
@@ -400,13 +430,13 @@ def render_candidate_editor(view: ItemView, user: User, prefix: str) -> None:
 # --- status actions --------------------------------------------------------------------------------------
 
 
-def render_status_actions(view: ItemView, user: User, prefix: str, after: Callable[[], None] | None = None) -> None:
+def render_status_actions(view: ItemView, user: User, prefix: str, after: Callable[[Any], None] | None = None) -> None:
     """Done / DISCUSS / Discard for open items, Reopen for closed ones, Resolve for leads on DISCUSS items."""
     item, il = view.item, view.state
     status = il.status
     if status in (Status.PENDING, Status.IN_PROGRESS):
-        cols = st.columns([1, 1, 1])
-        with cols[0]:
+        row = st.container(horizontal=True, vertical_alignment="top", wrap=False)  # one row, no column blocks
+        with row:
             st.button(
                 "✔ Done",
                 key=f"{prefix}done",
@@ -418,7 +448,7 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
             )
         note_key = f"{prefix}discuss_note"
         reason_key, dnote_key = f"{prefix}discard_reason", f"{prefix}discard_note"
-        with cols[1]:  # open by itself when a draft note is waiting in it
+        with row:  # open by itself when a draft note is waiting in it
             discuss = lazy_expander("DISCUSS…", f"{prefix}exp_discuss", expanded=bool(st.session_state.get(note_key)))
         if discuss.open:
             discuss.text_area("What should a lead look at?", key=note_key, height=80)
@@ -428,7 +458,7 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
                 on_click=_discuss,
                 args=(item.id, il.lang, il.version, note_key, after),
             )
-        with cols[2]:
+        with row:
             has_draft = bool(st.session_state.get(dnote_key) or st.session_state.get(reason_key))
             discard = lazy_expander("Discard…", f"{prefix}exp_discard", expanded=has_draft)
         if discard.open:

@@ -306,15 +306,32 @@ def flash(kind: str, message: str) -> None:
     st.session_state.setdefault(FLASH_KEY, []).append((kind, message))
 
 
-def show_flashes() -> list[tuple[str, str]]:
-    """Draw and forget the queued messages (Markdown-escaped: they quote what users typed); returns them."""
+def take_flashes() -> list[tuple[str, str]]:
+    """Forget and return the queued messages (to draw them with ``show_flash_messages``)."""
+    messages: list[tuple[str, str]] = st.session_state.pop(FLASH_KEY, [])
+    return messages
+
+
+def show_flash_messages(messages: list[tuple[str, str]]) -> str | None:
+    """Draw errors, warnings and successes here (Markdown-escaped: they quote what users typed); the quiet
+    confirmations ("toast") are returned as one Markdown line for the caller to show where it covers nothing."""
     from annotator.app.safe_text import md
 
-    messages: list[tuple[str, str]] = st.session_state.pop(FLASH_KEY, [])
+    quiet = []
     for kind, raw in messages:
         message = md(raw)
-        if kind == "toast":  # a quiet confirmation in the sidebar: a toast would cover Next and Guidelines
-            st.sidebar.success(message, icon=":material/check_circle:")
+        if kind == "toast":
+            quiet.append(message)
         else:
             {"error": st.error, "warning": st.warning, "success": st.success}.get(kind, st.info)(message)
+    return " ".join(quiet) or None
+
+
+def show_flashes() -> list[tuple[str, str]]:
+    """Draw and forget the queued messages; the quiet confirmations go to the sidebar (a toast would cover Next
+    and Guidelines). Returns the messages."""
+    messages = take_flashes()
+    quiet = show_flash_messages(messages)
+    if quiet:
+        st.sidebar.success(quiet, icon=":material/check_circle:")
     return messages

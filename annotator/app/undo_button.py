@@ -9,6 +9,7 @@ its tooltip says beforehand what it would undo, worked out from the history the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
@@ -22,7 +23,7 @@ from annotator.services.curation import ItemView
 KEY = "u"
 
 
-def render(view: ItemView, user: User, prefix: str, after: Callable[[], None] | None = None) -> None:
+def render(view: ItemView, user: User, prefix: str, after: Callable[[Any], None] | None = None) -> None:
     """``↶ Undo`` (key ``prefix + "undo"``); ``after`` runs once an undo is saved (e.g. re-read the queue)."""
     il = view.state
     if not user.may_edit(il.lang):

@@ -23,7 +23,7 @@ from annotator.domain.dataset_counts import DatasetCounts
 from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementTable
 from annotator.project import Project
-from annotator.store import schema
+from annotator.store import double_curation, schema
 from annotator.store.repository import QueueEntry, ReviewState, visible
 
 #: The row types pages read (the store defines them; pages import them from here, never from the store).
@@ -111,3 +111,19 @@ def flagged_items(project: Project) -> list[Item]:
     """Items failing a selection filter or excluded by a lead (not all 10,000 items decoded to find them)."""
     with project.db.read() as conn:
         return project.repo.flagged_items(conn)
+
+
+def queue_ids(project: Project, lang: str, statuses: Sequence[Status], search: str) -> list[str]:
+    """The Curate queue: ids in import order of ``lang`` in ``statuses`` (all when empty) matching ``search``,
+    leaving out the item-languages curated as private copies (issue 11, Double curation page). Ids only: the page
+    keeps the list per filter and moves along it, so this runs once per filter change, not per click."""
+    with project.db.read() as conn:
+        ids = project.repo.queue_ids(conn, lang, list(statuses) or None, search)
+        assigned = double_curation.open_keys(conn)
+    return [item_id for item_id in ids if (item_id, lang) not in assigned] if assigned else ids
+
+
+def progress_counts(project: Project, lang: str) -> dict[str, int]:
+    """status -> count of ``lang`` for the progress bar (excluded items left out); about a millisecond."""
+    with project.db.read() as conn:
+        return project.repo.lang_status_counts(conn, lang)

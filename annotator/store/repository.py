@@ -739,33 +739,11 @@ class Repository:
                 found.setdefault(row.item_id, []).append(item_language_from_row(row))
         return found
 
-    def queue(
-        self,
-        conn: Connection,
-        lang: str,
-        statuses: Sequence[Status] | None = None,
-        search: str = "",
-        include_excluded: bool = False,
-    ) -> list[QueueEntry]:
-        """The ordered list a translator works through: import order, filtered by status and text."""
+    def _queue_query(
+        self, columns: Sequence[Any], lang: str, statuses: Sequence[Status] | None, search: str, include_excluded: bool
+    ) -> Any:
         il, it = schema.item_languages, schema.items
-        query = (
-            select(
-                il.c.item_id,
-                il.c.lang,
-                il.c.status,
-                il.c.version,
-                it.c.lemma,
-                it.c.pos,
-                it.c.target_text,
-                it.c.sentence,
-                it.c.target_start,
-                it.c.target_end,
-            )
-            .join(it, it.c.id == il.c.item_id)
-            .where(il.c.lang == lang, visible(it))
-            .order_by(it.c.position)
-        )
+        query = select(*columns).join(it, it.c.id == il.c.item_id).where(il.c.lang == lang, visible(it))
         if statuses:
             query = query.where(il.c.status.in_([s.value for s in statuses]))
         if not include_excluded:
@@ -780,6 +758,22 @@ class Repository:
                     func.lower(it.c.sentence).like(needle),
                 )
             )
+        return query.order_by(it.c.position)
+
+    def queue(
+        self,
+        conn: Connection,
+        lang: str,
+        statuses: Sequence[Status] | None = None,
+        search: str = "",
+        include_excluded: bool = False,
+    ) -> list[QueueEntry]:
+        """The ordered list a translator works through: import order, filtered by status and text."""
+        il, it = schema.item_languages, schema.items
+        columns = (
+            *(il.c[name] for name in ("item_id", "lang", "status", "version")),
+            *(it.c[name] for name in ("lemma", "pos", "target_text", "sentence", "target_start", "target_end")),
+        )
         return [
             QueueEntry(
                 r.item_id,
@@ -793,8 +787,38 @@ class Repository:
                 r.target_start,
                 r.target_end,
             )
-            for r in conn.execute(query)
+            for r in conn.execute(self._queue_query(columns, lang, statuses, search, include_excluded))
         ]
+
+    def queue_ids(
+        self, conn: Connection, lang: str, statuses: Sequence[Status] | None = None, search: str = ""
+    ) -> list[str]:
+        """The ids of ``queue`` (excluded items left out), without reading and decoding the rest of each row."""
+        query = self._queue_query((schema.item_languages.c.item_id,), lang, statuses, search, False)
+        return list(conn.execute(query).scalars())
+
+    def lang_status_counts(self, conn: Connection, lang: str) -> dict[str, int]:
+        """status -> count of one language, as ``status_counts`` gives it, from the (lang, status) index alone when
+        no import is being staged (the usual case: about a millisecond at 10,000 items instead of ~100 ms)."""
+        il, it = schema.item_languages, schema.items
+        if conn.execute(select(schema.imports.c.id).limit(1)).first() is not None:
+            return self.status_counts(conn).get(lang, {})
+        counts = {
+            status: int(count)
+            for status, count in conn.execute(
+                select(il.c.status, func.count()).where(il.c.lang == lang).group_by(il.c.status)
+            )
+        }
+        excluded = list(conn.execute(select(it.c.id).where(it.c.excluded.is_(True))).scalars())
+        for start in range(0, len(excluded), _IN_CHUNK):
+            chunk = excluded[start : start + _IN_CHUNK]
+            for status, count in conn.execute(
+                select(il.c.status, func.count())
+                .where(il.c.lang == lang, il.c.item_id.in_(chunk))
+                .group_by(il.c.status)
+            ):
+                counts[status] -= int(count)
+        return {status: count for status, count in counts.items() if count}
 
     def queue_with_states(
         self, conn: Connection, langs: Sequence[str], status: Status

@@ -1,8 +1,13 @@
 """Curate page: a translator works through the queue of one language, item by item (SPEC §5).
 
-Per rerun the page reads the user, the progress counts and one ``view()`` of the current item; the queue
-(the ordered ids of the chosen language/status/search) is read once per filter and kept in the session, so
-next/previous cost nothing. ``?item=<id>&lang=<LANG>`` opens an item (the Evaluate page links MISS items here).
+The sidebar holds the filters (language, queue, search); everything about the current item — the queue header,
+the progress, the card, Done / DISCUSS / Discard, the GOOD/BAD editor — is one fragment (``item_area``), so a
+click there (add, remove, move, Next, Done…) reruns only that part of the page: the sidebar and the navigation
+are neither recomputed nor redrawn. Per fragment run the page reads the user, the progress counts (from the
+(lang, status) index) and one ``view()``; the queue (the ordered ids of the chosen language/status/search) is
+read once per filter and kept in the session: next/previous cost nothing, and an item that leaves the queue
+(Done, DISCUSS, Discard) is dropped from the kept list instead of re-reading it.
+``?item=<id>&lang=<LANG>`` opens an item (the Evaluate page links MISS items here).
 """
 
 from __future__ import annotations
@@ -13,10 +18,10 @@ import streamlit as st
 
 from annotator.app import components, drafts, keyboard, state, undo_button
 from annotator.app.guidelines import guidelines_button
-from annotator.domain.model import Status
+from annotator.domain.model import ItemLanguage, Status
 from annotator.errors import UserError
 from annotator.project import Project
-from annotator.services import double_curation
+from annotator.services import read_model
 
 #: Queue name -> (label, statuses it shows; empty = all).
 QUEUES: dict[str, tuple[str, tuple[Status, ...]]] = {
@@ -49,16 +54,13 @@ def load_queue(project: Project, lang: str, queue: str, search: str) -> list[str
     cached = st.session_state.get(CACHE_KEY)
     if cached and cached[0] == key:
         return cached[1]
-    statuses = QUEUES[queue][1]
-    with project.db.read() as conn:
-        entries = project.repo.queue(conn, lang, list(statuses) or None, search)
-        assigned = double_curation.open_assignment_keys(conn)  # issue 11: curated as copies (Double curation page)
-    ids = [entry.item_id for entry in entries if (entry.item_id, lang) not in assigned]
+    ids = read_model.queue_ids(project, lang, QUEUES[queue][1], search)
     st.session_state[CACHE_KEY] = (key, ids)
     return ids
 
 
-def refresh_queue() -> None:
+def refresh_queue(_saved: object = None) -> None:
+    """Forget the kept queue so the next run re-reads it (also an ``after`` callback: the saved state is unused)."""
     st.session_state.pop(CACHE_KEY, None)
 
 
@@ -74,14 +76,17 @@ def step(delta: int) -> None:
     st.session_state[PINNED_KEY] = False
 
 
-def _advance_after_status() -> None:
-    """After Done / DISCUSS / Discard the item leaves the queue: re-read it at once (the header and Next stop
-    counting it), then go to the item that followed it, or keep showing this one when auto-advance is off."""
+def _advance_after_status(saved: ItemLanguage) -> None:
+    """After Done / DISCUSS / Discard the item leaves the queue: drop it from the kept list at once (the header and
+    Next stop counting it; no re-read of the whole queue), then go to the item that followed it, or keep showing
+    this one when auto-advance is off."""
     cached = st.session_state.get(CACHE_KEY)
     ids: list[str] = cached[1] if cached else []
     current = st.session_state.get(ITEM_KEY)
     following = ids[ids.index(current) + 1 :] if current in ids else []
-    refresh_queue()
+    statuses = QUEUES[cached[0][2]][1] if cached else ()
+    if cached and current in ids and statuses and saved.status not in statuses:
+        st.session_state[CACHE_KEY] = (cached[0], [item_id for item_id in ids if item_id != current])
     if st.session_state.get(ADVANCE_KEY) and following:
         st.session_state[ITEM_KEY] = following[0]
         st.session_state[PINNED_KEY] = False
@@ -119,27 +124,30 @@ def _sync_url(item: str, lang: str) -> None:
 
 
 def progress_counts(project: Project, lang: str) -> dict[str, int]:
-    """Status counts of ``lang``, re-read at most every few seconds unless this session changed a status.
+    """Status counts of ``lang``, re-read at most every few seconds unless this session changed something.
 
-    Counting is the costliest read of a rerun on a large project and the bar needs no millisecond freshness;
-    the session's own status changes drop the cached counts (``state.PROGRESS_KEY``), so they show at once.
+    The read is cheap (the (lang, status) index), but a rerun need not even pay that: the session's own saved
+    changes drop the cached counts (``state.PROGRESS_KEY``), so they show at once.
     """
     cached = st.session_state.get(state.PROGRESS_KEY)
     now = time.monotonic()
     if cached and cached[0] == lang and now - cached[1] < PROGRESS_TTL_S:
         return cached[2]
-    with project.db.read() as conn:
-        counts = project.repo.status_counts(conn).get(lang, {})
+    counts = read_model.progress_counts(project, lang)
     st.session_state[state.PROGRESS_KEY] = (lang, now, counts)
     return counts
 
 
-def _progress(project: Project, lang: str) -> None:
+def _progress_line(project: Project, lang: str) -> str:
     counts = progress_counts(project, lang)
     total = sum(counts.values())
     finished = counts.get(Status.DONE.value, 0) + counts.get(Status.DISCARDED.value, 0)
-    st.progress(finished / total if total else 0.0, text=f"{lang}: {finished} of {total} finished")
-    st.caption(" · ".join(f"{components.STATUS_LABEL[s]} {counts.get(s.value, 0)}" for s in Status))
+    parts = "".join(
+        f" · {components.STATUS_LABEL[s]} {counts[s.value]}"
+        for s in Status
+        if s not in (Status.DONE, Status.DISCARDED) and counts.get(s.value)
+    )
+    return f"{lang}: {finished} of {total} finished{parts}"
 
 
 def render() -> None:
@@ -160,58 +168,61 @@ def render() -> None:
         st.session_state[QUEUE_KEY] = "todo"
 
     with st.sidebar:
-        lang = st.selectbox("Language", langs, key=LANG_KEY, persist_state="session")
-        queue = st.selectbox(
-            "Queue", list(QUEUES), format_func=lambda q: QUEUES[q][0], key=QUEUE_KEY, persist_state="session"
-        )
-        search = st.text_input(
-            "Search", key=SEARCH_KEY, type="search", placeholder="lemma, word or id", persist_state="session"
-        )
-        _progress(project, lang)
+        st.selectbox("Language", langs, key=LANG_KEY, persist_state="session")
+        st.selectbox("Queue", list(QUEUES), format_func=lambda q: QUEUES[q][0], key=QUEUE_KEY, persist_state="session")
+        st.text_input("Search", key=SEARCH_KEY, type="search", placeholder="lemma, word or id", persist_state="session")
         st.toggle("Next item after Done / DISCUSS / Discard", key=ADVANCE_KEY, persist_state="session")
         st.button("↻ Refresh queue", on_click=refresh_queue, help="Re-read the queue (others may have changed it).")
-
     drafts.remember(owner, REMEMBERED_KEYS[:4])
-    ids = load_queue(project, lang, queue, search or "")
+    keyboard.install()
+    item_area(owner)
+
+
+@st.fragment
+def item_area(owner: str) -> None:
+    """The current item and everything done to it; reruns alone when one of its own widgets is used."""
+    project = state.get_project()
+    user = state.current_user()  # checked again on every fragment run: an ended session stops here
+    if user is None:
+        st.rerun(scope="app")
+        return
+    lang = st.session_state[LANG_KEY]
+    queue = st.session_state[QUEUE_KEY]
+    search = st.session_state.get(SEARCH_KEY) or ""
+    ids = load_queue(project, lang, queue, search)
     current = st.session_state.get(ITEM_KEY)
     if current is None or (current not in ids and not st.session_state.get(PINNED_KEY)):
         current = ids[0] if ids else None
         st.session_state[ITEM_KEY] = current
         st.session_state[PINNED_KEY] = False
     index = ids.index(current) if current in ids else -1
+    messages = state.take_flashes()
 
-    nav = st.columns([1.3, 3, 1.3, 1.3], vertical_alignment="center")
-    nav[0].button(
-        "◀ Previous",
-        key="cur_prev",
-        on_click=step,
-        args=(-1,),
-        disabled=index <= 0,
-        shortcut=PREVIOUS_SHORTCUT,
-        width="stretch",
-    )
     if current is None:
-        nav[1].markdown(
-            f"**No items** in *{QUEUES[queue][0]}* for {components.md(lang)}"
-            + (f" matching “{components.md(search)}”" if search else "")
+        where = f"**No items** in *{QUEUES[queue][0]}* for {components.md(lang)}" + (
+            f" matching “{components.md(search)}”" if search else ""
         )
     elif index >= 0:
-        nav[1].markdown(f"Item **{index + 1}** of **{len(ids)}** · *{QUEUES[queue][0]}* · {components.md(lang)}")
+        where = f"Item **{index + 1}** of **{len(ids)}** · *{QUEUES[queue][0]}* · {components.md(lang)}"
     else:
-        nav[1].markdown(f"**{components.md(current)}** (not in the *{QUEUES[queue][0]}* queue) · {components.md(lang)}")
-    nav[2].button(
-        "Next ▶",
-        key="cur_next",
-        on_click=step,
-        args=(+1,),
-        disabled=not ids or index >= len(ids) - 1,
-        shortcut=NEXT_SHORTCUT,
-        width="stretch",
-    )
-    with nav[3], st.container(horizontal=True, gap="small"):
+        where = f"**{components.md(current)}** (not in the *{QUEUES[queue][0]}* queue) · {components.md(lang)}"
+    # one row that never wraps: few elements (each costs on every rerun), the buttons at their own width
+    with st.container(horizontal=True, vertical_alignment="center", wrap=False):
+        st.button(
+            "◀ Previous", key="cur_prev", on_click=step, args=(-1,), disabled=index <= 0, shortcut=PREVIOUS_SHORTCUT
+        )
+        st.markdown(f"{where}  \n:small[:gray[{_progress_line(project, lang)}]]", width="stretch")
+        st.button(
+            "Next ▶",
+            key="cur_next",
+            on_click=step,
+            args=(+1,),
+            disabled=not ids or index >= len(ids) - 1,
+            shortcut=NEXT_SHORTCUT,
+        )
         guidelines_button("cur_guidelines")
         keyboard.legend_button("cur_keys")
-    keyboard.install()
+    quiet = state.show_flash_messages(messages)
     if current is None:
         return
 
@@ -224,7 +235,7 @@ def render() -> None:
     prefix = f"cur|{current}|{lang}|"
     draft_keys = components.draft_keys(prefix)
     drafts.restore(owner, draft_keys)
-    components.render_item_card(view)
+    components.render_item_card(view, note=quiet)
     if view.state.status in (Status.DONE, Status.DISCARDED) and st.session_state.get(PINNED_KEY):
         st.info(  # e.g. opened from an Evaluate MISS: say how to change it instead of leaving them stuck
             f"This item-language is {components.STATUS_LABEL[view.state.status]}. To add a missing candidate, "

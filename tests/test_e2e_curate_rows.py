@@ -1,0 +1,143 @@
+"""Issue 8, in real Chromium: compact candidate rows that never wrap at ≥ 1280 px, and a multi-line paste.
+
+* Rows with long text (long multiword and cross-PoS candidates, candidates standing for several senses) keep their
+  Move / Remove buttons on the text's line at 1280×800 and 1920×1080: the text is cut with an ellipsis and the
+  row's title holds all of it.
+* Three lines pasted into "Add to GOOD" (one invalid) add nothing — the database is unchanged — and the page names
+  the bad line (acceptance 1, second half).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, settle
+from test_e2e_sessions import app_url, demo, log_in  # noqa: F401  (fixtures: a fresh demo project and its server)
+
+from annotator.domain.model import Side
+from annotator.project import Project
+from annotator.services.accounts import authenticate
+from annotator.services.curation import CurationService
+
+pytestmark = pytest.mark.e2e
+ITEM, LANG = "shot-whiskey", "IT"
+LONG_GOOD = (
+    "prendersi un lunghissimo bicchierino di grappa invecchiata dopo una cena di famiglia molto lunga",
+    "[bere tutto d'un fiato un bicchierino di grappa della casa]_VERB",
+)
+LONG_BAD = "colpo sparato da una pistola di grosso calibro durante una gara di tiro a segno all'aperto"
+
+#: For every candidate row: its text box, the box of the row around it, and the boxes of the row's buttons.
+ROWS_JS = """() => Array.from(document.querySelectorAll('[data-testid="stMain"] .annotator-row')).map(row => {
+  let block = row.parentElement;
+  while (block && block.querySelectorAll('button').length < 2) block = block.parentElement;
+  const box = (el) => { const r = el.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left,
+                                                                      right: r.right, height: r.height}; };
+  const code = row.querySelector('code');
+  return {text: code.textContent, title: row.title, text_box: box(row), row_box: box(block),
+          buttons: Array.from(block.querySelectorAll('button')).map(box),
+          line_height: parseFloat(getComputedStyle(row).lineHeight),
+          cut: code.scrollWidth > code.clientWidth};
+})"""
+
+
+def add_long_candidates(demo_dir: Path) -> None:
+    project = Project.open(demo_dir)
+    user = authenticate(project, "translator", "demo-translator-pass")
+    assert user is not None
+    service = CurationService(project, user)
+    for text in LONG_GOOD:
+        version = service.view(ITEM, LANG).state.version
+        service.add_candidate(ITEM, LANG, Side.GOOD, text, version)
+    service.add_candidate(ITEM, LANG, Side.BAD, LONG_BAD, service.view(ITEM, LANG).state.version)
+
+
+def check_rows(page: Page) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = page.evaluate(ROWS_JS)
+    assert len(rows) >= 3 + len(LONG_GOOD) + 1, rows  # the demo's own candidates and the long ones
+    for row in rows:
+        text, buttons = row["text_box"], row["buttons"]
+        assert len(buttons) == 2, row
+        for button in buttons:  # on the text's line: vertically overlapping it, to its right
+            assert button["top"] < text["bottom"] and button["bottom"] > text["top"], row
+            assert button["left"] >= text["right"] - 1, row
+        # one line: text and buttons span no more than the tallest of them (a wrapped row would stack them), the
+        # row is less than one more line high (its own padding aside), and the text is one line
+        parts = [text, *buttons]
+        tallest = max(part["height"] for part in parts)
+        assert max(part["bottom"] for part in parts) - min(part["top"] for part in parts) <= tallest + 1, row
+        assert row["row_box"]["height"] < tallest + row["line_height"], row
+        assert text["height"] <= 1.5 * row["line_height"], row
+        assert row["text"] in row["title"], row  # the whole text on hover
+    return rows
+
+
+def test_rows_with_long_text_never_wrap_from_1280_px(app_url: str, demo: Path) -> None:  # noqa: F811
+    add_long_candidates(demo)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        context.set_default_timeout(TIMEOUT_MS)
+        page = context.new_page()
+        try:
+            page.goto(f"{app_url}/curate?item={ITEM}&lang={LANG}")
+            log_in(page, "translator", "demo-translator-pass")
+            main = page.get_by_test_id("stMain")
+            expect(main.locator("code").get_by_text(LONG_BAD, exact=True)).to_be_attached()
+            settle(page)
+            rows = check_rows(page)
+            long_texts = {*LONG_GOOD, LONG_BAD}
+            assert {row["text"] for row in rows} >= long_texts
+            assert all(row["cut"] for row in rows if row["text"] in long_texts)  # cut with an ellipsis at 1280 px
+            assert any("sense 1" in row["title"] and "sense 2" in row["title"] for row in rows)  # colpo: 2 senses
+
+            page.set_viewport_size({"width": 1920, "height": 1080})
+            settle(page)
+            check_rows(page)
+        finally:
+            context.close()
+            browser.close()
+
+
+def test_pasting_three_lines_one_invalid_adds_nothing_and_names_it(app_url: str, demo: Path) -> None:  # noqa: F811
+    project = Project.open(demo)
+    with project.db.read() as conn:
+        before = project.repo.get_item_language(conn, ITEM, LANG)
+    assert before is not None
+    pasted = "sorso\nprend* permesso\ncicchetto"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1366, "height": 768})
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+        context.set_default_timeout(TIMEOUT_MS)
+        page = context.new_page()
+        try:
+            page.goto(app_url)
+            log_in(page, "translator", "demo-translator-pass")
+            expect(page).to_have_url(f"{app_url}/curate?item={ITEM}&lang={LANG}")
+            page.wait_for_function("() => window.__annotatorKeys === true")  # the key listener is in place
+            page.evaluate("text => navigator.clipboard.writeText(text)", pasted)
+            page.keyboard.press("g")  # focus Add to GOOD
+            expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
+            page.keyboard.press("Control+V")  # a real paste of three lines
+
+            # the page names the bad line, and only that one
+            error = page.get_by_test_id("stAlert").filter(has_text="line 2")
+            expect(error).to_contain_text("prend* permesso")
+            expect(error).to_contain_text("wildcard_token")
+            expect(page.get_by_test_id("stAlert").filter(has_text="line 1")).to_have_count(0)
+            expect(page.get_by_test_id("stAlert").filter(has_text="line 3")).to_have_count(0)
+            settle(page)
+            # the three lines are kept to be fixed, nothing glued into the one-line box
+            expect(page.get_by_role("textbox", name="GOOD candidates, one per line")).to_have_value(pasted)
+            expect(page.get_by_role("textbox", name="Add to GOOD")).to_have_value("")
+
+            with project.db.read() as conn:
+                after = project.repo.get_item_language(conn, ITEM, LANG)
+            assert after == before  # nothing was added: same candidates, same version
+        finally:
+            context.close()
+            browser.close()
