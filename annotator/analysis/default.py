@@ -23,6 +23,7 @@ from typing import Any
 import simplemma
 
 from annotator.analysis.base import Analysis
+from annotator.analysis.dictionary_cache import cache_root, cached_lemmatizer
 from annotator.analysis.morphology import Morphology
 
 #: Combining marks kept inside words (NFC leaves some, e.g. in Indic scripts) so they never split a word.
@@ -97,6 +98,19 @@ _CONTRACTIONS: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
 _LEMMA_CACHE_LIMIT = 500_000
 
 
+#: One lemmatizer per cache folder, shared by every analyser of the process: each language's dictionary loads once.
+_LEMMATIZERS: dict[str, simplemma.Lemmatizer] = {}
+
+
+def _lemmatizer() -> simplemma.Lemmatizer:
+    """simplemma's default lemmatizer over the cached dictionaries (``simplemma.lemmatize`` builds one per call)."""
+    root = cache_root()
+    found = _LEMMATIZERS.get(str(root))
+    if found is None:
+        found = _LEMMATIZERS[str(root)] = cached_lemmatizer(root)
+    return found
+
+
 def _simplemma_lang(lang: str) -> str:
     return lang.strip().lower().replace("_", "-").split("-")[0]
 
@@ -118,6 +132,7 @@ class DefaultAnalyser:
         self._token_cache: dict[str, dict[str, tuple[_Piece, ...]]] = {}
         self._supported: dict[str, bool] = {}
         self._jieba: Any = None
+        self._simplemma: simplemma.Lemmatizer | None = None
         self._morphology = Morphology(readings=morphology, stems=stems)
         self._stem_cache: dict[str, dict[str, str]] = {}
 
@@ -245,7 +260,7 @@ class DefaultAnalyser:
                     return lemma
         lemma = token
         if self._simplemma_knows(code):
-            lemma = simplemma.lemmatize(token.replace("’", "'"), lang=code)
+            lemma = self._lemmatize(token.replace("’", "'"), code)
         if code == "ru":
             lemma = lemma.replace("ё", "е").replace("Ё", "Е")
         return lemma
@@ -254,12 +269,17 @@ class DefaultAnalyser:
         known = self._supported.get(code)
         if known is None:
             try:
-                simplemma.lemmatize("a", lang=code)
+                self._lemmatize("a", code)
                 known = True
             except (ValueError, KeyError, OSError):
                 known = False
             self._supported[code] = known
         return known
+
+    def _lemmatize(self, token: str, code: str) -> str:
+        if self._simplemma is None:
+            self._simplemma = _lemmatizer()
+        return str(self._simplemma.lemmatize(token, lang=code))
 
     # --- Chinese ------------------------------------------------------------------------------------------------
 
