@@ -374,6 +374,11 @@ class CandidateSet:
     #: per level (lemma, word, token): first word → ((pattern position, alternative number), ...)
     triggers: tuple[dict[str, tuple[tuple[int, int], ...]], ...]
 
+    @functools.cached_property
+    def surface(self) -> tuple[tuple[SurfacePiece, ...], ...]:
+        """Each pattern's surface pieces, looked up once per set rather than per translation that reaches step 3."""
+        return tuple(surface_pieces_of(pattern.candidate) for pattern in self.patterns)
+
 
 def candidate_set(patterns: Iterable[CandidatePattern]) -> CandidateSet:
     """Index compiled candidates for ``match_translation`` (which also accepts a plain list, indexing it each call)."""
@@ -594,8 +599,12 @@ def _cuts_a_word(indexed: _Indexed | None, start: int, end: int, text: str) -> b
     return False
 
 
-def _match_surface(pattern: CandidatePattern, text: str, indexed: _Indexed | None = None) -> CandidateMatch | None:
-    pieces = surface_pieces_of(pattern.candidate)
+def _match_surface(
+    pattern: CandidatePattern,
+    text: str,
+    indexed: _Indexed,
+    pieces: tuple[SurfacePiece, ...],
+) -> CandidateMatch | None:
     found = find_surface(pieces, text)
     while found is not None and _cuts_a_word(indexed, found[0], found[1], text):
         found = find_surface(pieces, text, found[0] + 1)
@@ -723,8 +732,13 @@ def match_translation(analysis: AnalysedText, candidates: CandidateSet | Sequenc
     matches = [found[position] for position in sorted(found)]
     if not matches:
         text = surface_fold(analysis.text)
-        retry = (p for position, p in enumerate(cset.patterns) if position not in tag_tried)
-        matches = [m for m in (_match_surface(p, text, indexed) for p in retry) if m is not None]
+        surface = cset.surface
+        retry = (
+            _match_surface(p, text, indexed, surface[position])
+            for position, p in enumerate(cset.patterns)
+            if position not in tag_tried
+        )
+        matches = [m for m in retry if m is not None]
     if not matches and indexed.stems is not None:
         matches = _match_stems(cset, indexed, tag_tried)
     if not matches:
