@@ -1,5 +1,5 @@
-"""The on-disk copy of simplemma's dictionaries (issue 9: start-up): rebuilt when missing, stale or corrupt, and the
-analyses read through it are exactly simplemma's own."""
+"""The on-disk copies of simplemma's and jieba's dictionaries (issue 9: start-up): rebuilt when missing, stale or
+corrupt, and the analyses read through them are exactly simplemma's and jieba's own."""
 
 from __future__ import annotations
 
@@ -12,13 +12,17 @@ from annotator.analysis import default as default_module
 from annotator.analysis.default import DefaultAnalyser
 from annotator.analysis.dictionary_cache import (
     CACHE_ENV,
+    FORMAT,
     CachedDictionaryFactory,
     HashedDictionary,
     _encode,
+    _encode_freq,
     _fingerprint,
+    _jieba_fingerprint,
     _raw_entries,
     cache_file,
     cached_lemmatizer,
+    jieba_tokenizer,
 )
 
 #: Italian: simplemma's smallest dictionary of the benchmark languages, so each cold build stays short.
@@ -95,3 +99,47 @@ def test_an_unwritable_cache_folder_still_lemmatises(tmp_path: Path, monkeypatch
     blocker.write_text("the cache folder cannot be created under a file")
     assert _analyses(monkeypatch, blocker) == _analyses(monkeypatch, tmp_path / "fine")
     assert not cache_file(LANG, blocker).exists()
+
+
+ZH_TEXTS = ["他倒了一小杯威士忌。", "猎人在树林里开了一枪，拍了一张照片。", "源头的水很清。"]
+
+
+def _segmented(tokenizer: object) -> list[list[tuple[str, int, int]]]:
+    return [list(tokenizer.tokenize(text)) for text in ZH_TEXTS]  # type: ignore[attr-defined]
+
+
+def test_jieba_copy_is_built_then_read_and_segments_as_jieba_does(tmp_path: Path) -> None:
+    import jieba
+
+    reference = jieba.Tokenizer()
+    reference.tmp_dir = str(tmp_path / "jieba-own")
+    (tmp_path / "jieba-own").mkdir()
+    reference.initialize()
+    built = jieba_tokenizer(tmp_path)
+    path = tmp_path / "jieba" / f"freq.v{FORMAT}.bin"
+    assert path.exists()
+    read = jieba_tokenizer(tmp_path)
+    assert read.FREQ == reference.FREQ and read.total == reference.total
+    assert _segmented(read) == _segmented(built) == _segmented(reference)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped byte", "stale"])
+def test_a_damaged_jieba_copy_is_rebuilt(tmp_path: Path, damage: str) -> None:
+    import jieba
+
+    expected = _segmented(jieba_tokenizer(tmp_path))
+    path = tmp_path / "jieba" / f"freq.v{FORMAT}.bin"
+    good = path.read_bytes()
+    if damage == "truncated":
+        path.write_bytes(good[:-100])
+    elif damage == "flipped byte":
+        middle = len(good) // 2
+        path.write_bytes(good[:middle] + bytes([good[middle] ^ 0x21]) + good[middle + 1 :])
+    else:
+        tokenizer = jieba_tokenizer(tmp_path)
+        encoded = _encode_freq(tokenizer.FREQ, tokenizer.total, _jieba_fingerprint(jieba) + " elsewhere")
+        assert encoded is not None
+        path.write_bytes(encoded)
+    assert path.read_bytes() != good
+    assert _segmented(jieba_tokenizer(tmp_path)) == expected
+    assert path.read_bytes() == good

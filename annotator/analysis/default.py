@@ -23,7 +23,7 @@ from typing import Any
 import simplemma
 
 from annotator.analysis.base import Analysis
-from annotator.analysis.dictionary_cache import cache_root, cached_lemmatizer
+from annotator.analysis.dictionary_cache import cache_root, cached_lemmatizer, jieba_tokenizer
 from annotator.analysis.morphology import Morphology
 
 #: Combining marks kept inside words (NFC leaves some, e.g. in Indic scripts) so they never split a word.
@@ -308,8 +308,7 @@ class DefaultAnalyser:
             import jieba
 
             jieba.setLogLevel(logging.WARNING)
-            tokenizer = jieba.Tokenizer()
-            tokenizer.initialize()
+            tokenizer = jieba_tokenizer()
             self._jieba = tokenizer
         return self._jieba
 
