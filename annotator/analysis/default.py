@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import simplemma
@@ -96,6 +95,7 @@ _CONTRACTIONS: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
 }
 
 _LEMMA_CACHE_LIMIT = 500_000
+_UNSEEN = object()
 
 
 #: One lemmatizer per cache folder, shared by every analyser of the process: each language's dictionary loads once.
@@ -130,6 +130,7 @@ class DefaultAnalyser:
     def __init__(self, *, morphology: bool = True, stems: bool = True) -> None:
         self._lemma_cache: dict[tuple[str, str], tuple[str, tuple[str, ...], str]] = {}
         self._token_cache: dict[str, dict[str, tuple[_Piece, ...]]] = {}
+        self._simple_cache: dict[str, dict[str, tuple[str, tuple[str, ...]] | None]] = {}
         self._supported: dict[str, bool] = {}
         self._jieba: Any = None
         self._simplemma: simplemma.Lemmatizer | None = None
@@ -159,7 +160,19 @@ class DefaultAnalyser:
                 if stem is None:
                     stem = cache[word] = self._morphology.stem(word, code)
                 stems.append(stem)
-            out.append(replace(analysis, stems=tuple(stems)) if any(stems) else analysis)
+            if any(stems):  # the constructor, not ``dataclasses.replace``: this runs for every unmatched translation
+                analysis = Analysis(
+                    analysis.text,
+                    analysis.tokens,
+                    analysis.token_spans,
+                    analysis.words,
+                    analysis.lemmas,
+                    analysis.upos,
+                    analysis.word_token,
+                    analysis.readings,
+                    tuple(stems),
+                )
+            out.append(analysis)
         if len(cache) >= _LEMMA_CACHE_LIMIT:
             cache.clear()
         return out
@@ -167,53 +180,100 @@ class DefaultAnalyser:
     # --- spaced scripts -----------------------------------------------------------------------------------------
 
     def _analyse_spaced(self, text: str, code: str) -> Analysis:
-        tokens: list[str] = []
+        """Most tokens are one word with no contraction: those are read from a (lemma, readings) memo and the tuples
+        are built in one go; a sentence with a contraction or clitic takes the general path."""
+        simple = self._simple_cache.get(code)
+        if simple is None:
+            simple = self._simple_cache[code] = {}
+        found: list[tuple[str, tuple[str, tuple[str, ...]] | None]] = []
         spans: list[tuple[int, int]] = []
+        general = False
+        for match in _TOKEN_RE.finditer(text):
+            raw = match.group()
+            entry = simple.get(raw, _UNSEEN)
+            if entry is _UNSEEN:
+                entry = self._classify(raw, code, simple)
+            if entry is None:
+                general = True
+            found.append((raw, entry))  # type: ignore[arg-type]
+            spans.append(match.span())
+        if general:
+            return self._analyse_general(text, code, found, spans)
+        count = len(found)
+        tokens = tuple([raw for raw, _ in found])
+        extras = tuple([entry[1] for _, entry in found])  # type: ignore[index]
+        return Analysis(
+            text,
+            tokens,
+            tuple(spans),
+            tokens,
+            tuple([entry[0] for _, entry in found]),  # type: ignore[index]
+            (None,) * count,
+            tuple(range(count)),
+            extras if any(extras) else (),
+            (),
+        )
+
+    def _classify(
+        self, raw: str, code: str, simple: dict[str, tuple[str, tuple[str, ...]] | None]
+    ) -> tuple[str, tuple[str, ...]] | None:
+        """Analyse a new regex token: (lemma, readings) when it is one plain word, else None (pieces kept apart)."""
+        pieces = self._pieces(raw, code)
+        if len(simple) >= _LEMMA_CACHE_LIMIT:
+            simple.clear()
+            self._token_cache.clear()
+        if len(pieces) == 1 and len(pieces[0][3]) == 1 and pieces[0][0] == raw and pieces[0][3][0][0] == raw:
+            _, lemma, extra, _ = pieces[0][3][0]
+            simple[raw] = (lemma, extra)
+            return simple[raw]
+        simple[raw] = None
+        self._token_cache.setdefault(code, {})[raw] = pieces
+        return None
+
+    def _analyse_general(
+        self,
+        text: str,
+        code: str,
+        found: list[tuple[str, tuple[str, tuple[str, ...]] | None]],
+        spans: list[tuple[int, int]],
+    ) -> Analysis:
+        tokens: list[str] = []
+        token_spans: list[tuple[int, int]] = []
         words: list[str] = []
         lemmas: list[str] = []
         readings: list[tuple[str, ...]] = []
-        stems: list[str] = []
         word_token: list[int] = []
         cache = self._token_cache.setdefault(code, {})
-        for match in _TOKEN_RE.finditer(text):
-            raw = match.group()
-            pieces = cache.get(raw)
-            if pieces is None:
-                pieces = self._pieces(raw, code)
-                if len(cache) >= _LEMMA_CACHE_LIMIT:
-                    cache.clear()
-                cache[raw] = pieces
-            offset = match.start()
-            if len(pieces) == 1 and len(pieces[0][3]) == 1:  # the common case: one token, one word
+        for (raw, entry), (offset, _) in zip(found, spans, strict=True):
+            if entry is not None:
                 word_token.append(len(tokens))
                 tokens.append(raw)
-                spans.append((offset, offset + len(raw)))
-                word, lemma, extra, stem = pieces[0][3][0]
-                words.append(word)
-                lemmas.append(lemma)
-                readings.append(extra)
-                stems.append(stem)
+                token_spans.append((offset, offset + len(raw)))
+                words.append(raw)
+                lemmas.append(entry[0])
+                readings.append(entry[1])
                 continue
+            pieces = cache.get(raw)
+            if pieces is None:  # the memo was cleared since this sentence looked the token up
+                pieces = cache[raw] = self._pieces(raw, code)
             for token, start, end, analysed in pieces:
                 index = len(tokens)
                 tokens.append(token)
-                spans.append((offset + start, offset + end))
-                for word, lemma, extra, stem in analysed:
+                token_spans.append((offset + start, offset + end))
+                for word, lemma, extra, _stem in analysed:
                     words.append(word)
                     lemmas.append(lemma)
                     readings.append(extra)
-                    stems.append(stem)
                     word_token.append(index)
         return Analysis(
             text=text,
             tokens=tuple(tokens),
-            token_spans=tuple(spans),
+            token_spans=tuple(token_spans),
             words=tuple(words),
             lemmas=tuple(lemmas),
             upos=(None,) * len(words),
             word_token=tuple(word_token),
             readings=tuple(readings) if any(readings) else (),
-            stems=tuple(stems) if any(stems) else (),
         )
 
     def _pieces(self, raw: str, code: str) -> tuple[_Piece, ...]:

@@ -72,6 +72,7 @@ class AnalysedText(Protocol):
 # --- normalisation --------------------------------------------------------------------------------------------------
 
 _SAME_LENGTH_FOLD = str.maketrans({"ё": "е", "Ё": "Е", "’": "'", "ʼ": "'"})
+_SAME_LENGTH_RE = re.compile("[ёЁ’ʼ]")
 
 
 _FOLD_CACHE: dict[str, str] = {}
@@ -111,7 +112,8 @@ def surface_fold(text: str) -> str:
     whose case folding has another length (ß → ss, İ) keep a one-character form, so the step stays case-insensitive.
     A run of several spaces stays as it is, so a multiword piece will not match across it.
     """
-    folded = text.translate(_SAME_LENGTH_FOLD).casefold()  # not ``fold``: whole texts would flood its memo
+    # not ``fold``: whole texts would flood its memo; ``translate`` only when needed, it is slow on non-ASCII text
+    folded = (text.translate(_SAME_LENGTH_FOLD) if _SAME_LENGTH_RE.search(text) else text).casefold()
     if len(folded) != len(text):
         folded = "".join(_fold_char(ch) for ch in text)
     return _WHITESPACE_RE.sub(" ", folded) if _WHITESPACE_RE.search(folded) else folded
@@ -462,7 +464,8 @@ class _Level:
     __slots__ = ("alts", "positions", "seq")
 
     def __init__(self, values: Sequence[str], extra: Sequence[Sequence[str]] = ()) -> None:
-        self.seq = tuple(map(fold, values))
+        get = _FOLD_CACHE.get  # ``fold`` inlined: this runs for every word of every translation
+        self.seq = tuple([get(value) or fold(value) for value in values])
         positions: dict[str, list[int]] = {}
         for i, value in enumerate(self.seq):
             positions.setdefault(value, []).append(i)
