@@ -67,6 +67,19 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("engine", ENGINES, indirect=True)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The analysers' dictionary cache (and the CLI's, in child processes) goes to a session folder, never into the
+    developer's ~/.cache: built once per session, so the tests also exercise the cold path."""
+    saved = os.environ.get("ANNOTATOR_CACHE_DIR")
+    os.environ["ANNOTATOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("annotator-cache"))
+    yield
+    if saved is None:
+        os.environ.pop("ANNOTATOR_CACHE_DIR", None)
+    else:
+        os.environ["ANNOTATOR_CACHE_DIR"] = saved
+
+
 @pytest.fixture(autouse=True)
 def _no_outside_database(monkeypatch: pytest.MonkeyPatch) -> None:
     """A developer's ANNOTATOR_DATABASE_URL never leaks into a test; the ``engine`` fixture sets its own."""

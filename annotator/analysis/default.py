@@ -17,12 +17,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import simplemma
 
 from annotator.analysis.base import Analysis
+from annotator.analysis.dictionary_cache import cache_root, cached_lemmatizer, jieba_tokenizer
 from annotator.analysis.morphology import Morphology
 
 #: Combining marks kept inside words (NFC leaves some, e.g. in Indic scripts) so they never split a word.
@@ -95,6 +95,20 @@ _CONTRACTIONS: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
 }
 
 _LEMMA_CACHE_LIMIT = 500_000
+_UNSEEN = object()
+
+
+#: One lemmatizer per cache folder, shared by every analyser of the process: each language's dictionary loads once.
+_LEMMATIZERS: dict[str, simplemma.Lemmatizer] = {}
+
+
+def _lemmatizer() -> simplemma.Lemmatizer:
+    """simplemma's default lemmatizer over the cached dictionaries (``simplemma.lemmatize`` builds one per call)."""
+    root = cache_root()
+    found = _LEMMATIZERS.get(str(root))
+    if found is None:
+        found = _LEMMATIZERS[str(root)] = cached_lemmatizer(root)
+    return found
 
 
 def _simplemma_lang(lang: str) -> str:
@@ -116,8 +130,10 @@ class DefaultAnalyser:
     def __init__(self, *, morphology: bool = True, stems: bool = True) -> None:
         self._lemma_cache: dict[tuple[str, str], tuple[str, tuple[str, ...], str]] = {}
         self._token_cache: dict[str, dict[str, tuple[_Piece, ...]]] = {}
+        self._simple_cache: dict[str, dict[str, tuple[str, tuple[str, ...]] | None]] = {}
         self._supported: dict[str, bool] = {}
         self._jieba: Any = None
+        self._simplemma: simplemma.Lemmatizer | None = None
         self._morphology = Morphology(readings=morphology, stems=stems)
         self._stem_cache: dict[str, dict[str, str]] = {}
 
@@ -144,7 +160,19 @@ class DefaultAnalyser:
                 if stem is None:
                     stem = cache[word] = self._morphology.stem(word, code)
                 stems.append(stem)
-            out.append(replace(analysis, stems=tuple(stems)) if any(stems) else analysis)
+            if any(stems):  # the constructor, not ``dataclasses.replace``: this runs for every unmatched translation
+                analysis = Analysis(
+                    analysis.text,
+                    analysis.tokens,
+                    analysis.token_spans,
+                    analysis.words,
+                    analysis.lemmas,
+                    analysis.upos,
+                    analysis.word_token,
+                    analysis.readings,
+                    tuple(stems),
+                )
+            out.append(analysis)
         if len(cache) >= _LEMMA_CACHE_LIMIT:
             cache.clear()
         return out
@@ -152,53 +180,100 @@ class DefaultAnalyser:
     # --- spaced scripts -----------------------------------------------------------------------------------------
 
     def _analyse_spaced(self, text: str, code: str) -> Analysis:
-        tokens: list[str] = []
+        """Most tokens are one word with no contraction: those are read from a (lemma, readings) memo and the tuples
+        are built in one go; a sentence with a contraction or clitic takes the general path."""
+        simple = self._simple_cache.get(code)
+        if simple is None:
+            simple = self._simple_cache[code] = {}
+        found: list[tuple[str, tuple[str, tuple[str, ...]] | None]] = []
         spans: list[tuple[int, int]] = []
+        general = False
+        for match in _TOKEN_RE.finditer(text):
+            raw = match.group()
+            entry = simple.get(raw, _UNSEEN)
+            if entry is _UNSEEN:
+                entry = self._classify(raw, code, simple)
+            if entry is None:
+                general = True
+            found.append((raw, entry))  # type: ignore[arg-type]
+            spans.append(match.span())
+        if general:
+            return self._analyse_general(text, code, found, spans)
+        count = len(found)
+        tokens = tuple([raw for raw, _ in found])
+        extras = tuple([entry[1] for _, entry in found])  # type: ignore[index]
+        return Analysis(
+            text,
+            tokens,
+            tuple(spans),
+            tokens,
+            tuple([entry[0] for _, entry in found]),  # type: ignore[index]
+            (None,) * count,
+            tuple(range(count)),
+            extras if any(extras) else (),
+            (),
+        )
+
+    def _classify(
+        self, raw: str, code: str, simple: dict[str, tuple[str, tuple[str, ...]] | None]
+    ) -> tuple[str, tuple[str, ...]] | None:
+        """Analyse a new regex token: (lemma, readings) when it is one plain word, else None (pieces kept apart)."""
+        pieces = self._pieces(raw, code)
+        if len(simple) >= _LEMMA_CACHE_LIMIT:
+            simple.clear()
+            self._token_cache.clear()
+        if len(pieces) == 1 and len(pieces[0][3]) == 1 and pieces[0][0] == raw and pieces[0][3][0][0] == raw:
+            _, lemma, extra, _ = pieces[0][3][0]
+            simple[raw] = (lemma, extra)
+            return simple[raw]
+        simple[raw] = None
+        self._token_cache.setdefault(code, {})[raw] = pieces
+        return None
+
+    def _analyse_general(
+        self,
+        text: str,
+        code: str,
+        found: list[tuple[str, tuple[str, tuple[str, ...]] | None]],
+        spans: list[tuple[int, int]],
+    ) -> Analysis:
+        tokens: list[str] = []
+        token_spans: list[tuple[int, int]] = []
         words: list[str] = []
         lemmas: list[str] = []
         readings: list[tuple[str, ...]] = []
-        stems: list[str] = []
         word_token: list[int] = []
         cache = self._token_cache.setdefault(code, {})
-        for match in _TOKEN_RE.finditer(text):
-            raw = match.group()
-            pieces = cache.get(raw)
-            if pieces is None:
-                pieces = self._pieces(raw, code)
-                if len(cache) >= _LEMMA_CACHE_LIMIT:
-                    cache.clear()
-                cache[raw] = pieces
-            offset = match.start()
-            if len(pieces) == 1 and len(pieces[0][3]) == 1:  # the common case: one token, one word
+        for (raw, entry), (offset, _) in zip(found, spans, strict=True):
+            if entry is not None:
                 word_token.append(len(tokens))
                 tokens.append(raw)
-                spans.append((offset, offset + len(raw)))
-                word, lemma, extra, stem = pieces[0][3][0]
-                words.append(word)
-                lemmas.append(lemma)
-                readings.append(extra)
-                stems.append(stem)
+                token_spans.append((offset, offset + len(raw)))
+                words.append(raw)
+                lemmas.append(entry[0])
+                readings.append(entry[1])
                 continue
+            pieces = cache.get(raw)
+            if pieces is None:  # the memo was cleared since this sentence looked the token up
+                pieces = cache[raw] = self._pieces(raw, code)
             for token, start, end, analysed in pieces:
                 index = len(tokens)
                 tokens.append(token)
-                spans.append((offset + start, offset + end))
-                for word, lemma, extra, stem in analysed:
+                token_spans.append((offset + start, offset + end))
+                for word, lemma, extra, _stem in analysed:
                     words.append(word)
                     lemmas.append(lemma)
                     readings.append(extra)
-                    stems.append(stem)
                     word_token.append(index)
         return Analysis(
             text=text,
             tokens=tuple(tokens),
-            token_spans=tuple(spans),
+            token_spans=tuple(token_spans),
             words=tuple(words),
             lemmas=tuple(lemmas),
             upos=(None,) * len(words),
             word_token=tuple(word_token),
             readings=tuple(readings) if any(readings) else (),
-            stems=tuple(stems) if any(stems) else (),
         )
 
     def _pieces(self, raw: str, code: str) -> tuple[_Piece, ...]:
@@ -245,7 +320,7 @@ class DefaultAnalyser:
                     return lemma
         lemma = token
         if self._simplemma_knows(code):
-            lemma = simplemma.lemmatize(token.replace("’", "'"), lang=code)
+            lemma = self._lemmatize(token.replace("’", "'"), code)
         if code == "ru":
             lemma = lemma.replace("ё", "е").replace("Ё", "Е")
         return lemma
@@ -254,12 +329,17 @@ class DefaultAnalyser:
         known = self._supported.get(code)
         if known is None:
             try:
-                simplemma.lemmatize("a", lang=code)
+                self._lemmatize("a", code)
                 known = True
             except (ValueError, KeyError, OSError):
                 known = False
             self._supported[code] = known
         return known
+
+    def _lemmatize(self, token: str, code: str) -> str:
+        if self._simplemma is None:
+            self._simplemma = _lemmatizer()
+        return str(self._simplemma.lemmatize(token, lang=code))
 
     # --- Chinese ------------------------------------------------------------------------------------------------
 
@@ -288,8 +368,7 @@ class DefaultAnalyser:
             import jieba
 
             jieba.setLogLevel(logging.WARNING)
-            tokenizer = jieba.Tokenizer()
-            tokenizer.initialize()
+            tokenizer = jieba_tokenizer()
             self._jieba = tokenizer
         return self._jieba
 

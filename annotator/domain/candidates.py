@@ -6,6 +6,7 @@ matcher all agree on one definition of what a candidate is and when two candidat
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
@@ -44,8 +45,9 @@ class Candidate:
     pos: str | None = None
     warnings: tuple[str, ...] = field(default=(), compare=False, hash=False)
 
-    @property
+    @functools.cached_property
     def tokens(self) -> tuple[str, ...]:
+        """Split once per candidate: the matcher asks for the tokens many times (not a field: no effect on ==)."""
         return tuple(self.text.split(" "))
 
     @property

@@ -72,6 +72,7 @@ class AnalysedText(Protocol):
 # --- normalisation --------------------------------------------------------------------------------------------------
 
 _SAME_LENGTH_FOLD = str.maketrans({"ё": "е", "Ё": "Е", "’": "'", "ʼ": "'"})
+_SAME_LENGTH_RE = re.compile("[ёЁ’ʼ]")
 
 
 _FOLD_CACHE: dict[str, str] = {}
@@ -111,7 +112,8 @@ def surface_fold(text: str) -> str:
     whose case folding has another length (ß → ss, İ) keep a one-character form, so the step stays case-insensitive.
     A run of several spaces stays as it is, so a multiword piece will not match across it.
     """
-    folded = text.translate(_SAME_LENGTH_FOLD).casefold()  # not ``fold``: whole texts would flood its memo
+    # not ``fold``: whole texts would flood its memo; ``translate`` only when needed, it is slow on non-ASCII text
+    folded = (text.translate(_SAME_LENGTH_FOLD) if _SAME_LENGTH_RE.search(text) else text).casefold()
     if len(folded) != len(text):
         folded = "".join(_fold_char(ch) for ch in text)
     return _WHITESPACE_RE.sub(" ", folded) if _WHITESPACE_RE.search(folded) else folded
@@ -374,6 +376,11 @@ class CandidateSet:
     #: per level (lemma, word, token): first word → ((pattern position, alternative number), ...)
     triggers: tuple[dict[str, tuple[tuple[int, int], ...]], ...]
 
+    @functools.cached_property
+    def surface(self) -> tuple[tuple[SurfacePiece, ...], ...]:
+        """Each pattern's surface pieces, looked up once per set rather than per translation that reaches step 3."""
+        return tuple(surface_pieces_of(pattern.candidate) for pattern in self.patterns)
+
 
 def candidate_set(patterns: Iterable[CandidatePattern]) -> CandidateSet:
     """Index compiled candidates for ``match_translation`` (which also accepts a plain list, indexing it each call)."""
@@ -457,7 +464,8 @@ class _Level:
     __slots__ = ("alts", "positions", "seq")
 
     def __init__(self, values: Sequence[str], extra: Sequence[Sequence[str]] = ()) -> None:
-        self.seq = tuple(map(fold, values))
+        get = _FOLD_CACHE.get  # ``fold`` inlined: this runs for every word of every translation
+        self.seq = tuple([get(value) or fold(value) for value in values])
         positions: dict[str, list[int]] = {}
         for i, value in enumerate(self.seq):
             positions.setdefault(value, []).append(i)
@@ -594,8 +602,12 @@ def _cuts_a_word(indexed: _Indexed | None, start: int, end: int, text: str) -> b
     return False
 
 
-def _match_surface(pattern: CandidatePattern, text: str, indexed: _Indexed | None = None) -> CandidateMatch | None:
-    pieces = surface_pieces_of(pattern.candidate)
+def _match_surface(
+    pattern: CandidatePattern,
+    text: str,
+    indexed: _Indexed,
+    pieces: tuple[SurfacePiece, ...],
+) -> CandidateMatch | None:
     found = find_surface(pieces, text)
     while found is not None and _cuts_a_word(indexed, found[0], found[1], text):
         found = find_surface(pieces, text, found[0] + 1)
@@ -723,8 +735,13 @@ def match_translation(analysis: AnalysedText, candidates: CandidateSet | Sequenc
     matches = [found[position] for position in sorted(found)]
     if not matches:
         text = surface_fold(analysis.text)
-        retry = (p for position, p in enumerate(cset.patterns) if position not in tag_tried)
-        matches = [m for m in (_match_surface(p, text, indexed) for p in retry) if m is not None]
+        surface = cset.surface
+        retry = (
+            _match_surface(p, text, indexed, surface[position])
+            for position, p in enumerate(cset.patterns)
+            if position not in tag_tried
+        )
+        matches = [m for m in retry if m is not None]
     if not matches and indexed.stems is not None:
         matches = _match_stems(cset, indexed, tag_tried)
     if not matches:

@@ -1,0 +1,145 @@
+"""The on-disk copies of simplemma's and jieba's dictionaries (issue 9: start-up): rebuilt when missing, stale or
+corrupt, and the analyses read through them are exactly simplemma's and jieba's own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import simplemma
+
+from annotator.analysis import default as default_module
+from annotator.analysis.default import DefaultAnalyser
+from annotator.analysis.dictionary_cache import (
+    CACHE_ENV,
+    FORMAT,
+    CachedDictionaryFactory,
+    HashedDictionary,
+    _encode,
+    _encode_freq,
+    _fingerprint,
+    _jieba_fingerprint,
+    _raw_entries,
+    cache_file,
+    cached_lemmatizer,
+    jieba_tokenizer,
+)
+
+#: Italian: simplemma's smallest dictionary of the benchmark languages, so each cold build stays short.
+LANG = "it"
+WORDS = [
+    "gocce", "spari", "colpi", "scatti", "bevuto", "versato", "cacciatori", "Prendersi", "permesso", "case",
+    "dell'acqua", "sparare", "fotografie", "bicchieri", "xqzvtrk", "ricorrerebbero", "SPARI", "lunghissimo",
+]  # fmt: skip
+TEXTS = ["Il cacciatore spara due colpi nel bosco.", "Ha versato un goccio dell'acqua nei bicchieri."]
+
+
+def _lemmas(root: Path) -> list[str]:
+    lemmatizer = cached_lemmatizer(root)
+    return [lemmatizer.lemmatize(word, LANG) for word in WORDS]
+
+
+def _analyses(monkeypatch: pytest.MonkeyPatch, root: Path) -> list[object]:
+    monkeypatch.setenv(CACHE_ENV, str(root))
+    monkeypatch.setattr(default_module, "_LEMMATIZERS", {})  # a fresh process's state: the file is read again
+    return list(DefaultAnalyser().analyse(TEXTS, LANG.upper()))
+
+
+def test_missing_file_is_built_and_gives_simplemmas_lemmas(tmp_path: Path) -> None:
+    path = cache_file(LANG, tmp_path)
+    assert not path.exists()
+    assert _lemmas(tmp_path) == [simplemma.lemmatize(word, LANG) for word in WORDS]
+    assert path.stat().st_size > 1_000_000
+    loaded = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    assert isinstance(loaded, HashedDictionary)  # the second load reads the file instead of simplemma's data
+    assert _lemmas(tmp_path) == [simplemma.lemmatize(word, LANG) for word in WORDS]
+
+
+def test_the_file_holds_every_entry_of_simplemmas_dictionary(tmp_path: Path) -> None:
+    CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    cached = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    source = simplemma.strategies.dictionaries.DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)
+    assert isinstance(cached, HashedDictionary)
+    assert len(cached) == len(source)
+    assert dict(cached.items()) == dict(source.items())
+    assert cached.get("no-such-word-xq") is None and "no-such-word-xq" not in cached
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped byte", "garbage", "empty", "stale"])
+def test_a_damaged_file_is_rebuilt_with_identical_analyses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    expected = _analyses(monkeypatch, tmp_path / "reference")
+    root = tmp_path / "damaged"
+    _analyses(monkeypatch, root)
+    path = cache_file(LANG, root)
+    good = path.read_bytes()
+    if damage == "truncated":
+        path.write_bytes(good[: len(good) // 2])
+    elif damage == "flipped byte":
+        middle = len(good) // 2
+        path.write_bytes(good[:middle] + bytes([good[middle] ^ 0x5A]) + good[middle + 1 :])
+    elif damage == "garbage":
+        path.write_bytes(b"not a dictionary at all" * 100)
+    elif damage == "empty":
+        path.write_bytes(b"")
+    else:  # built by another simplemma: same layout, another fingerprint
+        source = simplemma.strategies.dictionaries.DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)
+        encoded = _encode(_raw_entries(source), _fingerprint(LANG) + " elsewhere")
+        assert encoded is not None
+        path.write_bytes(encoded)
+    assert path.read_bytes() != good
+    assert _analyses(monkeypatch, root) == expected  # the damaged file was not used...
+    assert path.read_bytes() == good  # ...and was rebuilt
+    assert isinstance(CachedDictionaryFactory(root).get_dictionary(LANG), HashedDictionary)
+
+
+def test_an_unwritable_cache_folder_still_lemmatises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("the cache folder cannot be created under a file")
+    assert _analyses(monkeypatch, blocker) == _analyses(monkeypatch, tmp_path / "fine")
+    assert not cache_file(LANG, blocker).exists()
+
+
+ZH_TEXTS = ["他倒了一小杯威士忌。", "猎人在树林里开了一枪，拍了一张照片。", "源头的水很清。"]
+
+
+def _segmented(tokenizer: object) -> list[list[tuple[str, int, int]]]:
+    return [list(tokenizer.tokenize(text)) for text in ZH_TEXTS]  # type: ignore[attr-defined]
+
+
+def test_jieba_copy_is_built_then_read_and_segments_as_jieba_does(tmp_path: Path) -> None:
+    import jieba
+
+    reference = jieba.Tokenizer()
+    reference.tmp_dir = str(tmp_path / "jieba-own")
+    (tmp_path / "jieba-own").mkdir()
+    reference.initialize()
+    built = jieba_tokenizer(tmp_path)
+    path = tmp_path / "jieba" / f"freq.v{FORMAT}.bin"
+    assert path.exists()
+    read = jieba_tokenizer(tmp_path)
+    assert read.FREQ == reference.FREQ and read.total == reference.total
+    assert _segmented(read) == _segmented(built) == _segmented(reference)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped byte", "stale"])
+def test_a_damaged_jieba_copy_is_rebuilt(tmp_path: Path, damage: str) -> None:
+    import jieba
+
+    expected = _segmented(jieba_tokenizer(tmp_path))
+    path = tmp_path / "jieba" / f"freq.v{FORMAT}.bin"
+    good = path.read_bytes()
+    if damage == "truncated":
+        path.write_bytes(good[:-100])
+    elif damage == "flipped byte":
+        middle = len(good) // 2
+        path.write_bytes(good[:middle] + bytes([good[middle] ^ 0x21]) + good[middle + 1 :])
+    else:
+        tokenizer = jieba_tokenizer(tmp_path)
+        encoded = _encode_freq(tokenizer.FREQ, tokenizer.total, _jieba_fingerprint(jieba) + " elsewhere")
+        assert encoded is not None
+        path.write_bytes(encoded)
+    assert path.read_bytes() != good
+    assert _segmented(jieba_tokenizer(tmp_path)) == expected
+    assert path.read_bytes() == good
