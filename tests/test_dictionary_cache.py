@@ -23,6 +23,7 @@ from annotator.analysis.dictionary_cache import (
     cache_file,
     cached_lemmatizer,
     jieba_tokenizer,
+    wait_for_cache_writes,
 )
 
 #: Italian: simplemma's smallest dictionary of the benchmark languages, so each cold build stays short.
@@ -36,18 +37,26 @@ TEXTS = ["Il cacciatore spara due colpi nel bosco.", "Ha versato un goccio dell'
 
 def _lemmas(root: Path) -> list[str]:
     lemmatizer = cached_lemmatizer(root)
-    return [lemmatizer.lemmatize(word, LANG) for word in WORDS]
+    lemmas = [lemmatizer.lemmatize(word, LANG) for word in WORDS]
+    wait_for_cache_writes()  # a missing copy is written in the background
+    return lemmas
 
 
 def _analyses(monkeypatch: pytest.MonkeyPatch, root: Path) -> list[object]:
     monkeypatch.setenv(CACHE_ENV, str(root))
     monkeypatch.setattr(default_module, "_LEMMATIZERS", {})  # a fresh process's state: the file is read again
-    return list(DefaultAnalyser().analyse(TEXTS, LANG.upper()))
+    analyses = list(DefaultAnalyser().analyse(TEXTS, LANG.upper()))
+    wait_for_cache_writes()
+    return analyses
 
 
 def test_missing_file_is_built_and_gives_simplemmas_lemmas(tmp_path: Path) -> None:
     path = cache_file(LANG, tmp_path)
     assert not path.exists()
+    first = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    assert not isinstance(first, HashedDictionary)  # the first run uses simplemma's own dict at once...
+    wait_for_cache_writes()
+    assert path.exists()  # ...while the copy is written in the background
     assert _lemmas(tmp_path) == [simplemma.lemmatize(word, LANG) for word in WORDS]
     assert path.stat().st_size > 1_000_000
     loaded = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
@@ -57,6 +66,7 @@ def test_missing_file_is_built_and_gives_simplemmas_lemmas(tmp_path: Path) -> No
 
 def test_the_file_holds_every_entry_of_simplemmas_dictionary(tmp_path: Path) -> None:
     CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    wait_for_cache_writes()
     cached = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
     source = simplemma.strategies.dictionaries.DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)
     assert isinstance(cached, HashedDictionary)

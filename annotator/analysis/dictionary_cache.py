@@ -6,6 +6,9 @@ a hashed file in the user's cache folder (``ANNOTATOR_CACHE_DIR``, else ``$XDG_C
 ``~/.cache/annotator``); later runs read that file as one bytes object and look words up in it directly, without
 building a dict. A missing, stale (another simplemma build) or corrupt file is rebuilt from simplemma's own data,
 written atomically; a cache folder that cannot be written just means simplemma's dict is used as before.
+
+The copy is written by a background thread: the first-ever run starts as fast as without a cache (it uses
+simplemma's own dict at once) instead of also paying for encoding the copy before its first sentence.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import struct
 import sys
 import tempfile
+import threading
 import zlib
 from array import array
 from collections.abc import Iterator, Mapping
@@ -218,13 +222,39 @@ class CachedDictionaryFactory:
         except (OSError, ValueError) as error:
             logger.info("rebuilding the cached simplemma dictionary %s (%s)", path, error)
         source = DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)  # raises ValueError for an unknown language
-        encoded = _encode(_raw_entries(source), fingerprint)
-        if encoded is not None:
-            try:
-                _write_atomic(path, encoded)
-            except OSError as error:
-                logger.info("cannot cache the simplemma dictionary in %s (%s)", path, error)
+        _in_background(_store_copy, path, source, fingerprint)
         return source
+
+
+_WRITERS: list[threading.Thread] = []
+_WRITERS_LOCK = threading.Lock()
+
+
+def _in_background(work: Any, *args: Any) -> None:
+    """Write a cache copy on a daemon thread: a process that ends first leaves no file (the write is atomic), and
+    the next run simply tries again."""
+    thread = threading.Thread(target=work, args=args, name="annotator-dictionary-cache", daemon=True)
+    with _WRITERS_LOCK:
+        _WRITERS[:] = [t for t in _WRITERS if t.is_alive()]
+        _WRITERS.append(thread)
+    thread.start()
+
+
+def wait_for_cache_writes(timeout: float | None = None) -> None:
+    """Block until the cache copies being written are on disk (tests, and benchmarks that time a warm start)."""
+    with _WRITERS_LOCK:
+        pending = list(_WRITERS)
+    for thread in pending:
+        thread.join(timeout)
+
+
+def _store_copy(path: Path, source: Mapping[str, str], fingerprint: str) -> None:
+    encoded = _encode(_raw_entries(source), fingerprint)
+    if encoded is not None:
+        try:
+            _write_atomic(path, encoded)
+        except OSError as error:
+            logger.info("cannot cache the simplemma dictionary in %s (%s)", path, error)
 
 
 def cached_lemmatizer(root: Path | None = None) -> simplemma.Lemmatizer:
