@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from app_helpers import logged_in
 from streamlit.testing.v1 import AppTest
+from test_app_evaluate import metrics_table, run_evaluation  # the run is a job: submit, wait, show
 
-from annotator.app.pages.evaluate import BUNDLED
 from annotator.commands.project import create_demo
 from annotator.domain.model import Side
 from annotator.evaluation.inspection import load_inspections
@@ -30,16 +30,8 @@ def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return data
 
 
-def run_evaluation(at: AppTest) -> AppTest:
-    at.radio(key="evaluate_translations_choice").set_value(BUNDLED)
-    at.button(key="FormSubmitter:evaluate_inputs-Run evaluation").click()
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def row(at: AppTest, system: str = "demo-mt-b", lang: str = "DE") -> dict:
-    table = at.dataframe[0].value
+    table = metrics_table(at)
     chosen = table[(table["system"] == system) & (table["lang"] == lang) & (table["pos"] == "ALL")]
     assert len(chosen) == 1
     return chosen.iloc[0].to_dict()

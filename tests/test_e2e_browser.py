@@ -1,7 +1,8 @@
 """End to end: the real app (``annotator serve``) in headless Chromium — log in, curate, reload, review.
 
 It takes screenshots of Curate and Review into the test's temporary folder; with ``ANNOTATOR_UPDATE_SCREENSHOTS=1``
-it also refreshes ``docs/screenshots/curate.png`` and ``review.png`` (only on request, never on an ordinary run).
+it also refreshes ``docs/screenshots/curate.png``, ``review.png`` and ``review-1366x768.png`` /
+``review-1920x1080.png`` (only on request, never on an ordinary run).
 """
 
 from __future__ import annotations
@@ -239,3 +240,9 @@ def test_curate_reload_and_review_in_a_real_browser(
     settle(page)
     page.wait_for_timeout(500)  # the table draws on a canvas after it is attached
     save_screenshot(page, tmp_path, "review.png")
+    for width, height in ((1366, 768), (1920, 1080)):  # the sizes translators and leads work at (issue 8)
+        page.set_viewport_size({"width": width, "height": height})
+        settle(page)
+        expect(page.get_by_role("heading", name="Review")).to_be_in_viewport()
+        expect(page.get_by_text("1 item-language(s) flagged DISCUSS.")).to_be_in_viewport()
+        save_screenshot(page, tmp_path, f"review-{width}x{height}.png")

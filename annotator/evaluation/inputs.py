@@ -468,9 +468,10 @@ def dataset_from_records(
     return builder.dataset()
 
 
-def load_dataset(path: str | Path, limits: InputLimits | None = None) -> Dataset:
+def load_dataset(path: str | Path, limits: InputLimits | None = None, name: str | None = None) -> Dataset:
+    """``name``: what problems call the file (an upload's own name, not the server's copy of it)."""
     path = Path(path)
-    return parse_dataset(_split_lines(_read_text(path, limits)), str(path))
+    return parse_dataset(_split_lines(_read_text(path, limits)), name or str(path))
 
 
 def _split_lines(text: str) -> list[str]:
@@ -676,9 +677,12 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
     return translations
 
 
-def load_translations(path: str | Path, dataset: Dataset, limits: InputLimits | None = None) -> Translations:
+def load_translations(
+    path: str | Path, dataset: Dataset, limits: InputLimits | None = None, name: str | None = None
+) -> Translations:
+    """``name``: what problems call the file (an upload's own name, not the server's copy of it)."""
     path = Path(path)
-    return parse_translations(_read_text(path, limits), dataset, str(path))
+    return parse_translations(_read_text(path, limits), dataset, name or str(path))
 
 
 def read_analysed(path: str | Path) -> list[dict[str, Any]]:

@@ -43,12 +43,14 @@ def dataset_from_project(project: Project) -> Dataset:
         )
 
 
-def prepare_current(project: Project, translations: str | Path) -> tuple[Dataset, Translations]:
+def prepare_current(
+    project: Project, translations: str | Path, translations_name: str | None = None
+) -> tuple[Dataset, Translations]:
     """Scoring the current curation up to the first analysis: the dataset from the rows and the translations read
     and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 10 target ≤ 2 s)."""
     with gc_paused():
         dataset = dataset_from_project(project)
-        return dataset, load_translations(translations, dataset)
+        return dataset, load_translations(translations, dataset, name=translations_name)
 
 
 #: The whole result of an evaluation job started from the Evaluate page, beside its ``analysed.jsonl``.

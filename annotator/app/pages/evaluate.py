@@ -55,7 +55,7 @@ def job_params(
     if dataset_choice == CURRENT:
         params["current"] = True
     else:
-        params["dataset"] = _upload(dataset_upload)
+        params.update(dataset=_upload(dataset_upload), dataset_name=Path(dataset_upload.name).name)
     if translations_choice == BUNDLED:
         path = builtin_path(DEMO_TRANSLATIONS)
         params.update(translations=str(path), translations_name=path.name)
