@@ -134,8 +134,9 @@ def _candidates(stored: str | None) -> list[dict[str, Any]]:
 
 def _item_record(row: EvaluationRow, languages: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """What ``data_export.dataset.dataset_line`` writes for the item (δ(λ), μ(σ) and Ω(λ) from its senses)."""
-    senses = sorted(json.loads(row.senses), key=lambda sense: sense["rank"])
-    rank = next((sense["rank"] for sense in json.loads(row.senses) if sense["synset"] == row.synset), None)
+    stored = json.loads(row.senses)  # decoded once: the rank is looked up in stored order, as the export does
+    senses = sorted(stored, key=lambda sense: sense["rank"])
+    rank = next((sense["rank"] for sense in stored if sense["synset"] == row.synset), None)
     return {
         "id": row.id,
         "sentence": row.sentence,

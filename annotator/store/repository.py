@@ -775,18 +775,7 @@ class Repository:
             *(it.c[name] for name in ("lemma", "pos", "target_text", "sentence", "target_start", "target_end")),
         )
         return [
-            QueueEntry(
-                r.item_id,
-                r.lang,
-                Status(r.status),
-                r.lemma,
-                r.pos,
-                r.target_text,
-                r.sentence,
-                r.version,
-                r.target_start,
-                r.target_end,
-            )
+            _queue_entry(r)
             for r in conn.execute(self._queue_query(columns, lang, statuses, search, include_excluded))
         ]
 
@@ -839,18 +828,7 @@ class Repository:
         order = {lang: n for n, lang in enumerate(langs)}
         found = [
             (
-                QueueEntry(
-                    r.item_id,
-                    r.lang,
-                    Status(r.status),
-                    r.lemma,
-                    r.pos,
-                    r.target_text,
-                    r.sentence,
-                    r.version,
-                    r.target_start,
-                    r.target_end,
-                ),
+                _queue_entry(r),
                 ReviewState(
                     r.item_id,
                     r.lang,
@@ -1004,3 +982,19 @@ class Repository:
             table.name: int(conn.execute(select(func.count()).select_from(table)).scalar_one())
             for table in schema.metadata.sorted_tables
         }
+
+
+def _queue_entry(row: Any) -> QueueEntry:
+    """A queue row (``item_languages`` joined with ``items``) as the entry the Curate and Review lists show."""
+    return QueueEntry(
+        row.item_id,
+        row.lang,
+        Status(row.status),
+        row.lemma,
+        row.pos,
+        row.target_text,
+        row.sentence,
+        row.version,
+        row.target_start,
+        row.target_end,
+    )
