@@ -88,12 +88,15 @@ def test_keyboard_only_curation_of_a_demo_item(app_url: str, demo: Path, tmp_pat
             expect(page.get_by_role("dialog")).to_contain_text("focus Add to GOOD")
             expect(page.get_by_role("dialog")).to_contain_text("Undo your last change on this item")
             page.keyboard.press("Escape")
+            expect(page.get_by_role("dialog")).to_have_count(0)  # closed before the next keys, as a person sees it
             settle(page)
 
             # undo from the keyboard: add a candidate to the next item, then u takes it back (u again redoes)
             next_item = parse_qs(urlparse(page.url).query)["item"][0]
             page.keyboard.press("g")
+            expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
             page.keyboard.type("provaundo")
+            expect(page.get_by_role("textbox", name="Add to GOOD")).to_have_value("provaundo")
             page.keyboard.press("Enter")
             expect(page.get_by_text("Added provaundo to GOOD.")).to_be_visible()
             settle(page)

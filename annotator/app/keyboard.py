@@ -151,6 +151,12 @@ _SCRIPT = """<script type="text/plain" id="keys">
       else if (e.key === 'Escape') t.blur();
       return;
     }
+    if (e.key === 'Escape') {  // a dialog (the legend) that has not taken the focus yet still closes on Escape
+      const dialog = doc.querySelector('[role="dialog"]');
+      const close = dialog && !dialog.contains(t) && dialog.querySelector('button[aria-label="Close"]');
+      if (close) { close.click(); e.preventDefault(); }
+      return;
+    }
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     const box = (side) => { typingInto = side; typed = ''; addAfter = false;
                             return focusBox('input[aria-label="Add to ' + side + '"]'); };
