@@ -6,9 +6,11 @@ callback and returns plain dataclasses with ``to_dict()``; it never prints and n
 
 from __future__ import annotations
 
+import gc
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -224,6 +226,32 @@ def evaluate(
 
     The result's ``skipped`` comes from ``translations`` when it is the ``Translations`` that parsing returned.
     """
+    with _collector_paused():
+        return _evaluate(dataset, translations, analyser, progress, batch_size, translations_source)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector during a run: every translation leaves a few long-lived objects (its
+    analysis, match, result) and the collector's full passes re-scanned them all, a third of the run's time.
+    Nothing built here depends on cycle collection; reference counting frees what the run drops."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _evaluate(
+    dataset: Dataset,
+    translations: Sequence[Translation],
+    analyser: Analyser,
+    progress: ProgressCallback,
+    batch_size: int,
+    translations_source: str,
+) -> EvaluationResult:
     total = len(translations)
     by_lang: dict[str, list[int]] = defaultdict(list)
     for index, translation in enumerate(translations):
