@@ -208,6 +208,8 @@ def _analyse(analyser: Analyser, texts: Sequence[str], lang: str) -> list[Analys
     analysed = analyser.analyse([texts[i] for i in wanted], lang) if wanted else []
     if len(analysed) != len(wanted):
         raise RuntimeError(f"analyser {analyser.name!r} returned {len(analysed)} analyses for {len(wanted)} texts")
+    if len(wanted) == len(texts):
+        return list(analysed)  # the usual case: no placeholder analyses to build and throw away
     out = [empty_analysis(text) for text in texts]
     for i, analysis in zip(wanted, analysed, strict=True):
         out[i] = analysis
