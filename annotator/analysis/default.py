@@ -347,7 +347,9 @@ class DefaultAnalyser:
         tokenizer = self._jieba_tokenizer()
         tokens: list[str] = []
         spans: list[tuple[int, int]] = []
-        for token, start, end in tokenizer.tokenize(text):
+        end = 0
+        for token in tokenizer.cut(text):  # what ``tokenize`` does, without its generator of triples per token
+            start, end = end, end + len(token)
             if token.isspace() or not token:
                 continue
             tokens.append(token)
