@@ -193,6 +193,7 @@ class _Failing(DefaultAnalyser):
 @pytest.mark.parametrize("enabled", [True, False])
 def test_a_run_gives_the_collector_back_as_it_found_it(enabled: bool):
     gc.enable() if enabled else gc.disable()
+    frozen = gc.get_freeze_count()
     dataset = dataset_from_records(DATASET, "test")
     result = evaluate(
         dataset,
@@ -202,6 +203,24 @@ def test_a_run_gives_the_collector_back_as_it_found_it(enabled: bool):
     assert [r.outcome for r in result.results] == ["GOOD", "MISS"]
     assert result.results[1].analysis == Analysis(text="")
     assert gc.isenabled() is enabled
+    assert gc.get_freeze_count() == frozen  # the run's objects stay collectable: nothing more is left frozen
+
+
+@pytest.mark.usefixtures("collector_enabled")
+def test_a_run_leaves_the_caller_s_frozen_objects_frozen():
+    gc.enable()
+    held = [[] for _ in range(10)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        evaluate(
+            dataset_from_records(DATASET, "test"), [Translation("shot", "IT", "sys", "Uno sparo.")], DefaultAnalyser()
+        )
+        assert gc.get_freeze_count() >= frozen
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+    assert held
 
 
 @pytest.mark.usefixtures("collector_enabled")
