@@ -542,7 +542,7 @@ class _Indexed:
         self._token_words: list[list[int]] | None = None
         stems = getattr(analysis, "stems", ()) or ()
         self.stems = _Level(stems) if stems else None
-        self.has_pos = any(tag is not None for tag in analysis.upos)
+        self.has_pos = analysis.upos.count(None) != len(analysis.upos)  # any tag (``count`` is a C loop)
         if stems_only:
             self.levels: dict[Step, _Level] = {}
             return
