@@ -185,34 +185,39 @@ class DefaultAnalyser:
         simple = self._simple_cache.get(code)
         if simple is None:
             simple = self._simple_cache[code] = {}
-        found: list[tuple[str, tuple[str, tuple[str, ...]] | None]] = []
-        spans: list[tuple[int, int]] = []
-        general = False
-        for match in _TOKEN_RE.finditer(text):
-            raw = match.group()
-            entry = simple.get(raw, _UNSEEN)
-            if entry is _UNSEEN:
-                entry = self._classify(raw, code, simple)
-            if entry is None:
-                general = True
-            found.append((raw, entry))  # type: ignore[arg-type]
-            spans.append(match.span())
-        if general:
-            return self._analyse_general(text, code, found, spans)
-        count = len(found)
-        tokens = tuple([raw for raw, _ in found])
-        extras = tuple([entry[1] for _, entry in found])  # type: ignore[index]
+        # list comprehensions, not one loop doing it all: this runs for every translation
+        spans = [match.span() for match in _TOKEN_RE.finditer(text)]
+        raws = [text[start:end] for start, end in spans]
+        get = simple.get
+        entries: list[Any] = [get(raw, _UNSEEN) for raw in raws]
+        if _UNSEEN in entries:
+            entries = [
+                self._entry(raw, code, simple) if e is _UNSEEN else e for raw, e in zip(raws, entries, strict=True)
+            ]
+        if None in entries:
+            return self._analyse_general(text, code, list(zip(raws, entries, strict=True)), spans)
+        count = len(raws)
+        tokens = tuple(raws)
+        extras = tuple([entry[1] for entry in entries])
         return Analysis(
             text,
             tokens,
             tuple(spans),
             tokens,
-            tuple([entry[0] for _, entry in found]),  # type: ignore[index]
+            tuple([entry[0] for entry in entries]),
             (None,) * count,
             tuple(range(count)),
             extras if any(extras) else (),
             (),
         )
+
+    def _entry(
+        self, raw: str, code: str, simple: dict[str, tuple[str, tuple[str, ...]] | None]
+    ) -> tuple[str, tuple[str, ...]] | None:
+        """The memoised (lemma, readings) of a regex token, classified on first sight (a repeat in one sentence
+        finds the first one's entry)."""
+        entry = simple.get(raw, _UNSEEN)
+        return self._classify(raw, code, simple) if entry is _UNSEEN else entry  # type: ignore[return-value]
 
     def _classify(
         self, raw: str, code: str, simple: dict[str, tuple[str, tuple[str, ...]] | None]
@@ -347,7 +352,9 @@ class DefaultAnalyser:
         tokenizer = self._jieba_tokenizer()
         tokens: list[str] = []
         spans: list[tuple[int, int]] = []
-        for token, start, end in tokenizer.tokenize(text):
+        end = 0
+        for token in tokenizer.cut(text):  # what ``tokenize`` does, without its generator of triples per token
+            start, end = end, end + len(token)
             if token.isspace() or not token:
                 continue
             tokens.append(token)

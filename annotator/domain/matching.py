@@ -216,6 +216,8 @@ class CandidatePattern:
 
 
 def _segments_of(tokens: Sequence[str]) -> list[tuple[str, ...]]:
+    if WILDCARD not in tokens:
+        return [tuple(tokens)]
     segments: list[tuple[str, ...]] = []
     current: list[str] = []
     for token in tokens:
@@ -230,6 +232,8 @@ def _segments_of(tokens: Sequence[str]) -> list[tuple[str, ...]]:
 
 def candidate_segments(candidate: Candidate) -> list[str]:
     """The wildcard-free pieces of a candidate as text: what the analyser must analyse for it."""
+    if WILDCARD not in candidate.tokens:
+        return [candidate.text]  # the tokens are the text split on spaces
     return [" ".join(segment) for segment in _segments_of(candidate.tokens)]
 
 
@@ -375,6 +379,9 @@ class CandidateSet:
     patterns: tuple[CandidatePattern, ...]
     #: per level (lemma, word, token): first word → ((pattern position, alternative number), ...)
     triggers: tuple[dict[str, tuple[tuple[int, int], ...]], ...]
+    #: per level: every candidate has the same alternatives there as at the level before, so a translation whose two
+    #: levels are one sequence (words that are their own tokens) can skip the second step: it would find nothing new
+    repeats: tuple[bool, ...] = (False, False, False)
 
     @functools.cached_property
     def surface(self) -> tuple[tuple[SurfacePiece, ...], ...]:
@@ -392,7 +399,12 @@ def candidate_set(patterns: Iterable[CandidatePattern]) -> CandidateSet:
             for number, alternative in enumerate((pattern.lemma, pattern.word, pattern.token)[level]):
                 index.setdefault(alternative[0][0], []).append((position, number))
         triggers.append({first: tuple(entries) for first, entries in index.items()})
-    return CandidateSet(patterns, tuple(triggers))
+    repeats = (
+        False,
+        all(p.word == p.lemma for p in patterns),
+        all(p.token == p.word for p in patterns),
+    )
+    return CandidateSet(patterns, tuple(triggers), repeats)
 
 
 # --- matching -------------------------------------------------------------------------------------------------------
@@ -530,7 +542,7 @@ class _Indexed:
         self._token_words: list[list[int]] | None = None
         stems = getattr(analysis, "stems", ()) or ()
         self.stems = _Level(stems) if stems else None
-        self.has_pos = any(tag is not None for tag in analysis.upos)
+        self.has_pos = analysis.upos.count(None) != len(analysis.upos)  # any tag (``count`` is a C loop)
         if stems_only:
             self.levels: dict[Step, _Level] = {}
             return
@@ -636,8 +648,12 @@ def _match_levels(cset: CandidateSet, indexed: _Indexed) -> tuple[dict[int, Cand
     whose single word occurred only under another tag."""
     found: dict[int, CandidateMatch] = {}
     tag_tried: set[int] = set()
+    previous: _Level | None = None
     for number_of_level, step in enumerate(_LEVEL_STEPS):
         level = indexed.levels[step]
+        if level is previous and cset.repeats[number_of_level] and not indexed.has_pos:
+            continue  # same sequence, same alternatives, no tag check: the step before tried exactly this
+        previous = level
         triggers = cset.triggers[number_of_level]
         hits: list[tuple[int, int]] = []
         for value in level.positions:
@@ -679,8 +695,10 @@ def _match_stems(cset: CandidateSet, indexed: _Indexed, tag_tried: set[int]) -> 
     level = indexed.stems
     assert level is not None
     matches = []
+    present = level.positions
     for position, pattern in enumerate(cset.patterns):
-        if pattern.stem is None or position in tag_tried:
+        # the first stem must occur (a look-up) before the search is worth a call; most candidates fail here
+        if pattern.stem is None or pattern.stem[0][0] not in present or position in tag_tried:
             continue
         span = level.find(pattern.stem)
         if span is not None:
@@ -736,10 +754,10 @@ def match_translation(analysis: AnalysedText, candidates: CandidateSet | Sequenc
     if not matches:
         text = surface_fold(analysis.text)
         surface = cset.surface
-        retry = (
+        retry = (  # ``in`` first: most candidates are absent, and it is far cheaper than the full search
             _match_surface(p, text, indexed, surface[position])
             for position, p in enumerate(cset.patterns)
-            if position not in tag_tried
+            if surface[position] and surface[position][0].text in text and position not in tag_tried
         )
         matches = [m for m in retry if m is not None]
     if not matches and indexed.stems is not None:

@@ -6,9 +6,11 @@ callback and returns plain dataclasses with ``to_dict()``; it never prints and n
 
 from __future__ import annotations
 
+import gc
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -206,6 +208,8 @@ def _analyse(analyser: Analyser, texts: Sequence[str], lang: str) -> list[Analys
     analysed = analyser.analyse([texts[i] for i in wanted], lang) if wanted else []
     if len(analysed) != len(wanted):
         raise RuntimeError(f"analyser {analyser.name!r} returned {len(analysed)} analyses for {len(wanted)} texts")
+    if len(wanted) == len(texts):
+        return list(analysed)  # the usual case: no placeholder analyses to build and throw away
     out = [empty_analysis(text) for text in texts]
     for i, analysis in zip(wanted, analysed, strict=True):
         out[i] = analysis
@@ -224,6 +228,39 @@ def evaluate(
 
     The result's ``skipped`` comes from ``translations`` when it is the ``Translations`` that parsing returned.
     """
+    with _collector_paused():
+        return _evaluate(dataset, translations, analyser, progress, batch_size, translations_source)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector during a run: every translation leaves a few long-lived objects (its
+    analysis, match, result) and the collector's full passes re-scanned them all, a third of the run's time.
+    Nothing built here depends on cycle collection; reference counting frees what the run drops.
+
+    On the way out the run's objects join the oldest generation unscanned (``freeze`` then ``unfreeze``), so the
+    first collection after the pause does not walk them all (10 % of the run); later full passes still see them, so
+    nothing leaks. Skipped when the caller keeps frozen objects of its own: ``unfreeze`` would release those too."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
+
+
+def _evaluate(
+    dataset: Dataset,
+    translations: Sequence[Translation],
+    analyser: Analyser,
+    progress: ProgressCallback,
+    batch_size: int,
+    translations_source: str,
+) -> EvaluationResult:
     total = len(translations)
     by_lang: dict[str, list[int]] = defaultdict(list)
     for index, translation in enumerate(translations):
