@@ -5,9 +5,10 @@ Scoring the current curation means a candidate a translator adds for a MISS coun
 
 from __future__ import annotations
 
+import gc
 import json
 import pickle
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import groupby
 from pathlib import Path
 from typing import Any
@@ -15,22 +16,36 @@ from typing import Any
 from annotator.atomic_files import atomic_file, write_bytes_synced
 from annotator.data_export.dataset import candidates_json, gc_paused
 from annotator.data_import.limits import may_hold_surrogate
+from annotator.domain.matching import BAD, GOOD
 from annotator.domain.model import Status
 from annotator.errors import UserError
-from annotator.evaluation.inputs import Dataset, Translations, dataset_from_records, load_translations
+from annotator.evaluation.inputs import (
+    Dataset,
+    DoubtedRecord,
+    EvaluationInputError,
+    ListMemo,
+    Translations,
+    dataset_from_records,
+    load_translations,
+)
 from annotator.evaluation.run import EvaluationResult
 from annotator.project import Project, ProjectSettings
+from annotator.services.evaluation_cache import LIST_CACHE_FOLDER, ListCache
 from annotator.store.repository import EvaluationRow
 
+#: The item's own columns of an ``EvaluationRow`` (the same on each of its rows), before the item-language's.
+_ITEM_FIELDS = EvaluationRow._fields.index("lang")
 
-def dataset_from_project(project: Project) -> Dataset:
+
+def dataset_from_project(project: Project, cache: bool = True) -> Dataset:
     """Every non-excluded item, done or not; an item-language discarded in a language is left out for it.
 
     The same dataset as exporting with ``--include-incomplete --keep-partially-discarded`` and evaluating that
     ``dataset.jsonl`` (``tests/test_evaluate_live.py`` checks it), built from one joined query: each stored candidate
     list is decoded once into the record a ``dataset.jsonl`` line would hold, and the records get the file's checks
     (``dataset_from_records``). Writing the lines as JSON text and parsing them back took most of the 17 s this used
-    to take at 10,000 items × 5 languages.
+    to take at 10,000 items × 5 languages. ``cache``: reuse the specs of the lists an earlier set-up read, kept by
+    their exact stored text (``ListCache``); decoding, checking and parsing every list was most of the rest.
     """
     with gc_paused():  # hundreds of thousands of small objects, no cycles: the collector's passes only cost
         with project.db.read() as conn:
@@ -38,19 +53,92 @@ def dataset_from_project(project: Project) -> Dataset:
             languages = tuple(sorted((ProjectSettings.from_json(raw) if raw else ProjectSettings()).languages))
             rows = list(project.repo.evaluation_rows(conn, languages))
         source = f"{project.data_dir} (current curation)"
-        return dataset_from_records(
-            _records(rows, languages), source, surrogate_free=not _may_hold_surrogate(rows), shared_lists=True
-        )
+        lists = ListCache.open(project.data_dir / LIST_CACHE_FOLDER) if cache else ListCache(None)
+        if lists.held:
+            try:  # the cached lists stand in for their stored text: only a clean build may use them
+                return _build(rows, languages, source, lists, use_cache=True)
+            except (DoubtedRecord, EvaluationInputError):
+                pass  # built again from every real list, so the problems are exactly those of the exported file
+        return _build(rows, languages, source, lists, use_cache=False)
+
+
+def _build(
+    rows: Sequence[EvaluationRow], languages: Sequence[str], source: str, cache: ListCache, use_cache: bool
+) -> Dataset:
+    """One build of the live dataset. With ``use_cache``, a list found in ``cache`` is not decoded but stands in for
+    its known specs, and a record the fast check doubts raises ``DoubtedRecord`` (the schema validator must see
+    the real lists); a build without problems stores the specs of the clean lists it read, for the next set-up."""
+    memo = ListMemo()
+    found: dict[tuple[str, str], list[Any]] = {}  # (side, stored text) → the list object in the records
+    unread: list[str] = []  # the texts that are decoded below (a cached one was searched for surrogates when kept)
+    shards: dict[str, int] = {}
+    for row in rows:
+        shard = shards.get(row.id)
+        if shard is None:
+            shard = shards[row.id] = cache.shard(row.lemma)  # a lemma's items share candidates: one shard
+            unread.extend(value for value in row[:_ITEM_FIELDS] if type(value) is str)
+        if row.lang is None or row.status == Status.DISCARDED.value:
+            continue
+        unread.append(row.lang)
+        for side, stored in ((GOOD, row.good), (BAD, row.bad)):
+            if not stored or stored == "[]":
+                continue
+            specs = cache.get(shard, side, stored) if use_cache else None  # looked up in each shard: kept there
+            if (side, stored) in found:
+                continue
+            if specs is not None:
+                found[(side, stored)] = memo.stand_in(side, specs)
+            else:
+                unread.append(stored)
+    decoded: dict[str, list[dict[str, Any]]] = {}
+
+    def candidates(side: str, stored: str | None) -> list[Any]:
+        if not stored:
+            return []
+        known = found.get((side, stored))
+        if known is not None:
+            return known
+        entries = decoded.get(stored)
+        if entries is None:
+            entries = decoded[stored] = _candidates(stored)
+        return entries
+
+    dataset = dataset_from_records(
+        _records(rows, languages, candidates),
+        source,
+        surrogate_free=not _may_hold_surrogate(unread),
+        shared_lists=True,
+        lists=memo,
+        refuse_doubts=bool(found),
+    )
+    if cache.folder is not None:
+        for row in rows:
+            if row.lang is None or row.status == Status.DISCARDED.value:
+                continue
+            for side, stored in ((GOOD, row.good), (BAD, row.bad)):
+                if stored and stored != "[]" and (side, stored) not in found:
+                    specs = memo.clean_specs(decoded.get(stored), side)
+                    if specs is not None:
+                        cache.put(shards[row.id], side, stored, specs)
+        cache.save()
+    return dataset
 
 
 def prepare_current(
-    project: Project, translations: str | Path, translations_name: str | None = None
+    project: Project, translations: str | Path, translations_name: str | None = None, freeze: bool = False
 ) -> tuple[Dataset, Translations]:
     """Scoring the current curation up to the first analysis: the dataset from the rows and the translations read
-    and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 10 target ≤ 2 s)."""
+    and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 10 target ≤ 2 s).
+
+    ``freeze``: the caller keeps the inputs to its end (the evaluation job's worker), so they are moved out of the
+    collector's reach (``gc.freeze``) before it resumes: resuming it made it walk them all at once (~0.5 s).
+    """
     with gc_paused():
         dataset = dataset_from_project(project)
-        return dataset, load_translations(translations, dataset, name=translations_name)
+        loaded = load_translations(translations, dataset, name=translations_name)
+        if freeze:
+            gc.freeze()
+        return dataset, loaded
 
 
 #: The whole result of an evaluation job started from the Evaluate page, beside its ``analysed.jsonl``.
@@ -81,10 +169,10 @@ def load_result(folder: Path) -> EvaluationResult:
     return result
 
 
-def _may_hold_surrogate(rows: Sequence[EvaluationRow]) -> bool:
-    """Could a record hold a lone surrogate? One search over every stored text (a raw one, or a JSON ``\\u``
+def _may_hold_surrogate(texts: Sequence[str]) -> bool:
+    """Could a record hold a lone surrogate? One search over the stored texts (a raw one, or a JSON ``\\u``
     escape of one in the candidate lists), instead of walking each decoded record's strings."""
-    text = "\n".join(value for row in rows for value in row if type(value) is str)
+    text = "\n".join(texts)
     try:
         text.encode("utf-8")  # fails on a raw lone surrogate; a C loop, unlike a regular expression
     except UnicodeEncodeError:
@@ -92,19 +180,13 @@ def _may_hold_surrogate(rows: Sequence[EvaluationRow]) -> bool:
     return "\\u" in text and may_hold_surrogate(text)  # only JSON escapes of control characters are common
 
 
-def _records(rows: Iterable[EvaluationRow], languages: Sequence[str]) -> Iterator[dict[str, Any]]:
+def _records(
+    rows: Iterable[EvaluationRow], languages: Sequence[str], candidates: Callable[[str, str | None], list[Any]]
+) -> Iterator[dict[str, Any]]:
     """The records of the export's rules (see ``data_export.dataset.select``) with both options on, by item id.
 
-    Equal stored candidate lists are decoded once and shared as one list object (``shared_lists``).
+    ``candidates(side, stored)``: the list object of a stored list; equal lists are one object (``shared_lists``).
     """
-    decoded: dict[str | None, list[dict[str, Any]]] = {}
-
-    def candidates(stored: str | None) -> list[dict[str, Any]]:
-        found = decoded.get(stored)
-        if found is None:
-            found = decoded[stored] = _candidates(stored)
-        return found
-
     by_item = {item_id: list(group) for item_id, group in groupby(rows, key=lambda row: row.id)}
     for item_id in sorted(by_item):  # the export's order: Python's, not the database collation's
         group = by_item[item_id]
@@ -116,8 +198,8 @@ def _records(rows: Iterable[EvaluationRow], languages: Sequence[str]) -> Iterato
             if status is Status.DISCARDED:
                 continue
             entry: dict[str, Any] = {
-                "good": candidates(row.good if row is not None else None),
-                "bad": candidates(row.bad if row is not None else None),
+                "good": candidates(GOOD, row.good if row is not None else None),
+                "bad": candidates(BAD, row.bad if row is not None else None),
             }
             if status is not Status.DONE:
                 entry["status"] = status.value
