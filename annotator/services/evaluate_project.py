@@ -35,6 +35,8 @@ from annotator.store.repository import EvaluationRow
 
 #: The item's own columns of an ``EvaluationRow`` (the same on each of its rows), before the item-language's.
 _ITEM_FIELDS = EvaluationRow._fields.index("lang")
+#: A stored status by its value, without an ``Enum`` call per row (an unknown one still raises through ``Status``).
+_STATUSES = {status.value: status for status in Status}
 
 
 def dataset_from_project(project: Project, cache: bool = True) -> Dataset:
@@ -69,33 +71,38 @@ def _build(
     its known specs, and a record the fast check doubts raises ``DoubtedRecord`` (the schema validator must see
     the real lists); a build without problems stores the specs of the clean lists it read, for the next set-up."""
     memo = ListMemo()
-    found: dict[tuple[str, str], list[Any]] = {}  # (side, stored text) → the list object in the records
+    found: dict[str, dict[str, list[Any]]] = {GOOD: {}, BAD: {}}  # side → stored text → its stand-in
     unread: list[str] = []  # the texts that are decoded below (a cached one was searched for surrogates when kept)
-    shards: dict[str, int] = {}
-    for row in rows:
-        shard = shards.get(row.id)
-        if shard is None:
-            shard = shards[row.id] = cache.shard(row.lemma)  # a lemma's items share candidates: one shard
+    missed: list[tuple[int, str, str]] = []  # (shard, side, stored text) of the lists decoded below
+    discarded = Status.DISCARDED.value
+    last_id: str | None = None
+    shard = 0
+    sides: tuple[tuple[str, dict[str, Any], dict[str, Any], dict[str, list[Any]]], ...] = ()
+    for row in rows:  # the rows of an item are together (ordered by item id)
+        if row.id != last_id:
+            last_id, shard = row.id, cache.shard(row.lemma)  # a lemma's items share candidates: one shard
             unread.extend(value for value in row[:_ITEM_FIELDS] if type(value) is str)
-        if row.lang is None or row.status == Status.DISCARDED.value:
+            sides = tuple((side, *cache.side(shard, side, use_cache), found[side]) for side in (GOOD, BAD))
+        if row.lang is None or row.status == discarded:
             continue
         unread.append(row.lang)
-        for side, stored in ((GOOD, row.good), (BAD, row.bad)):
+        for (side, held, kept, stand_ins), stored in zip(sides, (row.good, row.bad), strict=True):
             if not stored or stored == "[]":
                 continue
-            specs = cache.get(shard, side, stored) if use_cache else None  # looked up in each shard: kept there
-            if (side, stored) in found:
-                continue
+            specs = held.get(stored)
             if specs is not None:
-                found[(side, stored)] = memo.stand_in(side, specs)
-            else:
+                kept[stored] = specs  # looked up in each shard that holds it: kept there
+                if stored not in stand_ins:
+                    stand_ins[stored] = memo.stand_in(side, specs)
+            elif stored not in stand_ins:
+                missed.append((shard, side, stored))
                 unread.append(stored)
     decoded: dict[str, list[dict[str, Any]]] = {}
 
     def candidates(side: str, stored: str | None) -> list[Any]:
         if not stored:
             return []
-        known = found.get((side, stored))
+        known = found[side].get(stored)
         if known is not None:
             return known
         entries = decoded.get(stored)
@@ -109,18 +116,13 @@ def _build(
         surrogate_free=not _may_hold_surrogate(unread),
         shared_lists=True,
         lists=memo,
-        refuse_doubts=bool(found),
+        refuse_doubts=bool(found[GOOD] or found[BAD]),
     )
-    if cache.folder is not None:
-        for row in rows:
-            if row.lang is None or row.status == Status.DISCARDED.value:
-                continue
-            for side, stored in ((GOOD, row.good), (BAD, row.bad)):
-                if stored and stored != "[]" and (side, stored) not in found:
-                    specs = memo.clean_specs(decoded.get(stored), side)
-                    if specs is not None:
-                        cache.put(shards[row.id], side, stored, specs)
-        cache.save()
+    for shard, side, stored in missed:
+        specs = memo.clean_specs(decoded.get(stored), side)
+        if specs is not None:
+            cache.put(shard, side, stored, specs)
+    cache.save()
     return dataset
 
 
@@ -194,7 +196,8 @@ def _records(
         sets: dict[str, dict[str, Any]] = {}
         for lang in languages:
             row = held.get(lang)
-            status = Status(row.status) if row is not None and row.status else Status.PENDING
+            stored = row.status if row is not None else None
+            status = (_STATUSES.get(stored) or Status(stored)) if stored else Status.PENDING
             if status is Status.DISCARDED:
                 continue
             entry: dict[str, Any] = {

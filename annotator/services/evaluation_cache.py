@@ -95,6 +95,11 @@ class ListCache:
         a spec shared by several lists once. Stable across processes (unlike ``hash``)."""
         return zlib.crc32(lemma.encode("utf-8", "surrogatepass")) % SHARDS
 
+    def side(self, shard: int, side: str, use: bool = True) -> tuple[dict[str, Specs], dict[str, Specs]]:
+        """(held, kept) of a shard's side for a caller that looks lists up itself: a list found in ``held`` must
+        be put in ``kept`` (what ``get`` does). ``use`` False: nothing is held (every list is read again)."""
+        return (self.loaded[shard][side] if use else {}), self.kept[shard][side]
+
     def get(self, shard: int, side: str, stored: str) -> Specs | None:
         """The specs of a stored list kept by an earlier run, or None; a hit is kept by this run too."""
         specs = self.loaded[shard][side].get(stored)
