@@ -6,6 +6,7 @@ raises ``EvaluationInputError`` listing every problem with its file, line, field
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
@@ -376,65 +377,31 @@ def _surely_valid(record: Any, memo: dict[int, tuple[Any, bool]] | None = None) 
     )
 
 
-class ListMemo:
-    """The shared candidate lists a dataset build has checked and parsed, by the identity of the list object.
-
-    The caller may seed it with lists whose specs it already knows (``stand_in``: the live set-up's persisted cache
-    of lists read by an earlier run) and read back the specs of the lists the build read (``clean_specs``).
-    """
-
-    def __init__(self) -> None:
-        self.checked: dict[int, tuple[Any, bool]] = {}
-        self.specs: SpecsMemo = {}
-
-    def stand_in(self, side: str, specs: tuple[CandidateSpec, ...]) -> list[Any]:
-        """A list object standing for a known-clean stored list: the build takes it as checked and reads ``specs``
-        for it. It is not empty (``sets.get(side) or []`` would replace an empty one) and holds nothing a check
-        could accept, so a record holding it must never reach the schema validator (see ``DoubtedRecord``)."""
-        entries: list[Any] = [None]
-        self.checked[id(entries)] = (entries, True)
-        self.specs[(id(entries), side)] = (entries, specs)
-        return entries
-
-    def clean_specs(self, entries: Any, side: str) -> tuple[CandidateSpec, ...] | None:
-        """The specs of a list the build read, if the fast check surely accepted it and it parsed without a
-        problem (only such a list may be taken as clean again by ``stand_in``); else None."""
-        checked = self.checked.get(id(entries))
-        found = self.specs.get((id(entries), side))
-        if checked is None or not checked[1] or found is None or checked[0] is not entries:
-            return None
-        return found[1]
-
-
-class DoubtedRecord(Exception):
-    """A record the fast check doubts, in a build that must not send a record to the schema validator (it may hold
-    ``ListMemo.stand_in`` lists): the caller builds again from the real lists."""
-
-
 class _DatasetBuilder:
     """The checks every dataset line goes through, whether it came from a file or straight from the database."""
 
-    def __init__(self, source: str, lists: ListMemo | None = None, refuse_doubts: bool = False) -> None:
+    def __init__(self, source: str) -> None:
         self.source = source
         self.problems: list[Problem] = []
         self.items: dict[str, DatasetItem] = {}
-        self.lists = lists if lists is not None else ListMemo()
-        self.checked = self.lists.checked
-        self.specs = self.lists.specs
-        self.refuse_doubts = refuse_doubts
+        self.checked: dict[int, tuple[Any, bool]] = {}
+        self.specs: SpecsMemo = {}
 
     def add(self, record: Any, number: int, shared_lists: bool = False) -> None:
         """A decoded line (surrogates already checked): schema, item rules, unique id. ``shared_lists``: records
         share identical candidate lists as one object, so each list is checked and parsed once."""
         checked, specs = (self.checked, self.specs) if shared_lists else (None, None)
-        if not _surely_valid(record, checked):
-            if self.refuse_doubts:
-                raise DoubtedRecord(number)
-            if _schema_problems(record, self.source, number, self.problems):
-                return
+        if not _surely_valid(record, checked) and _schema_problems(record, self.source, number, self.problems):
+            return
         item = _parse_item(record, self.source, number, self.problems, specs)
         if item is None:
             return
+        self.keep(item, number)
+
+    def keep(self, item: DatasetItem, number: int) -> None:
+        """An item read from line ``number``, or read before from an identical record (it gets this line)."""
+        if item.line != number:
+            item = dataclasses.replace(item, line=number)
         if item.id in self.items:
             _problem(
                 self.problems,
@@ -491,12 +458,10 @@ def parse_dataset(lines: Iterable[str], source: str = "dataset.jsonl") -> Datase
 
 
 def dataset_from_records(
-    records: Iterable[dict[str, Any]],
+    records: Iterable[dict[str, Any] | DatasetItem],
     source: str = "dataset",
     surrogate_free: bool = False,
     shared_lists: bool = False,
-    lists: ListMemo | None = None,
-    refuse_doubts: bool = False,
 ) -> Dataset:
     """Build a Dataset from export records already in memory (the app scores the current database this way).
 
@@ -505,12 +470,14 @@ def dataset_from_records(
     caller has already searched the texts the records were decoded from for surrogates (raw or ``\\u`` escaped)
     and found none, so walking every record for them again is skipped. ``shared_lists``: equal candidate lists are
     one shared list object, never changed (the rows of one synset's items often hold the same pre-populated list),
-    so each is checked and parsed once. ``lists`` (with ``shared_lists``): the memo of those lists, seeded and read
-    back by the caller; ``refuse_doubts``: raise ``DoubtedRecord`` instead of asking the schema validator.
+    so each is checked and parsed once. A ``DatasetItem`` in place of a record is what this built before from an
+    identical record (the live set-up's cache): it is kept as it is, at its line.
     """
-    builder = _DatasetBuilder(source, lists, refuse_doubts)
+    builder = _DatasetBuilder(source)
     for number, record in enumerate(records, start=1):
-        if surrogate_free or not builder.surrogate(record, number):
+        if type(record) is DatasetItem:
+            builder.keep(record, number)
+        elif surrogate_free or not builder.surrogate(record, number):
             builder.add(record, number, shared_lists)
     return builder.dataset()
 

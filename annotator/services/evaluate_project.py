@@ -8,7 +8,7 @@ from __future__ import annotations
 import gc
 import json
 import pickle
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from itertools import groupby
 from pathlib import Path
 from typing import Any
@@ -16,21 +16,12 @@ from typing import Any
 from annotator.atomic_files import atomic_file, write_bytes_synced
 from annotator.data_export.dataset import candidates_json, gc_paused
 from annotator.data_import.limits import may_hold_surrogate
-from annotator.domain.matching import BAD, GOOD
 from annotator.domain.model import Status
 from annotator.errors import UserError
-from annotator.evaluation.inputs import (
-    Dataset,
-    DoubtedRecord,
-    EvaluationInputError,
-    ListMemo,
-    Translations,
-    dataset_from_records,
-    load_translations,
-)
+from annotator.evaluation.inputs import Dataset, DatasetItem, Translations, dataset_from_records, load_translations
 from annotator.evaluation.run import EvaluationResult
 from annotator.project import Project, ProjectSettings
-from annotator.services.evaluation_cache import LIST_CACHE_FOLDER, ListCache
+from annotator.services.evaluation_cache import ITEM_CACHE_FOLDER, ItemCache
 from annotator.store.repository import EvaluationRow
 
 #: The item's own columns of an ``EvaluationRow`` (the same on each of its rows), before the item-language's.
@@ -46,84 +37,59 @@ def dataset_from_project(project: Project, cache: bool = True) -> Dataset:
     ``dataset.jsonl`` (``tests/test_evaluate_live.py`` checks it), built from one joined query: each stored candidate
     list is decoded once into the record a ``dataset.jsonl`` line would hold, and the records get the file's checks
     (``dataset_from_records``). Writing the lines as JSON text and parsing them back took most of the 17 s this used
-    to take at 10,000 items × 5 languages. ``cache``: reuse the specs of the lists an earlier set-up read, kept by
-    their exact stored text (``ListCache``); decoding, checking and parsing every list was most of the rest.
+    to take at 10,000 items × 5 languages. ``cache``: an item whose stored values are exactly those an earlier
+    set-up read is taken as it read it (``ItemCache``); reading every item again was most of the rest.
     """
     with gc_paused():  # hundreds of thousands of small objects, no cycles: the collector's passes only cost
         with project.db.read() as conn:
             raw = project.repo.get_meta(conn, "settings")
             languages = tuple(sorted((ProjectSettings.from_json(raw) if raw else ProjectSettings()).languages))
             rows = list(project.repo.evaluation_rows(conn, languages))
-        source = f"{project.data_dir} (current curation)"
-        lists = ListCache.open(project.data_dir / LIST_CACHE_FOLDER) if cache else ListCache(None)
-        if lists.held:
-            try:  # the cached lists stand in for their stored text: only a clean build may use them
-                return _build(rows, languages, source, lists, use_cache=True)
-            except (DoubtedRecord, EvaluationInputError):
-                pass  # built again from every real list, so the problems are exactly those of the exported file
-        return _build(rows, languages, source, lists, use_cache=False)
+        items = ItemCache.open(project.data_dir / ITEM_CACHE_FOLDER) if cache else ItemCache(None)
+        return _build(rows, languages, f"{project.data_dir} (current curation)", items)
 
 
-def _build(
-    rows: Sequence[EvaluationRow], languages: Sequence[str], source: str, cache: ListCache, use_cache: bool
-) -> Dataset:
-    """One build of the live dataset. With ``use_cache``, a list found in ``cache`` is not decoded but stands in for
-    its known specs, and a record the fast check doubts raises ``DoubtedRecord`` (the schema validator must see
-    the real lists); a build without problems stores the specs of the clean lists it read, for the next set-up."""
-    memo = ListMemo()
-    found: dict[str, dict[str, list[Any]]] = {GOOD: {}, BAD: {}}  # side → stored text → its stand-in
-    unread: list[str] = []  # the texts that are decoded below (a cached one was searched for surrogates when kept)
-    missed: list[tuple[int, str, str]] = []  # (shard, side, stored text) of the lists decoded below
-    discarded = Status.DISCARDED.value
-    last_id: str | None = None
-    shard = 0
-    sides: tuple[tuple[str, dict[str, Any], dict[str, Any], dict[str, list[Any]]], ...] = ()
-    for row in rows:  # the rows of an item are together (ordered by item id)
-        if row.id != last_id:
-            last_id, shard = row.id, cache.shard(row.lemma)  # a lemma's items share candidates: one shard
-            unread.extend(value for value in row[:_ITEM_FIELDS] if type(value) is str)
-            sides = tuple((side, *cache.side(shard, side, use_cache), found[side]) for side in (GOOD, BAD))
-        if row.lang is None or row.status == discarded:
-            continue
-        unread.append(row.lang)
-        for (side, held, kept, stand_ins), stored in zip(sides, (row.good, row.bad), strict=True):
-            if not stored or stored == "[]":
-                continue
-            specs = held.get(stored)
-            if specs is not None:
-                kept[stored] = specs  # looked up in each shard that holds it: kept there
-                if stored not in stand_ins:
-                    stand_ins[stored] = memo.stand_in(side, specs)
-            elif stored not in stand_ins:
-                missed.append((shard, side, stored))
-                unread.append(stored)
+def _build(rows: Sequence[EvaluationRow], languages: tuple[str, ...], source: str, cache: ItemCache) -> Dataset:
+    """The records in the export's order, an item found in ``cache`` in place of its record; the items read from
+    records go into the cache when the dataset has no problem (then none of them had one)."""
     decoded: dict[str, list[dict[str, Any]]] = {}
 
-    def candidates(side: str, stored: str | None) -> list[Any]:
-        if not stored:
-            return []
-        known = found[side].get(stored)
-        if known is not None:
-            return known
-        entries = decoded.get(stored)
-        if entries is None:
-            entries = decoded[stored] = _candidates(stored)
-        return entries
+    def candidates(stored: str | None) -> list[dict[str, Any]]:
+        found = decoded.get(stored)  # equal stored lists are decoded once and shared as one list object
+        if found is None:
+            found = decoded[stored] = _candidates(stored)
+        return found
 
-    dataset = dataset_from_records(
-        _records(rows, languages, candidates),
-        source,
-        surrogate_free=not _may_hold_surrogate(unread),
-        shared_lists=True,
-        lists=memo,
-        refuse_doubts=bool(found[GOOD] or found[BAD]),
-    )
-    for shard, side, stored in missed:
-        specs = memo.clean_specs(decoded.get(stored), side)
-        if specs is not None:
-            cache.put(shard, side, stored, specs)
+    by_item = {item_id: list(group) for item_id, group in groupby(rows, key=lambda row: row.id)}
+    parts: list[dict[str, Any] | DatasetItem] = []
+    read: list[tuple[int, str, tuple[Any, ...]]] = []  # (shard, item id, key) of the items read from records
+    unread: list[str] = []  # the stored texts of those records, searched for surrogates at once
+    for item_id in sorted(by_item):  # the export's order: Python's, not the database collation's
+        group = by_item[item_id]
+        first = group[0]
+        held = {row.lang: row for row in group if row.lang is not None}
+        states = tuple(_state(held.get(lang)) for lang in languages)
+        key = (languages, first[:_ITEM_FIELDS], states)
+        shard = cache.shard(first.lemma)  # a lemma's items share candidates: one shard
+        item = cache.get(shard, item_id, key)
+        if item is not None:
+            parts.append(item)
+            continue
+        record = _record(first, languages, held, candidates)
+        if record is not None:  # discarded in every language: not in the dataset
+            parts.append(record)
+            read.append((shard, item_id, key))
+            unread.extend(value for row in group for value in row if type(value) is str)
+    dataset = dataset_from_records(parts, source, surrogate_free=not _may_hold_surrogate(unread), shared_lists=True)
+    for shard, item_id, key in read:
+        cache.put(shard, item_id, key, dataset.items[item_id])
     cache.save()
     return dataset
+
+
+def _state(row: EvaluationRow | None) -> tuple[str | None, str | None, str | None] | None:
+    """What an item-language's part of the record is built from (part of an item's cache key)."""
+    return None if row is None else (row.status, row.good, row.bad)
 
 
 def prepare_current(
@@ -182,33 +148,29 @@ def _may_hold_surrogate(texts: Sequence[str]) -> bool:
     return "\\u" in text and may_hold_surrogate(text)  # only JSON escapes of control characters are common
 
 
-def _records(
-    rows: Iterable[EvaluationRow], languages: Sequence[str], candidates: Callable[[str, str | None], list[Any]]
-) -> Iterator[dict[str, Any]]:
-    """The records of the export's rules (see ``data_export.dataset.select``) with both options on, by item id.
-
-    ``candidates(side, stored)``: the list object of a stored list; equal lists are one object (``shared_lists``).
-    """
-    by_item = {item_id: list(group) for item_id, group in groupby(rows, key=lambda row: row.id)}
-    for item_id in sorted(by_item):  # the export's order: Python's, not the database collation's
-        group = by_item[item_id]
-        held = {row.lang: row for row in group if row.lang is not None}
-        sets: dict[str, dict[str, Any]] = {}
-        for lang in languages:
-            row = held.get(lang)
-            stored = row.status if row is not None else None
-            status = (_STATUSES.get(stored) or Status(stored)) if stored else Status.PENDING
-            if status is Status.DISCARDED:
-                continue
-            entry: dict[str, Any] = {
-                "good": candidates(GOOD, row.good if row is not None else None),
-                "bad": candidates(BAD, row.bad if row is not None else None),
-            }
-            if status is not Status.DONE:
-                entry["status"] = status.value
-            sets[lang] = entry
-        if sets:  # discarded in every language: not in the dataset
-            yield _item_record(group[0], sets)
+def _record(
+    first: EvaluationRow,
+    languages: Sequence[str],
+    held: dict[str, EvaluationRow],
+    candidates: Callable[[str | None], list[dict[str, Any]]],
+) -> dict[str, Any] | None:
+    """The record of the export's rules (see ``data_export.dataset.select``) with both options on; None when the
+    item is discarded in every language (it is not in the dataset). ``first``: the item's first row."""
+    sets: dict[str, dict[str, Any]] = {}
+    for lang in languages:
+        row = held.get(lang)
+        stored = row.status if row is not None else None
+        status = (_STATUSES.get(stored) or Status(stored)) if stored else Status.PENDING
+        if status is Status.DISCARDED:
+            continue
+        entry: dict[str, Any] = {
+            "good": candidates(row.good if row is not None else None),
+            "bad": candidates(row.bad if row is not None else None),
+        }
+        if status is not Status.DONE:
+            entry["status"] = status.value
+        sets[lang] = entry
+    return _item_record(first, sets) if sets else None
 
 
 def _candidates(stored: str | None) -> list[dict[str, Any]]:
