@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
 from annotator.services.evaluate import EvaluationInputError, create_analyser, evaluate, load_dataset, load_translations
 from annotator.services.evaluate_project import dataset_from_project
-from annotator.services.evaluation_cache import ITEM_CACHE_FOLDER, ItemCache
+from annotator.services.evaluation_cache import BASE_FILE, ITEM_CACHE_FOLDER, OVERLAY_FILE, ItemCache
 from annotator.services.importing import import_items
 
 pytestmark = pytest.mark.both_engines
@@ -65,9 +66,8 @@ def scored(dataset: Dataset) -> tuple[list[dict], dict, dict]:
 def test_a_cold_and_a_warm_cache_give_the_same_dataset_and_results(demo: Project) -> None:
     assert not cache_folder(demo).exists()
     cold = dataset_from_project(demo)
-    assert list(cache_folder(demo).glob("items-*.pickle"))  # written by the cold run
-    cache = ItemCache.open(cache_folder(demo))
-    assert sum(len(shard) for shard in cache.loaded) == len(cold.items)
+    assert (cache_folder(demo) / BASE_FILE).exists()  # written by the cold run
+    assert ItemCache.open(cache_folder(demo)).held == len(cold.items)
     warmed = dataset_from_project(demo)
     assert warmed.items == cold.items == fresh(demo).items and list(warmed.items) == list(cold.items)
     assert scored(warmed) == scored(cold)
@@ -163,21 +163,30 @@ def test_a_hand_edited_surrogate_after_a_warm_run_is_refused(demo: Project) -> N
 
 def test_a_damaged_or_foreign_cache_is_read_as_empty_and_rewritten(demo: Project) -> None:
     built = warm(demo)
-    shards = sorted(cache_folder(demo).glob("items-*.pickle"))
-    shards[0].write_bytes(b"not a pickle")
-    if len(shards) > 1:
-        import pickle
-
-        shards[1].write_bytes(pickle.dumps((b"another version", {}), protocol=pickle.HIGHEST_PROTOCOL))
+    (cache_folder(demo) / BASE_FILE).write_bytes(b"not a pickle")
     assert warm(demo).items == built.items
-    reopened = ItemCache.open(cache_folder(demo))
-    assert sum(len(shard) for shard in reopened.loaded) == len(built.items)  # the damaged shards were rewritten
+    assert ItemCache.open(cache_folder(demo)).held == len(built.items)  # rewritten
+    (cache_folder(demo) / BASE_FILE).write_bytes(pickle.dumps((b"another version", {}), pickle.HIGHEST_PROTOCOL))
+    assert warm(demo).items == built.items
+    assert ItemCache.open(cache_folder(demo)).held == len(built.items)
 
 
-def test_a_cache_keeps_only_the_items_of_the_last_run(demo: Project) -> None:
+def test_a_few_changes_go_to_the_small_file_and_the_cache_keeps_only_live_items(demo: Project) -> None:
     built = warm(demo)
-    with demo.db.write() as conn:
-        demo.repo.set_excluded(conn, ["take-off-thanksgiving"], True)
+    base = (cache_folder(demo) / BASE_FILE).read_bytes()
+    service = lead(demo)
+    service.add_candidate(
+        "head-stream", "IT", Side.GOOD, "sorgente nuova", service.view("head-stream", "IT").state.version
+    )
     dataset_from_project(demo)
-    held = {item_id for shard in ItemCache.open(cache_folder(demo)).loaded for item_id in shard}
-    assert held == set(built.items) - {"take-off-thanksgiving"}
+    assert (cache_folder(demo) / BASE_FILE).read_bytes() == base  # the large file is not rewritten for one item
+    cache = ItemCache.open(cache_folder(demo))
+    assert set(cache.overlay) == {"head-stream"}
+    assert warm(demo).items["head-stream"] != built.items["head-stream"]
+
+    with demo.db.write() as conn:  # most items gone: everything still used is compacted into the large file
+        demo.repo.set_excluded(conn, sorted(built.items)[: len(built.items) * 3 // 4], True)
+    live = dataset_from_project(demo)
+    cache = ItemCache.open(cache_folder(demo))
+    assert set(cache.base) == set(live.items) and not cache.overlay
+    assert not (cache_folder(demo) / OVERLAY_FILE).exists()

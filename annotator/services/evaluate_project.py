@@ -62,7 +62,7 @@ def _build(rows: Sequence[EvaluationRow], languages: tuple[str, ...], source: st
 
     by_item = {item_id: list(group) for item_id, group in groupby(rows, key=lambda row: row.id)}
     parts: list[dict[str, Any] | DatasetItem] = []
-    read: list[tuple[int, str, tuple[Any, ...]]] = []  # (shard, item id, key) of the items read from records
+    read: list[tuple[str, tuple[Any, ...]]] = []  # (item id, key) of the items read from records
     unread: list[str] = []  # the stored texts of those records, searched for surrogates at once
     for item_id in sorted(by_item):  # the export's order: Python's, not the database collation's
         group = by_item[item_id]
@@ -70,19 +70,18 @@ def _build(rows: Sequence[EvaluationRow], languages: tuple[str, ...], source: st
         held = {row.lang: row for row in group if row.lang is not None}
         states = tuple(_state(held.get(lang)) for lang in languages)
         key = (languages, first[:_ITEM_FIELDS], states)
-        shard = cache.shard(first.lemma)  # a lemma's items share candidates: one shard
-        item = cache.get(shard, item_id, key)
+        item = cache.get(item_id, key)
         if item is not None:
             parts.append(item)
             continue
         record = _record(first, languages, held, candidates)
         if record is not None:  # discarded in every language: not in the dataset
             parts.append(record)
-            read.append((shard, item_id, key))
+            read.append((item_id, key))
             unread.extend(value for row in group for value in row if type(value) is str)
     dataset = dataset_from_records(parts, source, surrogate_free=not _may_hold_surrogate(unread), shared_lists=True)
-    for shard, item_id, key in read:
-        cache.put(shard, item_id, key, dataset.items[item_id])
+    for item_id, key in read:
+        cache.put(item_id, key, dataset.items[item_id])
     cache.save()
     return dataset
 

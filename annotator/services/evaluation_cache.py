@@ -7,10 +7,10 @@ status and stored candidate lists, as text). A different value (curation, undo, 
 an edit by hand) is a miss, and the item is read and checked again; the code that builds, checks and parses a
 record is in the ``fingerprint``, so an upgrade starts afresh.
 
-The cache is files under the project's data folder (``cache/evaluation-items``), in ``SHARDS`` shards by lemma (a
-lemma's items share candidates, which a shard pickles once): a run rewrites only the shards that changed, and each
-rewritten shard keeps only the items that run used (bounded by the current data). Nothing here is needed: an
-unreadable or foreign shard counts as empty.
+The cache is two files under the project's data folder (``cache/evaluation-items``): the items of the last
+compaction and the items read since, so a run after a few changes writes a few items, not the whole cache; both
+hold only items of recent runs (bounded by the current data). Nothing here is needed: an unreadable or foreign
+file counts as empty.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import functools
 import hashlib
 import pickle
 import sys
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +28,13 @@ from annotator.evaluation.inputs import DatasetItem
 
 #: Where the cache lives, under the project's data folder.
 ITEM_CACHE_FOLDER = "cache/evaluation-items"
-#: Shards by lemma: a change rewrites one sixteenth of the cache, not all of it.
-SHARDS = 16
-_FORMAT = 1
+#: The items of the last compaction, and the items read since (see ``ItemCache.save``).
+BASE_FILE = "items.pickle"
+OVERLAY_FILE = "items-since.pickle"
+_FORMAT = 2
 
 #: An item's key (every stored value its record is built from) and what evaluation read from that record.
 Entry = tuple[tuple[Any, ...], DatasetItem]
-Shard = dict[str, Entry]
 
 
 @functools.cache
@@ -57,70 +56,77 @@ def fingerprint() -> bytes:
 
 
 class ItemCache:
-    """The shards read at the start of a set-up (``loaded``) and what this run used or added (``kept``), which
-    ``save`` writes back where the two differ. ``folder`` None: a cache that holds and keeps nothing."""
+    """The items kept by earlier runs (``base``: the last compaction; ``overlay``: items read since, a small file
+    rewritten instead of the large one) and what this run used or read (``used``, ``read``), which ``save`` writes
+    back. ``folder`` None: a cache that holds and keeps nothing."""
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
-        self.loaded: list[Shard] = [{} for _ in range(SHARDS)]
-        self.kept: list[Shard] = [{} for _ in range(SHARDS)]
-        self.added = [False] * SHARDS
+        self.base: dict[str, Entry] = {}
+        self.overlay: dict[str, Entry] = {}
+        self.used_base: dict[str, Entry] = {}
+        self.used_overlay: dict[str, Entry] = {}
+        self.read: dict[str, Entry] = {}
 
     @classmethod
     def open(cls, folder: Path) -> ItemCache:
-        """Read every shard; one that is missing, unreadable or written by other code is empty. The folder is the
+        """Read both files; one that is missing, unreadable or written by other code is empty. The folder is the
         project's data folder, as trusted as its database (like an evaluation's ``result.pickle``)."""
         cache = cls(folder)
-        expected = fingerprint()
-        for number in range(SHARDS):
-            try:
-                data = cache._path(number).read_bytes()
-            except OSError:
-                continue
-            try:
-                stamp, shard = pickle.loads(data)
-            except Exception:  # a torn or foreign file: rewritten by the next save that has something to keep
-                continue
-            if stamp == expected and type(shard) is dict:
-                cache.loaded[number] = shard
+        cache.base, cache.overlay = cache._load(BASE_FILE), cache._load(OVERLAY_FILE)
         return cache
 
-    @staticmethod
-    def shard(lemma: str) -> int:
-        """The shard of an item, by its lemma. Stable across processes (unlike ``hash``)."""
-        return zlib.crc32(lemma.encode("utf-8", "surrogatepass")) % SHARDS
+    @property
+    def held(self) -> int:
+        return len(self.base) + len(self.overlay)
 
-    def get(self, shard: int, item_id: str, key: tuple[Any, ...]) -> DatasetItem | None:
+    def get(self, item_id: str, key: tuple[Any, ...]) -> DatasetItem | None:
         """The item an earlier run read from exactly these stored values, or None; a hit is kept by this run."""
-        entry = self.loaded[shard].get(item_id)
-        if entry is None or entry[0] != key:
-            return None
-        self.kept[shard][item_id] = entry
-        return entry[1]
+        entry = self.overlay.get(item_id)
+        if entry is not None and entry[0] == key:
+            self.used_overlay[item_id] = entry
+            return entry[1]
+        entry = self.base.get(item_id)  # an undo may bring back the values the base was read from
+        if entry is not None and entry[0] == key:
+            self.used_base[item_id] = entry
+            return entry[1]
+        return None
 
-    def put(self, shard: int, item_id: str, key: tuple[Any, ...], item: DatasetItem) -> None:
+    def put(self, item_id: str, key: tuple[Any, ...], item: DatasetItem) -> None:
         """An item this run read from a record without a problem, for the next run."""
-        self.kept[shard][item_id] = (key, item)
-        self.added[shard] = True
+        self.read[item_id] = (key, item)
 
     def save(self) -> None:
-        """Write the shards that changed: an item added, or one kept before and not used now (so a shard holds only
-        what the last run used). A cache that cannot be written is no error: the next run reads the items again."""
+        """Keep what this run used or read. Items read since the last compaction go to the overlay, so a run after a
+        few changes writes a few items; when the overlay and the base's unused items outgrow a quarter of the
+        items, everything used is written as the new base (so the files hold at most 1.5 times the items: bounded
+        by the current data). A cache that cannot be written is no error: the next run reads the items again."""
         if self.folder is None:
             return
-        for number in range(SHARDS):
-            kept = self.kept[number]
-            if not self.added[number] and len(kept) == len(self.loaded[number]):
-                continue
-            path = self._path(number)
-            with contextlib.suppress(OSError):
-                if not kept:
-                    path.unlink(missing_ok=True)
-                    continue
-                data = pickle.dumps((fingerprint(), kept), protocol=pickle.HIGHEST_PROTOCOL)
-                with atomic_file(path) as temporary:
-                    temporary.write_bytes(data)
+        overlay = {**self.used_overlay, **self.read}
+        stale = len(self.base) - len(self.used_base)
+        live = len(self.used_base) + len(overlay)
+        with contextlib.suppress(OSError):
+            if stale + len(overlay) > live // 4:
+                self._write(BASE_FILE, {**self.used_base, **overlay})
+                (self.folder / OVERLAY_FILE).unlink(missing_ok=True)
+            elif self.read or len(self.used_overlay) != len(self.overlay):
+                self._write(OVERLAY_FILE, overlay)
 
-    def _path(self, number: int) -> Path:
+    def _load(self, name: str) -> dict[str, Entry]:
         assert self.folder is not None
-        return self.folder / f"items-{number:02d}.pickle"
+        try:
+            data = (self.folder / name).read_bytes()
+        except OSError:
+            return {}
+        try:
+            stamp, entries = pickle.loads(data)
+        except Exception:  # a torn or foreign file: replaced by the next save that has something to keep
+            return {}
+        return entries if stamp == fingerprint() and type(entries) is dict else {}
+
+    def _write(self, name: str, entries: dict[str, Entry]) -> None:
+        assert self.folder is not None
+        data = pickle.dumps((fingerprint(), entries), protocol=pickle.HIGHEST_PROTOCOL)
+        with atomic_file(self.folder / name) as temporary:
+            temporary.write_bytes(data)
