@@ -12,7 +12,11 @@ tree) on top of the server-side script run. ``ANNOTATOR_DATABASE_URL`` selects a
 
 First it prints "Evaluate: set-up from the live curation" (issue 10 target ≤ 2 s): the dataset built from the rows,
 100,000 translations (two systems) read and checked, the analyser created — the median of ``--setup-runs`` runs,
-wall and CPU time (the machine may be shared: CPU time says what the work itself cost).
+wall and CPU time (the machine may be shared: CPU time says what the work itself cost). Each run is set up as the
+evaluation job does it (inputs frozen for the collector), without an earlier run's garbage. The live set-up keeps
+its items in ``DATA/cache/evaluation-items`` (``services.evaluation_cache``): the first run on a fresh project, or
+after a change of the code that reads items, is cold (it reads every item and writes the cache, ~1 s more than
+before the cache); later runs read only the items that changed.
 """
 
 from __future__ import annotations
