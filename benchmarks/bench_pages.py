@@ -12,7 +12,11 @@ tree) on top of the server-side script run. ``ANNOTATOR_DATABASE_URL`` selects a
 
 First it prints "Evaluate: set-up from the live curation" (issue 10 target ≤ 2 s): the dataset built from the rows,
 100,000 translations (two systems) read and checked, the analyser created — the median of ``--setup-runs`` runs,
-wall and CPU time (the machine may be shared: CPU time says what the work itself cost).
+wall and CPU time (the machine may be shared: CPU time says what the work itself cost). Each run is set up as the
+evaluation job does it (inputs frozen for the collector), without an earlier run's garbage. The live set-up keeps
+its items in ``DATA/cache/evaluation-items`` (``services.evaluation_cache``): the first run on a fresh project, or
+after a change of the code that reads items, is cold (it reads every item and writes the cache, ~1 s more than
+before the cache); later runs read only the items that changed.
 """
 
 from __future__ import annotations
@@ -169,16 +173,21 @@ def evaluation_setup(project: Project, translations: Path, runs: int) -> None:
     from annotator.services.evaluate_project import prepare_current
 
     walls, cpus = [], []
+    items = translated = 0
     for _ in range(runs):
-        gc.collect()  # the job's worker is a fresh process: no garbage of an earlier run to collect on the way
+        gc.unfreeze()  # the job's worker is a fresh process: no garbage of an earlier run to collect on the way,
+        gc.collect()  # nor an earlier run's dataset to free (dropped here, outside the timing)
         wall, cpu = time.perf_counter(), time.process_time()
-        dataset, loaded = prepare_current(project, translations)
+        dataset, loaded = prepare_current(project, translations, freeze=True)  # as the job runs it
         create_analyser("default")
         walls.append(1000 * (time.perf_counter() - wall))
         cpus.append(1000 * (time.process_time() - cpu))
+        items, translated = len(dataset.items), len(loaded)
+        del dataset, loaded
+    gc.unfreeze()
     median = statistics.median(walls)
     print(
-        f"{'Evaluate: set-up from the live curation':<36} {len(dataset.items)} items, {len(loaded)} translations: "
+        f"{'Evaluate: set-up from the live curation':<36} {items} items, {translated} translations: "
         f"median {median:.0f} ms wall, {statistics.median(cpus):.0f} ms CPU (min {min(walls):.0f}, "
         f"max {max(walls):.0f}, n={runs})  {'ok' if median <= 2000 else 'SLOW'} (target ≤ 2 s)"
     )

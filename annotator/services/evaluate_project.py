@@ -5,9 +5,10 @@ Scoring the current curation means a candidate a translator adds for a MISS coun
 
 from __future__ import annotations
 
+import gc
 import json
 import pickle
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from itertools import groupby
 from pathlib import Path
 from typing import Any
@@ -17,40 +18,94 @@ from annotator.data_export.dataset import candidates_json, gc_paused
 from annotator.data_import.limits import may_hold_surrogate
 from annotator.domain.model import Status
 from annotator.errors import UserError
-from annotator.evaluation.inputs import Dataset, Translations, dataset_from_records, load_translations
+from annotator.evaluation.inputs import Dataset, DatasetItem, Translations, dataset_from_records, load_translations
 from annotator.evaluation.run import EvaluationResult
 from annotator.project import Project, ProjectSettings
+from annotator.services.evaluation_cache import ITEM_CACHE_FOLDER, ItemCache
 from annotator.store.repository import EvaluationRow
 
+#: The item's own columns of an ``EvaluationRow`` (the same on each of its rows), before the item-language's.
+_ITEM_FIELDS = EvaluationRow._fields.index("lang")
+#: A stored status by its value, without an ``Enum`` call per row (an unknown one still raises through ``Status``).
+_STATUSES = {status.value: status for status in Status}
 
-def dataset_from_project(project: Project) -> Dataset:
+
+def dataset_from_project(project: Project, cache: bool = True) -> Dataset:
     """Every non-excluded item, done or not; an item-language discarded in a language is left out for it.
 
     The same dataset as exporting with ``--include-incomplete --keep-partially-discarded`` and evaluating that
     ``dataset.jsonl`` (``tests/test_evaluate_live.py`` checks it), built from one joined query: each stored candidate
     list is decoded once into the record a ``dataset.jsonl`` line would hold, and the records get the file's checks
     (``dataset_from_records``). Writing the lines as JSON text and parsing them back took most of the 17 s this used
-    to take at 10,000 items × 5 languages.
+    to take at 10,000 items × 5 languages. ``cache``: an item whose stored values are exactly those an earlier
+    set-up read is taken as it read it (``ItemCache``); reading every item again was most of the rest.
     """
     with gc_paused():  # hundreds of thousands of small objects, no cycles: the collector's passes only cost
         with project.db.read() as conn:
             raw = project.repo.get_meta(conn, "settings")
             languages = tuple(sorted((ProjectSettings.from_json(raw) if raw else ProjectSettings()).languages))
             rows = list(project.repo.evaluation_rows(conn, languages))
-        source = f"{project.data_dir} (current curation)"
-        return dataset_from_records(
-            _records(rows, languages), source, surrogate_free=not _may_hold_surrogate(rows), shared_lists=True
-        )
+        items = ItemCache.open(project.data_dir / ITEM_CACHE_FOLDER) if cache else ItemCache(None)
+        return _build(rows, languages, f"{project.data_dir} (current curation)", items)
+
+
+def _build(rows: Sequence[EvaluationRow], languages: tuple[str, ...], source: str, cache: ItemCache) -> Dataset:
+    """The records in the export's order, an item found in ``cache`` in place of its record; the items read from
+    records go into the cache when the dataset has no problem (then none of them had one)."""
+    decoded: dict[str, list[dict[str, Any]]] = {}
+
+    def candidates(stored: str | None) -> list[dict[str, Any]]:
+        found = decoded.get(stored)  # equal stored lists are decoded once and shared as one list object
+        if found is None:
+            found = decoded[stored] = _candidates(stored)
+        return found
+
+    by_item = {item_id: list(group) for item_id, group in groupby(rows, key=lambda row: row.id)}
+    parts: list[dict[str, Any] | DatasetItem] = []
+    read: list[tuple[str, tuple[Any, ...]]] = []  # (item id, key) of the items read from records
+    unread: list[str] = []  # the stored texts of those records, searched for surrogates at once
+    for item_id in sorted(by_item):  # the export's order: Python's, not the database collation's
+        group = by_item[item_id]
+        first = group[0]
+        held = {row.lang: row for row in group if row.lang is not None}
+        states = tuple(_state(held.get(lang)) for lang in languages)
+        key = (languages, first[:_ITEM_FIELDS], states)
+        item = cache.get(item_id, key)
+        if item is not None:
+            parts.append(item)
+            continue
+        record = _record(first, languages, held, candidates)
+        if record is not None:  # discarded in every language: not in the dataset
+            parts.append(record)
+            read.append((item_id, key))
+            unread.extend(value for row in group for value in row if type(value) is str)
+    dataset = dataset_from_records(parts, source, surrogate_free=not _may_hold_surrogate(unread), shared_lists=True)
+    for item_id, key in read:
+        cache.put(item_id, key, dataset.items[item_id])
+    cache.save()
+    return dataset
+
+
+def _state(row: EvaluationRow | None) -> tuple[str | None, str | None, str | None] | None:
+    """What an item-language's part of the record is built from (part of an item's cache key)."""
+    return None if row is None else (row.status, row.good, row.bad)
 
 
 def prepare_current(
-    project: Project, translations: str | Path, translations_name: str | None = None
+    project: Project, translations: str | Path, translations_name: str | None = None, freeze: bool = False
 ) -> tuple[Dataset, Translations]:
     """Scoring the current curation up to the first analysis: the dataset from the rows and the translations read
-    and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 10 target ≤ 2 s)."""
+    and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 10 target ≤ 2 s).
+
+    ``freeze``: the caller keeps the inputs to its end (the evaluation job's worker), so they are moved out of the
+    collector's reach (``gc.freeze``) before it resumes: resuming it made it walk them all at once (~0.5 s).
+    """
     with gc_paused():
         dataset = dataset_from_project(project)
-        return dataset, load_translations(translations, dataset, name=translations_name)
+        loaded = load_translations(translations, dataset, name=translations_name)
+        if freeze:
+            gc.freeze()
+        return dataset, loaded
 
 
 #: The whole result of an evaluation job started from the Evaluate page, beside its ``analysed.jsonl``.
@@ -81,10 +136,10 @@ def load_result(folder: Path) -> EvaluationResult:
     return result
 
 
-def _may_hold_surrogate(rows: Sequence[EvaluationRow]) -> bool:
-    """Could a record hold a lone surrogate? One search over every stored text (a raw one, or a JSON ``\\u``
+def _may_hold_surrogate(texts: Sequence[str]) -> bool:
+    """Could a record hold a lone surrogate? One search over the stored texts (a raw one, or a JSON ``\\u``
     escape of one in the candidate lists), instead of walking each decoded record's strings."""
-    text = "\n".join(value for row in rows for value in row if type(value) is str)
+    text = "\n".join(texts)
     try:
         text.encode("utf-8")  # fails on a raw lone surrogate; a C loop, unlike a regular expression
     except UnicodeEncodeError:
@@ -92,38 +147,29 @@ def _may_hold_surrogate(rows: Sequence[EvaluationRow]) -> bool:
     return "\\u" in text and may_hold_surrogate(text)  # only JSON escapes of control characters are common
 
 
-def _records(rows: Iterable[EvaluationRow], languages: Sequence[str]) -> Iterator[dict[str, Any]]:
-    """The records of the export's rules (see ``data_export.dataset.select``) with both options on, by item id.
-
-    Equal stored candidate lists are decoded once and shared as one list object (``shared_lists``).
-    """
-    decoded: dict[str | None, list[dict[str, Any]]] = {}
-
-    def candidates(stored: str | None) -> list[dict[str, Any]]:
-        found = decoded.get(stored)
-        if found is None:
-            found = decoded[stored] = _candidates(stored)
-        return found
-
-    by_item = {item_id: list(group) for item_id, group in groupby(rows, key=lambda row: row.id)}
-    for item_id in sorted(by_item):  # the export's order: Python's, not the database collation's
-        group = by_item[item_id]
-        held = {row.lang: row for row in group if row.lang is not None}
-        sets: dict[str, dict[str, Any]] = {}
-        for lang in languages:
-            row = held.get(lang)
-            status = Status(row.status) if row is not None and row.status else Status.PENDING
-            if status is Status.DISCARDED:
-                continue
-            entry: dict[str, Any] = {
-                "good": candidates(row.good if row is not None else None),
-                "bad": candidates(row.bad if row is not None else None),
-            }
-            if status is not Status.DONE:
-                entry["status"] = status.value
-            sets[lang] = entry
-        if sets:  # discarded in every language: not in the dataset
-            yield _item_record(group[0], sets)
+def _record(
+    first: EvaluationRow,
+    languages: Sequence[str],
+    held: dict[str, EvaluationRow],
+    candidates: Callable[[str | None], list[dict[str, Any]]],
+) -> dict[str, Any] | None:
+    """The record of the export's rules (see ``data_export.dataset.select``) with both options on; None when the
+    item is discarded in every language (it is not in the dataset). ``first``: the item's first row."""
+    sets: dict[str, dict[str, Any]] = {}
+    for lang in languages:
+        row = held.get(lang)
+        stored = row.status if row is not None else None
+        status = (_STATUSES.get(stored) or Status(stored)) if stored else Status.PENDING
+        if status is Status.DISCARDED:
+            continue
+        entry: dict[str, Any] = {
+            "good": candidates(row.good if row is not None else None),
+            "bad": candidates(row.bad if row is not None else None),
+        }
+        if status is not Status.DONE:
+            entry["status"] = status.value
+        sets[lang] = entry
+    return _item_record(first, sets) if sets else None
 
 
 def _candidates(stored: str | None) -> list[dict[str, Any]]:
