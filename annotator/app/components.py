@@ -81,11 +81,13 @@ def run_action(
     reset: Mapping[str, Any] | None = None,
     toast: bool = False,
     after: Callable[[Any], None] | None = None,
+    was: Status | None = None,
 ) -> bool:
     """Call ``CurationService.<method>(*args)`` and report the outcome; True when it was saved.
 
     Inputs named in ``reset`` are cleared only on success, so a refused or conflicting change keeps what the
-    user typed and they can redo it against the current state.
+    user typed and they can redo it against the current state. ``was`` is the status the page showed: given, the
+    session's progress counts are moved from it to the saved status instead of re-read (see ``_moved_progress``).
     """
     try:
         result = getattr(state.service(), method)(*args)
@@ -98,7 +100,7 @@ def run_action(
     except UserError as error:
         state.flash("error", str(error))
         return False
-    st.session_state.pop(state.PROGRESS_KEY, None)
+    _moved_progress(was, result)
     for key, value in (reset or {}).items():
         st.session_state[key] = value
     message = success(result) if callable(success) else success
@@ -108,13 +110,34 @@ def run_action(
     return True
 
 
-def _add(item: Item, lang: str, side: Side, version: int, input_key: str) -> None:
+def _moved_progress(was: Status | None, result: Any) -> None:
+    """Keep the session's cached progress counts right after one saved change.
+
+    An edit (add, remove, move) changes at most the item's status (pending → in progress): when the status the page
+    showed is known, the counts are moved by one instead of dropped, so the next run need not re-read them (the
+    add → row path is timed, SPEC issue 8); otherwise they are dropped and re-read.
+    """
+    cached = st.session_state.get(state.PROGRESS_KEY)
+    if was is None or not isinstance(result, ItemLanguage) or not cached or cached[0] != result.lang:
+        st.session_state.pop(state.PROGRESS_KEY, None)
+        return
+    if result.status is was:
+        return
+    counts = dict(cached[2])
+    counts[was.value] = max(counts.get(was.value, 0) - 1, 0)
+    counts[result.status.value] = counts.get(result.status.value, 0) + 1
+    st.session_state[state.PROGRESS_KEY] = (cached[0], cached[1], counts)
+
+
+def _add(item: Item, lang: str, side: Side, version: int, input_key: str, was: Status | None = None) -> None:
     raw = st.session_state.get(input_key) or ""
 
     def saved(_result: Any) -> str:
         return f"Added {parse_candidate(raw, item.target.pos).format()} to {SIDE_NAME[side]}."
 
-    run_action("add_candidate", (item.id, lang, side, raw, version), saved, reset={input_key: ""}, toast=True)
+    run_action(
+        "add_candidate", (item.id, lang, side, raw, version), saved, reset={input_key: ""}, toast=True, was=was
+    )
 
 
 def _add_many(item_id: str, lang: str, side: Side, version: int, input_key: str) -> None:
@@ -126,13 +149,14 @@ def _add_many(item_id: str, lang: str, side: Side, version: int, input_key: str)
     run_action("add_candidates", (item_id, lang, side, lines, version), saved, reset={input_key: ""})
 
 
-def _remove(item_id: str, lang: str, entry: CandidateEntry, version: int) -> None:
-    run_action("remove_candidate", (item_id, lang, entry.key, version), f"Removed {entry.format()}.", toast=True)
+def _remove(item_id: str, lang: str, entry: CandidateEntry, version: int, was: Status | None = None) -> None:
+    message = f"Removed {entry.format()}."
+    run_action("remove_candidate", (item_id, lang, entry.key, version), message, toast=True, was=was)
 
 
-def _move(item_id: str, lang: str, entry: CandidateEntry, to: Side, version: int) -> None:
+def _move(item_id: str, lang: str, entry: CandidateEntry, to: Side, version: int, was: Status | None = None) -> None:
     message = f"Moved {entry.format()} to {SIDE_NAME[to]}."
-    run_action("move_candidate", (item_id, lang, entry.key, to, version), message, toast=True)
+    run_action("move_candidate", (item_id, lang, entry.key, to, version), message, toast=True, was=was)
 
 
 def _discuss(item_id: str, lang: str, version: int, note_key: str, after: Callable[[Any], None] | None) -> None:
@@ -338,7 +362,7 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
                 f"→ {SIDE_NAME[other]}",
                 key=f"{prefix}move|{side.value}|{entry.key}",
                 on_click=_move,
-                args=(item.id, il.lang, entry, other, il.version),
+                args=(item.id, il.lang, entry, other, il.version, il.status),
                 disabled=not editable,
             )
             st.button(
@@ -346,7 +370,7 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
                 icon=":material/delete:",
                 key=f"{prefix}remove|{side.value}|{entry.key}",
                 on_click=_remove,
-                args=(item.id, il.lang, entry, il.version),
+                args=(item.id, il.lang, entry, il.version, il.status),
                 disabled=not editable,
             )
     removed = [e for e in (il.initial_good if side is Side.GOOD else il.initial_bad) if il.find(e.key) is None]
@@ -380,7 +404,7 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
         f"Add to {SIDE_NAME[side]}",
         key=f"{prefix}addbtn|{side.value}",
         on_click=_add,
-        args=(item, il.lang, side, il.version, input_key),
+        args=(item, il.lang, side, il.version, input_key, il.status),
         disabled=not editable,
         help="Enter in the box adds too.",
     )

@@ -277,9 +277,13 @@ def logout() -> None:
         st.logout()
 
 
-def service() -> CurationService:
-    """The curation service acting for the current user; the service itself enforces permissions."""
-    user = current_user()
+def service(user: User | None = None) -> CurationService:
+    """The curation service acting for the current user; the service itself enforces permissions.
+
+    A page run that has just read the user passes it, saving a second look-up of the login (callbacks never do:
+    they check the login afresh).
+    """
+    user = user or current_user()
     if user is None:
         raise PermissionDenied("Please log in again: your session has ended.")
     return CurationService(get_project(), user)

@@ -227,7 +227,7 @@ def item_area(owner: str) -> None:
         return
 
     try:
-        view = state.service().view(current, lang)
+        view = state.service(user).view(current, lang)
     except UserError as error:
         st.error(components.md(str(error)))
         return
