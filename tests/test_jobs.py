@@ -85,6 +85,23 @@ def test_death_reasons() -> None:
     assert rules.death_reason(job(state=JobState.DONE, worker_pid=42, worker_host="h"), now, "h", False) is None
 
 
+def test_a_worker_is_recognised_by_its_command_line_even_while_exec_fills_it_in() -> None:
+    assert jobs.runs_job(b"python\0-m\0annotator.cli\0jobs\0work\x007\0", 7)
+    assert not jobs.runs_job(b"python\0-m\0annotator.cli\0jobs\0work\x007\0", 8)  # a pid reused by another job
+    assert not jobs.runs_job(b"vim\0notes.txt\0", 7)  # ... or by another program
+    # Popen returns once exec has closed its pipe, before the kernel has set the new command line: a worker
+    # checked at that moment used to look dead, and its job was failed before it started
+    assert jobs.runs_job(b"", 7)
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "work", "7"])
+    try:
+        assert jobs.pid_alive(child.pid, 7)
+        assert not jobs.pid_alive(child.pid, 8)
+    finally:
+        child.kill()
+        child.wait()
+    assert not jobs.pid_alive(child.pid, 7)
+
+
 def test_progress_writes_are_throttled_but_the_last_one_is_kept() -> None:
     assert rules.due(float("-inf"), 0.0, 1, 100)
     assert not rules.due(10.0, 10.1, 2, 100)

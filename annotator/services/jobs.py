@@ -79,9 +79,19 @@ def pid_alive(pid: int, job_id: int) -> bool:
         stat = (proc / "stat").read_text()
         if stat.rsplit(")", 1)[1].split()[0] in {"Z", "X"}:
             return False
-        argv = (proc / "cmdline").read_bytes().split(b"\0")
+        cmdline = (proc / "cmdline").read_bytes()
     except (OSError, IndexError):
         return True  # no /proc (not Linux): the signal test is all we have
+    return runs_job(cmdline, job_id)
+
+
+def runs_job(cmdline: bytes, job_id: int) -> bool:
+    """Does a live process's ``/proc/PID/cmdline`` belong to this job's worker? An empty one does not tell: the
+    kernel fills it in during ``exec``, after ``Popen`` has already returned, so a worker checked at once looked
+    dead and its job was failed before it started."""
+    if not cmdline:
+        return True
+    argv = cmdline.split(b"\0")
     return b"work" in argv and str(job_id).encode() in argv
 
 
