@@ -131,18 +131,22 @@ def page(app_url: str) -> Iterator[Page]:
 BUSY_STATES = ("running", "rerunRequested", "stopRequested")
 _IDLE_JS = """busy => !busy.includes(document.querySelector('[data-testid="stApp"]')
                                      ?.getAttribute('data-test-script-state'))"""
-#: Counts the runs that end from now on (the app root's run state going from busy back to idle).
+#: Counts the runs that end from now on (the app root's run state going from busy back to idle). Each change is
+#: read from its own mutation record: a short run can set "running" and back in one task, and an observer that
+#: looked only at the attribute's value when called saw no run at all.
 _COUNT_RUNS_JS = """busy => {
   const app = document.querySelector('[data-testid="stApp"]');
   window.__runsEnded = 0;
-  let wasBusy = busy.includes(app.getAttribute('data-test-script-state'));
   if (window.__runObserver) window.__runObserver.disconnect();
-  window.__runObserver = new MutationObserver(() => {
-    const now = busy.includes(app.getAttribute('data-test-script-state'));
-    if (wasBusy && !now) window.__runsEnded += 1;
-    wasBusy = now;
+  window.__runObserver = new MutationObserver(records => {
+    const states = records.map(r => r.oldValue);
+    states.push(app.getAttribute('data-test-script-state'));
+    for (let i = 1; i < states.length; i++) {
+      if (busy.includes(states[i - 1]) && !busy.includes(states[i])) window.__runsEnded += 1;
+    }
   });
-  window.__runObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  window.__runObserver.observe(app, {attributes: true, attributeOldValue: true,
+                                     attributeFilter: ['data-test-script-state']});
 }"""
 
 
