@@ -24,6 +24,7 @@ from test_e2e_browser import (
     count_runs,
     free_port,
     settle,
+    wait_for_run_or_idle,
     wait_for_runs,
     wait_until_healthy,
 )
@@ -101,7 +102,7 @@ def test_reload_second_tab_logout_and_disabled_account(app_url: str, demo: Path)
             count_runs(first)
             first.get_by_role("textbox", name="What should a lead look at?").fill(NOTE)
             first.get_by_role("textbox", name="What should a lead look at?").press("Tab")
-            wait_for_runs(first)
+            wait_for_run_or_idle(first)  # the reload below checks the note reached the server
 
             first.reload()
             expect(first.get_by_text("Signed in as")).to_be_visible()  # no login form: the cookie brought it back
