@@ -19,13 +19,11 @@ leaves a folder that looks complete.
 from __future__ import annotations
 
 import functools
-import gc
 import hashlib
 import json
 import os
 import re
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
@@ -39,6 +37,7 @@ from annotator.domain.candidates import key_string
 from annotator.domain.dataset_counts import DatasetCounts, dataset_counts
 from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementRecord, RefinementTable, refinement_table
+from annotator.gc_pause import gc_paused
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project, ProjectSettings
 from annotator.services.double_curation import agreement_records_in
@@ -410,19 +409,6 @@ def _dataset_lines(selection: Selection, progress: ProgressCallback) -> Iterator
             }
         yield (dataset_line(exported.item, exported.languages, annotators) + "\n").encode("utf-8")
         progress(done, total, DATASET_FILE)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while hundreds of thousands of small JSON objects are alive: its
-    repeated full scans made a 10,000-item export about three times slower. Nothing built here has cycles."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def collect(project: Project, options: ExportOptions | None = None) -> Selection:

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from annotator.atomic_files import atomic_file, write_bytes_synced
-from annotator.data_export.dataset import candidates_json, gc_paused
+from annotator.data_export.dataset import candidates_json
 from annotator.data_import.limits import may_hold_surrogate
 from annotator.domain.model import Status
 from annotator.errors import UserError
 from annotator.evaluation.inputs import Dataset, DatasetItem, Translations, dataset_from_records, load_translations
 from annotator.evaluation.run import EvaluationResult
+from annotator.gc_pause import gc_paused
 from annotator.project import Project, ProjectSettings
 from annotator.services.evaluation_cache import ITEM_CACHE_FOLDER, ItemCache
 from annotator.store.repository import EvaluationRow

@@ -26,10 +26,10 @@ from annotator.data_import.items import ParsedItems, RowProblem, content_hash, p
 from annotator.data_import.limits import project_limits
 from annotator.domain.model import Item, ItemLanguage, Status, User
 from annotator.errors import UserError
+from annotator.gc_pause import gc_paused
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project, ProjectSettings
 from annotator.services import administration
-from annotator.services.prepopulate import paused_gc
 from annotator.store.repository import Repository, StagingImport
 
 #: Who the history names for changes the import makes by itself.
@@ -316,7 +316,7 @@ def import_items(
     user: User | None = None,
 ) -> ImportReport:
     """``user`` is the lead acting in the app (checked and audited); None for the command line."""
-    with paused_gc():  # 100,000 parsed items: full GC passes would cost seconds (see ``paused_gc``)
+    with gc_paused():  # 100,000 parsed items: full GC passes would cost seconds
         return _import_items(project, path, force, progress, user)
 
 

@@ -10,12 +10,12 @@ or stopped. Memory stays bounded: the work list holds ids only, and rows are rea
 from __future__ import annotations
 
 import contextlib
-import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
 from annotator.domain.prepopulation import InitialSets, initial_sets, lexicalizations, rank_senses
+from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import (
     ENGLISH,
     Lexicon,
@@ -298,22 +298,8 @@ def prepopulate(
     Excluded items are left out. ``user`` is the lead acting in the app (checked and audited); None for
     the command line.
     """
-    with paused_gc():
+    with gc_paused():
         return _prepopulate(project, languages, lexicon, progress, batch_size, user)
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Bulk jobs hold millions of long-lived objects (a snapshot, the memoised sets); the cyclic collector's
-    full passes re-scanned them all (1.6 s each at 30,000 items), and one landing inside a write transaction
-    held the lock for seconds. Reference counting still frees everything these jobs drop."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _prepopulate(

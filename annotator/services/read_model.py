@@ -17,11 +17,12 @@ from itertools import product
 
 from sqlalchemy import case, func, select
 
-from annotator.data_export.dataset import ExportOptions, gc_paused, load_project_data
+from annotator.data_export.dataset import ExportOptions, load_project_data
 from annotator.data_export.dataset import select as select_export
 from annotator.domain.dataset_counts import DatasetCounts
 from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementTable
+from annotator.gc_pause import gc_paused
 from annotator.project import Project
 from annotator.store import double_curation, schema
 from annotator.store.repository import QueueEntry, ReviewState, visible
