@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
+from streamlit.components.v2.bidi_component.constants import EVENT_DELIM
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Block, UnknownElement, Widget
+
+from annotator.app import candidate_rows
 
 MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
 
@@ -27,3 +35,75 @@ def plain(markdown: str) -> str:
 
     unescaped = re.sub(r"\\([" + re.escape(string.punctuation) + r"])", r"\1", markdown)
     return unescaped.replace("  \n", "\n").replace("\u2060", "")  # the word joiners that stop GFM autolinks
+
+
+def candidate_lists(at: AppTest) -> dict[str, list[dict[str, str]]]:
+    """The GOOD / BAD lists as the page sends them to the browser (one ``candidate_rows`` element per list), by
+    element key: each row's candidate key, the text shown, its provenance line and its tooltip."""
+    lists = {}
+    for element in at.get("bidi_component"):
+        if element.proto.component_name != candidate_rows.COMPONENT_NAME:
+            continue
+        data = _component_data(element)
+        rows = [dict(zip(("key", "text", "line", "title"), row, strict=True)) for row in data["rows"]]
+        lists[element.key] = rows
+    return lists
+
+
+def _component_data(element: UnknownElement) -> dict[str, Any]:
+    proto = element.proto
+    data: dict[str, Any] = json.loads(proto.json or proto.mixed.json)
+    return data
+
+
+class _ComponentClick(Widget):
+    """What a browser sends when the script of a components v2 element sets a trigger value.
+
+    AppTest shows such an element as an ``UnknownElement`` it cannot interact with, so this stands in for it in the
+    tree for one run and sends the trigger in the element's own aggregator widget state, exactly as the frontend
+    does (``setTriggerValue``): Streamlit then dispatches it to the element's ``on_<event>_change`` callback.
+    """
+
+    def __init__(self, element: UnknownElement, event: str, value: object) -> None:  # no Widget.__init__: no proto
+        self.proto = element.proto
+        self.root = element.root
+        self.type = "bidi_component"
+        self.key = element.key
+        self._value = [{"event": event, "value": value}]
+
+    @property
+    def value(self) -> object:
+        return self._value
+
+    @property
+    def _widget_state(self) -> WidgetState:
+        state = WidgetState()
+        state.id = f"{STREAMLIT_INTERNAL_KEY_PREFIX}_{self.proto.id}{EVENT_DELIM}events"
+        state.json_trigger_value = json.dumps(self._value)
+        return state
+
+
+def _replace(block: Block, old: object, new: object) -> bool:
+    for index, child in block.children.items():
+        if child is old:
+            block.children[index] = new  # type: ignore[assignment]
+            return True
+        if isinstance(child, Block) and _replace(child, old, new):
+            return True
+    return False
+
+
+def click_row(at: AppTest, list_key: str, action: str, candidate: str) -> AppTest:
+    """Click ``action`` ("move" or "remove") in the row of ``candidate`` (its text as shown) of the candidate list
+    with element key ``list_key`` (``<prefix>rows|good``), then run: the click a person makes in the browser, with
+    the version the page shows. A disabled list refuses, as AppTest does for a disabled button."""
+    element = next(e for e in at.get("bidi_component") if e.key == list_key)
+    data = _component_data(element)
+    if data["disabled"]:
+        raise AssertionError(f"the list {list_key!r} is read-only: a person cannot click its buttons")
+    key = next(row[0] for row in data["rows"] if row[1] == candidate)
+    click = _ComponentClick(element, candidate_rows.EVENT, {"action": action, "key": key, "version": data["version"]})
+    assert _replace(element.root, element, click)
+    at.run()
+    assert not at.exception, at.exception
+    return at

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from app_helpers import candidate_lists, click_row
 from conftest import build_demo
 from streamlit.testing.v1 import AppTest
 
@@ -93,9 +94,13 @@ def markdown_text(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
-def candidate_rows(at: AppTest) -> str:
-    """The GOOD/BAD rows: light HTML elements (the candidate in <code>, cut with an ellipsis, all in the title)."""
-    return "\n".join(h.value for h in at.html)
+def candidate_rows(at: AppTest) -> list[dict[str, str]]:
+    """Every GOOD/BAD row the page sends to the browser (key, text, provenance line, tooltip), GOOD first."""
+    return [row for rows in candidate_lists(at).values() for row in rows]
+
+
+def shown_candidates(at: AppTest) -> list[str]:
+    return [row["text"] for row in candidate_rows(at)]
 
 
 def test_login_is_required_and_checks_the_password(demo: Path) -> None:
@@ -141,8 +146,8 @@ def test_translator_curates_an_item_and_the_database_holds_exactly_that(demo: Pa
     assert any("'*' may not be the first or the last token" in e for e in errors(at))
     assert read_state(demo).version == version
 
-    click(at, P + "move|bad|colpo")  # BAD -> GOOD, keeping its provenance
-    click(at, P + "remove|bad|foto")
+    click_row(at, P + "rows|bad", "move", "colpo")  # BAD -> GOOD, keeping its provenance
+    click_row(at, P + "rows|bad", "remove", "foto")
     click(at, P + "done")
     assert any("Marked done" in unescape(s.value) for s in at.success)
 
@@ -175,7 +180,7 @@ def test_done_item_shows_after_a_new_session(demo: Path) -> None:
     click(at, P + "done")
 
     again = login(start(query={"item": ITEM, "lang": LANG}), TRANSLATOR)
-    assert "<code>sorso</code>" in candidate_rows(again)
+    assert "sorso" in shown_candidates(again)
     assert ":green-badge[done]" in markdown_text(again)
 
 
@@ -263,7 +268,7 @@ def test_a_stale_save_is_refused_and_the_current_state_is_shown(demo: Path) -> N
     click(second, P + "addbtn|good")
     message = " ".join(errors(second))
     assert "conflict" in message.lower() and "was changed by translator" in message
-    assert "<code>sorso</code>" in candidate_rows(second)  # the current state, with the other session's candidate
+    assert "sorso" in shown_candidates(second)  # the current state, with the other session's candidate
     assert second.text_input(key=P + "add|good").value == "cicchetto"  # the user's input is kept to redo
 
     state = read_state(demo)
@@ -319,7 +324,9 @@ def test_item_card_shows_what_the_translator_needs(demo: Path) -> None:
     overlaps = [w.value for w in at.warning]
     assert any("planta" in unescape(w) and "kept in GOOD" in unescape(w) for w in overlaps)
     rows = candidate_rows(at)
-    assert "<code>planta</code>" in rows and "lexicon · σ, sense 2" in rows  # provenance: σ and the other sense
+    assert "planta" in [row["text"] for row in rows]
+    assert any(row["line"].startswith("lexicon · σ, sense 2") for row in rows)  # provenance: σ and the other sense
+    assert all(row["title"].startswith(f"{row['text']}\n{row['line']}\n") for row in rows)  # all of it on hover
     open_expander(at, "senses|plant-automobiles")
     senses = unescape(markdown_text(at))
     assert "1. [bn:00100185n]" in senses and "← **this item (σ)**" in senses

@@ -7,12 +7,13 @@ outcome is left as a flash message because callbacks run before the page is draw
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
 
-from annotator.app import safe_text, state
+from annotator.app import candidate_rows, safe_text, state
 from annotator.app.safe_text import code, md, synset_md
 from annotator.domain import workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
@@ -149,14 +150,43 @@ def _add_many(item_id: str, lang: str, side: Side, version: int, input_key: str)
     run_action("add_candidates", (item_id, lang, side, lines, version), saved, reset={input_key: ""})
 
 
-def _remove(item_id: str, lang: str, entry: CandidateEntry, version: int, was: Status | None = None) -> None:
-    message = f"Removed {entry.format()}."
-    run_action("remove_candidate", (item_id, lang, entry.key, version), message, toast=True, was=was)
+def _remove(item_id: str, lang: str, entry: CandidateEntry | str, version: int, was: Status | None = None) -> None:
+    """Remove a candidate (``entry`` is its key alone when the page no longer lists it: the service decides)."""
+    message = f"Removed {_shown(entry)}."
+    run_action("remove_candidate", (item_id, lang, _key(entry), version), message, toast=True, was=was)
 
 
-def _move(item_id: str, lang: str, entry: CandidateEntry, to: Side, version: int, was: Status | None = None) -> None:
-    message = f"Moved {entry.format()} to {SIDE_NAME[to]}."
-    run_action("move_candidate", (item_id, lang, entry.key, to, version), message, toast=True, was=was)
+def _move(
+    item_id: str, lang: str, entry: CandidateEntry | str, to: Side, version: int, was: Status | None = None
+) -> None:
+    message = f"Moved {_shown(entry)} to {SIDE_NAME[to]}."
+    run_action("move_candidate", (item_id, lang, _key(entry), to, version), message, toast=True, was=was)
+
+
+def _key(entry: CandidateEntry | str) -> str:
+    return entry if isinstance(entry, str) else entry.key
+
+
+def _shown(entry: CandidateEntry | str) -> str:
+    return entry if isinstance(entry, str) else entry.format()
+
+
+def _row_clicked(key: str, item_id: str, il: ItemLanguage, side: Side, editable: bool) -> None:
+    """A Move / Remove click in a candidate list (``candidate_rows``), made with the version the page showed.
+
+    A read-only list ignores clicks, as Streamlit ignores a click on a disabled button. The progress counts are
+    moved only when the page showed the version this list was drawn from (see ``_moved_progress``).
+    """
+    click = candidate_rows.clicked(key) if editable else None
+    if click is None:
+        return
+    action, candidate, version = click
+    entry: CandidateEntry | str = next((e for e in il.side(side) if e.key == candidate), candidate)
+    was = il.status if version == il.version else None
+    if action == "move":
+        _move(item_id, il.lang, entry, Side.BAD if side is Side.GOOD else Side.GOOD, version, was)
+    else:
+        _remove(item_id, il.lang, entry, version, was)
 
 
 def _discuss(item_id: str, lang: str, version: int, note_key: str, after: Callable[[Any], None] | None) -> None:
@@ -321,58 +351,20 @@ def provenance(entry: CandidateEntry, item: Item, il: ItemLanguage, side: Side) 
     return line, tip
 
 
-#: Candidate rows never wrap: the text (then the provenance) is cut with an ellipsis — the row's tooltip has all of
-#: it — and the Move / Remove buttons keep their column. Sent once per editor, drawn in no space.
-ROW_STYLE = """<style>
-[data-testid="stElementContainer"]:has(> div > .annotator-row),
-[data-testid="stElementContainer"]:has(.annotator-row) { flex: 1 1 0; min-width: 0; overflow: hidden; }
-.annotator-row { display: flex; align-items: baseline; gap: .6rem; min-width: 0; white-space: nowrap;
-                 overflow: hidden; line-height: 1.6; }
-.annotator-row code { flex: 0 1 auto; min-width: 3rem; overflow: hidden; text-overflow: ellipsis; font-size: .875em;
-                      padding: .1em .3em; border-radius: .25rem; background: rgba(128, 128, 128, .12); }
-.annotator-row .annotator-prov { flex: 0 1000 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis;
-                 font-size: .8rem; opacity: .6; }
-</style>"""
-
-
-def row_html(entry: CandidateEntry, line: str, tip: str) -> str:
-    """One candidate row's text: the candidate in code, its provenance, everything again in the tooltip."""
-    text = entry.format()
-    title = safe_text.attribute(f"{text}\n{line}\n{tip}")
-    # st.html is HTML only (no Markdown, no autolinks): escaping it as HTML shows any text literally
-    return (
-        f'<div class="annotator-row" dir="auto" title="{title}"><code>{safe_text.attribute(text)}</code>'
-        f'<span class="annotator-prov">{safe_text.attribute(line)}</span></div>'
-    )
-
-
 def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> None:
     item, il = view.item, view.state
     other = Side.BAD if side is Side.GOOD else Side.GOOD
-    entries = il.side(side)
-    if not entries:
-        st.caption("(empty)")
-    for entry in entries:
+    rows = []
+    for entry in il.side(side):
         line, tip = provenance(entry, item, il, side)
-        # one horizontal container per row that never wraps, a light HTML element for the text, two plain buttons:
-        # every element costs on each rerun, in the browser most of all (tooltips are the row's own title)
-        with st.container(horizontal=True, vertical_alignment="center", gap="small", wrap=False):
-            st.html(row_html(entry, line, tip))
-            st.button(
-                f"→ {SIDE_NAME[other]}",
-                key=f"{prefix}move|{side.value}|{entry.key}",
-                on_click=_move,
-                args=(item.id, il.lang, entry, other, il.version, il.status),
-                disabled=not editable,
-            )
-            st.button(
-                "",
-                icon=":material/delete:",
-                key=f"{prefix}remove|{side.value}|{entry.key}",
-                on_click=_remove,
-                args=(item.id, il.lang, entry, il.version, il.status),
-                disabled=not editable,
-            )
+        rows.append((entry.key, entry.format(), line, f"{entry.format()}\n{line}\n{tip}"))
+    # the whole list is one element (rows, tooltips, Move / Remove buttons): every element costs on each rerun
+    key = f"{prefix}rows|{side.value}"
+    candidate_rows.render(
+        key,
+        candidate_rows.row_data(rows, SIDE_NAME[side], SIDE_NAME[other], il.version, not editable),
+        functools.partial(_row_clicked, key, item.id, il, side, editable),
+    )
     removed = [e for e in (il.initial_good if side is Side.GOOD else il.initial_bad) if il.find(e.key) is None]
     if removed:
         st.caption("Removed from the lexicon's suggestions: " + ", ".join(code(e.format()) for e in removed))
@@ -441,7 +433,6 @@ def render_candidate_editor(view: ItemView, user: User, prefix: str) -> None:
             st.caption(f"You may not change {md(view.state.lang)} items.")
         else:
             st.caption("Waiting for a lead (DISCUSS): only a lead can change it now.")
-    st.html(ROW_STYLE)
     good, bad = st.columns(2, gap="large")
     with good:
         st.subheader(f"✓ GOOD ({len(view.state.good)})", divider="green")

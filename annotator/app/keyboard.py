@@ -173,7 +173,9 @@ _SCRIPT = """<script type="text/plain" id="keys">
     else if (e.key === '?') done = act(() => press(k => k === 'cur_keys'));
     else if (/^[1-9]$/.test(e.key)) {
       const n = Number(e.key);
-      done = act(() => { const target = keyed(k => /-remove-(good|bad)-/.test(k))[n - 1];
+      // the candidate lists (annotator.app.candidate_rows): GOOD's rows come before BAD's in the page
+      done = act(() => { const target = Array.from(main().querySelectorAll(
+                           '.annotator-candidate button[data-action="remove"]')).filter(b => !b.disabled)[n - 1];
                          if (target) target.focus(); return false; });
     }
     if (done) e.preventDefault();
