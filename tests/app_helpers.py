@@ -97,13 +97,22 @@ def click_row(at: AppTest, list_key: str, action: str, candidate: str) -> AppTes
     """Click ``action`` ("move" or "remove") in the row of ``candidate`` (its text as shown) of the candidate list
     with element key ``list_key`` (``<prefix>rows|good``), then run: the click a person makes in the browser, with
     the version the page shows. A disabled list refuses, as AppTest does for a disabled button."""
-    element = next(e for e in at.get("bidi_component") if e.key == list_key)
-    data = _component_data(element)
+    data = list_data(at, list_key)
     if data["disabled"]:
         raise AssertionError(f"the list {list_key!r} is read-only: a person cannot click its buttons")
     key = next(row[0] for row in data["rows"] if row[1] == candidate)
-    click = _ComponentClick(element, candidate_rows.EVENT, {"action": action, "key": key, "version": data["version"]})
-    assert _replace(element.root, element, click)
+    return send_row_event(at, list_key, {"action": action, "key": key, "version": data["version"]})
+
+
+def list_data(at: AppTest, list_key: str) -> dict[str, Any]:
+    """The data the page sent to the candidate list with element key ``list_key``."""
+    return _component_data(next(e for e in at.get("bidi_component") if e.key == list_key))
+
+
+def send_row_event(at: AppTest, list_key: str, value: object) -> AppTest:
+    """Send ``value`` as the list's click event and run, whatever the page shows (a stale or forged message)."""
+    element = next(e for e in at.get("bidi_component") if e.key == list_key)
+    assert _replace(element.root, element, _ComponentClick(element, candidate_rows.EVENT, value))
     at.run()
     assert not at.exception, at.exception
     return at
