@@ -50,6 +50,7 @@ def test_each_list_is_one_element_with_every_row(demo: Path) -> None:  # noqa: F
     assert colpo["title"].startswith("colpo\nlexicon · sense 1, sense 2\nsense 1 bn:00070966n: ")  # glosses on hover
     data = list_data(at, BAD)
     assert (data["side"], data["other"], data["version"], data["disabled"]) == ("BAD", "GOOD", 1, False)
+    assert (data["heading"], list_data(at, GOOD)["heading"]) == ("✗ BAD (8)", "✓ GOOD (2)")
     assert not at.html  # no per-row elements left
 
 
@@ -58,6 +59,7 @@ def test_move_and_remove_go_through_the_service_and_undo_takes_them_back(demo: P
     click_row(at, BAD, "remove", "foto")
     assert "foto" not in [e.text for e in read_state(demo).bad]
     assert "foto" not in texts(at, BAD)
+    assert list_data(at, BAD)["removed"] == ["foto"]  # "Removed from the lexicon's suggestions: foto"
     click(at, P + "undo")
     assert [e.text for e in read_state(demo).bad][-1] == "foto"
     assert texts(at, BAD)[-1] == "foto"
@@ -72,7 +74,7 @@ def test_move_and_remove_go_through_the_service_and_undo_takes_them_back(demo: P
     assert "goccio" in texts(at, BAD)
     click(at, P + "undo")
     assert [e.text for e in read_state(demo).good] == ["goccio", "bicchierino", "colpo"]
-    assert [a for _u, a in history_actions(demo)] == ["remove", "undo", "move", "move", "undo"]
+    assert [a for _u, a in history_actions(demo)][-5:] == ["remove", "undo", "move", "move", "undo"]
 
 
 def test_a_stale_page_is_refused_and_then_shows_the_current_state(demo: Path) -> None:  # noqa: F811
@@ -119,7 +121,7 @@ def test_a_read_only_list_and_forged_events_change_nothing(demo: Path) -> None: 
 
 
 def test_candidates_are_sent_as_data_and_the_script_is_constant(demo: Path) -> None:  # noqa: F811
-    hostile = "<img src=x onerror=alert(1)> [a](http://x) \u202e"
+    hostile = '<img src=x onerror=alert(1)> & "q"'
     project = Project.open(demo)
     with project.db.read() as conn:
         translator = project.repo.get_user(conn, "translator")
@@ -127,9 +129,16 @@ def test_candidates_are_sent_as_data_and_the_script_is_constant(demo: Path) -> N
     CurationService(project, translator).add_candidate(ITEM, LANG, Side.GOOD, hostile, read_state(demo).version)
     at = login(start(), TRANSLATOR)
     shown = texts(at, GOOD)[-1]
-    assert shown == "<img src=x onerror=alert(1)> [a](http://x) <U+202E>"  # as typed, the bidi override visible
+    assert shown == hostile  # as typed: the script puts it into the page with textContent
     element = next(e for e in at.get("bidi_component") if e.key == GOOD)
-    assert element.proto.js_content == candidate_rows.JS.strip() or element.proto.js_content == candidate_rows.JS
+    assert element.proto.js_content.strip() == candidate_rows.JS.strip()  # the same constant script for any data
     assert element.proto.css_content.strip() == candidate_rows.CSS.strip() and not element.proto.html_content
     assert "innerHTML" not in candidate_rows.JS and "insertAdjacentHTML" not in candidate_rows.JS
     assert "textContent = text" in candidate_rows.JS
+
+
+def test_row_data_shows_invisible_characters_as_marks() -> None:
+    rows = [("k", "a\u202eb", "lexicon · σ", "a\u202eb\nlexicon · σ\n")]
+    data = candidate_rows.row_data("✓ GOOD (1)", rows, ["c\u200bd"], "GOOD", "BAD", 3, False)
+    assert data["rows"] == [["k", "a<U+202E>b", "lexicon · σ", "a<U+202E>b\nlexicon · σ\n"]]
+    assert data["removed"] == ["c<U+200B>d"] and data["heading"] == "✓ GOOD (1)"

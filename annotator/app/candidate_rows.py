@@ -31,8 +31,14 @@ ACTIONS = ("move", "remove")
 #: The rows' look (the component is mounted without a shadow root, so the page's styles and scripts reach it and
 #: these rules are scoped by class). Colours, fonts and radii come from the theme's ``--st-*`` properties.
 CSS = """
-.annotator-rows { display: flex; flex-direction: column; gap: .5rem; min-width: 0;
-                  font-family: var(--st-font); color: var(--st-text-color); }
+.annotator-candidates { display: flex; flex-direction: column; gap: .5rem; min-width: 0;
+                        font-family: var(--st-font); color: var(--st-text-color); }
+.annotator-heading { margin: 0 0 .5rem; padding: .75rem 0 .5rem; font-family: var(--st-heading-font);
+                     font-size: var(--st-heading-font-size-3); font-weight: var(--st-heading-font-weight-3);
+                     line-height: 1.2; color: var(--st-heading-color); border-bottom: 2px solid; }
+.annotator-heading.annotator-good { border-bottom-color: var(--st-green-color); }
+.annotator-heading.annotator-bad { border-bottom-color: var(--st-red-color); }
+.annotator-rows { display: flex; flex-direction: column; gap: .5rem; min-width: 0; }
 .annotator-candidate { display: flex; align-items: center; gap: .5rem; min-width: 0; }
 .annotator-row { flex: 1 1 0; display: flex; align-items: baseline; gap: .6rem; min-width: 0; white-space: nowrap;
                  overflow: hidden; line-height: 1.6; }
@@ -50,7 +56,9 @@ CSS = """
 .annotator-candidate button:focus-visible { outline: 2px solid var(--st-primary-color); outline-offset: 1px; }
 .annotator-candidate button:disabled { opacity: .4; cursor: not-allowed; }
 .annotator-candidate svg { width: 1.25rem; height: 1.25rem; fill: currentColor; }
-.annotator-empty { font-size: .875rem; opacity: .6; }
+.annotator-empty, .annotator-removed { font-size: .875rem; opacity: .6; }
+.annotator-removed code { font-family: var(--st-code-font); font-size: .875em; padding: .1em .3em;
+                          border-radius: .25rem; background: rgba(128, 128, 128, .12); }
 """
 
 #: Builds the rows from ``data`` (see ``row_data``) with DOM calls only: text goes in through ``textContent`` and
@@ -73,22 +81,24 @@ const trash = () => {
 };
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
-  let list = parentElement.querySelector(':scope > .annotator-rows');
-  if (!list) {
-    list = el('div', 'annotator-rows');
-    parentElement.appendChild(list);
-    list.addEventListener('click', (event) => {
+  let root = parentElement.querySelector(':scope > .annotator-candidates');
+  if (!root) {
+    root = el('div', 'annotator-candidates');
+    parentElement.appendChild(root);
+    root.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-action]');
-      if (!button || button.disabled || !list.contains(button)) return;
-      list.annotatorSend('action', {action: button.dataset.action, key: button.dataset.key,
-                                    version: list.annotatorVersion});
+      if (!button || button.disabled || !root.contains(button)) return;
+      root.annotatorSend('action', {action: button.dataset.action, key: button.dataset.key,
+                                    version: root.annotatorVersion});
     });
   }
-  list.annotatorSend = setTriggerValue;
-  list.annotatorVersion = data.version;
-  const focused = list.contains(document.activeElement) ? document.activeElement : null;
+  root.annotatorSend = setTriggerValue;
+  root.annotatorVersion = data.version;
+  const focused = root.contains(document.activeElement) ? document.activeElement : null;
   const keep = focused && focused.dataset ? [focused.dataset.action, focused.dataset.key] : null;
-  const rows = [];
+  const heading = el('h3', 'annotator-heading annotator-' + data.side.toLowerCase());
+  heading.textContent = data.heading;
+  const list = el('div', 'annotator-rows');
   let refocus = null;
   for (const [key, text, line, title] of data.rows) {
     const row = el('div', 'annotator-candidate');
@@ -104,7 +114,7 @@ export default function (component) {
     move.type = 'button';
     move.dataset.action = 'move';
     move.dataset.key = key;
-    move.textContent = '\\u2192 ' + data.other;
+    move.textContent = '\u2192 ' + data.other;
     move.setAttribute('aria-label', 'Move ' + text + ' to ' + data.other);
     move.title = 'Move to ' + data.other;
     const remove = el('button');
@@ -116,11 +126,24 @@ export default function (component) {
     remove.title = 'Remove from ' + data.side;
     move.disabled = remove.disabled = Boolean(data.disabled);
     row.append(label, move, remove);
-    rows.push(row);
+    list.appendChild(row);
     if (keep && keep[1] === key) refocus = keep[0] === 'move' ? move : remove;
   }
-  if (!rows.length) { const empty = el('div', 'annotator-empty'); empty.textContent = '(empty)'; rows.push(empty); }
-  list.replaceChildren(...rows);
+  if (!data.rows.length) { const empty = el('div', 'annotator-empty'); empty.textContent = '(empty)';
+                           list.appendChild(empty); }
+  const parts = [heading, list];
+  if (data.removed.length) {
+    const removed = el('div', 'annotator-removed');
+    removed.append("Removed from the lexicon's suggestions: ");
+    data.removed.forEach((text, index) => {
+      if (index) removed.append(', ');
+      const code = el('code');
+      code.textContent = text;
+      removed.appendChild(code);
+    });
+    parts.push(removed);
+  }
+  root.replaceChildren(...parts);
   if (refocus && !refocus.disabled) refocus.focus();
 }
 """
@@ -131,15 +154,20 @@ _mount = st.components.v2.component(COMPONENT_NAME, css=CSS, js=JS, isolate_styl
 Row = tuple[str, str, str, str]
 
 
-def row_data(rows: list[Row], side: str, other: str, version: int, disabled: bool) -> dict[str, Any]:
-    """The component's data: ``rows`` as (key, candidate, provenance line, tooltip), invisible characters made
-    visible as everywhere else (``safe_text.visible_controls``); the script shows them as text only."""
+def row_data(
+    heading: str, rows: list[Row], removed: list[str], side: str, other: str, version: int, disabled: bool
+) -> dict[str, Any]:
+    """The component's data: the list's heading, ``rows`` as (key, candidate, provenance line, tooltip) and the
+    lexicon's suggestions no longer listed, invisible characters made visible as everywhere else
+    (``safe_text.visible_controls``); the script shows all of it as text only."""
     return {
+        "heading": heading,
         "side": side,
         "other": other,
         "version": version,
         "disabled": disabled,
         "rows": [[key, *map(visible_controls, shown)] for key, *shown in rows],
+        "removed": [visible_controls(text) for text in removed],
     }
 
 

@@ -360,14 +360,13 @@ def _candidate_list(view: ItemView, side: Side, editable: bool, prefix: str) -> 
         rows.append((entry.key, entry.format(), line, f"{entry.format()}\n{line}\n{tip}"))
     # the whole list is one element (rows, tooltips, Move / Remove buttons): every element costs on each rerun
     key = f"{prefix}rows|{side.value}"
-    candidate_rows.render(
+    removed = [e.format() for e in (il.initial_good if side is Side.GOOD else il.initial_bad) if il.find(e.key) is None]
+    heading = f"{'✓' if side is Side.GOOD else '✗'} {SIDE_NAME[side]} ({len(rows)})"
+    candidate_rows.render(  # with its heading and the lexicon's suggestions it no longer lists
         key,
-        candidate_rows.row_data(rows, SIDE_NAME[side], SIDE_NAME[other], il.version, not editable),
+        candidate_rows.row_data(heading, rows, removed, SIDE_NAME[side], SIDE_NAME[other], il.version, not editable),
         functools.partial(_row_clicked, key, item.id, il, side, editable),
     )
-    removed = [e for e in (il.initial_good if side is Side.GOOD else il.initial_bad) if il.find(e.key) is None]
-    if removed:
-        st.caption("Removed from the lexicon's suggestions: " + ", ".join(code(e.format()) for e in removed))
     input_key = f"{prefix}add|{side.value}"
     raw = st.text_input(
         f"Add to {SIDE_NAME[side]}",
@@ -434,11 +433,9 @@ def render_candidate_editor(view: ItemView, user: User, prefix: str) -> None:
         else:
             st.caption("Waiting for a lead (DISCUSS): only a lead can change it now.")
     good, bad = st.columns(2, gap="large")
-    with good:
-        st.subheader(f"✓ GOOD ({len(view.state.good)})", divider="green")
+    with good:  # each list draws its own heading ("✓ GOOD (n)"): one element fewer per side
         _candidate_list(view, Side.GOOD, editable, prefix)
     with bad:
-        st.subheader(f"✗ BAD ({len(view.state.bad)})", divider="red")
         _candidate_list(view, Side.BAD, editable, prefix)
 
 
