@@ -212,6 +212,10 @@ def freeze_startup_heap() -> bool:
     counting still frees frozen objects; only a reference cycle among them would be kept, and they live as long as
     the process anyway.
     """
+    from streamlit import runtime
+
+    if not runtime.exists() or type(runtime.get_instance()) is not runtime.Runtime:
+        return False  # AppTest (a mock runtime inside the test process): leave the tests' objects collectable
     gc.collect()
     gc.freeze()
     return True
