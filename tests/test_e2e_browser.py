@@ -133,6 +133,14 @@ def page(app_url: str) -> Iterator[Page]:
 BUSY_STATES = ("running", "rerunRequested", "stopRequested")
 _IDLE_JS = """busy => !busy.includes(document.querySelector('[data-testid="stApp"]')
                                      ?.getAttribute('data-test-script-state'))"""
+#: Idle, and drawn: the candidate lists (``annotator.app.candidate_rows``) build their rows in an effect React runs
+#: after it has painted the run, and on first mount after their script module has loaded, so "the run is over" alone
+#: can come a little before the rows. Two animation frames and a task after idle, every list must hold its rows.
+_DRAWN_JS = """busy => new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
+  const state = document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state');
+  const lists = Array.from(document.querySelectorAll('[data-testid="stMain"] .stBidiComponent'));
+  resolve(!busy.includes(state) && lists.every(list => list.querySelector('.annotator-candidates')));
+}, 0))))"""
 #: Counts the runs that end from now on (the app root's run state going from busy back to idle). Each change is
 #: read from its own mutation record: a short run can set "running" and back in one task, and an observer that
 #: looked only at the attribute's value when called saw no run at all.
@@ -155,7 +163,7 @@ _COUNT_RUNS_JS = """busy => {
 def settle(page: Page) -> None:
     """Wait until Streamlit has finished the current script run (the app's run state and its 'running' indicator)."""
     page.wait_for_timeout(250)
-    page.wait_for_function(_IDLE_JS, arg=list(BUSY_STATES), timeout=TIMEOUT_MS)
+    page.wait_for_function(_DRAWN_JS, arg=list(BUSY_STATES), timeout=TIMEOUT_MS)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT_MS)
 
 
@@ -168,7 +176,7 @@ def wait_for_runs(page: Page, runs: int = 1) -> None:
     """Wait until ``runs`` runs counted since ``count_runs`` have ended and none is under way: a condition, not a
     pause, so a loaded machine that starts the run late cannot make it pass early."""
     page.wait_for_function("n => window.__runsEnded >= n", arg=runs, timeout=TIMEOUT_MS)
-    page.wait_for_function(_IDLE_JS, arg=list(BUSY_STATES), timeout=TIMEOUT_MS)
+    page.wait_for_function(_DRAWN_JS, arg=list(BUSY_STATES), timeout=TIMEOUT_MS)
 
 
 def wait_for_run_or_idle(page: Page, seconds: float = 5.0) -> None:
