@@ -321,12 +321,16 @@ def _decode_freq(blob: bytes, fingerprint: str) -> tuple[dict[str, int], int]:
 def jieba_tokenizer(root: Path | None = None) -> Any:
     """An initialised ``jieba.Tokenizer`` whose prefix dictionary is read from the cache folder when it is there.
 
+    It is a ``FastTokenizer`` (``annotator.analysis.chinese``): jieba's segmentation, the same words, faster.
+
     jieba's own cache is a marshalled dict (0.6-0.8 s to load); this copy loads in about a third of that. A missing,
     stale or corrupt copy is rebuilt after jieba's own ``initialize`` (whose cache also lives in the folder).
     """
     import jieba
 
-    tokenizer = jieba.Tokenizer()
+    from annotator.analysis.chinese import FastTokenizer
+
+    tokenizer = FastTokenizer()
     folder = (root or cache_root()) / "jieba"
     path = folder / f"freq.v{FORMAT}.bin"
     fingerprint = _jieba_fingerprint(jieba)
