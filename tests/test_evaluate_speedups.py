@@ -236,3 +236,160 @@ def test_a_failed_run_gives_the_collector_back():
     with pytest.raises(RuntimeError, match="backend crashed"):
         evaluate(dataset, [Translation("shot", "IT", "sys", "Un goccio.")], _Failing())
     assert gc.isenabled()
+
+
+# --- analysis shortcuts: jieba's loops and simplemma's decoder ------------------------------------------------------
+
+
+def _chinese_sentences(count: int) -> list[str]:
+    """Dictionary words, characters jieba has never seen (its HMM runs on them), punctuation and Latin runs."""
+    import random
+    from pathlib import Path
+
+    import jieba
+
+    rng = random.Random(9)
+    lines = Path(jieba.__file__).with_name("dict.txt").read_text(encoding="utf-8").splitlines()
+    words = [line.split(" ")[0] for line in rng.sample(lines, 3000)]
+    sentences = []
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.randint(2, 12)):
+            draw = rng.random()
+            if draw < 0.7:
+                parts.append(rng.choice(words))
+            elif draw < 0.9:
+                parts.append("".join(chr(rng.randint(0x4E00, 0x9FA5)) for _ in range(rng.randint(1, 4))))
+            else:
+                parts.append(rng.choice(["，", "。", " ", "DeepL 3", "一枪", "源头", "?"]))
+        sentences.append("".join(parts))
+    return sentences
+
+
+def test_fast_jieba_loops_give_jieba_s_graph_route_and_words():
+    import jieba
+
+    from annotator.analysis.dictionary_cache import jieba_tokenizer
+
+    fast = jieba_tokenizer()
+    reference = jieba.Tokenizer()  # jieba's own loops over the same dictionary
+    reference.FREQ, reference.total, reference.initialized = fast.FREQ, fast.total, True
+    for sentence in _chinese_sentences(400):
+        dag = reference.get_DAG(sentence)
+        assert fast.get_DAG(sentence) == dag, sentence
+        fast_route: dict[int, tuple[float, int]] = {}
+        reference_route: dict[int, tuple[float, int]] = {}
+        fast.calc(sentence, dag, fast_route)
+        reference.calc(sentence, dag, reference_route)
+        assert fast_route == reference_route, sentence  # the same floats: the same arithmetic in the same order
+        assert list(fast.cut(sentence)) == list(reference.cut(sentence)), sentence
+
+
+def _stream(records: list[tuple[int, bytes, int, bytes]], count: int | None = None, flag: int = 0) -> bytes:
+    """A front-coded stream as simplemma's encoder writes it: (shared, suffix, trim, value) records."""
+
+    def varint(number: int) -> bytes:
+        out = bytearray()
+        while True:
+            byte = number & 0x7F
+            number >>= 7
+            out.append(byte | (0x80 if number else 0))
+            if not number:
+                return bytes(out)
+
+    body = b"".join(
+        varint(shared)
+        + varint(len(suffix))
+        + suffix
+        + bytes([trim])
+        + (b"" if trim == 254 else varint(len(value)) + value)
+        for shared, suffix, trim, value in records
+    )
+    return b"SMFC1" + bytes([flag]) + varint(len(records) if count is None else count) + body
+
+
+def test_the_front_coded_decoder_builds_simplemma_s_dict():
+    from simplemma.strategies.dictionaries import dictionary_factory, frontcode
+
+    from annotator.analysis.dictionary_cache import decode_front_coded
+
+    data = dictionary_factory._read_decompressed("it")
+    assert decode_front_coded(data, frontcode) == frontcode._decode_stream(data)
+    long_suffix = "x" * 300  # lengths of two varint bytes
+    records = [
+        (0, b"abc", 255, b"literal"),
+        (2, b"d", 254, b""),  # abd: the value of the record before
+        (3, b"e", 1, b"ing"),  # abde: its key less one byte, then "ing"
+        (1, long_suffix.encode(), 0, b"y" * 200),
+        (0, "übel".encode(), 2, b""),
+    ]
+    stream = _stream(records)
+    assert decode_front_coded(stream, frontcode) == frontcode._decode_stream(stream)
+    assert decode_front_coded(stream, frontcode) == {
+        b"abc": b"literal",
+        b"abd": b"literal",
+        b"abde": b"abding",
+        b"a" + long_suffix.encode(): b"a" + long_suffix.encode() + b"y" * 200,
+        "übel".encode(): "üb".encode(),
+    }
+    # what this loop does not vouch for is left to simplemma: truncated, a wrong count, a repeated key, reversed keys
+    for odd in (
+        stream[:-4],
+        _stream(records, count=9),
+        _stream([*records, (0, "übel".encode(), 254, b"")]),
+        _stream(records, flag=1),
+    ):
+        assert decode_front_coded(odd, frontcode) is None
+
+
+# --- matching shortcuts ---------------------------------------------------------------------------------------------
+
+
+def test_a_level_search_finds_the_leftmost_run_as_the_position_index_does():
+    from annotator.domain.matching import _Level
+
+    words = ("la", "casa", "la", "bella", "casa", "la", "bella", "vista")
+    plain = _Level(words)
+    indexed = _Level(words, [(w,) for w in words])  # the same values with (redundant) readings: the index path
+    assert plain.alts is None and indexed.alts is not None
+    for segment in [("la",), ("la", "bella"), ("bella", "casa"), ("bella", "vista"), ("casa", "la", "bella"), ("x",)]:
+        for start in range(len(words) + 1):
+            expected = next(
+                (p for p in range(start, len(words)) if words[p : p + len(segment)] == segment), None
+            )  # brute force
+            assert plain.find_segment(segment, start) == expected == indexed.find_segment(segment, start)
+    pattern = (("la", "bella"), ("vista",))
+    assert plain.find(pattern) == (2, 8) == indexed.find(pattern)
+
+
+def test_the_stem_step_index_finds_what_walking_every_candidate_finds():
+    from annotator.domain.matching import _Indexed, _match_stems
+
+    def segment(text: str, stem: tuple[str, ...]) -> Analysis:
+        words = tuple(text.split())
+        spans = tuple((0, len(w)) for w in words)
+        return Analysis(text, words, spans, words, words, (None,) * len(words), tuple(range(len(words))), (), stem)
+
+    candidates = {  # two share their first stem; one's later stem is missing; one never occurs
+        "chupito": ("chupit",),
+        "chupito doble": ("chupit", "dobl"),
+        "chupito triple": ("chupit", "tripl"),
+        "trago": ("trag",),
+        "vaso": ("vas",),
+    }
+    analyses = {text: segment(text, stems) for text, stems in candidates.items()}
+    cset = candidate_set(
+        compile_candidate(text, "good" if i % 2 else "bad", index=i, segment_analyses=analyses)
+        for i, text in enumerate(candidates)
+    )
+    words = ("dos", "chupitos", "dobles", "y", "un", "trago")
+    late = segment(" ".join(words), ("dos", "chupit", "dobl", "y", "un", "trag"))
+    indexed = _Indexed(late, stems_only=True)
+    found = _match_stems(cset, indexed, set())
+    walked = [  # what the step did before its index: every candidate with a stem pattern, in order
+        position
+        for position, pattern in enumerate(cset.patterns)
+        if pattern.stem is not None and indexed.stems is not None and indexed.stems.find(pattern.stem) is not None
+    ]
+    assert [m.text for m in found] == [cset.patterns[p].text for p in walked] == ["chupito", "chupito doble", "trago"]
+    assert [m.text for m in _match_stems(cset, indexed, {0, 3})] == ["chupito doble"]

@@ -237,12 +237,10 @@ def candidate_segments(candidate: Candidate) -> list[str]:
     return [" ".join(segment) for segment in _segments_of(candidate.tokens)]
 
 
-def _as_candidate(text: str | Candidate) -> Candidate:
-    return text if isinstance(text, Candidate) else parse_candidate(text)
-
-
 #: What compiling depends on besides the candidate: (lemma, word, token) alternatives, specificity, stem pattern.
 _Alternatives = tuple[tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int, Pattern | None]
+#: What ``compile_candidate`` memoises per candidate: its canonical text, then the alternatives.
+_Compiled = tuple[str, tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int, Pattern | None]
 
 
 def _analysed_lemmas(analysis: AnalysedText) -> tuple[str, ...]:
@@ -260,35 +258,40 @@ def _analysed_lemmas(analysis: AnalysedText) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _with(raw: Pattern, analysed: Pattern) -> tuple[Pattern, ...]:
+    """One level's alternatives: the typed form, then the analysed form when it has every segment and differs."""
+    return (raw, analysed) if all(analysed) and analysed != raw else (raw,)
+
+
 def _alternatives(candidate: Candidate, segment_analyses: Mapping[str, AnalysedText] | None) -> _Alternatives:
     """The typed form at every level; the analysed form only where analysing is needed.
 
     A one-word segment is never lemmatised (a candidate is a lemma as typed); its analysed words and tokens still
     count (a contraction ``del`` → ``de el``). A multiword segment adds its analysed lemmas (``_analysed_lemmas``).
     """
-    raw_segments = _segments_of(candidate.tokens)
-    raw: Pattern = tuple(tuple(map(fold, segment)) for segment in raw_segments)
-    lemma, word, token = [raw], [raw], [raw]
-    stem: Pattern | None = None
-    if segment_analyses is not None:
-        analyses = [segment_analyses.get(" ".join(segment)) for segment in raw_segments]
-        if all(a is not None for a in analyses):
-            present = [a for a in analyses if a is not None]
-            stems = tuple(tuple(getattr(a, "stems", ()) or ()) for a in present)
-            if all(stems) and all(all(segment) for segment in stems):
-                stem = stems
-            lemmas = tuple(
-                tuple(map(fold, a.words)) if len(a.words) == 1 else _analysed_lemmas(a) for a in present
-            )
-            for level, analysed in (
-                (lemma, lemmas),
-                (word, tuple(tuple(map(fold, a.words)) for a in present)),
-                (token, tuple(tuple(map(fold, a.tokens)) for a in present)),
-            ):
-                if all(analysed) and analysed not in level:
-                    level.append(analysed)
-    specificity = sum(1 for t in candidate.tokens if t != WILDCARD)
-    return tuple(lemma), tuple(word), tuple(token), specificity, stem
+    tokens = candidate.tokens
+    raw_segments = _segments_of(tokens)
+    raw: Pattern = tuple([tuple([fold(token) for token in segment]) for segment in raw_segments])
+    specificity = len(tokens) - tokens.count(WILDCARD)
+    if segment_analyses is None:
+        return (raw,), (raw,), (raw,), specificity, None
+    get = segment_analyses.get
+    present = [get(" ".join(segment)) for segment in raw_segments]
+    for analysis in present:
+        if analysis is None:
+            return (raw,), (raw,), (raw,), specificity, None
+    analyses: list[AnalysedText] = present  # type: ignore[assignment]  # none is None (checked above)
+    stems = tuple([tuple(getattr(a, "stems", ()) or ()) for a in analyses])
+    stem = stems if all(stems) and all(all(segment) for segment in stems) else None
+    words = tuple([tuple(map(fold, a.words)) for a in analyses])
+    if all(a.tokens == a.words for a in analyses):
+        token_form = words  # the tokens are the words (no contraction): the same folded form
+    else:
+        token_form = tuple([tuple(map(fold, a.tokens)) for a in analyses])
+    lemmas = tuple([w if len(a.words) == 1 else _analysed_lemmas(a) for a, w in zip(analyses, words, strict=True)])
+    word = _with(raw, words)
+    lemma = word if lemmas == words else _with(raw, lemmas)
+    return lemma, word, word if token_form == words else _with(raw, token_form), specificity, stem
 
 
 def compile_candidate(
@@ -298,7 +301,7 @@ def compile_candidate(
     index: int = 0,
     synsets: Iterable[str] = (),
     segment_analyses: Mapping[str, AnalysedText] | None = None,
-    memo: dict[Candidate, _Alternatives] | None = None,
+    memo: dict[Candidate, _Compiled] | None = None,
 ) -> CandidatePattern:
     """Compile one candidate (canonical text, e.g. ``[sparare]_VERB``) for ``side`` ``good`` or ``bad``.
 
@@ -308,24 +311,24 @@ def compile_candidate(
     """
     if side not in (GOOD, BAD):
         raise ValueError(f"side must be 'good' or 'bad', not {side!r}")
-    candidate = _as_candidate(text)
-    alternatives = memo.get(candidate) if memo is not None else None
-    if alternatives is None:
-        alternatives = _alternatives(candidate, segment_analyses)
+    candidate = text if isinstance(text, Candidate) else parse_candidate(text)
+    compiled = memo.get(candidate) if memo is not None else None
+    if compiled is None:
+        compiled = (candidate.format(), *_alternatives(candidate, segment_analyses))
         if memo is not None:
-            memo[candidate] = alternatives
-    lemma, word, token, specificity, stem = alternatives
+            memo[candidate] = compiled
+    formatted, lemma, word, token, specificity, stem = compiled
     return CandidatePattern(
-        text=candidate.format(),
-        side=side,
-        candidate=candidate,
-        index=index,
-        synsets=tuple(synsets),
-        lemma=lemma,
-        word=word,
-        token=token,
-        specificity=specificity,
-        stem=stem,
+        formatted,
+        side,
+        candidate,
+        index,
+        synsets if type(synsets) is tuple else tuple(synsets),
+        lemma,
+        word,
+        token,
+        specificity,
+        stem,
     )
 
 
@@ -388,23 +391,38 @@ class CandidateSet:
         """Each pattern's surface pieces, looked up once per set rather than per translation that reaches step 3."""
         return tuple(surface_pieces_of(pattern.candidate) for pattern in self.patterns)
 
+    @functools.cached_property
+    def stem_triggers(self) -> dict[str, tuple[int, ...]]:
+        """First stem → the positions of the patterns whose stem pattern starts with it (ascending), so the stem
+        step looks up the translation's few stems instead of walking every candidate."""
+        index: dict[str, list[int]] = {}
+        for position, pattern in enumerate(self.patterns):
+            if pattern.stem is not None:
+                index.setdefault(pattern.stem[0][0], []).append(position)
+        return {first: tuple(positions) for first, positions in index.items()}
+
 
 def candidate_set(patterns: Iterable[CandidatePattern]) -> CandidateSet:
     """Index compiled candidates for ``match_translation`` (which also accepts a plain list, indexing it each call)."""
     patterns = tuple(patterns)
-    triggers: list[dict[str, tuple[tuple[int, int], ...]]] = []
-    for level in range(len(_LEVEL_STEPS)):
-        index: dict[str, list[tuple[int, int]]] = {}
-        for position, pattern in enumerate(patterns):
-            for number, alternative in enumerate((pattern.lemma, pattern.word, pattern.token)[level]):
-                index.setdefault(alternative[0][0], []).append((position, number))
-        triggers.append({first: tuple(entries) for first, entries in index.items()})
+    indexes: tuple[dict[str, list[tuple[int, int]]], ...] = ({}, {}, {})
+    lemma, word, token = indexes
+    for position, pattern in enumerate(patterns):
+        for index, alternatives in ((lemma, pattern.lemma), (word, pattern.word), (token, pattern.token)):
+            for number, alternative in enumerate(alternatives):
+                first = alternative[0][0]
+                entries = index.get(first)
+                if entries is None:
+                    index[first] = [(position, number)]
+                else:
+                    entries.append((position, number))
+    triggers = tuple({first: tuple(entries) for first, entries in index.items()} for index in indexes)
     repeats = (
         False,
         all(p.word == p.lemma for p in patterns),
         all(p.token == p.word for p in patterns),
     )
-    return CandidateSet(patterns, tuple(triggers), repeats)
+    return CandidateSet(patterns, triggers, repeats)
 
 
 # --- matching -------------------------------------------------------------------------------------------------------
@@ -467,32 +485,48 @@ class MatchResult:
 
 
 class _Level:
-    """One sequence of the translation (lemmas, words or tokens), folded and indexed by value.
+    """One sequence of the translation (lemmas, words or tokens), folded; indexed by value only when searched.
 
     ``extra`` gives further readings per position (the lemma level of a backend with several readings per word):
-    a position is then indexed under each of its readings and matches any of them.
+    a position is then indexed under each of its readings and matches any of them. ``keys`` (the distinct values and
+    readings) is all a translation needs when none of its words starts a candidate, which is most of them, so the
+    position index is built on the first search rather than for every translation.
     """
 
-    __slots__ = ("alts", "positions", "seq")
+    __slots__ = ("_positions", "alts", "keys", "seq")
 
     def __init__(self, values: Sequence[str], extra: Sequence[Sequence[str]] = ()) -> None:
         get = _FOLD_CACHE.get  # ``fold`` inlined: this runs for every word of every translation
         self.seq = tuple([get(value) or fold(value) for value in values])
-        positions: dict[str, list[int]] = {}
-        for i, value in enumerate(self.seq):
-            positions.setdefault(value, []).append(i)
+        self._positions: dict[str, list[int]] | None = None
         self.alts: tuple[frozenset[str], ...] | None = None
         if any(extra):
             alts = []
             for i, value in enumerate(self.seq):
                 more = {fold(r) for r in (extra[i] if i < len(extra) else ())} - {value}
-                for reading in more:
-                    positions.setdefault(reading, []).append(i)
                 alts.append(frozenset({value, *more}))
             self.alts = tuple(alts)
-            for found in positions.values():
-                found.sort()
-        self.positions = positions
+            self.keys: frozenset[str] = frozenset().union(*alts)
+        else:
+            self.keys = frozenset(self.seq)
+
+    @property
+    def positions(self) -> dict[str, list[int]]:
+        """Value (or reading) → its positions, ascending."""
+        positions = self._positions
+        if positions is None:
+            positions = {}
+            for i, value in enumerate(self.seq):
+                positions.setdefault(value, []).append(i)
+            if self.alts is not None:
+                for i, (value, alternatives) in enumerate(zip(self.seq, self.alts, strict=True)):
+                    for reading in alternatives:
+                        if reading != value:
+                            positions.setdefault(reading, []).append(i)
+                for found in positions.values():
+                    found.sort()
+            self._positions = positions
+        return positions
 
     def _at(self, p: int, segment: tuple[str, ...]) -> bool:
         if self.alts is None:
@@ -508,7 +542,17 @@ class _Level:
         return "primary" if all(v in primary for segment in pattern for v in segment) else "alternative"
 
     def find_segment(self, segment: tuple[str, ...], start: int) -> int | None:
+        """Leftmost position at or after ``start`` where the segment's items follow one another."""
         size = len(segment)
+        if self.alts is None:  # ``tuple.index`` walks the sequence in C: no position index needed
+            seq, first = self.seq, segment[0]
+            try:
+                p = seq.index(first, start)
+                while size > 1 and seq[p : p + size] != segment:
+                    p = seq.index(first, p + 1)
+            except ValueError:
+                return None
+            return p
         for p in self.positions.get(segment[0], ()):
             if p >= start and (size == 1 or self._at(p, segment)):
                 return p
@@ -655,13 +699,12 @@ def _match_levels(cset: CandidateSet, indexed: _Indexed) -> tuple[dict[int, Cand
             continue  # same sequence, same alternatives, no tag check: the step before tried exactly this
         previous = level
         triggers = cset.triggers[number_of_level]
-        hits: list[tuple[int, int]] = []
-        for value in level.positions:
-            entries = triggers.get(value)
-            if entries:
-                hits.extend(entries)
-        if not hits:
+        common = triggers.keys() & level.keys  # in C: most of the translation's words start no candidate
+        if not common:
             continue
+        hits: list[tuple[int, int]] = []
+        for value in common:
+            hits.extend(triggers[value])
         hits.sort()  # per candidate, the typed form (alternative 0) before its analysed form
         for position, number in hits:
             if position in found:
@@ -694,11 +737,15 @@ def _match_stems(cset: CandidateSet, indexed: _Indexed, tag_tried: set[int]) -> 
     """The last step: candidates whose Snowball stems occur in order in the translation's stems."""
     level = indexed.stems
     assert level is not None
-    matches = []
-    present = level.positions
-    for position, pattern in enumerate(cset.patterns):
-        # the first stem must occur (a look-up) before the search is worth a call; most candidates fail here
-        if pattern.stem is None or pattern.stem[0][0] not in present or position in tag_tried:
+    matches: list[CandidateMatch] = []
+    triggers = cset.stem_triggers
+    common = triggers.keys() & level.keys  # only candidates whose first stem occurs are worth a search
+    if not common:
+        return matches
+    positions = sorted(position for first in common for position in triggers[first])
+    for position in positions:
+        pattern = cset.patterns[position]
+        if pattern.stem is None or position in tag_tried:
             continue
         span = level.find(pattern.stem)
         if span is not None:
