@@ -9,7 +9,7 @@ import gc
 import json
 import pickle
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from annotator.evaluation.inputs import Dataset, DatasetItem, Translations, data
 from annotator.evaluation.run import EvaluationResult
 from annotator.gc_pause import gc_paused
 from annotator.project import Project, ProjectSettings
-from annotator.services.evaluation_cache import ITEM_CACHE_FOLDER, ItemCache
+from annotator.services.evaluation_cache import ITEM_CACHE_FOLDER, ItemCache, key_of
 from annotator.store.repository import EvaluationRow
 
 #: An ``EvaluationRow``'s item columns (an item's row) and item-language columns (an item-language's row).
@@ -45,17 +45,24 @@ def dataset_from_project(project: Project, cache: bool = True) -> Dataset:
     to take at 10,000 items × 5 languages. ``cache``: an item whose stored values are exactly those an earlier
     set-up read is taken as it read it (``ItemCache``); reading every item again was most of the rest.
 
-    The cache's files are read in a second thread while this one waits for the database: unpickling them never
-    lets go of the interpreter, but the database server (PostgreSQL) answers the query meanwhile.
+    On PostgreSQL the cache's files are read in a second thread while this one waits for the server's answer
+    (unpickling them never lets go of the interpreter, but the server works meanwhile); SQLite answers in this
+    process, so there they are read first.
     """
+    folder = project.data_dir / ITEM_CACHE_FOLDER
     with gc_paused():  # hundreds of thousands of small objects, no cycles: the collector's passes only cost
         with ThreadPoolExecutor(1, thread_name_prefix="evaluation-cache") as pool:
-            opened = pool.submit(ItemCache.open, project.data_dir / ITEM_CACHE_FOLDER) if cache else None
+            if not cache:
+                opened: Future[ItemCache] | ItemCache = ItemCache(None)
+            elif project.db.is_sqlite:
+                opened = ItemCache.open(folder)
+            else:
+                opened = pool.submit(ItemCache.open, folder)
             with project.db.read() as conn:
                 raw = project.repo.get_meta(conn, "settings")
                 languages = tuple(sorted((ProjectSettings.from_json(raw) if raw else ProjectSettings()).languages))
                 rows = project.repo.evaluation_rows(conn, languages)
-            items = opened.result() if opened is not None else ItemCache(None)
+            items = opened.result() if isinstance(opened, Future) else opened
         return _build(rows, languages, f"{project.data_dir} (current curation)", items)
 
 
@@ -83,13 +90,13 @@ def _build(rows: Sequence[Sequence[Any]], languages: tuple[str, ...], source: st
                 held = states[row[0]] = {}
             held[lang] = tuple(row[_STATE])
     parts: list[dict[str, Any] | DatasetItem] = []
-    read: list[tuple[str, tuple[Any, ...]]] = []  # (item id, key) of the items read from records
+    read: list[tuple[str, bytes]] = []  # (item id, key) of the items read from records
     unread: list[str] = []  # the stored texts of those records, searched for surrogates at once
     nothing: dict[str, State] = {}
     for item_id in sorted(columns):  # the export's order: Python's, not the database collation's
         item = columns[item_id]
         held = states.get(item_id, nothing)
-        key = (languages, item, tuple(held.get(lang) for lang in languages))
+        key = key_of((languages, item, tuple(held.get(lang) for lang in languages)))
         cached = cache.get(item_id, key)
         if cached is not None:
             parts.append(cached)
