@@ -5,6 +5,7 @@ evaluating that file; the hand-written fast check never accepts a line the shipp
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from conftest import build_demo
 
 from annotator.data_export.dataset import DATASET_FILE, ExportOptions, export_dataset
 from annotator.domain.model import Side
-from annotator.evaluation.inputs import _line_validator, _surely_valid
+from annotator.evaluation.inputs import Translation, _line_validator, _surely_valid, _translation
 from annotator.project import Project, builtin_path
 from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
@@ -179,3 +180,13 @@ def test_records_get_the_file_problems_without_a_json_round_trip() -> None:
         (p.line, p.rule, p.message) for p in from_file.value.problems
     ]
     assert {p.rule for p in live.value.problems} == {"schema_enum", "duplicate_item"}
+
+
+def test_translations_are_made_as_the_dataclass_makes_them() -> None:
+    """``_translation`` sets the fields without the frozen dataclass's ``__init__``: the objects are the same."""
+    fast = _translation("head-stream", "IT", "mt", "una testa", 7)
+    made = Translation("head-stream", "IT", "mt", "una testa", 7)
+    assert fast == made and hash(fast) == hash(made) and repr(fast) == repr(made)
+    assert vars(fast) == vars(made) and list(vars(fast)) == list(vars(made))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.text = "changed"  # type: ignore[misc]
