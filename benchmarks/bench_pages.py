@@ -8,7 +8,9 @@ session of the whole app (``main.py``: navigation, the page); a project without 
 Times are ``AppTest`` wall times, so they include the test harness (a thread, an event loop, parsing the element
 tree) on top of the server-side script run. ``ANNOTATOR_DATABASE_URL`` selects another database (PostgreSQL),
 ``--postgres`` starts a throw-away PostgreSQL cluster for the run;
-``--keep DIR`` seeds once and reuses the project on later runs.
+``--keep DIR`` seeds once and reuses the project on later runs (on PostgreSQL with ``--cluster DIR2``, which keeps
+the cluster: several ``--keep`` folders may share one seeded cluster, e.g. to compare two versions of the code, each
+with its own evaluation cache).
 
 First it prints "Evaluate: set-up from the live curation" (issue 10 target ≤ 2 s): the dataset built from the rows,
 100,000 translations (two systems) read and checked, the analyser created — the median of ``--setup-runs`` runs,
@@ -203,25 +205,36 @@ def main() -> None:
     parser.add_argument(
         "--postgres", action="store_true", help="run on a throw-away PostgreSQL cluster (tests/pg_cluster.py)"
     )
+    parser.add_argument(
+        "--cluster",
+        metavar="DIR",
+        help="with --postgres: keep the cluster (and the project seeded into it) in DIR and reuse it on later runs; "
+        "give --keep too (the project's data folder, e.g. its evaluation cache)",
+    )
     args = parser.parse_args()
+    if args.cluster and not args.postgres:
+        parser.error("--cluster needs --postgres")
     if args.postgres:
-        with throwaway_postgres():
+        with throwaway_postgres(Path(args.cluster) if args.cluster else None):
             run(args)
     else:
         run(args)
 
 
 @contextlib.contextmanager
-def throwaway_postgres() -> Iterator[None]:
-    """A temporary cluster on 127.0.0.1 and a database on it as ANNOTATOR_DATABASE_URL; both gone afterwards."""
+def throwaway_postgres(keep: Path | None = None) -> Iterator[None]:
+    """A temporary cluster on 127.0.0.1 and a database on it as ANNOTATOR_DATABASE_URL; both gone afterwards,
+    unless ``keep`` (``--cluster``) holds the cluster: then it is only stopped, and started again by the next run."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from pg_cluster import Cluster
 
-    cluster = Cluster()
+    cluster = Cluster(keep)
     try:
         admin = create_engine(cluster.url(), isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
-            conn.execute(text('CREATE DATABASE "annotator_bench_pages"'))
+            exists = conn.execute(text("SELECT 1 FROM pg_database WHERE datname = 'annotator_bench_pages'")).first()
+            if not exists:
+                conn.execute(text('CREATE DATABASE "annotator_bench_pages"'))
         admin.dispose()
         os.environ["ANNOTATOR_DATABASE_URL"] = cluster.url("annotator_bench_pages")
         yield

@@ -64,20 +64,30 @@ def stop_orphans() -> None:
 
 
 class Cluster:
-    """One running cluster; ``url(db)`` names a database on it (psycopg 3 driver)."""
+    """One running cluster; ``url(db)`` names a database on it (psycopg 3 driver).
 
-    def __init__(self) -> None:
+    ``keep``: a folder that holds the cluster across runs (a benchmark seeds it once): created on the first run,
+    started again on later ones, and stopped but not removed by ``stop``. It is not an orphan for ``stop_orphans``.
+    """
+
+    def __init__(self, keep: Path | None = None) -> None:
         stop_orphans()
-        self.root = Path(tempfile.mkdtemp(prefix=PREFIX))
-        (self.root / "owner.pid").write_text(str(os.getpid()))
+        self.kept = keep is not None
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            self.root = keep.resolve()
+        else:
+            self.root = Path(tempfile.mkdtemp(prefix=PREFIX))
+            (self.root / "owner.pid").write_text(str(os.getpid()))
         self.data = self.root / "data"
         self.port = free_port()
         self._as_root = os.geteuid() == 0
         if self._as_root:
             account = pwd.getpwnam(SERVER_USER)
             os.chown(self.root, account.pw_uid, account.pw_gid)
-        self._run(find_bin("initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
-                  "--no-locale", "--no-sync")  # fmt: skip
+        if not (self.data / "PG_VERSION").exists():
+            self._run(find_bin("initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                      "--no-locale", "--no-sync")  # fmt: skip
         options = f"-h 127.0.0.1 -p {self.port} -k {self.root} -F -c max_connections=200"
         self._run(find_bin("pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.root / "log"),
                   "-w", "-t", "60", "start")  # fmt: skip
@@ -89,7 +99,10 @@ class Cluster:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
 
     def stop(self) -> None:
-        Cluster.stop_folder(self.root)
+        if self.kept:
+            _run(find_bin("pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+        else:
+            Cluster.stop_folder(self.root)
 
     @staticmethod
     def stop_folder(root: Path) -> None:

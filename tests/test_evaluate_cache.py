@@ -8,10 +8,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import pickle
+import random
 from pathlib import Path
 
 import pytest
 from conftest import build_demo
+from sqlalchemy import text
 
 from annotator.data_export.dataset import DATASET_FILE, ExportOptions, export_dataset
 from annotator.domain.model import Side
@@ -20,9 +22,10 @@ from annotator.project import Project, builtin_path
 from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
 from annotator.services.evaluate import EvaluationInputError, create_analyser, evaluate, load_dataset, load_translations
-from annotator.services.evaluate_project import dataset_from_project
-from annotator.services.evaluation_cache import BASE_FILE, ITEM_CACHE_FOLDER, OVERLAY_FILE, ItemCache
+from annotator.services.evaluate_project import _build, dataset_from_project
+from annotator.services.evaluation_cache import BASE_FILE, ITEM_CACHE_FOLDER, OVERLAY_FILE, ItemCache, key_of
 from annotator.services.importing import import_items
+from annotator.store.repository import EvaluationRow
 
 pytestmark = pytest.mark.both_engines
 
@@ -190,3 +193,52 @@ def test_a_few_changes_go_to_the_small_file_and_the_cache_keeps_only_live_items(
     cache = ItemCache.open(cache_folder(demo))
     assert set(cache.base) == set(live.items) and not cache.overlay
     assert not (cache_folder(demo) / OVERLAY_FILE).exists()
+
+
+def test_hand_edits_that_keep_every_length_or_swap_two_values_count_on_the_next_run(demo: Project) -> None:
+    """The key is a hash of the values: a one-character edit of the same length, and good and bad swapped (the
+    same texts, joined the same way), are misses like any other change."""
+    before = warm(demo)
+    sentence = before.items["head-stream"].sentence
+    edited = sentence[:-1] + ("!" if sentence[-1] != "!" else "?")
+    with demo.db.write() as conn:
+        conn.execute(text("UPDATE items SET sentence = :sentence WHERE id = 'head-stream'"), {"sentence": edited})
+    assert warm(demo).items["head-stream"].sentence == edited
+    with demo.db.write() as conn:
+        conn.exec_driver_sql(
+            "UPDATE item_languages SET good = bad, bad = good WHERE item_id = 'head-stream' AND lang = 'IT'"
+        )
+    swapped = warm(demo)
+    assert texts(swapped, "head-stream", "IT", "good") == texts(before, "head-stream", "IT", "bad")
+    assert texts(swapped, "head-stream", "IT", "bad") == texts(before, "head-stream", "IT", "good")
+
+
+def test_the_key_tells_apart_values_that_would_join_alike_and_equal_values_share_it() -> None:
+    different = [
+        (("ab", "c"), ("a", "bc")),
+        ((None,), ("None",)),
+        ((1,), ("1",)),
+        ((("a", "b"), "c"), (("a",), "b", "c")),
+        (("x", None), ("x", "")),
+    ]
+    for one, other in different:
+        assert key_of(one) != key_of(other), (one, other)
+    assert key_of(("".join(["ab"] * 3), 4, None)) == key_of(("ababab", 4, None))  # equal values, other objects
+
+
+def test_the_rows_in_any_order_give_the_same_dataset(demo: Project) -> None:
+    """The query has no ORDER BY: an item-language's row may come before its item's; the dataset is the same.
+    An excluded item's item-languages are not read at all."""
+    with demo.db.write() as conn:
+        demo.repo.set_excluded(conn, ["take-off-thanksgiving"], True)
+    languages = tuple(sorted(demo.settings().languages))
+    with demo.db.read() as conn:
+        rows = list(demo.repo.evaluation_rows(conn, languages))
+    assert not [row for row in rows if row[0] == "take-off-thanksgiving"]
+    assert any(row[EvaluationRow._fields.index("lang")] is None for row in rows)
+    expected = fresh(demo)
+    shuffled = list(rows)
+    random.Random(10).shuffle(shuffled)
+    for order in (rows, rows[::-1], shuffled):
+        built = _build(order, languages, "x", ItemCache(None))
+        assert built.items == expected.items and list(built.items) == list(expected.items)

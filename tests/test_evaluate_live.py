@@ -4,7 +4,9 @@ evaluating that file; the hand-written fast check never accepts a line the shipp
 
 from __future__ import annotations
 
+import codecs
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,7 @@ from conftest import build_demo
 
 from annotator.data_export.dataset import DATASET_FILE, ExportOptions, export_dataset
 from annotator.domain.model import Side
-from annotator.evaluation.inputs import _line_validator, _surely_valid
+from annotator.evaluation.inputs import Translation, _line_validator, _surely_valid, _translation
 from annotator.project import Project, builtin_path
 from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
@@ -179,3 +181,55 @@ def test_records_get_the_file_problems_without_a_json_round_trip() -> None:
         (p.line, p.rule, p.message) for p in from_file.value.problems
     ]
     assert {p.rule for p in live.value.problems} == {"schema_enum", "duplicate_item"}
+
+
+def test_translations_are_made_as_the_dataclass_makes_them() -> None:
+    """``_translation`` sets the fields without the frozen dataclass's ``__init__``: the objects are the same."""
+    fast = _translation("head-stream", "IT", "mt", "una testa", 7)
+    made = Translation("head-stream", "IT", "mt", "una testa", 7)
+    assert fast == made and hash(fast) == hash(made) and repr(fast) == repr(made)
+    assert vars(fast) == vars(made) and list(vars(fast)) == list(vars(made))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.text = "changed"  # type: ignore[misc]
+
+
+def test_a_plain_utf8_file_is_read_whole_as_the_line_reader_reads_it(tmp_path: Path, monkeypatch) -> None:
+    """``_plain_utf8_text`` gives exactly the line reader's text, blocks ending anywhere (inside a character too),
+    and gives up (None) on anything the line reader might refuse or read otherwise."""
+    from annotator.data_import.limits import InputLimits
+    from annotator.evaluation import inputs
+
+    monkeypatch.setattr(inputs, "_BLOCK_BYTES", 7)  # blocks end inside lines and inside characters
+    limits = InputLimits()
+
+    def line_reader(path: Path) -> str:
+        with monkeypatch.context() as patched:
+            patched.setattr(inputs, "_plain_utf8_text", lambda *_: None)
+            return inputs._read_text(path, limits)
+
+    texts_read = {
+        "plain": "".join(f'{{"id": "i{n}", "translation": "città {n} — 城市 😀"}}\n' for n in range(300)),
+        "no final newline": '{"a": 1}\n{"b": "ü"}',
+        "empty": "",
+        "crlf": '{"a": 1}\r\n\r\n{"b": 2}\r\n',
+        "u2028 inside": '{"a": "x\u2028y"}\n',
+    }
+    for name, content in texts_read.items():
+        path = tmp_path / "read.jsonl"
+        path.write_bytes(content.encode("utf-8"))
+        assert inputs._plain_utf8_text(path, limits) == line_reader(path) == content, name
+    left = {
+        "bom": codecs.BOM_UTF8 + b'{"a": 1}\n',
+        "utf-16": codecs.BOM_UTF16_LE + '{"a": 1}\n'.encode("utf-16-le"),
+        "bad byte": b'{"a": "\xff"}\n',
+        "binary": b"\x00\x01\x02",
+        "a long line": b'{"a": "' + b"x" * limits.max_line_chars + b'"}\n',
+    }
+    for name, content in left.items():
+        path = tmp_path / "left.jsonl"
+        path.write_bytes(content)
+        assert inputs._plain_utf8_text(path, limits) is None, name
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("{}\n" * 3)
+    assert inputs._plain_utf8_text(rows, InputLimits(max_rows=3)) == "{}\n" * 3
+    assert inputs._plain_utf8_text(rows, InputLimits(max_rows=2)) is None

@@ -9,7 +9,7 @@ import gc
 import json
 import pickle
 from collections.abc import Callable, Sequence
-from itertools import groupby
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,37 +22,54 @@ from annotator.evaluation.inputs import Dataset, DatasetItem, Translations, data
 from annotator.evaluation.run import EvaluationResult
 from annotator.gc_pause import gc_paused
 from annotator.project import Project, ProjectSettings
-from annotator.services.evaluation_cache import ITEM_CACHE_FOLDER, ItemCache
+from annotator.services.evaluation_cache import ITEM_CACHE_FOLDER, ItemCache, key_of
 from annotator.store.repository import EvaluationRow
 
-#: The item's own columns of an ``EvaluationRow`` (the same on each of its rows), before the item-language's.
+#: An ``EvaluationRow``'s item columns (an item's row) and item-language columns (an item-language's row).
 _ITEM_FIELDS = EvaluationRow._fields.index("lang")
+_LANG, _STATE = _ITEM_FIELDS, slice(_ITEM_FIELDS + 1, len(EvaluationRow._fields))
 #: A stored status by its value, without an ``Enum`` call per row (an unknown one still raises through ``Status``).
 _STATUSES = {status.value: status for status in Status}
+
+#: What an item-language's part of a record is built from: its stored status, good and bad lists (as text).
+State = tuple[str, str, str]
 
 
 def dataset_from_project(project: Project, cache: bool = True) -> Dataset:
     """Every non-excluded item, done or not; an item-language discarded in a language is left out for it.
 
     The same dataset as exporting with ``--include-incomplete --keep-partially-discarded`` and evaluating that
-    ``dataset.jsonl`` (``tests/test_evaluate_live.py`` checks it), built from one joined query: each stored candidate
+    ``dataset.jsonl`` (``tests/test_evaluate_live.py`` checks it), built from one query: each stored candidate
     list is decoded once into the record a ``dataset.jsonl`` line would hold, and the records get the file's checks
     (``dataset_from_records``). Writing the lines as JSON text and parsing them back took most of the 17 s this used
     to take at 10,000 items × 5 languages. ``cache``: an item whose stored values are exactly those an earlier
     set-up read is taken as it read it (``ItemCache``); reading every item again was most of the rest.
+
+    On PostgreSQL the cache's files are read in a second thread while this one waits for the server's answer
+    (unpickling them never lets go of the interpreter, but the server works meanwhile); SQLite answers in this
+    process, so there they are read first.
     """
+    folder = project.data_dir / ITEM_CACHE_FOLDER
     with gc_paused():  # hundreds of thousands of small objects, no cycles: the collector's passes only cost
-        with project.db.read() as conn:
-            raw = project.repo.get_meta(conn, "settings")
-            languages = tuple(sorted((ProjectSettings.from_json(raw) if raw else ProjectSettings()).languages))
-            rows = list(project.repo.evaluation_rows(conn, languages))
-        items = ItemCache.open(project.data_dir / ITEM_CACHE_FOLDER) if cache else ItemCache(None)
+        with ThreadPoolExecutor(1, thread_name_prefix="evaluation-cache") as pool:
+            if not cache:
+                opened: Future[ItemCache] | ItemCache = ItemCache(None)
+            elif project.db.is_sqlite:
+                opened = ItemCache.open(folder)
+            else:
+                opened = pool.submit(ItemCache.open, folder)
+            with project.db.read() as conn:
+                raw = project.repo.get_meta(conn, "settings")
+                languages = tuple(sorted((ProjectSettings.from_json(raw) if raw else ProjectSettings()).languages))
+                rows = project.repo.evaluation_rows(conn, languages)
+            items = opened.result() if isinstance(opened, Future) else opened
         return _build(rows, languages, f"{project.data_dir} (current curation)", items)
 
 
-def _build(rows: Sequence[EvaluationRow], languages: tuple[str, ...], source: str, cache: ItemCache) -> Dataset:
+def _build(rows: Sequence[Sequence[Any]], languages: tuple[str, ...], source: str, cache: ItemCache) -> Dataset:
     """The records in the export's order, an item found in ``cache`` in place of its record; the items read from
-    records go into the cache when the dataset has no problem (then none of them had one)."""
+    records go into the cache when the dataset has no problem (then none of them had one). ``rows``: as
+    ``Repository.evaluation_rows`` gives them, in any order."""
     decoded: dict[str, list[dict[str, Any]]] = {}
 
     def candidates(stored: str | None) -> list[dict[str, Any]]:
@@ -61,35 +78,40 @@ def _build(rows: Sequence[EvaluationRow], languages: tuple[str, ...], source: st
             found = decoded[stored] = _candidates(stored)
         return found
 
-    by_item = {item_id: list(group) for item_id, group in groupby(rows, key=lambda row: row.id)}
+    columns: dict[str, tuple[Any, ...]] = {}  # an item's own columns, by its id
+    states: dict[str, dict[str, State]] = {}  # its item-languages' states, by its id and language
+    for row in rows:
+        lang = row[_LANG]
+        if lang is None:
+            columns[row[0]] = tuple(row[:_ITEM_FIELDS])
+        else:
+            held = states.get(row[0])
+            if held is None:
+                held = states[row[0]] = {}
+            held[lang] = tuple(row[_STATE])
     parts: list[dict[str, Any] | DatasetItem] = []
-    read: list[tuple[str, tuple[Any, ...]]] = []  # (item id, key) of the items read from records
+    read: list[tuple[str, bytes]] = []  # (item id, key) of the items read from records
     unread: list[str] = []  # the stored texts of those records, searched for surrogates at once
-    for item_id in sorted(by_item):  # the export's order: Python's, not the database collation's
-        group = by_item[item_id]
-        first = group[0]
-        held = {row.lang: row for row in group if row.lang is not None}
-        states = tuple(_state(held.get(lang)) for lang in languages)
-        key = (languages, first[:_ITEM_FIELDS], states)
-        item = cache.get(item_id, key)
-        if item is not None:
-            parts.append(item)
+    nothing: dict[str, State] = {}
+    for item_id in sorted(columns):  # the export's order: Python's, not the database collation's
+        item = columns[item_id]
+        held = states.get(item_id, nothing)
+        key = key_of((languages, item, tuple(held.get(lang) for lang in languages)))
+        cached = cache.get(item_id, key)
+        if cached is not None:
+            parts.append(cached)
             continue
-        record = _record(first, languages, held, candidates)
+        record = _record(item, languages, held, candidates)
         if record is not None:  # discarded in every language: not in the dataset
             parts.append(record)
             read.append((item_id, key))
-            unread.extend(value for row in group for value in row if type(value) is str)
+            unread.extend(value for value in item if type(value) is str)
+            unread.extend(value for state in held.values() for value in state if type(value) is str)
     dataset = dataset_from_records(parts, source, surrogate_free=not _may_hold_surrogate(unread), shared_lists=True)
     for item_id, key in read:
         cache.put(item_id, key, dataset.items[item_id])
     cache.save()
     return dataset
-
-
-def _state(row: EvaluationRow | None) -> tuple[str | None, str | None, str | None] | None:
-    """What an item-language's part of the record is built from (part of an item's cache key)."""
-    return None if row is None else (row.status, row.good, row.bad)
 
 
 def prepare_current(
@@ -149,28 +171,29 @@ def _may_hold_surrogate(texts: Sequence[str]) -> bool:
 
 
 def _record(
-    first: EvaluationRow,
+    item: Sequence[Any],
     languages: Sequence[str],
-    held: dict[str, EvaluationRow],
+    held: dict[str, State],
     candidates: Callable[[str | None], list[dict[str, Any]]],
 ) -> dict[str, Any] | None:
     """The record of the export's rules (see ``data_export.dataset.select``) with both options on; None when the
-    item is discarded in every language (it is not in the dataset). ``first``: the item's first row."""
+    item is discarded in every language (it is not in the dataset). ``item``: its own columns (``EvaluationRow``'s
+    first ones); ``held``: the states of its item-languages by language."""
     sets: dict[str, dict[str, Any]] = {}
     for lang in languages:
-        row = held.get(lang)
-        stored = row.status if row is not None else None
+        state = held.get(lang)
+        stored = state[0] if state is not None else None
         status = (_STATUSES.get(stored) or Status(stored)) if stored else Status.PENDING
         if status is Status.DISCARDED:
             continue
         entry: dict[str, Any] = {
-            "good": candidates(row.good if row is not None else None),
-            "bad": candidates(row.bad if row is not None else None),
+            "good": candidates(state[1] if state is not None else None),
+            "bad": candidates(state[2] if state is not None else None),
         }
         if status is not Status.DONE:
             entry["status"] = status.value
         sets[lang] = entry
-    return _item_record(first, sets) if sets else None
+    return _item_record(item, sets) if sets else None
 
 
 def _candidates(stored: str | None) -> list[dict[str, Any]]:
@@ -179,27 +202,23 @@ def _candidates(stored: str | None) -> list[dict[str, Any]]:
     return json.loads(candidates_json(stored)) if stored else []
 
 
-def _item_record(row: EvaluationRow, languages: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """What ``data_export.dataset.dataset_line`` writes for the item (δ(λ), μ(σ) and Ω(λ) from its senses)."""
-    stored = json.loads(row.senses)  # decoded once: the rank is looked up in stored order, as the export does
-    senses = sorted(stored, key=lambda sense: sense["rank"])
-    rank = next((sense["rank"] for sense in stored if sense["synset"] == row.synset), None)
+def _item_record(item: Sequence[Any], languages: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """What ``data_export.dataset.dataset_line`` writes for the item (δ(λ), μ(σ) and Ω(λ) from its senses).
+    ``item``: its own columns, as ``EvaluationRow`` lays them out."""
+    item_id, sentence, target_text, target_start, target_end, lemma, pos, synset, gloss, source, senses = item
+    stored = json.loads(senses)  # decoded once: the rank is looked up in stored order, as the export does
+    ordered = sorted(stored, key=lambda sense: sense["rank"])
+    rank = next((sense["rank"] for sense in stored if sense["synset"] == synset), None)
     return {
-        "id": row.id,
-        "sentence": row.sentence,
-        "target": {
-            "text": row.target_text,
-            "start": row.target_start,
-            "end": row.target_end,
-            "lemma": row.lemma,
-            "pos": row.pos,
-        },
-        "synset": row.synset,
-        "gloss": row.gloss,
-        "source": row.source,
-        "polysemy_degree": len(senses) if senses else None,
+        "id": item_id,
+        "sentence": sentence,
+        "target": {"text": target_text, "start": target_start, "end": target_end, "lemma": lemma, "pos": pos},
+        "synset": synset,
+        "gloss": gloss,
+        "source": source,
+        "polysemy_degree": len(ordered) if ordered else None,
         "sense_rank": rank,
-        "senses": [{"synset": sense["synset"], "rank": sense["rank"]} for sense in senses],
+        "senses": [{"synset": sense["synset"], "rank": sense["rank"]} for sense in ordered],
         "languages": languages,
     }
 

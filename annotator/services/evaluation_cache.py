@@ -2,10 +2,12 @@
 
 Decoding, checking and parsing every item's record (170,000 distinct candidates at 10,000 items × 5 languages) was
 most of the set-up of scoring the current curation, though few items change between two runs. An entry is kept
-with its key: every stored value its record is built from (the item's columns, the languages, and each language's
-status and stored candidate lists, as text). A different value (curation, undo, a forced import, a sheet import,
-an edit by hand) is a miss, and the item is read and checked again; the code that builds, checks and parses a
-record is in the ``fingerprint``, so an upgrade starts afresh.
+with its key: the SHA-256 of every stored value its record is built from (``key_of``: the item's columns, the
+languages, and each language's status and stored candidate lists, as text, pickled — which writes each value whole,
+with its type and length, so different values never give the same bytes). A different value (curation, undo, a
+forced import, a sheet import, an edit by hand) is a miss, and the item is read and checked again; the code that
+builds, checks and parses a record is in the ``fingerprint``, so an upgrade starts afresh. (Keeping the values
+themselves, 60 MB of text at 10,000 items, made reading the cache cost more than hashing them.)
 
 The cache is two files under the project's data folder (``cache/evaluation-items``): the items of the last
 compaction and the items read since, so a run after a few changes writes a few items, not the whole cache; both
@@ -31,10 +33,19 @@ ITEM_CACHE_FOLDER = "cache/evaluation-items"
 #: The items of the last compaction, and the items read since (see ``ItemCache.save``).
 BASE_FILE = "items.pickle"
 OVERLAY_FILE = "items-since.pickle"
-_FORMAT = 2
+_FORMAT = 3
 
-#: An item's key (every stored value its record is built from) and what evaluation read from that record.
-Entry = tuple[tuple[Any, ...], DatasetItem]
+#: An item's key (``key_of`` every stored value its record is built from) and what evaluation read from that record.
+Entry = tuple[bytes, DatasetItem]
+
+_PICKLE_PROTOCOL = 5
+
+
+def key_of(values: tuple[Any, ...]) -> bytes:
+    """An item's key: the SHA-256 of its stored values (texts, numbers, None, in nested tuples) as pickled — bytes
+    from which the values can be read back, so different values always give different bytes. Equal values pickled
+    differently (an object repeated by identity is written once) only cost a miss."""
+    return hashlib.sha256(pickle.dumps(values, _PICKLE_PROTOCOL)).digest()
 
 
 @functools.cache
@@ -80,8 +91,9 @@ class ItemCache:
     def held(self) -> int:
         return len(self.base) + len(self.overlay)
 
-    def get(self, item_id: str, key: tuple[Any, ...]) -> DatasetItem | None:
-        """The item an earlier run read from exactly these stored values, or None; a hit is kept by this run."""
+    def get(self, item_id: str, key: bytes) -> DatasetItem | None:
+        """The item an earlier run read from exactly these stored values (``key_of`` them), or None; a hit is kept
+        by this run."""
         entry = self.overlay.get(item_id)
         if entry is not None and entry[0] == key:
             self.used_overlay[item_id] = entry
@@ -92,7 +104,7 @@ class ItemCache:
             return entry[1]
         return None
 
-    def put(self, item_id: str, key: tuple[Any, ...], item: DatasetItem) -> None:
+    def put(self, item_id: str, key: bytes, item: DatasetItem) -> None:
         """An item this run read from a record without a problem, for the next run."""
         self.read[item_id] = (key, item)
 
