@@ -7,7 +7,6 @@ it also refreshes ``docs/screenshots/curate.png``, ``review.png`` and ``review-1
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import socket
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from annotator.commands.project import create_demo
 from annotator.domain.model import DiscardReason, Status
@@ -131,8 +130,6 @@ def page(app_url: str) -> Iterator[Page]:
 
 #: The app root's run state (``data-test-script-state``) while Streamlit runs the script or a fragment.
 BUSY_STATES = ("running", "rerunRequested", "stopRequested")
-_IDLE_JS = """busy => !busy.includes(document.querySelector('[data-testid="stApp"]')
-                                     ?.getAttribute('data-test-script-state'))"""
 #: Idle, and drawn: the candidate lists (``annotator.app.candidate_rows``) build their rows in an effect React runs
 #: after it has painted the run, and on first mount after their script module has loaded, so "the run is over" alone
 #: can come a little before the rows. Two animation frames and a task after idle, every list must hold its rows.
@@ -141,23 +138,6 @@ _DRAWN_JS = """busy => new Promise(resolve => requestAnimationFrame(() => reques
   const lists = Array.from(document.querySelectorAll('[data-testid="stMain"] .stBidiComponent'));
   resolve(!busy.includes(state) && lists.every(list => list.querySelector('.annotator-candidates')));
 }, 0))))"""
-#: Counts the runs that end from now on (the app root's run state going from busy back to idle). Each change is
-#: read from its own mutation record: a short run can set "running" and back in one task, and an observer that
-#: looked only at the attribute's value when called saw no run at all.
-_COUNT_RUNS_JS = """busy => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  window.__runsEnded = 0;
-  if (window.__runObserver) window.__runObserver.disconnect();
-  window.__runObserver = new MutationObserver(records => {
-    const states = records.map(r => r.oldValue);
-    states.push(app.getAttribute('data-test-script-state'));
-    for (let i = 1; i < states.length; i++) {
-      if (busy.includes(states[i - 1]) && !busy.includes(states[i])) window.__runsEnded += 1;
-    }
-  });
-  window.__runObserver.observe(app, {attributes: true, attributeOldValue: true,
-                                     attributeFilter: ['data-test-script-state']});
-}"""
 
 
 def settle(page: Page) -> None:
@@ -167,25 +147,41 @@ def settle(page: Page) -> None:
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT_MS)
 
 
-def count_runs(page: Page) -> None:
-    """Start counting the script runs that end (see ``wait_for_runs``)."""
-    page.evaluate(_COUNT_RUNS_JS, list(BUSY_STATES))
+class RunCounter:
+    """Counts the script and fragment runs the server reports finished (``script_finished`` on the websocket).
 
+    Streamlit's own message, not the app root's run state: React can apply a short run's start and end in one
+    render, and the attribute then never changes (that missed run made test_e2e_sessions time out under load).
+    Attach before the page loads; a reload's new websocket is followed too. Frames are counted while Playwright
+    waits (its sync API delivers events then), so ``wait`` polls with ``wait_for_timeout``.
+    """
 
-def wait_for_runs(page: Page, runs: int = 1) -> None:
-    """Wait until ``runs`` runs counted since ``count_runs`` have ended and none is under way: a condition, not a
-    pause, so a loaded machine that starts the run late cannot make it pass early."""
-    page.wait_for_function("n => window.__runsEnded >= n", arg=runs, timeout=TIMEOUT_MS)
-    page.wait_for_function(_DRAWN_JS, arg=list(BUSY_STATES), timeout=TIMEOUT_MS)
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.finished = 0
+        page.on("websocket", lambda socket: socket.on("framereceived", self._frame))
 
+    def _frame(self, payload: str | bytes) -> None:
+        if isinstance(payload, bytes):
+            message = ForwardMsg()
+            message.ParseFromString(payload)
+            if message.WhichOneof("type") == "script_finished":
+                self.finished += 1
 
-def wait_for_run_or_idle(page: Page, seconds: float = 5.0) -> None:
-    """Like ``wait_for_runs`` for a value committed on blur, whose short run is not always seen in the run state
-    (twice in CI on two workers): after ``seconds`` with no run seen, idle is enough. Not the check itself: the
-    caller then asserts the value's effect (e.g. the draft after a reload)."""
-    with contextlib.suppress(PlaywrightTimeoutError):
-        page.wait_for_function("() => window.__runsEnded >= 1", timeout=seconds * 1000)
-    page.wait_for_function(_IDLE_JS, arg=list(BUSY_STATES), timeout=TIMEOUT_MS)
+    def mark(self) -> int:
+        """The count now: pass it to ``wait`` to wait for runs that finish after this point."""
+        return self.finished
+
+    def wait(self, since: int, runs: int = 1) -> None:
+        """Wait until ``runs`` runs have finished since ``mark`` returned ``since``, then until the page is idle and
+        drawn: a condition, not a pause, so a loaded machine that starts the run late cannot make it pass early."""
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while self.finished < since + runs:
+            if time.monotonic() > deadline:
+                done = self.finished - since
+                raise AssertionError(f"{runs} run(s) expected to finish, {done} did in {TIMEOUT_MS} ms")
+            self.page.wait_for_timeout(20)
+        self.page.wait_for_function(_DRAWN_JS, arg=list(BUSY_STATES), timeout=TIMEOUT_MS)
 
 
 def log_in(page: Page, name: str, password: str) -> None:

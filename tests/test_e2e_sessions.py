@@ -21,11 +21,9 @@ from test_e2e_browser import (
     CHROMIUM_ARGS,
     ROOT,
     TIMEOUT_MS,
-    count_runs,
+    RunCounter,
     free_port,
     settle,
-    wait_for_run_or_idle,
-    wait_for_runs,
     wait_until_healthy,
 )
 
@@ -85,6 +83,7 @@ def test_reload_second_tab_logout_and_disabled_account(app_url: str, demo: Path)
         context.set_default_timeout(TIMEOUT_MS)
         try:
             first = context.new_page()
+            runs = RunCounter(first)
             first.goto(app_url)
             log_in(first, "translator", "demo-translator-pass")
             expect(first).to_have_url(f"{app_url}/curate?item=shot-whiskey&lang=IT")
@@ -95,14 +94,14 @@ def test_reload_second_tab_logout_and_disabled_account(app_url: str, demo: Path)
             first.get_by_role("textbox", name="Add to GOOD").press("Tab")
             expect(first.get_by_text("valid: will be saved as sorso")).to_be_visible()
             settle(first)
-            count_runs(first)
+            since = runs.mark()
             first.get_by_text("DISCUSS…").click()
             expect(first.get_by_role("textbox", name="What should a lead look at?")).to_be_visible()
-            wait_for_runs(first)
-            count_runs(first)
+            runs.wait(since)
+            since = runs.mark()
             first.get_by_role("textbox", name="What should a lead look at?").fill(NOTE)
             first.get_by_role("textbox", name="What should a lead look at?").press("Tab")
-            wait_for_run_or_idle(first)  # the reload below checks the note reached the server
+            runs.wait(since)  # the blur's run keeps the note on the server; the reload below checks it did
 
             first.reload()
             expect(first.get_by_text("Signed in as")).to_be_visible()  # no login form: the cookie brought it back
