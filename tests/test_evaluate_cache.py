@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from conftest import build_demo
 from sqlalchemy import text
+from test_evaluate_live import refused_like_in_the_file
 
-from annotator.data_export.dataset import DATASET_FILE, ExportOptions, export_dataset
 from annotator.domain.model import Side
 from annotator.evaluation.inputs import Dataset
 from annotator.project import Project, builtin_path
 from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
-from annotator.services.evaluate import EvaluationInputError, create_analyser, evaluate, load_dataset, load_translations
+from annotator.services.evaluate import EvaluationInputError, create_analyser, evaluate, load_translations
 from annotator.services.evaluate_project import _build, dataset_from_project
 from annotator.services.evaluation_cache import BASE_FILE, ITEM_CACHE_FOLDER, OVERLAY_FILE, ItemCache, key_of
 from annotator.services.importing import import_items
@@ -134,20 +134,7 @@ def test_a_hand_edited_bad_candidate_after_a_warm_run_is_refused_like_in_the_fil
     demo: Project, tmp_path: Path
 ) -> None:
     warm(demo)
-    with demo.db.write() as conn:
-        conn.exec_driver_sql(
-            'UPDATE item_languages SET good = \'[{"origin":"translator","pos":null,"synsets":[],'
-            "\"text\":\"[gun]_VERB\"}]' WHERE item_id = 'head-stream' AND lang = 'IT'"
-        )
-    both = ExportOptions(include_incomplete=True, keep_partially_discarded=True)
-    exported = export_dataset(demo, tmp_path / "exports", both)
-    with pytest.raises(EvaluationInputError) as from_file:
-        load_dataset(exported.path / DATASET_FILE)
-    with pytest.raises(EvaluationInputError) as live:
-        dataset_from_project(demo)
-    assert [(p.line, p.rule, p.message) for p in live.value.problems] == [
-        (p.line, p.rule, p.message) for p in from_file.value.problems
-    ]
+    refused_like_in_the_file(demo, tmp_path)
 
 
 def test_a_hand_edited_surrogate_after_a_warm_run_is_refused(demo: Project) -> None:

@@ -68,8 +68,9 @@ def test_the_live_dataset_and_results_equal_those_of_the_exported_file(demo: Pro
     assert len(results[0][0]) > 100 and results[0][2]  # scored, and the discarded DE translations were skipped
 
 
-def test_a_bad_stored_candidate_is_refused_like_in_the_file(demo: Project, tmp_path: Path) -> None:
-    """A candidate stored without a tag but written like a cross-PoS one: both paths name the same problems."""
+def refused_like_in_the_file(demo: Project, tmp_path: Path) -> EvaluationInputError:
+    """Store a candidate without a tag but written like a cross-PoS one (an edit by hand), check that the live set-up
+    and the exported file name the same problems, and give the live set-up's error."""
     with demo.db.write() as conn:
         conn.exec_driver_sql(
             "UPDATE item_languages SET good = '[{\"origin\":\"translator\",\"pos\":null,\"synsets\":[],"
@@ -83,7 +84,13 @@ def test_a_bad_stored_candidate_is_refused_like_in_the_file(demo: Project, tmp_p
     assert [(p.line, p.rule, p.message) for p in live.value.problems] == [
         (p.line, p.rule, p.message) for p in from_file.value.problems
     ]
-    assert live.value.problems and live.value.problems[0].rule.startswith("schema_")
+    return live.value
+
+
+def test_a_bad_stored_candidate_is_refused_like_in_the_file(demo: Project, tmp_path: Path) -> None:
+    """A candidate stored without a tag but written like a cross-PoS one: both paths name the same problems."""
+    live = refused_like_in_the_file(demo, tmp_path)
+    assert live.problems and live.problems[0].rule.startswith("schema_")
 
 
 GOOD_LINE: dict[str, Any] = {
