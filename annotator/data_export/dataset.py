@@ -32,12 +32,12 @@ from typing import Any
 
 from annotator import __version__
 from annotator.atomic_files import AtomicFolder, cannot_write, write_bytes_synced
-from annotator.errors import UserError
 from annotator.domain.agreement import CopyRecord, agreement_report
 from annotator.domain.candidates import key_string
 from annotator.domain.dataset_counts import DatasetCounts, dataset_counts
 from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementRecord, RefinementTable, refinement_table
+from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project, ProjectSettings
