@@ -28,8 +28,24 @@ COMMAND_MODULES = (
 )
 
 
+class CommandParser(argparse.ArgumentParser):
+    """A parser that refuses an unknown option itself, so ``annotator export --lang IT`` shows ``export``'s usage.
+
+    argparse lets a subcommand's parser hand unknown options up to the top-level parser, which then prints the
+    top-level usage; subcommand parsers are made of this class too (``add_subparsers`` uses the parent's class).
+    """
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="annotator",
         description="Build a DiBiMT-style benchmark of lexical ambiguity in machine translation.",
     )

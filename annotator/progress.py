@@ -22,18 +22,33 @@ def no_progress(done: int, total: int, message: str) -> None:
 
 
 class TerminalProgress:
-    """A one-line text progress bar on stderr, redrawn at most ten times a second."""
+    """A progress report on stderr: a one-line bar redrawn in place on a terminal, plain lines anywhere else.
 
-    def __init__(self, label: str, stream: TextIO | None = None, width: int = 30) -> None:
+    A log file or CI output is read later, line by line: carriage returns there are junk, so a stream that is not a
+    terminal gets a plain line at most every ``plain_every_s`` seconds (and at the end) instead of a redrawn bar.
+    """
+
+    def __init__(
+        self,
+        label: str,
+        stream: TextIO | None = None,
+        width: int = 30,
+        interactive: bool | None = None,
+        plain_every_s: float = 5.0,
+    ) -> None:
         self.label = label
         self.stream = stream or sys.stderr
         self.width = width
-        self._last = 0.0
+        self.interactive = _is_terminal(self.stream) if interactive is None else interactive
+        self.plain_every_s = plain_every_s
+        self._last: float | None = None  # nothing shown yet: the first report always is
+        self._last_plain: tuple[int, int] | None = None
 
     def __call__(self, done: int, total: int, message: str = "") -> None:
         now = time.monotonic()
         finished = total > 0 and done >= total
-        if not finished and now - self._last < 0.1:
+        every = 0.1 if self.interactive else self.plain_every_s
+        if not finished and self._last is not None and now - self._last < every:
             return
         self._last = now
         if total > 0:
@@ -42,8 +57,24 @@ class TerminalProgress:
             line = f"{self.label} [{bar}] {done}/{total} {message}"
         else:
             line = f"{self.label} {done} {message}"
+        text = escape_controls(line, keep="")[:160]
+        if not self.interactive:
+            if self._last_plain == (done, total):
+                return  # the same figures again (a final call repeated): one line is enough
+            self._last_plain = (done, total)
+            self.stream.write(text.rstrip() + "\n")
+            self.stream.flush()
+            return
         write_control(self.stream, "\r")  # the one raw control: redraw the line; the text is escaped
-        self.stream.write(escape_controls(line, keep="")[:160].ljust(80))
+        self.stream.write(text.ljust(80))
         if finished:
             self.stream.write("\n")
         self.stream.flush()
+
+
+def _is_terminal(stream: object) -> bool:
+    """Whether ``stream`` is an interactive terminal (a closed or odd stream counts as not one)."""
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False

@@ -344,10 +344,12 @@ def test_export_and_stats_commands(
 ) -> None:
     data = str(curated.data_dir)
     monkeypatch.chdir(tmp_path)
-    assert main(["--data", data, "export"]) == 0  # default root: ./exports
+    assert main(["--data", data, "export"]) == 0  # default root: DATA/exports, beside the project (issue 24)
     out = capsys.readouterr().out
-    folders = list((tmp_path / "exports").iterdir())
+    assert not (tmp_path / "exports").exists()  # not the folder the command ran from
+    folders = list((curated.data_dir / "exports").iterdir())
     assert len(folders) == 1 and folders[0].name.startswith("dataset-")
+    assert f"to {folders[0].resolve()}" in out  # printed in full
     assert "Exported 14 item(s), 70 item-language(s)" in out and "1 excluded, 1 discarded, 2 incomplete" in out
 
     assert main(["--data", data, "export", "--out", "elsewhere", "--include-incomplete"]) == 0
@@ -418,3 +420,31 @@ def test_an_export_is_readable_by_its_owner_only(curated: Project, tmp_path: Pat
     assert stat.S_IMODE((tmp_path / "exports").stat().st_mode) == 0o700
     assert {stat.S_IMODE(path.stat().st_mode) for path in result.path.iterdir()} == {0o600}
     assert {path.name for path in result.path.iterdir()} >= set(result.files)
+
+
+def test_export_with_nothing_to_export_says_so_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A project where no item is done in every language: the command refuses (exit 2) unless --allow-empty."""
+    data = tmp_path / "data"
+    assert main(["init", "--data", str(data), "--languages", "IT"]) == 0
+    capsys.readouterr()
+    assert main(["--data", str(data), "export"]) == 2
+    err = capsys.readouterr().err
+    assert "Nothing to export" in err and "--allow-empty" in err
+    assert not (data / "exports").exists() or not any((data / "exports").iterdir())
+
+    assert main(["--data", str(data), "export", "--allow-empty"]) == 0
+    (folder,) = (data / "exports").iterdir()
+    assert (folder / "dataset.jsonl").read_text(encoding="utf-8") == ""
+
+
+def test_a_bad_option_shows_the_subcommands_own_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["export", "--lang", "IT"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: annotator export ") and "unrecognized arguments: --lang IT" in err
+    with pytest.raises(SystemExit):
+        main(["sheet", "export", "--bogus"])
+    assert capsys.readouterr().err.startswith("usage: annotator sheet export ")

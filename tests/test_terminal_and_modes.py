@@ -34,11 +34,32 @@ def test_escape_controls_makes_every_control_visible_and_keeps_text() -> None:
 
 def test_a_progress_bar_redraws_with_a_raw_carriage_return_but_escapes_its_text() -> None:
     sink = io.StringIO()
-    bar = TerminalProgress("importing \x1b[31m", stream=SafeStream(sink))  # type: ignore[arg-type]
+    bar = TerminalProgress("importing \x1b[31m", stream=SafeStream(sink), interactive=True)  # type: ignore[arg-type]
     bar(1, 1, f"item {HOSTILE}")
     out = sink.getvalue()
     assert out.startswith("\rimporting \\x1b[31m [") and out.endswith("\n")
     assert not any(char in out for char in RAW_CONTROLS)
+
+
+def test_progress_into_a_log_file_is_plain_lines_without_carriage_returns() -> None:
+    """Not a terminal (a log file, CI): one plain line per report, no redraws, the end always written."""
+    sink = io.StringIO()
+    bar = TerminalProgress("exporting", stream=SafeStream(sink), plain_every_s=0.0)  # type: ignore[arg-type]
+    for done in range(1, 4):
+        bar(done, 3, "items")
+    bar(3, 3, "items")  # a repeated final report adds nothing
+    lines = sink.getvalue().splitlines()
+    assert "\r" not in sink.getvalue()
+    assert lines == [f"exporting [{'#' * (10 * n)}{'-' * (30 - 10 * n)}] {n}/3 items" for n in range(1, 4)]
+
+
+def test_progress_on_a_slow_log_is_thinned_but_keeps_its_last_line() -> None:
+    sink = io.StringIO()
+    bar = TerminalProgress("importing", stream=sink, plain_every_s=3600.0)
+    for done in range(1, 101):
+        bar(done, 100)
+    lines = sink.getvalue().splitlines()
+    assert len(lines) == 2 and lines[0].endswith("1/100") and lines[-1].endswith("100/100")
 
 
 def test_a_command_error_naming_a_hostile_path_is_escaped(

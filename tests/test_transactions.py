@@ -129,7 +129,7 @@ def test_read_only_commands_never_wait_for_the_write_lock(tmp_path: Path) -> Non
         for command in (
             ["info"],
             ["stats"],
-            ["export", "--out", str(tmp_path / "exports")],
+            ["export", "--out", str(tmp_path / "exports"), "--allow-empty"],
             ["sheet", "export", "--lang", "IT", "--out", str(tmp_path / "sheets")],
             ["users", "list"],
         ):

@@ -47,7 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_data_option(export)
     export.add_argument(
-        "--out", metavar="DIR", default="exports", help="folder to create the export in (default: exports)"
+        "--out", metavar="DIR", default=None, help="folder to create the export in (default: DATA/exports)"
+    )
+    export.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="write the export even when no item matches the selection (default: refuse, exit 2)",
     )
     _add_selection_flags(export)
     export.add_argument(
@@ -76,10 +81,12 @@ def run_export(args: argparse.Namespace) -> int:
 
     project = open_project(args)
     options = replace(_options(args), with_annotators=args.with_annotators, annotator_names=args.annotator_names)
-    result = export_dataset(project, args.out, options, progress=TerminalProgress("exporting"))
+    result = export_dataset(
+        project, args.out, options, progress=TerminalProgress("exporting"), allow_empty=args.allow_empty
+    )
     counts = result.manifest["counts"]
     left = ", ".join(f"{n} {why}" for why, n in counts["left_out"].items() if n) or "none"
-    print(f"Exported {counts['items']} item(s), {counts['item_languages']} item-language(s) to {result.path}")
+    print(f"Exported {counts['items']} item(s), {counts['item_languages']} item-language(s) to {result.path.resolve()}")
     print(f"Left out: {left}; discarded item-languages listed: {counts['discarded_item_languages']}")
     return 0
 

@@ -37,6 +37,7 @@ from annotator.domain.candidates import key_string
 from annotator.domain.dataset_counts import DatasetCounts, dataset_counts
 from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementRecord, RefinementTable, refinement_table
+from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project, ProjectSettings
@@ -54,7 +55,8 @@ STATS_FILE = "stats.json"
 MANIFEST_FILE = "manifest.json"
 SCHEMA_FILE = "dataset.schema.json"
 STATS_SCHEMA_FILE = "stats.schema.json"
-DEFAULT_ROOT = Path("exports")
+#: Exports go beside the project (``DATA/exports``), not into whatever folder the command ran from.
+EXPORTS_FOLDER = "exports"
 
 #: Why an item was left out, in the order the reasons are checked.
 LEFT_OUT_REASONS = ("excluded", "discarded", "incomplete")
@@ -421,22 +423,42 @@ def folder_name(created: datetime) -> str:
     return "dataset-" + created.strftime("%Y%m%d-%H%M%SZ")
 
 
+def default_export_root(project: Project) -> Path:
+    """Where exports go unless told otherwise: the project's own ``exports`` folder, as an absolute path."""
+    return (project.data_dir / EXPORTS_FOLDER).resolve()
+
+
+class NothingToExport(UserError):
+    """The selection holds no item: an empty dataset is refused unless asked for, it is almost always a mistake."""
+
+
 def export_dataset(
     project: Project,
     root: Path | str | None = None,
     options: ExportOptions | None = None,
     progress: ProgressCallback = no_progress,
+    allow_empty: bool = True,
 ) -> ExportResult:
-    """Write a new export folder under ``root`` (default ``exports/`` in the current directory)."""
+    """Write a new export folder under ``root`` (default ``DATA/exports``); with ``allow_empty=False`` a selection
+    without items raises ``NothingToExport`` and writes nothing."""
     options = options or ExportOptions()
-    root = Path(root) if root is not None else DEFAULT_ROOT
+    root = Path(root) if root is not None else default_export_root(project)
     with gc_paused():
-        return _export(project, root, options, progress)
+        return _export(project, root, options, progress, allow_empty)
 
 
-def _export(project: Project, root: Path, options: ExportOptions, progress: ProgressCallback) -> ExportResult:
+def _export(
+    project: Project, root: Path, options: ExportOptions, progress: ProgressCallback, allow_empty: bool
+) -> ExportResult:
     data = load_project_data(project)
     selection = select(data, options)
+    if not selection.items and not allow_empty:
+        left = ", ".join(f"{n} {why}" for why, n in selection.left_out.items() if n) or "the project has no items"
+        raise NothingToExport(
+            f"Nothing to export: no item matches the selection (left out: {left}). Items are exported when done in "
+            "every language; add --include-incomplete to export unfinished ones, or --allow-empty to write an "
+            "empty dataset anyway."
+        )
     stats = stats_json(selection)
     created = datetime.now(UTC).replace(microsecond=0)
     name = folder_name(created)

@@ -39,7 +39,6 @@ SHEET_FORMAT = "annotator-curation-sheet"
 SHEET_FORMAT_VERSION = 2
 DATA_SHEET = "items"
 ABOUT_SHEET = "about"
-DEFAULT_SHEET_DIR = Path("exports")
 #: What a spreadsheet would run as a formula (or treat specially) when a cell starts with it.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 STATUS_VALUES = tuple(s.value for s in Status)
@@ -278,9 +277,10 @@ def sheet_bytes(project: Project, lang: str) -> tuple[str, bytes]:
 
 
 def export_sheet(project: Project, lang: str, out_dir: Path | str | None = None) -> Path:
-    """Write ``sheet-<LANG>-<time>.xlsx`` into ``out_dir`` (default ``exports/``) atomically; returns its path."""
+    """Write ``sheet-<LANG>-<time>.xlsx`` into ``out_dir`` (default ``DATA/exports/``, beside the project)
+    atomically; returns its path."""
     workbook = build_workbook(project, lang)
-    folder = Path(out_dir) if out_dir is not None else DEFAULT_SHEET_DIR
+    folder = Path(out_dir) if out_dir is not None else project.data_dir / "exports"
     name = sheet_file_name(lang)
     try:
         make_private_folder(folder)

@@ -145,7 +145,9 @@ def _check_params(project: Project, kind: JobKind, params: dict[str, Any]) -> di
         if params.get(name) and not Path(params[name]).is_file():
             raise JobRefused(f"{params[name]}: no such file.")
     if kind is JobKind.EXPORT:
-        params.setdefault("out", str(Path("exports").resolve()))
+        from annotator.data_export.dataset import default_export_root
+
+        params.setdefault("out", str(default_export_root(project)))
     if kind is JobKind.PREPOPULATE and params.get("languages"):
         known = set(project.settings().languages)
         unknown = [lang for lang in params["languages"] if lang not in known]

@@ -22,7 +22,7 @@ from annotator.app import jobs_panel
 from annotator.app.components import show_row_problems
 from annotator.app.safe_text import code, md
 from annotator.app.state import current_user, get_project, require_lead, service
-from annotator.data_export.dataset import DEFAULT_ROOT, ExportOptions
+from annotator.data_export.dataset import ExportOptions, default_export_root
 from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
 from annotator.domain.jobs import JobKind
 from annotator.domain.model import Status
@@ -134,7 +134,7 @@ def render_statistics(selection: DatasetOverview) -> None:
 def render_export(project: Project, options: ExportOptions) -> None:
     st.subheader("Export")
     st.caption(
-        f"Writes a new folder under {DEFAULT_ROOT.resolve()}: dataset.jsonl, discarded.jsonl, stats.json, "
+        f"Writes a new folder under {default_export_root(project)}: dataset.jsonl, discarded.jsonl, stats.json, "
         "manifest.json and the line schema. By default it holds the items done in every language; items a lead "
         "excluded and items discarded in any language are left out (see the two options above)."
     )
@@ -142,7 +142,7 @@ def render_export(project: Project, options: ExportOptions) -> None:
         JobKind.EXPORT,
         "Write export",
         "dataset_export",
-        lambda: {"out": str(DEFAULT_ROOT.resolve()), **options.to_json()},
+        lambda: {"out": str(default_export_root(project)), **options.to_json()},
     )
     jobs_panel.render_jobs([JobKind.EXPORT])
     last = latest_result_path(project, JobKind.EXPORT)
