@@ -306,6 +306,8 @@ def client_address() -> str:
         forwarded = st.context.headers.get("X-Forwarded-For")
     except Exception:  # no client context (e.g. a bare script run)
         peer, forwarded = None, None
+    peer = peer if isinstance(peer, str) else None  # (AppTest's stand-in context answers with other objects)
+    forwarded = forwarded if isinstance(forwarded, str) else None
     return accounts.client_address(peer, forwarded, trusted_proxies())
 
 
