@@ -168,3 +168,42 @@ def test_a_session_older_than_its_lifetime_is_refused(
     assert restored is not None and restored.issued_at == session.issued_at
     future = Session("ivo", 0, time.time() + DAY)  # a token "issued" tomorrow is not believed
     assert session_from_token(secret, key, session_token(secret, key, future), DAY) is None
+
+
+@pytest.mark.parametrize(
+    ("secrets_toml", "said"),
+    [
+        ('session_secret = ""\n', "is empty"),
+        ('session_secret = "short"\n', "is only 5 characters long"),
+        ('session_secret = "' + "k" * 48 + '"\ntrusted_proxies = ["10.0.0.1", "proxy"]\n', "trusted proxy 'proxy'"),
+    ],
+)
+def test_serve_refuses_a_weak_secret_or_bad_proxies_before_starting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], secrets_toml: str, said: str
+) -> None:
+    from annotator.cli import main
+
+    data = str(tmp_path / "p")
+    main(["init", "--data", data])
+    capsys.readouterr()
+    secrets_file = tmp_path / "secrets.toml"
+    secrets_file.write_text(secrets_toml, encoding="utf-8")
+    monkeypatch.delenv("ANNOTATOR_TRUSTED_PROXIES", raising=False)
+    assert main(["serve", "--data", data, "--secrets", str(secrets_file)]) == 2
+    err = capsys.readouterr().err
+    assert said in err and str(secrets_file) in err
+
+
+def test_serve_refuses_malformed_trusted_proxies_in_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from annotator.cli import main
+
+    data = str(tmp_path / "p")
+    main(["init", "--data", data])
+    capsys.readouterr()
+    secrets_file = tmp_path / "secrets.toml"
+    secrets_file.write_text('session_secret = "' + "k" * 48 + '"\n', encoding="utf-8")
+    monkeypatch.setenv("ANNOTATOR_TRUSTED_PROXIES", "10.0.0.0/33")
+    assert main(["serve", "--data", data, "--secrets", str(secrets_file)]) == 2
+    assert "ANNOTATOR_TRUSTED_PROXIES: trusted proxy '10.0.0.0/33'" in capsys.readouterr().err
