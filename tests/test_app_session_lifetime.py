@@ -11,6 +11,7 @@ import pytest
 import streamlit as st
 from app_helpers import MAIN, logged_in, plain
 from conftest import build_demo
+from streamlit.runtime.state.session_state import SessionState
 from streamlit.testing.v1 import AppTest
 
 from annotator.app import clear_cache_guard, drafts, state
@@ -79,20 +80,28 @@ def test_clearing_streamlits_caches_keeps_drafts_and_the_open_project(demo: Path
     assert drafts.store().get(drafts.owner(project, translator), P + "add|good") == "sorso"
 
 
+def session_state(login: object = None) -> SessionState:
+    """A Streamlit session's state, as ``AppSession`` holds it, with this login in it (None: anonymous)."""
+    held = SessionState()
+    if login is not None:
+        held[state.USER_KEY] = login
+    return held
+
+
 def test_only_a_signed_in_lead_may_clear_the_caches(demo: Path) -> None:
     assert clear_cache_guard.install() and clear_cache_guard.install()  # once per process; Streamlit still has it
     project = state.get_project()
     lead = accounts.log_in(project, *LEAD)
     translator = accounts.log_in(project, *TRANSLATOR)
     assert lead is not None and translator is not None
-    assert clear_cache_guard.may_clear_cache({state.USER_KEY: lead})
-    assert not clear_cache_guard.may_clear_cache({})  # anonymous
-    assert not clear_cache_guard.may_clear_cache({state.USER_KEY: translator})
-    assert not clear_cache_guard.may_clear_cache({state.USER_KEY: "lead"})  # not a login at all
+    assert clear_cache_guard.may_clear_cache(session_state(lead))
+    assert not clear_cache_guard.may_clear_cache(session_state())  # anonymous
+    assert not clear_cache_guard.may_clear_cache(session_state(translator))
+    assert not clear_cache_guard.may_clear_cache(session_state("lead"))  # not a login at all
     expired = dataclasses.replace(lead, issued_at=time.time() - 13 * 3600)
-    assert not clear_cache_guard.may_clear_cache({state.USER_KEY: expired})
+    assert not clear_cache_guard.may_clear_cache(session_state(expired))
     accounts.end_sessions(project, "lead")  # logged out elsewhere
-    assert not clear_cache_guard.may_clear_cache({state.USER_KEY: lead})
+    assert not clear_cache_guard.may_clear_cache(session_state(lead))
 
 
 def test_without_accounts_everyone_is_the_local_lead_and_may_clear_the_caches(
@@ -101,9 +110,9 @@ def test_without_accounts_everyone_is_the_local_lead_and_may_clear_the_caches(
     data = tmp_path / "solo"
     project = Project.open(data, create=True)
     monkeypatch.setenv("ANNOTATOR_DATA", str(data))
-    assert clear_cache_guard.may_clear_cache({})
+    assert clear_cache_guard.may_clear_cache(session_state())
     accounts.add_user(project, "lena", Role.LEAD, (), "lead-password")
-    assert not clear_cache_guard.may_clear_cache({})
+    assert not clear_cache_guard.may_clear_cache(session_state())
 
 
 def test_a_weak_configured_session_secret_shows_only_an_error(demo: Path) -> None:

@@ -262,7 +262,7 @@ def _resume_from_cookie(project: Project) -> User | None:
         token = st.context.cookies.get(cookie_name(project))
     except Exception:  # no client context (AppTest, bare runs)
         token = None
-    if not token:
+    if not isinstance(token, str) or not token:
         return None
     key = project_key(project)
     session = accounts.session_from_token(_secret(project), key, token, accounts.session_hours() * 3600)
