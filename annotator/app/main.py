@@ -169,7 +169,8 @@ def main() -> None:
     )  # a Material icon favicon is fetched from Google
     clear_cache_guard.install()  # once per process: only a signed-in lead's session may empty the caches
     try:
-        state.check_configuration(state.get_project())  # a weak session_secret or bad trusted_proxies: say so
+        state.get_project()
+        state.check_configuration()  # a weak session_secret or malformed trusted_proxies: say so, run nothing
     except UserError as error:
         st.error(md(error))
         st.stop()

@@ -151,12 +151,11 @@ def trusted_proxies() -> tuple[accounts.Network, ...]:
     return accounts.parse_trusted_proxies(_from_secrets("trusted_proxies"), "the secrets file")
 
 
-def check_configuration(project: Project) -> None:
+def check_configuration() -> None:
     """Refuse a weak configured ``session_secret`` or a malformed trusted proxy list (a ``UserError`` to show).
 
     Cheap (no file or database access): run at the top of every script run. The project folder's own secret is
-    checked (and replaced when damaged) where it is used."""
-    del project  # the folder's secret is checked where it is read (``accounts.secret_from_folder``)
+    checked (and replaced when damaged) where it is read (``accounts.secret_from_folder``)."""
     configured = _from_secrets("session_secret")
     if configured is not None:
         accounts.check_secret(str(configured), "the secrets file")
