@@ -136,9 +136,7 @@ def _add(item: Item, lang: str, side: Side, version: int, input_key: str, was: S
     def saved(_result: Any) -> str:
         return f"Added {parse_candidate(raw, item.target.pos).format()} to {SIDE_NAME[side]}."
 
-    run_action(
-        "add_candidate", (item.id, lang, side, raw, version), saved, reset={input_key: ""}, toast=True, was=was
-    )
+    run_action("add_candidate", (item.id, lang, side, raw, version), saved, reset={input_key: ""}, toast=True, was=was)
 
 
 def _add_many(item_id: str, lang: str, side: Side, version: int, input_key: str) -> None:

@@ -3,7 +3,8 @@
 A reload or a second tab is a new Streamlit session with an empty ``st.session_state``; keeping drafts (Add
 boxes, DISCUSS / Discard notes, comments) and filters here, keyed by the logged-in user's name, brings them back.
 The store lives in the server process (shared by its sessions, bounded per user); unsaved text is not worth a
-database write on every keystroke, and a server restart only loses what was never saved.
+database write on every keystroke, and a server restart only loses what was never saved. It is a plain module-level
+object, not ``st.cache_resource``: any browser can send Streamlit's "clear cache" message, which empties those.
 """
 
 from __future__ import annotations
@@ -51,10 +52,12 @@ class DraftStore:
             self._by_user.pop(user, None)
 
 
-@st.cache_resource(show_spinner=False)
+_STORE = DraftStore()
+
+
 def store() -> DraftStore:
-    """One store per server process, shared by every session."""
-    return DraftStore()
+    """One store per server process, shared by every session (out of reach of Streamlit's cache clearing)."""
+    return _STORE
 
 
 def owner(project: Project, user: User) -> str:

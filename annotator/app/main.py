@@ -20,7 +20,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotator.app import guidelines, state
+from annotator.app import clear_cache_guard, guidelines, state
 from annotator.app.safe_text import md
 from annotator.domain.model import User
 from annotator.errors import UserError
@@ -167,8 +167,10 @@ def main() -> None:
     st.set_page_config(
         page_title="annotator", page_icon="📝", layout="wide"
     )  # a Material icon favicon is fetched from Google
+    clear_cache_guard.install()  # once per process: only a signed-in lead's session may empty the caches
     try:
         state.get_project()
+        state.check_configuration()  # a weak session_secret or malformed trusted_proxies: say so, run nothing
     except UserError as error:
         st.error(md(error))
         st.stop()

@@ -25,8 +25,8 @@ from annotator.services.curation import LOCAL_USER, CurationService
 USER_KEY = "auth_user"
 #: Session key of why the last session ended, shown once on the login form.
 ENDED_KEY = "auth_ended"
-#: The cookie holding the signed session token, so a reload or a second tab stays logged in.
-COOKIE = "annotator_session"
+#: The cookie holding the signed session token, so a reload or a second tab stays logged in, is named per project
+#: (``accounts.cookie_name``): cookies ignore ports, and two projects on one host must not overwrite each other's.
 #: Session keys: the cookie change to send to the browser on the next render; whether the cookie was tried.
 COOKIE_PENDING_KEY = "auth_cookie_pending"
 COOKIE_TRIED_KEY = "auth_cookie_tried"
@@ -53,16 +53,37 @@ def in_page_run() -> bool:
     return bool(getattr(_page_run, "active", False))
 
 
-@st.cache_resource(show_spinner=False)
-def _open_project(data: str, database_url: str | None) -> Project:
-    """One Project (one engine and connection pool) per data folder per server process."""
-    del database_url  # part of the cache key only: Project.open reads it from the environment
-    return Project.open(resolve_data_dir(data or None))
+#: The open projects of this server process, by (data folder, database URL). A plain module-level map, not
+#: ``st.cache_resource``: a browser's "clear cache" message empties Streamlit's caches, and must not make the server
+#: open the project (a new engine and connection pool) again.
+_projects: dict[tuple[str, str | None], Project] = {}
+_project_keys: dict[Project, str] = {}
+_projects_lock = threading.Lock()
 
 
 def get_project() -> Project:
     """The project named by ``ANNOTATOR_DATA`` (or ``./data``), opened once per process."""
-    return _open_project(os.environ.get("ANNOTATOR_DATA") or "", os.environ.get("ANNOTATOR_DATABASE_URL"))
+    key = (os.environ.get("ANNOTATOR_DATA") or "", os.environ.get("ANNOTATOR_DATABASE_URL"))
+    with _projects_lock:
+        project = _projects.get(key)
+        if project is None:
+            project = _projects[key] = Project.open(resolve_data_dir(key[0] or None))
+        return project
+
+
+def project_key(project: Project) -> str:
+    """The project's id, read once per open project (tokens and the cookie name are bound to it)."""
+    with _projects_lock:
+        key = _project_keys.get(project)
+    if key is None:
+        key = accounts.project_id(project)
+        with _projects_lock:
+            _project_keys[project] = key
+    return key
+
+
+def cookie_name(project: Project) -> str:
+    return accounts.cookie_name(project_key(project))
 
 
 def current_user() -> User | None:
@@ -84,10 +105,16 @@ def current_user() -> User | None:
         st.session_state.pop(USER_KEY, None)
         st.session_state[COOKIE_PENDING_KEY] = None
         st.session_state[SSO_ENDED_KEY] = True  # no silent single sign-on again from the provider's cookie
-        st.session_state[ENDED_KEY] = (
-            "Your session has ended (the password was changed, the account disabled, or you logged out "
-            "elsewhere). Please log in again."
-        )
+        if accounts.session_expired(session):
+            hours = f"{accounts.session_hours():g}"
+            st.session_state[ENDED_KEY] = (
+                f"Your session has expired (sessions last {hours} hours). Please log in again."
+            )
+        else:
+            st.session_state[ENDED_KEY] = (
+                "Your session has ended (the password was changed, the account disabled, or you logged out "
+                "elsewhere). Please log in again."
+            )
         return None
     return user
 
@@ -101,10 +128,38 @@ def _from_secrets(key: str) -> object:
 
 
 def _secret(project: Project) -> str:
-    """``session_secret`` from ``.streamlit/secrets.toml`` (needed when several servers share a database),
-    else a secret generated into the project folder (0600)."""
+    """``session_secret`` from the secrets file (needed when several servers share a database), else a secret
+    generated into the project folder (0600). A configured secret that is empty or short is refused
+    (``accounts.WeakSecretError``), never used: ``check_configuration`` shows it instead of the app."""
     configured = _from_secrets("session_secret")
-    return str(configured) if configured else accounts.secret_from_folder(project.data_dir)
+    if configured is not None:
+        return accounts.check_secret(str(configured), "the secrets file")
+    return accounts.secret_from_folder(project.data_dir)
+
+
+#: Where the trusted proxies come from (a comma-separated list of addresses or networks); else ``trusted_proxies``
+#: in the secrets file.
+TRUSTED_PROXIES_ENV = "ANNOTATOR_TRUSTED_PROXIES"
+
+
+def trusted_proxies() -> tuple[accounts.Network, ...]:
+    """The proxies whose ``X-Forwarded-For`` is believed: ``ANNOTATOR_TRUSTED_PROXIES``, else ``trusted_proxies``
+    of the secrets file; none by default (the connection's own address counts)."""
+    configured = os.environ.get(TRUSTED_PROXIES_ENV)
+    if configured is not None:
+        return accounts.parse_trusted_proxies(configured, TRUSTED_PROXIES_ENV)
+    return accounts.parse_trusted_proxies(_from_secrets("trusted_proxies"), "the secrets file")
+
+
+def check_configuration() -> None:
+    """Refuse a weak configured ``session_secret`` or a malformed trusted proxy list (a ``UserError`` to show).
+
+    Cheap (no file or database access): run at the top of every script run. The project folder's own secret is
+    checked (and replaced when damaged) where it is read (``accounts.secret_from_folder``)."""
+    configured = _from_secrets("session_secret")
+    if configured is not None:
+        accounts.check_secret(str(configured), "the secrets file")
+    trusted_proxies()
 
 
 # --- single sign-on (Streamlit's st.login, OpenID Connect) -----------------------------------------------------
@@ -192,7 +247,7 @@ def sso_login(identity: Mapping[str, object]) -> User | None:
     if session is None:
         raise SsoRefused(email, verified=True)
     st.session_state[USER_KEY] = session
-    st.session_state[COOKIE_PENDING_KEY] = accounts.session_token(_secret(project), session)
+    st.session_state[COOKIE_PENDING_KEY] = accounts.session_token(_secret(project), project_key(project), session)
     st.session_state.pop(ENDED_KEY, None)
     return accounts.session_user(project, session)
 
@@ -203,12 +258,13 @@ def _resume_from_cookie(project: Project) -> User | None:
         return None
     st.session_state[COOKIE_TRIED_KEY] = True
     try:
-        token = st.context.cookies.get(COOKIE)
+        token = st.context.cookies.get(cookie_name(project))
     except Exception:  # no client context (AppTest, bare runs)
         token = None
-    if not token:
+    if not isinstance(token, str) or not token:
         return None
-    session = accounts.session_from_token(_secret(project), token, accounts.session_hours() * 3600)
+    key = project_key(project)
+    session = accounts.session_from_token(_secret(project), key, token, accounts.session_hours() * 3600)
     user = accounts.session_user(project, session) if session is not None else None
     if user is None or session is None:
         st.session_state[COOKIE_PENDING_KEY] = None  # expired, forged or ended: drop it from the browser
@@ -228,9 +284,10 @@ def cookie_script() -> str | None:
     token = st.session_state[COOKIE_PENDING_KEY]
     age = int(accounts.session_hours() * 3600) if token else 0
     value = token or ""
+    name = cookie_name(get_project())
     return (
         "<script>document.cookie = "
-        f'"{COOKIE}={value}; Path=/; Max-Age={age}; SameSite=Strict" + '
+        f'"{name}={value}; Path=/; Max-Age={age}; SameSite=Strict" + '
         '(location.protocol === "https:" ? "; Secure" : "");</script>'
     )
 
@@ -240,12 +297,17 @@ def cookie_sent() -> None:
     st.session_state.pop(COOKIE_PENDING_KEY, None)
 
 
-def client_address() -> str | None:
-    """The browser's address as Streamlit sees it (None on localhost), for slowing down password guessing."""
+def client_address() -> str:
+    """The browser's address for counting failed log-ins: the connection's (Streamlit gives None for localhost),
+    or, when that is a trusted proxy, the client ``X-Forwarded-For`` names (``accounts.client_address``)."""
     try:
-        return st.context.ip_address
+        peer = st.context.ip_address
+        forwarded = st.context.headers.get("X-Forwarded-For")
     except Exception:  # no client context (e.g. a bare script run)
-        return None
+        peer, forwarded = None, None
+    peer = peer if isinstance(peer, str) else None  # (AppTest's stand-in context answers with other objects)
+    forwarded = forwarded if isinstance(forwarded, str) else None
+    return accounts.client_address(peer, forwarded, trusted_proxies())
 
 
 def login(name: str, password: str) -> User | None:
@@ -254,11 +316,11 @@ def login(name: str, password: str) -> User | None:
     Raises ``accounts.LoginThrottled`` (a UserError with the time to wait) after too many failures.
     """
     project = get_project()
-    session = accounts.log_in(project, name, password, client_address() or "local")
+    session = accounts.log_in(project, name, password, client_address())
     if session is None:
         return None
     st.session_state[USER_KEY] = session
-    st.session_state[COOKIE_PENDING_KEY] = accounts.session_token(_secret(project), session)
+    st.session_state[COOKIE_PENDING_KEY] = accounts.session_token(_secret(project), project_key(project), session)
     st.session_state.pop(ENDED_KEY, None)
     return accounts.session_user(project, session)
 

@@ -40,6 +40,33 @@ def _upload_limit_mb(data_dir: Path) -> int:
         return InputLimits().max_file_mb
 
 
+def _secrets_files(explicit: Path | None) -> list[Path]:
+    """The secrets files Streamlit will read: ``--secrets`` alone, else its own two places (when present)."""
+    if explicit is not None:
+        return [explicit]
+    places = [Path.home() / ".streamlit" / "secrets.toml", Path.cwd() / ".streamlit" / "secrets.toml"]
+    return [path for path in places if path.is_file()]
+
+
+def check_secrets(files: list[Path]) -> None:
+    """Refuse to start with an empty or short ``session_secret``, or malformed ``trusted_proxies`` (exit 2):
+    the app would refuse every log-in with it anyway, better said once in the terminal."""
+    import tomllib
+
+    from annotator.services import accounts
+
+    for path in files:
+        try:
+            settings = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            raise UserError(f"Secrets file {str(path)!r} cannot be read: {error}") from None
+        if "session_secret" in settings:
+            accounts.check_secret(str(settings["session_secret"]), f"the secrets file {str(path)!r}")
+        if "trusted_proxies" in settings and "ANNOTATOR_TRUSTED_PROXIES" not in os.environ:
+            accounts.parse_trusted_proxies(settings["trusted_proxies"], f"the secrets file {str(path)!r}")
+    accounts.parse_trusted_proxies(os.environ.get("ANNOTATOR_TRUSTED_PROXIES"), "ANNOTATOR_TRUSTED_PROXIES")
+
+
 def run_serve(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(getattr(args, "data", None))
     if args.demo and not project_exists(data_dir):
@@ -67,11 +94,13 @@ def run_serve(args: argparse.Namespace) -> int:
         "--server.maxUploadSize",
         str(_upload_limit_mb(data_dir)),
     ]
+    secrets = None
     if args.secrets:
         secrets = Path(args.secrets).expanduser().resolve()
         if not secrets.is_file():
             raise UserError(f"Secrets file {str(secrets)!r} not found (--secrets / ANNOTATOR_SECRETS).")
         command += ["--secrets.files", str(secrets)]  # replaces Streamlit's own two places
+    check_secrets(_secrets_files(secrets))
     print(f"annotator: serving {data_dir} on http://{args.address}:{args.port}", flush=True)
     # Become the server (no child process): stopping `annotator serve` stops Streamlit with it.
     os.execve(sys.executable, command, env)

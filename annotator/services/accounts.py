@@ -1,24 +1,30 @@
 """Accounts: salted scrypt password hashes, user management, login checks and session epochs.
 
 scrypt is memory-hard, so a stolen database does not give the translators' passwords away cheaply. Failed
-log-ins are counted per user name and per client address in the database (so every app server shares them)
-and slow further attempts down exponentially. Every session remembers its user's *session epoch*; changing
-the password, disabling the account or logging out bumps it, which ends the user's other sessions.
+log-ins are counted in the database (so every app server shares them): per client address and user name
+(refused for a while: one browser guessing one account), and per user name and per address alone (only
+*delayed*, a few seconds at most, so nobody can lock an account or everyone behind one proxy out). Every session
+remembers its user's *session epoch*; changing the password, disabling the account or logging out bumps it,
+which ends the user's other sessions. Sessions also carry their issue time and end after the session lifetime.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import hashlib
 import hmac
+import ipaddress
+import logging
 import math
 import os
 import re
 import secrets
+import tempfile
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
@@ -35,22 +41,34 @@ SCRYPT_P = 1
 MIN_PASSWORD_LENGTH = 8
 _USERNAME = re.compile(r"^[A-Za-z0-9_.-]{2,64}$")
 
-#: Failed log-ins allowed before each further attempt must wait: per user name, and per client address (higher,
-#: as an office behind one address shares it). The wait doubles with every failure, up to ``MAX_WAIT_S``.
+LOG = logging.getLogger("annotator.accounts")
+
+#: Throttling policy (docs/DEPLOYMENT.md, "Sessions, secrets and log-in throttling"):
+#: - one client address guessing one user name: ``USER_FREE_FAILURES`` free failures, then each further attempt
+#:   from that address for that name is *refused* (not checked) until a wait that doubles with every failure
+#:   (1, 2, 4 … ``MAX_WAIT_S``) is over. With trusted proxies configured, only the guesser's own address waits.
+#: - one user name from all addresses (``NAME_FREE_FAILURES``) and one address for all names
+#:   (``ADDRESS_FREE_FAILURES``): never refused, only *delayed* before the password is checked, doubling from
+#:   ``FIRST_DELAY_S`` up to ``NAME_MAX_DELAY_S`` / ``ADDRESS_MAX_DELAY_S``. So the right password always gets in
+#:   within a few seconds, whatever anyone else does from other addresses or with other names.
 USER_FREE_FAILURES = 5
+NAME_FREE_FAILURES = 10
 ADDRESS_FREE_FAILURES = 20
 MAX_WAIT_S = 15 * 60
+FIRST_DELAY_S = 0.125
+NAME_MAX_DELAY_S = 3.0
+ADDRESS_MAX_DELAY_S = 1.0
 #: Failures older than this are forgotten: a translator's typos last week do not slow them down today.
 FORGET_AFTER_S = 24 * 3600
 
 
 class LoginThrottled(UserError):
-    """Too many failed log-ins for this user name or from this address: the attempt was not even checked."""
+    """Too many failed log-ins for this user name from this address: the attempt was not even checked."""
 
     def __init__(self, wait_s: float) -> None:
         self.wait_s = wait_s
         super().__init__(
-            "Too many failed log-ins for this user name or from this address: "
+            "Too many failed log-ins for this user name from this address: "
             f"try again in {format_wait(wait_s)}. Ask a lead if you have forgotten your password."
         )
 
@@ -66,6 +84,13 @@ def wait_after(failures: int, free: int) -> float:
     if failures < free:
         return 0.0
     return float(min(2 ** min(failures - free, 20), MAX_WAIT_S))
+
+
+def delay_after(failures: int, free: int, cap: float) -> float:
+    """Seconds an attempt is held back after ``failures`` failures: none up to ``free``, then doubling to ``cap``."""
+    if failures < free:
+        return 0.0
+    return float(min(FIRST_DELAY_S * 2 ** min(failures - free, 20), cap))
 
 
 def hash_password(password: str) -> str:
@@ -218,7 +243,8 @@ def sso_log_in(project: Project, email: str, issued_at: object = None, now: floa
         too_old = now - issued_at > session_hours() * 3600
         if too_old or (changed_at is not None and issued_at <= math.floor(changed_at)):
             raise SignInAgain()
-    return Session(user.name, epoch)
+    issued = float(issued_at) if isinstance(issued_at, int | float) and not isinstance(issued_at, bool) else now
+    return Session(user.name, epoch, min(issued, now))
 
 
 def set_password(project: Project, name: str, password: str) -> None:
@@ -227,7 +253,9 @@ def set_password(project: Project, name: str, password: str) -> None:
     with project.db.write() as conn:
         project.repo.update_user(conn, name, password_hash=hash_password(password))
         _bump_epoch(conn, name)
-        conn.execute(schema.login_throttle.delete().where(schema.login_throttle.c.key == _user_key(name)))
+        t = schema.login_throttle
+        by_address = t.c.key.startswith("pair:") & t.c.key.endswith(f"\x1f{name}", autoescape=True)
+        conn.execute(t.delete().where((t.c.key == _user_key(name)) | by_address))
 
 
 def set_disabled(project: Project, name: str, disabled: bool) -> None:
@@ -243,44 +271,122 @@ def list_users(project: Project) -> list[User]:
 
 
 def authenticate(
-    project: Project, name: str, password: str, address: str | None = None, now: float | None = None
+    project: Project,
+    name: str,
+    password: str,
+    address: str | None = None,
+    now: float | None = None,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> User | None:
     """The user if the password is right and the account is enabled; None otherwise (never says which).
 
-    Raises ``LoginThrottled`` without checking the password while this user name or ``address`` must wait.
-    The attempt is counted as a failure *before* the (slow) password check, so parallel guesses cannot slip
-    past the limit; a successful check then forgets the user name's failures and takes this one back.
+    Raises ``LoginThrottled`` without checking the password while this address must wait for this user name.
+    Failures of the name from anywhere, or of the address with any name, only hold the check back (``sleep``,
+    at most a few seconds): they never refuse a right password. The attempt is counted as a failure *before*
+    the (slow) password check, so parallel guesses cannot slip past the limit; a successful check then forgets
+    the failures of the name and takes this one back from the address.
     """
     name = name.strip()[:64]
     now = time.time() if now is None else now
-    keys = [(_user_key(name), USER_FREE_FAILURES)]
+    pair = _pair_key(address, name)
+    counted = [(_user_key(name), NAME_FREE_FAILURES, NAME_MAX_DELAY_S)]
     if address is not None:
-        keys.append((f"addr:{address[:190]}", ADDRESS_FREE_FAILURES))
+        counted.append((_address_key(address), ADDRESS_FREE_FAILURES, ADDRESS_MAX_DELAY_S))
     with project.db.write() as conn:
-        rows = {key: _throttle_row(conn, key, now) for key, _free in keys}
-        wait = max(row[2] - now for row in rows.values())
-        if wait > 0:
-            raise LoginThrottled(wait)
-        for key, free in keys:
-            failures = rows[key][0] + 1
-            _save_throttle(conn, key, failures, now, now + wait_after(failures, free))
+        failures, _last, blocked_until = _throttle_row(conn, pair, now)
+        if blocked_until > now:
+            raise LoginThrottled(blocked_until - now)
+        failures += 1
+        _save_throttle(conn, pair, failures, now, now + wait_after(failures, USER_FREE_FAILURES))
+        delay = 0.0
+        for key, free, cap in counted:
+            before = _throttle_row(conn, key, now)[0]
+            delay = max(delay, delay_after(before, free, cap))
+            _save_throttle(conn, key, before + 1, now, 0.0)
         user = project.repo.get_user(conn, name)
         stored = project.repo.get_password_hash(conn, name) if user else None
+    if delay > 0:
+        sleep(delay)  # outside the transaction: a held-back attempt blocks nobody else's write
     # Always pay for one scrypt, so the answer time does not tell which user names exist.
     valid = verify_password(password, stored or _dummy_hash())
     if user is None or user.disabled or not valid:
         return None
     with project.db.write() as conn:
-        conn.execute(schema.login_throttle.delete().where(schema.login_throttle.c.key == keys[0][0]))
-        for key, free in keys[1:]:  # this attempt was not a failure after all
+        t = schema.login_throttle
+        conn.execute(t.delete().where(t.c.key.in_((pair, _user_key(name)))))
+        if address is not None:  # this attempt was not a failure after all
+            key = _address_key(address)
             failures, last, _blocked = _throttle_row(conn, key, now)
-            failures = max(failures - 1, 0)
-            _save_throttle(conn, key, failures, last, last + wait_after(failures, free) if failures else 0.0)
+            _save_throttle(conn, key, max(failures - 1, 0), last, 0.0)
     return user
 
 
 def _user_key(name: str) -> str:
     return f"user:{name}"
+
+
+def _address_key(address: str) -> str:
+    return f"addr:{address[:120]}"
+
+
+def _pair_key(address: str | None, name: str) -> str:
+    return f"pair:{(address or '-')[:120]}\x1f{name}"
+
+
+# --- the client's address behind trusted proxies ---------------------------------------------------------------
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def parse_trusted_proxies(value: object, where: str) -> tuple[Network, ...]:
+    """The trusted proxies' addresses or networks (``10.0.0.5``, ``10.0.0.0/24``, ``::1``) from a comma- or
+    space-separated string or a list; a ``UserError`` naming ``where`` and the entry when one is not an address."""
+    if value is None or value == "":
+        return ()
+    if isinstance(value, str):
+        entries: Iterable[object] = value.replace(",", " ").split()
+    elif isinstance(value, list | tuple):
+        entries = value
+    else:
+        raise UserError(f'{where}: trusted_proxies must be a list of addresses, e.g. ["127.0.0.1", "10.0.0.0/24"].')
+    networks = []
+    for entry in entries:
+        text = str(entry).strip()
+        if text.lower() == "localhost":
+            networks += [ipaddress.ip_network("127.0.0.1"), ipaddress.ip_network("::1")]
+            continue
+        try:
+            networks.append(ipaddress.ip_network(text, strict=False))
+        except ValueError:
+            raise UserError(
+                f"{where}: trusted proxy {text!r} is not an IP address or network (e.g. 10.0.0.5 or 10.0.0.0/24)."
+            ) from None
+    return tuple(networks)
+
+
+def _is_trusted(address: str, trusted: tuple[Network, ...]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.strip().strip("[]"))
+    except ValueError:
+        return False
+    return any(ip in network for network in trusted)
+
+
+def client_address(peer: str | None, forwarded_for: str | None, trusted: tuple[Network, ...]) -> str:
+    """The address to count log-in failures against.
+
+    ``peer`` is the connection's own address (None: localhost, as Streamlit reports it). ``X-Forwarded-For`` is
+    believed only when the peer is a trusted proxy, and then read from the right: the last entry that is not
+    itself a trusted proxy is the one our proxy saw (anything left of it the browser may have made up).
+    """
+    peer = peer or "127.0.0.1"
+    if not forwarded_for or not _is_trusted(peer, trusted):
+        return peer
+    hops = [hop.strip() for hop in forwarded_for.split(",") if hop.strip()]
+    for hop in reversed(hops):
+        if not _is_trusted(hop, trusted):
+            return hop[:100]
+    return hops[0][:100] if hops else peer
 
 
 def _throttle_row(conn: Connection, key: str, now: float) -> tuple[int, float, float]:
@@ -304,10 +410,13 @@ def _save_throttle(conn: Connection, key: str, failures: int, last: float, block
 
 @dataclass(frozen=True)
 class Session:
-    """What a browser session remembers of its login: who, and the user's session epoch at that moment."""
+    """What a browser session remembers of its login: who, the user's session epoch at that moment, and when the
+    login happened (``issued_at``, Unix time: a session ends ``session_hours()`` after it, however long it is open).
+    """
 
     user: str
     epoch: int
+    issued_at: float = field(default_factory=time.time, compare=False)
 
 
 def _epoch(conn: Connection, name: str) -> int:
@@ -329,17 +438,32 @@ def _epoch_changed_at(conn: Connection, name: str) -> float | None:
     return float(row[0]) if row and row[0] is not None else None
 
 
-def log_in(project: Project, name: str, password: str, address: str | None = None) -> Session | None:
+def log_in(
+    project: Project,
+    name: str,
+    password: str,
+    address: str | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Session | None:
     """``authenticate``, then the session to remember; None for a wrong password or a disabled account."""
-    user = authenticate(project, name, password, address)
+    user = authenticate(project, name, password, address, sleep=sleep)
     if user is None:
         return None
     with project.db.read() as conn:
-        return Session(user.name, _epoch(conn, user.name))
+        return Session(user.name, _epoch(conn, user.name), time.time())
 
 
-def session_user(project: Project, session: Session) -> User | None:
-    """The session's user while it is valid: the account exists, is enabled and its epoch has not moved on."""
+def session_expired(session: Session, now: float | None = None) -> bool:
+    """True once the session is older than the session lifetime (``ANNOTATOR_SESSION_HOURS``)."""
+    now = time.time() if now is None else now
+    return now - session.issued_at > session_hours() * 3600
+
+
+def session_user(project: Project, session: Session, now: float | None = None) -> User | None:
+    """The session's user while it is valid: not older than the session lifetime, the account exists, is enabled
+    and its epoch has not moved on. Checked at every request, so an open tab stops when its lifetime is over."""
+    if session_expired(session, now):
+        return None
     with project.db.read() as conn:
         user = project.repo.get_user(conn, session.user)
         if user is None or user.disabled or _epoch(conn, session.user) != session.epoch:
@@ -363,7 +487,13 @@ def has_users(project: Project) -> bool:
 #: How long a login lasts without logging in again, unless configured (``ANNOTATOR_SESSION_HOURS``).
 SESSION_HOURS = 12.0
 SECRET_FILE = "session_secret"
-_TOKEN_SALT = "annotator-session-v1"
+#: Version 2: the salt and the payload carry the project's id, the payload the issue time (version 1 tokens, bound
+#: to no project, are refused: their holders log in again once).
+TOKEN_SALT = "annotator-session-v2"
+#: A signing secret shorter than this is refused (from a secrets file) or replaced (the project folder's file).
+MIN_SECRET_LENGTH = 32
+#: A token issued this far in the future (clocks of several servers disagree a little) is still taken.
+CLOCK_SKEW_S = 300.0
 
 
 def session_hours() -> float:
@@ -372,37 +502,128 @@ def session_hours() -> float:
         hours = float(os.environ.get("ANNOTATOR_SESSION_HOURS", SESSION_HOURS))
     except ValueError:
         return SESSION_HOURS
-    return hours if hours > 0 else SESSION_HOURS
+    return hours if hours > 0 and math.isfinite(hours) else SESSION_HOURS
+
+
+class WeakSecretError(UserError):
+    """A configured ``session_secret`` is empty or too short to sign sessions with."""
+
+
+def check_secret(secret: str, where: str) -> str:
+    """``secret`` stripped, or ``WeakSecretError`` naming ``where`` when it is too short to sign sessions with."""
+    text = secret.strip()
+    if len(text) < MIN_SECRET_LENGTH:
+        what = "empty" if not text else f"only {len(text)} characters long"
+        raise WeakSecretError(
+            f"session_secret in {where} is {what}: it signs everyone's log-in and needs at least "
+            f"{MIN_SECRET_LENGTH} random characters. Generate one with "
+            'python -c "import secrets; print(secrets.token_urlsafe(48))", or remove the entry to use a '
+            "secret kept in the project folder (one server only)."
+        )
+    return text
+
+
+def _read_secret(path: Path) -> str | None:
+    """The file's secret; None when there is no file; "" when it is unreadable as text (a damaged file)."""
+    try:
+        return path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        return None
+    except (UnicodeDecodeError, IsADirectoryError):
+        return ""
 
 
 def secret_from_folder(data_dir: Path) -> str:
-    """The signing secret kept in the project folder, created on first use readable by the owner only (0600)."""
+    """The signing secret kept in the project folder, created on first use readable by the owner only (0600).
+
+    Written whole to a temporary file and then put in place (a link: the first of two servers starting at once
+    wins, the other reads its secret), so the file is never seen empty or half-written. A file that is empty or
+    too short anyway (left by an older version, a crash, a full disk) is replaced, never used: a session signed
+    with such a key proves nothing, so no session may depend on it and everyone simply logs in again.
+    """
     path = Path(data_dir) / SECRET_FILE
+    for _attempt in range(3):
+        existing = _read_secret(path)
+        if existing is not None and len(existing) >= MIN_SECRET_LENGTH:
+            return existing
+        if existing is not None:
+            LOG.warning("%s is empty or too short to sign sessions with: writing a new secret", path)
+        _write_secret(path, replace=existing is not None)
+    raise UserError(f"Cannot keep a session secret in {path}: it stays empty or too short. Check the disk.")
+
+
+def _write_secret(path: Path, replace: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)  # on PostgreSQL the data folder may hold nothing else yet
+    fd, temporary = tempfile.mkstemp(prefix=f".{SECRET_FILE}-", dir=path.parent)  # mode 0600
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_text(encoding="ascii").strip()
-    with os.fdopen(fd, "w", encoding="ascii") as handle:
-        handle.write(secrets.token_urlsafe(48))
-    return path.read_text(encoding="ascii").strip()
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(secrets.token_urlsafe(48) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        if replace:
+            os.replace(temporary, path)
+        else:
+            with contextlib.suppress(FileExistsError):  # another server put its secret there first: use that one
+                os.link(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
 
 
-def session_token(secret: str, session: Session) -> str:
-    """A signed, timestamped token of the session (user name and epoch); it holds no password or hash."""
-    return URLSafeTimedSerializer(secret, salt=_TOKEN_SALT).dumps({"u": session.user, "e": session.epoch})
+def project_id(project: Project) -> str:
+    """The project's id (the database's ``project_id``): tokens and the cookie name are bound to it."""
+    with project.db.read() as conn:
+        row = conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "project_id")).first()
+    if row is None or not row[0]:
+        raise UserError("This database holds no project id; open it once with a current annotator to add one.")
+    return str(row[0])
 
 
-def session_from_token(secret: str, token: str, max_age_s: float) -> Session | None:
-    """The session a token stands for, or None when it is forged, damaged or older than ``max_age_s``.
+def cookie_name(project_key: str) -> str:
+    """The session cookie's name for a project: browsers share cookies between ports of one host, so two
+    projects served there must not overwrite (log out) each other's."""
+    return "annotator_session_" + re.sub(r"[^A-Za-z0-9]", "", project_key)[:16]
+
+
+def _serializer(secret: str, project_key: str) -> URLSafeTimedSerializer:
+    if len(secret) < MIN_SECRET_LENGTH:  # never sign or check with a weak key, whoever passes one
+        raise WeakSecretError("The session secret is too short to sign sessions with.")
+    return URLSafeTimedSerializer(secret, salt=f"{TOKEN_SALT}:{project_key}")
+
+
+def session_token(secret: str, project_key: str, session: Session) -> str:
+    """A signed token of the session for one project: user name, epoch, project id and issue time; it holds no
+    password or hash."""
+    payload = {"u": session.user, "e": session.epoch, "p": project_key, "t": session.issued_at}
+    return _serializer(secret, project_key).dumps(payload)
+
+
+def session_from_token(
+    secret: str, project_key: str, token: str, max_age_s: float, now: float | None = None
+) -> Session | None:
+    """The session a token stands for, or None when it is forged, damaged, for another project, or older than
+    ``max_age_s``. A weak ``secret`` accepts nothing.
 
     The caller still checks it with ``session_user``: a logout, a password change or a disabled account since
     the token was issued moves the epoch on and refuses it.
     """
+    if len(secret) < MIN_SECRET_LENGTH:
+        return None
+    now = time.time() if now is None else now
     try:
-        data = URLSafeTimedSerializer(secret, salt=_TOKEN_SALT).loads(token, max_age=max_age_s)
+        data = _serializer(secret, project_key).loads(token, max_age=max_age_s)
     except BadSignature:  # SignatureExpired is a BadSignature too
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("u"), str) or not isinstance(data.get("e"), int):
+    if not isinstance(data, dict) or not isinstance(data.get("u"), str) or type(data.get("e")) is not int:
         return None
-    return Session(data["u"], data["e"])
+    issued = data.get("t")
+    if data.get("p") != project_key or not isinstance(issued, int | float) or isinstance(issued, bool):
+        return None
+    if not math.isfinite(issued) or issued > now + CLOCK_SKEW_S or now - issued > max_age_s:
+        return None
+    return Session(data["u"], data["e"], float(issued))
