@@ -315,31 +315,58 @@ def api_version(base_url: str) -> str:
 # --- a total deadline per request -------------------------------------------------------------------
 
 
-_thread_connections = threading.local()
+class _ThreadLinks:
+    """What one thread's HTTP exchanges run over: its connections (their ``sock`` is set from the start of
+    ``connect``, the TLS handshake included) and the sockets they opened (still read after a connection that
+    will close hands its socket over to the response and forgets it)."""
+
+    def __init__(self) -> None:
+        self.connections: weakref.WeakSet[urllib3.connection.HTTPConnection] = weakref.WeakSet()
+        self.sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
+
+    def cut(self) -> None:
+        """Shut every live socket down: a blocked read returns at once."""
+        live = [connection.sock for connection in list(self.connections)] + list(self.sockets)
+        for sock in live:
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
 
 
-def _connections_of_this_thread() -> weakref.WeakSet[urllib3.connection.HTTPConnection]:
-    """The HTTP connections this thread opened (its session's pool): the ones a watchdog may have to cut."""
-    found = getattr(_thread_connections, "live", None)
+_thread_links = threading.local()
+
+
+def _links_of_this_thread() -> _ThreadLinks:
+    found = getattr(_thread_links, "links", None)
     if found is None:
-        found = _thread_connections.live = weakref.WeakSet()
+        found = _thread_links.links = _ThreadLinks()
     return found
 
 
 class _TrackedHTTPConnection(urllib3.connection.HTTPConnection):
-    """Registers itself with its thread, so the watchdog can reach its socket in any phase (even the headers)."""
+    """Registers itself and its socket with its thread, so the watchdog can cut it in any phase."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _connections_of_this_thread().add(self)
+        _links_of_this_thread().connections.add(self)
+
+    def connect(self) -> None:
+        super().connect()
+        if self.sock is not None:
+            _links_of_this_thread().sockets.add(self.sock)
 
 
 class _TrackedHTTPSConnection(urllib3.connection.HTTPSConnection):
-    """The TLS twin of ``_TrackedHTTPConnection`` (its ``sock`` is the raw socket during the handshake)."""
+    """The TLS twin of ``_TrackedHTTPConnection``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _connections_of_this_thread().add(self)
+        _links_of_this_thread().connections.add(self)
+
+    def connect(self) -> None:
+        super().connect()
+        if self.sock is not None:
+            _links_of_this_thread().sockets.add(self.sock)
 
 
 class _TrackedHTTPPool(urllib3.HTTPConnectionPool):
@@ -375,7 +402,7 @@ class _Watchdog:
     """
 
     def __init__(self, seconds: float) -> None:
-        self._connections = _connections_of_this_thread()
+        self._links = _links_of_this_thread()
         self._fired = threading.Event()
         self._timer = threading.Timer(max(0.0, seconds), self._cut)
         self._timer.daemon = True
@@ -387,11 +414,7 @@ class _Watchdog:
 
     def _cut(self) -> None:
         self._fired.set()
-        for connection in list(self._connections):
-            sock = connection.sock
-            if sock is not None:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
+        self._links.cut()
 
     def stop(self) -> None:
         self._timer.cancel()
@@ -465,10 +488,10 @@ def synset_answer_problem(body: Any) -> str | None:
     if not isinstance(body, dict):
         return f"{type(body).__name__}, expected an object"
     senses = body.get("senses")
-    if not isinstance(senses, list):
-        return "no 'senses' list"
     if not senses:
         return "no senses"
+    if not isinstance(senses, list):
+        return "'senses' that is not a list"
     if not any(sense is not None and sense.lang == ENGLISH for sense in map(parse_sense, senses)):
         return "no English sense"
     return None
@@ -719,7 +742,7 @@ class BabelNetLexicon:
             )
         if too_large:
             raise LexiconError(
-                f"BabelNet request {described} answered more than {self.max_answer_bytes / 1024 / 1024:g} MB "
+                f"BabelNet request {described} answered more than {self.max_answer_bytes / 1024 / 1024:.3g} MB "
                 f"(set {MAX_ANSWER_ENV} to change the cap); refused, nothing was stored."
             )
         if failure is not None or response is None:
