@@ -35,7 +35,7 @@ import threading
 import time
 import tomllib
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -565,6 +565,8 @@ class BabelNetLexicon:
         self._local = threading.local()
         self._sessions: list[requests.Session] = []
         self._sessions_lock = threading.Lock()
+        #: Inside ``fresh()``: the keys fetched anew so far (None outside it).
+        self._refreshed: set[str] | None = None
         self._check_cache_version()
 
     def __repr__(self) -> str:
@@ -595,6 +597,16 @@ class BabelNetLexicon:
         chunks = language_chunks(langs)
         bodies = [self._get_json(SYNSET_ENDPOINT, synset_request_params(synset_id, chunk)) for chunk in chunks]
         return build_synset_record(synset_id, bodies, [lang for chunk in chunks for lang in chunk])
+
+    @contextlib.contextmanager
+    def fresh(self) -> Iterator[None]:
+        """Within this block each distinct request is sent again once, and a good answer replaces the cached
+        one (a failed one leaves it). For a redo: the cache may hold what made the first run wrong."""
+        self._refreshed = set()
+        try:
+            yield
+        finally:
+            self._refreshed = None
 
     # --- counters -----------------------------------------------------------------------------------
 
@@ -654,12 +666,16 @@ class BabelNetLexicon:
         key = cache_key(endpoint, params, self.base_url)
         # One lock per key stripe: two threads asking the same thing send one request, not two.
         with self._request_locks[hash(key) % len(self._request_locks)]:
-            cached = self.cache.get(key)
+            refreshed = self._refreshed
+            again = refreshed is not None and key not in refreshed
+            cached = None if again else self.cache.get(key)
             if cached is not None:
                 self._bump(endpoint, cache_hits=1)
                 return redact_key(json.loads(cached), self._key.reveal())[0]
             body_text, body = self._fetch(endpoint, params)
-            self.cache.put(key, endpoint, params, body_text)
+            self.cache.put(key, endpoint, params, body_text, replace=again)
+            if refreshed is not None:
+                refreshed.add(key)
             self._bump(endpoint, stored=1)
             return body
 

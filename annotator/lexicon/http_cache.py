@@ -121,14 +121,20 @@ class HttpCache:
             row = self._conn.execute("SELECT body FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
-    def put(self, key: str, endpoint: str, params: Params, body: str) -> None:
-        """Store an answer; an existing entry wins (two workers fetching the same request agree anyway)."""
+    def put(self, key: str, endpoint: str, params: Params, body: str, *, replace: bool = False) -> None:
+        """Store an answer; an existing entry wins (two workers fetching the same request agree anyway), unless
+        ``replace`` (a deliberate re-fetch: the new answer is the one to keep)."""
         stored_params = json.dumps(param_pairs(params), ensure_ascii=False)
         stored_at = datetime.now(UTC).isoformat(timespec="seconds")
+        conflict = (
+            "DO UPDATE SET body = excluded.body, params = excluded.params, stored_at = excluded.stored_at"
+            if replace
+            else "DO NOTHING"
+        )
         with self._lock:
             self._conn.execute(
                 "INSERT INTO responses (key, endpoint, params, body, stored_at) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT(key) DO NOTHING",
+                f"ON CONFLICT(key) {conflict}",
                 (key, endpoint, stored_params, body, stored_at),
             )
 

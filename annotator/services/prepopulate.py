@@ -442,20 +442,25 @@ def _prepopulate(
     before = _lexicon_counters(lexicon)
     run = _Run(project, settings, lexicon, report)
     finished = False
+    # A redo asks the lexicon again, not its cache (for providers that keep one: BabelNet), since the cached
+    # answers may be what made the first run wrong.
+    fresh = getattr(lexicon, "fresh", None) if redo is not None else None
+    answers = fresh() if callable(fresh) else contextlib.nullcontext()
     try:
-        for start in range(0, total, batch_size):
-            page = item_ids[start : start + batch_size]
-            with project.db.read() as conn:
-                items = project.repo.items_by_id(conn, page)
-                if redo is None:
-                    states = project.repo.to_prepopulate(conn, page, languages)
-                else:
-                    states = _states_in(project.repo.item_languages_of_items(conn, page), languages)
-            for done, item_id in enumerate(page, start=start + 1):
-                if item_id in items and item_id in states:
-                    run.add_item(items[item_id], states[item_id])
-                progress(done, total, item_id)
-            run.flush()
+        with answers:
+            for start in range(0, total, batch_size):
+                page = item_ids[start : start + batch_size]
+                with project.db.read() as conn:
+                    items = project.repo.items_by_id(conn, page)
+                    if redo is None:
+                        states = project.repo.to_prepopulate(conn, page, languages)
+                    else:
+                        states = _states_in(project.repo.item_languages_of_items(conn, page), languages)
+                for done, item_id in enumerate(page, start=start + 1):
+                    if item_id in items and item_id in states:
+                        run.add_item(items[item_id], states[item_id])
+                    progress(done, total, item_id)
+                run.flush()
         finished = True
     except (LexiconQuotaError, LexiconUnavailableError) as error:
         report.stopped = str(error)
