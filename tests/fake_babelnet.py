@@ -86,12 +86,10 @@ class FakeBabelNet:
         self.api_version = api_version
         self.refusal_status = refusal_status
         self.decoy_english_gloss = decoy_english_gloss
-        self._synsets: dict[str, dict[str, Any]] = {record["id"]: record for record in data["synsets"]}
-        self._lemmas: dict[tuple[str, str, str], list[str]] = {
-            (_lemma_key(entry["lemma"]), entry["lang"].upper(), entry["pos"].upper()): list(entry["synsets"])
-            for entry in data.get("lemmas", [])
-        }
         self._lock = threading.Lock()
+        self.set_data(data)
+        #: Bytes of huge answers actually written (a client that refuses early stops the stream).
+        self.streamed_bytes = 0
         self._log: list[RecordedRequest] = []
         self._quota_remaining: int | None = None
         self._failures: list[int] = []
@@ -145,6 +143,16 @@ class FakeBabelNet:
         return f"http://{host}:{port}/{self.api_version}/"
 
     # --- controls -----------------------------------------------------------------------------------
+
+    def set_data(self, data: Mapping[str, Any]) -> None:
+        """Serve this data from now on (BabelNet's data changed)."""
+        synsets = {record["id"]: record for record in copy.deepcopy(data["synsets"])}
+        lemmas = {
+            (_lemma_key(entry["lemma"]), entry["lang"].upper(), entry["pos"].upper()): list(entry["synsets"])
+            for entry in data.get("lemmas", [])
+        }
+        with self._lock:
+            self._synsets, self._lemmas = synsets, lemmas
 
     def exhaust_quota_after(self, answered: int) -> None:
         """Answer the next ``answered`` requests normally, then refuse every request with the quota message."""
@@ -356,6 +364,8 @@ class FakeBabelNet:
                 if self._stopping.is_set():
                     return
                 handler.wfile.write(packer.compress(piece) if packer is not None else piece)
+                with self._lock:
+                    self.streamed_bytes += len(piece)
             if packer is not None:
                 handler.wfile.write(packer.flush())
         except OSError:

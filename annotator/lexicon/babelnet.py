@@ -77,6 +77,8 @@ DEADLINE_ENV = "ANNOTATOR_BABELNET_DEADLINE"
 DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024
 MAX_ANSWER_ENV = "ANNOTATOR_BABELNET_MAX_MB"
 _READ_CHUNK = 64 * 1024
+#: BabelNet's answers are a handful of levels deep; deeper is refused (it could not be stored back either).
+MAX_ANSWER_DEPTH = 64
 REDACTED = "<redacted>"
 
 _UPOS_BY_ID_SUFFIX = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}
@@ -443,7 +445,7 @@ def _number_from_env(name: str, environ: Mapping[str, str]) -> float | None:
 
 def redact_key(body: Any, secret: str) -> tuple[Any, bool]:
     """``body`` (parsed JSON) with every occurrence of ``secret`` (any case) in strings and object keys blanked
-    out, and whether there was one. Iterative, so an answer's nesting depth cannot exhaust the stack.
+    out, and whether there was one. Iterative; a body nested deeper than ``MAX_ANSWER_DEPTH`` is refused.
     """
     pattern = re.compile(re.escape(secret), re.IGNORECASE)
     found = False
@@ -456,22 +458,24 @@ def redact_key(body: Any, secret: str) -> tuple[Any, bool]:
 
     if isinstance(body, str):
         return clean(body), found
-    stack: list[Any] = [body]
+    stack: list[tuple[Any, int]] = [(body, 1)]
     while stack:
-        node = stack.pop()
+        node, depth = stack.pop()
+        if depth > MAX_ANSWER_DEPTH:
+            raise LexiconError(f"BabelNet answered JSON nested more than {MAX_ANSWER_DEPTH} levels deep; refused.")
         if isinstance(node, list):
             for index, value in enumerate(node):
                 if isinstance(value, str):
                     node[index] = clean(value)
                 elif isinstance(value, list | dict):
-                    stack.append(value)
+                    stack.append((value, depth + 1))
         elif isinstance(node, dict):
             for name in list(node):
                 value = node[name]
                 if isinstance(value, str):
                     value = clean(value)
                 elif isinstance(value, list | dict):
-                    stack.append(value)
+                    stack.append((value, depth + 1))
                 new_name = clean(name)
                 if new_name != name:
                     del node[name]
