@@ -136,7 +136,7 @@ def main() -> None:
             measured = run_measured(["prepopulate", "--data", str(data)], timeout=600)
             report(label, measured)
             print(
-                f"{'':48} the server made {server.streamed_bytes / 1e6:.1f} of its {SIZE / 1e6:.0f} MB before the "
+                f"{'':48} the server had sent {server.streamed_bytes / 1e6:.1f} MB (on the wire) when the "
                 "client hung up"
             )
             worst_rss = max(worst_rss, measured.peak_rss_mb)

@@ -88,7 +88,7 @@ class FakeBabelNet:
         self.decoy_english_gloss = decoy_english_gloss
         self._lock = threading.Lock()
         self.set_data(data)
-        #: Bytes of huge answers actually written (a client that refuses early stops the stream).
+        #: Bytes of huge answers written to the socket, compressed or not (a client that refuses early stops them).
         self.streamed_bytes = 0
         self._log: list[RecordedRequest] = []
         self._quota_remaining: int | None = None
@@ -363,9 +363,10 @@ class FakeBabelNet:
             for piece in pieces():
                 if self._stopping.is_set():
                     return
-                handler.wfile.write(packer.compress(piece) if packer is not None else piece)
+                wire = packer.compress(piece) if packer is not None else piece
+                handler.wfile.write(wire)
                 with self._lock:
-                    self.streamed_bytes += len(piece)
+                    self.streamed_bytes += len(wire)
             if packer is not None:
                 handler.wfile.write(packer.flush())
         except OSError:

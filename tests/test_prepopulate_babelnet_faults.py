@@ -123,7 +123,7 @@ def test_a_dripping_server_stops_the_run_within_the_deadline(
     server.drip_next(None, 0.5)
     started = time.monotonic()
     assert prepopulate_cli(cli_project) == 3
-    assert time.monotonic() - started < 4  # one request's deadline, then the run stops (it used to hang for ever)
+    assert time.monotonic() - started < 8  # one request's deadline, then the run stops (it used to hang for ever)
     assert "no complete answer within its 2 s deadline" in capsys.readouterr().out
     assert without_audit(project) == before and cached(cli_project, "getSynsetIds") == 0
     assert last_audit(project)["detail"]["outcome"] == "stopped"
@@ -176,7 +176,7 @@ def test_a_job_against_a_dripping_server_ends_failed_within_the_deadline(
     server.drip_next(None, 0.5)
     started = time.monotonic()
     job = jobs.work(project, jobs.start(project, "prepopulate", launch=False).id)
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < 8
     assert job.state is JobState.FAILED and "no complete answer within its 2 s deadline" in job.error
 
 
