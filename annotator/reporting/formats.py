@@ -11,6 +11,7 @@ from annotator.reporting.tables import Table
 
 __all__ = ["latex_escape", "markdown_escape", "to_html", "to_latex", "to_markdown"]
 
+
 def to_markdown(table: Table) -> str:
     lines = [f"### {markdown_escape(table.title)}", ""]
     lines.append("| " + " | ".join(markdown_escape(column) for column in table.columns) + " |")
