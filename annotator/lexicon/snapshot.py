@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from annotator.atomic_files import write_text_atomic
-from annotator.data_import.limits import InputLimits, check_file_size
+from annotator.data_import.limits import InputLimits, JsonTooDeepError, check_file_size, parse_json
 from annotator.lexicon.babelnet import (
     CACHE_VERSION_META,
     SYNSET_ENDPOINT,
@@ -198,7 +198,7 @@ class SnapshotLexicon:
 
 def _is_header_line(line: str) -> bool:
     try:
-        first = json.loads(line)
+        first = parse_json(line)
     except ValueError:
         return False
     return isinstance(first, dict) and first.get("type") == "header"
@@ -380,7 +380,9 @@ def _build(
 
 def _parse_json(text: str, origin: str, limits: InputLimits | None = None) -> SnapshotLexicon:
     try:
-        data = json.loads(text)
+        data = parse_json(text)
+    except JsonTooDeepError as exc:
+        raise _problem(origin, "top level", f"the JSON is {exc.reason} [{exc.rule}]") from None
     except json.JSONDecodeError as exc:
         raise _problem(origin, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON ({exc.msg})") from None
     del text
@@ -418,7 +420,9 @@ def _parse_jsonl_lines(numbered: Iterable[tuple[int, str]], origin: str, limits:
             continue
         where = f"line {number}"
         try:
-            record = json.loads(line)
+            record = parse_json(line)
+        except JsonTooDeepError as exc:
+            raise _problem(origin, where, f"the JSON is {exc.reason} [{exc.rule}]") from None
         except json.JSONDecodeError as exc:
             raise _problem(origin, where, f"not valid JSON ({exc.msg}, column {exc.colno})") from None
         if not isinstance(record, dict):
