@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from annotator.atomic_files import write_text_atomic
-from annotator.data_import.limits import InputLimits, JsonTooDeepError, check_file_size, parse_json
+from annotator.data_import.limits import (
+    InputLimits,
+    JsonTooDeepError,
+    check_file_size,
+    json_too_deep,
+    parse_json,
+)
 from annotator.lexicon.babelnet import (
     CACHE_VERSION_META,
     SYNSET_ENDPOINT,
@@ -232,6 +238,8 @@ def _check_string_runs(path: Path, limits: InputLimits) -> None:
                 longest = max((len(part) for part in chunk[first + 1 : last].split(b'"')), default=0)
                 run = most + 1 if max(run + first, longest) > most else len(chunk) - last - 1
             if run > most:
+                if json_too_deep(chunk.decode("utf-8", "ignore")):  # brackets, not a string, ran that long
+                    raise _problem(str(path), "top level", f"the JSON is {JsonTooDeepError().reason} [too_deep]")
                 raise InputLimitError(
                     f"{path}: a string of more than {limits.max_cell_chars:,} characters (input limit "
                     "max_cell_chars); nothing was read.",
