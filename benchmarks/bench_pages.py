@@ -171,7 +171,7 @@ def evaluation_setup(project: Project, translations: Path, runs: int) -> None:
     """Issue 10 acceptance 4: from "Run evaluation" on the current curation to the evaluation ready to analyse —
     the dataset built from the rows, the translations read and checked against it, the analyser created. That is
     what the evaluation job runs before its first analysis batch (``services.evaluate_project.prepare_current``)."""
-    from annotator.services.evaluate import create_analyser
+    from annotator.evaluation.run import create_analyser
     from annotator.services.evaluate_project import prepare_current
 
     walls, cpus = [], []

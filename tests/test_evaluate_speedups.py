@@ -21,7 +21,8 @@ from annotator.domain.matching import (
     compile_candidate,
     match_translation,
 )
-from annotator.services.evaluate import Translation, dataset_from_records, evaluate
+from annotator.evaluation.inputs import Translation, dataset_from_records
+from annotator.evaluation.run import evaluate
 
 CANDIDATES = {
     "IT": (["sparo", "colpo", "goccio", "prendersi * permesso"], ["della", "foto", "dell'acqua", "[scatto]_NOUN"]),

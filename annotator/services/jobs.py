@@ -377,14 +377,8 @@ def _run_evaluate(project: Project, job: Job, user: User | None, progress: Progr
     A job the Evaluate page started (``page``) writes into its own folder under the project's data folder, with the
     whole result for the page to show (``evaluate_project.save_result``); otherwise beside the translations.
     """
-    from annotator.services.evaluate import (
-        create_analyser,
-        default_out_dir,
-        evaluate,
-        load_dataset,
-        load_translations,
-        write_results,
-    )
+    from annotator.evaluation.inputs import load_dataset, load_translations
+    from annotator.evaluation.run import create_analyser, default_out_dir, evaluate, write_results
     from annotator.services.evaluate_project import prepare_current, save_result
 
     administration.check_admin(user, "evaluate translations")

@@ -19,10 +19,12 @@ from annotator.app.safe_text import code, md
 from annotator.app.state import get_project, require_lead
 from annotator.domain.jobs import JobKind
 from annotator.errors import UserError
+from annotator.evaluation.inputs import format_skipped
+from annotator.evaluation.presenters import metrics_table_rows
+from annotator.evaluation.run import ANALYSERS, EvaluationResult
 from annotator.project import builtin_path
 from annotator.reporting.report import report_for_result
 from annotator.services import jobs
-from annotator.services.evaluate import ANALYSERS, EvaluationResult, format_skipped, metrics_table_rows
 from annotator.services.evaluate_project import load_result, split_at_span
 
 CURATE_PAGE = Path(__file__).resolve().parent / "curate.py"
