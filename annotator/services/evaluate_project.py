@@ -67,7 +67,7 @@ def dataset_from_project(project: Project) -> Dataset:
         raw = project.repo.get_meta(conn, "settings")
         languages = tuple(sorted((ProjectSettings.from_json(raw) if raw else ProjectSettings()).languages))
         rows = project.repo.evaluation_rows(conn, languages)
-    return build_dataset(rows, languages, f"{project.data_dir} (current curation)")
+    return build_dataset(rows, languages, "current curation")  # never a path: every server shows this name
 
 
 def build_dataset(rows: Sequence[Sequence[Any]], languages: tuple[str, ...], source: str) -> Dataset:
