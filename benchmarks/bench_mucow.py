@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from annotator.data_import.mucow import read_mucow
+from annotator.evaluation.run import create_analyser
 from annotator.evaluation.suite import SuiteReport, score_references
-from annotator.services.evaluate import create_analyser
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "mucow-wmt19"
