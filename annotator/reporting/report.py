@@ -27,6 +27,7 @@ from annotator.domain.consistency import (
 )
 from annotator.domain.research_metrics import coverage_scores, macro_accuracy
 from annotator.errors import UserError
+from annotator.evaluation.provenance import provenance_lines, utc_now
 from annotator.evaluation.run import EvaluationResult, write_results
 from annotator.jsonl_files import jsonl_objects
 from annotator.reporting import charts
@@ -37,9 +38,11 @@ from annotator.reporting.tables import (
     accuracy_by_group,
     consistency_table,
     dataset_tables,
+    domain_table,
     group_table,
     leaderboard_table,
     pos_table,
+    provenance_table,
     system_language_table,
     systems,
 )
@@ -142,7 +145,13 @@ def build_report(folder: str | Path, stats_path: str | Path | None = None) -> Re
     pairs = cross_language_consistency(outcomes.choices)
     pair_dicts = [pair.to_dict() for pair in pairs]
     report = Report(title=f"Evaluation report — {', '.join(names) or 'no systems'}", consistency=pairs)
+    provenance = metrics.get("provenance")
+    lines = provenance_lines(provenance if isinstance(provenance, dict) else {})
+    report.tables.append(provenance_table([*lines, ("Report written (UTC)", utc_now())]))
     report.tables.append(leaderboard_table(rows))
+    by_domain = metrics.get("by_domain")
+    if isinstance(by_domain, list) and by_domain:
+        report.tables.append(domain_table(by_domain))
     for system in names:
         report.tables.append(system_language_table(rows, system))
         report.tables.append(pos_table(rows, system))

@@ -285,6 +285,7 @@ def load_result(project: Project, job_id: int) -> EvaluationResult:
         document["translations"],
         document["created"],
         dict(document["skipped"]),
+        provenance=document.get("provenance") or {},
     )
 
 
