@@ -458,8 +458,8 @@ def p_value_text(p: str, resamples: str | int) -> str:
 def significance_markdown(rows: Sequence[dict[str, str]]) -> str:
     """The pairwise tests as a Markdown table; p is the two-sided paired bootstrap p-value.
 
-    A p-value of 0 over B resamples is written ``< 1/B``; a pair compared on fewer than 30 items is marked and
-    warned about under the table, because a bootstrap over so few items is unstable.
+    A p-value of 0 over B resamples is written ``< 1/B`` (Markdown-escaped, ``\\< 0.001``); a pair compared on fewer
+    than 30 items is marked and warned about under the table, because a bootstrap over so few items is unstable.
     """
     lines = ["| " + " | ".join(markdown_escape(c) for c in SIGNIFICANCE_COLUMNS) + " |"]
     lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(SIGNIFICANCE_COLUMNS))) + "|")
@@ -473,10 +473,11 @@ def significance_markdown(rows: Sequence[dict[str, str]]) -> str:
         lines.append("| " + " | ".join(cells[c] for c in SIGNIFICANCE_COLUMNS) + " |")
     if small:
         lines.append("")
-        lines.append(
+        warning = (
             f"{SMALL_SAMPLE_MARK} Warning: n < {MIN_RELIABLE_ITEMS} items — too few for a reliable paired bootstrap; "
             "treat that p-value as indicative only."
         )
+        lines.append(markdown_escape(warning))
     return "\n".join(lines) + "\n"
 
 
