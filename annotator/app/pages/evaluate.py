@@ -196,9 +196,9 @@ def render_report(result: EvaluationResult) -> None:
         mime="text/html",
         key="evaluate_report_download",
     )
-    columns = st.columns(2)
-    for index, (_name, chart) in enumerate(report.charts):
-        columns[index % 2].altair_chart(chart, width="content")
+    # one chart per row at its own size: a heat map of many languages never overflows (and clips in) a half column
+    for _name, chart in report.charts:
+        st.altair_chart(chart, width="content")
 
 
 def render() -> None:
