@@ -403,7 +403,7 @@ def _run_evaluate(project: Project, job: Job, user: User | None, progress: Progr
     analyser = create_analyser(params.get("analyser") or "default", params.get("models") or None)
     source = params.get("translations_name") or str(params["translations"])
     result = evaluate(dataset, translations, analyser, progress, translations_source=source)
-    result = replace(result, provenance=job_provenance(project.settings.name, params, dataset, analyser, source))
+    result = replace(result, provenance=job_provenance(project.settings().name, params, dataset, analyser, source))
     if params.get("page") and not params.get("out"):
         save_result(project, job.id, result)
         return {"summary": f"Scored {len(result.results)} translation(s); results kept in the project's database"}
