@@ -14,6 +14,7 @@ import annotator
 from annotator.cli import main
 from annotator.commands.project import create_demo
 from annotator.data_export.dataset import ExportOptions, export_dataset
+from annotator.domain.jobs import JobKind, JobState
 from annotator.domain.research_metrics import (
     NO_DOMAIN,
     bootstrap_accuracy,
@@ -25,6 +26,8 @@ from annotator.domain.research_metrics import (
 from annotator.evaluation.inputs import dataset_from_records
 from annotator.evaluation.provenance import dataset_digest, live_provenance
 from annotator.project import Project, builtin_path
+from annotator.services import job_files, jobs
+from annotator.services.evaluate_project import dataset_from_project, load_result
 
 
 def sha256(path: Path) -> str:
@@ -199,3 +202,21 @@ def test_significance_writes_p_below_one_over_b_and_warns_under_30_items() -> No
     few = significance_markdown(significance_rows(many[:10] + many[40:50], resamples=1000))
     assert "| a | b | IT | 10 † |" in few
     assert "Warning: n \\< 30 items" in few
+
+
+def test_a_page_evaluation_of_the_live_curation_states_it_and_its_digest(tmp_path: Path) -> None:
+    create_demo(str(tmp_path / "data"), quiet=True)
+    project = Project.open(tmp_path / "data")
+    translations = builtin_path("demo/translations.jsonl")
+    params = {"current": True, "page": True, "translations": str(translations), "analyser": "default"}
+    job = jobs.start(project, JobKind.EVALUATE, params, launch=False)
+    assert jobs.work(project, job.id).state is JobState.DONE
+    provenance = json.loads(job_files.read_bytes(project, job.id, "metrics.json"))["provenance"]
+    assert provenance["dataset"] == {
+        "kind": "live curation",
+        "project": project.settings().name,
+        "items": len(dataset_from_project(project).items),
+        "digest": dataset_digest(dataset_from_project(project)),
+    }
+    assert provenance["translations"][0]["sha256"] == sha256(translations)
+    assert load_result(project, job.id).provenance == provenance  # another server's page reads the same statement
