@@ -155,6 +155,15 @@ def test_a_duplicate_sentence_header_is_named(project, write_jsonl, tmp_path, ca
     assert "duplicate_column" in message and "target_not_in_sentence" not in message
     assert dump(project) == before
     _cli_refuses(project, path, capsys, "'sentence' appears twice", "duplicate_column")
+    workbook = Workbook()
+    workbook.active.append(["id", "Sentence", "target", "lemma", "pos", "synset", "sentence"])
+    workbook.active.append(["d1", "A bank.", "bank", "bank", "NOUN", "bn:00008364n", "other"])
+    workbook.save(tmp_path / "twice.xlsx")
+    with pytest.raises(
+        FileFormatError, match=r"twice\.xlsx: row 1: the column 'sentence' appears twice \(columns 2 and 7\)"
+    ):
+        import_items(project, tmp_path / "twice.xlsx")
+    assert dump(project) == before
 
 
 def test_an_unbalanced_quote_is_named_not_an_empty_synset(project, write_jsonl, tmp_path, capsys) -> None:
