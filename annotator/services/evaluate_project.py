@@ -258,7 +258,7 @@ def prepare_current(
     project: Project, translations: str | Path, translations_name: str | None = None, freeze: bool = False
 ) -> tuple[Dataset, Translations]:
     """Scoring the current curation up to the first analysis: the dataset from the rows and the translations read
-    and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 10 target ≤ 2 s).
+    and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 22 target ≤ 1.5 s).
 
     ``freeze``: the caller keeps the inputs to its end (the evaluation job's worker), so they are moved out of the
     collector's reach (``gc.freeze``) before it resumes: resuming it made it walk them all at once (~0.5 s).
