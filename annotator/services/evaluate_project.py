@@ -226,11 +226,12 @@ def _specs(stored: str, side: str, parsed: ParseCache, seen: Seen) -> tuple[Cand
     specs = []
     try:
         for index, entry in enumerate(entries):
-            key = (entry["text"], entry["pos"], entry["origin"], tuple(entry["synsets"]))
+            synsets = entry["synsets"]
+            key = (entry["text"], entry["pos"], entry["origin"], tuple(synsets))
             candidate = seen.get(key, _UNSEEN)
             if candidate is _UNSEEN:
-                candidate = seen[key] = _stored_candidate(*key, parsed)
-            if candidate is None or len(entry) != len(_CANDIDATE_KEYS) or type(entry["synsets"]) is not list:
+                candidate = seen[key] = _stored_candidate(*key, parsed, seen)
+            if candidate is None or len(entry) != 4 or type(synsets) is not list:  # 4: _CANDIDATE_KEYS
                 return _DOUBT
             specs.append(CandidateSpec(candidate, side, index, key[3]))
     except (TypeError, KeyError):  # not an object with those keys, or an unhashable value: not as the app stores
@@ -241,11 +242,19 @@ def _specs(stored: str, side: str, parsed: ParseCache, seen: Seen) -> tuple[Cand
 _UNSEEN = object()
 
 
-def _stored_candidate(text: Any, pos: Any, origin: Any, synsets: tuple[Any, ...], parsed: ParseCache) -> Any:
-    """The candidate a stored one is, when it is stored as the app stores it; else None."""
+def _stored_candidate(
+    text: Any, pos: Any, origin: Any, synsets: tuple[Any, ...], parsed: ParseCache, seen: Seen
+) -> Any:
+    """The candidate a stored one is, when it is stored as the app stores it; else None. A synset id found right is
+    remembered in ``seen`` (by itself: no candidate key is a plain text)."""
     if type(text) is not str or not (pos is None or pos in _CROSS_POS) or origin not in _ORIGINS:
         return None
-    if not all(type(s) is str and _SYNSET_ID.fullmatch(s) for s in synsets) or len(set(synsets)) != len(synsets):
+    for synset in synsets:
+        if synset not in seen:
+            if not (type(synset) is str and _SYNSET_ID.fullmatch(synset)):
+                return None
+            seen[synset] = True
+    if len(set(synsets)) != len(synsets):
         return None
     try:
         candidate = parse_cached(f"[{text}]_{pos}" if pos else text, parsed)
