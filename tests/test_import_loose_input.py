@@ -155,6 +155,15 @@ def test_a_duplicate_sentence_header_is_named(project, write_jsonl, tmp_path, ca
     assert "duplicate_column" in message and "target_not_in_sentence" not in message
     assert dump(project) == before
     _cli_refuses(project, path, capsys, "'sentence' appears twice", "duplicate_column")
+    workbook = Workbook()
+    workbook.active.append(["id", "Sentence", "target", "lemma", "pos", "synset", "sentence"])
+    workbook.active.append(["d1", "A bank.", "bank", "bank", "NOUN", "bn:00008364n", "other"])
+    workbook.save(tmp_path / "twice.xlsx")
+    with pytest.raises(
+        FileFormatError, match=r"twice\.xlsx: row 1: the column 'sentence' appears twice \(columns 2 and 7\)"
+    ):
+        import_items(project, tmp_path / "twice.xlsx")
+    assert dump(project) == before
 
 
 def test_an_unbalanced_quote_is_named_not_an_empty_synset(project, write_jsonl, tmp_path, capsys) -> None:
@@ -251,3 +260,15 @@ def test_deeply_nested_json_in_a_snapshot_is_a_message_and_exit_2(project, tmp_p
     path.write_text(deep + "\n", encoding="utf-8")
     assert main(["lexicon", "use-snapshot", str(path), "--data", str(project.data_dir)]) == 2
     assert "nested deeper" in capsys.readouterr().err
+
+
+def test_nesting_depth_counts_arrays_and_objects_not_brackets_in_strings() -> None:
+    from annotator.data_import.limits import MAX_JSON_DEPTH, json_too_deep
+
+    assert not json_too_deep('{"a": "[[[[", "b": [1, {"c": [2]}]}', 4)  # 4 levels; the string's brackets don't count
+    assert json_too_deep('{"a": "]]", "b": [1, {"c": [[2]]}]}', 4)  # 5 levels; a string's ']' can't hide one
+    assert not json_too_deep('{"a": "\\"[[[[\\\\", "b": [1, {"c": [2]}]}', 4)  # escaped quotes and backslashes
+    depth = MAX_JSON_DEPTH
+    assert not json_too_deep("[" * depth + "]" * depth) and json_too_deep("[" * (depth + 1) + "]" * (depth + 1))
+    assert not json_too_deep("[]" * 10_000)  # many brackets, shallow
+    assert json_too_deep("[" * 100_000)  # unclosed: the parser would still descend

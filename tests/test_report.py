@@ -136,7 +136,7 @@ SCRIPT_BREAKER = "x<!--<script>"
 LOOK_ALIKES = ("gpt 4", "gpt-4")
 
 
-def _hostile_evaluation(folder: Path) -> Path:
+def hostile_evaluation(folder: Path) -> Path:
     """metrics.json and analysed.jsonl as ``annotator evaluate`` writes them, for systems with hostile names."""
     names = (SCRIPT_BREAKER, *LOOK_ALIKES, "</script><b>&amp;\u2028")
     rows = [{**ROWS[2], "system": name} for name in names]
@@ -154,7 +154,7 @@ def _hostile_evaluation(folder: Path) -> Path:
 def test_html_charts_survive_hostile_system_names(tmp_path: Path) -> None:
     import re
 
-    report = build_report(_hostile_evaluation(tmp_path / "evaluation"))
+    report = build_report(hostile_evaluation(tmp_path / "evaluation"))
     html = render_html(report)
     data_script = html[html.rindex("<script>") :]
     specs_text = data_script[len("<script>const specs = ") : data_script.index(";for (const")]

@@ -167,9 +167,10 @@ def longest_text(value: Any) -> int:
 #: How deep a JSON value may nest. Item, dataset and snapshot records nest 5 levels at most; Python's parser and our
 #: own walkers recurse per level, so a 100,000-level line must be refused before it is parsed, not by a crash.
 MAX_JSON_DEPTH = 64
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_ROUND = str.maketrans("[]{}", "()()")
-_PAIR = re.compile(r"\(\)")
+#: Bytes translation: brackets become parentheses (arrays and objects nest alike), every other byte is dropped.
+_BRACKETS = bytes.maketrans(b"[]{}", b"()()")
+_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
+_PAIR = re.compile(rb"\(\)")
 
 
 def json_too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
@@ -181,13 +182,13 @@ def json_too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
     if text.count("[") + text.count("{") <= limit:
         return False
     outside = "".join(text.replace("\\\\", "").replace('\\"', "").split('"')[::2])
-    brackets = _NOT_BRACKET.sub("", outside).translate(_ROUND)
+    brackets = outside.encode("utf-8", "surrogatepass").translate(_BRACKETS, _NOT_BRACKETS)
     for level in range(limit):
-        brackets, pairs = _PAIR.subn("", brackets)
+        brackets, pairs = _PAIR.subn(b"", brackets)
         if not brackets:
             return False
         if not pairs:  # unbalanced (the parser will say so): the unclosed ones would still be descended into
-            return level + brackets.count("(") > limit
+            return level + brackets.count(b"(") > limit
     return True
 
 
