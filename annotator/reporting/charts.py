@@ -10,12 +10,12 @@ import pandas as pd
 
 from annotator.reporting.tables import ALL, GroupAccuracy, languages, metric_value, systems
 
-#: Readable at 1366 px (issue 22): legends under the plot, so long system names never widen a chart past its column;
-#: category labels upright and never dropped (every language on the axis); one cell or bar group per step.
-LEGEND = alt.Legend(orient="bottom", direction="vertical", labelLimit=0, titleLimit=0)
+#: Readable at 1366 px (issue 22): legends keep long system names whole; category labels upright and never dropped
+#: (every language on the axis); one heat-map cell per step, so many languages widen the map instead of crowding it.
+LEGEND = alt.Legend(orient="right", labelLimit=0, titleLimit=0)
 CATEGORY_AXIS = {"labelAngle": 0, "labelOverlap": False, "labelLimit": 0}
 HEATMAP_STEP = 40
-BAR_STEP = 14
+BAR_STEP = 20
 #: Percentages above this are drawn on a dark cell: their label is white.
 DARK_CELL = 60
 
@@ -39,7 +39,7 @@ def accuracy_by_group_chart(groups: Sequence[GroupAccuracy], axis_title: str) ->
             color=alt.Color("system:N", title="System", legend=LEGEND),
             tooltip=["system:N", "group:O", alt.Tooltip("accuracy:Q", format=".2f"), "items:Q"],
         )
-        .properties(width=340, height=240)
+        .properties(width=420, height=240)
     )
 
 
@@ -66,7 +66,7 @@ def accuracy_by_language_chart(rows: Sequence[Mapping[str, Any]]) -> alt.Chart:
             color=alt.Color("system:N", title="System", legend=LEGEND),
             tooltip=["system:N", "lang:N", alt.Tooltip("accuracy:Q", format=".2f")],
         )
-        .properties(width=max(240, bars * BAR_STEP), height=240)
+        .properties(width=max(420, bars * BAR_STEP), height=240)
     )
 
 
