@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import altair as alt
 import pandas as pd
@@ -13,9 +13,15 @@ from annotator.reporting.tables import ALL, GroupAccuracy, languages, metric_val
 #: Readable at 1366 px (issue 22): legends keep long system names whole; category labels upright and never dropped
 #: (every language on the axis); one heat-map cell per step, so many languages widen the map instead of crowding it.
 LEGEND = alt.Legend(orient="right", labelLimit=0, titleLimit=0)
-CATEGORY_AXIS = {"labelAngle": 0, "labelOverlap": False, "labelLimit": 0}
 HEATMAP_STEP = 40
 BAR_STEP = 20
+
+
+def category_axis(orient: Literal["top", "bottom", "left", "right"] = "bottom") -> alt.Axis:
+    """An axis of categories (languages, groups): labels upright, never dropped for overlap, never truncated."""
+    return alt.Axis(labelAngle=0, labelOverlap=False, labelLimit=0, orient=orient)
+
+
 #: Percentages above this are drawn on a dark cell: their label is white.
 DARK_CELL = 60
 
@@ -34,7 +40,7 @@ def accuracy_by_group_chart(groups: Sequence[GroupAccuracy], axis_title: str) ->
         alt.Chart(frame, title=f"Accuracy by {axis_title}")
         .mark_line(point=True)
         .encode(
-            x=alt.X("group:O", title=axis_title, axis=alt.Axis(**CATEGORY_AXIS)),
+            x=alt.X("group:O", title=axis_title, axis=category_axis()),
             y=alt.Y("accuracy:Q", title="Accuracy (%)", scale=alt.Scale(domain=[0, 100])),
             color=alt.Color("system:N", title="System", legend=LEGEND),
             tooltip=["system:N", "group:O", alt.Tooltip("accuracy:Q", format=".2f"), "items:Q"],
@@ -60,7 +66,7 @@ def accuracy_by_language_chart(rows: Sequence[Mapping[str, Any]]) -> alt.Chart:
         alt.Chart(frame, title="Accuracy per language")
         .mark_bar()
         .encode(
-            x=alt.X("lang:N", title="Language", axis=alt.Axis(**CATEGORY_AXIS)),
+            x=alt.X("lang:N", title="Language", axis=category_axis()),
             xOffset="system:N",
             y=alt.Y("accuracy:Q", title="Accuracy (%)", scale=alt.Scale(domain=[0, 100])),
             color=alt.Color("system:N", title="System", legend=LEGEND),
@@ -90,8 +96,8 @@ def consistency_heatmap(pairs: Sequence[Mapping[str, Any]], system: str) -> alt.
     # the system's name is the subtitle: a long name wraps nothing and clips nothing in the fixed-size title
     title = alt.TitleParams("Cross-language consistency (%)", subtitle=[system], anchor="start", limit=0)
     base = alt.Chart(frame, title=title).encode(
-        x=alt.X("L1:N", title=None, axis=alt.Axis(orient="top", **CATEGORY_AXIS)),
-        y=alt.Y("L2:N", title=None, axis=alt.Axis(**CATEGORY_AXIS)),
+        x=alt.X("L1:N", title=None, axis=category_axis("top")),
+        y=alt.Y("L2:N", title=None, axis=category_axis("left")),
     )
     cells = base.mark_rect().encode(
         color=alt.Color(
