@@ -54,3 +54,27 @@ def test_report_renders_every_table_and_chart_offline(tmp_path: Path) -> None:
     assert shot.stat().st_size > 10_000
     if os.environ.get("ANNOTATOR_UPDATE_SCREENSHOTS") == "1":
         shutil.copyfile(shot, ROOT / "docs" / "screenshots" / "report.png")
+
+
+def test_report_charts_render_with_hostile_system_names(tmp_path: Path) -> None:
+    """A system named ``x<!--<script>`` once commented out the data script (no chart at all), and ``gpt 4`` /
+    ``gpt-4`` shared one chart id (one heat map lost): every chart draws now."""
+    from test_report import hostile_evaluation
+
+    from annotator.reporting.report import build_report, render_html
+
+    path = tmp_path / "report.html"
+    path.write_text(render_html(build_report(hostile_evaluation(tmp_path / "evaluation"))), encoding="utf-8")
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1366, "height": 900})
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(path.as_uri())
+        charts = page.locator("div.chart")
+        assert charts.count() == 3 + 4  # three charts and a heat map for each of the four systems
+        for index in range(charts.count()):
+            charts.nth(index).locator("svg").first.wait_for(timeout=20_000)
+        assert page.get_by_text("x<!--<script>: cross-language consistency", exact=False).count() >= 1
+        browser.close()
+    assert errors == []

@@ -277,6 +277,7 @@ def test_statistics_of_the_hand_worked_example_through_the_database(project: Pro
     through the curation service): collect() must give the same hand-worked figures."""
     project.save_settings(ProjectSettings(name="hand", languages=("DE", "ES", "IT")))
     synsets = {"A": "S1", "B": "S1", "C": "S1", "D": "S2", "E": "S2", "F": "S3", "G": "S1", "H": "S4"}
+    synsets = {item: f"bn:0000000{name[1]}n" for item, name in synsets.items()}  # real synset ids (S1 = bn:00000001n)
     import_items(
         project,
         write_jsonl(

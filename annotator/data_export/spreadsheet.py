@@ -30,6 +30,7 @@ from annotator import __version__
 from annotator.atomic_files import atomic_file, cannot_write, unique_path
 from annotator.domain.limits import SPREADSHEET_CELL_LIMIT
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status
+from annotator.domain.output_text import is_formula_like
 from annotator.errors import UserError
 from annotator.private_files import make_private_folder
 from annotator.project import Project
@@ -39,8 +40,6 @@ SHEET_FORMAT = "annotator-curation-sheet"
 SHEET_FORMAT_VERSION = 2
 DATA_SHEET = "items"
 ABOUT_SHEET = "about"
-#: What a spreadsheet would run as a formula (or treat specially) when a cell starts with it.
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 STATUS_VALUES = tuple(s.value for s in Status)
 REASON_VALUES = tuple(r.value for r in DiscardReason)
 
@@ -78,10 +77,6 @@ _HEADER_FONT = Font(bold=True)
 _HEADER_FILL = PatternFill("solid", fgColor="D9D9D9")
 _READ_ONLY_FILL = PatternFill("solid", fgColor="F2F2F2")
 _EDITABLE_HEADER_FILL = PatternFill("solid", fgColor="FFF2CC")
-
-
-def is_formula_like(text: str) -> bool:
-    return text.startswith(FORMULA_PREFIXES)
 
 
 def put_text(cell: Cell, text: str) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator.data_import.limits import InputLimits, ProblemLog
-from annotator.data_import.tables import Row, load_table
+from annotator.data_import.tables import DateCell, FormulaCell, Row, load_table
 from annotator.domain import unicode_rules
 from annotator.domain.candidates import normalize_pos
 from annotator.domain.model import TARGET_POS, Item, Target
@@ -27,7 +27,8 @@ from annotator.store import schema
 REQUIRED_COLUMNS = ("sentence", "lemma", "pos", "synset")
 #: Accepted spellings of the optional columns.
 ALIASES = {"target": ("target", "word", "target_word", "w"), "id": ("id", "item_id")}
-_BABELNET_ID = re.compile(r"^bn:\d{8}[nvars]$")
+#: A synset id: BabelNet (``bn:00057755n``) or WordNet 3.0 offset (``wn:02084071n``), with its POS letter.
+SYNSET_ID = re.compile(r"(?:bn|wn):\d{8}[nvar]")
 _POS_LETTER = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 #: Columns shown to people: invisible and bidi control characters in them are refused (issue 14 item 10).
 #: (The id has its own rules, ``id_not_printable`` among them, in ``_id_problems``.)
@@ -42,6 +43,15 @@ COLUMN_MAX = {
     "gloss": 5_000,
 }
 _TRUE = {"true", "yes", "y", "1", "x"}
+#: Every column the reader uses: a JSON object or list in one of them is not a value (other keys are ignored).
+_KNOWN_COLUMNS = frozenset({*REQUIRED_COLUMNS, *ALIASES["target"], *ALIASES["id"], "start", "end", "source", "gloss",
+                            "partial_word"})  # fmt: skip
+#: Control characters (C0 and C1, but not tab, line feed or carriage return, which are whitespace in a cell): a BEL
+#: or ESC in a sentence is invisible on the page and rings or recolours a translator's terminal.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: The largest whole number accepted as an id: spreadsheets keep 15 significant digits, so a longer number has
+#: already lost its last digits by the time it reaches us (12345678901234567890 → 12345678901234567000).
+_MAX_NUMBER_ID = 10**15 - 1
 
 
 @dataclass(frozen=True)
@@ -167,8 +177,12 @@ def _truthy(value: Any) -> bool:
 def check_id(raw: Any, row: int) -> list[RowProblem]:
     """Id rules (issue 12): printable, no leading/trailing space, no control characters, not a file path, at most
     200 characters. Each broken rule is its own problem, so the lead sees every reason at once."""
-    text = raw if isinstance(raw, str) else _text(raw)
-    text = unicodedata.normalize("NFC", text)
+    if not isinstance(raw, str):
+        if isinstance(raw, int) and not isinstance(raw, bool) and 0 <= raw <= _MAX_NUMBER_ID:
+            raw = str(raw)  # a whole number is its digits, like the same id written as text
+        else:
+            return [RowProblem(row, "id", "id_not_text", _not_text_id(raw))]
+    text = unicodedata.normalize("NFC", raw)
     common = text.isprintable() and text == text.strip() and 0 < len(text) <= COLUMN_MAX["id"]
     if common and "/" not in text and "\\" not in text and text not in (".", ".."):
         return []  # the common id: every rule holds (C-speed checks only)
@@ -192,6 +206,84 @@ def check_id(raw: Any, row: int) -> list[RowProblem]:
         problem("id_path", f"id {text!r} reads as a file path: ids may not hold '/' or '\\'")
     if len(text) > COLUMN_MAX["id"]:
         problem("id_too_long", f"the id has {len(text):,} characters, more than {COLUMN_MAX['id']}")
+    return found
+
+
+def _not_text_id(raw: Any) -> str:
+    if isinstance(raw, DateCell):
+        return (
+            f"the id cell is an Excel date ({raw.shown}, stored as the number {raw.serial:g}); format the column "
+            "as Text and type the id again"
+        )
+    if isinstance(raw, bool):
+        kind = "true/false"
+    elif isinstance(raw, int):
+        kind = "a number too long to keep exactly" if raw > 0 else "a negative number"
+    elif isinstance(raw, float):
+        kind = "a number with a fraction or exponent"
+    elif isinstance(raw, dict | list):
+        kind = "a JSON object or list"
+    else:
+        kind = type(raw).__name__
+    shown = repr(raw) if len(repr(raw)) <= 60 else repr(raw)[:57] + "..."
+    return f'the id {shown} is {kind}, not text; write ids as text (in JSON, in quotes: "007")'
+
+
+def id_key(item_id: str) -> str:
+    """What two ids must not share: case-insensitive, and an id of plain digits by its number, because a
+    spreadsheet turns ``007`` into ``7`` when it opens a sheet (``7`` and ``007`` are refused as confusable)."""
+    if item_id.isascii() and item_id.isdigit():
+        return item_id.lstrip("0") or "0"
+    return item_id.casefold()
+
+
+def _cell_problems(values: dict[str, Any], n: int) -> list[RowProblem]:
+    """Formulas, dates and JSON objects where a value belongs, each named by its column."""
+    found = []
+    for column, value in values.items():
+        if isinstance(value, FormulaCell):
+            cached = "" if value.cached is None else f" (last computed as {str(value.cached)[:60]!r})"
+            found.append(
+                RowProblem(
+                    n,
+                    column,
+                    "formula_cell",
+                    f"the cell holds the formula {value.formula[:80]!r}{cached}; items are values: copy the column "
+                    "and paste it back as values (Paste Special → Values)",
+                )
+            )
+        elif isinstance(value, DateCell):
+            if column not in ALIASES["id"]:  # the id's own rule names it
+                found.append(
+                    RowProblem(
+                        n,
+                        column,
+                        "date_cell",
+                        f"the cell is an Excel date ({value.shown}, stored as the number {value.serial:g}); format "
+                        "the column as Text and type the value again",
+                    )
+                )
+        elif isinstance(value, dict | list) and column in _KNOWN_COLUMNS and column not in ALIASES["id"]:
+            found.append(RowProblem(n, column, "not_text", f"'{column}' is a JSON object or list, not a value"))
+    return found
+
+
+def _control_problems(values: dict[str, Any], n: int) -> list[RowProblem]:
+    found = []
+    for column in _TEXT_COLUMNS:
+        value = values.get(column)
+        if isinstance(value, str):
+            hit = _CONTROL.search(value)
+            if hit:
+                found.append(
+                    RowProblem(
+                        n,
+                        column,
+                        "control_character",
+                        f"'{column}' holds the control character U+{ord(hit.group()):04X} at position {hit.start()}; "
+                        "remove it (only tab and line breaks are allowed, as spaces)",
+                    )
+                )
     return found
 
 
@@ -237,6 +329,9 @@ def _parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem],
     if "__error__" in values:
         problems.append(RowProblem(n, "", values.get("__rule__", "malformed_row"), values["__error__"]))
         return None
+    problems.extend(_cell_problems(values, n))
+    if problems:
+        return None
     _check_lengths(values, n, limits, problems)
     if problems:
         return None
@@ -244,6 +339,7 @@ def _parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem],
     if raw_id is not None:
         problems.extend(check_id(raw_id, n))
     before = len(problems)
+    problems.extend(_control_problems(values, n))
     for column in REQUIRED_COLUMNS:
         if not _text(values.get(column)):
             problems.append(RowProblem(n, column, "missing_value", f"'{column}' is empty or missing"))
@@ -258,15 +354,19 @@ def _parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem],
         problems.append(
             RowProblem(n, "pos", "bad_pos", f"part of speech {pos_raw!r} is not NOUN, VERB, ADJ, ADV (or n, v, a, r)")
         )
-    if synset and " " in synset:
-        problems.append(RowProblem(n, "synset", "bad_synset", f"synset id {synset!r} contains spaces"))
-    elif synset.startswith("bn:"):
-        if not _BABELNET_ID.match(synset):
-            problems.append(RowProblem(n, "synset", "bad_synset", f"{synset!r} is not a BabelNet id like bn:00057755n"))
-        elif pos in _POS_LETTER and synset[-1] != _POS_LETTER[pos] and not (pos == "ADJ" and synset[-1] == "s"):
-            problems.append(
-                RowProblem(n, "synset", "pos_mismatch", f"synset {synset} does not match part of speech {pos}")
+    if synset and not SYNSET_ID.fullmatch(synset):
+        shown = repr(synset) if len(synset) <= 60 else repr(synset[:57]) + "..."
+        problems.append(
+            RowProblem(
+                n,
+                "synset",
+                "bad_synset",
+                f"{shown} is not a synset id: 'bn:' (BabelNet) or 'wn:' (WordNet), 8 digits, then n, v, a or r "
+                "(bn:00057755n)",
             )
+        )
+    elif synset and pos in _POS_LETTER and synset[-1] != _POS_LETTER[pos]:
+        problems.append(RowProblem(n, "synset", "pos_mismatch", f"synset {synset} does not match part of speech {pos}"))
 
     word = _text(_pick(values, "target"))
     offsets = _parse_offsets(values, n, problems)
@@ -277,9 +377,28 @@ def _parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem],
             raw = values.get("sentence")
             raw = raw if isinstance(raw, str) else _text(raw)
             given = raw[start:end] if 0 <= start < end <= len(raw) else ""
-            if not given.strip():
+            if start >= end:
                 problems.append(
-                    RowProblem(n, "start", "bad_offsets", f"offsets {start}-{end} are outside the sentence")
+                    RowProblem(
+                        n,
+                        "start",
+                        "bad_offsets",
+                        f"start {start} is {'after' if start > end else 'the same as'} end {end}: start is the "
+                        "target's first character, end the one just after it (start < end)",
+                    )
+                )
+            elif start < 0 or end > len(raw):
+                problems.append(
+                    RowProblem(
+                        n,
+                        "start",
+                        "bad_offsets",
+                        f"offsets {start}-{end} are outside the sentence (0-{len(raw)}, its length in characters)",
+                    )
+                )
+            elif not given.strip():
+                problems.append(
+                    RowProblem(n, "start", "bad_offsets", f"sentence[{start}:{end}] is only spaces, not a word")
                 )
             elif word and _text(given) != word:
                 problems.append(
@@ -344,6 +463,14 @@ def _parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem],
     )
 
 
+def _same_id(item_id: str, other: str) -> str:
+    if other == item_id:
+        return "was already used"
+    if item_id.casefold() == other.casefold():
+        return f"differs only by case from {other!r}"
+    return f"is the number of {other!r} with other leading zeros (spreadsheets drop them, so the two would merge)"
+
+
 #: Rows validated between two progress reports while a file is read.
 PROGRESS_ROWS = 1000
 
@@ -363,7 +490,7 @@ def parse_item_file(
     path = Path(path)
     limits = limits or InputLimits()
     progress(0, 0, "reading the file")
-    table = load_table(path, limits=limits)
+    table = load_table(path, limits=limits, typed_cells=True)
     columns, rows = table.columns, table.rows
     problems = ProblemLog(limits.max_problems)
     warnings: list[RowProblem] = [RowProblem(1, "", "file_read_as", note) for note in table.notes]
@@ -375,7 +502,7 @@ def parse_item_file(
         if len(columns) == 1 and any(sep in columns[0] for sep in (";", "\t", ",")):
             hint = " (the header is one column: is the separator right?)"
         raise ItemImportError(path, [RowProblem(1, "", "missing_column", f"missing column(s): {names}{hint}")])
-    existing = {known.casefold(): known for known in known_ids}
+    existing = {id_key(known): known for known in known_ids}
     items: list[Item] = []
     seen: dict[str, tuple[str, int]] = {}
     total = len(rows)
@@ -385,11 +512,11 @@ def parse_item_file(
         item = parse_row(row, problems, warnings, limits)
         if item is None:
             continue
-        folded = item.id.casefold()
+        folded = id_key(item.id)
         if folded in seen:
             first_id, first_row = seen[folded]
-            same = "was already used" if first_id == item.id else f"differs only by case from {first_id!r}"
-            problems.append(RowProblem(row.number, "id", "duplicate_id", f"id {item.id!r} {same} in row {first_row}"))
+            message = f"id {item.id!r} {_same_id(item.id, first_id)} in row {first_row}"
+            problems.append(RowProblem(row.number, "id", "duplicate_id", message))
             continue
         other = existing.get(folded)
         if other is not None and other != item.id:
@@ -398,7 +525,7 @@ def parse_item_file(
                     row.number,
                     "id",
                     "duplicate_id",
-                    f"id {item.id!r} differs only by case from the item {other!r} already in the project",
+                    f"id {item.id!r} {_same_id(item.id, other)} (the item already in the project)",
                 )
             )
             continue

@@ -8,6 +8,7 @@ A lead may raise or lower them per project (``annotator limits --set``; kept in 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
@@ -161,6 +162,52 @@ def longest_text(value: Any) -> int:
     if isinstance(value, list):
         return max([0, *(longest_text(v) for v in value)])
     return 0
+
+
+#: How deep a JSON value may nest. Item, dataset and snapshot records nest 5 levels at most; Python's parser and our
+#: own walkers recurse per level, so a 100,000-level line must be refused before it is parsed, not by a crash.
+MAX_JSON_DEPTH = 64
+#: Bytes translation: brackets become parentheses (arrays and objects nest alike), every other byte is dropped.
+_BRACKETS = bytes.maketrans(b"[]{}", b"()()")
+_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
+_PAIR = re.compile(rb"\(\)")
+
+
+def json_too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """True when the arrays and objects of a JSON text nest deeper than ``limit`` (brackets in strings don't count).
+
+    Only C-speed string operations: the common line (few brackets) costs two counts; otherwise the strings are cut
+    out (escapes dropped, then every other piece between quotes), and innermost bracket pairs removed once per level.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    outside = "".join(text.replace("\\\\", "").replace('\\"', "").split('"')[::2])
+    brackets = outside.encode("utf-8", "surrogatepass").translate(_BRACKETS, _NOT_BRACKETS)
+    for level in range(limit):
+        brackets, pairs = _PAIR.subn(b"", brackets)
+        if not brackets:
+            return False
+        if not pairs:  # unbalanced (the parser will say so): the unclosed ones would still be descended into
+            return level + brackets.count(b"(") > limit
+    return True
+
+
+class JsonTooDeepError(json.JSONDecodeError):
+    """A JSON text nested deeper than ``MAX_JSON_DEPTH``: refused unparsed. A ``JSONDecodeError``, so every reader
+    that reports invalid JSON reports this too (with ``msg`` saying why)."""
+
+    rule = "too_deep"
+
+    def __init__(self, text: str = "") -> None:
+        self.reason = f"nested deeper than {MAX_JSON_DEPTH} levels of arrays/objects"
+        super().__init__(f"{self.reason} [{self.rule}]", text[:1], 0)
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads`` that refuses (``JsonTooDeepError``) a text nested deeper than ``MAX_JSON_DEPTH``."""
+    if json_too_deep(text):
+        raise JsonTooDeepError(text)
+    return json.loads(text)
 
 
 class ProblemLog(list):

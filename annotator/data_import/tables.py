@@ -19,6 +19,7 @@ import re
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 from xml.parsers import expat
@@ -26,10 +27,12 @@ from xml.parsers import expat
 from annotator.data_import.limits import (
     InputLimitError,
     InputLimits,
+    JsonTooDeepError,
     check_file_size,
     find_surrogate,
     may_hold_surrogate,
     megabytes,
+    parse_json,
 )
 from annotator.errors import UserError
 
@@ -60,6 +63,41 @@ class Table:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class FormulaCell:
+    """An ``.xlsx`` cell holding a formula (read with ``typed_cells``): ``cached`` is the value Excel last computed,
+    None when the file has none (written by a program that doesn't compute)."""
+
+    formula: str
+    cached: Any
+
+    def __str__(self) -> str:
+        return self.formula
+
+
+@dataclass(frozen=True)
+class DateCell:
+    """An ``.xlsx`` number cell formatted as a date or time (read with ``typed_cells``): Excel keeps the day count
+    (``45356``), which would silently become the text "45356"."""
+
+    serial: float
+
+    @property
+    def shown(self) -> str:
+        """The date as Excel shows it (1900 date system), or the serial when it is out of range."""
+        try:
+            moment = _EXCEL_EPOCH + timedelta(days=self.serial)
+        except (OverflowError, ValueError):
+            return str(self.serial)
+        return moment.strftime("%Y-%m-%d" if float(self.serial).is_integer() else "%Y-%m-%d %H:%M")
+
+    def __str__(self) -> str:
+        return self.shown
+
+
+_EXCEL_EPOCH = datetime(1899, 12, 30)
+
+
 def detect_format(path: Path) -> str:
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
@@ -77,6 +115,21 @@ def _header_name(cache: dict[str, str], key: str) -> str:
     if len(cache) < 1_000:
         cache[key] = name
     return name
+
+
+def check_unique_columns(name: str, columns: list[str], row: int = 1) -> None:
+    """Refuse a header that names one column twice: a dict keeps only the last, so the first column's values would
+    vanish and the row be refused for a reason that isn't the real one."""
+    first: dict[str, int] = {}
+    for index, column in enumerate(columns, start=1):
+        if not column:
+            continue
+        if column in first:
+            raise FileFormatError(
+                f"{name}: row {row}: the column {column!r} appears twice (columns {first[column]} and {index}); "
+                "rename or delete one [duplicate_column]"
+            )
+        first[column] = index
 
 
 def _plural(count: int) -> str:
@@ -152,6 +205,9 @@ class TextLines:
         head = self._raw.read(4096)
         self._raw.seek(0)
         self.encoding = sniff_encoding(self.name, head)
+        #: Excel's "CSV (Macintosh)" ends lines with CR alone: read as lines (the text reader splits on any newline).
+        self.cr_only = self.encoding.codec.startswith("utf-8") and b"\r" in head and b"\n" not in head
+        self.newline_note = "lines end with CR only (Excel 'CSV (Macintosh)'): read as lines" if self.cr_only else None
         self._text = io.TextIOWrapper(self._raw, encoding=self.encoding.codec, errors="strict", newline="")
         self.line = 0
 
@@ -165,15 +221,17 @@ class TextLines:
         self.close()
 
     def __iter__(self) -> Iterator[str]:
-        if self.encoding.codec.startswith("utf-8"):
+        if self.encoding.codec.startswith("utf-8") and not self.cr_only:
             yield from self._utf8_lines()
             return
+        what = "UTF-8" if self.cr_only else "UTF-16"
         while True:
             try:
                 line = self._text.readline(self.max_line_chars + 1)
             except UnicodeDecodeError as error:
                 raise FileFormatError(
-                    f"{self.name}: line {self.line + 1}: not UTF-16 text ({error.reason}). Save the file as UTF-8."
+                    f"{self.name}: line {self.line + 1}: not {what} text ({error.reason}). Save the file as UTF-8"
+                    + (" ('CSV UTF-8' in Excel)." if self.cr_only else ".")
                 ) from None
             if not line:
                 return
@@ -235,7 +293,7 @@ def _read_delimited(path: Path, declared: str, limits: InputLimits) -> Table:
     name = path.name
     csv.field_size_limit(max(csv.field_size_limit(), limits.max_cell_chars + 1))
     with TextLines(path, limits) as lines:
-        notes = [lines.encoding.note] if lines.encoding.note else []
+        notes = [note for note in (lines.encoding.note, lines.newline_note) if note]
         iterator = iter(lines)
         first = next(iterator, None)
         while first is not None and not first.strip():
@@ -246,9 +304,14 @@ def _read_delimited(path: Path, declared: str, limits: InputLimits) -> Table:
         if note:
             notes.append(note)
 
+        consumed: list[str] = []  # the physical lines of the record being read, to explain a stray quote
+
         def physical() -> Iterator[str]:
+            consumed.append(first)
             yield first
-            yield from iterator
+            for line in iterator:
+                consumed.append(line)
+                yield line
 
         reader = csv.reader(physical(), delimiter=separator)
         try:
@@ -260,13 +323,23 @@ def _read_delimited(path: Path, declared: str, limits: InputLimits) -> Table:
         if len(header) > limits.max_columns:
             raise _too_many_columns(name, 1, len(header), limits)
         columns = [_normalise_header(h) for h in header]
+        check_unique_columns(name, columns)
         rows: list[Row] = []
         number = 1
+        consumed.clear()
         try:
             for record in reader:
                 number += 1
                 if number - 1 > limits.max_rows:
                     raise _too_many_rows(name, number, limits)
+                spanned = len(consumed)
+                if spanned > 1 or len(record) < len(columns):
+                    stray = _stray_quote(consumed, record, separator, len(columns))
+                    if stray:
+                        rows.append(Row(number, {"__error__": stray, "__rule__": "unbalanced_quote"}))
+                        consumed.clear()
+                        continue
+                consumed.clear()
                 while record and not record[-1].strip():
                     record.pop()
                 if not record:
@@ -287,6 +360,26 @@ def _read_delimited(path: Path, declared: str, limits: InputLimits) -> Table:
     return Table(name, columns, rows, notes)
 
 
+def _stray_quote(lines: list[str], record: list[str], separator: str, columns: int) -> str | None:
+    """Why a record is a quote gone wrong, or None: a quote that is never closed swallows the rest of the file, and
+    one closed by a stray quote rows later swallows the rows between; either way the real rows vanish into one cell."""
+    text = "".join(lines)
+    if text.count('"') % 2:
+        return (
+            'a quote (") opens a cell here and is never closed, so the rest of the file was read as one cell; '
+            'close it, or write a quote that is part of the text as two ("")'
+        )
+    if len(lines) > 1:
+        enough = max(1, columns - 1)
+        for cell in record:
+            if any(line.count(separator) >= enough for line in cell.split("\n")[1:]):
+                return (
+                    f'a quote (") opens a cell here that runs over {len(lines)} lines, swallowing what look like '
+                    'rows; close it, or write a quote that is part of the text as two ("")'
+                )
+    return None
+
+
 def read_json_lines(
     path: Path, limits: InputLimits, on_line: Callable[[int, Any, str], None], *, what: str = "line"
 ) -> list[str]:
@@ -294,7 +387,7 @@ def read_json_lines(
     the notes.
 
     Shared by item, translation, dataset and snapshot JSONL files so each gets the same limits: line count,
-    line length (a line holds one record), longest string, lone surrogates.
+    line length (a line holds one record), nesting depth, longest string, lone surrogates.
     """
     notes: list[str] = []
     with TextLines(path, limits) as lines:
@@ -310,8 +403,8 @@ def read_json_lines(
             if not text.strip():
                 continue
             try:
-                value: Any = json.loads(text)
-            except json.JSONDecodeError as error:
+                value: Any = parse_json(text)
+            except json.JSONDecodeError as error:  # JsonTooDeepError too: a 100,000-level line is refused unparsed
                 value = error
             on_line(lines.line, value, text)
     return notes
@@ -361,6 +454,9 @@ def _read_jsonl(path: Path, limits: InputLimits) -> Table:
     headers: dict[str, str] = {}
 
     def on_line(number: int, value: Any, raw: str) -> None:
+        if isinstance(value, JsonTooDeepError):
+            rows.append(Row(number, {"__error__": f"the JSON is {value.reason}", "__rule__": value.rule}))
+            return
         if isinstance(value, json.JSONDecodeError):
             rows.append(Row(number, {"__error__": f"invalid JSON ({value.msg}, column {value.colno})"}))
             return
@@ -492,6 +588,7 @@ class Workbook:
                 f"{self.name}: not a valid .xlsx workbook ({type(error).__name__}: {error})."
             ) from None
         self._strings: list[str] | None = None
+        self._date_styles: frozenset[int] | None = None
 
     def close(self) -> None:
         self._zip.close()
@@ -655,11 +752,45 @@ class Workbook:
                 if not chunk:
                     return
 
-    def iter_rows(self, sheet: str | None = None) -> Iterator[tuple[int, list[Any]]]:
+    def date_styles(self) -> frozenset[int]:
+        """The cell style indexes (``s="3"``) whose number format shows a date or time (from ``xl/styles.xml``)."""
+        if self._date_styles is not None:
+            return self._date_styles
+        formats: dict[int, str] = {}
+        styles: list[int] = []
+        state = {"xfs": False}
+
+        def start(tag: str, attrs: dict[str, str]) -> None:
+            local = _local_name(tag)
+            if local == "numFmt" and attrs.get("numFmtId", "").isdigit():
+                formats[int(attrs["numFmtId"])] = attrs.get("formatCode", "")
+            elif local == "cellXfs":
+                state["xfs"] = True
+            elif local == "xf" and state["xfs"]:
+                number = attrs.get("numFmtId", "0")
+                styles.append(int(number) if number.isdigit() else 0)
+
+        def end(tag: str) -> None:
+            if _local_name(tag) == "cellXfs":
+                state["xfs"] = False
+
+        if "xl/styles.xml" in self._members:
+            parser = _parser()
+            parser.StartElementHandler = start
+            parser.EndElementHandler = end
+            _feed(parser, io.BytesIO(self._small_part("xl/styles.xml")), self.name, "xl/styles.xml")
+        self._date_styles = frozenset(
+            index for index, number in enumerate(styles) if _is_date_format(number, formats.get(number))
+        )
+        return self._date_styles
+
+    def iter_rows(self, sheet: str | None = None, typed_cells: bool = False) -> Iterator[tuple[int, list[Any]]]:
         """(row number, values up to the last non-empty cell) of every row the sheet's XML holds.
 
         The declared dimension (``A1:XFD1048576``) is never consulted; rows and columns are counted as they
-        stream and refused past the limits. Formulas read as their text (``=A1``), as a lead would see them.
+        stream and refused past the limits. Formulas read as their text (``=A1``), as a lead would see them;
+        with ``typed_cells`` a formula is a ``FormulaCell`` and a date-formatted number a ``DateCell``, so a
+        reader can refuse them by name.
         """
         if sheet is None:
             sheet = next(iter(self.sheets))
@@ -668,9 +799,11 @@ class Workbook:
             raise FileFormatError(f"{self.name}: the workbook has no sheet {sheet!r}.")
         self._count_tags(member)
         strings = self._shared_strings()
+        dates = self.date_styles() if typed_cells else frozenset()
         limits = self.limits
         rows: list[tuple[int, list[Any]]] = []
-        state: dict[str, Any] = {"row": 0, "rows": 0, "col": 0, "type": "", "in": "", "length": 0, "formula": None}
+        state: dict[str, Any] = {"row": 0, "rows": 0, "col": 0, "type": "", "in": "", "length": 0, "formula": None,
+                                 "date": False}  # fmt: skip
         state["phonetic"] = False
         cells: dict[int, Any] = {}
         text: list[str] = []
@@ -683,6 +816,10 @@ class Workbook:
             if local == "c":
                 state["col"] = _column_number(attrs.get("r", "")) or max(cells, default=0) + 1
                 state["type"] = attrs.get("t", "n")
+                style = attrs.get("s", "")
+                state["date"] = typed_cells and (
+                    state["type"] == "d" or (state["type"] == "n" and style.isdigit() and int(style) in dates)
+                )
                 state["formula"] = None
                 text.clear()
                 state["length"] = 0
@@ -712,6 +849,8 @@ class Workbook:
                 state["phonetic"] = False
             elif local == "c":
                 value = _cell_value(state["type"], "".join(text), state["formula"], strings)
+                if typed_cells:
+                    value = _typed(value, state, "".join(text), strings)
                 column = state["col"]
                 if value is not None and value != "":
                     if column > limits.max_columns:
@@ -749,6 +888,36 @@ class Workbook:
             except (zipfile.BadZipFile, EOFError, OSError) as error:
                 raise FileFormatError(f"{self.name}: not a valid .xlsx workbook ({error}).") from None
         yield from rows
+
+
+#: Excel's built-in number formats that show a date or time (ECMA-376 §18.8.30, and the CJK locale ones).
+_BUILTIN_DATE_FORMATS = frozenset({*range(14, 23), *range(27, 37), *range(45, 48), *range(50, 59), *range(71, 82)})
+_FORMAT_LITERALS = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]|_.|\*.')
+
+
+def _is_date_format(number: int, code: str | None) -> bool:
+    """Whether a number format shows a date or time: a built-in date id, or a code with d, m, y, h or s outside
+    quoted text, escapes and [colour]/[$-409] sections."""
+    if code is None:
+        return number in _BUILTIN_DATE_FORMATS
+    bare = _FORMAT_LITERALS.sub("", code).lower()
+    return any(letter in bare for letter in "dmyhs") and "general" not in bare
+
+
+def _typed(value: Any, state: dict[str, Any], raw: str, strings: list[str]) -> Any:
+    """The cell as a ``FormulaCell`` or ``DateCell`` when it is one, else its value."""
+    if state["formula"] is not None:
+        cached = _cell_value(state["type"], raw, None, strings) if raw else None
+        return FormulaCell(state["formula"], cached)
+    if state["date"] and value not in (None, ""):
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return DateCell(value)
+        try:  # t="d": an ISO 8601 date kept as text
+            moment = datetime.fromisoformat(str(value))
+        except ValueError:
+            return value
+        return DateCell((moment - _EXCEL_EPOCH).total_seconds() / 86_400)
+    return value
 
 
 def _cell_value(kind: str, raw: str, formula: str | None, strings: list[str]) -> Any:
@@ -794,9 +963,9 @@ def iter_sheet_rows(
         yield from workbook.iter_rows(sheet)
 
 
-def _read_xlsx(path: Path, sheet: str | None, limits: InputLimits) -> Table:
+def _read_xlsx(path: Path, sheet: str | None, limits: InputLimits, typed_cells: bool = False) -> Table:
     with Workbook(path, limits) as workbook:
-        iterator = workbook.iter_rows(sheet)
+        iterator = workbook.iter_rows(sheet, typed_cells)
         first = next(iterator, None)
         if first is None:
             raise FileFormatError(
@@ -804,6 +973,7 @@ def _read_xlsx(path: Path, sheet: str | None, limits: InputLimits) -> Table:
             )
         header_row, header = first
         columns = [_normalise_header(h) for h in header]
+        check_unique_columns(path.name, columns, header_row)
         rows: list[Row] = []
         for number, cells in iterator:
             if not any(str(c).strip() for c in cells):
@@ -816,9 +986,12 @@ def _read_xlsx(path: Path, sheet: str | None, limits: InputLimits) -> Table:
     return Table(path.name, columns, rows, [])
 
 
-def load_table(path: Path | str, sheet: str | None = None, limits: InputLimits | None = None) -> Table:
+def load_table(
+    path: Path | str, sheet: str | None = None, limits: InputLimits | None = None, *, typed_cells: bool = False
+) -> Table:
     """Read a CSV/TSV/XLSX/JSONL file within ``limits``: the header (normalised names), the non-empty data rows,
-    and notes on how it was read. Refuses (``FileFormatError``, ``InputLimitError``) naming the file and rule."""
+    and notes on how it was read. Refuses (``FileFormatError``, ``InputLimitError``) naming the file and rule.
+    ``typed_cells``: ``.xlsx`` formulas and dates arrive as ``FormulaCell`` / ``DateCell`` (see ``iter_rows``)."""
     path = Path(path)
     limits = limits or InputLimits()
     fmt = detect_format(path)
@@ -829,7 +1002,7 @@ def load_table(path: Path | str, sheet: str | None = None, limits: InputLimits |
     check_file_size(path.name, size, limits.max_file_bytes)
     try:
         if fmt == "xlsx":
-            table = _read_xlsx(path, sheet, limits)
+            table = _read_xlsx(path, sheet, limits, typed_cells)
         elif fmt == "jsonl":
             table = _read_jsonl(path, limits)
         else:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from annotator.domain.metrics import ALL, BAD, GOOD, MISS, ScoredItem, compute_metrics
+from annotator.domain.output_text import csv_text_cell, markdown_escape
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 20220522  # fixed: the same input gives the same interval and p-value
@@ -242,21 +243,33 @@ def leaderboard_rows(
     return rows
 
 
-def leaderboard_csv(rows: Sequence[dict[str, str]]) -> str:
+#: The columns that hold names users gave (systems, languages, parts of speech); the others are numbers we format.
+_NAME_COLUMNS = frozenset({"system", "lang", "pos", "system A", "system B"})
+
+
+def _csv(rows: Sequence[dict[str, str]], columns: Sequence[str]) -> str:
+    """CSV a spreadsheet may open: a name starting like a formula (``=HYPERLINK(...)``) stays text."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=LEADERBOARD_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    for row in rows:
+        writer.writerow({c: csv_text_cell(row[c]) if c in _NAME_COLUMNS else row[c] for c in columns})
     return out.getvalue()
 
 
-def leaderboard_markdown(rows: Sequence[dict[str, str]]) -> str:
-    def cell(value: str) -> str:
-        return (value or "–").replace("|", "\\|")
+def _markdown_cell(value: str) -> str:
+    """A Markdown table cell: names escaped (no images, links or HTML a viewer would load) and kept on one line."""
+    return markdown_escape(value) or "–"
 
-    lines = ["| " + " | ".join(LEADERBOARD_COLUMNS) + " |"]
+
+def leaderboard_csv(rows: Sequence[dict[str, str]]) -> str:
+    return _csv(rows, LEADERBOARD_COLUMNS)
+
+
+def leaderboard_markdown(rows: Sequence[dict[str, str]]) -> str:
+    lines = ["| " + " | ".join(markdown_escape(c) for c in LEADERBOARD_COLUMNS) + " |"]
     lines.append("|" + "|".join("---" if c in ("system", "lang", "pos") else "---:" for c in LEADERBOARD_COLUMNS) + "|")
-    lines += ["| " + " | ".join(cell(row[c]) for c in LEADERBOARD_COLUMNS) + " |" for row in rows]
+    lines += ["| " + " | ".join(_markdown_cell(row[c]) for c in LEADERBOARD_COLUMNS) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -333,16 +346,12 @@ def significance_rows(
 
 def significance_markdown(rows: Sequence[dict[str, str]]) -> str:
     """The pairwise tests as a Markdown table; p is the two-sided paired bootstrap p-value."""
-    lines = ["| " + " | ".join(SIGNIFICANCE_COLUMNS) + " |"]
+    lines = ["| " + " | ".join(markdown_escape(c) for c in SIGNIFICANCE_COLUMNS) + " |"]
     lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(SIGNIFICANCE_COLUMNS))) + "|")
     for row in rows:
-        lines.append("| " + " | ".join((row[c] or "–").replace("|", "\\|") for c in SIGNIFICANCE_COLUMNS) + " |")
+        lines.append("| " + " | ".join(_markdown_cell(row[c]) for c in SIGNIFICANCE_COLUMNS) + " |")
     return "\n".join(lines) + "\n"
 
 
 def significance_csv(rows: Sequence[dict[str, str]]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=SIGNIFICANCE_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
+    return _csv(rows, SIGNIFICANCE_COLUMNS)

@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from annotator.atomic_files import write_text_atomic
-from annotator.data_import.limits import InputLimits, check_file_size
+from annotator.data_import.limits import (
+    InputLimits,
+    JsonTooDeepError,
+    check_file_size,
+    json_too_deep,
+    parse_json,
+)
 from annotator.lexicon.babelnet import (
     CACHE_VERSION_META,
     SYNSET_ENDPOINT,
@@ -198,7 +204,7 @@ class SnapshotLexicon:
 
 def _is_header_line(line: str) -> bool:
     try:
-        first = json.loads(line)
+        first = parse_json(line)
     except ValueError:
         return False
     return isinstance(first, dict) and first.get("type") == "header"
@@ -232,6 +238,8 @@ def _check_string_runs(path: Path, limits: InputLimits) -> None:
                 longest = max((len(part) for part in chunk[first + 1 : last].split(b'"')), default=0)
                 run = most + 1 if max(run + first, longest) > most else len(chunk) - last - 1
             if run > most:
+                if json_too_deep(chunk.decode("utf-8", "ignore")):  # brackets, not a string, ran that long
+                    raise _problem(str(path), "top level", f"the JSON is {JsonTooDeepError().reason} [too_deep]")
                 raise InputLimitError(
                     f"{path}: a string of more than {limits.max_cell_chars:,} characters (input limit "
                     "max_cell_chars); nothing was read.",
@@ -380,7 +388,9 @@ def _build(
 
 def _parse_json(text: str, origin: str, limits: InputLimits | None = None) -> SnapshotLexicon:
     try:
-        data = json.loads(text)
+        data = parse_json(text)
+    except JsonTooDeepError as exc:
+        raise _problem(origin, "top level", f"the JSON is {exc.reason} [{exc.rule}]") from None
     except json.JSONDecodeError as exc:
         raise _problem(origin, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON ({exc.msg})") from None
     del text
@@ -418,7 +428,9 @@ def _parse_jsonl_lines(numbered: Iterable[tuple[int, str]], origin: str, limits:
             continue
         where = f"line {number}"
         try:
-            record = json.loads(line)
+            record = parse_json(line)
+        except JsonTooDeepError as exc:
+            raise _problem(origin, where, f"the JSON is {exc.reason} [{exc.rule}]") from None
         except json.JSONDecodeError as exc:
             raise _problem(origin, where, f"not valid JSON ({exc.msg}, column {exc.colno})") from None
         if not isinstance(record, dict):

@@ -5,20 +5,11 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 
+from annotator.domain.output_text import markdown_escape
 from annotator.domain.research_metrics import latex_escape
 from annotator.reporting.tables import Table
 
 __all__ = ["latex_escape", "markdown_escape", "to_html", "to_latex", "to_markdown"]
-
-def markdown_escape(text: str) -> str:
-    """Cells are data: escape what Markdown would read as syntax, and keep each row on one line."""
-    out = []
-    for char in " ".join(text.split()):
-        if char in "\\`*_[]<>|$~":
-            out.append("\\" + char)
-        else:
-            out.append(char)
-    return "".join(out)
 
 
 def to_markdown(table: Table) -> str:

@@ -160,9 +160,10 @@ def build_report(folder: str | Path, stats_path: str | Path | None = None) -> Re
     report.charts.append(("accuracy-by-language", charts.accuracy_by_language_chart(rows)))
     report.charts.append(("accuracy-by-sense-rank", charts.accuracy_by_group_chart(by_rank, "sense rank μ(σ)")))
     report.charts.append(("accuracy-by-polysemy", charts.accuracy_by_group_chart(by_degree, "polysemy degree δ(λ)")))
-    for system in names:
+    for index, system in enumerate(names):  # the index keeps ids apart when two names share a slug (gpt 4, gpt-4)
         if any(pair["system"] == system for pair in pair_dicts):
-            report.charts.append((f"consistency-{_slug(system)}", charts.consistency_heatmap(pair_dicts, system)))
+            chart = charts.consistency_heatmap(pair_dicts, system)
+            report.charts.append((f"consistency-{index}-{_slug(system)}", chart))
     return report
 
 
@@ -188,9 +189,16 @@ def vega_runtime() -> str:
     return vl_convert.javascript_bundle()
 
 
+#: Characters that may end or change a <script> element's content (``</script>``, ``<!--``, ``]]>``) or a JavaScript
+#: line (U+2028/2029), as JSON escapes: they can only occur inside JSON strings, where the escape means the same.
+_SCRIPT_ESCAPES = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
 def _script_json(value: Any) -> str:
-    """JSON safe inside a <script> element: no '</' can close it early."""
-    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
+    """JSON safe inside a <script> element: a system named ``x<!--<script>`` can't turn the rest into a comment."""
+    return json.dumps(value, ensure_ascii=False).translate(_SCRIPT_ESCAPES)
 
 
 _STYLE = """
