@@ -1,0 +1,419 @@
+"""A lexicon provider over open wordnets (English WordNet 3.0 + Open Multilingual Wordnet) through the ``wn`` library.
+
+Lets a project pre-populate without a BabelNet key: Ω(λ) comes from the English lexicon in WordNet sense order,
+G0/B0 from each language's lexicons through the ILI (or the shared WordNet 3.0 offset). Synset ids are BabelNet's
+notation for WordNet synsets (``wn:13773250n``) so items, exports and filters stay provider-neutral.
+
+``wn`` keeps one global configuration (its data folder); every call here sets it to the project's own folder
+under a lock, so the user's global ``wn`` database is never touched and two projects in one process do not mix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import lzma
+import re
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from annotator.lexicon.base import ENGLISH, LexiconError, LexSense, SynsetRecord
+from annotator.private_files import make_private, make_private_folder
+
+#: The folder, inside the project's data folder, that holds the project's own ``wn`` database.
+WORDNET_FOLDER = "wordnet"
+#: Source names the English lexicon's senses carry: rank_senses reads WordNet sense numbers from source "WN".
+ENGLISH_SOURCE = "WN"
+
+#: ``wn:`` + WordNet 3.0 offset + n/v/a/r (BabelNet's notation for WordNet synsets; satellites are ``a``).
+WN_ID = re.compile(r"^wn:(\d{8})([nvar])$")
+#: A wordnet's own synset id ending in a WordNet offset and synset type (``wn30en-13773250-n``, ``omw-it-…-s``).
+OFFSET_ID = re.compile(r"-(\d{8})-([nvasr])$")
+UPOS_TO_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+WN_TO_UPOS = {"n": "NOUN", "v": "VERB", "a": "ADJ", "s": "ADJ", "r": "ADV"}
+#: English lexicons known not to be WordNet 3.0 (their offsets are another version's, or they have none).
+NOT_WORDNET_30 = frozenset(
+    {"oewn", "ewn", "omw-en31", "omw-en15", "omw-en16", "omw-en17", "omw-en171", "omw-en20", "omw-en21"}
+)
+#: Three-letter and regional language tags of OMW lexicons → the project's ISO 639-1 codes.
+_LANGUAGE_ALIASES = {
+    "cmn": "zh", "zho": "zh", "chi": "zh", "eng": "en", "ita": "it", "deu": "de", "ger": "de",
+    "rus": "ru", "spa": "es", "fra": "fr", "fre": "fr", "por": "pt", "jpn": "ja", "nld": "nl",
+}  # fmt: skip
+LMF_SUFFIXES = (".xml", ".xml.gz", ".xml.xz")
+_PACKAGE_ID = re.compile(r"^[a-z][a-z0-9._-]*(:[A-Za-z0-9._+-]+)?$")
+
+_lock = threading.RLock()
+
+
+def project_language(tag: str) -> str:
+    """A lexicon's language tag as a project language: ``cmn-Hans`` → ``ZH``, ``it`` → ``IT``."""
+    primary = tag.split("-")[0].split("_")[0].lower()
+    return _LANGUAGE_ALIASES.get(primary, primary).upper()
+
+
+def wn_synset_id(offset: str, ss_type: str) -> str:
+    return f"wn:{offset}{'a' if ss_type == 's' else ss_type}"
+
+
+def _wn() -> Any:
+    try:
+        import wn
+    except ImportError as error:
+        raise LexiconError('The wordnet provider needs the wn library: pip install -e ".[wordnet]"') from error
+    return wn
+
+
+@contextlib.contextmanager
+def using_folder(folder: Path) -> Iterator[Any]:
+    """``wn`` pointed at ``folder`` (created 0700) for the duration; look-ups may come from the app's threads."""
+    wn = _wn()
+    with _lock:
+        make_private_folder(folder)
+        wn.config.data_directory = folder
+        wn.config.allow_multithreading = True
+        yield wn
+
+
+def _privatise(folder: Path) -> None:
+    if folder.exists():
+        make_private(folder)
+
+
+@dataclass(frozen=True)
+class LexiconInfo:
+    """One lexicon in a project's ``wn`` database, as ``use-wordnet`` prints it."""
+
+    id: str
+    version: str
+    language: str
+    synsets: int
+    senses: int
+    added: bool = True
+
+    @property
+    def specifier(self) -> str:
+        return f"{self.id}:{self.version}"
+
+    def describe(self) -> str:
+        what = "added" if self.added else "already there"
+        return (
+            f"{self.specifier} ({self.language}, project language {project_language(self.language)}): "
+            f"{self.synsets:,} synsets, {self.senses:,} senses — {what}"
+        )
+
+
+@dataclass(frozen=True)
+class _Source:
+    label: str  # what the user typed
+    path: Path  # an uncompressed WN-LMF file
+    lexicons: tuple[tuple[str, str], ...]  # (id, version)
+
+
+def _decompressed(path: Path, scratch: Path) -> Path:
+    name = path.name.lower()
+    if name.endswith(".xml"):
+        return path
+    opener: Callable[..., Any] = gzip.open if name.endswith(".gz") else lzma.open
+    target = scratch / (path.name.rsplit(".", 1)[0])
+    try:
+        with opener(path, "rb") as source, open(target, "wb") as out:
+            shutil.copyfileobj(source, out, 1 << 20)
+    except (OSError, EOFError, lzma.LZMAError) as error:
+        raise LexiconError(f"{path}: not a WN-LMF file: cannot decompress it ({error}).") from error
+    return target
+
+
+def _check_file(wn: Any, label: str, path: Path, scratch: Path) -> _Source:
+    if not path.is_file():
+        raise LexiconError(f"{label}: no such file (and not a wn package id).")
+    if not path.name.lower().endswith(LMF_SUFFIXES):
+        raise LexiconError(f"{label}: not a WN-LMF file: the name must end in .xml, .xml.gz or .xml.xz.")
+    plain = _decompressed(path, scratch)
+    if not wn.lmf.is_xml(plain):
+        raise LexiconError(f"{label}: not a WN-LMF file: it is not XML.")
+    if not wn.lmf.is_lmf(plain):
+        raise LexiconError(
+            f"{label}: not a WN-LMF file: it lacks the UTF-8 XML declaration and the WN-LMF DOCTYPE "
+            "(<!DOCTYPE LexicalResource SYSTEM \"…/WN-LMF-1.x.dtd\">) on its first two lines."
+        )
+    infos = wn.lmf.scan_lexicons(plain)
+    if not infos:
+        raise LexiconError(f"{label}: not a WN-LMF file: it holds no <Lexicon>.")
+    return _Source(label, plain, tuple((info["id"], info["version"]) for info in infos))
+
+
+def _download(wn: Any, package: str) -> Path:
+    try:
+        return Path(wn.download(package, add=False, progress_handler=None))
+    except Exception as error:  # wn raises its own errors and the network's
+        raise LexiconError(f"{package}: cannot download this wn package ({error}).") from error
+
+
+def _lexicon_info(wn: Any, lexicon: Any, added: bool) -> LexiconInfo:
+    spec = lexicon.specifier()
+    net = wn.Wordnet(spec, expand="")
+    return LexiconInfo(
+        lexicon.id, lexicon.version, lexicon.language, len(net.synsets()), len(net.senses()), added
+    )
+
+
+def english_alignment_problem(wn: Any, lexicon: Any) -> str | None:
+    """Why an English lexicon cannot give WordNet 3.0 ``wn:`` ids, or None when it can."""
+    if lexicon.id in NOT_WORDNET_30:
+        return (
+            f"the English lexicon {lexicon.specifier()} is not WordNet 3.0 (its synsets are another WordNet "
+            "version's); add English WordNet 3.0 instead (package omw-en:1.4, or a wn30en WN-LMF file)"
+        )
+    synsets = wn.Wordnet(lexicon.specifier(), expand="").synsets()
+    prefix = f"{lexicon.id}-"
+    odd = [s.id for s in synsets if not (s.id.startswith(prefix) and OFFSET_ID.search(s.id))]
+    if odd or not synsets:
+        return (
+            f"the English lexicon {lexicon.specifier()} is not aligned with WordNet 3.0: its synset ids "
+            f"(e.g. {odd[0] if odd else 'none'}) do not carry WordNet 3.0 offsets ({lexicon.id}-NNNNNNNN-n); "
+            "add English WordNet 3.0 instead (package omw-en:1.4, or a wn30en WN-LMF file)"
+        )
+    return None
+
+
+def add_lexicons(
+    folder: Path, sources: Sequence[str], progress: Callable[[int, int, str], None] | None = None
+) -> list[LexiconInfo]:
+    """Add WN-LMF files or ``wn`` package ids to the project's ``wn`` database in ``folder``.
+
+    Every source is checked before anything is added, so a bad file changes nothing; a lexicon already there
+    (same id and version) is left as it is. An English lexicon that is not WordNet 3.0-aligned is removed
+    again and refused.
+    """
+    if not sources:
+        raise LexiconError("Give at least one WN-LMF file or wn package id.")
+    with using_folder(folder) as wn, tempfile.TemporaryDirectory(dir=folder, prefix="unpack-") as scratch_dir:
+        scratch = Path(scratch_dir)
+        checked: list[_Source] = []
+        for label in sources:
+            path = Path(label).expanduser()
+            if not path.exists() and _PACKAGE_ID.match(label) and not label.lower().endswith(LMF_SUFFIXES):
+                path = _download(wn, label)
+                if path.is_dir():  # a package folder: its WN-LMF file(s)
+                    files = sorted(p for p in path.iterdir() if p.name.lower().endswith(LMF_SUFFIXES))
+                    checked.extend(_check_file(wn, f"{label} ({p.name})", p, scratch) for p in files)
+                    continue
+            checked.append(_check_file(wn, label, path, scratch))
+        results: list[LexiconInfo] = []
+        total = len(checked)
+        for done, source in enumerate(checked, start=1):
+            present = {lex.specifier() for lex in wn.lexicons()}
+            new = [(i, v) for i, v in source.lexicons if f"{i}:{v}" not in present]
+            if new:
+                wn.add(source.path, progress_handler=None)
+            for lex_id, version in source.lexicons:
+                lexicon = wn.lexicons(lexicon=f"{lex_id}:{version}")[0]
+                if (lex_id, version) in new and project_language(lexicon.language) == ENGLISH:
+                    problem = english_alignment_problem(wn, lexicon)
+                    if problem:
+                        wn.remove(lexicon.specifier(), progress_handler=None)
+                        raise LexiconError(f"{source.label}: {problem}.")
+                results.append(_lexicon_info(wn, lexicon, (lex_id, version) in new))
+            if progress:
+                progress(done, total, source.label)
+    _privatise(folder)
+    return results
+
+
+def installed_lexicons(folder: Path) -> list[LexiconInfo]:
+    """The lexicons in the project's ``wn`` database (for status lines and the benchmark)."""
+    if not folder.exists():
+        return []
+    with using_folder(folder) as wn:
+        return [_lexicon_info(wn, lexicon, False) for lexicon in wn.lexicons()]
+
+
+class WordnetLexicon:
+    """The ``Lexicon`` interface over a project's ``wn`` database (one English WordNet 3.0 + other languages)."""
+
+    name = "wordnet"
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        if not (folder / "wn.db").exists():
+            raise LexiconError(
+                f"No wordnet in {folder}: run 'annotator lexicon use-wordnet SOURCE…' (WN-LMF files or wn package ids)."
+            )
+        with using_folder(folder) as wn:
+            lexicons = list(wn.lexicons())
+            english = [lex for lex in lexicons if project_language(lex.language) == ENGLISH]
+            if len(english) != 1:
+                found = ", ".join(lex.specifier() for lex in english) or "none"
+                raise LexiconError(
+                    f"The project's wordnet needs exactly one English WordNet 3.0 lexicon (found: {found}); "
+                    "add omw-en:1.4 or a wn30en WN-LMF file."
+                )
+            self._english_lexicon = english[0]
+            problem = english_alignment_problem(wn, english[0]) if english[0].id in NOT_WORDNET_30 else None
+            if problem:
+                raise LexiconError(problem[0].upper() + problem[1:] + ".")
+            self._en = wn.Wordnet(english[0].specifier(), expand="")
+            self._by_lang: dict[str, list[tuple[str, Any]]] = {}
+            for lex in lexicons:
+                lang = project_language(lex.language)
+                if lang != ENGLISH:
+                    self._by_lang.setdefault(lang, []).append((lex.id, wn.Wordnet(lex.specifier(), expand="")))
+        self.version = "+".join(sorted(lex.specifier() for lex in lexicons))
+        self._en_prefix = f"{english[0].id}-"
+        self._english_ranks: dict[tuple[str, str], list[str]] = {}
+
+    # --- what the project's source policy needs --------------------------------------------------------
+
+    @property
+    def default_sources(self) -> Mapping[str, frozenset[str]]:
+        """By default every lexicon of a language is allowed (its id is the sense's source); English is "WN"."""
+        defaults = {lang: frozenset(lex_id.upper() for lex_id, _net in nets) for lang, nets in self._by_lang.items()}
+        defaults[ENGLISH] = frozenset({ENGLISH_SOURCE})
+        return defaults
+
+    def languages(self) -> dict[str, list[str]]:
+        """Project language → lexicon ids (for status lines)."""
+        return {lang: [lex_id for lex_id, _net in nets] for lang, nets in sorted(self._by_lang.items())}
+
+    # --- the Lexicon interface -------------------------------------------------------------------------
+
+    def _english_synsets(self, lemma: str, wn_pos: str) -> list[str]:
+        """The English lexicon's synset ids of (lemma, POS) in WordNet sense-number order (memoised)."""
+        key = (lemma.casefold(), wn_pos)
+        found = self._english_ranks.get(key)
+        if found is None:
+            with using_folder(self.folder):
+                senses = self._en.senses(lemma.replace("_", " "), pos=wn_pos)
+                found = list(dict.fromkeys(sense.synset().id for sense in senses))
+            self._english_ranks[key] = found
+        return found
+
+    def synset_ids(self, lemma: str, pos: str) -> list[str]:
+        wn_pos = UPOS_TO_WN.get(pos)
+        if wn_pos is None:
+            return []
+        ids = []
+        for own_id in self._english_synsets(lemma, wn_pos):
+            match = OFFSET_ID.search(own_id)
+            if match:
+                ids.append(wn_synset_id(*match.groups()))
+        return ids
+
+    def _english_synset(self, synset_id: str) -> Any:
+        match = WN_ID.match(synset_id)
+        if not match:
+            if synset_id.startswith("bn:"):
+                raise LexiconError(
+                    f"{synset_id} is a BabelNet synset id, but this project's lexicon is a wordnet (ids like "
+                    "wn:13773250n): use a BabelNet lexicon for this item or give it its WordNet 3.0 synset"
+                )
+            raise LexiconError(f"{synset_id} is not a WordNet 3.0 synset id (wn: + 8 digits + n, v, a or r)")
+        offset, ss_type = match.groups()
+        types = ("a", "s") if ss_type == "a" else (ss_type,)
+        wn = _wn()
+        for kind in types:
+            try:
+                return self._en.synset(f"{self._en_prefix}{offset}-{kind}")
+            except wn.Error:
+                continue
+        raise LexiconError(f"{synset_id} is not in the English wordnet {self._english_lexicon.specifier()}")
+
+    def synset(self, synset_id: str, langs: Sequence[str]) -> SynsetRecord:
+        with using_folder(self.folder):
+            english = self._english_synset(synset_id)
+            ss_type = english.pos
+            wn_pos = "a" if ss_type == "s" else ss_type
+            senses: list[LexSense] = []
+            for sense in english.senses():
+                lemma = sense.word().lemma()
+                ranked = self._english_synsets(lemma, wn_pos)
+                number = ranked.index(english.id) + 1 if english.id in ranked else None
+                senses.append(LexSense(lemma, ENGLISH, ENGLISH_SOURCE, number))
+            offset = OFFSET_ID.search(english.id)
+            ili = english.ili or None
+            for lang in dict.fromkeys(lang.upper() for lang in langs):
+                for lex_id, net in self._by_lang.get(lang, ()):
+                    for other in self._translations(net, lex_id, ili, offset):
+                        for sense in other.senses():
+                            if sense.lexicalized():
+                                senses.append(LexSense(sense.word().lemma(), lang, lex_id))
+            glosses = {ENGLISH: english.definition() or ""}
+        return SynsetRecord(synset_id, WN_TO_UPOS[ss_type], glosses, tuple(senses))
+
+    @staticmethod
+    def _translations(net: Any, lex_id: str, ili: str | None, offset: re.Match[str] | None) -> list[Any]:
+        if ili:
+            return list(net.synsets(ili=ili))
+        if offset is None:
+            return []
+        wn = _wn()
+        number, ss_type = offset.groups()
+        for kind in ("a", "s") if ss_type in "as" else (ss_type,):
+            try:
+                return [net.synset(f"{lex_id}-{number}-{kind}")]
+            except wn.Error:
+                continue
+        return []
+
+    def synset_ids_in(self, lemma: str, lang: str, pos: str) -> list[str]:
+        lang = lang.upper()
+        wn_pos = UPOS_TO_WN.get(pos)
+        if wn_pos is None:
+            return []
+        if lang == ENGLISH:
+            return self.synset_ids(lemma, pos)
+        found: dict[str, None] = {}
+        with using_folder(self.folder):
+            for _lex_id, net in self._by_lang.get(lang, ()):
+                for sense in net.senses(lemma.replace("_", " "), pos=wn_pos):
+                    synset = sense.synset()
+                    match = OFFSET_ID.search(synset.id)
+                    if match:
+                        found.setdefault(wn_synset_id(*match.groups()), None)
+                    elif synset.ili:
+                        for english in self._en.synsets(ili=synset.ili):
+                            english_match = OFFSET_ID.search(english.id)
+                            if english_match:
+                                found.setdefault(wn_synset_id(*english_match.groups()), None)
+        return list(found)
+
+
+def foreign_synset_reason(synset_id: str, lexicon: object) -> str | None:
+    """Why an item's synset id belongs to the other id scheme than the project's lexicon (skip, don't ask)."""
+    if isinstance(lexicon, WordnetLexicon):
+        if synset_id.startswith("bn:"):
+            return (
+                f"{synset_id} is a BabelNet synset id but this project's lexicon is a wordnet (wn: ids); "
+                "switch to BabelNet ('annotator lexicon use-babelnet') or give the item its WordNet 3.0 synset"
+            )
+        return None
+    if synset_id.startswith("wn:") and getattr(lexicon, "name", "") == "babelnet":
+        return (
+            f"{synset_id} is a WordNet 3.0 synset id but this project's lexicon is BabelNet (bn: ids); "
+            "switch to a wordnet ('annotator lexicon use-wordnet') or give the item its BabelNet synset"
+        )
+    return None
+
+
+def default_sources(lexicon: object) -> Mapping[str, frozenset[str]] | None:
+    """A provider's own default allowed sources per language (wordnet: its lexicon ids), or None for SPEC §4.3's."""
+    found = getattr(lexicon, "default_sources", None)
+    return found if isinstance(found, Mapping) else None
+
+
+__all__ = [
+    "LexiconInfo",
+    "WORDNET_FOLDER",
+    "WordnetLexicon",
+    "add_lexicons",
+    "default_sources",
+    "foreign_synset_reason",
+    "installed_lexicons",
+    "project_language",
+]
