@@ -255,6 +255,7 @@ def dataset_line(item: Item, languages: dict[str, CandidateSetsRow], annotators:
             "synset": item.synset,
             "gloss": item.gloss,
             "source": item.source,
+            **({"domain": item.domain} if item.domain else {}),
             "polysemy_degree": item.polysemy_degree,
             "sense_rank": item.sense_rank,
             "senses": [{"synset": s.synset, "rank": s.rank} for s in sorted(item.senses, key=lambda s: s.rank)],
