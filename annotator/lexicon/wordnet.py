@@ -267,6 +267,7 @@ class WordnetLexicon:
         self.version = "+".join(sorted(lex.specifier() for lex in lexicons))
         self._en_prefix = f"{english[0].id}-"
         self._english_ranks: dict[tuple[str, str], list[str]] = {}
+        self._key_getter: Callable[[str], Any] | None = None
 
     # --- what the project's source policy needs --------------------------------------------------------
 
@@ -360,6 +361,30 @@ class WordnetLexicon:
             except wn.Error:
                 continue
         return []
+
+    def synset_for_sense_key(self, key: str) -> str | None:
+        """The ``wn:`` synset of an English WordNet sense key (``shot%1:13:00::``), or None when it has none.
+
+        Sense keys live in the sense ids (wn30en, OEWN-style escaping) or in the ``identifier`` metadata (omw-en);
+        ``wn.compat.sensekey`` knows both.
+        """
+        from wn.compat import sensekey
+
+        with using_folder(self.folder) as wn:
+            spec = self._english_lexicon.specifier()
+            if spec in sensekey.METADATA_LEXICONS:
+                if self._key_getter is None:
+                    self._key_getter = sensekey.sense_getter(spec, self._en)
+                sense = self._key_getter(key)
+            else:
+                try:
+                    sense = self._en.sense(self._en_prefix + sensekey.escape(key))
+                except (wn.Error, ValueError):
+                    sense = None
+            if sense is None:
+                return None
+            match = OFFSET_ID.search(sense.synset().id)
+        return wn_synset_id(*match.groups()) if match else None
 
     def synset_ids_in(self, lemma: str, lang: str, pos: str) -> list[str]:
         lang = lang.upper()
