@@ -136,7 +136,9 @@ def _check_file(wn: Any, label: str, path: Path, scratch: Path) -> _Source:
         raise LexiconError(f"{label}: not a WN-LMF file: the name must end in .xml, .xml.gz or .xml.xz.")
     plain = _decompressed(path, scratch)
     if not wn.lmf.is_xml(plain):
-        raise LexiconError(f"{label}: not a WN-LMF file: it is not XML.")
+        raise LexiconError(
+            f"{label}: not a WN-LMF file: it has no XML declaration (<?xml version=\"1.0\" encoding=\"UTF-8\"?>)."
+        )
     if not wn.lmf.is_lmf(plain):
         raise LexiconError(
             f"{label}: not a WN-LMF file: it lacks the UTF-8 XML declaration and the WN-LMF DOCTYPE "
@@ -232,6 +234,14 @@ def installed_lexicons(folder: Path) -> list[LexiconInfo]:
         return []
     with using_folder(folder) as wn:
         return [_lexicon_info(wn, lexicon, False) for lexicon in wn.lexicons()]
+
+
+def lexicon_specifiers(folder: Path) -> list[str]:
+    """``id:version`` of every lexicon in the project's ``wn`` database (cheap: for manifests)."""
+    if not (folder / "wn.db").exists():
+        return []
+    with using_folder(folder) as wn:
+        return sorted(lexicon.specifier() for lexicon in wn.lexicons())
 
 
 class WordnetLexicon:
@@ -440,5 +450,6 @@ __all__ = [
     "default_sources",
     "foreign_synset_reason",
     "installed_lexicons",
+    "lexicon_specifiers",
     "project_language",
 ]

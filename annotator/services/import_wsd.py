@@ -50,7 +50,8 @@ def gold_file_for(xml_path: Path) -> Path:
 
 
 def wordnet_of(project: Project) -> WordnetLexicon:
-    lexicon = project.lexicon()
+    settings = project.settings()
+    lexicon = project.lexicon(settings) if settings.lexicon.provider == "wordnet" else None
     if not isinstance(lexicon, WordnetLexicon):
         raise UserError(
             "Importing WSD-framework XML maps WordNet sense keys to synsets through the project's English wordnet: "
