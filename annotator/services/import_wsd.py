@@ -60,6 +60,14 @@ def wordnet_of(project: Project) -> WordnetLexicon:
     return lexicon
 
 
+def check_wsd_xml(project: Project, xml_path: Path | str, gold_path: Path | str, first_key: bool = False) -> WsdParse:
+    """Validate an upload before its import job starts (the page lists every bad instance at once)."""
+    with project.db.read() as conn:
+        known_ids = list(project.repo.item_hashes(conn))
+    lexicon = wordnet_of(project)
+    return parse_wsd_xml(xml_path, gold_path, lexicon.synset_for_sense_key, project_limits(project), known_ids, first_key)
+
+
 def import_wsd_xml(
     project: Project,
     xml_path: Path | str,
