@@ -73,42 +73,60 @@ def english_lmf(lexicon_id: str = "tiny-en", version: str = "3.0", offset_ids: b
         pos = "a" if offset_type[-1] in "as" else offset_type[-1]
         for lemma, key, number in members:
             entries.setdefault((lemma, pos), []).append((offset_type, key, number))
-    lines = [HEADER, f'  <Lexicon id="{lexicon_id}" label="tiny English" language="en" email="t@example.org" '
-                     f'license="https://wordnet.princeton.edu/license-and-commercial-use" version="{version}">\n']
+    lines = [
+        HEADER,
+        f'  <Lexicon id="{lexicon_id}" label="tiny English" language="en" email="t@example.org" '
+        f'license="https://wordnet.princeton.edu/license-and-commercial-use" version="{version}">\n',
+    ]
+
     def synset_id(offset_type: str) -> str:
         return f"{lexicon_id}-{offset_type}" if offset_ids else f"{lexicon_id}-x{offset_type.replace('-', '')}"
+
     for (lemma, pos), senses in entries.items():
-        lines.append(f'    <LexicalEntry id="{lexicon_id}-{lemma}-{pos}">\n'
-                     f'      <Lemma writtenForm="{lemma}" partOfSpeech="{pos}"/>\n')
+        lines.append(
+            f'    <LexicalEntry id="{lexicon_id}-{lemma}-{pos}">\n'
+            f'      <Lemma writtenForm="{lemma}" partOfSpeech="{pos}"/>\n'
+        )
         for offset_type, key, number in reversed(senses):  # file order is not sense order
             sense_id = f"{lexicon_id}-" + key.replace("%", "__").replace(":", ".")
-            lines.append(f'      <Sense id="{sense_id}" synset="{synset_id(offset_type)}" n="{number}" '
-                         f"dc:identifier={quoteattr(key)}/>\n")
+            lines.append(
+                f'      <Sense id="{sense_id}" synset="{synset_id(offset_type)}" n="{number}" '
+                f"dc:identifier={quoteattr(key)}/>\n"
+            )
         lines.append("    </LexicalEntry>\n")
     for offset_type, ili, definition, _members in ENGLISH:
-        lines.append(f'    <Synset id="{synset_id(offset_type)}" ili="{ili}" partOfSpeech="{offset_type[-1]}">\n'
-                     f"      <Definition>{definition}</Definition>\n    </Synset>\n")
+        lines.append(
+            f'    <Synset id="{synset_id(offset_type)}" ili="{ili}" partOfSpeech="{offset_type[-1]}">\n'
+            f"      <Definition>{definition}</Definition>\n    </Synset>\n"
+        )
     lines.append("  </Lexicon>\n</LexicalResource>\n")
     return "".join(lines)
 
 
 def other_lmf(lexicon_id: str) -> str:
     language, synsets = OTHERS[lexicon_id]
-    lines = [HEADER, f'  <Lexicon id="{lexicon_id}" label="tiny {lexicon_id}" language="{language}" '
-                     f'email="t@example.org" license="https://creativecommons.org/licenses/by/3.0/" version="1.0">\n']
+    lines = [
+        HEADER,
+        f'  <Lexicon id="{lexicon_id}" label="tiny {lexicon_id}" language="{language}" '
+        f'email="t@example.org" license="https://creativecommons.org/licenses/by/3.0/" version="1.0">\n',
+    ]
     by_lemma: dict[tuple[str, str], list[str]] = {}
     for offset_type, lemmas in synsets.items():
         pos = "a" if offset_type[-1] in "as" else offset_type[-1]
         for lemma in lemmas:
             by_lemma.setdefault((lemma, pos), []).append(offset_type)
     for number, ((lemma, pos), offsets) in enumerate(by_lemma.items()):
-        lines.append(f'    <LexicalEntry id="{lexicon_id}-e{number}">\n'
-                     f"      <Lemma writtenForm={quoteattr(lemma)} partOfSpeech=\"{pos}\"/>\n")
+        lines.append(
+            f'    <LexicalEntry id="{lexicon_id}-e{number}">\n'
+            f'      <Lemma writtenForm={quoteattr(lemma)} partOfSpeech="{pos}"/>\n'
+        )
         lines.extend(f'      <Sense id="{lexicon_id}-e{number}-{o}" synset="{lexicon_id}-{o}"/>\n' for o in offsets)
         lines.append("    </LexicalEntry>\n")
     for offset_type in synsets:
-        lines.append(f'    <Synset id="{lexicon_id}-{offset_type}" ili="{_ili(offset_type)}" '
-                     f'partOfSpeech="{offset_type[-1]}"/>\n')
+        lines.append(
+            f'    <Synset id="{lexicon_id}-{offset_type}" ili="{_ili(offset_type)}" '
+            f'partOfSpeech="{offset_type[-1]}"/>\n'
+        )
     lines.append("  </Lexicon>\n</LexicalResource>\n")
     return "".join(lines)
 

@@ -35,7 +35,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_data_option(use_wordnet)
     use_wordnet.add_argument(
-        "sources", nargs="+", metavar="SOURCE", help="WN-LMF file (.xml, .xml.gz, .xml.xz) or wn package id (omw-it:1.4)"
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="WN-LMF file (.xml, .xml.gz, .xml.xz) or wn package id (omw-it:1.4)",
     )
     use_wordnet.set_defaults(func=run_use_wordnet)
     export = actions.add_parser("export-snapshot", help="freeze the BabelNet response cache as a snapshot file")

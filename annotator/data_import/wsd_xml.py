@@ -51,7 +51,9 @@ def _problem(number: int, instance: str, rule: str, message: str, column: str = 
 def read_gold_keys(path: Path, limits: InputLimits) -> dict[str, tuple[str, ...]]:
     """``id key [key…]`` per line; within the project's file limits, each malformed line refused by number."""
     if path.stat().st_size > limits.max_file_bytes:
-        raise UserError(f"{path.name}: larger than {limits.max_file_mb} MB (input limit max_file_mb); nothing imported.")
+        raise UserError(
+            f"{path.name}: larger than {limits.max_file_mb} MB (input limit max_file_mb); nothing imported."
+        )
     keys: dict[str, tuple[str, ...]] = {}
     problems = ProblemLog(limits.max_problems)
     with path.open(encoding="utf-8", errors="strict", newline="") as lines:
@@ -111,8 +113,10 @@ def _events(path: Path) -> Iterator[tuple[str, Any]]:
     try:
         yield from iterparse(str(path), events=("start", "end"), forbid_dtd=True)
     except defusedxml.DTDForbidden as error:
-        raise UserError(f"{path.name}: declares a DTD (<!DOCTYPE …>), which a WSD-framework file never needs; "
-                        "refused, nothing imported.") from error
+        raise UserError(
+            f"{path.name}: declares a DTD (<!DOCTYPE …>), which a WSD-framework file never needs; "
+            "refused, nothing imported."
+        ) from error
     except (defusedxml.EntitiesForbidden, defusedxml.ExternalReferenceForbidden) as error:
         raise UserError(f"{path.name}: declares XML entities ({error}); refused, nothing imported.") from error
     except SyntaxError as error:  # ElementTree.ParseError
@@ -193,9 +197,12 @@ def parse_wsd_xml(
         if synset is None:
             problems.append(
                 _problem(
-                    number, ident, "unknown_sense_key",
-                    f"sense key {keys[0]!r} is not in the project's English wordnet", "synset",
-                )  # fmt: skip
+                    number,
+                    ident,
+                    "unknown_sense_key",
+                    f"sense key {keys[0]!r} is not in the project's English wordnet",
+                    "synset",
+                )
             )
             return
         values = {

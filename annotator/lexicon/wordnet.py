@@ -137,12 +137,12 @@ def _check_file(wn: Any, label: str, path: Path, scratch: Path) -> _Source:
     plain = _decompressed(path, scratch)
     if not wn.lmf.is_xml(plain):
         raise LexiconError(
-            f"{label}: not a WN-LMF file: it has no XML declaration (<?xml version=\"1.0\" encoding=\"UTF-8\"?>)."
+            f'{label}: not a WN-LMF file: it has no XML declaration (<?xml version="1.0" encoding="UTF-8"?>).'
         )
     if not wn.lmf.is_lmf(plain):
         raise LexiconError(
             f"{label}: not a WN-LMF file: it lacks the UTF-8 XML declaration and the WN-LMF DOCTYPE "
-            "(<!DOCTYPE LexicalResource SYSTEM \"…/WN-LMF-1.x.dtd\">) on its first two lines."
+            '(<!DOCTYPE LexicalResource SYSTEM "…/WN-LMF-1.x.dtd">) on its first two lines.'
         )
     infos = wn.lmf.scan_lexicons(plain)
     if not infos:
@@ -160,9 +160,7 @@ def _download(wn: Any, package: str) -> Path:
 def _lexicon_info(wn: Any, lexicon: Any, added: bool) -> LexiconInfo:
     spec = lexicon.specifier()
     net = wn.Wordnet(spec, expand="")
-    return LexiconInfo(
-        lexicon.id, lexicon.version, lexicon.language, len(net.synsets()), len(net.senses()), added
-    )
+    return LexiconInfo(lexicon.id, lexicon.version, lexicon.language, len(net.synsets()), len(net.senses()), added)
 
 
 def english_alignment_problem(wn: Any, lexicon: Any) -> str | None:
@@ -443,8 +441,8 @@ def default_sources(lexicon: object) -> Mapping[str, frozenset[str]] | None:
 
 
 __all__ = [
-    "LexiconInfo",
     "WORDNET_FOLDER",
+    "LexiconInfo",
     "WordnetLexicon",
     "add_lexicons",
     "default_sources",

@@ -65,7 +65,9 @@ def check_wsd_xml(project: Project, xml_path: Path | str, gold_path: Path | str,
     with project.db.read() as conn:
         known_ids = list(project.repo.item_hashes(conn))
     lexicon = wordnet_of(project)
-    return parse_wsd_xml(xml_path, gold_path, lexicon.synset_for_sense_key, project_limits(project), known_ids, first_key)
+    return parse_wsd_xml(
+        xml_path, gold_path, lexicon.synset_for_sense_key, project_limits(project), known_ids, first_key
+    )
 
 
 def import_wsd_xml(
@@ -84,7 +86,9 @@ def import_wsd_xml(
     xml_path = Path(xml_path)
     gold = Path(gold_path) if gold_path else gold_file_for(xml_path)
     if not gold.is_file():
-        raise UserError(f"{name or xml_path.name}: no gold key file {gold.name} (give it with --gold); nothing imported.")
+        raise UserError(
+            f"{name or xml_path.name}: no gold key file {gold.name} (give it with --gold); nothing imported."
+        )
     lexicon = wordnet_of(project)
     limits = project_limits(project)
     result: list[WsdParse] = []

@@ -113,9 +113,16 @@ def _wsd_upload_params(upload, gold, first_key: bool, force: bool) -> dict:  # t
     if checked.multi_key:
         st.info(md(f"{len(checked.multi_key)} instance(s) with several gold keys will be skipped."))
     project = get_project()
-    kept, kept_gold = save_upload(project, upload.name, upload.getvalue()), save_upload(project, gold.name, gold.getvalue())
-    return {"file": str(kept), "gold": str(kept_gold), "first_key": first_key, "force": force, "uploaded": True,
-            "name": upload.name}  # fmt: skip
+    kept = save_upload(project, upload.name, upload.getvalue())
+    kept_gold = save_upload(project, gold.name, gold.getvalue())
+    return {
+        "file": str(kept),
+        "gold": str(kept_gold),
+        "first_key": first_key,
+        "force": force,
+        "uploaded": True,
+        "name": upload.name,
+    }
 
 
 def _upload_params(upload, force: bool) -> dict:  # type: ignore[no-untyped-def]
