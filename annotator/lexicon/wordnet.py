@@ -377,6 +377,14 @@ class WordnetLexicon:
                 senses.extend(LexSense(lemma, lang, lex_id) for lemma in lemmas.get(synset_id, ()))
         return SynsetRecord(synset_id, WN_TO_UPOS[ss_type], {ENGLISH: definition}, tuple(senses))
 
+    def english_senses(self) -> Iterator[tuple[str, str, str]]:
+        """Every (lemma, UPOS, ``wn:`` id) of the English lexicon (for benchmarks and samples)."""
+        for (lemma, wn_pos), own_ids in self._english_ranks.items():
+            for own in own_ids:
+                wn_id = self._wn_id(own)
+                if wn_id:
+                    yield lemma, WN_TO_UPOS[wn_pos], wn_id
+
     def synset_for_sense_key(self, key: str) -> str | None:
         """The ``wn:`` synset of an English WordNet sense key (``shot%1:23:00::``), or None when it has none."""
         own = self._keys.get(key.strip())
