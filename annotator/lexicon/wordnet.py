@@ -273,39 +273,40 @@ class WordnetLexicon:
             )
         self.version = "+".join(sorted(lex[3] for lex in lexicons))
         self._english_spec = english[0][3]
-        indexes = {lex[3]: self._load_index(*lex[:2]) for lex in lexicons}
-        en = indexes[self._english_spec]
-        self._en_prefix = f"{en.id}-"
-        self._info = en.synsets
+        en = self._load_index(*english[0][:2])  # one index in memory at a time: the peak stays low
+        self._info = en.synsets  # wn: id → [ILI, synset POS, definition, own id]
         self._keys = en.keys
-        self._by_ili = {info[0]: own for own, info in en.synsets.items() if info[0]}
+        self._by_ili = {info[0]: wn_id for wn_id, info in en.synsets.items() if info[0]}
         ranked: dict[tuple[str, str], list[tuple[int, str]]] = {}
         self._members: dict[str, list[tuple[str, int]]] = {}
         for lemma, pos, senses in en.entries:
             bucket = ranked.setdefault((lemma.casefold(), pos), [])
-            for own, number in senses:
-                bucket.append((number, own))
-                self._members.setdefault(own, []).append((lemma, number))
+            for ref, number in senses:
+                wn_id = ref if ref.startswith("wn:") else self._by_ili.get(ref)
+                if wn_id:
+                    bucket.append((number, wn_id))
+                    self._members.setdefault(wn_id, []).append((lemma, number))
         self._english_ranks = {
-            key: list(dict.fromkeys(own for _n, own in sorted(bucket, key=lambda e: e[0])))
+            key: list(dict.fromkeys(wn_id for _n, wn_id in sorted(bucket, key=lambda e: e[0])))
             for key, bucket in ranked.items()
         }
-        # other languages: lexicon id → ILI (or offset key) → lemmas; (lemma, POS) → wn: ids
+        del en, ranked
+        # other languages: lexicon id → wn: id → lemmas; (language, lemma, POS) → wn: ids
         self._by_lang: dict[str, list[tuple[str, dict[str, list[str]]]]] = {}
         self._lemma_synsets: dict[tuple[str, str, str], list[str]] = {}
-        for lex_id, _version, language, spec in lexicons:
+        for lex_id, version, language, _spec in lexicons:
             lang = project_language(language)
             if lang == ENGLISH:
                 continue
-            index = indexes[spec]
+            index = self._load_index(lex_id, version)
             lemmas: dict[str, list[str]] = {}
             for lemma, pos, senses in index.entries:
-                for own, _number in senses:
-                    wn_id = self._english_of(own, index.synsets.get(own))
+                found = self._lemma_synsets.setdefault((lang, lemma.casefold(), pos), [])
+                for ref, _number in senses:
+                    wn_id = ref if ref.startswith("wn:") else self._by_ili.get(ref)
                     if wn_id is None:
                         continue
                     lemmas.setdefault(wn_id, []).append(lemma)
-                    found = self._lemma_synsets.setdefault((lang, lemma.casefold(), pos), [])
                     if wn_id not in found:
                         found.append(wn_id)
             self._by_lang.setdefault(lang, []).append((lex_id, lemmas))
@@ -319,16 +320,6 @@ class WordnetLexicon:
                 f"The wordnet lexicon {lexicon_id}:{version} has no readable index in {self.folder} ({error}): "
                 "add its WN-LMF file again with 'annotator lexicon use-wordnet'."
             ) from error
-
-    def _english_of(self, own: str, info: list[str] | None) -> str | None:
-        """The ``wn:`` id another language's synset stands for: through its ILI, else its WordNet 3.0 offset."""
-        english = self._by_ili.get(info[0]) if info and info[0] else None
-        return self._wn_id(english or own)
-
-    @staticmethod
-    def _wn_id(own: str) -> str | None:
-        match = OFFSET_ID.search(own)
-        return wn_synset_id(*match.groups()) if match else None
 
     # --- what the project's source policy needs --------------------------------------------------------
 
@@ -349,8 +340,7 @@ class WordnetLexicon:
         wn_pos = UPOS_TO_WN.get(pos)
         if wn_pos is None:
             return []
-        own_ids = self._english_ranks.get((" ".join(lemma.replace("_", " ").split()).casefold(), wn_pos), [])
-        return [wn_id for wn_id in map(self._wn_id, own_ids) if wn_id]
+        return list(self._english_ranks.get((" ".join(lemma.replace("_", " ").split()).casefold(), wn_pos), ()))
 
     def _english_synset(self, synset_id: str) -> str:
         match = WN_ID.match(synset_id)
@@ -361,17 +351,14 @@ class WordnetLexicon:
                     "wn:13773250n): use a BabelNet lexicon for this item or give it its WordNet 3.0 synset"
                 )
             raise LexiconError(f"{synset_id} is not a WordNet 3.0 synset id (wn: + 8 digits + n, v, a or r)")
-        offset, ss_type = match.groups()
-        for kind in ("a", "s") if ss_type == "a" else (ss_type,):
-            own = f"{self._en_prefix}{offset}-{kind}"
-            if own in self._info:
-                return own
-        raise LexiconError(f"{synset_id} is not in the English wordnet {self._english_spec}")
+        if synset_id not in self._info:
+            raise LexiconError(f"{synset_id} is not in the English wordnet {self._english_spec}")
+        return synset_id
 
     def synset(self, synset_id: str, langs: Sequence[str]) -> SynsetRecord:
-        own = self._english_synset(synset_id)
-        _ili, ss_type, definition = self._info[own]
-        senses = [LexSense(lemma, ENGLISH, ENGLISH_SOURCE, number) for lemma, number in self._members.get(own, ())]
+        self._english_synset(synset_id)
+        _ili, ss_type, definition, _own = self._info[synset_id]
+        senses = [LexSense(lemma, ENGLISH, ENGLISH_SOURCE, n) for lemma, n in self._members.get(synset_id, ())]
         for lang in dict.fromkeys(lang.upper() for lang in langs):
             for lex_id, lemmas in self._by_lang.get(lang, ()):
                 senses.extend(LexSense(lemma, lang, lex_id) for lemma in lemmas.get(synset_id, ()))
@@ -379,16 +366,13 @@ class WordnetLexicon:
 
     def english_senses(self) -> Iterator[tuple[str, str, str]]:
         """Every (lemma, UPOS, ``wn:`` id) of the English lexicon (for benchmarks and samples)."""
-        for (lemma, wn_pos), own_ids in self._english_ranks.items():
-            for own in own_ids:
-                wn_id = self._wn_id(own)
-                if wn_id:
-                    yield lemma, WN_TO_UPOS[wn_pos], wn_id
+        for (lemma, wn_pos), wn_ids in self._english_ranks.items():
+            for wn_id in wn_ids:
+                yield lemma, WN_TO_UPOS[wn_pos], wn_id
 
     def synset_for_sense_key(self, key: str) -> str | None:
         """The ``wn:`` synset of an English WordNet sense key (``shot%1:23:00::``), or None when it has none."""
-        own = self._keys.get(key.strip())
-        return self._wn_id(own) if own else None
+        return self._keys.get(key.strip())
 
     def synset_ids_in(self, lemma: str, lang: str, pos: str) -> list[str]:
         lang = lang.upper()

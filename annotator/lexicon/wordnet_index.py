@@ -17,27 +17,33 @@ from pathlib import Path
 from typing import Any
 
 INDEX_FORMAT = "annotator-wordnet-index"
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 _DC = "{https://globalwordnet.github.io/schemas/dc/}"
 _SAFE = re.compile(r"[^A-Za-z0-9._+-]")
+#: A synset id ending in a WordNet 3.0 offset and synset type (``wn30en-13773250-n``, ``omw-it-00005839-s``).
+_OFFSET_ID = re.compile(r"-(\d{8})-([nvasr])$")
 
 
 def index_path(folder: Path, lexicon_id: str, version: str) -> Path:
-    return folder / f"index-{_SAFE.sub('_', lexicon_id)}-{_SAFE.sub('_', version)}.json.gz"
+    return folder / f"index-v{INDEX_VERSION}-{_SAFE.sub('_', lexicon_id)}-{_SAFE.sub('_', version)}.json.gz"
 
 
 @dataclass
 class LexiconIndex:
-    """One lexicon's look-ups. Synset ids are the lexicon's own (``wn30en-13773250-n``)."""
+    """One lexicon's look-ups, by ``wn:`` id (the WordNet 3.0 offset its synset id carries) or ILI.
+
+    ``synsets`` holds the synsets whose ids carry an offset; a sense's ``ref`` is its synset's ILI when it has
+    one, else that ``wn:`` id (senses of synsets with neither are left out: they cannot meet English).
+    """
 
     id: str
     version: str
     language: str
-    #: synset id → [ILI or "", synset POS (n v a s r), first definition or ""]
+    #: ``wn:`` id → [ILI or "", synset POS (n v a s r), first definition or "", the lexicon's own synset id]
     synsets: dict[str, list[str]] = field(default_factory=dict)
-    #: [lemma, entry POS, [[synset id, sense number], …]] — lexicalized senses only
+    #: [lemma, entry POS, [[ref, sense number], …]] — lexicalized senses only; ref = ILI, else ``wn:`` id
     entries: list[list[Any]] = field(default_factory=list)
-    #: sense key (``dc:identifier`` or the id's escaped key) → synset id (English lexicons)
+    #: sense key (``dc:identifier`` or the id's escaped key) → ``wn:`` id (English lexicons)
     keys: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -87,16 +93,45 @@ def _lexicalized(element: Any) -> bool:
     return element.get("lexicalized", "true").strip().lower() != "false"
 
 
+def _wn_id(own: str) -> str | None:
+    match = _OFFSET_ID.search(own)
+    if not match:
+        return None
+    offset, ss_type = match.groups()
+    return f"wn:{offset}{'a' if ss_type == 's' else ss_type}"
+
+
+def _finish(lexicon: LexiconIndex, raw_entries: list[list[Any]], raw_keys: dict[str, str]) -> LexiconIndex:
+    """Own synset ids → ``wn:`` ids (keys, synsets) and ILI-or-``wn:`` refs (senses), once, at add time."""
+    own_info = lexicon.synsets
+    wn_ids = {own: _wn_id(own) for own in own_info}
+    lexicon.synsets = {wn_ids[own]: [*info, own] for own, info in own_info.items() if wn_ids[own]}  # type: ignore[misc]
+    for lemma, pos, senses in raw_entries:
+        refs = []
+        for own, number in senses:
+            ili = own_info.get(own, ["", "", ""])[0]
+            ref = ili or wn_ids.get(own) or _wn_id(own)
+            if ref:
+                refs.append([ref, number])
+        if refs:
+            lexicon.entries.append([lemma, pos, refs])
+    lexicon.keys = {key: wn_id for key, own in raw_keys.items() if (wn_id := wn_ids.get(own))}
+    return lexicon
+
+
 def read_lmf(path: Path) -> Iterator[LexiconIndex]:
     """Stream a (decompressed, already ``wn.lmf.is_lmf``-checked) WN-LMF file into one index per ``<Lexicon>``."""
     from defusedxml.ElementTree import iterparse
 
     current: LexiconIndex | None = None
+    entries: list[list[Any]] = []
+    keys: dict[str, str] = {}
     for event, element in iterparse(str(path), events=("start", "end")):
         tag = element.tag
         if event == "start":
             if tag == "Lexicon":
                 current = LexiconIndex(element.get("id", ""), element.get("version", ""), element.get("language", ""))
+                entries, keys = [], {}
             continue
         if current is None:
             continue
@@ -109,21 +144,22 @@ def read_lmf(path: Path) -> Iterator[LexiconIndex]:
                     synset = sense.get("synset", "")
                     key = sense.get(_DC + "identifier") or _sense_key_from_id(sense.get("id", ""), current.id)
                     if key:
-                        current.keys.setdefault(key, synset)
+                        keys.setdefault(key, synset)
                     if _lexicalized(sense):
                         senses.append([synset, int(sense.get("n") or number)])
                 if senses:
-                    current.entries.append([lemma, pos, senses])
+                    entries.append([lemma, pos, senses])
             element.clear()
         elif tag == "Synset":
             definition = element.find("Definition")
+            ili = element.get("ili", "")
             current.synsets[element.get("id", "")] = [
-                element.get("ili", "") if element.get("ili", "") not in ("", "in") else "",
+                ili if ili not in ("", "in") else "",
                 element.get("partOfSpeech", ""),
                 (definition.text or "").strip() if definition is not None else "",
             ]
             element.clear()
         elif tag == "Lexicon":
-            yield current
+            yield _finish(current, entries, keys)
             current = None
             element.clear()
