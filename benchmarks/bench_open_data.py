@@ -171,6 +171,18 @@ def synthetic(count: int, work: Path, data: Path) -> None:
     print(f"  target ≤ 60 s and ≤ 1 GB: {'met' if within else 'NOT met'}")
 
 
+def use_wordnet(data: Path) -> None:
+    """With a reused wordnet folder: only switch the project's provider (what use-wordnet does after adding)."""
+    from dataclasses import replace
+
+    from annotator.project import Project
+
+    project = Project.open(data)
+    settings = project.settings()
+    project.save_settings(replace(settings, lexicon=replace(settings.lexicon, provider="wordnet")))
+    project.db.dispose()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -195,10 +207,7 @@ def main() -> None:
             os.chmod(data / "wordnet", 0o700)
             files = [str(p) for p in sorted((data / "wordnet").glob("index-*.json.gz"))]
             print(f"  (reused {len(files)} lexicon indexes and wn.db from {args.reuse_wordnet})")
-            sources = [
-                str(Path(args.data) / "open-wordnets" / f"{n}.xml.xz") for names in FILES.values() for n in names
-            ]
-            step("use-wordnet (re-adding: a no-op)", "lexicon", "use-wordnet", "--data", str(data), *sources)
+            use_wordnet(data)
         else:
             sources = [
                 str(Path(args.data) / "open-wordnets" / f"{n}.xml.xz") for names in FILES.values() for n in names

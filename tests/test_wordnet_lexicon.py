@@ -236,3 +236,25 @@ def test_xml_import_needs_the_wordnet_lexicon(project: Project, tmp_path: Path) 
     with pytest.raises(UserError, match="use-wordnet"):
         import_wsd_xml(project, xml, gold)
     assert dump(project) == before
+
+
+def test_a_source_given_by_url_is_downloaded_into_the_projects_folder(
+    tmp_path: Path, wordnet_files: list[Path]
+) -> None:
+    """What a wn package id does on a connected machine (wn.download), against a local HTTP server."""
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(wordnet_files[0].parent))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        folder = tmp_path / "wordnet"
+        url = f"http://127.0.0.1:{server.server_address[1]}/tiny-it.xml.gz"
+        added = add_lexicons(folder, [url])
+    finally:
+        server.shutdown()
+    assert [(info.specifier, info.added) for info in added] == [("tiny-it:1.0", True)]
+    assert (folder / "downloads").is_dir()  # wn's download cache: inside the project's folder, not ~/.wn_data
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700

@@ -151,11 +151,22 @@ def _check_file(wn: Any, label: str, path: Path, scratch: Path) -> _Source:
     return _Source(label, plain, tuple((info["id"], info["version"]) for info in infos))
 
 
-def _download(wn: Any, package: str) -> Path:
+def _downloaded(wn: Any, package: str, scratch: Path) -> list[_Source]:
+    """A ``wn`` package id, downloaded into the project's folder; its WN-LMF file(s) checked like any file."""
     try:
-        return Path(wn.download(package, add=False, progress_handler=None))
+        archive = Path(wn.download(package, add=False, progress_handler=None))
     except Exception as error:  # wn raises its own errors and the network's
         raise LexiconError(f"{package}: cannot download this wn package ({error}).") from error
+    from wn.project import iterpackages
+
+    sources = []
+    for number, found in enumerate(iterpackages(archive)):
+        copy = scratch / f"package-{number}.xml"
+        shutil.copyfile(found.resource_file(), copy)
+        sources.append(_check_file(wn, f"{package} ({found.resource_file().name})", copy, scratch))
+    if not sources:
+        raise LexiconError(f"{package}: the downloaded package holds no WN-LMF file.")
+    return sources
 
 
 def _lexicon_info(wn: Any, lexicon: Any, added: bool) -> LexiconInfo:
@@ -199,12 +210,10 @@ def add_lexicons(
         checked: list[_Source] = []
         for label in sources:
             path = Path(label).expanduser()
-            if not path.exists() and _PACKAGE_ID.match(label) and not label.lower().endswith(LMF_SUFFIXES):
-                path = _download(wn, label)
-                if path.is_dir():  # a package folder: its WN-LMF file(s)
-                    files = sorted(p for p in path.iterdir() if p.name.lower().endswith(LMF_SUFFIXES))
-                    checked.extend(_check_file(wn, f"{label} ({p.name})", p, scratch) for p in files)
-                    continue
+            remote = label.startswith(("https://", "http://"))
+            if remote or (not path.exists() and _PACKAGE_ID.match(label) and not label.lower().endswith(LMF_SUFFIXES)):
+                checked.extend(_downloaded(wn, label, scratch))
+                continue
             checked.append(_check_file(wn, label, path, scratch))
         results: list[LexiconInfo] = []
         total = len(checked)
