@@ -6,6 +6,8 @@ notation for WordNet synsets (``wn:13773250n``) so items, exports and filters st
 
 ``wn`` keeps one global configuration (its data folder); every call here sets it to the project's own folder
 under a lock, so the user's global ``wn`` database is never touched and two projects in one process do not mix.
+``wn`` stores, validates and downloads the lexicons; look-ups read a per-lexicon index written from the same
+WN-LMF file when it is added (``wordnet_index``), since ``wn``'s object-at-a-time queries cost milliseconds each.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ _LANGUAGE_ALIASES = {
     "rus": "ru", "spa": "es", "fra": "fr", "fre": "fr", "por": "pt", "jpn": "ja", "nld": "nl",
 }  # fmt: skip
 LMF_SUFFIXES = (".xml", ".xml.gz", ".xml.xz")
+#: The largest decompressed WN-LMF file accepted (the English WordNet 3.0 file is about 90 MB).
+MAX_LMF_BYTES = 1 << 30
 _PACKAGE_ID = re.compile(r"^[a-z][a-z0-9._-]*(:[A-Za-z0-9._+-]+)?$")
 
 _lock = threading.RLock()
@@ -122,9 +126,14 @@ def _decompressed(path: Path, scratch: Path) -> Path:
         return path
     opener: Callable[..., Any] = gzip.open if name.endswith(".gz") else lzma.open
     target = scratch / (path.name.rsplit(".", 1)[0])
+    written = 0
     try:
         with opener(path, "rb") as source, open(target, "wb") as out:
-            shutil.copyfileobj(source, out, 1 << 20)
+            while chunk := source.read(1 << 20):
+                written += len(chunk)
+                if written > MAX_LMF_BYTES:  # a decompression bomb, not a wordnet (WordNet 3.0 is ~90 MB)
+                    raise LexiconError(f"{path}: decompresses to more than {MAX_LMF_BYTES >> 20:,} MB; refused.")
+                out.write(chunk)
     except (OSError, EOFError, lzma.LZMAError) as error:
         raise LexiconError(f"{path}: not a WN-LMF file: cannot decompress it ({error}).") from error
     return target
