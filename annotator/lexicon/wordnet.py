@@ -309,25 +309,22 @@ class WordnetLexicon:
             for key, bucket in ranked.items()
         }
         del en, ranked
-        # other languages: lexicon id → wn: id → lemmas; (language, lemma, POS) → wn: ids
+        # other languages: lexicon id → wn: id → lemmas (the reverse, for the filters, is built when first asked)
         self._by_lang: dict[str, list[tuple[str, dict[str, list[str]]]]] = {}
-        self._lemma_synsets: dict[tuple[str, str, str], list[str]] = {}
+        self._lemma_synsets: dict[tuple[str, str, str], list[str]] | None = None
         for lex_id, version, language, _spec in lexicons:
             lang = project_language(language)
             if lang == ENGLISH:
                 continue
             index = self._load_index(lex_id, version)
             lemmas: dict[str, list[str]] = {}
-            for lemma, pos, senses in index.entries:
-                found = self._lemma_synsets.setdefault((lang, lemma.casefold(), pos), [])
+            for lemma, _pos, senses in index.entries:
                 for ref, _number in senses:
                     wn_id = ref if ref.startswith("wn:") else self._by_ili.get(ref)
-                    if wn_id is None:
-                        continue
-                    lemmas.setdefault(wn_id, []).append(lemma)
-                    if wn_id not in found:
-                        found.append(wn_id)
+                    if wn_id is not None:
+                        lemmas.setdefault(wn_id, []).append(lemma)
             self._by_lang.setdefault(lang, []).append((lex_id, lemmas))
+            del index
 
     def _load_index(self, lexicon_id: str, version: str) -> LexiconIndex:
         path = index_path(self.folder, lexicon_id, version)
@@ -399,6 +396,16 @@ class WordnetLexicon:
             return []
         if lang == ENGLISH:
             return self.synset_ids(lemma, pos)
+        if self._lemma_synsets is None:
+            reverse: dict[tuple[str, str, str], list[str]] = {}
+            for other, nets in self._by_lang.items():
+                for _lex_id, lemmas in nets:
+                    for wn_id, words in lemmas.items():
+                        for word in words:
+                            found = reverse.setdefault((other, word.casefold(), wn_id[-1]), [])
+                            if wn_id not in found:
+                                found.append(wn_id)
+            self._lemma_synsets = reverse
         return list(self._lemma_synsets.get((lang, " ".join(lemma.split()).casefold(), wn_pos), ()))
 
 
