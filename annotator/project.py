@@ -101,7 +101,8 @@ def builtin_path(name: str) -> Path:
 
 @dataclass(frozen=True)
 class LexiconSettings:
-    """Which provider pre-population uses: ``snapshot`` (a file) or ``babelnet`` (the HTTP API)."""
+    """Which provider pre-population uses: ``snapshot`` (a file), ``babelnet`` (the HTTP API) or ``wordnet``
+    (open wordnets in the project's own ``wn`` database, ``DATA/wordnet``)."""
 
     provider: str = "snapshot"
     snapshot: str | None = None
@@ -214,6 +215,11 @@ class Project:
     def babelnet_cache_path(self) -> Path:
         return self.data_dir / BABELNET_CACHE_FILE
 
+    @property
+    def wordnet_folder(self) -> Path:
+        """The project's own ``wn`` database folder (never the user's global one)."""
+        return self.data_dir / "wordnet"
+
     def lexicon(self, settings: ProjectSettings | None = None) -> Lexicon:
         """Build the configured provider; errors say what to configure."""
         settings = settings or self.settings()
@@ -233,4 +239,8 @@ class Project:
             if not key:
                 raise UserError("No BabelNet key: set BABELNET_API_KEY or put it in .streamlit/secrets.toml.")
             return BabelNetLexicon(api_key=key, base_url=config.base_url, cache=HttpCache(self.babelnet_cache_path))
-        raise UserError(f"Unknown lexicon provider {config.provider!r} (use 'snapshot' or 'babelnet').")
+        if config.provider == "wordnet":
+            from annotator.lexicon.wordnet import WordnetLexicon
+
+            return WordnetLexicon(self.wordnet_folder)
+        raise UserError(f"Unknown lexicon provider {config.provider!r} (use 'snapshot', 'babelnet' or 'wordnet').")

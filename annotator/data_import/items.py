@@ -32,7 +32,7 @@ SYNSET_ID = re.compile(r"(?:bn|wn):\d{8}[nvar]")
 _POS_LETTER = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 #: Columns shown to people: invisible and bidi control characters in them are refused (issue 14 item 10).
 #: (The id has its own rules, ``id_not_printable`` among them, in ``_id_problems``.)
-_TEXT_COLUMNS = ("sentence", "lemma", "source", "gloss", *ALIASES["target"])
+_TEXT_COLUMNS = ("sentence", "lemma", "source", "gloss", "domain", *ALIASES["target"])
 #: The longest text each stored column holds (the schema's ``String(n)``; the gloss is ``Text``, kept readable).
 COLUMN_MAX = {
     "id": schema.items.c.id.type.length,
@@ -40,6 +40,7 @@ COLUMN_MAX = {
     "lemma": schema.items.c.lemma.type.length,
     "synset": schema.items.c.synset.type.length,
     "source": schema.items.c.source.type.length,
+    "domain": schema.items.c.domain.type.length,
     "gloss": 5_000,
 }
 _TRUE = {"true", "yes", "y", "1", "x"}
@@ -84,6 +85,8 @@ def content_hash(item: Item) -> str:
     """What an item *is*: re-importing the same content is a no-op, a change is detected."""
     t = item.target
     raw = "\x1f".join([item.sentence, str(t.start), str(t.end), t.lemma, t.pos, item.synset, item.source])
+    if item.domain:  # optional: items without one keep the hash they always had
+        raw += "\x1fdomain=" + item.domain
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -460,6 +463,7 @@ def _parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem],
         synset=synset,
         source=_text(values.get("source")),
         gloss=_text(values.get("gloss")),
+        domain=_text(values.get("domain")),
     )
 
 

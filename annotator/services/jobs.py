@@ -132,7 +132,7 @@ def _reconcile(conn: Any, active: Sequence[Job]) -> list[Job]:
 def _check_params(project: Project, kind: JobKind, params: dict[str, Any]) -> dict[str, Any]:
     """Refuse what the worker could not run, now, with the usual message; paths become absolute."""
     params = dict(params)
-    for name in ("file", "dataset", "translations", "out"):
+    for name in ("file", "gold", "dataset", "translations", "out"):
         if params.get(name):
             params[name] = str(Path(params[name]).expanduser().resolve())
     if kind is JobKind.IMPORT and not params.get("file"):
@@ -141,7 +141,7 @@ def _check_params(project: Project, kind: JobKind, params: dict[str, Any]) -> di
         raise JobRefused("An evaluation job needs the translations (--translations).")
     if kind is JobKind.EVALUATE and not (params.get("dataset") or params.get("current")):
         raise JobRefused("An evaluation job needs --dataset, or --current to score the project's current curation.")
-    for name in ("file", "dataset", "translations"):
+    for name in ("file", "gold", "dataset", "translations"):
         if params.get(name) and not Path(params[name]).is_file():
             raise JobRefused(f"{params[name]}: no such file.")
     if kind is JobKind.EXPORT:
@@ -326,6 +326,15 @@ def _acting_user(project: Project, name: str) -> User | None:
 
 
 def _run_import(project: Project, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
+    if job.params.get("gold"):  # WSD-framework XML with its gold key file
+        from annotator.services.import_wsd import import_wsd_xml
+
+        name = job.params.get("name")
+        wsd = import_wsd_xml(
+            project, job.params["file"], job.params["gold"], first_key=bool(job.params.get("first_key")),
+            force=bool(job.params.get("force")), progress=progress, user=user, name=name,
+        )  # fmt: skip
+        return {"summary": wsd.summary(), "warnings": [str(w) for w in wsd.report.warnings[:50]]}
     from annotator.services.importing import import_items
 
     report = import_items(
@@ -491,6 +500,8 @@ def work(project: Project, job_id: int) -> Job:
         store.update_job(conn, job_id, [JobState.RUNNING], finished_at=utc_now(), heartbeat_at=utc_now(), **values)
     if job.kind is JobKind.IMPORT and values["state"] is JobState.DONE and job.params.get("uploaded"):
         Path(job.params["file"]).unlink(missing_ok=True)
+        if job.params.get("gold"):
+            Path(job.params["gold"]).unlink(missing_ok=True)
     return get(project, job_id)
 
 

@@ -82,6 +82,7 @@ def item_from_row(row: Any) -> Item:
         ),
         filter_failures=tuple(json.loads(row.filter_failures)),
         excluded=bool(row.excluded),
+        domain=row.domain or "",
     )
 
 
@@ -435,6 +436,7 @@ class Repository:
             "senses": senses_to_json(item.senses),
             "filter_failures": _dumps(list(item.filter_failures)),
             "excluded": item.excluded,
+            "domain": item.domain,
         }
 
     def update_item_lexicon(self, conn: Connection, item_id: str, gloss: str, senses: Sequence[SenseEntry]) -> None:

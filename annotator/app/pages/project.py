@@ -25,6 +25,7 @@ from annotator.lexicon.sources import allowed_sources
 from annotator.project import parse_languages
 from annotator.services import read_model
 from annotator.services.administration import save_languages, set_excluded
+from annotator.services.import_wsd import check_wsd_xml
 from annotator.services.jobs import save_upload
 
 
@@ -70,12 +71,58 @@ def render_import() -> None:
         "CSV, TSV, XLSX or JSONL with sentence, target (or start/end), lemma, pos, synset; id and source "
         "optional. All or nothing: a file with any bad row imports nothing and lists every bad row."
     )
-    upload = st.file_uploader("Item file", type=["csv", "tsv", "xlsx", "jsonl"], key="project_import_file")
+    upload = st.file_uploader("Item file", type=["csv", "tsv", "xlsx", "jsonl", "xml"], key="project_import_file")
     force = st.checkbox(
         "Replace changed items even if they have curated work (their candidates are kept)", key="project_import_force"
     )
-    if upload is not None:
+    if upload is not None and upload.name.lower().endswith(".xml"):
+        _render_wsd_import(upload, force)
+    elif upload is not None:
         jobs_panel.start_button(JobKind.IMPORT, "Import", "project_import", lambda: _upload_params(upload, force))
+
+
+def _render_wsd_import(upload, force: bool) -> None:  # type: ignore[no-untyped-def]
+    """WSD-framework XML: its gold key file too; sense keys become synsets through the project's wordnet."""
+    st.caption(
+        "WSD-framework XML (Raganato et al. 2017): one item per instance with one gold sense key; instances with "
+        "several keys are skipped and listed unless the first key is kept. Needs the wordnet lexicon."
+    )
+    gold = st.file_uploader("Gold key file (FILE.gold.key.txt)", type=["txt"], key="project_import_gold")
+    first_key = st.checkbox("Keep the first of several gold keys", key="project_import_first_key")
+    if gold is not None:
+        jobs_panel.start_button(
+            JobKind.IMPORT, "Import", "project_import", lambda: _wsd_upload_params(upload, gold, first_key, force)
+        )
+
+
+def _wsd_upload_params(upload, gold, first_key: bool, force: bool) -> dict:  # type: ignore[no-untyped-def]
+    """Check both files here (every bad instance listed at once), then hand kept copies to the import job."""
+    with tempfile.TemporaryDirectory() as tmp:
+        xml_path = Path(tmp) / Path(upload.name).name
+        gold_path = Path(tmp) / "gold.key.txt"
+        xml_path.write_bytes(upload.getvalue())
+        gold_path.write_bytes(gold.getvalue())
+        try:
+            checked = check_wsd_xml(get_project(), xml_path, gold_path, first_key)
+        except ItemImportError as error:
+            show_row_problems(error)
+            st.stop()
+        except UserError as error:
+            st.error(md(str(error)))
+            st.stop()
+    if checked.multi_key:
+        st.info(md(f"{len(checked.multi_key)} instance(s) with several gold keys will be skipped."))
+    project = get_project()
+    kept = save_upload(project, upload.name, upload.getvalue())
+    kept_gold = save_upload(project, gold.name, gold.getvalue())
+    return {
+        "file": str(kept),
+        "gold": str(kept_gold),
+        "first_key": first_key,
+        "force": force,
+        "uploaded": True,
+        "name": upload.name,
+    }
 
 
 def _upload_params(upload, force: bool) -> dict:  # type: ignore[no-untyped-def]
