@@ -2,7 +2,8 @@
 
 Every project language appears: inflected forms (Italian plural, German declension, Russian case, Spanish plural),
 the Italian articulated preposition, wildcards matching zero and two tokens, cross-PoS, Chinese surface matches,
-both-matched and MISS (Italian, Spanish, Chinese).
+both-matched and MISS (Italian, Spanish, Chinese); specificity on one span (issue 22: Russian, German, Czech-like)
+and the surface step in Chinese (源头/头, 门 in 门口).
 """
 
 from __future__ import annotations

@@ -14,6 +14,11 @@ and a candidate matches a level when either its text as typed or its analysed fo
 
 Analysing both sides with one analyser keeps them consistent even where the lemmatiser is wrong (simplemma gives
 ``goccio`` → ``gocciare`` on both sides); keeping the typed form keeps DiBiMT's plain lemma comparison.
+
+When GOOD and BAD candidates both match, specificity decides on each span: a candidate found in the translation as
+written outranks one found there only through the translation's lemmas (``акра`` over ``акр``), MuCoW's token-first
+order. In unspaced scripts the surface step finds a candidate anywhere (``门`` in ``门口``). ``docs/MATCHING.md``
+states both rules and their reasons.
 """
 
 from __future__ import annotations
