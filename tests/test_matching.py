@@ -574,3 +574,31 @@ def test_czech_like_inflected_pair_on_one_word_and_on_two():
     fort = czech([("u", "u", ()), ("hradu", "hrad", ("hradit",))])
     verdict = match_translation(fort, [compile_candidate("hradit", "bad"), compile_candidate("hradu", "good")])
     assert verdict.outcome == Outcome.GOOD and verdict.omega_text == "hradu"
+
+
+@settings(max_examples=200, deadline=None)
+@given(sequence=st.lists(_words, max_size=8), tokens=_candidate_tokens())
+def test_every_place_of_a_candidate_is_a_run_and_the_first_is_the_leftmost(sequence: list[str], tokens: list[str]):
+    # the specificity pass lists every place of a matched candidate (``find_all``); steps 2 use the first (``find``)
+    from annotator.domain.matching import _Level
+
+    level = _Level(sequence)
+    pattern = compile_candidate(" ".join(tokens), "good").lemma[0]
+    places = level.find_all(pattern)
+    assert (places[0] if places else None) == level.find(pattern)
+    starts = [
+        start
+        for start in range(len(sequence))
+        if any(
+            _reference(sequence[start:end], tokens) and sequence[start:end][: len(pattern[0])] == list(pattern[0])
+            for end in range(start, len(sequence) + 1)
+        )
+    ]
+    assert [start for start, _ in places] == starts
+    for start, end in places:  # each run is a match that no shorter run from the same start is
+        assert _reference(sequence[start:end], tokens)
+        assert not any(
+            _reference(sequence[start:shorter], tokens)
+            and sequence[start:shorter][: len(pattern[0])] == list(pattern[0])
+            for shorter in range(start, end)
+        )
