@@ -721,7 +721,7 @@ def _match_levels(cset: CandidateSet, indexed: _Indexed) -> tuple[dict[int, Cand
                 continue
             pattern = cset.patterns[position]
             alternative = (pattern.lemma, pattern.word, pattern.token)[number_of_level][number]
-            accept = _tag_acceptor(pattern, alternative, indexed, step)
+            accept = _tag_acceptor(pattern, alternative, indexed, step) if indexed.has_pos else None
             if accept is not None:
                 tag_tried.add(position)
             span = level.find(alternative, accept)
