@@ -34,7 +34,8 @@ import jieba
 
 from annotator.analysis.default import DefaultAnalyser
 from annotator.analysis.dictionary_cache import wait_for_cache_writes
-from annotator.services.evaluate import Translation, dataset_from_records, evaluate
+from annotator.evaluation.inputs import Translation, dataset_from_records
+from annotator.evaluation.run import evaluate
 
 
 def _words(text: str) -> list[str]:
