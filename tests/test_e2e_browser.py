@@ -130,13 +130,16 @@ def page(app_url: str) -> Iterator[Page]:
 
 #: The app root's run state (``data-test-script-state``) while Streamlit runs the script or a fragment.
 BUSY_STATES = ("running", "rerunRequested", "stopRequested")
-#: Idle, and drawn: the candidate lists (``annotator.app.candidate_rows``) build their rows in an effect React runs
-#: after it has painted the run, and on first mount after their script module has loaded, so "the run is over" alone
-#: can come a little before the rows. Two animation frames and a task after idle, every list must hold its rows.
+#: Idle, and drawn: the candidate lists (``annotator.app.candidate_rows``) and the Curate work area
+#: (``annotator.app.curate_area``) build their DOM in an effect React runs after it has painted the run, and on first
+#: mount after their script module has loaded, so "the run is over" alone can come a little before them. Two
+#: animation frames and a task after idle, every such element must be drawn, and the work area have no event waiting.
 _DRAWN_JS = """busy => new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
   const state = document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state');
   const lists = Array.from(document.querySelectorAll('[data-testid="stMain"] .stBidiComponent'));
-  resolve(!busy.includes(state) && lists.every(list => list.querySelector('.annotator-candidates')));
+  const drawn = (list) => list.querySelector('.annotator-candidates')
+    || list.querySelector('.ca[data-drawn]:not([data-pending])');
+  resolve(!busy.includes(state) && lists.every(drawn));
 }, 0))))"""
 
 

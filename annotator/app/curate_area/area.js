@@ -23,6 +23,7 @@ const LEGEND = [
   ['o', 'Reopen'],
   ['u', 'Undo your last change on this item, or your Done / Discard on the item just left (u again redoes)'],
   ['n / p (Alt+N / Alt+P anywhere)', 'Next / Previous item'],
+  ['a', 'turn "Next item after Done" on or off'],
   ['?', 'this legend'],
 ];
 const FIELDS = ['good', 'bad', 'discuss', 'discard_note', 'discard_reason', 'comment'];
@@ -88,8 +89,17 @@ function pump() {
     inflight = payload.seq;
     sentAt = Date.now();
     sendTrigger('event', payload);
+    markPending();
     return;
   }
+  markPending();
+}
+
+// data-pending on the element while an event waits for its answer (tests and benchmarks wait on it)
+function markPending() {
+  if (!root) return;
+  if (inflight || queue.length) root.dataset.pending = String(queue.length + (inflight ? 1 : 0));
+  else delete root.dataset.pending;
 }
 
 function scheduleDraft(name) {
@@ -264,6 +274,7 @@ function onKey(event) {
     case 's': togglePanel('discuss', true); break;
     case 'x': togglePanel('discard', true); break;
     case '?': command('legend'); break;
+    case 'a': enqueue('advance', {on: !$('.ca-advance').checked}, {anyItem: true}); break;
     case 'j': case 'ArrowDown': moveCursor(+1); break;
     case 'k': case 'ArrowUp': moveCursor(-1); break;
     case 'h': case 'ArrowLeft': jumpCursor('good'); break;
@@ -569,5 +580,6 @@ export default function (component) {
     place('first');
   }
   if (next.ack && next.ack === inflight) inflight = null;
+  root.dataset.drawn = here + '|' + next.version;
   pump();
 }
