@@ -453,7 +453,7 @@ def _say(kind: str, text: str, where: str, focus: str | None = None, **extra: An
     }  # fmt: skip
 
 
-def _refusal(error: UserError, user: User) -> str:
+def _refusal(error: UserError | CandidateError, user: User) -> str:
     if isinstance(error, ConflictError):
         return f"Not saved — conflict. {error}"
     if isinstance(error, CandidateError):
@@ -474,7 +474,7 @@ def _save(
     """Make one service call; say what happened where the user looks. A refusal keeps what they typed."""
     try:
         saved = call()
-    except UserError as error:
+    except (UserError, CandidateError) as error:
         _say("error", _refusal(error, user), where, focus)
         if isinstance(error, ConflictError):
             refresh_queue()
