@@ -72,7 +72,7 @@ def item_of(page: Page) -> str:
 
 def check_arrival(page: Page) -> None:
     where = page.evaluate(ARRIVAL_JS)
-    assert 0 <= where["top"] and where["bottom"] <= where["height"], where
+    assert where["top"] >= 0 and where["bottom"] <= where["height"], where
     assert not where["covered"], where  # nothing fixed (Streamlit's toolbar) over the sentence
     assert where["focused"] == "Add to GOOD", where
 
@@ -80,7 +80,7 @@ def check_arrival(page: Page) -> None:
 def check_feedback(page: Page, text: str) -> None:
     expect(page.locator(".ca [role=status], .ca [role=alert]").filter(has_text=text)).to_be_visible()
     shown = [f for f in page.evaluate(FEEDBACK_JS) if text in f["text"]]
-    assert shown and all(0 <= f["top"] and f["bottom"] <= f["height"] for f in shown), shown
+    assert shown and all(f["top"] >= 0 and f["bottom"] <= f["height"] for f in shown), shown
 
 
 def state_of(demo_dir: Path, item: str) -> tuple[object, list[tuple[str, str]]]:
