@@ -122,6 +122,14 @@ def received() -> Event | None:
     return parse_event(value.get(EVENT) if isinstance(value, Mapping) else None)
 
 
+def received_seq() -> str | None:
+    """The id of whatever the element sent (checked or not), to acknowledge it: the element waits for it."""
+    value = st.session_state.get(KEY)
+    event = value.get(EVENT) if isinstance(value, Mapping) else None
+    seq = event.get("seq") if isinstance(event, Mapping) else None
+    return seq[:64] if isinstance(seq, str) else None
+
+
 def text(value: object) -> str:
     """Text for the element: invisible characters made visible (``safe_text.visible_controls``)."""
     return visible_controls(str(value))

@@ -117,15 +117,26 @@ function flushDraft(name) {
 
 // --- commands (buttons and keys) -------------------------------------------------------------------------------
 
+function addAll(side) {
+  const box = field('bulk_' + side);
+  if (!box || box.disabled || !box.value.trim()) return;
+  enqueue('add_many', {side, text: box.value});
+}
+
+function showBulk(side, text) {
+  const box = field('bulk_' + side);
+  box.closest('.ca-bulk').hidden = false;
+  box.value = text;
+  box.focus({preventScroll: true});
+}
+
 function add(side) {
   const box = field(side);
   if (!box || box.disabled) return;
   const text = box.value;
   if (!text.trim()) { box.focus(); return; }
   flushDraft(side);
-  const lines = text.split(/\r?\n/).filter((line) => line.trim());
-  if (lines.length > 1) enqueue('add_many', {side, text});
-  else enqueue('add', {side, text});
+  enqueue('add', {side, text});
 }
 
 function togglePanel(name, open) {
@@ -163,6 +174,9 @@ function command(name, source) {
       return true;
     case 'add':
       add(source && source.dataset.side);
+      return true;
+    case 'add-all':
+      addAll(source && source.dataset.side);
       return true;
     case 'legend': {
       const legend = $('.ca-legend');
@@ -236,7 +250,10 @@ function onKey(event) {
     const name = target.dataset.field;
     if (key === 'Escape') {
       event.preventDefault();
-      if (name === 'discuss') togglePanel('discuss', false);
+      if (name === 'bulk_good' || name === 'bulk_bad') {
+        target.closest('.ca-bulk').hidden = true;
+        field(name.slice(5)).focus();
+      } else if (name === 'discuss') togglePanel('discuss', false);
       else if (name === 'discard_note' || name === 'discard_reason') togglePanel('discard', false);
       else focusCursor();
     } else if (key === 'Enter' && (name === 'good' || name === 'bad')) {
@@ -248,6 +265,9 @@ function onKey(event) {
     } else if (key === 'Enter' && name === 'discard_reason' && !event.altKey) {
       event.preventDefault();
       field('discard_note').focus();
+    } else if (key === 'Enter' && (event.ctrlKey || event.metaKey) && (name === 'bulk_good' || name === 'bulk_bad')) {
+      event.preventDefault();
+      addAll(name.slice(5));
     } else if (key === 'Enter' && (event.ctrlKey || event.metaKey) && (name === 'discuss' || name === 'comment')) {
       event.preventDefault();
       command(name === 'discuss' ? 'discuss-send' : 'comment');
@@ -478,6 +498,7 @@ function arrive(d) {
   $('.ca-senses').open = false;
   $$('.ca-check').forEach((out) => { out.replaceChildren(); out.className = 'ca-check'; });
   $$('.ca-rows').forEach((ul) => { ul.scrollTop = 0; });
+  $$('.ca-bulk').forEach((bulk) => { bulk.hidden = true; bulk.querySelector('textarea').value = ''; });
   cursor = {side: 'good', index: 0};
   root.scrollIntoView({block: 'start'});
 }
@@ -507,7 +528,7 @@ function wire() {
   });
   root.addEventListener('input', (event) => {
     const name = event.target.dataset && event.target.dataset.field;
-    if (!name) return;
+    if (!name || !FIELDS.includes(name)) return;
     if (name === 'good' || name === 'bad') {
       const out = $(`.ca-side[data-side="${name}"] .ca-check`);
       if (!event.target.value.trim()) { out.replaceChildren(); out.className = 'ca-check'; }
@@ -526,8 +547,8 @@ function wire() {
     if (name !== 'good' && name !== 'bad') return;
     const text = (event.clipboardData && event.clipboardData.getData('text/plain')) || '';
     if (!/[\r\n]/.test(text.replace(/[\r\n]+$/, ''))) return;  // one line: an ordinary paste
-    event.preventDefault();
-    flushDraft(name);
+    event.preventDefault();  // several lines: to this side's "one per line" box, and added together
+    showBulk(name, text);
     enqueue('add_many', {side: name, text});
   });
 }
@@ -569,8 +590,10 @@ export default function (component) {
   const feedback = next.feedback;
   if (feedback && feedback.id !== lastFeedback) {
     lastFeedback = feedback.id;
-    if (feedback.clear && field(feedback.clear.field) && field(feedback.clear.field).value === feedback.clear.text) {
-      field(feedback.clear.field).value = '';
+    const cleared = feedback.clear && field(feedback.clear.field);
+    if (cleared && cleared.value === feedback.clear.text) {
+      cleared.value = '';
+      if (cleared.closest('.ca-bulk')) cleared.closest('.ca-bulk').hidden = true;
       $$('.ca-check').forEach((out) => { out.replaceChildren(); out.className = 'ca-check'; });
     }
     if (feedback.close) togglePanelQuiet(feedback.close, false);

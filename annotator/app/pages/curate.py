@@ -519,7 +519,7 @@ def _on_add(service: CurationService, user: User, event: Event) -> None:
         count = sum(1 for line in lines if line.strip())
         saved = _save(
             user, event, lambda: service.add_candidates(event.item, event.lang, event.side, lines, event.version),
-            f"Added {count} candidates to {side}.", name, clear={"field": name, "text": event.text},
+            f"Added {count} candidates to {side}.", name, clear={"field": f"bulk_{name}", "text": event.text},
         )  # fmt: skip
     else:
         saved = _save(
@@ -684,10 +684,12 @@ HANDLERS: dict[str, Handler] = {
 
 def on_event() -> None:
     """The element's ``event`` callback: one checked event, for the item-language on screen, to one handler."""
+    seq = curate_area.received_seq()
+    if seq is not None:
+        st.session_state[ACK_KEY] = seq  # answered, whatever it was: the element sends its next event
     event = curate_area.received()
     if event is None:
         return  # not an event the element sends: a forged or malformed message changes nothing
-    st.session_state[ACK_KEY] = event.seq
     user = state.current_user()
     if user is None:
         return
