@@ -165,6 +165,7 @@ def project_copy(tmp: Path, items: int, cache: Path | None) -> Path:
     built = cache / f"items-{items}"
     if not (built / "data").is_dir():
         shutil.rmtree(built, ignore_errors=True)
+        built.mkdir(parents=True, mode=0o700)
         build(built, items)
     shutil.copytree(built / "data", tmp / "data")
     return tmp / "data"
