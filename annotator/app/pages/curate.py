@@ -312,11 +312,12 @@ def _translation(item_id: str, lang: str) -> dict[str, Any] | None:
     shown = st.session_state.get(EVAL_KEY)
     if not isinstance(shown, dict) or (shown.get("item"), shown.get("lang")) != (item_id, lang):
         return None
-    text, span = str(shown.get("text") or ""), shown.get("span")
-    start, end = (span[0], span[1]) if isinstance(span, (list, tuple)) and len(span) == 2 else (-1, -1)
+    span = shown.get("span")
+    ok = isinstance(span, (list, tuple)) and len(span) == 2 and all(type(n) is int for n in span)
+    text, start, end = _marked(str(shown.get("text") or ""), *(span if ok else (-1, -1)))
     outcome = str(shown.get("outcome") or "")
     return {
-        "label": f"{shown.get('system') or 'system'} ({outcome}):",
+        "label": curate_area.text(f"{shown.get('system') or 'system'} ({outcome}):"),
         "text": text,
         "start": start,
         "end": end,
@@ -331,6 +332,14 @@ def open_from_evaluate(item_id: str, lang: str, system: str, text: str, span: An
     }  # fmt: skip
 
 
+def _marked(text: str, start: int, end: int) -> tuple[str, int, int]:
+    """``text`` with invisible characters made visible, and the span ``[start:end]`` moved to match (-1 when none)."""
+    if not 0 <= start < end <= len(text):
+        return curate_area.text(text), -1, -1
+    before, word, after = (curate_area.text(part) for part in (text[:start], text[start:end], text[end:]))
+    return before + word + after, len(before), len(before) + len(word)
+
+
 def area_data(view: ItemView, user: User, nav: dict[str, Any], prefix: str) -> dict[str, Any]:
     """Everything the element shows for one item-language, as JSON-ready data (text only: the script never parses
     markup). Invisible characters in candidates are made visible, as everywhere else."""
@@ -343,7 +352,7 @@ def area_data(view: ItemView, user: User, nav: dict[str, Any], prefix: str) -> d
         rows = []
         for entry in il.side(side):
             line, tip = components.provenance(entry, item, il, side)
-            rows.append([entry.key, t(entry.format()), line, t(f"{entry.format()}\n{line}\n{tip}")])
+            rows.append([entry.key, t(entry.format()), t(line), t(f"{entry.format()}\n{line}\n{tip}")])
         initial = il.initial_good if side is Side.GOOD else il.initial_bad
         name = components.SIDE_NAME[side]
         lists[side.value] = {
@@ -379,6 +388,7 @@ def area_data(view: ItemView, user: User, nav: dict[str, Any], prefix: str) -> d
     }  # fmt: skip
     source = f" · source {item.source}" if item.source else ""
     comments = view.comments
+    sentence, start, end = _marked(item.sentence, item.target.start, item.target.end)
     shown_check = st.session_state.get(CHECK_KEY)
     check = shown_check if isinstance(shown_check, dict) and shown_check.get("prefix") == prefix else None
     feedback = st.session_state.pop(FEEDBACK_KEY, None)
@@ -391,17 +401,17 @@ def area_data(view: ItemView, user: User, nav: dict[str, Any], prefix: str) -> d
         "advance": bool(st.session_state.get(ADVANCE_KEY)),
         "nav": nav,
         "card": {
-            "title": f"{item.id} · {il.lang}{source}",
+            "title": t(f"{item.id} · {il.lang}{source}"),
             "status": il.status.value,
             "status_label": components.STATUS_LABEL[il.status],
-            "sentence": item.sentence,
-            "start": item.target.start,
-            "end": item.target.end,
-            "sense": sense,
-            "gloss": item.gloss,
-            "senses_title": f"All {len(item.senses)} senses of “{item.target.lemma}” ({item.target.pos})",
-            "senses": senses,
-            "notices": _notices(view, user),
+            "sentence": sentence,
+            "start": start,
+            "end": end,
+            "sense": [[t(text), link] for text, link in sense],
+            "gloss": t(item.gloss),
+            "senses_title": t(f"All {len(item.senses)} senses of “{item.target.lemma}” ({item.target.pos})"),
+            "senses": [[t(text), sigma] for text, sigma in senses],
+            "notices": [[kind, t(text)] for kind, text in _notices(view, user)],
             "translation": _translation(item.id, il.lang),
         },
         "actions": actions,
@@ -416,14 +426,14 @@ def area_data(view: ItemView, user: User, nav: dict[str, Any], prefix: str) -> d
         "ack": st.session_state.get(ACK_KEY),
         "comments": {
             "title": f"Comments ({len(comments)})",
-            "rows": [[c.user, c.at[:16].replace("T", " ") + " UTC", c.text] for c in comments],
+            "rows": [[t(c.user), c.at[:16].replace("T", " ") + " UTC", t(c.text)] for c in comments],
             "may_post": may_edit,
             "open": il.status is Status.DISCUSS,
         },
         "history": {
             "title": f"History ({len(view.history)})",
             "rows": [
-                [h.at[:19].replace("T", " "), h.user, h.action, components.history_detail(h), h.version]
+                [h.at[:19].replace("T", " "), t(h.user), h.action, t(components.history_detail(h)), h.version]
                 for h in reversed(view.history)
             ],
         },
@@ -448,8 +458,9 @@ def _locked_reason(user: User, il: ItemLanguage) -> str:
 
 def _say(kind: str, text: str, where: str, focus: str | None = None, **extra: Any) -> None:
     """The feedback of one event, shown by the element where the eyes are (``where``), then focus ``focus``."""
+    shown = curate_area.text(text)  # it quotes what people typed: invisible characters made visible
     st.session_state[FEEDBACK_KEY] = {
-        "id": f"{time.time_ns()}", "kind": kind, "text": text, "where": where, "focus": focus or where, **extra,
+        "id": f"{time.time_ns()}", "kind": kind, "text": shown, "where": where, "focus": focus or where, **extra,
     }  # fmt: skip
 
 
