@@ -224,8 +224,12 @@ def test_curate_reload_and_review_in_a_real_browser(
     settle(page)
     page.get_by_text("All 6 senses of").click()  # the other senses, for the screenshot
     expect(main.get_by_text("← this item (σ)")).to_be_visible()
+    viewport = page.viewport_size
+    page.set_viewport_size({"width": 1366, "height": 768})  # the size translators work at (issue 21)
     settle(page)
     save_screenshot(page, tmp_path, "curate.png")
+    assert viewport is not None
+    page.set_viewport_size(viewport)
 
     page.get_by_role("button", name="Done", exact=True).click()
     expect(page.get_by_role("status").filter(has_text="Marked shot-whiskey done.")).to_be_in_viewport()

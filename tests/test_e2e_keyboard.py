@@ -151,6 +151,10 @@ def test_eight_items_from_the_keyboard_alone(app_url: str, demo: Path, tmp_path:
             page.keyboard.press("Escape")
             page.keyboard.press("?")
             expect(page.locator(".ca-legend")).to_contain_text("remove the candidate under the cursor")
+            page.keyboard.press("?")
+            page.set_viewport_size({"width": 1920, "height": 1080})
+            settle(page)
+            save_screenshot(page, tmp_path, "curate-1920x1080.png")
         finally:
             context.close()
             browser.close()
