@@ -307,7 +307,10 @@ function onKey(event) {
       break;
     default: handled = false;
   }
-  if (handled) event.preventDefault();
+  if (handled) {
+    event.preventDefault();
+    event.stopPropagation();  // the key was ours: not also one of Streamlit's own (r reruns the page)
+  }
 }
 
 // --- drawing ---------------------------------------------------------------------------------------------------
@@ -557,10 +560,12 @@ export default function (component) {
   const {data: next, parentElement, setTriggerValue} = component;
   sendTrigger = setTriggerValue;
   const found = parentElement.querySelector('.ca');
-  if (found && found !== root) {
+  if (found && found !== root) {  // (re)mounted: nothing from an element that is gone is waited for
     root = found;
     shownItem = null;
     lastFeedback = null;
+    queue = [];
+    inflight = null;
     wire();
     if (!found.querySelector('.ca-legend tbody').childElementCount) {
       found.querySelector('.ca-legend tbody').replaceChildren(...LEGEND.map(([keys, what]) => {
