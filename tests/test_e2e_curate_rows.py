@@ -134,3 +134,46 @@ def test_pasting_three_lines_one_invalid_adds_nothing_and_names_it(app_url: str,
         finally:
             context.close()
             browser.close()
+
+
+def test_every_candidate_of_a_long_list_is_reachable_with_the_cursor(app_url: str, demo: Path) -> None:  # noqa: F811
+    """Issue 21: digits reached nine candidates; the cursor reaches all, and its list scrolls in its own panel."""
+    project = Project.open(demo)
+    user = authenticate(project, "translator", "demo-translator-pass")
+    assert user is not None
+    service = CurationService(project, user)
+    extra = [f"lungo{n:02d}" for n in range(14)]
+    version = service.view(ITEM, LANG).state.version
+    for text in extra:
+        version = service.add_candidate(ITEM, LANG, Side.BAD, text, version).version
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1366, "height": 768})
+        context.set_default_timeout(TIMEOUT_MS)
+        page = context.new_page()
+        try:
+            page.goto(app_url)
+            log_in(page, "translator", "demo-translator-pass")
+            expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
+            page.keyboard.press("Escape")  # the cursor: GOOD's first candidate
+            bad = page.locator(".ca-side[data-side=bad] .ca-row")
+            total = 2 + bad.count()  # GOOD goccio, bicchierino, then every BAD candidate
+            for _ in range(total - 1):
+                page.keyboard.press("j")
+            last = bad.last
+            expect(last).to_be_focused()
+            expect(last).to_have_attribute("aria-label", extra[-1])
+            expect(last).to_be_in_viewport()  # scrolled into view inside the list's own panel
+            scrolled = page.locator(".ca-side[data-side=bad] .ca-rows").evaluate("ul => ul.scrollTop")
+            assert scrolled > 0
+            expect(page.get_by_test_id("item-sentence")).to_be_in_viewport()  # the page itself did not scroll away
+            page.keyboard.press("m")  # move the candidate under the cursor to GOOD
+            expect(page.locator(".ca [role=status]").filter(has_text=f"Moved {extra[-1]} to GOOD.")).to_be_visible()
+            settle(page)
+            with project.db.read() as conn:
+                state = project.repo.get_item_language(conn, ITEM, LANG)
+            assert state is not None and state.good[-1].text == extra[-1]
+            assert extra[-1] not in [e.text for e in state.bad]
+        finally:
+            context.close()
+            browser.close()
