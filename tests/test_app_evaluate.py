@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from app_helpers import logged_in, plain
+from app_helpers import area, logged_in, plain
 from conftest import build_demo
 from streamlit.testing.v1 import AppTest
 
@@ -80,7 +80,10 @@ def test_metrics_miss_browsing_curate_link_and_rerun(demo: Path) -> None:
     at.button(key="eval_open|shot-whiskey|DE|demo-mt-b").click().run()
     assert not at.exception, at.exception
     assert at.query_params["item"] == "shot-whiskey" and at.query_params["lang"] == "DE"
-    assert any("He poured a" in m.value for m in at.markdown)  # the Curate page shows the item
+    card = area(at)["card"]
+    assert card["sentence"].startswith("He poured a")  # the Curate page shows the item
+    shown = card["translation"]  # and the machine translation that MISSed, as the Evaluate page showed it
+    assert shown is not None and shown["label"].startswith("demo-mt-b (") and shown["text"]
 
     project = Project.open(demo)  # the lead decides the bare "Whiskey" renders the drink sense here
     service = CurationService(project, authenticate(project, "lead", "demo-lead-pass"))

@@ -53,14 +53,24 @@ REASON_LABEL = {
     DiscardReason.INSUFFICIENT_CONTEXT: "insufficient context",
     DiscardReason.OTHER: "other (note required)",
 }
+#: A discard reason as a sentence names it ("Discarded: other — too vague"), without the form's hint.
+REASON_NAME = {
+    DiscardReason.IDIOM: "idiom",
+    DiscardReason.PROPER_NOUN: "proper noun",
+    DiscardReason.INSUFFICIENT_CONTEXT: "insufficient context",
+    DiscardReason.OTHER: "other",
+}
 SIDE_NAME = {Side.GOOD: "GOOD", Side.BAD: "BAD"}
 CANDIDATE_PLACEHOLDER = "goccio · prendersi * permesso · [sparare]_VERB"
 __all__ = ["code", "md", "synset_md"]  # re-exported: pages use components.md / components.code
 
 
-def candidate_error_message(error: CandidateError) -> str:
-    """The rule's own message plus the rule name and the text, as SPEC §3 asks."""
-    return f"{error.message} (rule: {error.rule}; text: {error.text!r})"
+def candidate_error_message(error: CandidateError, lead: bool = True) -> str:
+    """The rule's own message and the text, as SPEC §3 asks; the rule's id only for leads (it means nothing to a
+    translator, issue 21)."""
+    if lead:
+        return f"{error.message} (rule: {error.rule}; text: {error.text!r})"
+    return f"{error.message} (text: {error.text!r})"
 
 
 def status_badge(status: Status) -> None:
@@ -88,7 +98,7 @@ def run_action(
 
     Inputs named in ``reset`` are cleared only on success, so a refused or conflicting change keeps what the
     user typed and they can redo it against the current state. ``was`` is the status the page showed: given, the
-    session's progress counts are moved from it to the saved status instead of re-read (see ``_moved_progress``).
+    session's progress counts are moved from it to the saved status instead of re-read (see ``moved_progress``).
     """
     try:
         result = getattr(state.service(), method)(*args)
@@ -101,7 +111,7 @@ def run_action(
     except UserError as error:
         state.flash("error", str(error))
         return False
-    _moved_progress(was, result)
+    moved_progress(was, result)
     for key, value in (reset or {}).items():
         st.session_state[key] = value
     message = success(result) if callable(success) else success
@@ -111,7 +121,7 @@ def run_action(
     return True
 
 
-def _moved_progress(was: Status | None, result: Any) -> None:
+def moved_progress(was: Status | None, result: Any) -> None:
     """Keep the session's cached progress counts right after one saved change.
 
     An edit (add, remove, move) changes at most the item's status (pending → in progress): when the status the page
@@ -173,7 +183,7 @@ def _row_clicked(key: str, item_id: str, il: ItemLanguage, side: Side, editable:
     """A Move / Remove click in a candidate list (``candidate_rows``), made with the version the page showed.
 
     A read-only list ignores clicks, as Streamlit ignores a click on a disabled button. The progress counts are
-    moved only when the page showed the version this list was drawn from (see ``_moved_progress``).
+    moved only when the page showed the version this list was drawn from (see ``moved_progress``).
     """
     click = candidate_rows.clicked(key) if editable else None
     if click is None:
@@ -202,10 +212,11 @@ def _discard(
 ) -> None:
     reason = st.session_state.get(reason_key)
     note = st.session_state.get(note_key) or ""
+    suffix = f" — {note.strip()}" if note.strip() else ""
     run_action(
         "discard",
         (item_id, lang, reason, note, version),
-        f"Discarded ({REASON_LABEL.get(reason, reason) if reason else ''}).",
+        f"Discarded: {REASON_NAME.get(reason, reason) if reason else ''}{suffix}.",
         reset={reason_key: None, note_key: ""},
         after=after,
     )
@@ -537,7 +548,8 @@ def render_resolve_form(view: ItemView, prefix: str) -> None:
 # --- history and discussion ------------------------------------------------------------------------------
 
 
-def _detail(entry: HistoryEntry) -> str:
+def history_detail(entry: HistoryEntry) -> str:
+    """A history row's detail as people read it (the state undo restores left out)."""
     parts = []
     for key, value in entry.detail.items():
         if value in ("", None, [], {}) or key == BEFORE_KEY:  # the state undo restores: not for reading
@@ -553,7 +565,7 @@ def render_history(view: ItemView) -> None:
             "when (UTC)": h.at[:19].replace("T", " "),
             "who": h.user,
             "action": h.action,
-            "detail": _detail(h),
+            "detail": history_detail(h),
             "v": h.version,
         }
         for h in reversed(view.history)

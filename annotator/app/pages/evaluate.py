@@ -159,6 +159,11 @@ def render_browser(result: EvaluationResult) -> None:
                 key=f"eval_open|{row['id']}|{row['lang']}|{row['system']}",
                 icon=":material/edit_note:",
             ):
+                from annotator.app.pages import curate  # the card there shows this translation (issue 21)
+
+                curate.open_from_evaluate(
+                    row["id"], row["lang"], row["system"], row["translation"], row["span"], row["result"]
+                )
                 st.switch_page(CURATE_PAGE, query_params={"item": row["id"], "lang": row["lang"]})
             st.markdown(f"EN: {md(row['sentence'])}")
             st.markdown(
