@@ -65,6 +65,7 @@ def build_pages(user: User | None) -> dict[str, list[st.Page]]:
         st.Page(PAGES / "evaluate.py", title="Evaluate", url_path="evaluate", icon=":material/analytics:"),
         st.Page(PAGES / "project.py", title="Project", url_path="project", icon=":material/settings:"),
         st.Page(PAGES / "agreement.py", title="Agreement", url_path="agreement", icon=":material/compare:"),
+        st.Page(PAGES / "people.py", title="People", url_path="people", icon=":material/manage_accounts:"),
     ]
     for module, title, path, icon in (("annotator.app.pages.dataset", "Dataset", "dataset", ":material/dataset:"),):
         page = optional_page(module, title, path, icon)
