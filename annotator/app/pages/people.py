@@ -199,8 +199,10 @@ def render() -> None:
     if users:
         with edit:
             render_edit(users, languages, me)
-    st.caption(f"Every change here is recorded in the project's audit trail ({code('annotator users list')} lists "
-               "the same accounts).")
+    st.caption(
+        f"Every change here is recorded in the project's audit trail ({code('annotator users list')} lists "
+        "the same accounts)."
+    )
 
 
 if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)
