@@ -124,7 +124,7 @@ def render_metrics(result: EvaluationResult) -> None:
     if result.skipped:
         st.warning(
             md(
-                f"{format_skipped(result.skipped)}: not scored, as the dataset has nothing to score them against "
+                f"{format_skipped(result.skipped)}: the dataset has nothing to score them against "
                 "(an export leaves out unfinished, discarded and excluded items)."
             ),
             icon=":material/info:",
