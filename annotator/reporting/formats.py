@@ -10,7 +10,6 @@ from annotator.reporting.tables import Table
 
 __all__ = ["latex_escape", "markdown_escape", "to_html", "to_latex", "to_markdown"]
 
-
 def markdown_escape(text: str) -> str:
     """Cells are data: escape what Markdown would read as syntax, and keep each row on one line."""
     out = []

@@ -489,3 +489,4 @@ def open_assignment_keys(conn: Connection) -> set[tuple[str, str]]:
 def assigned_keys(conn: Connection) -> set[tuple[str, str]]:
     """(item, language) pairs ever given to double curation (the Items page marks them)."""
     return store.assigned_keys(conn)
+

@@ -81,7 +81,8 @@ def editor(item_id: str, lang: str, copy: ItemLanguage) -> None:
     )
     if not editable:
         st.info(
-            f"Your copy is {components.STATUS_LABEL[copy.status]}. Reopen it to change it (until every translator has finished)."
+            f"Your copy is {components.STATUS_LABEL[copy.status]}. "
+            "Reopen it to change it (until every translator has finished)."
         )
         st.button(
             "Reopen my copy",
