@@ -137,4 +137,4 @@ def test_translators_do_not_get_the_page(curated: Project, tmp_path: Path) -> No
     at = start("translator")
     assert "for leads" in at.error[0].value
     assert not at.button and not at.dataframe
-    assert not (tmp_path / "exports").exists()
+    assert not (curated.data_dir / "exports").exists()

@@ -34,6 +34,7 @@ def start_button(
     except UserError as error:
         st.error(md(error))
         return None
+    st.info(f"Job {job.id} ({kind.value}) started in the background; its progress and outcome are shown below.")
     st.session_state.setdefault(SEEN_ACTIVE_KEY, set()).add(job.id)
     return job
 
