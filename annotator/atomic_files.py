@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal
 
 from annotator.errors import UserError
 from annotator.private_files import FILE_MODE, make_private, make_private_folder
@@ -66,8 +67,9 @@ class AtomicFolder:
         self.temporary = Path(tempfile.mkdtemp(prefix=f".{self.name}{PARTIAL_MARK}", dir=self.root))
         return self.temporary
 
-    def __exit__(self, exc_type: object, exc: object, traceback: object) -> bool:
-        assert self.temporary is not None
+    def __exit__(self, exc_type: object, exc: object, traceback: object) -> Literal[False]:
+        if self.temporary is None:
+            raise RuntimeError("AtomicFolder left without being entered")
         if exc_type is not None:
             shutil.rmtree(self.temporary, ignore_errors=True)
             return False

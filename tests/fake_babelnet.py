@@ -4,7 +4,10 @@ Tests point ``BabelNetLexicon`` at it instead of babelnet.io: requests go over r
 real JSON shapes (senses wrapped as ``{"type", "properties"}``, ``wordNetSenseNumber`` inside
 ``properties``, underscores in lemmas, the ``{"message": ...}`` refusal). The server records every
 request, enforces the three-extra-languages limit and the key, and can be told to misbehave: refuse
-after N requests (quota), fail the next K requests with 500/429, or answer slowly (timeouts).
+after N requests (quota), fail the next K requests with 500/429, or answer slowly (timeouts). Hostile or
+broken servers too: drip the answer one byte every few seconds (body or headers), stream a huge answer (made
+on the fly, never held in memory: 400 MB costs the server a few kB), answer a fixed body such as ``{}``, or
+echo the API key back inside glosses and lemmas.
 
 It parses its data on its own (not with ``annotator.lexicon.snapshot``), so a bug in the code under test
 cannot hide itself. Usable as a context manager; ``fake_babelnet`` is a ready pytest fixture.
@@ -17,9 +20,10 @@ import gzip
 import json
 import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -48,6 +52,20 @@ class RecordedRequest:
         return found[0] if found else None
 
 
+@dataclass
+class _Fault:
+    """A misbehaviour for the next ``remaining`` requests (None: every request) to ``endpoint`` (None: any)."""
+
+    kind: str  # "drip", "huge", "answer", "echo_key"
+    endpoint: str | None
+    remaining: int | None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+#: A huge answer is streamed in blocks of about this size.
+_HUGE_BLOCK = 1024 * 1024
+
+
 def _lemma_key(text: str) -> str:
     return " ".join(text.replace("_", " ").split()).casefold()
 
@@ -68,17 +86,17 @@ class FakeBabelNet:
         self.api_version = api_version
         self.refusal_status = refusal_status
         self.decoy_english_gloss = decoy_english_gloss
-        self._synsets: dict[str, dict[str, Any]] = {record["id"]: record for record in data["synsets"]}
-        self._lemmas: dict[tuple[str, str, str], list[str]] = {
-            (_lemma_key(entry["lemma"]), entry["lang"].upper(), entry["pos"].upper()): list(entry["synsets"])
-            for entry in data.get("lemmas", [])
-        }
         self._lock = threading.Lock()
+        self.set_data(data)
+        #: Bytes of huge answers written to the socket, compressed or not (a client that refuses early stops them).
+        self.streamed_bytes = 0
         self._log: list[RecordedRequest] = []
         self._quota_remaining: int | None = None
         self._failures: list[int] = []
         self._delays: list[float] = []
         self._redirects: list[tuple[int, str]] = []
+        self._faults: list[_Fault] = []
+        self._stopping = threading.Event()
         self._sense_counter = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -95,6 +113,7 @@ class FakeBabelNet:
             def log_message(self, format: str, *args: Any) -> None:
                 pass  # keep test output quiet
 
+        self._stopping.clear()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._server.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
@@ -105,6 +124,7 @@ class FakeBabelNet:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()  # dripping and streaming handlers end too
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -123,6 +143,16 @@ class FakeBabelNet:
         return f"http://{host}:{port}/{self.api_version}/"
 
     # --- controls -----------------------------------------------------------------------------------
+
+    def set_data(self, data: Mapping[str, Any]) -> None:
+        """Serve this data from now on (BabelNet's data changed)."""
+        synsets = {record["id"]: record for record in copy.deepcopy(data["synsets"])}
+        lemmas = {
+            (_lemma_key(entry["lemma"]), entry["lang"].upper(), entry["pos"].upper()): list(entry["synsets"])
+            for entry in data.get("lemmas", [])
+        }
+        with self._lock:
+            self._synsets, self._lemmas = synsets, lemmas
 
     def exhaust_quota_after(self, answered: int) -> None:
         """Answer the next ``answered`` requests normally, then refuse every request with the quota message."""
@@ -148,6 +178,57 @@ class FakeBabelNet:
         """The next ``count`` requests are answered only after ``seconds`` (to provoke client timeouts)."""
         with self._lock:
             self._delays.extend([seconds] * count)
+
+    def drip_next(
+        self, count: int | None, interval: float = 5.0, *, phase: str = "body", endpoint: str | None = None
+    ) -> None:
+        """Answer the next ``count`` requests (None: all) one byte every ``interval`` seconds: ``phase="body"``
+        sends the headers at once and drips the body; ``"headers"`` drips everything from the status line on."""
+        assert phase in ("body", "headers")
+        self._add_fault(_Fault("drip", endpoint, count, {"interval": interval, "phase": phase}))
+
+    def huge_next(
+        self,
+        count: int | None,
+        size: int,
+        *,
+        content_length: bool = True,
+        compressed: bool = False,
+        endpoint: str | None = None,
+    ) -> None:
+        """Answer with a valid JSON body of ``size`` bytes (a getSynset object or a getSynsetIds list, made of one
+        repeated entry), streamed as it is made. ``content_length=False`` sends no length (the body ends when the
+        connection closes); ``compressed`` gzips it on the fly (a small transfer that decodes to ``size`` bytes)."""
+        options = {"size": size, "content_length": content_length and not compressed, "compressed": compressed}
+        self._add_fault(_Fault("huge", endpoint, count, options))
+
+    def answer_next(self, count: int | None, body: Any, *, status: int = 200, endpoint: str | None = None) -> None:
+        """Answer the next ``count`` requests (None: all) with this JSON ``body`` (e.g. ``{}``)."""
+        self._add_fault(_Fault("answer", endpoint, count, {"body": body, "status": status}))
+
+    def echo_key_next(self, count: int | None, *, endpoint: str | None = None) -> None:
+        """Answer normally, but with the request's key inside every gloss, and upper-cased inside every
+        non-English lemma (where it would become a GOOD/BAD candidate)."""
+        self._add_fault(_Fault("echo_key", endpoint, count))
+
+    def _add_fault(self, fault: _Fault) -> None:
+        with self._lock:
+            self._faults.append(fault)
+
+    def _take_fault(self, endpoint: str) -> _Fault | None:
+        """The first queued fault that applies to ``endpoint``, counted down (call with the lock held)."""
+        for fault in self._faults:
+            if fault.endpoint is None or fault.endpoint == endpoint:
+                if fault.remaining is not None:
+                    fault.remaining -= 1
+                    if fault.remaining <= 0:
+                        self._faults.remove(fault)
+                return fault
+        return None
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
 
     def clear_log(self) -> None:
         with self._lock:
@@ -180,6 +261,7 @@ class FakeBabelNet:
             delay = self._delays.pop(0) if self._delays else 0.0
             failure = self._failures.pop(0) if self._failures else None
             redirect = self._redirects.pop(0) if self._redirects else None
+            fault = self._take_fault(endpoint) if failure is None and redirect is None else None
             refuse = False
             if failure is None and key_ok and self._quota_remaining is not None:
                 if self._quota_remaining <= 0:
@@ -199,6 +281,12 @@ class FakeBabelNet:
         if not key_ok or refuse:
             self._send_json(handler, self.refusal_status, {"message": QUOTA_MESSAGE})
             return
+        if fault is not None and fault.kind == "huge":
+            self._send_huge(handler, endpoint, **fault.options)
+            return
+        if fault is not None and fault.kind == "answer":
+            self._send_json(handler, fault.options["status"], fault.options["body"])
+            return
         params: dict[str, list[str]] = {}
         for name, value in pairs:
             params.setdefault(name, []).append(value)
@@ -208,7 +296,81 @@ class FakeBabelNet:
             status, body = self._synset(params)
         else:
             status, body = 404, {"message": f"Unknown method {endpoint}."}
+        if fault is not None and fault.kind == "echo_key":
+            body = _echo_key(body, keys[0])
+        if fault is not None and fault.kind == "drip":
+            self._drip(handler, status, json.dumps(body, ensure_ascii=False).encode("utf-8"), **fault.options)
+            return
         self._send_json(handler, status, body, gzip_ok="gzip" in (handler.headers.get("Accept-Encoding") or ""))
+
+    def _drip(self, handler: BaseHTTPRequestHandler, status: int, payload: bytes, interval: float, phase: str) -> None:
+        """Send the answer one byte per ``interval`` (each byte is flushed: a per-read time-out never fires)."""
+        head = (
+            f"HTTP/1.0 {status} OK\r\nContent-Type: application/json;charset=UTF8\r\n"
+            f"Content-Length: {len(payload)}\r\n\r\n"
+        ).encode("ascii")
+        try:
+            if phase == "body":
+                handler.wfile.write(head)
+                handler.wfile.flush()
+                slow = payload
+            else:
+                slow = head + payload
+            for index in range(len(slow)):
+                if self._stopping.wait(interval):
+                    return
+                handler.wfile.write(slow[index : index + 1])
+                handler.wfile.flush()
+        except OSError:
+            pass  # the client gave up: what the test wants
+
+    def _send_huge(
+        self, handler: BaseHTTPRequestHandler, endpoint: str, size: int, content_length: bool, compressed: bool
+    ) -> None:
+        """Stream a valid JSON answer of ``size`` bytes, one block at a time (memory: one block)."""
+        if endpoint == "getSynsetIds":
+            head, last, tail = b"[", b'{"id": "bn:00000001n", "pos": "NOUN", "source": "BABELNET"}', b"]"
+            unit = last + b", "
+        else:
+            head, tail = b'{"senses": [', b'], "glosses": []}'
+            last = json.dumps(
+                {"type": "BabelSense", "properties": {"fullLemma": "x", "language": "EN", "source": "WIKI"}}
+            ).encode()
+            unit = last + b", "
+        repeats = max(0, (size - len(head) - len(last) - len(tail)) // len(unit))
+        total = len(head) + repeats * len(unit) + len(last) + len(tail)
+        block = unit * max(1, _HUGE_BLOCK // len(unit))
+        per_block = len(block) // len(unit)
+        packer = zlib.compressobj(wbits=31) if compressed else None  # 31: gzip framing
+
+        def pieces() -> Iterator[bytes]:
+            yield head
+            left = repeats
+            while left > 0:
+                take = min(left, per_block)
+                yield block if take == per_block else unit * take
+                left -= take
+            yield last + tail
+
+        try:
+            handler.send_response(200)
+            handler.send_header("Content-Type", "application/json;charset=UTF8")
+            if content_length:
+                handler.send_header("Content-Length", str(total))
+            if packer is not None:
+                handler.send_header("Content-Encoding", "gzip")
+            handler.end_headers()
+            for piece in pieces():
+                if self._stopping.is_set():
+                    return
+                wire = packer.compress(piece) if packer is not None else piece
+                handler.wfile.write(wire)
+                with self._lock:
+                    self.streamed_bytes += len(wire)
+            if packer is not None:
+                handler.wfile.write(packer.flush())
+        except OSError:
+            pass  # the client refused the rest: what the test wants
 
     def _send_json(self, handler: BaseHTTPRequestHandler, status: int, body: Any, gzip_ok: bool = False) -> None:
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -329,6 +491,22 @@ class FakeBabelNet:
             source = "WN" if lang == "EN" else "OMWN"
             glosses.append({"source": source, "sourceSense": 2, "language": lang, "gloss": text, "tokens": []})
         return glosses
+
+
+def _echo_key(body: Any, key: str) -> Any:
+    """A normal answer with the key in every gloss and (upper-cased) in every non-English lemma."""
+    if not isinstance(body, dict):
+        return body
+    body = copy.deepcopy(body)
+    for gloss in body.get("glosses", []):
+        gloss["gloss"] = f"{gloss['gloss']} (key {key})"
+    for sense in body.get("senses", []):
+        props = sense["properties"]
+        if props["language"] != "EN":
+            props["fullLemma"] = f"{props['fullLemma']}_{key.upper()}"
+            props["simpleLemma"] = props["fullLemma"].lower()
+            props["lemma"]["lemma"] = props["fullLemma"]
+    return body
 
 
 # --- sample data --------------------------------------------------------------------------------------

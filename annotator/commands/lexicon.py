@@ -17,7 +17,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "prepopulate", help="fill GOOD/BAD candidates from the lexicon (resumable; cached requests)"
     )
     add_data_option(pre)
-    pre.add_argument("--languages", help="only these languages (default: all project languages)")
+    pre.add_argument(
+        "--languages",
+        "--lang",
+        dest="languages",
+        help="only these languages, e.g. IT,DE (default: all project languages)",
+    )
+    pre.add_argument(
+        "--redo",
+        action="store_true",
+        help="pre-populate again item-languages already done (after a lexicon fault, or new lexicon data); "
+        "curated ones are left as they are unless --force; audited",
+    )
+    pre.add_argument("--items", metavar="ID,...", help="with --redo: only these items (comma-separated ids)")
+    pre.add_argument(
+        "--force",
+        action="store_true",
+        help="with --redo: also redo curated item-languages (back to pending with the new sets; history keeps theirs)",
+    )
     pre.set_defaults(func=run_prepopulate)
 
     lexicon = subparsers.add_parser("lexicon", help="choose the lexicon provider, or freeze the cache as a snapshot")
@@ -38,23 +55,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     lexicon.set_defaults(func=lambda _args: lexicon.print_help() or 2)
 
 
-def run_prepopulate(args: argparse.Namespace) -> int:
-    from annotator.services.prepopulate import prepopulate
+#: Exit codes of ``prepopulate``: the lexicon stopped the run (quota, unreachable), or some items failed.
+EXIT_STOPPED = 3
+EXIT_ITEMS_FAILED = 4
 
+
+def run_prepopulate(args: argparse.Namespace) -> int:
+    from annotator.services.prepopulate import Redo, prepopulate
+
+    if not args.redo and (args.items or args.force):
+        raise UserError("--items and --force go with --redo (a normal run does every item not done yet).")
     project = open_project(args)
     languages = parse_languages(args.languages) if args.languages else None
-    report = prepopulate(project, languages, progress=TerminalProgress("pre-populating"))
+    redo = None
+    if args.redo:
+        items = tuple(part.strip() for part in args.items.split(",") if part.strip()) if args.items else None
+        if args.items is not None and not items:
+            raise UserError("--items names no item id.")
+        redo = Redo(items=items, force=args.force)
+    report = prepopulate(project, languages, progress=TerminalProgress("pre-populating"), redo=redo)
     for warning in report.warnings[:50]:
         print(f"warning: {warning}")
     if len(report.warnings) > 50:
         print(f"... and {len(report.warnings) - 50} more warnings")
     print(report.summary())
+    if report.curated_kept:
+        shown = ", ".join(f"{i} [{lang}] {status}" for i, lang, status in report.curated_kept[:20])
+        more = f" and {len(report.curated_kept) - 20} more" if len(report.curated_kept) > 20 else ""
+        print(f"Curated, left as they are: {shown}{more}. Add --force to redo them too (they go back to pending).")
+    again = "run the same command again" if redo else "run 'annotator prepopulate' again"
     if report.stopped:
+        print(f"Stopped: {report.stopped}\nAll work finished so far is saved; {again} to resume.")
+        return EXIT_STOPPED
+    if report.skipped:
         print(
-            f"Stopped: {report.stopped}\n"
-            "All work finished so far is saved; run 'annotator prepopulate' again to resume."
+            f"Finished with errors: {report.failure_message()}. Nothing was recorded for them and the rest is "
+            f"saved; {again} to retry them (the warnings above say why each failed)."
         )
-        return 3
+        return EXIT_ITEMS_FAILED
     return 0
 
 

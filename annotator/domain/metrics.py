@@ -201,6 +201,7 @@ def compute_row(items: Iterable[ScoredItem], system: str = ALL, lang: str = ALL,
     bad = [item for item in pool if item.outcome == BAD]
     traced = [item for item in bad if item.omega_rank is not None]
     ranked = [item for item in traced if item.sense_rank is not None]
+    rank_pairs = [(i.omega_rank, i.sense_rank) for i in ranked if i.omega_rank is not None and i.sense_rank is not None]
     return Metrics(
         system=system,
         lang=lang,
@@ -209,7 +210,7 @@ def compute_row(items: Iterable[ScoredItem], system: str = ALL, lang: str = ALL,
         bad=len(bad),
         miss=sum(1 for item in pool if item.outcome == MISS),
         mfs_count=sum(1 for item in traced if item.omega_rank == 1),
-        mfs_plus_count=sum(1 for item in ranked if item.omega_rank < item.sense_rank),  # type: ignore[operator]
+        mfs_plus_count=sum(1 for omega, sense in rank_pairs if omega < sense),
         bad_with_provenance=len(traced),
         mfs_plus_left_out=len(traced) - len(ranked),
         sfii=_grouped(pool, "sense_rank"),

@@ -67,8 +67,10 @@ def add_candidate(user: User, il: ItemLanguage, side: Side, candidate: Candidate
         )
     entry = CandidateEntry(candidate.text, candidate.pos, Origin.TRANSLATOR, ())
     new_side = (*il.side(side), entry)
-    changes = {"good": new_side} if side is Side.GOOD else {"bad": new_side}
-    return replace(il, status=status_after_edit(il), **changes)
+    status = status_after_edit(il)
+    if side is Side.GOOD:
+        return replace(il, status=status, good=new_side)
+    return replace(il, status=status, bad=new_side)
 
 
 def remove_candidate(user: User, il: ItemLanguage, key: str) -> ItemLanguage:
@@ -79,8 +81,10 @@ def remove_candidate(user: User, il: ItemLanguage, key: str) -> ItemLanguage:
         raise WorkflowError(f"No candidate {key!r} in {il.item_id} [{il.lang}].")
     side, _entry = found
     kept = tuple(e for e in il.side(side) if e.key != key)
-    changes = {"good": kept} if side is Side.GOOD else {"bad": kept}
-    return replace(il, status=status_after_edit(il), **changes)
+    status = status_after_edit(il)
+    if side is Side.GOOD:
+        return replace(il, status=status, good=kept)
+    return replace(il, status=status, bad=kept)
 
 
 def move_candidate(user: User, il: ItemLanguage, key: str, to: Side) -> ItemLanguage:

@@ -12,27 +12,38 @@ Wire shapes (checked against BabelNet's published API description and its offici
   requests limit has been reached. …"}`` — the same message for both.
 
 The API key travels only as a query parameter of the outgoing request: it is kept out of the cache,
-exception messages, reprs and (through a redacting filter on urllib3's logger) debug logs. Redirects are never
+exception messages, reprs and (through a redacting filter on urllib3's logger) debug logs, and blanked out of
+every answer before it is used or stored (a server may echo it in a gloss or lemma). Redirects are never
 followed: ``requests`` would re-send the whole query string, key included, to whatever host a redirect names.
+
+A server is not trusted to behave: every request (its retries included) has a total deadline, enforced by a
+watchdog that shuts the socket down whatever phase the exchange is in (a server dripping one byte every few
+seconds defeats a per-read time-out); answers are streamed and refused past a size cap; a getSynset answer
+without senses, or without an English one, is an error. Nothing refused is cached, so a later run asks again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import random
 import re
+import socket
 import threading
 import time
 import tomllib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import requests
+import urllib3
+from requests.adapters import HTTPAdapter
 
 from annotator.lexicon.base import (
     ENGLISH,
@@ -57,6 +68,18 @@ MAX_EXTRA_TARGET_LANGS = 3
 
 #: Cache metadata entry recording which API version the cached answers come from.
 CACHE_VERSION_META = "babelnet_api_version"
+
+#: A request, its retries and their waits included, gives up after this many seconds (``$DEADLINE_ENV``).
+DEFAULT_DEADLINE_S = 60.0
+DEADLINE_ENV = "ANNOTATOR_BABELNET_DEADLINE"
+#: Answers larger than this are refused unread (``$MAX_ANSWER_ENV``, in MB). Real getSynset answers for four
+#: languages are tens to hundreds of kB; 16 MB leaves room while keeping a parse well under 300 MB of memory.
+DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024
+MAX_ANSWER_ENV = "ANNOTATOR_BABELNET_MAX_MB"
+_READ_CHUNK = 64 * 1024
+#: BabelNet's answers are a handful of levels deep; deeper is refused (it could not be stored back either).
+MAX_ANSWER_DEPTH = 64
+REDACTED = "<redacted>"
 
 _UPOS_BY_ID_SUFFIX = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}
 _TRAILING_QUALIFIER = re.compile(r"^(?P<lemma>.*?\S)\s*\([^()]*\)$")
@@ -291,6 +314,193 @@ def api_version(base_url: str) -> str:
     return "unknown"
 
 
+# --- a total deadline per request -------------------------------------------------------------------
+
+
+class _ThreadLinks:
+    """What one thread's HTTP exchanges run over: its connections (their ``sock`` is set from the start of
+    ``connect``, the TLS handshake included) and the sockets they opened (still read after a connection that
+    will close hands its socket over to the response and forgets it)."""
+
+    def __init__(self) -> None:
+        self.connections: weakref.WeakSet[urllib3.connection.HTTPConnection] = weakref.WeakSet()
+        self.sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
+
+    def cut(self) -> None:
+        """Shut every live socket down: a blocked read returns at once."""
+        live = [connection.sock for connection in list(self.connections)] + list(self.sockets)
+        for sock in live:
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+
+_thread_links = threading.local()
+
+
+def _links_of_this_thread() -> _ThreadLinks:
+    found = getattr(_thread_links, "links", None)
+    if found is None:
+        found = _thread_links.links = _ThreadLinks()
+    return found
+
+
+class _TrackedHTTPConnection(urllib3.connection.HTTPConnection):
+    """Registers itself and its socket with its thread, so the watchdog can cut it in any phase."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _links_of_this_thread().connections.add(self)
+
+    def connect(self) -> None:
+        super().connect()
+        if self.sock is not None:
+            _links_of_this_thread().sockets.add(self.sock)
+
+
+class _TrackedHTTPSConnection(urllib3.connection.HTTPSConnection):
+    """The TLS twin of ``_TrackedHTTPConnection``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _links_of_this_thread().connections.add(self)
+
+    def connect(self) -> None:
+        super().connect()
+        if self.sock is not None:
+            _links_of_this_thread().sockets.add(self.sock)
+
+
+class _TrackedHTTPPool(urllib3.HTTPConnectionPool):
+    ConnectionCls = _TrackedHTTPConnection
+
+
+class _TrackedHTTPSPool(urllib3.HTTPSConnectionPool):
+    ConnectionCls = _TrackedHTTPSConnection
+
+
+_TRACKED_POOLS = {"http": _TrackedHTTPPool, "https": _TrackedHTTPSPool}
+
+
+class _TrackedAdapter(HTTPAdapter):
+    """requests' adapter whose pools open tracked connections (its documented subclassing hook)."""
+
+    def init_poolmanager(self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: Any) -> None:
+        super().init_poolmanager(connections, maxsize, block, **pool_kwargs)
+        self.poolmanager.pool_classes_by_scheme = dict(_TRACKED_POOLS)
+
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> urllib3.PoolManager:
+        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
+        if type(manager) is urllib3.ProxyManager:  # SOCKS managers keep their own connection classes
+            manager.pool_classes_by_scheme = dict(_TRACKED_POOLS)
+        return manager
+
+
+class _Watchdog:
+    """Shuts down the sockets of this thread's connections when ``seconds`` have passed, unless stopped first.
+
+    A blocked read then returns at once, whatever the server is doing; ``fired`` tells the caller that what it
+    got (an error, or a body cut short) is the deadline's doing.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self._links = _links_of_this_thread()
+        self._fired = threading.Event()
+        self._timer = threading.Timer(max(0.0, seconds), self._cut)
+        self._timer.daemon = True
+        self._timer.start()
+
+    @property
+    def fired(self) -> bool:
+        return self._fired.is_set()
+
+    def _cut(self) -> None:
+        self._fired.set()
+        self._links.cut()
+
+    def stop(self) -> None:
+        self._timer.cancel()
+
+
+class _DeadlinePassed(Exception):
+    """The request ran out of its total time (raised inside the transport, turned into a message by it)."""
+
+
+class _TooLarge(Exception):
+    """The answer is larger than the cap."""
+
+
+def _number_from_env(name: str, environ: Mapping[str, str]) -> float | None:
+    raw = (environ.get(name) or "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise LexiconError(f"{name}={raw!r} is not a positive number.")
+    return value
+
+
+def redact_key(body: Any, secret: str) -> tuple[Any, bool]:
+    """``body`` (parsed JSON) with every occurrence of ``secret`` (any case) in strings and object keys blanked
+    out, and whether there was one. Iterative; a body nested deeper than ``MAX_ANSWER_DEPTH`` is refused.
+    """
+    pattern = re.compile(re.escape(secret), re.IGNORECASE)
+    found = False
+
+    def clean(text: str) -> str:
+        nonlocal found
+        cleaned = pattern.sub(REDACTED, text)
+        found = found or cleaned != text
+        return cleaned
+
+    if isinstance(body, str):
+        return clean(body), found
+    stack: list[tuple[Any, int]] = [(body, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_ANSWER_DEPTH:
+            raise LexiconError(f"BabelNet answered JSON nested more than {MAX_ANSWER_DEPTH} levels deep; refused.")
+        if isinstance(node, list):
+            for index, value in enumerate(node):
+                if isinstance(value, str):
+                    node[index] = clean(value)
+                elif isinstance(value, list | dict):
+                    stack.append((value, depth + 1))
+        elif isinstance(node, dict):
+            for name in list(node):
+                value = node[name]
+                if isinstance(value, str):
+                    value = clean(value)
+                elif isinstance(value, list | dict):
+                    stack.append((value, depth + 1))
+                new_name = clean(name)
+                if new_name != name:
+                    del node[name]
+                node[new_name] = value
+    return body, found
+
+
+def synset_answer_problem(body: Any) -> str | None:
+    """Why a getSynset answer cannot be used (None when it can): not an object, no senses, no English sense.
+
+    Every getSynset request asks for English, and every synset pre-population asks about has an English
+    lemma, so an answer without one is a broken or hostile server, never a fact to record.
+    """
+    if not isinstance(body, dict):
+        return f"{type(body).__name__}, expected an object"
+    senses = body.get("senses")
+    if not senses:
+        return "no senses"
+    if not isinstance(senses, list):
+        return "'senses' that is not a list"
+    if not any(sense is not None and sense.lang == ENGLISH for sense in map(parse_sense, senses)):
+        return "no English sense"
+    return None
+
+
 # --- the client ---------------------------------------------------------------------------------------
 
 
@@ -305,7 +515,7 @@ class EndpointCounts:
 
 
 class _Retry:
-    """A transient failure worth another attempt (timeouts, connection errors, HTTP 5xx and 429)."""
+    """A transient failure worth another attempt (time-outs, connection errors, HTTP 5xx and 429), if time is left."""
 
     def __init__(self, reason: str, wait_hint: float | None = None) -> None:
         self.reason = reason
@@ -315,6 +525,10 @@ class _Retry:
 class BabelNetLexicon:
     """``Lexicon`` over the BabelNet HTTP API. Each distinct request is sent at most once, ever: answers
     live in the ``HttpCache`` file, so a rerun (or a resumed run) costs no quota for work already done.
+
+    ``timeout`` bounds each read; ``deadline`` (seconds) bounds a whole request with its retries and waits;
+    ``max_answer_bytes`` caps an answer's size. Left None, the last two come from ``$ANNOTATOR_BABELNET_DEADLINE``
+    and ``$ANNOTATOR_BABELNET_MAX_MB``, else 60 s and 16 MB.
     """
 
     name = "babelnet"
@@ -330,6 +544,9 @@ class BabelNetLexicon:
         backoff_base: float = 1.0,
         backoff_max: float = 60.0,
         sleep: Callable[[float], None] = time.sleep,
+        deadline: float | None = None,
+        max_answer_bytes: int | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         if not isinstance(api_key, str) or not api_key.strip():
             raise LexiconError(f"No BabelNet API key: set {API_KEY_ENV} or put it in .streamlit/secrets.toml.")
@@ -338,6 +555,10 @@ class BabelNetLexicon:
         self.base_url = base_url if base_url.endswith("/") else base_url + "/"
         self.version = api_version(self.base_url)
         self.timeout = timeout
+        env = os.environ if environ is None else environ
+        self.deadline = float(deadline or _number_from_env(DEADLINE_ENV, env) or DEFAULT_DEADLINE_S)
+        max_mb = _number_from_env(MAX_ANSWER_ENV, env)
+        self.max_answer_bytes = int(max_answer_bytes or (max_mb * 1024 * 1024 if max_mb else DEFAULT_MAX_ANSWER_BYTES))
         self.max_retries = max(0, max_retries)
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
@@ -348,6 +569,8 @@ class BabelNetLexicon:
         self._local = threading.local()
         self._sessions: list[requests.Session] = []
         self._sessions_lock = threading.Lock()
+        #: Inside ``fresh()``: the keys fetched anew so far (None outside it).
+        self._refreshed: set[str] | None = None
         self._check_cache_version()
 
     def __repr__(self) -> str:
@@ -378,6 +601,16 @@ class BabelNetLexicon:
         chunks = language_chunks(langs)
         bodies = [self._get_json(SYNSET_ENDPOINT, synset_request_params(synset_id, chunk)) for chunk in chunks]
         return build_synset_record(synset_id, bodies, [lang for chunk in chunks for lang in chunk])
+
+    @contextlib.contextmanager
+    def fresh(self) -> Iterator[None]:
+        """Within this block each distinct request is sent again once, and a good answer replaces the cached
+        one (a failed one leaves it). For a redo: the cache may hold what made the first run wrong."""
+        self._refreshed = set()
+        try:
+            yield
+        finally:
+            self._refreshed = None
 
     # --- counters -----------------------------------------------------------------------------------
 
@@ -417,6 +650,8 @@ class BabelNetLexicon:
         session = getattr(self._local, "session", None)
         if session is None:
             session = requests.Session()
+            session.mount("http://", _TrackedAdapter())
+            session.mount("https://", _TrackedAdapter())
             session.headers.update({"Accept-Encoding": "gzip", "User-Agent": "annotator (DiBiMT-style benchmark)"})
             self._local.session = session
             with self._sessions_lock:
@@ -432,15 +667,19 @@ class BabelNetLexicon:
         self.cache.close()
 
     def _get_json(self, endpoint: str, params: list[tuple[str, str]]) -> Any:
-        key = cache_key(endpoint, params)
+        key = cache_key(endpoint, params, self.base_url)
         # One lock per key stripe: two threads asking the same thing send one request, not two.
         with self._request_locks[hash(key) % len(self._request_locks)]:
-            cached = self.cache.get(key)
+            refreshed = self._refreshed
+            again = refreshed is not None and key not in refreshed
+            cached = None if again else self.cache.get(key)
             if cached is not None:
                 self._bump(endpoint, cache_hits=1)
-                return json.loads(cached)
+                return redact_key(json.loads(cached), self._key.reveal())[0]
             body_text, body = self._fetch(endpoint, params)
-            self.cache.put(key, endpoint, params, body_text)
+            self.cache.put(key, endpoint, params, body_text, replace=again)
+            if refreshed is not None:
+                refreshed.add(key)
             self._bump(endpoint, stored=1)
             return body
 
@@ -451,9 +690,10 @@ class BabelNetLexicon:
         return min(delay, self.backoff_max)
 
     def _fetch(self, endpoint: str, params: list[tuple[str, str]]) -> tuple[str, Any]:
-        """Send the request with retries; return (body text, parsed body) of a good answer."""
+        """Send the request with retries, all within the deadline; return (body text, parsed body) of a good answer."""
         url = self.base_url + endpoint
         described = describe_request(endpoint, params)
+        deadline_at = time.monotonic() + self.deadline
         attempts = self.max_retries + 1
         last_reason = ""
         for attempt in range(attempts):
@@ -461,12 +701,19 @@ class BabelNetLexicon:
                 self._bump(endpoint, retries=1)
             self._bump(endpoint, requests=1)
             log.debug("BabelNet request %s (attempt %d of %d)", described, attempt + 1, attempts)
-            outcome = self._attempt(url, endpoint, params, described)
+            outcome = self._attempt(url, endpoint, params, described, deadline_at)
             if not isinstance(outcome, _Retry):
                 return outcome
             last_reason = outcome.reason
             if attempt + 1 < attempts:
                 delay = self._backoff(attempt, outcome.wait_hint)
+                if time.monotonic() + delay >= deadline_at:
+                    raise LexiconUnavailableError(
+                        self._scrub(
+                            f"BabelNet request {described} failed after {attempt + 1} attempt(s): {last_reason}; "
+                            f"no time left for another within its {self.deadline:g} s deadline."
+                        )
+                    )
                 log.info("BabelNet %s: %s; retrying in %.2f s", described, last_reason, delay)
                 self._sleep(delay)
         raise LexiconUnavailableError(
@@ -474,36 +721,82 @@ class BabelNetLexicon:
         )
 
     def _attempt(
-        self, url: str, endpoint: str, params: list[tuple[str, str]], described: str
+        self, url: str, endpoint: str, params: list[tuple[str, str]], described: str, deadline_at: float
     ) -> tuple[str, Any] | _Retry:
         # Exceptions from requests embed the full URL (with the key), so only their type is reported and
         # nothing is raised while they are being handled (no implicit exception chaining).
+        remaining = deadline_at - time.monotonic()
+        per_read = max(0.001, min(self.timeout, remaining))
         failure: _Retry | None = None
         response: requests.Response | None = None
+        content = b""
+        too_large = passed = False
+        watchdog = _Watchdog(remaining)
         try:
             response = self._session().get(
                 url,
                 params=[*params, (API_KEY_PARAM, self._key.reveal())],
-                timeout=self.timeout,
+                timeout=(per_read, per_read),
                 allow_redirects=False,  # a redirect would carry the key in the query string to another host
+                stream=True,  # read in chunks: refused past the cap, never held whole
             )
+            content = self._read_capped(response, deadline_at)
+        except _TooLarge:
+            too_large = True
+        except _DeadlinePassed:
+            passed = True
         except requests.Timeout:
-            failure = _Retry(f"no answer within {self.timeout:g} s")
+            failure = _Retry(f"no answer within {per_read:g} s")
         except requests.ConnectionError:
-            failure = _Retry("could not connect to the server")
+            failure = _Retry("could not connect to the server, or it dropped the connection")
         except requests.RequestException as exc:
             failure = _Retry(f"transport error ({type(exc).__name__})")
+        finally:
+            watchdog.stop()
+            if response is not None:
+                response.close()
+        if passed or watchdog.fired or time.monotonic() >= deadline_at:
+            raise LexiconUnavailableError(
+                f"BabelNet request {described} gave no complete answer within its {self.deadline:g} s deadline "
+                f"(set {DEADLINE_ENV} to change it); nothing was stored."
+            )
+        if too_large:
+            raise LexiconError(
+                f"BabelNet request {described} answered more than {self.max_answer_bytes / 1024 / 1024:.3g} MB "
+                f"(set {MAX_ANSWER_ENV} to change the cap); refused, nothing was stored."
+            )
         if failure is not None or response is None:
             return failure or _Retry("no response")
-        return self._interpret(response, endpoint, described)
+        return self._interpret(response, content, endpoint, described)
 
-    def _interpret(self, response: requests.Response, endpoint: str, described: str) -> tuple[str, Any] | _Retry:
+    def _read_capped(self, response: requests.Response, deadline_at: float) -> bytes:
+        """The (decoded) body, read a chunk at a time: ``_TooLarge`` past the cap, ``_DeadlinePassed`` past the
+        deadline (the watchdog's back-up, for connections it cannot reach, e.g. through a SOCKS proxy)."""
+        announced = response.headers.get("Content-Length", "")
+        if announced.isdigit() and int(announced) > self.max_answer_bytes:
+            raise _TooLarge
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_content(_READ_CHUNK):
+            size += len(chunk)
+            if size > self.max_answer_bytes:
+                raise _TooLarge
+            if time.monotonic() >= deadline_at:
+                raise _DeadlinePassed
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _interpret(
+        self, response: requests.Response, content: bytes, endpoint: str, described: str
+    ) -> tuple[str, Any] | _Retry:
         status = response.status_code
-        text = response.content.decode("utf-8", errors="replace")
+        secret = self._key.reveal()
+        text = content.decode("utf-8", errors="replace")
+        del content
         try:
             body: Any = json.loads(text)
             is_json = True
-        except ValueError:
+        except (ValueError, RecursionError):
             body, is_json = None, False
         if isinstance(body, dict) and "message" in body and "senses" not in body:
             message = self._scrub(" ".join(str(body["message"]).split()))
@@ -521,13 +814,20 @@ class BabelNetLexicon:
             raise LexiconError(f"BabelNet request {described} failed: HTTP {status}.")
         if not is_json:
             raise LexiconError(f"BabelNet request {described} answered something that is not JSON (HTTP {status}).")
+        # Never use or store the key, even if the server echoed it back (in a gloss, a lemma, anywhere).
+        body, echoed = redact_key(body, secret)
+        if echoed or secret.lower() in text.lower():
+            log.warning("BabelNet request %s: the answer contained the API key; it was blanked out", described)
+            text = json.dumps(body, ensure_ascii=False)
         if endpoint == SYNSET_IDS_ENDPOINT and not isinstance(body, list):
             raise LexiconError(f"BabelNet request {described} answered {type(body).__name__}, expected a list.")
-        if endpoint == SYNSET_ENDPOINT and not (isinstance(body, dict) and isinstance(body.get("senses", []), list)):
-            raise LexiconError(f"BabelNet request {described} answered an unexpected shape (no 'senses' list).")
-        secret = self._key.reveal()
-        if secret in text:  # never store the key, even if a server echoed it back
-            text = text.replace(secret, "<redacted>")
+        if endpoint == SYNSET_ENDPOINT:
+            problem = synset_answer_problem(body)
+            if problem is not None:
+                raise LexiconError(
+                    f"BabelNet request {described} answered {problem}; taken as an error (nothing recorded or "
+                    "cached: a later run asks again)."
+                )
         return text, body
 
     def _redirect_message(self, response: requests.Response, described: str) -> str:

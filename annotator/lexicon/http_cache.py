@@ -2,7 +2,9 @@
 
 BabelNet keys have a small daily allowance, so every answer is kept and no request is ever sent twice:
 a stopped pre-population run resumes from here, and the whole cache can be frozen into a snapshot.
-Entries are keyed by endpoint + sorted parameters and never hold the API key.
+Entries are keyed by the server's address + endpoint + sorted parameters (an answer from one server never
+serves another: a test server's or a hostile one's answers must not stand in for babelnet.io's) and never hold
+the API key.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 #: The query parameter that carries the API key; it is dropped from every key and stored parameter list.
 API_KEY_PARAM = "key"
@@ -50,9 +52,24 @@ def param_pairs(params: Params) -> list[tuple[str, str]]:
     return sorted((name, value) for name, value in items if name != API_KEY_PARAM)
 
 
-def cache_key(endpoint: str, params: Params) -> str:
-    """The cache key of a request: ``endpoint?sorted-query`` (readable, and free of the API key)."""
-    return f"{endpoint}?{urlencode(param_pairs(params))}"
+def server_address(base_url: str) -> str:
+    """``base_url`` as it leads a cache key: scheme and host lower-cased, without credentials, query or fragment,
+    ending in ``/`` (so ``https://User@BabelNet.io/v9`` and ``https://babelnet.io/v9/`` share their answers)."""
+    if not base_url:
+        return ""
+    parts = urlsplit(base_url.strip())
+    host = parts.netloc.rsplit("@", 1)[-1].lower()
+    path = parts.path if parts.path.endswith("/") else parts.path + "/"
+    return urlunsplit((parts.scheme.lower(), host, path, "", ""))
+
+
+def cache_key(endpoint: str, params: Params, base_url: str = "") -> str:
+    """The cache key of a request: ``server-address endpoint?sorted-query`` (readable, free of the API key).
+
+    Without ``base_url`` the key is the bare ``endpoint?query``, the form of caches written before the address
+    was part of the key; the client never looks those up, since nothing says which server answered them.
+    """
+    return f"{server_address(base_url)}{endpoint}?{urlencode(param_pairs(params))}"
 
 
 @dataclass(frozen=True)
@@ -104,14 +121,20 @@ class HttpCache:
             row = self._conn.execute("SELECT body FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
-    def put(self, key: str, endpoint: str, params: Params, body: str) -> None:
-        """Store an answer; an existing entry wins (two workers fetching the same request agree anyway)."""
+    def put(self, key: str, endpoint: str, params: Params, body: str, *, replace: bool = False) -> None:
+        """Store an answer; an existing entry wins (two workers fetching the same request agree anyway), unless
+        ``replace`` (a deliberate re-fetch: the new answer is the one to keep)."""
         stored_params = json.dumps(param_pairs(params), ensure_ascii=False)
         stored_at = datetime.now(UTC).isoformat(timespec="seconds")
+        conflict = (
+            "DO UPDATE SET body = excluded.body, params = excluded.params, stored_at = excluded.stored_at"
+            if replace
+            else "DO NOTHING"
+        )
         with self._lock:
             self._conn.execute(
                 "INSERT INTO responses (key, endpoint, params, body, stored_at) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT(key) DO NOTHING",
+                f"ON CONFLICT(key) {conflict}",
                 (key, endpoint, stored_params, body, stored_at),
             )
 

@@ -344,6 +344,7 @@ def _run_prepopulate(project: Project, job: Job, user: User | None, progress: Pr
         "item_languages": report.item_languages,
         "already_done": report.already_done,
         "stopped": report.stopped,
+        "failed": report.failure_message() if report.skipped else None,
         "warnings": report.warnings[:50],
     }
 
@@ -473,6 +474,8 @@ def work(project: Project, job_id: int) -> Job:
         values = {"state": JobState.DONE, "result": result, "message": "finished"}
         if job.kind is JobKind.PREPOPULATE and result.get("stopped"):
             values = {"state": JobState.FAILED, "result": result, "error": f"stopped: {result['stopped']}"}
+        elif job.kind is JobKind.PREPOPULATE and result.get("failed"):  # some items failed: not a clean success
+            values = {"state": JobState.FAILED, "result": result, "error": f"finished with errors: {result['failed']}"}
     except JobCancelled:
         values = {"state": JobState.CANCELLED, "message": f"cancelled at {reporter_progress(project, job_id)}"}
     except UserError as error:

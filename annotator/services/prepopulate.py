@@ -5,6 +5,11 @@ its own, and when the lexicon refuses (quota, invalid key) the work finished so 
 What cannot be done for one item (its synset is not in the lexicon, an odd answer) is skipped and
 reported by item and language, and the run goes on; the audit says whether a run was clean, partial
 or stopped. Memory stays bounded: the work list holds ids only, and rows are read a batch at a time.
+
+A redo (``Redo``) pre-populates chosen items or languages again, done or not: after a lexicon fault recorded
+bad sets, or when the lexicon's data changed. It never overwrites a translator's work silently: curated
+item-languages are left as they are and named, unless forced (then they are reopened, with their previous
+state kept in the history).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
 from annotator.domain.prepopulation import InitialSets, initial_sets, lexicalizations, rank_senses
+from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import (
     ENGLISH,
@@ -35,6 +41,26 @@ SYSTEM_USER = "system:prepopulate"
 BATCH_SIZE = 200
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
+#: Redo runs are audited under their own action, with the choice that was made.
+REDO_ACTION = "prepopulate-redo"
+
+
+@dataclass(frozen=True)
+class Redo:
+    """Pre-populate again item-languages that are already done (all of the run's languages, or these items).
+
+    Only item-languages nobody has curated yet (pending, GOOD/BAD still the G0/B0) are redone, unless ``force``:
+    then curated ones go back to pending with the new G0/B0 as their GOOD/BAD, their history keeping what they
+    held (status, GOOD/BAD, notes) — as when an import changes an item's sense.
+    """
+
+    items: tuple[str, ...] | None = None
+    force: bool = False
+
+
+def is_curated(state: ItemLanguage) -> bool:
+    """Has someone worked on this item-language (any status but pending, or GOOD/BAD changed from G0/B0)?"""
+    return state.status is not Status.PENDING or (state.good, state.bad) != (state.initial_good, state.initial_bad)
 
 
 class SenseInventory:
@@ -131,6 +157,10 @@ class PrepopulationReport:
     excluded: int = 0
     #: How many of the first ``warnings`` are skipped-item messages (kept first so a short list shows them).
     skip_warnings: int = 0
+    #: Redo only: curated item-languages left as they are (item id, lang, status), and how many were reopened.
+    curated_kept: list[tuple[str, str, str]] = field(default_factory=list)
+    reopened: int = 0
+    redo: Redo | None = None
 
     def warn_skipped(self, message: str) -> None:
         self.warnings.insert(self.skip_warnings, message)
@@ -143,6 +173,16 @@ class PrepopulationReport:
             return "stopped"
         return "partial" if self.skipped else "clean"
 
+    def failed_items(self) -> list[str]:
+        """Ids of the items with a skipped item-language, in the order they were met."""
+        return list(dict.fromkeys(s.item_id for s in self.skipped))
+
+    def failure_message(self, shown: int = 20) -> str:
+        """What failed, for the command line and the job: how many, and which (the first ``shown`` items)."""
+        items = self.failed_items()
+        listed = ", ".join(items[:shown]) + (f" and {len(items) - shown} more" if len(items) > shown else "")
+        return f"{len(self.skipped)} item-language(s) of {len(items)} item(s) failed: {listed}"
+
     def summary(self) -> str:
         parts = [
             f"{self.item_languages} item-languages pre-populated over {self.items} items",
@@ -154,6 +194,10 @@ class PrepopulationReport:
             parts.append(f"{len(self.skipped)} item-language(s) of {items} item(s) skipped (listed in the warnings)")
         if self.excluded:
             parts.append(f"{self.excluded} excluded item(s) left out")
+        if self.reopened:
+            parts.append(f"{self.reopened} curated item-language(s) reopened (forced)")
+        if self.curated_kept:
+            parts.append(f"{len(self.curated_kept)} curated item-language(s) left as they are (--force redoes them)")
         if self.requests:
             parts.append(", ".join(f"{k}: {v}" for k, v in sorted(self.requests.items())))
         return "; ".join(parts) + f" ({self.outcome} run)"
@@ -190,12 +234,36 @@ def _prepopulated_state(item: Item, state: ItemLanguage, sets: InitialSets, warn
     )
 
 
+def _redone_state(
+    item: Item, state: ItemLanguage, sets: InitialSets, warnings: list[str]
+) -> tuple[ItemLanguage, dict[str, object]]:
+    """A done item-language pre-populated again: new G0/B0, and GOOD/BAD set to them. A curated one (only
+    reached when forced) goes back to pending; the history detail keeps everything it held."""
+    detail: dict[str, object] = {
+        "redo": True,
+        "previous_good": [c.text for c in state.good],
+        "previous_bad": [c.text for c in state.bad],
+    }
+    base = replace(state, status=Status.PENDING, good=(), bad=())
+    if is_curated(state):
+        detail.update(
+            reopened_from=state.status.value,
+            previous_discuss_note=state.discuss_note,
+            previous_discard_reason=state.discard_reason.value if state.discard_reason else None,
+            previous_discard_note=state.discard_note,
+        )
+        base = replace(base, discuss_note="", discard_reason=None, discard_note="", status_by=None)
+    return _prepopulated_state(item, base, sets, warnings), detail
+
+
 @dataclass
 class _Batch:
-    """Pre-populated states waiting for their write: items' (id, gloss, Ω(λ)) and item-language states."""
+    """Pre-populated states waiting for their write: items' (id, gloss, Ω(λ)), item-language states and the
+    history detail of each state."""
 
     lexicon_rows: list[tuple[str, str, list[SenseEntry]]] = field(default_factory=list)
     states: list[ItemLanguage] = field(default_factory=list)
+    details: list[dict[str, object]] = field(default_factory=list)
 
 
 class _Run:
@@ -222,19 +290,29 @@ class _Run:
     def add_item(self, item: Item, states: list[ItemLanguage]) -> None:
         """Compute one item's states into the batch, or record why it is skipped (quota/unavailable stop)."""
         report = self.report
+        redo = report.redo
+        if redo is not None and not redo.force:
+            kept = [s for s in states if s.prepopulated and is_curated(s)]
+            report.curated_kept.extend((s.item_id, s.lang, s.status.value) for s in kept)
+            states = [s for s in states if not (s.prepopulated and is_curated(s))]
+            if not states:
+                return  # nothing of this item is redone: no request for it
         try:
             senses = self.inventory.senses(item.target.lemma, item.target.pos)
             gloss = item.gloss or self.inventory.record(item.synset).gloss(ENGLISH)
             warnings: list[str] = []
-            new_states = [
-                _prepopulated_state(
-                    item,
-                    state,
-                    self.inventory.initial_sets(item, senses, state.lang, self.allowed(state.lang)),
-                    warnings,
-                )
-                for state in states
-            ]
+            new_states: list[ItemLanguage] = []
+            details: list[dict[str, object]] = []
+            for state in states:
+                sets = self.inventory.initial_sets(item, senses, state.lang, self.allowed(state.lang))
+                detail: dict[str, object] = {"good": len(sets.good), "bad": len(sets.bad), "lexicon": self.lexicon.name}
+                if redo is not None and state.prepopulated:
+                    new_state, extra = _redone_state(item, state, sets, warnings)
+                    detail.update(extra)
+                else:
+                    new_state = _prepopulated_state(item, state, sets, warnings)
+                new_states.append(new_state)
+                details.append(detail)
         except (LexiconQuotaError, LexiconUnavailableError):
             raise
         except LexiconError as error:
@@ -251,6 +329,7 @@ class _Run:
         report.warnings.extend(warnings)
         self.batch.lexicon_rows.append((item.id, gloss, senses))
         self.batch.states.extend(new_states)
+        self.batch.details.extend(details)
 
     def flush(self) -> None:
         """Write the batch; item-languages a translator changed meanwhile are left for the next run."""
@@ -258,10 +337,7 @@ class _Run:
         if not batch.states:
             return
         repo = self.project.repo
-        details = [
-            {"good": len(s.initial_good), "bad": len(s.initial_bad), "lexicon": self.lexicon.name} for s in batch.states
-        ]
-        prepared = repo.prepare_saves(batch.states, SYSTEM_USER, "prepopulate", details, self.encoded)
+        prepared = repo.prepare_saves(batch.states, SYSTEM_USER, "prepopulate", batch.details, self.encoded)
         with self.project.db.write() as conn:
             current = repo.versions_of(conn, [item_id for item_id, _g, _s in batch.lexicon_rows])
             fresh = [current.get((s.item_id, s.lang)) == s.version for s in batch.states]
@@ -273,6 +349,7 @@ class _Run:
                     )
                     self.report.warn_skipped(f"{state.item_id} [{state.lang}]: changed meanwhile; left to do")
                 batch.states = [s for s, ok in zip(batch.states, fresh, strict=True) if ok]
+                batch.details = [d for d, ok in zip(batch.details, fresh, strict=True) if ok]
                 prepared = PreparedSaves(
                     [u for u, ok in zip(prepared.updates, fresh, strict=True) if ok],
                     [h for h, ok in zip(prepared.history, fresh, strict=True) if ok],
@@ -283,6 +360,7 @@ class _Run:
         self.report.items += len(batch.lexicon_rows)
         self.report.item_languages += len(batch.states)
         self.report.overlaps += sum(1 for s in batch.states if s.overlaps)
+        self.report.reopened += sum(1 for d in batch.details if "reopened_from" in d)
 
 
 def prepopulate(
@@ -292,14 +370,52 @@ def prepopulate(
     progress: ProgressCallback = no_progress,
     batch_size: int = BATCH_SIZE,
     user: User | None = None,
+    redo: Redo | None = None,
 ) -> PrepopulationReport:
-    """Pre-populate every item-language of ``languages`` (default: the project's) that is not done yet.
+    """Pre-populate every item-language of ``languages`` (default: the project's) that is not done yet; with
+    ``redo``, the chosen ones again, done or not (see ``Redo``).
 
     Excluded items are left out. ``user`` is the lead acting in the app (checked and audited); None for
-    the command line.
+    the command line. Unknown languages or item ids are refused before anything is asked or written.
     """
     with gc_paused():
-        return _prepopulate(project, languages, lexicon, progress, batch_size, user)
+        return _prepopulate(project, languages, lexicon, progress, batch_size, user, redo)
+
+
+def _checked_languages(languages: tuple[str, ...] | None, project_languages: tuple[str, ...]) -> tuple[str, ...]:
+    if not languages:
+        return tuple(project_languages)
+    unknown = [lang for lang in languages if lang not in project_languages]
+    if unknown:
+        raise UserError(
+            f"Not languages of this project: {', '.join(unknown)} (its languages: {', '.join(project_languages)})."
+        )
+    return tuple(dict.fromkeys(languages))
+
+
+def _redo_todo(project: Project, redo: Redo) -> tuple[list[str], int]:
+    """(item ids to redo in order, excluded ones left out): the chosen items, or every item in import order.
+
+    Unknown ids are refused, naming them, before anything happens.
+    """
+    repo = project.repo
+    with project.db.read() as conn:
+        if redo.items is None:
+            ids, excluded = [], 0
+            for item in repo.iter_items(conn):
+                if item.excluded:
+                    excluded += 1
+                else:
+                    ids.append(item.id)
+            return ids, excluded
+        wanted = list(dict.fromkeys(redo.items))
+        found = repo.items_by_id(conn, wanted)
+    unknown = [item_id for item_id in wanted if item_id not in found]
+    if unknown:
+        shown = ", ".join(unknown[:20]) + (f" and {len(unknown) - 20} more" if len(unknown) > 20 else "")
+        raise UserError(f"No such item(s) in this project: {shown}. Nothing was changed.")
+    kept = [item_id for item_id in wanted if not found[item_id].excluded]
+    return kept, len(wanted) - len(kept)
 
 
 def _prepopulate(
@@ -309,30 +425,42 @@ def _prepopulate(
     progress: ProgressCallback,
     batch_size: int,
     user: User | None,
+    redo: Redo | None,
 ) -> PrepopulationReport:
     administration.check_admin(user, "pre-populate")
     settings = project.settings()
-    languages = tuple(languages or settings.languages)
+    languages = _checked_languages(languages, settings.languages)
+    report = PrepopulationReport(redo=redo)
+    if redo is None:
+        with project.db.read() as conn:
+            todo = project.repo.prepopulation_todo(conn, languages)
+        item_ids, report.already_done, report.excluded = todo.item_ids, todo.already_done, len(todo.excluded)
+    else:
+        item_ids, report.excluded = _redo_todo(project, redo)
     lexicon = lexicon or project.lexicon(settings)
-    report = PrepopulationReport()
-    with project.db.read() as conn:
-        todo = project.repo.prepopulation_todo(conn, languages)
-    report.already_done, report.excluded = todo.already_done, len(todo.excluded)
-    total = len(todo.item_ids)
+    total = len(item_ids)
     before = _lexicon_counters(lexicon)
     run = _Run(project, settings, lexicon, report)
     finished = False
+    # A redo asks the lexicon again, not its cache (for providers that keep one: BabelNet), since the cached
+    # answers may be what made the first run wrong.
+    fresh = getattr(lexicon, "fresh", None) if redo is not None else None
+    answers = fresh() if callable(fresh) else contextlib.nullcontext()
     try:
-        for start in range(0, total, batch_size):
-            page = todo.item_ids[start : start + batch_size]
-            with project.db.read() as conn:
-                items = project.repo.items_by_id(conn, page)
-                states = project.repo.to_prepopulate(conn, page, languages)
-            for done, item_id in enumerate(page, start=start + 1):
-                if item_id in items and item_id in states:
-                    run.add_item(items[item_id], states[item_id])
-                progress(done, total, item_id)
-            run.flush()
+        with answers:
+            for start in range(0, total, batch_size):
+                page = item_ids[start : start + batch_size]
+                with project.db.read() as conn:
+                    items = project.repo.items_by_id(conn, page)
+                    if redo is None:
+                        states = project.repo.to_prepopulate(conn, page, languages)
+                    else:
+                        states = _states_in(project.repo.item_languages_of_items(conn, page), languages)
+                for done, item_id in enumerate(page, start=start + 1):
+                    if item_id in items and item_id in states:
+                        run.add_item(items[item_id], states[item_id])
+                    progress(done, total, item_id)
+                run.flush()
         finished = True
     except (LexiconQuotaError, LexiconUnavailableError) as error:
         report.stopped = str(error)
@@ -341,12 +469,28 @@ def _prepopulate(
         report.stopped = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
         raise
     finally:
-        _finish(project, run, lexicon, before, user, save=finished)
+        _finish(project, run, lexicon, before, user, save=finished, languages=languages)
     return report
 
 
+def _states_in(by_item: dict[str, list[ItemLanguage]], languages: tuple[str, ...]) -> dict[str, list[ItemLanguage]]:
+    """Each item's item-languages of ``languages``, in language order (items without any left out)."""
+    wanted = set(languages)
+    found = {
+        item_id: sorted((s for s in states if s.lang in wanted), key=lambda s: s.lang)
+        for item_id, states in by_item.items()
+    }
+    return {item_id: states for item_id, states in found.items() if states}
+
+
 def _finish(
-    project: Project, run: _Run, lexicon: Lexicon, before: dict[str, int], user: User | None, save: bool
+    project: Project,
+    run: _Run,
+    lexicon: Lexicon,
+    before: dict[str, int],
+    user: User | None,
+    save: bool,
+    languages: tuple[str, ...],
 ) -> None:
     """Save the last computed batch and audit the run; after an unexpected error, do it on a best-effort basis."""
     report = run.report
@@ -363,5 +507,18 @@ def _finish(
         "skipped_item_languages": [str(s) for s in report.skipped[:AUDIT_SKIPPED_SHOWN]],
         "excluded_items": report.excluded,
     }
+    action = "prepopulate"
+    if report.redo is not None:
+        action = REDO_ACTION
+        items = report.redo.items
+        detail.update(
+            items=None if items is None else list(items[:AUDIT_SKIPPED_SHOWN]),
+            item_count=None if items is None else len(items),
+            languages=list(languages),
+            force=report.redo.force,
+            reopened=report.reopened,
+            curated_kept=len(report.curated_kept),
+            curated_kept_item_languages=[f"{i} [{lang}]: {status}" for i, lang, status in report.curated_kept[:100]],
+        )
     with contextlib.suppress(Exception) if not save else contextlib.nullcontext(), project.db.write() as conn:
-        administration.record(project, conn, user, "prepopulate", detail)
+        administration.record(project, conn, user, action, detail)
