@@ -85,84 +85,88 @@ def read_since(now: datetime) -> datetime:
     return week_start(now) - timedelta(days=1)
 
 
-def _done_changes(changes: list[tuple[datetime, Change]]) -> list[int]:
-    """Indexes of the ``done`` changes not taken back by an ``undo`` right after them on the same item-language."""
+def _taken_back(rows: list[tuple[float, Change]]) -> set[int]:
+    """Indexes (into time-sorted ``rows``) of the ``done`` changes an ``undo`` right after them took back."""
     last_on: dict[tuple[str, str], int] = {}
     taken_back: set[int] = set()
-    for index, (_at, change) in enumerate(changes):
+    for index, (_t, change) in enumerate(rows):
         key = (change.item_id, change.lang)
         previous = last_on.get(key)
-        if change.action == UNDO and previous is not None and changes[previous][1].action == DONE:
+        if change.action == UNDO and previous is not None and rows[previous][1].action == DONE:
             taken_back.add(previous)
         last_on[key] = index
-    return [i for i, (_at, c) in enumerate(changes) if c.action == DONE and i not in taken_back]
+    return taken_back
 
 
-def _durations(own: list[tuple[datetime, Change]]) -> dict[int, float | None]:
-    """For each change index of one person (sorted by time) that is a Done: the item's time (see the module)."""
+def _durations(times: list[float], keys: list[tuple[str, str]], dones: list[int]) -> dict[int, float | None]:
+    """For one person's changes (times and item-languages, sorted by time), each Done's time (see the module)."""
     measured: dict[int, float | None] = {}
     session_start = 0
-    for index, (at, change) in enumerate(own):
-        if index and (at - own[index - 1][0]).total_seconds() > SESSION_GAP_S:
-            session_start = index
-        if change.action != DONE:
+    next_done = 0
+    for index in range(1, len(times) + 1):
+        if index < len(times) and times[index] - times[index - 1] <= SESSION_GAP_S:
             continue
-        key = (change.item_id, change.lang)
-        first = index
-        while first > session_start and (own[first - 1][1].item_id, own[first - 1][1].lang) == key:
-            first -= 1
-        if first > session_start:
-            start = own[first - 1][0]  # the moment they left the previous item
-        elif first < index:
-            start = own[first][0]  # first item of the session: from its first change
-        else:
-            measured[index] = None  # a bare Done opening a session: nothing to measure from
-            continue
-        measured[index] = (at - start).total_seconds()
+        # changes session_start … index-1 are one work session: time its Dones
+        while next_done < len(dones) and dones[next_done] < index:
+            done = dones[next_done]
+            next_done += 1
+            first = done
+            while first > session_start and keys[first - 1] == keys[done]:
+                first -= 1
+            if first > session_start:
+                measured[done] = times[done] - times[first - 1]  # from leaving the previous item
+            elif first < done:
+                measured[done] = times[done] - times[first]  # first item of the session: from its first change
+            else:
+                measured[done] = None  # a bare Done opening a session: nothing to measure from
+        session_start = index
     return measured
 
 
 def throughput(changes: Iterable[Change], now: datetime) -> Throughput:
-    """This week's figures from the history (``changes`` in any order; system users already left out)."""
+    """This week's figures from the history (``changes`` in any order; system users already left out).
+
+    Linear in the changes after one sort by time: each person's changes are walked once, session by session.
+    """
     now = now.astimezone(UTC)
     start = week_start(now)
     today = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    by_user: dict[str, list[tuple[datetime, Change]]] = defaultdict(list)
-    everyone: list[tuple[datetime, Change]] = []
-    for change in changes:
-        moment = parse_time(change.at)
-        if moment <= now:
-            by_user[change.user].append((moment, change))
-            everyone.append((moment, change))
-    everyone.sort(key=lambda pair: pair[0])
-    kept = {id(everyone[i][1]) for i in _done_changes(everyone)}
+    now_s, start_s, today_s = now.timestamp(), start.timestamp(), today.timestamp()
+    rows = [(t, change) for change in changes if (t := parse_time(change.at).timestamp()) <= now_s]
+    rows.sort(key=lambda row: row[0])
+    taken_back = _taken_back(rows)
+    by_user: dict[str, list[int]] = defaultdict(list)
+    for index, (_t, change) in enumerate(rows):
+        by_user[change.user].append(index)
     week: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
     day: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
-    times: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for name, own in by_user.items():
-        own.sort(key=lambda pair: pair[0])
-        for index, seconds in _durations(own).items():
-            at, change = own[index]
-            if at < start or id(change) not in kept:
+    spent: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for name, indexes in by_user.items():
+        times = [rows[i][0] for i in indexes]
+        keys = [(rows[i][1].item_id, rows[i][1].lang) for i in indexes]
+        dones = [n for n, i in enumerate(indexes) if rows[i][1].action == DONE]
+        for n, seconds in _durations(times, keys, dones).items():
+            at, change = rows[indexes[n]]
+            if at < start_s or indexes[n] in taken_back:
                 continue
-            item = (change.item_id, change.lang)
+            item = keys[n]
             for key in ((name, change.lang), (ALL, change.lang), (ALL, ALL)):
                 week[key].add(item)
-                if at >= today:
+                if at >= today_s:
                     day[key].add(item)
                 if seconds is not None:
-                    times[key].append(seconds)
+                    spent[key].append(seconds)
 
     def row(key: tuple[str, str]) -> Row:
-        measured = times.get(key, [])
+        measured = spent.get(key, [])
         median = statistics.median(measured) if measured else None
         return Row(key[0], key[1], len(day.get(key, ())), len(week.get(key, ())), median, len(measured))
 
-    rows = tuple(row(key) for key in sorted(k for k in week if k[0] != ALL))
+    rows_out = tuple(row(key) for key in sorted(k for k in week if k[0] != ALL))
     langs = sorted({lang for (who, lang) in week if who != ALL})
     team = tuple(row((ALL, lang)) for lang in [*langs, ALL])
     days = (today - start).days + 1
-    return Throughput(rows, team, days, start)
+    return Throughput(rows_out, team, days, start)
 
 
 def format_seconds(seconds: float | None) -> str:
