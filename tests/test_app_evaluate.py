@@ -116,8 +116,8 @@ def test_skipped_translations_are_reported_and_omega_is_shown_as_code(demo: Path
     at.switch_page("pages/evaluate.py").run()
     run_evaluation(at)
     assert [plain(w.value) for w in at.warning if "skipped" in w.value] == [
-        "2 translations skipped: 2 item not in the dataset in that language: not scored, as the dataset has nothing "
-        "to score them against (an export leaves out unfinished, discarded and excluded items)."
+        "2 translations skipped, as they are of items the dataset leaves out in their language: the dataset has "
+        "nothing to score them against (an export leaves out unfinished, discarded and excluded items)."
     ]
     assert any(c.value.startswith("178 translations") for c in at.caption)
     assert not any(item.startswith("**shot-whiskey** · DE") for item in shown_items(at, "DE", "all"))

@@ -80,7 +80,10 @@ def editor(item_id: str, lang: str, copy: ItemLanguage) -> None:
         disabled=not editable,
     )
     if not editable:
-        st.info(f"Your copy is {copy.status.value}. Reopen it to change it (until every translator has finished).")
+        st.info(
+            f"Your copy is {components.STATUS_LABEL[copy.status]}. "
+            "Reopen it to change it (until every translator has finished)."
+        )
         st.button(
             "Reopen my copy",
             key=prefix + "reopen",

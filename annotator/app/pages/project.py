@@ -32,7 +32,7 @@ from annotator.services.jobs import save_upload
 def render_settings() -> None:
     project = get_project()
     settings = project.settings()
-    st.subheader("Project")
+    st.subheader("Settings")
     lexicon = settings.lexicon
     source = lexicon.snapshot if lexicon.provider == "snapshot" else lexicon.base_url
     st.markdown(
@@ -79,6 +79,7 @@ def render_import() -> None:
         _render_wsd_import(upload, force)
     elif upload is not None:
         jobs_panel.start_button(JobKind.IMPORT, "Import", "project_import", lambda: _upload_params(upload, force))
+    jobs_panel.render_job_status(JobKind.IMPORT)
 
 
 def _render_wsd_import(upload, force: bool) -> None:  # type: ignore[no-untyped-def]
@@ -146,6 +147,7 @@ def render_prepopulate() -> None:
         "A run stopped by the lexicon (quota) keeps its work and resumes where it stopped."
     )
     jobs_panel.start_button(JobKind.PREPOPULATE, "Pre-populate", "project_prepopulate")
+    jobs_panel.render_job_status(JobKind.PREPOPULATE)
 
 
 def render_filters() -> None:
@@ -156,6 +158,7 @@ def render_filters() -> None:
         "items are marked, never deleted: tick the ones to exclude from curation and export."
     )
     jobs_panel.start_button(JobKind.FILTERS, "Run the filters", "project_filters")
+    jobs_panel.render_job_status(JobKind.FILTERS)
     flagged = read_model.flagged_items(project)
     if not flagged:
         st.info("No item is flagged or excluded.")
@@ -200,13 +203,14 @@ def render() -> None:
     st.header("Project")
     render_settings()
     render_audit()
-    jobs_panel.render_jobs()
     st.divider()
     render_import()
     st.divider()
     render_prepopulate()
     st.divider()
     render_filters()
+    st.divider()
+    jobs_panel.render_jobs(latest=False)  # each job's progress and outcome show under its own button
 
 
 if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)
