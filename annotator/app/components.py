@@ -29,7 +29,7 @@ from annotator.domain.model import (
     User,
 )
 from annotator.domain.undo import BEFORE_KEY
-from annotator.errors import ConflictError, RowProblemsError, UserError
+from annotator.errors import ConflictError, DatabaseUnavailableError, RowProblemsError, UserError
 from annotator.services.curation import ItemView
 from annotator.services.read_model import QueueEntry
 
@@ -109,6 +109,25 @@ def run_action(
     if after is not None:
         after(result)
     return True
+
+
+def database_faults_shown(run: Callable[[], None]) -> Callable[[], None]:
+    """Wrap the app's whole run: a database that stops answering (a PostgreSQL restart, a full disk) while the page
+    is read shows one message saying whether the last change was saved, never a traceback.
+
+    Actions already show it through their ``UserError`` handling (``run_action``); a message an action queued
+    and this run could not draw yet is drawn here, once.
+    """
+
+    @functools.wraps(run)
+    def guarded() -> None:
+        try:
+            run()
+        except DatabaseUnavailableError as error:
+            queued = [(kind, text) for kind, text in state.take_flashes() if text != str(error)]
+            state.show_flash_messages([*queued, ("error", str(error))])
+
+    return guarded
 
 
 def _moved_progress(was: Status | None, result: Any) -> None:
