@@ -116,7 +116,8 @@ def database_faults_shown(run: Callable[[], None]) -> Callable[[], None]:
     is read shows one message saying whether the last change was saved, never a traceback.
 
     Actions already show it through their ``UserError`` handling (``run_action``); a message an action queued
-    and this run could not draw yet is drawn here, once.
+    and this run could not draw yet is drawn here, once. The run then stops, so the inputs it did not reach keep
+    what the user typed.
     """
 
     @functools.wraps(run)
@@ -126,6 +127,7 @@ def database_faults_shown(run: Callable[[], None]) -> Callable[[], None]:
         except DatabaseUnavailableError as error:
             queued = [(kind, text) for kind, text in state.take_flashes() if text != str(error)]
             state.show_flash_messages([*queued, ("error", str(error))])
+            st.stop()  # a stopped run keeps the inputs it did not draw: what the user typed is there to redo
 
     return guarded
 
