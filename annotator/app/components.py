@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ParamSpec
 
 import streamlit as st
 
@@ -54,6 +54,9 @@ REASON_LABEL = {
     DiscardReason.OTHER: "other (note required)",
 }
 SIDE_NAME = {Side.GOOD: "GOOD", Side.BAD: "BAD"}
+_Params = ParamSpec("_Params")
+#: Session key: the text inputs' values kept when a database fault stopped the page (``database_faults_shown``).
+_KEPT_INPUTS_KEY = "database_fault_kept_inputs"
 CANDIDATE_PLACEHOLDER = "goccio · prendersi * permesso · [sparare]_VERB"
 __all__ = ["code", "md", "synset_md"]  # re-exported: pages use components.md / components.code
 
@@ -111,23 +114,31 @@ def run_action(
     return True
 
 
-def database_faults_shown(run: Callable[[], None]) -> Callable[[], None]:
-    """Wrap the app's whole run: a database that stops answering (a PostgreSQL restart, a full disk) while the page
-    is read shows one message saying whether the last change was saved, never a traceback.
+def database_faults_shown(run: Callable[_Params, None]) -> Callable[_Params, None]:
+    """Wrap the app's whole run, and each fragment (a fragment reruns alone, outside it): a database that stops
+    answering (a PostgreSQL restart, a full disk) while the page is read shows one message saying whether the last
+    change was saved, never a traceback.
 
     Actions already show it through their ``UserError`` handling (``run_action``); a message an action queued
-    and this run could not draw yet is drawn here, once. The run then stops, so the inputs it did not reach keep
-    what the user typed.
+    and this run could not draw yet is drawn here, once, with a "Try again" button (a click runs the page again).
+    The inputs the page could not draw are gone from the browser, so their text is kept and set again before
+    the next run draws them: what the user typed is there to redo.
     """
 
     @functools.wraps(run)
-    def guarded() -> None:
+    def guarded(*args: _Params.args, **kwargs: _Params.kwargs) -> None:
+        for key, value in st.session_state.pop(_KEPT_INPUTS_KEY, {}).items():
+            st.session_state[key] = value  # set before its widget is drawn: the browser shows the kept text
         try:
-            run()
+            run(*args, **kwargs)
         except DatabaseUnavailableError as error:
             queued = [(kind, text) for kind, text in state.take_flashes() if text != str(error)]
             state.show_flash_messages([*queued, ("error", str(error))])
-            st.stop()  # a stopped run keeps the inputs it did not draw: what the user typed is there to redo
+            st.session_state[_KEPT_INPUTS_KEY] = {
+                key: value for key, value in st.session_state.items() if isinstance(value, str) and value
+            }
+            st.button("Try again", key=f"database_retry|{run.__qualname__}", icon=":material/refresh:")
+            st.stop()
 
     return guarded
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from annotator.app.components import database_faults_shown
 from annotator.app.safe_text import md
 from annotator.app.state import get_project, require_lead
 from annotator.domain.jobs import Job, JobKind, JobState
@@ -71,6 +72,7 @@ def _render_job(job: Job) -> None:
 
 
 @st.fragment(run_every=REFRESH_SECONDS)
+@database_faults_shown
 def render_jobs(kinds: Sequence[JobKind] | None = None) -> None:
     """The latest job of each kind (progress and cancel while it runs), and the recent ones in a table."""
     recent = jobs.list_jobs(get_project(), limit=20, kinds=kinds)

@@ -179,6 +179,7 @@ def render() -> None:
 
 
 @st.fragment
+@components.database_faults_shown
 def item_area(owner: str) -> None:
     """The current item and everything done to it; reruns alone when one of its own widgets is used."""
     project = state.get_project()
