@@ -55,6 +55,9 @@ class DatabaseUnavailableError(UserError):
     shows a refused action shows this message too, never a traceback.
     """
 
-    def __init__(self, message: str, saved: bool | None) -> None:
+    def __init__(self, message: str, saved: bool | None, unsaved_message: str | None = None) -> None:
         super().__init__(message)
         self.saved = saved
+        #: The message for a caller that was making a change when a read failed ("your last change was not
+        #: saved" rather than "nothing was changed").
+        self.unsaved_message = unsaved_message or message

@@ -57,6 +57,8 @@ SIDE_NAME = {Side.GOOD: "GOOD", Side.BAD: "BAD"}
 _Params = ParamSpec("_Params")
 #: Session key: the text inputs' values kept when a database fault stopped the page (``database_faults_shown``).
 _KEPT_INPUTS_KEY = "database_fault_kept_inputs"
+#: Session key: an action said the database is not answering; the page, failing too, need not say it again.
+_ACTION_FAULT_KEY = "database_fault_in_action"
 CANDIDATE_PLACEHOLDER = "goccio · prendersi * permesso · [sparare]_VERB"
 __all__ = ["code", "md", "synset_md"]  # re-exported: pages use components.md / components.code
 
@@ -95,6 +97,10 @@ def run_action(
     """
     try:
         result = getattr(state.service(), method)(*args)
+    except DatabaseUnavailableError as error:  # this action's change, whichever step of it failed
+        state.flash("error", error.unsaved_message)
+        st.session_state[_ACTION_FAULT_KEY] = True
+        return False
     except ConflictError as error:
         state.flash("error", f"Not saved — conflict. {error}")
         return False
@@ -119,8 +125,8 @@ def database_faults_shown(run: Callable[_Params, None]) -> Callable[_Params, Non
     answering (a PostgreSQL restart, a full disk) while the page is read shows one message saying whether the last
     change was saved, never a traceback.
 
-    Actions already show it through their ``UserError`` handling (``run_action``); a message an action queued
-    and this run could not draw yet is drawn here, once, with a "Try again" button (a click runs the page again).
+    An action's own message ("your last change was not saved", from ``run_action``) and the others it queued are
+    drawn here instead, once, with a "Try again" button (a click runs the page again).
     The inputs the page could not draw are gone from the browser, so their text is kept and set again before
     the next run draws them: what the user typed is there to redo.
     """
@@ -132,13 +138,14 @@ def database_faults_shown(run: Callable[_Params, None]) -> Callable[_Params, Non
         try:
             run(*args, **kwargs)
         except DatabaseUnavailableError as error:
-            queued = [(kind, text) for kind, text in state.take_flashes() if text != str(error)]
-            state.show_flash_messages([*queued, ("error", str(error))])
+            said = st.session_state.pop(_ACTION_FAULT_KEY, False)  # the action's message is queued: enough
+            state.show_flash_messages([*state.take_flashes(), *([] if said else [("error", str(error))])])
             st.session_state[_KEPT_INPUTS_KEY] = {
                 key: value for key, value in st.session_state.items() if isinstance(value, str) and value
             }
             st.button("Try again", key=f"database_retry|{run.__qualname__}", icon=":material/refresh:")
             st.stop()
+        st.session_state.pop(_ACTION_FAULT_KEY, None)
 
     return guarded
 

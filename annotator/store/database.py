@@ -139,17 +139,18 @@ def is_disk_full(error: BaseException) -> bool:
     return code in _PG_DISK_FULL or "database or disk is full" in str(original).lower()
 
 
-def unavailable_message(error: BaseException, saved: bool | None) -> str:
-    """One sentence for the user: what failed (no server address, no SQL) and what became of the last change."""
-    what = (
-        "The disk holding the database is full" if is_disk_full(error) else "The database is not answering"
-    )
+def unavailable_message(error: BaseException, saved: bool | None, changed: bool = True) -> str:
+    """One sentence for the user: what failed (no server address, no SQL) and what became of the last change
+    (``changed`` False: there was none to speak of, a read failed before any write of this thread)."""
+    what = "The disk holding the database is full" if is_disk_full(error) else "The database is not answering"
     if saved is None:
         return (
             f"{what}: it stopped while your last change was being saved, so it may or may not have been saved. "
             "Reload the page in a moment to see."
         )
     outcome = "your last change was saved" if saved else "your last change was not saved"
+    if not changed:
+        outcome = "nothing was changed"
     then = "Free some space, then try again." if is_disk_full(error) else "Try again in a moment."
     return f"{what}; {outcome}. {then}"
 
@@ -255,9 +256,9 @@ class Database:
             _configure_postgresql(self.engine, self.busy_timeout_ms)
         #: The write transaction open in this thread/context, which nested read()/write() calls join.
         self._active: ContextVar[Connection | None] = ContextVar(f"annotator_db_{id(self)}", default=None)
-        #: Whether the last write transaction of this thread/context committed: a read that fails afterwards
-        #: can tell the user their last change was saved.
-        self._last_write_saved: ContextVar[bool] = ContextVar(f"annotator_db_saved_{id(self)}", default=False)
+        #: Whether the last write transaction of this thread/context committed (None: there was none): a read
+        #: that fails afterwards tells the user whether their last change was saved.
+        self._last_write_saved: ContextVar[bool | None] = ContextVar(f"annotator_db_saved_{id(self)}", default=None)
         #: Optional: called with the seconds each outermost write transaction held the lock (benchmarks).
         self.write_recorder: Callable[[float], None] | None = None
         self._last_checkpoint = time.monotonic()
@@ -286,15 +287,19 @@ class Database:
             if not is_unavailable_error(error):
                 raise
             LOG.warning("database fault: %s", error)  # the details (server, SQL) stay in the server's log
+            last = self._last_write_saved.get()
             if not writing:
-                saved: bool | None = self._last_write_saved.get()
+                saved: bool | None = bool(last)
             elif stage["committing"] and not self.is_sqlite:
                 saved = None
             else:
                 saved = False
             if writing:
                 self._last_write_saved.set(False)
-            raise DatabaseUnavailableError(unavailable_message(error, saved), saved) from error
+            changed = writing or last is not None
+            message = unavailable_message(error, saved, changed)
+            unsaved = unavailable_message(error, False) if saved is False else message
+            raise DatabaseUnavailableError(message, saved, unsaved) from error
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
