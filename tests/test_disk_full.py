@@ -82,6 +82,33 @@ def test_the_app_on_a_full_disk_says_so_keeps_the_input_and_changes_nothing(
     assert shown["good"] == []  # nothing was saved
 
 
+UPLOAD = """
+import sys
+from pathlib import Path
+from annotator.project import Project
+from annotator.services import jobs
+from annotator.store.database import Database, sqlite_url
+
+project = Project(Path(sys.argv[1]), Database(sqlite_url(Path(sys.argv[2]))))  # only the folder is on the disk
+try:
+    jobs.save_upload(project, "items.csv", b"id,sentence\\n" * 10_000)
+except jobs.JobRefused as error:
+    print(error)
+"""
+
+
+def test_an_upload_kept_for_a_job_on_a_full_disk_is_refused_with_a_message(tmp_path: Path) -> None:
+    disk = tmp_path / "disk"
+    result = on_a_small_disk(
+        disk, "64k", True, sys.executable, "-c", UPLOAD, str(disk / "data"), str(tmp_path / "db.sqlite")
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(
+        "Cannot keep the uploaded file 'items.csv' on the server: No space left on device. Nothing was started; "
+    ), result.stdout
+    assert left_on_disk(result) == ["./data", "./data/jobs"]  # no half-written upload
+
+
 @pytest.fixture
 def evaluation_inputs(tmp_path: Path) -> tuple[Path, Path]:
     data = tmp_path / "demo"

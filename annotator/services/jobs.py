@@ -502,5 +502,12 @@ def save_upload(project: Project, name: str, data: bytes) -> Path:
     lives only in the session)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(name).name)[-100:]
     path = jobs_folder(project) / f"upload-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(4).hex()}-{safe}"
-    write_private_bytes(path, data)
+    try:
+        write_private_bytes(path, data)
+    except OSError as error:  # a full disk: say so, and leave no half file behind
+        path.unlink(missing_ok=True)
+        raise JobRefused(
+            f"Cannot keep the uploaded file {Path(name).name!r} on the server: {error.strerror or error}. "
+            "Nothing was started; free some space on the server and try again."
+        ) from error
     return path
