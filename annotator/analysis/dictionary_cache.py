@@ -30,6 +30,8 @@ import simplemma
 from simplemma.strategies import DefaultStrategy
 from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
 
+from annotator.private_files import make_private_folder
+
 logger = logging.getLogger(__name__)
 
 CACHE_ENV = "ANNOTATOR_CACHE_DIR"
@@ -168,7 +170,7 @@ def _decode(blob: bytes, fingerprint: str) -> HashedDictionary:
 
 def _write_atomic(path: Path, data: bytes) -> None:
     """Write under a temporary name in the same folder and rename, so a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_folder(path.parent)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
@@ -339,7 +341,7 @@ def jieba_tokenizer(root: Path | None = None) -> Any:
     except (OSError, ValueError) as error:
         logger.info("rebuilding the cached jieba dictionary %s (%s)", path, error)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_folder(folder)
         tokenizer.tmp_dir = str(folder)
     except OSError:
         pass  # jieba then keeps its cache in the system's temporary folder

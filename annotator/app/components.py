@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ParamSpec
 
 import streamlit as st
 
@@ -29,7 +29,7 @@ from annotator.domain.model import (
     User,
 )
 from annotator.domain.undo import BEFORE_KEY
-from annotator.errors import ConflictError, RowProblemsError, UserError
+from annotator.errors import ConflictError, DatabaseUnavailableError, RowProblemsError, UserError
 from annotator.services.curation import ItemView
 from annotator.services.read_model import QueueEntry
 
@@ -61,6 +61,11 @@ REASON_NAME = {
     DiscardReason.OTHER: "other",
 }
 SIDE_NAME = {Side.GOOD: "GOOD", Side.BAD: "BAD"}
+_Params = ParamSpec("_Params")
+#: Session key: the text inputs' values kept when a database fault stopped the page (``database_faults_shown``).
+_KEPT_INPUTS_KEY = "database_fault_kept_inputs"
+#: Session key: an action said the database is not answering; the page, failing too, need not say it again.
+_ACTION_FAULT_KEY = "database_fault_in_action"
 CANDIDATE_PLACEHOLDER = "goccio · prendersi * permesso · [sparare]_VERB"
 __all__ = ["code", "md", "synset_md"]  # re-exported: pages use components.md / components.code
 
@@ -102,6 +107,10 @@ def run_action(
     """
     try:
         result = getattr(state.service(), method)(*args)
+    except DatabaseUnavailableError as error:  # this action's change, whichever step of it failed
+        state.flash("error", error.unsaved_message)
+        st.session_state[_ACTION_FAULT_KEY] = True
+        return False
     except ConflictError as error:
         state.flash("error", f"Not saved — conflict. {error}")
         return False
@@ -119,6 +128,36 @@ def run_action(
     if after is not None:
         after(result)
     return True
+
+
+def database_faults_shown(run: Callable[_Params, None]) -> Callable[_Params, None]:
+    """Wrap the app's whole run, and each fragment (a fragment reruns alone, outside it): a database that stops
+    answering (a PostgreSQL restart, a full disk) while the page is read shows one message saying whether the last
+    change was saved, never a traceback.
+
+    An action's own message ("your last change was not saved", from ``run_action``) and the others it queued are
+    drawn here instead, once, with a "Try again" button (a click runs the page again).
+    The inputs the page could not draw are gone from the browser, so their text is kept and set again before
+    the next run draws them: what the user typed is there to redo.
+    """
+
+    @functools.wraps(run)
+    def guarded(*args: _Params.args, **kwargs: _Params.kwargs) -> None:
+        for key, value in st.session_state.pop(_KEPT_INPUTS_KEY, {}).items():
+            st.session_state[key] = value  # set before its widget is drawn: the browser shows the kept text
+        try:
+            run(*args, **kwargs)
+        except DatabaseUnavailableError as error:
+            said = st.session_state.pop(_ACTION_FAULT_KEY, False)  # the action's message is queued: enough
+            state.show_flash_messages([*state.take_flashes(), *([] if said else [("error", str(error))])])
+            st.session_state[_KEPT_INPUTS_KEY] = {
+                key: value for key, value in st.session_state.items() if isinstance(value, str) and value
+            }
+            st.button("Try again", key=f"database_retry|{run.__qualname__}", icon=":material/refresh:")
+            st.stop()
+        st.session_state.pop(_ACTION_FAULT_KEY, None)
+
+    return guarded
 
 
 def moved_progress(was: Status | None, result: Any) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotator.app import clear_cache_guard, guidelines, state
+from annotator.app.components import database_faults_shown
 from annotator.app.safe_text import md
 from annotator.domain.model import User
 from annotator.errors import UserError
@@ -179,6 +180,7 @@ def sidebar(user: User) -> None:
             st.button("Log out", key="logout", on_click=state.logout)
 
 
+@database_faults_shown
 def main() -> None:
     st.set_page_config(
         page_title="annotator", page_icon="📝", layout="wide"

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from annotator.atomic_files import cannot_write
 from annotator.progress import TerminalProgress
 from annotator.services.evaluate import (
     ANALYSERS,
@@ -14,6 +15,7 @@ from annotator.services.evaluate import (
     format_skipped,
     run_evaluation,
     write_leaderboard,
+    write_results,
 )
 
 
@@ -63,9 +65,13 @@ def run(args: argparse.Namespace) -> int:
         args.translations,
         args.analyser,
         stanza_models=args.stanza_models,
-        out_dir=out_dir,
         progress=TerminalProgress("evaluate"),
     )
+    try:  # written after the inputs were read: an OSError here is the output folder's (a full disk, no rights)
+        write_results(result, out_dir)
+        written = write_leaderboard(result, out_dir) if getattr(args, "leaderboard", False) else {}
+    except OSError as error:
+        raise cannot_write(out_dir, error) from error
     print(format_metrics_table(result.metrics))
     counts = {outcome: len(result.with_outcome(outcome)) for outcome in ("GOOD", "BAD", "MISS")}
     print(
@@ -75,7 +81,6 @@ def run(args: argparse.Namespace) -> int:
     if result.skipped:
         print(f"{format_skipped(result.skipped)} (not scored)")
     print(f"wrote {out_dir / 'analysed.jsonl'} and {out_dir / 'metrics.json'}", file=sys.stderr)
-    if getattr(args, "leaderboard", False):
-        written = write_leaderboard(result, out_dir)
+    if written:
         print(f"wrote {', '.join(str(path) for path in written.values())}", file=sys.stderr)
     return 0

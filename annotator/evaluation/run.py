@@ -39,6 +39,7 @@ from annotator.evaluation.inputs import (
     load_translations,
 )
 from annotator.gc_pause import gc_paused
+from annotator.private_files import make_private_folder
 from annotator.progress import ProgressCallback, no_progress
 
 ANALYSED_FILE = "analysed.jsonl"
@@ -308,7 +309,7 @@ def write_results(result: EvaluationResult, out_dir: str | Path) -> dict[str, Pa
     """Write ``analysed.jsonl`` (one line per translation, input order) and ``metrics.json``; return their paths."""
     folder = Path(out_dir)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_folder(folder)
     except OSError as error:
         raise UserError(f"{folder}: cannot create the output folder ({error.strerror})") from error
     analysed = folder / ANALYSED_FILE

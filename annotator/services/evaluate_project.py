@@ -21,6 +21,7 @@ from annotator.errors import UserError
 from annotator.evaluation.inputs import Dataset, DatasetItem, Translations, dataset_from_records, load_translations
 from annotator.evaluation.run import EvaluationResult
 from annotator.gc_pause import gc_paused
+from annotator.private_files import make_private_folder
 from annotator.project import Project, ProjectSettings
 from annotator.services.evaluation_cache import ITEM_CACHE_FOLDER, ItemCache, key_of
 from annotator.store.repository import EvaluationRow
@@ -138,7 +139,7 @@ RESULT_FILE = "result.pickle"
 def save_result(result: EvaluationResult, folder: Path) -> Path:
     """Keep the run as the page needs it (matches, analyses and the items' candidates, for the browser, the report
     and the inspection queue's verdict hashes), which ``analysed.jsonl`` alone does not hold."""
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_folder(folder)
     path = folder / RESULT_FILE
     with atomic_file(path) as temporary:
         write_bytes_synced(temporary, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))

@@ -28,6 +28,7 @@ from annotator.domain import jobs as rules
 from annotator.domain.jobs import Job, JobKind, JobState
 from annotator.domain.model import User
 from annotator.errors import UserError
+from annotator.private_files import make_private_folder, open_private, write_private_bytes
 from annotator.progress import ProgressCallback
 from annotator.project import Project
 from annotator.services import administration
@@ -58,8 +59,9 @@ def host_name() -> str:
 
 
 def jobs_folder(project: Project) -> Path:
+    """``DATA/jobs`` (0700): uploaded inputs, worker logs and evaluation results are the project's own data."""
     folder = project.data_dir / JOBS_FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_folder(folder)
     return folder
 
 
@@ -191,7 +193,7 @@ def launch_worker(project: Project, job_id: int) -> int:
     command = [sys.executable, "-m", "annotator.cli", "--data", str(project.data_dir), "jobs", "work", str(job_id)]
     log = jobs_folder(project) / f"job-{job_id}.log"
     try:
-        with log.open("ab") as out:
+        with open_private(log, "ab") as out:
             process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
             )
@@ -516,5 +518,12 @@ def save_upload(project: Project, name: str, data: bytes) -> Path:
     lives only in the session)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(name).name)[-100:]
     path = jobs_folder(project) / f"upload-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(4).hex()}-{safe}"
-    path.write_bytes(data)
+    try:
+        write_private_bytes(path, data)
+    except OSError as error:  # a full disk: say so, and leave no half file behind
+        path.unlink(missing_ok=True)
+        raise JobRefused(
+            f"Cannot keep the uploaded file {Path(name).name!r} on the server: {error.strerror or error}. "
+            "Nothing was started; free some space on the server and try again."
+        ) from error
     return path

@@ -104,7 +104,9 @@ class SideChannel:
     def __init__(self, url: str) -> None:
         self.is_sqlite = make_url(url).get_backend_name() == "sqlite"
         self.engine: Engine = (
-            create_engine(url, pool_size=1, max_overflow=1) if not self.is_sqlite else create_engine(url)
+            create_engine(url, pool_size=1, max_overflow=1, pool_pre_ping=True)
+            if not self.is_sqlite
+            else create_engine(url)
         )
         if self.is_sqlite:
 
