@@ -17,7 +17,7 @@ from annotator.app.safe_text import code
 from annotator.domain.jobs import JobKind, JobState
 from annotator.domain.model import Side
 from annotator.project import Project
-from annotator.services import jobs
+from annotator.services import job_files, jobs
 from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
 
@@ -151,7 +151,7 @@ def test_the_page_shows_the_report_charts_and_offers_the_html(demo: Path) -> Non
 
 def test_the_evaluation_runs_as_a_job_another_lead_sees_its_results(demo: Path) -> None:
     """Issue 10: scoring the current curation is a background job recorded in the database (who, what, result),
-    its results written under the project's data folder; a lead in another session sees the job and the results."""
+    its results kept in the database too (issue 22); a lead in another session sees the job and the results."""
     at = logged_in("lead", "demo-lead-pass")
     at.switch_page("pages/evaluate.py").run()
     assert any("Choose the translations" in i.value for i in at.info)  # nothing run yet
@@ -160,10 +160,9 @@ def test_the_evaluation_runs_as_a_job_another_lead_sees_its_results(demo: Path) 
     project = Project.open(demo)
     (job,) = jobs.list_jobs(project, kinds=[JobKind.EVALUATE])
     assert (job.user, job.params["current"], job.params["page"]) == ("lead", True, True)
-    folder = jobs.result_folder(project, job.id)
-    assert folder.parent.parent == demo
-    assert (folder / "analysed.jsonl").is_file() and (folder / "metrics.json").is_file()
-    assert job.result is not None and str(folder) in job.result["summary"]
+    assert job_files.file_names(project, job.id) == ["analysed.jsonl", "items.jsonl", "metrics.json"]
+    assert job.result is not None and "kept in the project's database" in job.result["summary"]
+    assert str(demo) not in job.result["summary"] and "path" not in job.result  # no server's path to show
 
     other = logged_in("lead", "demo-lead-pass")  # a new browser session: nothing in its session state
     other.switch_page("pages/evaluate.py").run()

@@ -84,10 +84,10 @@ def test_verdict_recorded_used_by_metrics_and_dropped_when_a_candidate_changes(d
 def test_a_translator_cannot_record_verdicts(demo: Path) -> None:
     from annotator.app.pages.evaluate import DEMO_TRANSLATIONS
     from annotator.errors import UserError
+    from annotator.evaluation.inputs import load_translations
     from annotator.evaluation.inspection import record_verdict
-    from annotator.evaluation.run import evaluate
+    from annotator.evaluation.run import create_analyser, evaluate
     from annotator.project import builtin_path
-    from annotator.services.evaluate import create_analyser, load_translations
     from annotator.services.evaluate_project import dataset_from_project
 
     project = Project.open(demo)

@@ -153,3 +153,107 @@ def test_a_damaged_jieba_copy_is_rebuilt(tmp_path: Path, damage: str) -> None:
     assert path.read_bytes() != good
     assert _segmented(jieba_tokenizer(tmp_path)) == expected
     assert path.read_bytes() == good
+
+
+# --- analysis shortcuts: jieba's loops and simplemma's decoder ------------------------------------------------------
+
+
+def _chinese_sentences(count: int) -> list[str]:
+    """Dictionary words, characters jieba has never seen (its HMM runs on them), punctuation and Latin runs."""
+    import random
+    from pathlib import Path
+
+    import jieba
+
+    rng = random.Random(9)
+    lines = Path(jieba.__file__).with_name("dict.txt").read_text(encoding="utf-8").splitlines()
+    words = [line.split(" ")[0] for line in rng.sample(lines, 3000)]
+    sentences = []
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.randint(2, 12)):
+            draw = rng.random()
+            if draw < 0.7:
+                parts.append(rng.choice(words))
+            elif draw < 0.9:
+                parts.append("".join(chr(rng.randint(0x4E00, 0x9FA5)) for _ in range(rng.randint(1, 4))))
+            else:
+                parts.append(rng.choice(["，", "。", " ", "DeepL 3", "一枪", "源头", "?"]))
+        sentences.append("".join(parts))
+    return sentences
+
+
+def test_fast_jieba_loops_give_jieba_s_graph_route_and_words():
+    import jieba
+
+    from annotator.analysis.dictionary_cache import jieba_tokenizer
+
+    fast = jieba_tokenizer()
+    reference = jieba.Tokenizer()  # jieba's own loops over the same dictionary
+    reference.FREQ, reference.total, reference.initialized = fast.FREQ, fast.total, True
+    for sentence in _chinese_sentences(400):
+        dag = reference.get_DAG(sentence)
+        assert fast.get_DAG(sentence) == dag, sentence
+        fast_route: dict[int, tuple[float, int]] = {}
+        reference_route: dict[int, tuple[float, int]] = {}
+        fast.calc(sentence, dag, fast_route)
+        reference.calc(sentence, dag, reference_route)
+        assert fast_route == reference_route, sentence  # the same floats: the same arithmetic in the same order
+        assert list(fast.cut(sentence)) == list(reference.cut(sentence)), sentence
+
+
+def _stream(records: list[tuple[int, bytes, int, bytes]], count: int | None = None, flag: int = 0) -> bytes:
+    """A front-coded stream as simplemma's encoder writes it: (shared, suffix, trim, value) records."""
+
+    def varint(number: int) -> bytes:
+        out = bytearray()
+        while True:
+            byte = number & 0x7F
+            number >>= 7
+            out.append(byte | (0x80 if number else 0))
+            if not number:
+                return bytes(out)
+
+    body = b"".join(
+        varint(shared)
+        + varint(len(suffix))
+        + suffix
+        + bytes([trim])
+        + (b"" if trim == 254 else varint(len(value)) + value)
+        for shared, suffix, trim, value in records
+    )
+    return b"SMFC1" + bytes([flag]) + varint(len(records) if count is None else count) + body
+
+
+def test_the_front_coded_decoder_builds_simplemma_s_dict():
+    from simplemma.strategies.dictionaries import dictionary_factory, frontcode
+
+    from annotator.analysis.dictionary_cache import decode_front_coded
+
+    data = dictionary_factory._read_decompressed("it")
+    assert decode_front_coded(data, frontcode) == frontcode._decode_stream(data)
+    long_suffix = "x" * 300  # lengths of two varint bytes
+    records = [
+        (0, b"abc", 255, b"literal"),
+        (2, b"d", 254, b""),  # abd: the value of the record before
+        (3, b"e", 1, b"ing"),  # abde: its key less one byte, then "ing"
+        (1, long_suffix.encode(), 0, b"y" * 200),
+        (0, "übel".encode(), 2, b""),
+    ]
+    stream = _stream(records)
+    assert decode_front_coded(stream, frontcode) == frontcode._decode_stream(stream)
+    assert decode_front_coded(stream, frontcode) == {
+        b"abc": b"literal",
+        b"abd": b"literal",
+        b"abde": b"abding",
+        b"a" + long_suffix.encode(): b"a" + long_suffix.encode() + b"y" * 200,
+        "übel".encode(): "üb".encode(),
+    }
+    # what this loop does not vouch for is left to simplemma: truncated, a wrong count, a repeated key, reversed keys
+    for odd in (
+        stream[:-4],
+        _stream(records, count=9),
+        _stream([*records, (0, "übel".encode(), 254, b"")]),
+        _stream(records, flag=1),
+    ):
+        assert decode_front_coded(odd, frontcode) is None

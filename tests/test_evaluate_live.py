@@ -1,34 +1,33 @@
-"""Issue 10: scoring the current curation builds the dataset straight from the rows, and it is exactly the dataset
-(and the results) of exporting ``dataset.jsonl`` with ``--include-incomplete --keep-partially-discarded`` and
-evaluating that file; the hand-written fast check never accepts a line the shipped schema refuses."""
+"""Issue 22: scoring the current curation builds the items straight from the stored rows, and gives exactly the
+dataset (and the results, byte for byte) of exporting ``dataset.jsonl`` with ``--include-incomplete
+--keep-partially-discarded`` and evaluating that file; a row edited by hand is refused with the file's own words."""
 
 from __future__ import annotations
 
 import codecs
-import copy
-import dataclasses
 import json
+import random
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import build_demo
+from sqlalchemy import text
 
 from annotator.data_export.dataset import DATASET_FILE, ExportOptions, export_dataset
 from annotator.domain.model import Side
-from annotator.evaluation.inputs import Translation, _line_validator, _surely_valid, _translation
+from annotator.evaluation.inputs import (
+    EvaluationInputError,
+    dataset_from_records,
+    load_dataset,
+    load_translations,
+    parse_dataset,
+)
+from annotator.evaluation.run import ANALYSED_FILE, create_analyser, evaluate, run_evaluation, write_results
 from annotator.project import Project, builtin_path
 from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
-from annotator.services.evaluate import (
-    EvaluationInputError,
-    create_analyser,
-    dataset_from_records,
-    evaluate,
-    load_dataset,
-    load_translations,
-)
-from annotator.services.evaluate_project import dataset_from_project
+from annotator.services.evaluate_project import build_dataset, dataset_from_project, prepare_current
+from annotator.store.repository import EvaluationRow
 
 pytestmark = pytest.mark.both_engines
 
@@ -73,7 +72,7 @@ def refused_like_in_the_file(demo: Project, tmp_path: Path) -> EvaluationInputEr
     and the exported file name the same problems, and give the live set-up's error."""
     with demo.db.write() as conn:
         conn.exec_driver_sql(
-            "UPDATE item_languages SET good = '[{\"origin\":\"translator\",\"pos\":null,\"synsets\":[],"
+            'UPDATE item_languages SET good = \'[{"origin":"translator","pos":null,"synsets":[],'
             "\"text\":\"[gun]_VERB\"}]' WHERE item_id = 'head-stream' AND lang = 'IT'"
         )
     exported = export_dataset(demo, tmp_path / "exports", BOTH)
@@ -93,111 +92,140 @@ def test_a_bad_stored_candidate_is_refused_like_in_the_file(demo: Project, tmp_p
     assert live.problems and live.problems[0].rule.startswith("schema_")
 
 
-GOOD_LINE: dict[str, Any] = {
-    "id": "x",
-    "sentence": "A shot.",
-    "target": {"text": "shot", "start": 2, "end": 6, "lemma": "shot", "pos": "NOUN"},
-    "synset": "bn:1",
-    "gloss": "",
-    "source": "",
-    "polysemy_degree": 2,
-    "sense_rank": 1,
-    "senses": [{"synset": "bn:1", "rank": 1}, {"synset": "bn:2", "rank": 2}],
-    "languages": {
-        "IT": {
-            "good": [{"text": "sorso", "pos": None, "origin": "lexicon", "synsets": ["bn:1"]}],
-            "bad": [{"text": "[sparare]_VERB", "pos": "VERB", "origin": "translator", "synsets": []}],
-            "status": "pending",
-        }
-    },
+def test_the_live_analysed_jsonl_is_byte_identical_with_the_exported_file_s(demo: Project, tmp_path: Path) -> None:
+    """The whole pipeline, as the Evaluate page's job and ``annotator evaluate`` run it, on one curation."""
+    translations = builtin_path("demo/translations.jsonl")
+    exported = export_dataset(demo, tmp_path / "exports", BOTH)
+    run_evaluation(exported.path / DATASET_FILE, translations, out_dir=tmp_path / "from-file")
+    dataset, loaded = prepare_current(demo, translations)
+    write_results(evaluate(dataset, loaded, create_analyser("default")), tmp_path / "live")
+    live = (tmp_path / "live" / ANALYSED_FILE).read_bytes()
+    assert live == (tmp_path / "from-file" / ANALYSED_FILE).read_bytes()
+    assert live.count(b"\n") > 100 and b'"result": "BAD"' in live and b'"result": "MISS"' in live
+
+
+#: Edits by hand of one item-language's stored GOOD list (SQL text), each refused by the file reader.
+REFUSED_LISTS = {
+    "a tagged text without a tag": '[{"origin":"translator","pos":null,"synsets":[],"text":"[gun]_VERB"}]',
+    "an unknown origin": '[{"origin":"human","pos":null,"synsets":[],"text":"colpo"}]',
+    "an unknown tag": '[{"origin":"lexicon","pos":"X","synsets":[],"text":"colpo"}]',
+    "a synset with a space": '[{"origin":"lexicon","pos":null,"synsets":["bn 1"],"text":"colpo"}]',
+    "an empty text": '[{"origin":"lexicon","pos":null,"synsets":[],"text":""}]',
+    "a lone surrogate": '[{"origin":"lexicon","pos":null,"synsets":[],"text":"x\\ud800y"}]',
+    "a text that is a number": '[{"origin":"lexicon","pos":null,"synsets":[],"text":7}]',
+    "a missing key": '[{"origin":"lexicon","synsets":[],"text":"colpo"}]',
+    "a list that is an object": '{"text":"colpo"}',
+    "a wildcard at the edge": '[{"origin":"translator","pos":null,"synsets":[],"text":"* colpo"}]',
+    "a control character": '[{"origin":"translator","pos":null,"synsets":[],"text":"col\\u0007po"}]',
 }
 
-#: (path, value): one change each; ``...`` deletes the field.
-MUTATIONS: list[tuple[tuple[Any, ...], Any]] = [
-    (("id",), ""),
-    (("id",), 3),
-    (("sentence",), None),
-    (("gloss",), ...),
-    (("extra",), 1),
-    (("target", "pos"), "PROPN"),
-    (("target", "start"), -1),
-    (("target", "end"), 0),
-    (("target", "end"), True),
-    (("target", "start"), 1.0),
-    (("target", "lemma"), ""),
-    (("target", "more"), 1),
-    (("synset",), "bn 1"),
-    (("synset",), "bn:1\n"),
-    (("polysemy_degree",), 0),
-    (("sense_rank",), "1"),
-    (("senses", 0, "rank"), 0),
-    (("senses", 0, "gloss"), "g"),
-    (("senses",), {}),
-    (("languages", "it"), {"good": [], "bad": []}),
-    (("languages", "IT", "status"), "done"),
-    (("languages", "IT", "good"), "sorso"),
-    (("languages", "IT", "bad"), ...),
-    (("languages", "IT", "annotators"), []),
-    (("languages", "IT", "good", 0, "text"), "[sorso]"),
-    (("languages", "IT", "good", 0, "text"), ""),
-    (("languages", "IT", "good", 0, "pos"), "VERB"),
-    (("languages", "IT", "bad", 0, "pos"), None),
-    (("languages", "IT", "bad", 0, "pos"), "X"),
-    (("languages", "IT", "good", 0, "origin"), "human"),
-    (("languages", "IT", "good", 0, "synsets"), ["bn:1", "bn:1"]),
-    (("languages", "IT", "good", 0, "synsets"), ["bn 1"]),
-    (("languages", "IT", "good", 0, "synsets"), "bn:1"),
-    (("languages", "IT", "good", 0, "extra"), 1),
-]
+
+@pytest.mark.parametrize("edit", sorted(REFUSED_LISTS))
+def test_a_hand_edited_candidate_list_is_refused_like_in_the_file(demo: Project, tmp_path: Path, edit: str) -> None:
+    with demo.db.write() as conn:
+        conn.execute(
+            text("UPDATE item_languages SET good = :good WHERE item_id = 'head-stream' AND lang = 'IT'"),
+            {"good": REFUSED_LISTS[edit]},
+        )
+    exported = export_dataset(demo, tmp_path / "exports", BOTH)
+    with pytest.raises(EvaluationInputError) as from_file:
+        load_dataset(exported.path / DATASET_FILE)
+    with pytest.raises(EvaluationInputError) as live:
+        dataset_from_project(demo)
+    assert [(p.line, p.rule, p.message) for p in live.value.problems] == [
+        (p.line, p.rule, p.message) for p in from_file.value.problems
+    ]
 
 
-def mutated(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
-    line = copy.deepcopy(GOOD_LINE)
-    parent = line
-    for part in path[:-1]:
-        parent = parent[part]
-    if value is ...:
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = value
-    return line
+#: Edits by hand of one item's stored columns (SQL assignments), each refused by the file reader.
+REFUSED_ITEMS = {
+    "an empty sentence": "sentence = ''",
+    "an unknown part of speech": "pos = 'PROPN'",
+    "a synset with a space": "synset = 'bn 1'",
+    "a negative start": "target_start = -1",
+    "a sense rank of zero": """senses = '[{"synset":"bn:00043474n","rank":0}]'""",
+}
 
 
-def test_the_fast_check_never_accepts_what_the_schema_refuses() -> None:
-    validator = _line_validator()
-    assert _surely_valid(GOOD_LINE) and validator.is_valid(GOOD_LINE)
-    refused = 0
-    for path, value in MUTATIONS:
-        line = mutated(path, value)
-        if not validator.is_valid(json.loads(json.dumps(line))):
-            refused += 1
-            assert not _surely_valid(line), (path, value)  # doubt: the schema then decides and words the problem
-    assert refused >= len(MUTATIONS) - 3  # the few the schema accepts: "bn:1\n" (re.search), 1.0, a deleted field
+@pytest.mark.parametrize("edit", sorted(REFUSED_ITEMS))
+def test_a_hand_edited_item_is_refused_like_in_the_file(demo: Project, tmp_path: Path, edit: str) -> None:
+    with demo.db.write() as conn:
+        conn.exec_driver_sql(f"UPDATE items SET {REFUSED_ITEMS[edit]} WHERE id = 'head-stream'")
+    exported = export_dataset(demo, tmp_path / "exports", BOTH)
+    with pytest.raises(EvaluationInputError) as from_file:
+        load_dataset(exported.path / DATASET_FILE)
+    with pytest.raises(EvaluationInputError) as live:
+        dataset_from_project(demo)
+    problems = [(p.line, p.rule, p.message) for p in live.value.problems]
+    assert problems == [(p.line, p.rule, p.message) for p in from_file.value.problems]
+    assert problems and all(line > 0 for line, _rule, _message in problems)
 
 
-def test_records_get_the_file_problems_without_a_json_round_trip() -> None:
-    bad = mutated(("languages", "IT", "good", 0, "origin"), "human")
-    records = [GOOD_LINE, bad, dict(GOOD_LINE)]
+def test_hand_edits_the_file_reader_accepts_give_its_items(demo: Project, tmp_path: Path) -> None:
+    """Values the app does not store but the file reader accepts (a doubled space, a candidate stored with its
+    keys in another order, an escaped letter) are doubted, read as the file reads them, and kept."""
+    with demo.db.write() as conn:
+        conn.execute(
+            text("UPDATE item_languages SET good = :good WHERE item_id = 'head-stream' AND lang = 'IT'"),
+            {
+                "good": '[{"text":"sorgente  del fiume","synsets":[],"pos":null,"origin":"translator"},'
+                '{"origin":"lexicon","pos":null,"synsets":[],"text":"fo\\u006ete"}]'
+            },
+        )
+    exported = export_dataset(demo, tmp_path / "exports", BOTH)
+    live = dataset_from_project(demo)
+    assert live.items == load_dataset(exported.path / DATASET_FILE).items
+    assert [spec.candidate.text for spec in live.items["head-stream"].languages["IT"]][:2] == [
+        "sorgente del fiume",
+        "fonte",
+    ]
+
+
+def test_the_rows_in_any_order_give_the_same_dataset(demo: Project) -> None:
+    """The query has no ORDER BY: an item-language's row may come before its item's; the dataset is the same."""
+    languages = tuple(sorted(demo.settings().languages))
+    with demo.db.read() as conn:
+        rows = list(demo.repo.evaluation_rows(conn, languages))
+    assert not [row for row in rows if row[0] == "take-off-thanksgiving"]  # excluded: not read at all
+    assert any(row[EvaluationRow._fields.index("lang")] is None for row in rows)
+    expected = dataset_from_project(demo)
+    shuffled = list(rows)
+    random.Random(10).shuffle(shuffled)
+    for order in (rows[::-1], shuffled):
+        built = build_dataset(order, languages, "x")
+        assert built.items == expected.items and list(built.items) == list(expected.items)
+
+
+def test_records_get_the_file_problems() -> None:
+    good = {
+        "id": "x",
+        "sentence": "A shot.",
+        "target": {"text": "shot", "start": 2, "end": 6, "lemma": "shot", "pos": "NOUN"},
+        "synset": "bn:1",
+        "gloss": "",
+        "source": "",
+        "polysemy_degree": 2,
+        "sense_rank": 1,
+        "senses": [{"synset": "bn:1", "rank": 1}, {"synset": "bn:2", "rank": 2}],
+        "languages": {
+            "IT": {
+                "good": [{"text": "sorso", "pos": None, "origin": "lexicon", "synsets": ["bn:1"]}],
+                "bad": [],
+                "status": "pending",
+            }
+        },
+    }
+    bad = json.loads(json.dumps(good))
+    bad["languages"]["IT"]["good"][0]["origin"] = "human"
+    records = [good, bad, dict(good)]
     with pytest.raises(EvaluationInputError) as live:
         dataset_from_records(records, "live")
-    from annotator.services.evaluate import parse_dataset
-
     with pytest.raises(EvaluationInputError) as from_file:
         parse_dataset([json.dumps(r) for r in records], "live")
     assert [(p.line, p.rule, p.message) for p in live.value.problems] == [
         (p.line, p.rule, p.message) for p in from_file.value.problems
     ]
     assert {p.rule for p in live.value.problems} == {"schema_enum", "duplicate_item"}
-
-
-def test_translations_are_made_as_the_dataclass_makes_them() -> None:
-    """``_translation`` sets the fields without the frozen dataclass's ``__init__``: the objects are the same."""
-    fast = _translation("head-stream", "IT", "mt", "una testa", 7)
-    made = Translation("head-stream", "IT", "mt", "una testa", 7)
-    assert fast == made and hash(fast) == hash(made) and repr(fast) == repr(made)
-    assert vars(fast) == vars(made) and list(vars(fast)) == list(vars(made))
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        fast.text = "changed"  # type: ignore[misc]
 
 
 def test_a_plain_utf8_file_is_read_whole_as_the_line_reader_reads_it(tmp_path: Path, monkeypatch) -> None:

@@ -13,23 +13,19 @@ import annotator
 from annotator.cli import main
 from annotator.domain.metrics import ALL, compute_metrics
 from annotator.errors import UserError
-from annotator.services.evaluate import (
+from annotator.evaluation.inputs import (
     EvaluationInputError,
-    create_analyser,
     dataset_from_records,
-    default_out_dir,
-    evaluate,
-    format_metrics_table,
     format_skipped,
     load_dataset,
     load_translations,
-    metrics_table_rows,
     parse_dataset,
     parse_translations,
     read_analysed,
-    run_evaluation,
-    scored_from_record,
 )
+from annotator.evaluation.presenters import format_metrics_table, metrics_table_rows
+from annotator.evaluation.report import scored_from_record
+from annotator.evaluation.run import create_analyser, default_out_dir, evaluate, run_evaluation
 
 SHOT_SENSES = [
     {"synset": "bn:gunshot", "rank": 1},

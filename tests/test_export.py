@@ -383,7 +383,7 @@ def test_an_empty_project_exports_an_empty_dataset_with_na_statistics(project: P
 
 def test_the_evaluation_reads_the_exported_dataset(curated: Project, tmp_path: Path) -> None:
     """The export is the evaluation's input (SPEC §8): its parser accepts every line and sees every candidate."""
-    from annotator.services.evaluate import load_dataset
+    from annotator.evaluation.inputs import load_dataset
 
     result = export_dataset(curated, tmp_path, ExportOptions(keep_partially_discarded=True))
     dataset = load_dataset(result.files[DATASET_FILE])

@@ -26,11 +26,11 @@ from annotator.data_import.limits import InputLimitError, InputLimits, project_l
 from annotator.data_import.tables import FileFormatError, load_table
 from annotator.domain.model import User
 from annotator.errors import UserError
+from annotator.evaluation.inputs import EvaluationInputError, load_dataset, load_translations, parse_dataset
 from annotator.lexicon.base import LexiconError
 from annotator.lexicon.snapshot import SnapshotLexicon
 from annotator.project import Project
 from annotator.services.administration import save_project_limits
-from annotator.services.evaluate import EvaluationInputError, load_dataset, load_translations, parse_dataset
 from annotator.services.importing import import_items
 
 MB = 1024 * 1024

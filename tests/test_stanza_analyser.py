@@ -18,7 +18,8 @@ from annotator.analysis.base import AnalyserUnavailable
 from annotator.analysis.stanza_analyser import StanzaAnalyser, download_command
 from annotator.cli import main
 from annotator.domain.matching import CandidateEntry, Outcome, Step, compile_candidates, match_translation
-from annotator.services.evaluate import dataset_from_records, evaluate, parse_translations
+from annotator.evaluation.inputs import dataset_from_records, parse_translations
+from annotator.evaluation.run import evaluate
 
 pytestmark = pytest.mark.stanza
 

@@ -7,16 +7,11 @@ import sys
 from pathlib import Path
 
 from annotator.atomic_files import cannot_write
+from annotator.evaluation.inputs import format_skipped
+from annotator.evaluation.presenters import format_metrics_table
+from annotator.evaluation.report import write_leaderboard
+from annotator.evaluation.run import ANALYSERS, default_out_dir, run_evaluation, write_results
 from annotator.progress import TerminalProgress
-from annotator.services.evaluate import (
-    ANALYSERS,
-    default_out_dir,
-    format_metrics_table,
-    format_skipped,
-    run_evaluation,
-    write_leaderboard,
-    write_results,
-)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

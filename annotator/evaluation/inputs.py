@@ -6,7 +6,6 @@ raises ``EvaluationInputError`` listing every problem with its file, line, field
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import re
@@ -14,13 +13,13 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from json.scanner import make_scanner
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from annotator.data_import.limits import InputLimits, find_surrogate, may_hold_surrogate
+from annotator.data_import.limits import InputLimits, find_surrogate, lone_surrogate, may_hold_surrogate
 from annotator.domain.candidates import Candidate, CandidateError, parse_candidate
 from annotator.domain.matching import BAD, GOOD
+from annotator.domain.unicode_rules import INVISIBLE_RULE, describe, find_invisible
 from annotator.errors import UserError
 
 TRANSLATION_FIELDS = ("id", "lang", "system", "translation")
@@ -60,9 +59,9 @@ class EvaluationInputError(UserError):
 # --- dataset --------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CandidateSpec:
-    """A dataset candidate, parsed: side (``good``/``bad``), position within its side, provenance synsets."""
+class CandidateSpec(NamedTuple):
+    """A dataset candidate, parsed: side (``good``/``bad``), position within its side, provenance synsets (a plain
+    record: 300,000 of them at 10,000 items × 5 languages)."""
 
     candidate: Candidate
     side: str
@@ -105,42 +104,43 @@ def _problem(problems: list[Problem], source: str, line: int, rule: str, message
 _NULLABLE = ("sense_rank", "polysemy_degree")
 
 
-#: Candidate lists already read, by the identity of the list object (see ``dataset_from_records``): the list itself
-#: (kept so that its id is never reused) and its specs.
-SpecsMemo = dict[tuple[int, str], tuple[Any, tuple[CandidateSpec, ...]]]
-
-
 def _side_specs(
-    entries: Any, side: str, where: str, source: str, line: int, problems: list[Problem]
-) -> tuple[CandidateSpec, ...]:
+    entries: Any, side: str, where: str, source: str, line: int, problems: list[Problem], parsed: ParseCache
+) -> list[CandidateSpec]:
     specs = []
     for index, entry in enumerate(entries):
         text = entry.get("text") if isinstance(entry, dict) else entry
         synsets = entry.get("synsets") if isinstance(entry, dict) else None
         try:
-            provenance = tuple(map(str, synsets)) if synsets else ()
-            try:  # shared: the same text, side, position and provenance give the same spec
-                spec = _spec(text, side, index, provenance)
-            except TypeError:  # an unhashable text: read it unshared (it is refused)
-                spec = CandidateSpec(parse_candidate(text), side, index, provenance)
+            candidate = parse_cached(text, parsed)
         except CandidateError as error:
             _problem(problems, source, line, f"candidate_{error.rule}", f"{where} candidate {text!r}: {error.message}")
             continue
-        specs.append(spec)
-    return tuple(specs)
+        specs.append(CandidateSpec(candidate, side, index, tuple(map(str, synsets)) if synsets else ()))
+    return specs
 
 
-@functools.cache
-def _spec(text: Any, side: str, index: int, synsets: tuple[str, ...]) -> CandidateSpec:
-    """One immutable spec per distinct candidate text, side, position and provenance, shared by the items that
-    hold it; a refused text raises ``CandidateError`` again on every call (exceptions are not cached)."""
-    candidate = parse_candidate(text)
-    return CandidateSpec(candidate, side, index, synsets)
+#: Candidates parsed in one read, by their text (``parse_cached``): the lexicon's candidates recur across items.
+ParseCache = dict[str, "Candidate | CandidateError"]
 
 
-def _parse_item(
-    record: Any, source: str, line: int, problems: list[Problem], memo: SpecsMemo | None = None
-) -> DatasetItem | None:
+def parse_cached(text: Any, parsed: ParseCache) -> Candidate:
+    """``parse_candidate(text)``, each distinct text parsed once per read; a refused text raises every time."""
+    if type(text) is not str:
+        return parse_candidate(text)
+    found = parsed.get(text)
+    if found is None:
+        try:
+            found = parse_candidate(text)
+        except CandidateError as error:
+            found = error
+        parsed[text] = found
+    if isinstance(found, CandidateError):
+        raise found
+    return found
+
+
+def _parse_item(record: Any, source: str, line: int, problems: list[Problem], parsed: ParseCache) -> DatasetItem | None:
     before = len(problems)
     if not isinstance(record, dict):
         _problem(problems, source, line, "not_an_object", "each line must be a JSON object")
@@ -184,21 +184,13 @@ def _parse_item(
         return None
     for raw_lang, sets in record["languages"].items():
         lang = str(raw_lang).strip().upper()
-        specs: list[CandidateSpec] = []
         if not isinstance(sets, dict):
             _problem(problems, source, line, "bad_value", f"item '{item_id}' {lang}: expected {{'good': [...]}}")
             continue
+        specs: list[CandidateSpec] = []
         for side in (GOOD, BAD):
-            entries = sets.get(side) or []
-            shared = memo.get((id(entries), side)) if memo is not None else None
-            if shared is not None:
-                specs.extend(shared[1])
-                continue
-            count = len(problems)
-            side_specs = _side_specs(entries, side, f"item '{item_id}' {lang} {side}", source, line, problems)
-            if memo is not None and len(problems) == count:
-                memo[(id(entries), side)] = (entries, side_specs)  # the list is kept alive: its id stays its own
-            specs.extend(side_specs)
+            where = f"item '{item_id}' {lang} {side}"
+            specs.extend(_side_specs(sets.get(side) or [], side, where, source, line, problems, parsed))
         languages[lang] = tuple(specs)
     if len(problems) > before:
         return None
@@ -260,180 +252,81 @@ def _short(message: str, limit: int = 160) -> str:
     return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
-#: What the fast check below accepts without asking the schema validator (dataset.schema.json, kept in step with it:
-#: ``test_the_fast_check_never_accepts_what_the_schema_refuses`` compares the two).
-_LINE_FIELDS = frozenset(
-    ("id", "sentence", "target", "synset", "gloss", "source", "polysemy_degree", "sense_rank", "senses", "languages")
-)
-_TARGET_FIELDS = frozenset(("text", "start", "end", "lemma", "pos"))
-_TARGET_POS = frozenset(("NOUN", "VERB", "ADJ", "ADV"))
-_CROSS_POS = frozenset(("NOUN", "VERB", "ADJ", "ADV", "PROPN", "NUM", "ADP", "PRON", "DET", "AUX"))
-_CANDIDATE_FIELDS = frozenset(("text", "pos", "origin", "synsets"))
-_ORIGINS = frozenset(("lexicon", "translator"))
-_OPEN_STATUSES = frozenset(("pending", "in_progress", "discuss"))
-_SYNSET_ID = re.compile(r"^\S+$")
-_LANG_CODE = re.compile(r"^[A-Z]{2,3}$")
-_CANDIDATE_TEXT = re.compile(r"^(\[[^\[\]]+\]_(NOUN|VERB|ADJ|ADV|PROPN|NUM|ADP|PRON|DET|AUX)|[^\[\]]+)$")
+#: How deeply a line's JSON may nest: a dataset line needs 6 levels (languages → IT → good → candidate → synsets),
+#: a translation line 1. Deeper input is refused with a line message before anything walks it.
+MAX_DEPTH = 16
 
 
-def _text(value: Any, minimum: int = 0) -> bool:
-    return type(value) is str and len(value) >= minimum
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether the decoded JSON value nests deeper than ``limit`` (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        children = current.values() if isinstance(current, dict) else current if isinstance(current, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
-def _count(value: Any, minimum: int) -> bool:
-    return type(value) is int and value >= minimum
-
-
-@functools.cache
-def _pattern_ok(pattern: re.Pattern[str], value: str) -> bool:
-    """A schema ``pattern`` (``re.search``, as jsonschema applies it), memoised: synset ids and the lexicon's
-    candidate texts recur across a dataset's items."""
-    return pattern.search(value) is not None
-
-
-def _synset(value: Any) -> bool:
-    return type(value) is str and _pattern_ok(_SYNSET_ID, value)
-
-
-def _candidate_ok(entry: Any) -> bool:
-    if type(entry) is not dict or entry.keys() != _CANDIDATE_FIELDS or type(entry["synsets"]) is not list:
-        return False
+def _decode(line: str, source: str, number: int, problems: list[Problem]) -> tuple[bool, Any]:
+    """``json.loads(line)``, or a problem naming the line: invalid JSON, or nested too deeply to read."""
     try:
-        return _candidate_fields_ok(entry["text"], entry["pos"], entry["origin"], tuple(entry["synsets"]))
-    except TypeError:  # an unhashable value (a list where text is due): not a valid candidate, the schema words it
-        return False
+        return True, json.loads(line)
+    except json.JSONDecodeError as error:
+        _problem(problems, source, number, "invalid_json", f"not valid JSON ({error.msg})")
+    except RecursionError:  # the decoder's own guard, far below a recursion a line could cause
+        _problem(problems, source, number, "too_deep", f"the JSON nests deeper than {MAX_DEPTH} levels")
+    return False, None
 
 
-@functools.cache
-def _candidate_fields_ok(text: Any, pos: Any, origin: Any, synsets: tuple[Any, ...]) -> bool:
-    """Memoised: the lexicon's candidates recur across the items of a synset. Values equal across types
-    (``1``, ``1.0``, ``True``) share an answer, rightly: none of them is valid anywhere here."""
-    if not (_text(text, 1) and _pattern_ok(_CANDIDATE_TEXT, text) and origin in _ORIGINS):
-        return False
-    if pos is None:
-        if text.startswith("["):
-            return False
-    elif pos not in _CROSS_POS or not text.startswith("["):
-        return False
-    return all(map(_synset, synsets)) and len(set(synsets)) == len(synsets)
-
-
-def _list_ok(entries: Any, memo: dict[int, tuple[Any, bool]] | None) -> bool:
-    if type(entries) is not list:
-        return False
-    known = memo.get(id(entries)) if memo is not None else None
-    if known is not None:
-        return known[1]
-    ok = all(map(_candidate_ok, entries))
-    if memo is not None:
-        memo[id(entries)] = (entries, ok)  # the list is kept alive: its id stays its own
-    return ok
-
-
-def _language_ok(sets: Any, memo: dict[int, tuple[Any, bool]] | None) -> bool:
-    if type(sets) is not dict or not {"good", "bad"} <= sets.keys() <= {"good", "bad", "status"}:
-        return False
-    if "status" in sets and sets["status"] not in _OPEN_STATUSES:
-        return False
-    return _list_ok(sets["good"], memo) and _list_ok(sets["bad"], memo)
-
-
-def _surely_valid(record: Any, memo: dict[int, tuple[Any, bool]] | None = None) -> bool:
-    """True only for a line the shipped schema surely accepts, checked by hand in a few microseconds.
-
-    The schema validator takes ~30 ms per 10,000-item line (most of the time of scoring the current curation);
-    a line this check doubts (any unusual type or value) goes to the validator, which then decides and words the
-    problems, so the result and the messages are the validator's. Lines with ``annotators`` always go there.
-    """
-    if type(record) is not dict or record.keys() != _LINE_FIELDS:
-        return False
-    target, senses, languages = record["target"], record["senses"], record["languages"]
-    if not (
-        _text(record["id"], 1)
-        and _text(record["sentence"], 1)
-        and _synset(record["synset"])
-        and _text(record["gloss"])
-        and _text(record["source"])
-        and (record["polysemy_degree"] is None or _count(record["polysemy_degree"], 1))
-        and (record["sense_rank"] is None or _count(record["sense_rank"], 1))
-        and type(target) is dict
-        and target.keys() == _TARGET_FIELDS
-        and _text(target["text"], 1)
-        and _count(target["start"], 0)
-        and _count(target["end"], 1)
-        and _text(target["lemma"], 1)
-        and target["pos"] in _TARGET_POS
-        and type(senses) is list
-        and type(languages) is dict
-    ):
-        return False
-    for sense in senses:
-        if type(sense) is not dict or sense.keys() != {"synset", "rank"}:
-            return False
-        if not (_synset(sense["synset"]) and _count(sense["rank"], 1)):
-            return False
-    return all(
-        type(lang) is str and _LANG_CODE.search(lang) and _language_ok(sets, memo) for lang, sets in languages.items()
-    )
-
-
-class _DatasetBuilder:
-    """The checks every dataset line goes through, whether it came from a file or straight from the database."""
+class DatasetReader:
+    """The checks every dataset line goes through (JSON depth, surrogates, the shipped schema, the item rules, a
+    unique id). The live evaluation hands the rows it doubts to ``check`` so they are refused with these words."""
 
     def __init__(self, source: str) -> None:
         self.source = source
         self.problems: list[Problem] = []
         self.items: dict[str, DatasetItem] = {}
-        self.checked: dict[int, tuple[Any, bool]] = {}
-        self.specs: SpecsMemo = {}
+        self.parsed: ParseCache = {}
 
-    def add(self, record: Any, number: int, shared_lists: bool = False) -> None:
-        """A decoded line (surrogates already checked): schema, item rules, unique id. ``shared_lists``: records
-        share identical candidate lists as one object, so each list is checked and parsed once."""
-        checked, specs = (self.checked, self.specs) if shared_lists else (None, None)
-        if not _surely_valid(record, checked) and _schema_problems(record, self.source, number, self.problems):
-            return
-        item = _parse_item(record, self.source, number, self.problems, specs)
-        if item is None:
-            return
-        self.keep(item, number)
+    def check(self, record: Any, number: int) -> DatasetItem | None:
+        """A decoded line: depth, surrogates, schema, item rules; the item, or None with the problems added."""
+        if too_deep(record):
+            _problem(self.problems, self.source, number, "too_deep", f"the JSON nests deeper than {MAX_DEPTH} levels")
+            return None
+        found = find_surrogate(record)
+        if found:
+            where, code = found
+            _problem(self.problems, self.source, number, "surrogate", f"field '{where}' holds a lone surrogate {code}")
+            return None
+        if _schema_problems(record, self.source, number, self.problems):
+            return None
+        return _parse_item(record, self.source, number, self.problems, self.parsed)
 
-    def keep(self, item: DatasetItem, number: int) -> None:
-        """An item read from line ``number``, or read before from an identical record (it gets this line)."""
-        if item.line != number:
-            item = dataclasses.replace(item, line=number)
+    def keep(self, item: DatasetItem) -> None:
+        """An item read from its line (``item.line``); a repeated id is a problem of the later line."""
         if item.id in self.items:
+            first = self.items[item.id].line
             _problem(
-                self.problems,
-                self.source,
-                number,
-                "duplicate_item",
-                f"item id '{item.id}' already on line {self.items[item.id].line}",
+                self.problems, self.source, item.line, "duplicate_item", f"item id '{item.id}' already on line {first}"
             )
             return
         self.items[item.id] = item
 
-    def surrogate(self, record: Any, number: int) -> bool:
-        """Report a lone surrogate anywhere in the record; True when there is one (the line is then skipped)."""
-        found = find_surrogate(record)
-        if found:
-            _problem(
-                self.problems, self.source, number, "surrogate", f"field '{found[0]}' holds a lone surrogate {found[1]}"
-            )
-        return found is not None
+    def add(self, record: Any, number: int) -> None:
+        item = self.check(record, number)
+        if item is not None:
+            self.keep(item)
 
     def dataset(self) -> Dataset:
-        for memo in _PER_DATASET_MEMOS:  # unbounded while one dataset is read (a bounded LRU thrashed at 10,000
-            memo.cache_clear()  # items), emptied after it: a server process keeps nothing of it
         if not self.items and not self.problems:
             _problem(self.problems, self.source, 0, "empty", "the dataset has no items")
         if self.problems:
             raise EvaluationInputError(self.problems)
         return Dataset(self.items, self.source)
-
-
-#: Memoised checks whose answers only depend on their arguments (see ``_DatasetBuilder.dataset``).
-_PER_DATASET_MEMOS = (_spec, _pattern_ok, _candidate_fields_ok)
 
 
 def parse_dataset(lines: Iterable[str], source: str = "dataset.jsonl") -> Dataset:
@@ -442,44 +335,22 @@ def parse_dataset(lines: Iterable[str], source: str = "dataset.jsonl") -> Datase
     Each line is first validated against the shipped JSON Schema (``"good": "goccio"`` is refused, not read as six
     one-letter candidates); every problem names the line and the field.
     """
-    builder = _DatasetBuilder(source)
+    reader = DatasetReader(source)
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            _problem(builder.problems, source, number, "invalid_json", f"not valid JSON ({error.msg})")
-            continue
-        if may_hold_surrogate(line) and builder.surrogate(record, number):
-            continue
-        builder.add(record, number)
-    return builder.dataset()
+        if line.strip():
+            decoded, record = _decode(line, source, number, reader.problems)
+            if decoded:
+                reader.add(record, number)
+    return reader.dataset()
 
 
-def dataset_from_records(
-    records: Iterable[dict[str, Any] | DatasetItem],
-    source: str = "dataset",
-    surrogate_free: bool = False,
-    shared_lists: bool = False,
-) -> Dataset:
-    """Build a Dataset from export records already in memory (the app scores the current database this way).
-
-    Record n is checked as line n of a ``dataset.jsonl`` would be (surrogates, schema, item rules, unique ids), with
-    the same problems, but without writing the records as JSON text and reading them back. ``surrogate_free``: the
-    caller has already searched the texts the records were decoded from for surrogates (raw or ``\\u`` escaped)
-    and found none, so walking every record for them again is skipped. ``shared_lists``: equal candidate lists are
-    one shared list object, never changed (the rows of one synset's items often hold the same pre-populated list),
-    so each is checked and parsed once. A ``DatasetItem`` in place of a record is what this built before from an
-    identical record (the live set-up's cache): it is kept as it is, at its line.
-    """
-    builder = _DatasetBuilder(source)
+def dataset_from_records(records: Iterable[Any], source: str = "dataset") -> Dataset:
+    """A Dataset from lines already decoded (a suite read by another reader, tests): record n is checked as line n
+    of a ``dataset.jsonl`` would be, with the same problems."""
+    reader = DatasetReader(source)
     for number, record in enumerate(records, start=1):
-        if type(record) is DatasetItem:
-            builder.keep(record, number)
-        elif surrogate_free or not builder.surrogate(record, number):
-            builder.add(record, number, shared_lists)
-    return builder.dataset()
+        reader.add(record, number)
+    return reader.dataset()
 
 
 def load_dataset(path: str | Path, limits: InputLimits | None = None, name: str | None = None) -> Dataset:
@@ -577,36 +448,15 @@ def _plain_utf8_text(path: Path, limits: InputLimits) -> str | None:
 # --- translations ---------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Translation:
-    """One MT output: item id, language, system, text (NFC) and the input line it came from."""
+class Translation(NamedTuple):
+    """One MT output: item id, language, system, text (NFC) and the input line it came from (a plain record:
+    100,000 of them in a large run)."""
 
     item_id: str
     lang: str
     system: str
     text: str
     line: int = 0
-
-
-_TRANSLATION_FIELDS = ("item_id", "lang", "system", "text", "line")
-assert tuple(field.name for field in dataclasses.fields(Translation)) == _TRANSLATION_FIELDS  # see _translation
-
-
-def _translation(item_id: str, lang: str, system: str, text: str, line: int) -> Translation:
-    """``Translation(item_id, lang, system, text, line)``, the same object, made without the frozen dataclass's
-    ``__init__`` (five ``object.__setattr__`` calls, a fifth of reading 100,000 translations): its fields are set in
-    its ``__dict__`` directly. The assertion above fails on import if the fields change."""
-    made = _new_object(Translation)
-    fields = made.__dict__
-    fields["item_id"] = item_id
-    fields["lang"] = lang
-    fields["system"] = system
-    fields["text"] = text
-    fields["line"] = line
-    return made
-
-
-_new_object = object.__new__
 
 
 #: Why a well-formed translation line was skipped rather than scored (the dataset has nothing to score it against).
@@ -665,43 +515,16 @@ def _looks_like_jsonl(name: str, lines: Sequence[str]) -> bool:
     return first.lstrip().startswith("{")
 
 
-#: The C scanner ``json.loads`` runs, called directly on a line that starts an object (see ``_json_line``).
-_SCAN_JSON = make_scanner(json.JSONDecoder())
-
-
-def _json_line(line: str) -> Any:
-    """``json.loads(line)``, with its result and errors: a line that is one object with nothing around it is
-    scanned straight away, without the two whitespace searches and three Python calls per line (100,000 lines)."""
-    if line[:1] == "{":
-        try:
-            value, end = _SCAN_JSON(line, 0)
-        except (StopIteration, ValueError):
-            pass  # json.loads words the error
-        else:
-            if end == len(line):
-                return value
-    return json.loads(line)
-
-
-def _translation_rows(
-    lines: Sequence[str], source: str, problems: list[Problem], escapes: bool = True
-) -> Iterator[tuple[int, dict]]:
-    """``escapes``: the text may hold an escaped surrogate (``may_hold_surrogate``); else no line is searched."""
+def _translation_rows(lines: Sequence[str], source: str, problems: list[Problem]) -> Iterator[tuple[int, dict]]:
     if _looks_like_jsonl(source, lines):
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
-            try:
-                record = _json_line(line)
-            except json.JSONDecodeError as error:
-                _problem(problems, source, number, "invalid_json", f"not valid JSON ({error.msg})")
+            decoded, record = _decode(line, source, number, problems)
+            if not decoded:
                 continue
             if not isinstance(record, dict):
                 _problem(problems, source, number, "not_an_object", "each line must be a JSON object")
-                continue
-            if escapes and may_hold_surrogate(line) and (surrogate := find_surrogate(record)):
-                where, code = surrogate
-                _problem(problems, source, number, "surrogate", f"field '{where}' holds a lone surrogate {code}")
                 continue
             yield number, record
         return
@@ -736,6 +559,31 @@ def _translation_rows(
         yield number, dict(zip(header, cells, strict=True))
 
 
+def _field_surrogate(row: dict[str, str]) -> tuple[str, str] | None:
+    """The first of the four fields holding a lone surrogate (only a JSON escape can bring one in), and its code."""
+    for name in TRANSLATION_FIELDS:
+        code = lone_surrogate(row[name])
+        if code:
+            return name, code
+    return None
+
+
+#: C0 and C1 controls, DEL and the line and paragraph separators.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _hidden_character(name: str) -> tuple[str, str] | None:
+    """What makes a system name unsafe to show (it becomes a table row, a chart id, a CSV cell, a heading): a control
+    character (a newline splits a Markdown row) or an invisible one (bidi controls reorder the text around it)."""
+    found = _CONTROL.search(name)
+    if found:
+        return "control_character", f"a control character U+{ord(found.group()):04X}"
+    invisible = find_invisible(name)
+    if invisible:
+        return INVISIBLE_RULE, f"an invisible character, {describe(invisible[1])}"
+    return None
+
+
 def parse_translations(text: str, dataset: Dataset, source: str = "translations.jsonl") -> Translations:
     """Parse translations (JSONL, or TSV with the header ``id lang system translation``) and check them.
 
@@ -750,7 +598,9 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
     dataset_langs = set(dataset.languages)
     lines = _split_lines(text)
     items = dataset.items
-    for number, row in _translation_rows(lines, source, problems, may_hold_surrogate(text)):
+    escapes = may_hold_surrogate(text)
+    systems: dict[str, tuple[str, str] | None] = {}
+    for number, row in _translation_rows(lines, source, problems):
         raw_id, raw_lang, raw_system, output = row.get("id"), row.get("lang"), row.get("system"), row.get("translation")
         if not (type(raw_id) is str and type(raw_lang) is str and type(raw_system) is str and type(output) is str):
             missing = [name for name in TRANSLATION_FIELDS if row.get(name) is None]
@@ -766,6 +616,17 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
         if not item_id or not system or not lang:
             empty = [name for name in ("id", "lang", "system") if not row[name].strip()]
             _problem(problems, source, number, "missing_field", f"empty field(s): {', '.join(empty)}")
+            continue
+        if escapes and (surrogate := _field_surrogate(row)):
+            where, code = surrogate
+            _problem(problems, source, number, "surrogate", f"field '{where}' holds a lone surrogate {code}")
+            continue
+        hidden = systems.get(system, ...)
+        if hidden is ...:  # each system name checked once (a file holds a few systems' many lines)
+            hidden = systems[system] = _hidden_character(system)
+        if hidden:
+            rule, what = hidden
+            _problem(problems, source, number, rule, f"the system name {system!r} holds {what}")
             continue
         key = (item_id, lang, system)
         if key in seen:
@@ -789,7 +650,7 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
             skipped["item_language_not_in_dataset"] += 1
             continue
         translations.append(
-            _translation(item_id, lang, system, unicodedata.normalize("NFC", row["translation"]), number)
+            Translation(item_id, lang, system, unicodedata.normalize("NFC", row["translation"]), number)
         )
     if not translations and not problems:
         if skipped:

@@ -7,78 +7,76 @@ from __future__ import annotations
 
 import gc
 import json
-import pickle
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+import re
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from annotator.atomic_files import atomic_file, write_bytes_synced
+from annotator.analysis.base import Analysis
+from annotator.atomic_files import write_text_atomic
 from annotator.data_export.dataset import candidates_json
-from annotator.data_import.limits import may_hold_surrogate
-from annotator.domain.model import Status
-from annotator.errors import UserError
-from annotator.evaluation.inputs import Dataset, DatasetItem, Translations, dataset_from_records, load_translations
-from annotator.evaluation.run import EvaluationResult
+from annotator.domain.candidates import CORE_TAGS, WARNED_TAGS, Candidate, CandidateError
+from annotator.domain.jobs import JobKind
+from annotator.domain.matching import BAD, GOOD, CandidateMatch, MatchResult, Outcome, Step
+from annotator.domain.metrics import compute_metrics
+from annotator.domain.model import Origin, Status
+from annotator.evaluation.inputs import (
+    CandidateSpec,
+    Dataset,
+    DatasetItem,
+    DatasetReader,
+    ParseCache,
+    Problem,
+    Translation,
+    Translations,
+    load_translations,
+    parse_cached,
+)
+from annotator.evaluation.run import ANALYSED_FILE, METRICS_FILE, AnalysedTranslation, EvaluationResult, write_results
 from annotator.gc_pause import gc_paused
-from annotator.private_files import make_private_folder
 from annotator.project import Project, ProjectSettings
-from annotator.services.evaluation_cache import ITEM_CACHE_FOLDER, ItemCache, key_of
+from annotator.services import job_files
 from annotator.store.repository import EvaluationRow
 
 #: An ``EvaluationRow``'s item columns (an item's row) and item-language columns (an item-language's row).
 _ITEM_FIELDS = EvaluationRow._fields.index("lang")
 _LANG, _STATE = _ITEM_FIELDS, slice(_ITEM_FIELDS + 1, len(EvaluationRow._fields))
-#: A stored status by its value, without an ``Enum`` call per row (an unknown one still raises through ``Status``).
-_STATUSES = {status.value: status for status in Status}
 
 #: What an item-language's part of a record is built from: its stored status, good and bad lists (as text).
 State = tuple[str, str, str]
 
+#: What the app stores, as ``dataset.schema.json`` words it for the exported line (a row outside it is doubted).
+_TARGET_POS = frozenset(("NOUN", "VERB", "ADJ", "ADV"))
+_CROSS_POS = frozenset((*CORE_TAGS, *WARNED_TAGS))
+_ORIGINS = frozenset(origin.value for origin in Origin)
+_CANDIDATE_KEYS = frozenset(("origin", "pos", "synsets", "text"))
+_SYNSET_ID = re.compile(r"\S+")
+_LANG_CODE = re.compile(r"[A-Z]{2,3}")
+#: A stored candidate list that is doubted (see ``_specs``).
+_DOUBT = None
 
-def dataset_from_project(project: Project, cache: bool = True) -> Dataset:
+
+def dataset_from_project(project: Project) -> Dataset:
     """Every non-excluded item, done or not; an item-language discarded in a language is left out for it.
 
     The same dataset as exporting with ``--include-incomplete --keep-partially-discarded`` and evaluating that
-    ``dataset.jsonl`` (``tests/test_evaluate_live.py`` checks it), built from one query: each stored candidate
-    list is decoded once into the record a ``dataset.jsonl`` line would hold, and the records get the file's checks
-    (``dataset_from_records``). Writing the lines as JSON text and parsing them back took most of the 17 s this used
-    to take at 10,000 items × 5 languages. ``cache``: an item whose stored values are exactly those an earlier
-    set-up read is taken as it read it (``ItemCache``); reading every item again was most of the rest.
-
-    On PostgreSQL the cache's files are read in a second thread while this one waits for the server's answer
-    (unpickling them never lets go of the interpreter, but the server works meanwhile); SQLite answers in this
-    process, so there they are read first.
+    ``dataset.jsonl`` (``tests/test_evaluate_live.py`` checks it), built from one query without writing JSON lines.
     """
-    folder = project.data_dir / ITEM_CACHE_FOLDER
-    with gc_paused():  # hundreds of thousands of small objects, no cycles: the collector's passes only cost
-        with ThreadPoolExecutor(1, thread_name_prefix="evaluation-cache") as pool:
-            if not cache:
-                opened: Future[ItemCache] | ItemCache = ItemCache(None)
-            elif project.db.is_sqlite:
-                opened = ItemCache.open(folder)
-            else:
-                opened = pool.submit(ItemCache.open, folder)
-            with project.db.read() as conn:
-                raw = project.repo.get_meta(conn, "settings")
-                languages = tuple(sorted((ProjectSettings.from_json(raw) if raw else ProjectSettings()).languages))
-                rows = project.repo.evaluation_rows(conn, languages)
-            items = opened.result() if isinstance(opened, Future) else opened
-        return _build(rows, languages, f"{project.data_dir} (current curation)", items)
+    with project.db.read() as conn:
+        raw = project.repo.get_meta(conn, "settings")
+        languages = tuple(sorted((ProjectSettings.from_json(raw) if raw else ProjectSettings()).languages))
+        rows = project.repo.evaluation_rows(conn, languages)
+    return build_dataset(rows, languages, "current curation")  # never a path: every server shows this name
 
 
-def _build(rows: Sequence[Sequence[Any]], languages: tuple[str, ...], source: str, cache: ItemCache) -> Dataset:
-    """The records in the export's order, an item found in ``cache`` in place of its record; the items read from
-    records go into the cache when the dataset has no problem (then none of them had one). ``rows``: as
+def build_dataset(rows: Sequence[Sequence[Any]], languages: tuple[str, ...], source: str) -> Dataset:
+    """The items in the export's order (by id; record n is line n of the exported file), each built straight from
+    its stored values: every distinct stored candidate list decoded and parsed once. A row whose values are not
+    what the app stores (an edit by hand: a wrong type, a candidate not in its canonical form, an escape that may
+    hide a surrogate) is doubted and goes, as the exported line would hold it, through the file reader's checks
+    (``DatasetReader.check``), which accept it or refuse it with the file's words. ``rows``: as
     ``Repository.evaluation_rows`` gives them, in any order."""
-    decoded: dict[str, list[dict[str, Any]]] = {}
-
-    def candidates(stored: str | None) -> list[dict[str, Any]]:
-        found = decoded.get(stored)  # equal stored lists are decoded once and shared as one list object
-        if found is None:
-            found = decoded[stored] = _candidates(stored)
-        return found
-
     columns: dict[str, tuple[Any, ...]] = {}  # an item's own columns, by its id
     states: dict[str, dict[str, State]] = {}  # its item-languages' states, by its id and language
     for row in rows:
@@ -86,40 +84,190 @@ def _build(rows: Sequence[Sequence[Any]], languages: tuple[str, ...], source: st
         if lang is None:
             columns[row[0]] = tuple(row[:_ITEM_FIELDS])
         else:
-            held = states.get(row[0])
-            if held is None:
-                held = states[row[0]] = {}
-            held[lang] = tuple(row[_STATE])
-    parts: list[dict[str, Any] | DatasetItem] = []
-    read: list[tuple[str, bytes]] = []  # (item id, key) of the items read from records
-    unread: list[str] = []  # the stored texts of those records, searched for surrogates at once
-    nothing: dict[str, State] = {}
+            states.setdefault(row[0], {})[lang] = tuple(row[_STATE])
+    reader = DatasetReader(source)
+    lists: dict[tuple[str, str], tuple[CandidateSpec, ...] | None] = {}
+    seen: Seen = {}
+    codes_ok = all(_LANG_CODE.fullmatch(lang) for lang in languages)
+    number = 0
     for item_id in sorted(columns):  # the export's order: Python's, not the database collation's
         item = columns[item_id]
-        held = states.get(item_id, nothing)
-        key = key_of((languages, item, tuple(held.get(lang) for lang in languages)))
-        cached = cache.get(item_id, key)
-        if cached is not None:
-            parts.append(cached)
+        held = states.get(item_id, {})
+        kept: dict[str, State | None] = {}
+        for lang in languages:
+            state = held.get(lang)
+            status = state[0] if state is not None else Status.PENDING.value
+            if status not in _STATUSES:
+                reader.problems.append(
+                    Problem(source, number + 1, "bad_value", f"item '{item_id}' {lang}: unknown status {status!r}")
+                )
+            elif status != Status.DISCARDED.value:
+                kept[lang] = state
+        if not kept:  # discarded in every language: not in the dataset
             continue
-        record = _record(item, languages, held, candidates)
-        if record is not None:  # discarded in every language: not in the dataset
-            parts.append(record)
-            read.append((item_id, key))
-            unread.extend(value for value in item if type(value) is str)
-            unread.extend(value for state in held.values() for value in state if type(value) is str)
-    dataset = dataset_from_records(parts, source, surrogate_free=not _may_hold_surrogate(unread), shared_lists=True)
-    for item_id, key in read:
-        cache.put(item_id, key, dataset.items[item_id])
-    cache.save()
-    return dataset
+        number += 1
+        built = _trusted(item, kept, lists, reader.parsed, seen, number) if codes_ok else None
+        if built is None:
+            record = _record(item, kept, reader.problems, source, number)
+            built = reader.check(record, number) if record is not None else None
+        if built is not None:
+            reader.keep(built)
+    return reader.dataset()
+
+
+_STATUSES = frozenset(status.value for status in Status)
+
+
+def _trusted(
+    item: tuple[Any, ...],
+    kept: dict[str, State | None],
+    lists: dict[tuple[str, str], tuple[CandidateSpec, ...] | None],
+    parsed: ParseCache,
+    seen: Seen,
+    number: int,
+) -> DatasetItem | None:
+    """The item as the file reader reads its exported line, when every stored value is as the app stores it;
+    None (doubted) otherwise."""
+    item_id, sentence, target_text, start, end, lemma, pos, synset, _gloss, _source, senses = item
+    texts = [value for value in item if type(value) is str]
+    if not (
+        len(texts) == 9  # every column but the two offsets is text
+        and item_id
+        and sentence
+        and target_text
+        and lemma
+        and type(start) is int
+        and start >= 0
+        and type(end) is int
+        and end >= 1
+        and pos in _TARGET_POS
+        and _SYNSET_ID.fullmatch(synset)
+        and _encodable(texts)
+    ):
+        return None
+    ranked = _senses(senses)
+    if ranked is None:
+        return None
+    languages: dict[str, tuple[CandidateSpec, ...]] = {}
+    for lang, state in kept.items():
+        specs: list[CandidateSpec] = []
+        for side, stored in ((GOOD, state[1] if state else None), (BAD, state[2] if state else None)):
+            key = (stored or "", side)
+            if key not in lists:
+                lists[key] = _specs(stored or "", side, parsed, seen)
+            found = lists[key]
+            if found is _DOUBT:
+                return None
+            specs.extend(found)
+        languages[lang] = tuple(specs)
+    return DatasetItem(
+        id=item_id,
+        sentence=sentence,
+        lemma=lemma,
+        pos=pos,
+        synset=synset,
+        sense_rank=next((rank for stored, rank in ranked[1] if stored == synset), None),
+        polysemy_degree=len(ranked[0]) or None,
+        sense_ranks=dict(ranked[0]),
+        languages=languages,
+        line=number,
+    )
+
+
+def _encodable(texts: list[str]) -> bool:
+    """No lone surrogate (only SQLite can hold one): the file reader refuses it, so the row is doubted."""
+    try:
+        "".join(texts).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _senses(stored: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]] | None:
+    """Ω(λ) as (synset, rank) pairs in rank order and in stored order (μ(σ) is looked up in stored order, as the
+    export does); None when a sense is not what the app stores."""
+    try:
+        senses = json.loads(stored)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    pairs = []
+    for sense in senses if type(senses) is list else ():
+        if type(sense) is not dict:
+            return None
+        synset, rank = sense.get("synset"), sense.get("rank")
+        if not (type(synset) is str and _SYNSET_ID.fullmatch(synset) and type(rank) is int and rank >= 1):
+            return None
+        pairs.append((synset, rank))
+    if type(senses) is not list:
+        return None
+    return sorted(pairs, key=lambda pair: pair[1]), pairs
+
+
+#: What ``_specs`` learnt in one build: each stored candidate (text, tag, origin, synsets) as its parsed candidate or
+#: ``None`` (doubted).
+Seen = dict[Any, Any]
+
+
+def _specs(stored: str, side: str, parsed: ParseCache, seen: Seen) -> tuple[CandidateSpec, ...] | None:
+    """A stored candidate list parsed as the file reader parses it once exported (a cross-PoS candidate's text in
+    its ``[text]_UPOS`` form), or None (doubted) when any candidate is not stored as the app stores it: in its
+    canonical form, with a known origin and tag and distinct synset ids. A JSON escape is doubted too (it may hide
+    a surrogate or a control character). Each distinct stored candidate is checked once per build."""
+    if not stored:
+        return ()
+    if "\\u" in stored or not _encodable([stored]):
+        return _DOUBT
+    try:
+        entries = json.loads(stored)
+    except (ValueError, RecursionError):
+        return _DOUBT
+    if type(entries) is not list:
+        return _DOUBT
+    specs = []
+    try:
+        for index, entry in enumerate(entries):
+            synsets = entry["synsets"]
+            key = (entry["text"], entry["pos"], entry["origin"], tuple(synsets))
+            candidate = seen.get(key, _UNSEEN)
+            if candidate is _UNSEEN:
+                candidate = seen[key] = _stored_candidate(*key, parsed, seen)
+            if candidate is None or len(entry) != 4 or type(synsets) is not list:  # 4: _CANDIDATE_KEYS
+                return _DOUBT
+            specs.append(CandidateSpec(candidate, side, index, key[3]))
+    except (TypeError, KeyError):  # not an object with those keys, or an unhashable value: not as the app stores
+        return _DOUBT
+    return tuple(specs)
+
+
+_UNSEEN = object()
+
+
+def _stored_candidate(
+    text: Any, pos: Any, origin: Any, synsets: tuple[Any, ...], parsed: ParseCache, seen: Seen
+) -> Any:
+    """The candidate a stored one is, when it is stored as the app stores it; else None. A synset id found right is
+    remembered in ``seen`` (by itself: no candidate key is a plain text)."""
+    if type(text) is not str or not (pos is None or pos in _CROSS_POS) or origin not in _ORIGINS:
+        return None
+    for synset in synsets:
+        if synset not in seen:
+            if not (type(synset) is str and _SYNSET_ID.fullmatch(synset)):
+                return None
+            seen[synset] = True
+    if len(set(synsets)) != len(synsets):
+        return None
+    try:
+        candidate = parse_cached(f"[{text}]_{pos}" if pos else text, parsed)
+    except CandidateError:
+        return None
+    return candidate if candidate.text == text and candidate.pos == pos else None
 
 
 def prepare_current(
     project: Project, translations: str | Path, translations_name: str | None = None, freeze: bool = False
 ) -> tuple[Dataset, Translations]:
     """Scoring the current curation up to the first analysis: the dataset from the rows and the translations read
-    and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 10 target ≤ 2 s).
+    and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 22 target ≤ 1.5 s).
 
     ``freeze``: the caller keeps the inputs to its end (the evaluation job's worker), so they are moved out of the
     collector's reach (``gc.freeze``) before it resumes: resuming it made it walk them all at once (~0.5 s).
@@ -132,74 +280,145 @@ def prepare_current(
         return dataset, loaded
 
 
-#: The whole result of an evaluation job started from the Evaluate page, beside its ``analysed.jsonl``.
-RESULT_FILE = "result.pickle"
+#: The files of an evaluation the Evaluate page started, kept in the database (``services.job_files``): the two
+#: files every run writes, and the scored items' facts and candidates, which the page's inspection queue needs.
+ITEMS_FILE = "items.jsonl"
 
 
-def save_result(result: EvaluationResult, folder: Path) -> Path:
-    """Keep the run as the page needs it (matches, analyses and the items' candidates, for the browser, the report
-    and the inspection queue's verdict hashes), which ``analysed.jsonl`` alone does not hold."""
-    make_private_folder(folder)
-    path = folder / RESULT_FILE
-    with atomic_file(path) as temporary:
-        write_bytes_synced(temporary, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
-    return path
+def save_result(project: Project, job_id: int, result: EvaluationResult) -> list[str]:
+    """Keep the run in the database for every app server: ``analysed.jsonl`` and ``metrics.json`` as
+    ``write_results`` writes them, and ``items.jsonl``; written to a private temporary folder first."""
+    with tempfile.TemporaryDirectory(prefix="evaluation-") as scratch:
+        folder = Path(scratch)
+        write_results(result, folder)
+        write_text_atomic(folder / ITEMS_FILE, "".join(_item_line(item) for item in _scored_items(result)))
+        return job_files.keep_folder(project, job_id, JobKind.EVALUATE, folder)
 
 
-def load_result(folder: Path) -> EvaluationResult:
-    """The run ``save_result`` kept. Only ever called on a job's own folder under the project's data folder
-    (``services.jobs.result_folder``), which is as trusted as the project's database: never on an uploaded file."""
-    path = folder / RESULT_FILE
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise UserError(f"The results of this evaluation are gone ({path}: {error.strerror}); run it again.") from error
-    result = pickle.loads(data)  # our own worker wrote it into the project's data folder (see the docstring)
-    if not isinstance(result, EvaluationResult):
-        raise UserError(f"{path} does not hold an evaluation result; run the evaluation again.")
-    return result
+def load_result(project: Project, job_id: int) -> EvaluationResult:
+    """The run ``save_result`` kept, rebuilt from its files: its ``write_results`` gives the same files again."""
+    items = {}
+    for line in job_files.lines(project, job_id, ITEMS_FILE):
+        item = _item_from_line(json.loads(line))
+        items[item.id] = item
+    document = json.loads(job_files.read_bytes(project, job_id, METRICS_FILE))
+    results = tuple(
+        _analysed_from_row(json.loads(line), items) for line in job_files.lines(project, job_id, ANALYSED_FILE)
+    )
+    return EvaluationResult(
+        results,
+        compute_metrics(result.scored() for result in results),
+        document["analyser"],
+        document["dataset"],
+        document["translations"],
+        document["created"],
+        dict(document["skipped"]),
+    )
 
 
-def _may_hold_surrogate(texts: Sequence[str]) -> bool:
-    """Could a record hold a lone surrogate? One search over the stored texts (a raw one, or a JSON ``\\u``
-    escape of one in the candidate lists), instead of walking each decoded record's strings."""
-    text = "\n".join(texts)
-    try:
-        text.encode("utf-8")  # fails on a raw lone surrogate; a C loop, unlike a regular expression
-    except UnicodeEncodeError:
-        return True
-    return "\\u" in text and may_hold_surrogate(text)  # only JSON escapes of control characters are common
+def _scored_items(result: EvaluationResult) -> list[DatasetItem]:
+    seen: dict[str, DatasetItem] = {}
+    for analysed in result.results:
+        seen.setdefault(analysed.item.id, analysed.item)
+    return list(seen.values())
+
+
+def _item_line(item: DatasetItem) -> str:
+    languages = {
+        lang: [[spec.side, spec.index, spec.candidate.text, spec.candidate.pos, list(spec.synsets)] for spec in specs]
+        for lang, specs in item.languages.items()
+    }
+    fields = {
+        "id": item.id,
+        "sentence": item.sentence,
+        "lemma": item.lemma,
+        "pos": item.pos,
+        "synset": item.synset,
+        "sense_rank": item.sense_rank,
+        "polysemy_degree": item.polysemy_degree,
+        "sense_ranks": list(item.sense_ranks.items()),
+        "languages": languages,
+        "line": item.line,
+    }
+    return json.dumps(fields, ensure_ascii=False) + "\n"
+
+
+def _item_from_line(fields: dict[str, Any]) -> DatasetItem:
+    languages = {
+        lang: tuple(
+            CandidateSpec(Candidate(text, pos), side, index, tuple(synsets))
+            for side, index, text, pos, synsets in specs
+        )
+        for lang, specs in fields["languages"].items()
+    }
+    return DatasetItem(
+        id=fields["id"],
+        sentence=fields["sentence"],
+        lemma=fields["lemma"],
+        pos=fields["pos"],
+        synset=fields["synset"],
+        sense_rank=fields["sense_rank"],
+        polysemy_degree=fields["polysemy_degree"],
+        sense_ranks=dict(fields["sense_ranks"]),
+        languages=languages,
+        line=fields["line"],
+    )
+
+
+def _match_from_dict(fields: dict[str, Any]) -> CandidateMatch:
+    span = fields.get("span")
+    return CandidateMatch(
+        text=fields["text"],
+        side=fields["side"],
+        step=Step(fields["step"]),
+        span=(span[0], span[1]) if span else None,
+        synsets=tuple(fields.get("synsets") or ()),
+        as_typed=fields.get("as_typed", True),
+        reading=fields.get("reading"),
+    )
+
+
+def _analysed_from_row(row: dict[str, Any], items: dict[str, DatasetItem]) -> AnalysedTranslation:
+    """One ``analysed.jsonl`` line back as the run's object (its ``to_dict`` gives the line again)."""
+    matches = tuple(_match_from_dict(match) for match in row["matches"])
+    omega = None
+    if row["omega"] is not None:
+        wanted = {"text": row["omega"], "side": row["omega_side"], "step": row["step"], "span": row["span"]}
+        omega = next(
+            (match for match in matches if all(match.to_dict()[key] == value for key, value in wanted.items())),
+            None,
+        ) or _match_from_dict({**wanted, "synsets": row["omega_synsets"]})
+    match = MatchResult(Outcome(row["result"]), omega, row["both_matched"], matches)
+    translation = Translation(row["id"], row["lang"], row["system"], row["translation"])
+    analysis = Analysis.from_dict(row["translation"], row["analysis"])
+    return AnalysedTranslation(
+        translation, items[row["id"]], analysis, match, row["omega_rank"], inspected=row["inspected"]
+    )
 
 
 def _record(
-    item: Sequence[Any],
-    languages: Sequence[str],
-    held: dict[str, State],
-    candidates: Callable[[str | None], list[dict[str, Any]]],
+    item: Sequence[Any], kept: dict[str, State | None], problems: list[Problem], source: str, number: int
 ) -> dict[str, Any] | None:
-    """The record of the export's rules (see ``data_export.dataset.select``) with both options on; None when the
-    item is discarded in every language (it is not in the dataset). ``item``: its own columns (``EvaluationRow``'s
-    first ones); ``held``: the states of its item-languages by language."""
+    """The exported line of a doubted item, decoded (what ``data_export.dataset.dataset_line`` writes), for the
+    file reader's checks; None, with a problem naming the line, when a stored value cannot be exported at all."""
     sets: dict[str, dict[str, Any]] = {}
-    for lang in languages:
-        state = held.get(lang)
-        stored = state[0] if state is not None else None
-        status = (_STATUSES.get(stored) or Status(stored)) if stored else Status.PENDING
-        if status is Status.DISCARDED:
-            continue
-        entry: dict[str, Any] = {
-            "good": candidates(state[1] if state is not None else None),
-            "bad": candidates(state[2] if state is not None else None),
-        }
-        if status is not Status.DONE:
-            entry["status"] = status.value
-        sets[lang] = entry
-    return _item_record(item, sets) if sets else None
+    try:
+        for lang, state in kept.items():
+            good, bad, status = (state[1], state[2], state[0]) if state else (None, None, Status.PENDING.value)
+            sets[lang] = {"good": _candidates(good), "bad": _candidates(bad)}
+            if status != Status.DONE.value:
+                sets[lang]["status"] = status
+        return _item_record(item, sets)
+    except json.JSONDecodeError as error:
+        problems.append(Problem(source, number, "invalid_json", f"not valid JSON ({error.msg})"))
+    except (TypeError, KeyError, AttributeError, ValueError, RecursionError):
+        problems.append(Problem(source, number, "bad_value", f"item '{item[0]}': a stored value cannot be exported"))
+    return None
 
 
 def _candidates(stored: str | None) -> list[dict[str, Any]]:
     """A stored candidate list as exported (``candidates_json``: a cross-PoS candidate's text in its canonical
-    ``[text]_UPOS`` form), decoded; a list without cross-PoS candidates is decoded once, as stored."""
+    ``[text]_UPOS`` form), decoded."""
     return json.loads(candidates_json(stored)) if stored else []
 
 

@@ -382,23 +382,20 @@ def _run_export(project: Project, job: Job, user: User | None, progress: Progres
         annotator_names=bool(job.params.get("annotator_names")),
     )
     result = export_dataset(project, job.params["out"], options, progress)
-    return {"summary": f"Exported {result.items} item(s) to {result.path}", "path": str(result.path)}
+    from annotator.services import job_files
+
+    job_files.keep_folder(project, job.id, JobKind.EXPORT, result.path)  # offered by every server's Dataset page
+    return {"summary": f"Exported {result.items} item(s) to {result.path.name}", "path": str(result.path)}
 
 
 def _run_evaluate(project: Project, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
     """Score translations against an exported dataset or (``current``) the project's current curation.
 
-    A job the Evaluate page started (``page``) writes into its own folder under the project's data folder, with the
-    whole result for the page to show (``evaluate_project.save_result``); otherwise beside the translations.
+    A job the Evaluate page started (``page``) keeps its results in the database, where every app server's page
+    reads them (``evaluate_project.save_result``); otherwise they are written beside the translations (or ``out``).
     """
-    from annotator.services.evaluate import (
-        create_analyser,
-        default_out_dir,
-        evaluate,
-        load_dataset,
-        load_translations,
-        write_results,
-    )
+    from annotator.evaluation.inputs import load_dataset, load_translations
+    from annotator.evaluation.run import create_analyser, default_out_dir, evaluate, write_results
     from annotator.services.evaluate_project import prepare_current, save_result
 
     administration.check_admin(user, "evaluate translations")
@@ -414,22 +411,12 @@ def _run_evaluate(project: Project, job: Job, user: User | None, progress: Progr
     analyser = create_analyser(params.get("analyser") or "default", params.get("models") or None)
     source = params.get("translations_name") or str(params["translations"])
     result = evaluate(dataset, translations, analyser, progress, translations_source=source)
-    if params.get("out"):
-        out_dir = Path(params["out"])
-    elif params.get("page"):
-        out_dir = result_folder(project, job.id)
-    else:
-        out_dir = default_out_dir(params["translations"])
+    if params.get("page") and not params.get("out"):
+        save_result(project, job.id, result)
+        return {"summary": f"Scored {len(result.results)} translation(s); results kept in the project's database"}
+    out_dir = Path(params["out"]) if params.get("out") else default_out_dir(params["translations"])
     write_results(result, out_dir)
-    if params.get("page"):
-        save_result(result, result_folder(project, job.id))
     return {"summary": f"Scored {len(result.results)} translation(s); results in {out_dir}", "path": str(out_dir)}
-
-
-def result_folder(project: Project, job_id: int) -> Path:
-    """Where an evaluation job started from the Evaluate page keeps its results: named by the job, under the
-    project's data folder (never a path taken from the job's parameters, as the page reads it back)."""
-    return jobs_folder(project) / f"evaluation-{int(job_id)}"
 
 
 def latest_done(project: Project, kind: JobKind, **params: Any) -> Job | None:

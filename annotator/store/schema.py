@@ -16,6 +16,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -252,4 +253,16 @@ session_epochs = Table(
     Column("epoch", Integer, nullable=False, default=0),
     #: Revision 0009: when the epoch last moved (Unix time); a single sign-on identity issued before it is stale.
     Column("changed_at", Float, nullable=True),
+)
+
+#: The files a job wrote (an export's folder, the Evaluate page's results), kept so that every app server of the
+#: project offers them: each file as numbered parts (``part`` 0, 1, …) of at most 1 MiB before compression, each
+#: part zlib-compressed on its own, so neither side ever holds a whole file as one value. Issue 22.
+job_files = Table(
+    "job_files",
+    metadata,
+    Column("job_id", Integer, ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True),
+    Column("name", String(255), primary_key=True),
+    Column("part", Integer, primary_key=True),
+    Column("data", LargeBinary, nullable=False),
 )

@@ -9,9 +9,8 @@ exported and the counts; the refinement statistics cover every done item-languag
 
 from __future__ import annotations
 
-import io
+import functools
 import tempfile
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ from annotator.domain.model import Status
 from annotator.domain.refinement_stats import NA, format_value
 from annotator.errors import UserError
 from annotator.project import Project
-from annotator.services.jobs import latest_result_path
+from annotator.services import job_files, jobs
 from annotator.services.read_model import DatasetOverview, dataset_overview
 
 STAT_COLUMNS = {"added_pct": "% added", "removed_pct": "% removed", "shared_pct": "% shared"}
@@ -94,14 +93,6 @@ def progress_frame(project: Project) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _zip(files: dict[str, Path]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, path in files.items():
-            archive.write(path, name)
-    return buffer.getvalue()
-
-
 def render_progress(project: Project) -> None:
     st.subheader("Progress per language")
     frame = progress_frame(project)
@@ -144,18 +135,23 @@ def render_export(project: Project, options: ExportOptions) -> None:
         lambda: {"out": str(default_export_root(project)), **options.to_json()},
     )
     jobs_panel.render_jobs([JobKind.EXPORT])
-    last = latest_result_path(project, JobKind.EXPORT)
-    if last and Path(last).is_dir():
-        folder = Path(last)
-        files = {path.name: path for path in sorted(folder.iterdir()) if path.is_file()}
-        st.markdown(f"Last export: {code(folder)}")
-        columns = st.columns(len(files) + 1)
-        for column, (name, path) in zip(columns, files.items(), strict=False):  # read when clicked, not per rerun
-            column.download_button(name, data=path.read_bytes, file_name=name, key=f"dataset_dl_{name}")
+    last = jobs.latest_done(project, JobKind.EXPORT)
+    names = job_files.file_names(project, last.id) if last is not None else []
+    if last is not None and names:  # kept in the database: the same on every app server, whichever wrote it
+        folder = Path(str((last.result or {}).get("path", f"export-{last.id}"))).name
+        st.markdown(f"Last export: {code(folder)} (job {last.id}, {md(last.finished_at or '')})")
+        columns = st.columns(len(names) + 1)
+        for column, name in zip(columns, names, strict=False):  # read when clicked, not per rerun
+            column.download_button(
+                name,
+                data=functools.partial(job_files.read_bytes, project, last.id, name),
+                file_name=name,
+                key=f"dataset_dl_{name}",
+            )
         columns[-1].download_button(
             "all (.zip)",
-            data=lambda: _zip(files),
-            file_name=f"{folder.name}.zip",
+            data=functools.partial(job_files.zip_bytes, project, last.id, names),
+            file_name=f"{folder}.zip",
             mime="application/zip",
             key="dataset_dl_zip",
         )

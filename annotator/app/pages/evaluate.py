@@ -2,7 +2,8 @@
 
 The page gathers the inputs and starts an evaluation job (``annotator.services.jobs``): the scoring runs in a
 worker outside the browser session, any lead follows it in the jobs panel, and when it ends the page shows the
-newest run's results, read once per run from the job's folder, so browsing MISS and BAD items re-runs nothing.
+newest run's results, kept in the database (every app server shows them) and read once per run, so browsing MISS
+and BAD items re-runs nothing.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from annotator.app.state import get_project, require_lead
 from annotator.domain.jobs import JobKind
 from annotator.domain.model import User
 from annotator.errors import UserError
+from annotator.evaluation.inputs import format_skipped
+from annotator.evaluation.presenters import metrics_table_rows
+from annotator.evaluation.run import ANALYSERS, EvaluationResult
 from annotator.project import builtin_path
 from annotator.reporting.report import report_for_result
 from annotator.services import jobs
-from annotator.services.evaluate import ANALYSERS, EvaluationResult, format_skipped, metrics_table_rows
 from annotator.services.evaluate_project import load_result, split_at_span
 
 CURATE_PAGE = Path(__file__).resolve().parent / "curate.py"
@@ -102,14 +105,15 @@ def start(params: dict[str, Any]) -> None:
 
 
 def latest_result() -> EvaluationResult | None:
-    """The newest evaluation the page started that finished, read from its job's folder once per job."""
+    """The newest evaluation the page started that finished, read from the database (whichever server ran it)
+    once per job."""
     job = jobs.latest_done(get_project(), JobKind.EVALUATE, page=True)
     if job is None:
         return None
     kept = st.session_state.get(RESULT_KEY)
     if kept is not None and kept[0] == job.id:
         return kept[1]
-    result = load_result(jobs.result_folder(get_project(), job.id))
+    result = load_result(get_project(), job.id)
     st.session_state[RESULT_KEY] = (job.id, result)
     return result
 
