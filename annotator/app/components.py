@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any, ParamSpec
+from typing import Any, Literal, ParamSpec
 
 import streamlit as st
 
@@ -30,7 +30,7 @@ from annotator.domain.model import (
 )
 from annotator.domain.undo import BEFORE_KEY
 from annotator.errors import ConflictError, DatabaseUnavailableError, RowProblemsError, UserError
-from annotator.services.curation import ItemView
+from annotator.services.curation import CurationService, ItemView
 from annotator.services.read_model import QueueEntry
 
 STATUS_LABEL = {
@@ -40,7 +40,8 @@ STATUS_LABEL = {
     Status.DISCUSS: "DISCUSS",
     Status.DISCARDED: "discarded",
 }
-STATUS_COLOR = {
+BadgeColor = Literal["red", "orange", "yellow", "blue", "green", "violet", "gray", "grey", "primary"]
+STATUS_COLOR: dict[Status, BadgeColor] = {
     Status.PENDING: "gray",
     Status.IN_PROGRESS: "blue",
     Status.DONE: "green",
@@ -90,8 +91,13 @@ def lazy_expander(label: str, key: str, expanded: bool = False) -> Any:
 # --- callbacks: one service call each -------------------------------------------------------------------
 
 
+def click_action(*args: Any, **kwargs: Any) -> None:
+    """``run_action`` as a button's ``on_click`` (which returns nothing)."""
+    run_action(*args, **kwargs)
+
+
 def run_action(
-    method: str,
+    method: Callable[..., Any],
     args: tuple[Any, ...],
     success: str | Callable[[Any], str],
     reset: Mapping[str, Any] | None = None,
@@ -99,14 +105,15 @@ def run_action(
     after: Callable[[Any], None] | None = None,
     was: Status | None = None,
 ) -> bool:
-    """Call ``CurationService.<method>(*args)`` and report the outcome; True when it was saved.
+    """Call ``method`` (a ``CurationService`` method, e.g. ``CurationService.mark_done``) with the service acting
+    for the user logged in now and ``args``, and report the outcome; True when it was saved.
 
     Inputs named in ``reset`` are cleared only on success, so a refused or conflicting change keeps what the
     user typed and they can redo it against the current state. ``was`` is the status the page showed: given, the
     session's progress counts are moved from it to the saved status instead of re-read (see ``moved_progress``).
     """
     try:
-        result = getattr(state.service(), method)(*args)
+        result = method(state.service(), *args)
     except DatabaseUnavailableError as error:  # this action's change, whichever step of it failed
         state.flash("error", error.unsaved_message)
         st.session_state[_ACTION_FAULT_KEY] = True
@@ -185,7 +192,14 @@ def _add(item: Item, lang: str, side: Side, version: int, input_key: str, was: S
     def saved(_result: Any) -> str:
         return f"Added {parse_candidate(raw, item.target.pos).format()} to {SIDE_NAME[side]}."
 
-    run_action("add_candidate", (item.id, lang, side, raw, version), saved, reset={input_key: ""}, toast=True, was=was)
+    run_action(
+        CurationService.add_candidate,
+        (item.id, lang, side, raw, version),
+        saved,
+        reset={input_key: ""},
+        toast=True,
+        was=was,
+    )
 
 
 def _add_many(item_id: str, lang: str, side: Side, version: int, input_key: str) -> None:
@@ -194,20 +208,20 @@ def _add_many(item_id: str, lang: str, side: Side, version: int, input_key: str)
     def saved(_result: Any) -> str:
         return f"Added {sum(1 for line in lines if line.strip())} candidate(s) to {SIDE_NAME[side]}."
 
-    run_action("add_candidates", (item_id, lang, side, lines, version), saved, reset={input_key: ""})
+    run_action(CurationService.add_candidates, (item_id, lang, side, lines, version), saved, reset={input_key: ""})
 
 
 def _remove(item_id: str, lang: str, entry: CandidateEntry | str, version: int, was: Status | None = None) -> None:
     """Remove a candidate (``entry`` is its key alone when the page no longer lists it: the service decides)."""
     message = f"Removed {_shown(entry)}."
-    run_action("remove_candidate", (item_id, lang, _key(entry), version), message, toast=True, was=was)
+    run_action(CurationService.remove_candidate, (item_id, lang, _key(entry), version), message, toast=True, was=was)
 
 
 def _move(
     item_id: str, lang: str, entry: CandidateEntry | str, to: Side, version: int, was: Status | None = None
 ) -> None:
     message = f"Moved {_shown(entry)} to {SIDE_NAME[to]}."
-    run_action("move_candidate", (item_id, lang, _key(entry), to, version), message, toast=True, was=was)
+    run_action(CurationService.move_candidate, (item_id, lang, _key(entry), to, version), message, toast=True, was=was)
 
 
 def _key(entry: CandidateEntry | str) -> str:
@@ -242,7 +256,11 @@ def _discuss(item_id: str, lang: str, version: int, note_key: str, after: Callab
         state.flash("error", "DISCUSS needs a note saying what to discuss.")
         return
     run_action(
-        "flag_discuss", (item_id, lang, note, version), "Flagged DISCUSS for a lead.", reset={note_key: ""}, after=after
+        CurationService.flag_discuss,
+        (item_id, lang, note, version),
+        "Flagged DISCUSS for a lead.",
+        reset={note_key: ""},
+        after=after,
     )
 
 
@@ -253,7 +271,7 @@ def _discard(
     note = st.session_state.get(note_key) or ""
     suffix = f" — {note.strip()}" if note.strip() else ""
     run_action(
-        "discard",
+        CurationService.discard,
         (item_id, lang, reason, note, version),
         f"Discarded: {REASON_NAME.get(reason, reason) if reason else ''}{suffix}.",
         reset={reason_key: None, note_key: ""},
@@ -266,7 +284,7 @@ def _resolve(item_id: str, lang: str, version: int, keys: dict[str, str]) -> Non
     comment = st.session_state.get(keys["comment"]) or ""
     reason = st.session_state.get(keys["reason"])
     run_action(
-        "resolve",
+        CurationService.resolve,
         (item_id, lang, to, comment, version, reason),
         f"Resolved as {STATUS_LABEL[Status(to)]}.",
         reset={keys["comment"]: "", keys["reason"]: None},
@@ -275,7 +293,7 @@ def _resolve(item_id: str, lang: str, version: int, keys: dict[str, str]) -> Non
 
 def _comment(item_id: str, lang: str, key: str) -> None:
     text = st.session_state.get(key) or ""
-    run_action("comment", (item_id, lang, text), "Comment added.", reset={key: ""}, toast=True)
+    run_action(CurationService.comment, (item_id, lang, text), "Comment added.", reset={key: ""}, toast=True)
 
 
 # --- the item card ---------------------------------------------------------------------------------------
@@ -501,8 +519,8 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
                 "✔ Done",
                 key=f"{prefix}done",
                 type="primary",
-                on_click=run_action,
-                args=("mark_done", (item.id, il.lang, il.version), "Marked done."),
+                on_click=click_action,
+                args=(CurationService.mark_done, (item.id, il.lang, il.version), "Marked done."),
                 kwargs={"after": after},
                 help="Save this item-language as curated (needs at least one GOOD candidate).",
             )
@@ -546,8 +564,8 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
         st.button(
             "↺ Reopen",
             key=f"{prefix}reopen",
-            on_click=run_action,
-            args=("reopen", (item.id, il.lang, il.version), "Reopened."),
+            on_click=click_action,
+            args=(CurationService.reopen, (item.id, il.lang, il.version), "Reopened."),
             help="Translators reopen their own done items; leads reopen anything.",
         )
 

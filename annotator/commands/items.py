@@ -56,10 +56,10 @@ def run_import(args: argparse.Namespace) -> int:
     if getattr(args, "format", "items") == "mucow":
         from annotator.services.import_mucow import import_mucow
 
-        report = import_mucow(open_project(args), args.file, args.lang)
+        mucow = import_mucow(open_project(args), args.file, args.lang)
         print(
-            f"{args.file}: {report.added} MuCoW items added in {report.lang}, {report.unchanged} already there "
-            f"({report.approximate_spans} with an approximate target span); no synsets (source 'mucow:')"
+            f"{args.file}: {mucow.added} MuCoW items added in {mucow.lang}, {mucow.unchanged} already there "
+            f"({mucow.approximate_spans} with an approximate target span); no synsets (source 'mucow:')"
         )
         return 0
     if args.file.lower().endswith(".xml") or args.gold:

@@ -154,7 +154,10 @@ class Selection:
         whose copies are all finished, like §6 independent of the export options), translators anonymised."""
         report = agreement_report(self.copy_records, self.languages).to_json()
         ids = self.annotator_ids()
-        for pair in report["pairs"]:  # type: ignore[union-attr]
+        pairs = report["pairs"]
+        if not isinstance(pairs, list):
+            raise TypeError("agreement_report's pairs are a list")
+        for pair in pairs:
             pair["annotators"] = sorted(ids[name] for name in pair["annotators"])
         return report
 

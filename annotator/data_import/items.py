@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Column
+
 from annotator.data_import.limits import InputLimits, ProblemLog
 from annotator.data_import.tables import DateCell, FormulaCell, Row, load_table
 from annotator.domain import unicode_rules
@@ -33,14 +35,22 @@ _POS_LETTER = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 #: Columns shown to people: invisible and bidi control characters in them are refused (issue 14 item 10).
 #: (The id has its own rules, ``id_not_printable`` among them, in ``_id_problems``.)
 _TEXT_COLUMNS = ("sentence", "lemma", "source", "gloss", "domain", *ALIASES["target"])
+def _length(column: Column[Any]) -> int:
+    """The ``n`` of a ``String(n)`` column."""
+    length = getattr(column.type, "length", None)
+    if not isinstance(length, int):
+        raise TypeError(f"column {column.name} has no length")
+    return length
+
+
 #: The longest text each stored column holds (the schema's ``String(n)``; the gloss is ``Text``, kept readable).
 COLUMN_MAX = {
-    "id": schema.items.c.id.type.length,
-    "target": schema.items.c.target_text.type.length,
-    "lemma": schema.items.c.lemma.type.length,
-    "synset": schema.items.c.synset.type.length,
-    "source": schema.items.c.source.type.length,
-    "domain": schema.items.c.domain.type.length,
+    "id": _length(schema.items.c.id),
+    "target": _length(schema.items.c.target_text),
+    "lemma": _length(schema.items.c.lemma),
+    "synset": _length(schema.items.c.synset),
+    "source": _length(schema.items.c.source),
+    "domain": _length(schema.items.c.domain),
     "gloss": 5_000,
 }
 _TRUE = {"true", "yes", "y", "1", "x"}

@@ -65,7 +65,7 @@ class CandidateSpec(NamedTuple):
 
     candidate: Candidate
     side: str
-    index: int
+    position: int  # within its side (``index`` would shadow ``tuple.index``)
     synsets: tuple[str, ...] = ()
 
 

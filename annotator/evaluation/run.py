@@ -195,7 +195,7 @@ def _compile_language(
     for item_id in ids:
         compiled[item_id] = candidate_set(
             compile_candidate(
-                spec.candidate, spec.side, index=spec.index, synsets=spec.synsets, segment_analyses=analyses, memo=memo
+                spec.candidate, spec.side, index=spec.position, synsets=spec.synsets, segment_analyses=analyses, memo=memo
             )
             for spec in dataset.items[item_id].languages[lang]
         )

@@ -630,7 +630,7 @@ def session_from_token(
         return None
     now = time.time() if now is None else now
     try:
-        data = _serializer(secret, project_key).loads(token, max_age=max_age_s)
+        data = _serializer(secret, project_key).loads(token, max_age=math.ceil(max_age_s))
     except BadSignature:  # SignatureExpired is a BadSignature too
         return None
     if not isinstance(data, dict) or not isinstance(data.get("u"), str) or type(data.get("e")) is not int:

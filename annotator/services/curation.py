@@ -298,4 +298,4 @@ def _with_provenance(il: ItemLanguage, side: Side) -> ItemLanguage:
     if original is None or (original.origin is added.origin and original.synsets == added.synsets):
         return il
     kept = (*il.side(side)[:-1], replace(added, origin=original.origin, synsets=original.synsets))
-    return replace(il, **({"good": kept} if side is Side.GOOD else {"bad": kept}))
+    return replace(il, good=kept) if side is Side.GOOD else replace(il, bad=kept)

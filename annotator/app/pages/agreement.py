@@ -118,7 +118,7 @@ def agreement_section(svc: DoubleCurationService, languages: tuple[str, ...]) ->
 
 
 def _assign() -> None:
-    lang = st.session_state.get(ASSIGN_LANG)
+    lang = str(st.session_state.get(ASSIGN_LANG) or "")
     who = list(st.session_state.get(ASSIGN_WHO) or [])
     mode = st.session_state.get(ASSIGN_MODE, "share")
     ids = [line.strip() for line in (st.session_state.get(ASSIGN_IDS) or "").splitlines() if line.strip()]

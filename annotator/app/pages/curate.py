@@ -315,7 +315,8 @@ def _translation(item_id: str, lang: str) -> dict[str, Any] | None:
         return None
     span = shown.get("span")
     ok = isinstance(span, (list, tuple)) and len(span) == 2 and all(type(n) is int for n in span)
-    text, start, end = _marked(str(shown.get("text") or ""), *(span if ok else (-1, -1)))
+    first, last = (span[0], span[1]) if ok and span is not None else (-1, -1)
+    text, start, end = _marked(str(shown.get("text") or ""), first, last)
     outcome = str(shown.get("outcome") or "")
     return {
         "label": curate_area.text(f"{shown.get('system') or 'system'} ({outcome}):"),
@@ -519,9 +520,11 @@ def _clear_draft(event: Event, name: str) -> None:
 
 
 def _on_add(service: CurationService, user: User, event: Event) -> None:
-    assert event.side is not None
-    name = event.side.value
-    side = components.SIDE_NAME[event.side]
+    to = event.side
+    if to is None:  # parse_event gives every add a side; a page bug, not the user's
+        raise ValueError(f"an add event without a side: {event!r}")
+    name = to.value
+    side = components.SIDE_NAME[to]
     if not event.text.strip():
         _say("error", f"Type a candidate to add to {side}.", name)
         return
@@ -530,13 +533,13 @@ def _on_add(service: CurationService, user: User, event: Event) -> None:
     if many:
         count = sum(1 for line in lines if line.strip())
         saved = _save(
-            user, event, lambda: service.add_candidates(event.item, event.lang, event.side, lines, event.version),
+            user, event, lambda: service.add_candidates(event.item, event.lang, to, lines, event.version),
             f"Added {count} candidates to {side}.", name, clear={"field": f"bulk_{name}", "text": event.text},
         )  # fmt: skip
     else:
         saved = _save(
-            user, event, lambda: service.add_candidate(event.item, event.lang, event.side, event.text, event.version),
-            lambda s: f"Added {s.side(event.side)[-1].format()} to {side}.", name,
+            user, event, lambda: service.add_candidate(event.item, event.lang, to, event.text, event.version),
+            lambda s: f"Added {s.side(to)[-1].format()} to {side}.", name,
             clear={"field": name, "text": event.text},
         )  # fmt: skip
     if saved is not None:

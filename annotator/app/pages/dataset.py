@@ -97,9 +97,9 @@ def render_progress(project: Project) -> None:
     st.subheader("Progress per language")
     frame = progress_frame(project)
     st.dataframe(frame, hide_index=True, width="stretch")
-    for row in frame.itertuples(index=False):
-        done, total = int(row.done), int(row.total)
-        st.progress(done / total if total else 0.0, text=f"{row.language}: {done} of {total} done")
+    for row in frame.to_dict("records"):
+        done, total = int(row["done"]), int(row["total"])
+        st.progress(done / total if total else 0.0, text=f"{row['language']}: {done} of {total} done")
 
 
 def render_statistics(selection: DatasetOverview) -> None:

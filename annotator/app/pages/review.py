@@ -16,6 +16,7 @@ from annotator.domain.model import Status
 from annotator.errors import UserError
 from annotator.project import Project
 from annotator.services import read_model
+from annotator.services.curation import CurationService
 from annotator.services.read_model import QueueEntry, ReviewState
 from annotator.services.throughput import team_throughput, throughput_csv
 
@@ -116,8 +117,12 @@ def render_discarded(project: Project, langs: tuple[str, ...]) -> None:
     st.button(
         components.md(f"↺ Reopen {entry.item_id} [{entry.lang}]"),
         key="rev_reopen",
-        on_click=components.run_action,
-        args=("reopen", (entry.item_id, entry.lang, il.version), f"Reopened {entry.item_id} [{entry.lang}]."),
+        on_click=components.click_action,
+        args=(
+            CurationService.reopen,
+            (entry.item_id, entry.lang, il.version),
+            f"Reopened {entry.item_id} [{entry.lang}].",
+        ),
     )
 
 
