@@ -9,6 +9,7 @@ its owner decides whom to share it with). A new output folder is made 0700 too.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import tempfile
@@ -21,6 +22,8 @@ from annotator.errors import UserError
 from annotator.private_files import FILE_MODE, make_private, make_private_folder
 
 PARTIAL_MARK = ".partial-"
+#: errno values that mean "no room": a full disk, a quota, a file-size limit.
+_NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
 
 def _fsync_dir(path: Path) -> None:
@@ -38,6 +41,11 @@ def cannot_write(target: Path | str, error: OSError) -> UserError:
     should be, a missing or read-only parent…): it names the path and the reason instead of a traceback."""
     reason = error.strerror or str(error)
     where = f" ({error.filename})" if error.filename and str(error.filename) != str(target) else ""
+    if error.errno in _NO_SPACE:  # a full disk or quota, or a file-size limit: the atomic writes left no half file
+        return UserError(
+            f"Cannot write to {target}: {reason}{where}. Nothing was left half-written; free some space or choose "
+            "another folder, then run it again."
+        )
     return UserError(f"Cannot write to {target}: {reason}{where}. Choose a folder that can be created and written.")
 
 

@@ -45,3 +45,19 @@ class DatabaseBusyError(UserError):
 
     A ``UserError`` so the command line exits 2 with the message and the app shows it next to the kept input.
     """
+
+
+class DatabaseUnavailableError(UserError):
+    """The database did not answer (a PostgreSQL server down or restarting, a full disk under SQLite).
+
+    ``saved`` says what became of the user's last change: False (rolled back), True (committed before the
+    failure), None (the connection broke while committing: reload to see). A ``UserError``, so every place that
+    shows a refused action shows this message too, never a traceback.
+    """
+
+    def __init__(self, message: str, saved: bool | None, unsaved_message: str | None = None) -> None:
+        super().__init__(message)
+        self.saved = saved
+        #: The message for a caller that was making a change when a read failed ("your last change was not
+        #: saved" rather than "nothing was changed").
+        self.unsaved_message = unsaved_message or message

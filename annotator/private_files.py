@@ -1,4 +1,5 @@
-"""Files only their owner can read: the database (it holds password hashes) and everything exported.
+"""Files only their owner can read: the database (it holds password hashes), everything exported, and every
+file and folder the app keeps (the data folder, uploads and job logs under ``jobs/``, the BabelNet cache, caches).
 
 Modes are set when an entry is created (``O_CREAT`` with 0600, ``mkdir`` with 0700, ``chmod`` of a finished
 temporary entry), never by changing the process umask, which is shared with every thread of the app.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import IO
 
 FILE_MODE = 0o600
 FOLDER_MODE = 0o700
@@ -22,15 +24,39 @@ def create_private_file(path: Path) -> None:
 
 
 def make_private_folder(path: Path) -> None:
-    """``mkdir -p`` whose last folder, when it is new, is 0700 (an existing folder keeps the mode it has)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """``mkdir -p`` where every folder it creates is 0700 (an existing folder keeps the mode it has)."""
+    missing = []
+    folder = Path(os.path.abspath(path))
+    while not folder.is_dir() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=FOLDER_MODE)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+            continue  # made meanwhile by another process: its mode is its maker's business
+        os.chmod(folder, FOLDER_MODE)  # mkdir's mode is cut by the umask; 0700 is what is meant
+
+
+def open_private(path: Path, mode: str = "wb") -> IO[bytes]:
+    """Open ``path`` for writing (``"wb"``) or appending (``"ab"``), created 0600; a file left by an older
+    version with a wider mode is narrowed to 0600 too."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "ab" else os.O_TRUNC)
+    fd = os.open(path, flags, FILE_MODE)
     try:
-        path.mkdir(mode=FOLDER_MODE)
-    except FileExistsError:
-        if not path.is_dir():
-            raise
-        return
-    os.chmod(path, FOLDER_MODE)  # mkdir's mode is cut by the umask; 0700 is what is meant
+        os.fchmod(fd, FILE_MODE)
+        return os.fdopen(fd, mode)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def write_private_bytes(path: Path, data: bytes) -> None:
+    """``path.write_bytes(data)`` with the file 0600."""
+    with open_private(path) as handle:
+        handle.write(data)
 
 
 def make_private(path: Path) -> None:

@@ -17,8 +17,9 @@ from sqlalchemy import inspect, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
-from annotator.errors import UserError
+from annotator.errors import DatabaseUnavailableError, UserError
 from annotator.lexicon.base import Lexicon
+from annotator.private_files import make_private_folder
 from annotator.store import schema
 from annotator.store.database import Database, sqlite_url
 from annotator.store.repository import Repository
@@ -58,6 +59,15 @@ def has_project(database: Database) -> bool:
         return conn.execute(keys).first() is not None
 
 
+def cannot_use(url: str, error: Exception) -> UserError:
+    """The operator's message when the database cannot be opened: the driver's reason (server down, password
+    wrong, database missing) with the URL, password masked."""
+    cause = error.__cause__ if isinstance(error, DatabaseUnavailableError) else error
+    original = getattr(cause, "orig", None) or cause
+    reason = str(original).strip().splitlines()[0] if str(original).strip() else type(original).__name__
+    return UserError(f"Cannot use the database {display_url(url)}: {reason}")
+
+
 def project_exists(data: str | os.PathLike[str] | None = None) -> bool:
     """Whether ``init``/``demo`` would find a project here (in the configured database, not by file)."""
     url = database_url(resolve_data_dir(data))
@@ -66,9 +76,8 @@ def project_exists(data: str | os.PathLike[str] | None = None) -> bool:
     database = Database(url)
     try:
         return has_project(database)
-    except OperationalError as error:
-        reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
-        raise UserError(f"Cannot use the database {display_url(url)}: {reason}") from error
+    except (OperationalError, DatabaseUnavailableError) as error:
+        raise cannot_use(url, error) from error
     finally:
         database.dispose()
 
@@ -101,7 +110,8 @@ def builtin_path(name: str) -> Path:
 
 @dataclass(frozen=True)
 class LexiconSettings:
-    """Which provider pre-population uses: ``snapshot`` (a file) or ``babelnet`` (the HTTP API)."""
+    """Which provider pre-population uses: ``snapshot`` (a file), ``babelnet`` (the HTTP API) or ``wordnet``
+    (open wordnets in the project's own ``wn`` database, ``DATA/wordnet``)."""
 
     provider: str = "snapshot"
     snapshot: str | None = None
@@ -163,15 +173,14 @@ class Project:
                     f"No project in {data_dir} (no {DATABASE_FILE}). Create one with 'annotator init' "
                     "or 'annotator demo', or point --data / ANNOTATOR_DATA at an existing project."
                 )
-            data_dir.mkdir(parents=True, exist_ok=True)
+            make_private_folder(data_dir)  # it holds the database, uploads and logs: owner only (0700)
             url = sqlite_url(data_dir / DATABASE_FILE)
         database = Database(url)
         try:
             return cls._open(data_dir, database, create)
-        except OperationalError as error:  # the server is down, the database missing, the password wrong
+        except (OperationalError, DatabaseUnavailableError) as error:  # server down, database missing, password
             database.dispose()
-            reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
-            raise UserError(f"Cannot use the database {display_url(url)}: {reason}") from error
+            raise cannot_use(url, error) from error
 
     @classmethod
     def _open(cls, data_dir: Path, database: Database, create: bool) -> Project:
@@ -214,6 +223,11 @@ class Project:
     def babelnet_cache_path(self) -> Path:
         return self.data_dir / BABELNET_CACHE_FILE
 
+    @property
+    def wordnet_folder(self) -> Path:
+        """The project's own ``wn`` database folder (never the user's global one)."""
+        return self.data_dir / "wordnet"
+
     def lexicon(self, settings: ProjectSettings | None = None) -> Lexicon:
         """Build the configured provider; errors say what to configure."""
         settings = settings or self.settings()
@@ -233,4 +247,8 @@ class Project:
             if not key:
                 raise UserError("No BabelNet key: set BABELNET_API_KEY or put it in .streamlit/secrets.toml.")
             return BabelNetLexicon(api_key=key, base_url=config.base_url, cache=HttpCache(self.babelnet_cache_path))
-        raise UserError(f"Unknown lexicon provider {config.provider!r} (use 'snapshot' or 'babelnet').")
+        if config.provider == "wordnet":
+            from annotator.lexicon.wordnet import WordnetLexicon
+
+            return WordnetLexicon(self.wordnet_folder)
+        raise UserError(f"Unknown lexicon provider {config.provider!r} (use 'snapshot', 'babelnet' or 'wordnet').")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -84,16 +85,16 @@ class Stopwatch:
 
 
 def measure_page(project: Project, interactions: int) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from app_helpers import send_area  # the event the browser sends, through Streamlit's own dispatch
     from streamlit.testing.v1 import AppTest
 
-    import annotator.app.components as components
     import annotator.app.main as app_main
     import annotator.app.pages.curate as curate
 
     watch = Stopwatch()
     watch.wrap(app_main, "main")  # the whole script run (login gate, navigation, the Curate page)
-    watch.wrap(components, "run_action")  # the Add callback: the service call
-    watch.wrap(curate, "step")  # the Next callback
+    watch.wrap(curate, "on_event")  # the work area's event callback (Add, Next): the service call or the step
     os.environ["ANNOTATOR_DATA"] = str(project.data_dir)
     at = AppTest.from_file(str(MAIN), default_timeout=120).run()
     at.text_input(key="login_name").input("translator")
@@ -105,15 +106,11 @@ def measure_page(project: Project, interactions: int) -> None:
     adds, nexts, totals, walls = [], [], [], []
     for n in range(interactions + 5):
         item, lang = at.query_params["item"], at.query_params["lang"]
-        prefix = f"cur|{item}|{lang}|"
-        at.text_input(key=prefix + "add|good").input(f"aggiunto {n}")
-        at.button(key=prefix + "addbtn|good").click()
         watch.lap()
         t0 = time.perf_counter()
-        at.run()
+        send_area(at, "add", side="good", text=f"aggiunto {n}")  # what the work area sends on Enter
         add = watch.lap()
-        at.button(key="cur_next").click()
-        at.run()
+        send_area(at, "next")
         wall = 1000 * (time.perf_counter() - t0)
         step = watch.lap()
         assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])

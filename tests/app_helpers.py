@@ -12,7 +12,7 @@ from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block, UnknownElement, Widget
 
-from annotator.app import candidate_rows
+from annotator.app import candidate_rows, curate_area
 
 MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
 
@@ -116,3 +116,48 @@ def send_row_event(at: AppTest, list_key: str, value: object) -> AppTest:
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+# --- the Curate work area (``annotator.app.curate_area``): one element, typed events --------------------------------
+
+_seq = [0]
+
+
+def area(at: AppTest) -> dict[str, Any]:
+    """The data the Curate page sent to its work area (the element's whole content: card, lists, actions…)."""
+    return _component_data(next(e for e in at.get("bidi_component") if e.key == curate_area.KEY))
+
+
+def area_rows(at: AppTest, side: str) -> list[dict[str, str]]:
+    """One list of the work area as rows: the candidate key, the text shown, its provenance line and its tooltip."""
+    return [dict(zip(("key", "text", "line", "title"), row, strict=True)) for row in area(at)["lists"][side]["rows"]]
+
+
+def send_area_raw(at: AppTest, value: object) -> AppTest:
+    """Send ``value`` as the work area's event and run, whatever the page shows (a stale or forged message)."""
+    element = next(e for e in at.get("bidi_component") if e.key == curate_area.KEY)
+    assert _replace(element.root, element, _ComponentClick(element, curate_area.EVENT, value))
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def send_area(at: AppTest, kind: str, **fields: object) -> AppTest:
+    """What the element's script sends for an action of a person: the event with the item, language and version the
+    element shows (``version`` in ``fields`` overrides it, as a stale page would send)."""
+    data = area(at)
+    _seq[0] += 1
+    event = {"type": kind, "item": data["item"], "lang": data["lang"], "version": data["version"],
+             "seq": f"test:{_seq[0]}", **fields}  # fmt: skip
+    return send_area_raw(at, event)
+
+
+def row_key(at: AppTest, side: str, text: str) -> str:
+    """The key of the candidate shown as ``text`` in list ``side`` ("good" / "bad") of the work area."""
+    return next(row["key"] for row in area_rows(at, side) if row["text"] == text)
+
+
+def feedback(at: AppTest) -> dict[str, Any] | None:
+    """The feedback the last event left for the element (kind, text, where it shows, where the focus goes)."""
+    value: dict[str, Any] | None = area(at)["feedback"]
+    return value

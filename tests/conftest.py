@@ -265,6 +265,7 @@ LATER_REVISIONS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] 
     "0007": (("inspections",), ()),
     "0008": (("session_epochs", "login_throttle"), ()),
     "0009": ((), (("users", "email"), ("session_epochs", "changed_at"))),
+    "0010_wordnet_domain": ((), (("items", "domain"),)),
     "eval_core_job_files": (("job_files",), ()),  # issue 22 (sorts after the numbered revisions)
 }
 

@@ -89,6 +89,7 @@ class Cluster:
             self._run(find_bin("initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
                       "--no-locale", "--no-sync")  # fmt: skip
         options = f"-h 127.0.0.1 -p {self.port} -k {self.root} -F -c max_connections=200"
+        self.options = options
         self._run(find_bin("pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.root / "log"),
                   "-w", "-t", "60", "start")  # fmt: skip
 
@@ -97,6 +98,20 @@ class Cluster:
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+
+    def stop_server(self) -> None:
+        """Shut the server down (fast: open connections are ended), keeping the cluster for ``start_server``."""
+        self._run(find_bin("pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def start_server(self) -> None:
+        """Start the server again after ``stop_server``, on the same port with the same options."""
+        self._run(find_bin("pg_ctl"), "-D", str(self.data), "-o", self.options, "-l", str(self.root / "log"),
+                  "-w", "-t", "60", "start")  # fmt: skip
+
+    def restart(self) -> None:
+        """A server restart, as an operator or an upgrade does it: every open connection is ended."""
+        self._run(find_bin("pg_ctl"), "-D", str(self.data), "-m", "fast", "-l", str(self.root / "log"),
+                  "-w", "-t", "60", "restart")  # fmt: skip
 
     def stop(self) -> None:
         if self.kept:

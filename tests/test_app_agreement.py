@@ -186,7 +186,7 @@ def test_assign_curate_privately_adjudicate_and_export(demo: Project, tmp_path: 
     ok(dataset.button(key="dataset_export").click().run())
     for job in jobs.list_jobs(demo):  # the export runs as a background job: wait for its worker
         assert jobs.wait(demo, job.id, timeout=120).state is JobState.DONE, jobs.get(demo, job.id)
-    folder = next((tmp_path / "exports").iterdir())
+    folder = next((demo.data_dir / "exports").iterdir())  # DATA/exports by default
     lines = {json.loads(x)["id"]: json.loads(x) for x in (folder / "dataset.jsonl").read_text("utf-8").splitlines()}
     exported = lines[ITEM]["languages"][LANG]
     assert [c["text"] for c in exported["good"]] == ["goccio", "cicchetto"]

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from app_helpers import candidate_lists, click_row
+from app_helpers import area, area_rows, feedback, row_key, send_area
 from conftest import build_demo
 from streamlit.testing.v1 import AppTest
 
@@ -95,8 +95,8 @@ def markdown_text(at: AppTest) -> str:
 
 
 def candidate_rows(at: AppTest) -> list[dict[str, str]]:
-    """Every GOOD/BAD row the page sends to the browser (key, text, provenance line, tooltip), GOOD first."""
-    return [row for rows in candidate_lists(at).values() for row in rows]
+    """Every GOOD/BAD row the work area shows (key, text, provenance line, tooltip), GOOD first."""
+    return [*area_rows(at, "good"), *area_rows(at, "bad")]
 
 
 def shown_candidates(at: AppTest) -> list[str]:
@@ -116,7 +116,7 @@ def test_login_is_required_and_checks_the_password(demo: Path) -> None:
     assert "Item **1**" not in markdown_text(at)
 
     login(at, TRANSLATOR)
-    assert "Item **1** of **18**" in markdown_text(at)
+    assert area(at)["nav"]["position"].startswith("Item 1 of 18")
     assert "Demo Translator" in "\n".join(c.value for c in at.sidebar.caption)
     # a translator sees only their own languages
     assert at.sidebar.selectbox(key="cur_lang").options == ["IT", "DE"]
@@ -128,28 +128,38 @@ def test_translator_curates_an_item_and_the_database_holds_exactly_that(demo: Pa
     assert [e.text for e in before.good] == ["goccio", "bicchierino"]
     at = login(start(), TRANSLATOR)
 
-    # add a valid candidate (live validation says how it will be stored)
-    at.text_input(key=P + "add|good").input("[bere un goccio]_v")
-    at.run()
-    assert any("will be saved as `[bere un goccio]_VERB`" in c.value for c in at.caption)
-    click(at, P + "addbtn|good")
-    assert not errors(at)
-    assert at.text_input(key=P + "add|good").value == ""  # cleared after saving
+    # a valid candidate, checked while typing (the box's draft event): it says how it will be stored
+    send_area(at, "draft", field="good", text="[bere un goccio]_v")
+    check = area(at)["check"]
+    assert (check["side"], check["kind"], check["text"]) == ("good", "ok", "[bere un goccio]_v")
+    assert "will be saved as [bere un goccio]_VERB" in check["message"]
+    assert area(at)["drafts"]["good"] == "[bere un goccio]_v"  # kept for a reload
+    send_area(at, "add", side="good", text="[bere un goccio]_v")
+    said = feedback(at)
+    assert said is not None and said["kind"] == "success" and said["text"] == "Added [bere un goccio]_VERB to GOOD."
+    assert (said["where"], said["focus"]) == ("good", "good")  # under the box just used, and the focus stays there
+    assert said["clear"] == {"field": "good", "text": "[bere un goccio]_v"}  # the element empties the box
+    assert area(at)["drafts"]["good"] == ""
 
-    # an invalid one is refused with the rule's message, live and on Add, and nothing is saved
-    at.text_input(key=P + "add|good").input("* goccio")
-    at.run()
-    live = errors(at)
-    assert any("'*' may not be the first or the last token" in e and "wildcard_edge" in e for e in live)
+    # an invalid one is refused with the rule's message (its id is for leads), live and on Add; nothing is saved
+    send_area(at, "draft", field="good", text="* goccio")
+    live = area(at)["check"]
+    assert live["kind"] == "error" and "'*' may not be the first or the last token" in live["message"]
+    assert "wildcard_edge" not in live["message"] and "rule" not in live["message"]
     version = read_state(demo).version
-    click(at, P + "addbtn|good")
-    assert any("'*' may not be the first or the last token" in e for e in errors(at))
+    send_area(at, "add", side="good", text="* goccio")
+    said = feedback(at)
+    assert said is not None and said["kind"] == "error" and "'*' may not be the first or the last token" in said["text"]
+    assert said["where"] == "good" and "clear" not in said  # the text stays in the box to fix
     assert read_state(demo).version == version
 
-    click_row(at, P + "rows|bad", "move", "colpo")  # BAD -> GOOD, keeping its provenance
-    click_row(at, P + "rows|bad", "remove", "foto")
-    click(at, P + "done")
-    assert any("Marked done" in unescape(s.value) for s in at.success)
+    send_area(at, "move", key=row_key(at, "bad", "colpo"))  # BAD -> GOOD, keeping its provenance
+    assert feedback(at)["text"] == "Moved colpo to GOOD."
+    send_area(at, "remove", key=row_key(at, "bad", "foto"))
+    assert (feedback(at)["text"], feedback(at)["focus"]) == ("Removed foto from BAD.", "cursor")
+    send_area(at, "done")
+    assert feedback(at)["text"] == "Marked shot-whiskey done. Undo (u) takes it back."
+    assert feedback(at)["where"] == "card"
 
     after = read_state(demo)
     assert after.status is Status.DONE
@@ -167,36 +177,37 @@ def test_translator_curates_an_item_and_the_database_holds_exactly_that(demo: Pa
         ("translator", "done"),
     ]
     assert after.version == before.version + 4
-    # the page shows the saved state: done, edits disabled, Reopen offered
-    assert at.button(key=P + "reopen")
-    assert at.button(key=P + "addbtn|good").disabled
+    # the page shows the saved state: done, edits disabled, Reopen offered (the translator's own done item)
+    data = area(at)
+    assert data["actions"]["reopen"] == {"shown": True, "enabled": True, "tip": data["actions"]["reopen"]["tip"]}
+    assert not data["editable"] and not data["actions"]["done"]["shown"]
+    assert (data["card"]["status"], data["card"]["status_label"]) == ("done", "done")
 
 
 def test_done_item_shows_after_a_new_session(demo: Path) -> None:
     """A reload is a new session: the URL opens the item and the saved candidates are there."""
     at = login(start(), TRANSLATOR)
-    at.text_input(key=P + "add|good").input("sorso")
-    click(at, P + "addbtn|good")
-    click(at, P + "done")
+    send_area(at, "add", side="good", text="sorso")
+    send_area(at, "done")
 
     again = login(start(query={"item": ITEM, "lang": LANG}), TRANSLATOR)
     assert "sorso" in shown_candidates(again)
-    assert ":green-badge[done]" in markdown_text(again)
+    assert area(again)["card"]["status_label"] == "done"
 
 
 def test_discuss_needs_a_note_and_reaches_the_leads_review_queue(demo: Path) -> None:
-    at = open_expander(login(start(), TRANSLATOR), P + "exp_discuss")
-    click(at, P + "discuss")
-    assert any("DISCUSS needs a note" in e for e in errors(at))
+    at = login(start(), TRANSLATOR)
+    send_area(at, "discuss", text="  ")
+    assert feedback(at)["kind"] == "error" and "DISCUSS needs a note" in feedback(at)["text"]
+    assert feedback(at)["where"] == "discuss"  # under the note box
     assert read_state(demo).status is Status.PENDING
 
-    at.text_area(key=P + "discuss_note").input("Is 'cicchetto' too regional for GOOD?")
-    click(at, P + "discuss")
+    send_area(at, "discuss", text="Is 'cicchetto' too regional for GOOD?")
     state = read_state(demo)
     assert state.status is Status.DISCUSS
     assert state.discuss_note == "Is 'cicchetto' too regional for GOOD?"
     # a translator cannot close it
-    assert not [b for b in at.button if b.key == P + "done"]
+    assert not area(at)["actions"]["done"]["shown"]
 
     lead = login(start(), LEAD)
     lead.switch_page("pages/review.py").run()
@@ -229,22 +240,27 @@ def test_discuss_needs_a_note_and_reaches_the_leads_review_queue(demo: Path) -> 
 
 
 def test_discard_needs_a_reason_and_the_lead_can_reopen(demo: Path) -> None:
-    at = open_expander(login(start(), TRANSLATOR), P + "exp_discard")
-    click(at, P + "discard")
-    assert any("Discarding needs a reason" in e for e in errors(at))
-    at.selectbox(key=P + "discard_reason").select(DiscardReason.OTHER)
-    click(at, P + "discard")
-    assert any("'other' needs a note" in e for e in errors(at))
+    at = login(start(), TRANSLATOR)
+    send_area(at, "discard", reason="", text="")
+    assert "Discarding needs a reason" in feedback(at)["text"] and feedback(at)["where"] == "card"
+    send_area(at, "discard", reason=DiscardReason.OTHER.value, text="")
+    assert "'other' needs a note" in feedback(at)["text"]
     assert read_state(demo).status is Status.PENDING
 
-    at.selectbox(key=P + "discard_reason").select(DiscardReason.INSUFFICIENT_CONTEXT)
-    click(at, P + "discard")
+    send_area(at, "discard", reason=DiscardReason.INSUFFICIENT_CONTEXT.value, text="")
+    assert feedback(at)["text"] == "Discarded shot-whiskey: insufficient context. Undo (u) takes it back."
     state = read_state(demo)
     assert (state.status, state.discard_reason, state.status_by) == (
         Status.DISCARDED,
         DiscardReason.INSUFFICIENT_CONTEXT,
         "translator",
     )
+    # the card says it once and right: no Reopen for a translator (only leads reopen discarded items)
+    data = area(at)
+    assert not data["actions"]["reopen"]["shown"]
+    notices = [text for _kind, text in data["card"]["notices"]]
+    assert "Discarded by translator: insufficient context" in notices
+    assert any("only a lead may reopen it" in n and "Undo (u)" in n for n in notices)
 
     lead = login(start(), LEAD)
     lead.switch_page("pages/review.py").run()
@@ -261,49 +277,54 @@ def test_a_stale_save_is_refused_and_the_current_state_is_shown(demo: Path) -> N
     first = login(start(), TRANSLATOR)
     second = login(start(), TRANSLATOR)
 
-    first.text_input(key=P + "add|good").input("sorso")
-    click(first, P + "addbtn|good")
-
-    second.text_input(key=P + "add|good").input("cicchetto")
-    click(second, P + "addbtn|good")
-    message = " ".join(errors(second))
-    assert "conflict" in message.lower() and "was changed by translator" in message
+    send_area(first, "add", side="good", text="sorso")
+    send_area(second, "draft", field="good", text="cicchetto")
+    send_area(second, "add", side="good", text="cicchetto", version=area(first)["version"] - 1)
+    said = feedback(second)
+    assert said["kind"] == "error" and said["where"] == "good"
+    message = said["text"]
+    assert "conflict" in message.lower() and "was changed by translator on 20" in message and " UTC " in message
+    assert "+00:00" not in message  # a human time, not the stored ISO text
     assert "sorso" in shown_candidates(second)  # the current state, with the other session's candidate
-    assert second.text_input(key=P + "add|good").value == "cicchetto"  # the user's input is kept to redo
+    assert "clear" not in said and area(second)["drafts"]["good"] == "cicchetto"  # the user's input is kept to redo
 
     state = read_state(demo)
     assert [e.text for e in state.good] == ["goccio", "bicchierino", "sorso"]
     # redoing against the current state works
-    click(second, P + "addbtn|good")
+    send_area(second, "add", side="good", text="cicchetto")
     assert [e.text for e in read_state(demo).good] == ["goccio", "bicchierino", "sorso", "cicchetto"]
 
 
 def test_query_params_open_an_item_and_navigation_follows_the_queue(demo: Path) -> None:
     at = login(start(query={"item": "head-stream", "lang": "DE"}), TRANSLATOR)
     assert at.sidebar.selectbox(key="cur_lang").value == "DE"
-    assert "**head\\-stream** · DE" in markdown_text(at)
-    assert "Item **2** of **18**" in markdown_text(at)
+    assert area(at)["card"]["title"].startswith("head-stream · DE")
+    assert area(at)["nav"]["position"].startswith("Item 2 of 18")
 
-    click(at, "cur_next")
+    send_area(at, "next")
     assert at.query_params == {"item": "take-off-thanksgiving", "lang": "DE"}
-    click(at, "cur_prev")
-    click(at, "cur_prev")
+    send_area(at, "previous")
+    send_area(at, "previous")
     assert at.query_params == {"item": "shot-whiskey", "lang": "DE"}
-    assert at.button(key="cur_prev").disabled
+    assert not area(at)["nav"]["previous"]
+    send_area(at, "previous")  # at the start of the queue: stays
+    assert at.query_params == {"item": "shot-whiskey", "lang": "DE"}
 
     at.sidebar.text_input(key="cur_search").input("bank")
     at.run()
-    assert "Item **1** of **1**" in markdown_text(at)
+    assert area(at)["nav"]["position"].startswith("Item 1 of 1")
     assert at.query_params["item"] == "bank-river"
 
     # with "next item after Done" on, Done moves along the queue
     at.sidebar.text_input(key="cur_search").input("")
-    at.sidebar.toggle(key="cur_advance").set_value(True)
     at.run()
+    send_area(at, "advance", on=True)
+    assert area(at)["advance"] is True
     assert at.query_params["item"] == "bank-river"  # the current item stays when the filter widens
-    click(at, "cur|bank-river|DE|done")
+    send_area(at, "done")
     assert read_state(demo, "bank-river", "DE").status is Status.DONE
     assert at.query_params["item"] == "spring-water"
+    assert feedback(at)["text"].startswith("Marked bank-river done.") and feedback(at)["focus"] == "first"
 
     # the guidelines are one click away and cover the candidate syntax
     click(at, "cur_guidelines")
@@ -317,20 +338,20 @@ def test_query_params_open_an_item_and_navigation_follows_the_queue(demo: Path) 
 def test_item_card_shows_what_the_translator_needs(demo: Path) -> None:
     """Sentence with the target marked, λ, σ linked to BabelNet, δ and μ, every sense, provenance, overlaps."""
     at = login(start(query={"item": "plant-automobiles", "lang": "ES"}), LEAD)
-    page = markdown_text(at)
-    assert "<mark" in page and ">plant</mark>" in page
-    assert "(https://babelnet.org/synset?id=bn:00100185n)" in page
-    assert "δ(λ) = **3** · μ(σ) = **1**" in page
-    overlaps = [w.value for w in at.warning]
-    assert any("planta" in unescape(w) and "kept in GOOD" in unescape(w) for w in overlaps)
+    card = area(at)["card"]
+    assert card["sentence"][card["start"] : card["end"]] == "plant"
+    assert ["bn:00100185n", "https://babelnet.org/synset?id=bn:00100185n"] in card["sense"]
+    assert "δ(λ) = 3 · μ(σ) = 1" in "".join(text for text, _link in card["sense"])
+    overlaps = [text for kind, text in card["notices"] if kind == "warning"]
+    assert any("planta" in w and "kept in GOOD" in w for w in overlaps)
     rows = candidate_rows(at)
     assert "planta" in [row["text"] for row in rows]
     assert any(row["line"].startswith("lexicon · σ, sense 2") for row in rows)  # provenance: σ and the other sense
     assert all(row["title"].startswith(f"{row['text']}\n{row['line']}\n") for row in rows)  # all of it on hover
-    open_expander(at, "senses|plant-automobiles")
-    senses = unescape(markdown_text(at))
-    assert "1. [bn:00100185n]" in senses and "← **this item (σ)**" in senses
-    assert "bn:00037088n" in senses
+    senses = card["senses"]
+    assert senses[0][0].startswith("1. bn:00100185n") and senses[0][0].endswith("← this item (σ)") and senses[0][1]
+    assert any("bn:00037088n" in text for text, _sigma in senses)
+    assert area(at)["placeholder"] == "trago · tomarse * libre · [disparar]_VERB"  # examples in the item's language
 
 
 def test_review_is_for_leads_only(demo: Path) -> None:
@@ -381,8 +402,7 @@ def test_project_without_accounts_runs_as_the_local_user(
     assert at.sidebar.selectbox(key="cur_lang").options == ["IT", "ES"]
     at.sidebar.selectbox(key="cur_lang").select("ES")
     at.run()
-    prefix = "cur|bank-1|ES|"
-    click(at, prefix + "done")
+    send_area(at, "done")
     with project.db.read() as conn:
         saved = project.repo.get_item_language(conn, "bank-1", "ES")
     assert saved is not None and saved.status is Status.DONE and saved.status_by == "local"

@@ -89,7 +89,7 @@ def test_the_export_button_writes_the_folder_and_offers_the_files(curated: Proje
     (job,) = jobs.list_jobs(curated)  # the export runs as a background job; wait for it as the panel would
     assert jobs.wait(curated, job.id, timeout=120).state is JobState.DONE
     at.run()
-    folders = list((tmp_path / "exports").iterdir())
+    folders = list((curated.data_dir / "exports").iterdir())  # DATA/exports by default
     assert len(folders) == 1
     assert any("export · done · by lead: Exported 14 item(s)" in plain(s.value) for s in at.success)
     names = sorted(p.name for p in folders[0].iterdir())
@@ -137,4 +137,4 @@ def test_translators_do_not_get_the_page(curated: Project, tmp_path: Path) -> No
     at = start("translator")
     assert "for leads" in at.error[0].value
     assert not at.button and not at.dataframe
-    assert not (tmp_path / "exports").exists()
+    assert not (curated.data_dir / "exports").exists()

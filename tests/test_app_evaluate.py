@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from app_helpers import logged_in, plain
+from app_helpers import area, logged_in, plain
 from conftest import build_demo
 from streamlit.testing.v1 import AppTest
 
@@ -80,7 +80,10 @@ def test_metrics_miss_browsing_curate_link_and_rerun(demo: Path) -> None:
     at.button(key="eval_open|shot-whiskey|DE|demo-mt-b").click().run()
     assert not at.exception, at.exception
     assert at.query_params["item"] == "shot-whiskey" and at.query_params["lang"] == "DE"
-    assert any("He poured a" in m.value for m in at.markdown)  # the Curate page shows the item
+    card = area(at)["card"]
+    assert card["sentence"].startswith("He poured a")  # the Curate page shows the item
+    shown = card["translation"]  # and the machine translation that MISSed, as the Evaluate page showed it
+    assert shown is not None and shown["label"].startswith("demo-mt-b (") and shown["text"]
 
     project = Project.open(demo)  # the lead decides the bare "Whiskey" renders the drink sense here
     service = CurationService(project, authenticate(project, "lead", "demo-lead-pass"))
@@ -113,8 +116,8 @@ def test_skipped_translations_are_reported_and_omega_is_shown_as_code(demo: Path
     at.switch_page("pages/evaluate.py").run()
     run_evaluation(at)
     assert [plain(w.value) for w in at.warning if "skipped" in w.value] == [
-        "2 translations skipped: 2 item not in the dataset in that language: not scored, as the dataset has nothing "
-        "to score them against (an export leaves out unfinished, discarded and excluded items)."
+        "2 translations skipped, as they are of items the dataset leaves out in their language: the dataset has "
+        "nothing to score them against (an export leaves out unfinished, discarded and excluded items)."
     ]
     assert any(c.value.startswith("178 translations") for c in at.caption)
     assert not any(item.startswith("**shot-whiskey** · DE") for item in shown_items(at, "DE", "all"))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
-from app_helpers import MAIN, logged_in, plain
+from app_helpers import MAIN, area, logged_in, plain, send_area
 from conftest import build_demo
 from streamlit.runtime.state.session_state import SessionState
 from streamlit.testing.v1 import AppTest
@@ -47,18 +47,14 @@ def signed_in(at: AppTest) -> bool:
 
 def test_an_open_tab_cannot_save_once_its_session_is_older_than_the_lifetime(demo: Path) -> None:
     at = logged_in(*TRANSLATOR)
-    at.text_input(key=P + "add|good").input("sorso")
-    at.button(key=P + "addbtn|good").click().run()
-    assert not at.exception, at.exception
+    send_area(at, "add", side="good", text="sorso")
     saved, version = good(demo)
     assert "sorso" in saved  # the session works while it is young
 
     # the tab stays open past the 12 hours (the session's issue time is what counts, not the cookie)
     session = at.session_state[state.USER_KEY]
     at.session_state[state.USER_KEY] = dataclasses.replace(session, issued_at=time.time() - 12.5 * 3600)
-    at.text_input(key=P + "add|good").input("sorsetto")
-    at.button(key=P + "addbtn|good").click().run()
-    assert not at.exception, at.exception
+    send_area(at, "add", side="good", text="sorsetto")
     assert good(demo) == (saved, version)  # nothing saved
     assert not signed_in(at)
     assert at.text_input(key="login_password") is not None
@@ -67,15 +63,14 @@ def test_an_open_tab_cannot_save_once_its_session_is_older_than_the_lifetime(dem
 
 def test_clearing_streamlits_caches_keeps_drafts_and_the_open_project(demo: Path) -> None:
     at = logged_in(*TRANSLATOR)
-    at.text_input(key=P + "add|good").input("sorso")
-    at.run()  # a run after the edit keeps the draft on the server
+    send_area(at, "draft", field="good", text="sorso")  # the Add box's draft event keeps it on the server
     project = state.get_project()
     # what Streamlit does on a clear_cache message (AppSession._handle_clear_cache_request)
     st.cache_data.clear()
     st.cache_resource.clear()
     assert state.get_project() is project  # not opened again (no new engine and connection pool)
     again = logged_in(*TRANSLATOR)  # a reload: a new browser session of the same translator
-    assert again.text_input(key=P + "add|good").value == "sorso"
+    assert area(again)["drafts"]["good"] == "sorso"
     translator = next(u for u in accounts.list_users(project) if u.name == TRANSLATOR[0])
     assert drafts.store().get(drafts.owner(project, translator), P + "add|good") == "sorso"
 

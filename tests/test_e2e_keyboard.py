@@ -1,14 +1,18 @@
-"""Issue 8, acceptance 1 and 4: curating a typical demo item with the keyboard alone, in real Chromium at 1366×768.
+"""Issue 21, acceptance 1 and 2: the Curate work area from the keyboard alone, in real Chromium at 1366×768.
 
-Review the sets, add one GOOD, remove one BAD, Done, land on the next item: counted key presses (the typed
-candidate aside) must be at most 12, and the database must hold the result. Then ``u`` undoes an add on the next
-item (a new "undo" change in its history). The item's actions must be on screen
-without scrolling at 1366×768; screenshots at 1366×768 and 1920×1080 go to the test's folder (docs/screenshots
-only with ANNOTATOR_UPDATE_SCREENSHOTS=1).
+1. Eight demo items, each: add one GOOD, remove one BAD, Done → the next item ("Next item after Done" turned on once,
+   with its key). On every arrival the sentence is inside the viewport and not under any fixed bar (the point at its
+   middle belongs to it), the focus is in "Add to GOOD", and the median of command keys per item (the candidate's
+   characters not counted) is at most 6; no mouse, no scroll; every action's feedback (role status/alert) is inside
+   the viewport. The database holds exactly the eight edits.
+2. The focus test: in every text box of the work area, type a string holding every shortcut key with a 1.5 s pause in
+   the middle; in the Add boxes, after an invalid add, type ``dn``: no action happens, the item and its history are
+   unchanged, all text is in the box it was typed into. Run on the first item and on an item reached through Done.
 """
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -21,11 +25,35 @@ from annotator.domain.model import Status
 from annotator.project import Project
 
 pytestmark = pytest.mark.e2e
-MAX_KEY_PRESSES = 12
+MAX_MEDIAN_KEYS = 6
+ITEMS = 8
+SHORTCUTS = "gbdsxonpu?123"
+#: Every text box of the work area, and how a person opens the panel that holds it (a key), if any.
+TEXT_BOXES = (
+    ("Add to GOOD", None),
+    ("Add to BAD", None),
+    ("What should a lead look at?", "s"),
+    ("Discard note (required for 'other')", "x"),
+    ("Add a comment", None),
+)
+
+#: Where the sentence is, whether the point at its middle is the sentence itself (not a fixed bar over it), and the
+#: label of the focused element.
+ARRIVAL_JS = """() => {
+  const s = document.querySelector('[data-testid="item-sentence"]');
+  const r = s.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + Math.min(r.width, 40) / 2, r.top + r.height / 2);
+  const a = document.activeElement;
+  return {top: r.top, bottom: r.bottom, height: window.innerHeight, covered: !(hit && s.contains(hit)),
+          focused: a && (a.getAttribute('aria-label') || a.tagName)};
+}"""
+FEEDBACK_JS = """() => Array.from(document.querySelectorAll('.ca [role="status"], .ca [role="alert"]'))
+  .filter(e => e.textContent.trim()).map(e => { const r = e.getBoundingClientRect();
+    return {text: e.textContent, top: r.top, bottom: r.bottom, height: window.innerHeight}; })"""
 
 
 class Keys:
-    """The keyboard, counting every key press (typing a candidate's text is not counted, as the issue asks)."""
+    """The keyboard, counting every command key (typing a candidate's text is not counted, as the issue asks)."""
 
     def __init__(self, page: Page) -> None:
         self.page, self.presses = page, 0
@@ -38,89 +66,157 @@ class Keys:
         self.page.keyboard.type(text)
 
 
-def in_viewport(page: Page, name: str) -> bool:
-    box = page.get_by_role("button", name=name).first.bounding_box()
-    viewport = page.viewport_size
-    assert box is not None and viewport is not None
-    return box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"]
+def item_of(page: Page) -> str:
+    return parse_qs(urlparse(page.url).query)["item"][0]
 
 
-def test_keyboard_only_curation_of_a_demo_item(app_url: str, demo: Path, tmp_path: Path) -> None:  # noqa: F811
+def check_arrival(page: Page) -> None:
+    where = page.evaluate(ARRIVAL_JS)
+    assert where["top"] >= 0 and where["bottom"] <= where["height"], where
+    assert not where["covered"], where  # nothing fixed (Streamlit's toolbar) over the sentence
+    assert where["focused"] == "Add to GOOD", where
+
+
+def check_feedback(page: Page, text: str) -> None:
+    expect(page.locator(".ca [role=status], .ca [role=alert]").filter(has_text=text)).to_be_visible()
+    shown = [f for f in page.evaluate(FEEDBACK_JS) if text in f["text"]]
+    assert shown and all(f["top"] >= 0 and f["bottom"] <= f["height"] for f in shown), shown
+
+
+def state_of(demo_dir: Path, item: str) -> tuple[object, list[tuple[str, str]]]:
+    project = Project.open(demo_dir)
+    with project.db.read() as conn:
+        state = project.repo.get_item_language(conn, item, "IT")
+        history = [(h.user, h.action) for h in project.repo.history(conn, item, "IT")]
+    return state, history
+
+
+def log_in_translator(page: Page, url: str) -> None:
+    page.goto(url)
+    page.get_by_role("textbox", name="User name").fill("translator")
+    page.get_by_role("textbox", name="Password").fill("demo-translator-pass")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_text("Item 1 of 18")).to_be_visible()
+    settle(page)
+
+
+def test_eight_items_from_the_keyboard_alone(app_url: str, demo: Path, tmp_path: Path) -> None:  # noqa: F811
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1366, "height": 768})
         context.set_default_timeout(TIMEOUT_MS)
         page = context.new_page()
         try:
-            page.goto(app_url)
-            page.get_by_role("textbox", name="User name").fill("translator")
-            page.get_by_role("textbox", name="Password").fill("demo-translator-pass")
-            page.get_by_role("button", name="Log in").click()
-            expect(page.get_by_text("Item 1 of 18")).to_be_visible()
-            settle(page)
-            assert in_viewport(page, "✔ Done")  # the item's actions without scrolling at 1366×768
-            expect(page.get_by_text("DISCUSS…")).to_be_in_viewport()
-            expect(page.get_by_text("Discard…")).to_be_in_viewport()
+            log_in_translator(page, app_url)
+            check_arrival(page)
             save_screenshot(page, tmp_path, "curate-1366x768.png")
-
-            main = page.get_by_test_id("stMain")
+            per_item, done = [], []
             keys = Keys(page)
-            keys.press("g")  # focus Add to GOOD
-            keys.type("sorso")
-            keys.press("Enter")  # adds
-            # the saved list, not the live "✓ valid: will be saved as sorso" shown before Add runs (a race with "4")
-            expect(page.get_by_text("GOOD (3)")).to_be_visible()
+            keys.press("Escape")  # out of the Add box, then turn on "Next item after Done" once
+            keys.press("a")
+            expect(page.get_by_role("switch", name="Next item after Done")).to_be_checked()
             settle(page)
-            keys.press("Escape")  # leave the box: single keys act again
-            keys.press("4")  # GOOD goccio, bicchierino, sorso; the 4th candidate is BAD "sparo"
-            keys.press("Enter")  # remove it
-            expect(page.get_by_text("BAD (7)")).to_be_visible()
-            settle(page)
-            keys.press("d")  # Done
-            expect(page.get_by_text("Marked done.")).to_be_visible()
-            settle(page)
-            keys.press("n")  # the next item
-            expect(page.get_by_text("Item 1 of 17")).to_be_visible()  # the queue no longer counts the done item
-            expect(page).not_to_have_url(f"{app_url}/curate?item=shot-whiskey&lang=IT")
-            assert keys.presses <= MAX_KEY_PRESSES, keys.presses
-
-            keys.press("?")
-            expect(page.get_by_role("dialog")).to_contain_text("focus Add to GOOD")
-            expect(page.get_by_role("dialog")).to_contain_text("Undo your last change on this item")
+            keys.press("g")
+            for number in range(ITEMS):
+                item = item_of(page)
+                before = page.locator(".ca-side[data-side=bad] .ca-row").count()
+                first_bad = page.locator(".ca-side[data-side=bad] .ca-row code").first.text_content()
+                keys.type(f"prova{number}")
+                keys.press("Enter")
+                check_feedback(page, f"Added prova{number} to GOOD.")
+                settle(page)
+                keys.press("Escape")  # to the list cursor
+                keys.press("l")  # the BAD list
+                keys.press("Delete")  # remove the candidate under the cursor
+                check_feedback(page, f"Removed {first_bad} from BAD.")
+                expect(page.locator(".ca-side[data-side=bad] .ca-row")).to_have_count(before - 1)
+                settle(page)
+                keys.press("d")  # Done, and on to the next item
+                check_feedback(page, f"Marked {item} done.")
+                settle(page)
+                assert item_of(page) != item
+                check_arrival(page)
+                per_item.append(keys.presses)
+                keys.presses = 0
+                done.append((item, first_bad, f"prova{number}"))
+            median = statistics.median(per_item)
+            print(f"command keys per item: {per_item}; median {median}")
+            assert median <= MAX_MEDIAN_KEYS, per_item
+            for item, removed, added in done:
+                state, history = state_of(demo, item)
+                assert state.status is Status.DONE and state.status_by == "translator", item
+                assert added in [e.text for e in state.good] and removed not in [e.text for e in state.bad], item
+                assert [a for _u, a in history][-3:] == ["add", "remove", "done"], (item, history)
+            # the legend names the keys
             page.keyboard.press("Escape")
-            expect(page.get_by_role("dialog")).to_have_count(0)  # closed before the next keys, as a person sees it
-            settle(page)
-
-            # undo from the keyboard: add a candidate to the next item, then u takes it back (u again redoes)
-            next_item = parse_qs(urlparse(page.url).query)["item"][0]
-            page.keyboard.press("g")
-            expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
-            page.keyboard.type("provaundo")
-            expect(page.get_by_role("textbox", name="Add to GOOD")).to_have_value("provaundo")
-            page.keyboard.press("Enter")
-            expect(page.get_by_text("Added provaundo to GOOD.")).to_be_visible()
-            settle(page)
-            page.keyboard.press("Escape")
-            page.keyboard.press("u")
-            expect(page.get_by_text("Undone: adding provaundo")).to_be_visible()
-            expect(main.get_by_text("provaundo", exact=True)).to_have_count(0)
-            settle(page)
-
-            project = Project.open(demo)
-            with project.db.read() as conn:
-                saved = project.repo.get_item_language(conn, "shot-whiskey", "IT")
-            assert saved is not None and saved.status is Status.DONE and saved.status_by == "translator"
-            assert [e.text for e in saved.good] == ["goccio", "bicchierino", "sorso"]
-            assert "sparo" not in [e.text for e in saved.bad] and len(saved.bad) == 7
-            with project.db.read() as conn:
-                undone = project.repo.get_item_language(conn, next_item, "IT")
-                history = project.repo.history(conn, next_item, "IT")
-            assert undone is not None and "provaundo" not in [e.text for e in undone.good]
-            assert [(h.user, h.action) for h in history[-2:]] == [("translator", "add"), ("translator", "undo")]
-
+            page.keyboard.press("?")
+            expect(page.locator(".ca-legend")).to_contain_text("remove the candidate under the cursor")
+            page.keyboard.press("?")
             page.set_viewport_size({"width": 1920, "height": 1080})
             settle(page)
             save_screenshot(page, tmp_path, "curate-1920x1080.png")
+        finally:
+            context.close()
+            browser.close()
+
+
+def focus_test(page: Page, demo_dir: Path) -> None:
+    """Acceptance 2 on the item shown: every box keeps what is typed into it, and nothing happens."""
+    item = item_of(page)
+    state, history = state_of(demo_dir, item)
+    for name, opener in TEXT_BOXES:
+        if opener:
+            page.keyboard.press("Escape")
+            page.keyboard.press(opener)
+        if name == "Add a comment" and not page.locator(".ca-comments").evaluate("d => d.open"):
+            page.get_by_text("Comments (").press("Enter")
+        box = page.get_by_role("textbox", name=name, exact=True)
+        box.focus()
+        expect(box).to_be_focused()
+        page.keyboard.type(SHORTCUTS[:6])
+        page.wait_for_timeout(1500)  # the pause that used to lose the focus (and the box's draft event runs)
+        page.keyboard.type(SHORTCUTS[6:])
+        settle(page)
+        expect(box).to_have_value(SHORTCUTS)
+        expect(box).to_be_focused()
+        if name.startswith("Add to"):  # an invalid add, then "dn": still typed into the box
+            page.keyboard.press("Control+A")
+            page.keyboard.type("[x]_FOO")
+            page.keyboard.press("Enter")
+            expect(page.get_by_role("alert").filter(has_text="Unknown PoS tag 'FOO'")).to_be_visible()
+            settle(page)
+            page.keyboard.type("dn")
+            settle(page)
+            expect(box).to_have_value("[x]_FOOdn")
+            expect(box).to_be_focused()
+        assert item_of(page) == item
+        assert state_of(demo_dir, item) == (state, history), name  # no action happened
+        page.keyboard.press("Control+A")
+        page.keyboard.press("Delete")
+    for name, _opener in TEXT_BOXES:  # and nothing leaked into another box (closed panels included)
+        expect(page.locator(f'.ca [aria-label="{name}"]')).to_have_value("")
+
+
+def test_shortcut_letters_never_act_while_typing(app_url: str, demo: Path) -> None:  # noqa: F811
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1366, "height": 768})
+        context.set_default_timeout(TIMEOUT_MS)
+        page = context.new_page()
+        try:
+            log_in_translator(page, app_url)
+            focus_test(page, demo)
+            # an item reached through Done (where the pause used to lose the focus 0.3–0.5 s in)
+            page.keyboard.press("Escape")
+            page.keyboard.press("a")
+            settle(page)
+            first = item_of(page)
+            page.keyboard.press("d")
+            expect(page.get_by_role("status").filter(has_text=f"Marked {first} done.")).to_be_visible()
+            settle(page)
+            assert item_of(page) != first
+            expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
+            focus_test(page, demo)
         finally:
             context.close()
             browser.close()

@@ -94,14 +94,12 @@ def test_reload_second_tab_logout_and_disabled_account(app_url: str, demo: Path)
             first.get_by_role("textbox", name="Add to GOOD").press("Tab")
             expect(first.get_by_text("valid: will be saved as sorso")).to_be_visible()
             settle(first)
-            since = runs.mark()
-            first.get_by_text("DISCUSS…").click()
+            first.get_by_role("button", name="DISCUSS", exact=True).click()  # opens the note (no run)
             expect(first.get_by_role("textbox", name="What should a lead look at?")).to_be_visible()
-            runs.wait(since)
             since = runs.mark()
             first.get_by_role("textbox", name="What should a lead look at?").fill(NOTE)
             first.get_by_role("textbox", name="What should a lead look at?").press("Tab")
-            runs.wait(since)  # the blur's run keeps the note on the server; the reload below checks it did
+            runs.wait(since)  # the draft's run keeps the note on the server; the reload below checks it did
 
             first.reload()
             expect(first.get_by_text("Signed in as")).to_be_visible()  # no login form: the cookie brought it back

@@ -303,8 +303,12 @@ def test_translations_outside_the_dataset_are_skipped_and_counted(analyser):
     assert result.skipped == translations.skipped and result.skipped_count == 4
     assert result.metrics_document()["skipped"] == translations.skipped
     assert format_skipped(result.skipped) == (
-        "4 translations skipped: 1 item not in the dataset in that language, 2 item not in the dataset, "
-        "1 language not in the dataset"
+        "4 translations skipped: 1 of an item the dataset leaves out in that language, 2 of items not in the "
+        "dataset, 1 in a language not in the dataset"
+    )
+    assert format_skipped({"unknown_item": 2}) == "2 translations skipped, as they are of items not in the dataset"
+    assert format_skipped({"unknown_language": 1, "unknown_item": 0}) == (
+        "1 translation skipped, as it is in a language not in the dataset"
     )
 
 
@@ -379,7 +383,7 @@ def test_cli_reports_skipped_translations(tmp_path: Path, capsys: pytest.Capture
     assert main(["evaluate", str(dataset), str(translations), "--out", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
     assert "2 translations: 1 GOOD, 1 BAD, 0 MISS" in out
-    assert "4 translations skipped: " in out and "2 item not in the dataset" in out
+    assert "4 translations skipped: " in out and "2 of items not in the dataset" in out
     metrics = json.loads((tmp_path / "o" / "metrics.json").read_text(encoding="utf-8"))
     assert metrics["skipped"]["unknown_item"] == 2 and metrics["translation_count"] == 2
 

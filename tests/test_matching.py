@@ -2,7 +2,8 @@
 
 Every project language appears: inflected forms (Italian plural, German declension, Russian case, Spanish plural),
 the Italian articulated preposition, wildcards matching zero and two tokens, cross-PoS, Chinese surface matches,
-both-matched and MISS (Italian, Spanish, Chinese).
+both-matched and MISS (Italian, Spanish, Chinese); specificity on one span (issue 22: Russian, German, Czech-like)
+and the surface step in Chinese (源头/头, 门 in 门口).
 """
 
 from __future__ import annotations
@@ -438,13 +439,29 @@ def test_a_compound_is_no_match_for_its_first_part():
     assert bad.outcome == Outcome.BAD and bad.omega_text == "Bankfiliale"
 
 
-def test_chinese_single_character_inside_a_word_is_no_match():
+def test_chinese_a_longer_candidate_found_as_a_token_wins_over_a_character_inside_it():
+    # the 源头/头 trap: jieba keeps 源头 as one token, so steps 2 find the GOOD candidate and the surface step,
+    # where 头 would be found inside it, never runs
     text = "这条河的源头在山里。"
-    result = classify("ZH", text, good=["来源"], bad=["头"])
-    assert result.outcome == Outcome.MISS
-    # but a numeral glued to a noun by jieba leaves the noun matchable
+    result = classify("ZH", text, good=["源头"], bad=["头"])
+    assert result.outcome == Outcome.GOOD and result.step == Step.LEMMA
+    assert highlighted(result, text) == "源头"
+    assert [m.text for m in result.matches] == ["源头"]
+    # with no candidate found as a token, the surface step finds 头 inside 源头, as DiBiMT's surface heuristic does
+    alone = classify("ZH", text, good=["来源"], bad=["头"])
+    assert alone.outcome == Outcome.BAD and alone.step == Step.SURFACE
+    assert highlighted(alone, text) == "头"
+    # a numeral glued to a noun by jieba: the same surface step
     shot = classify("ZH", "她对海湾开了一枪。", good=["照片"], bad=["枪"])
     assert shot.outcome == Outcome.BAD and shot.step == Step.SURFACE
+
+
+def test_chinese_surface_step_counts_a_character_inside_a_segmented_word():
+    text = "他站在门口等我。"
+    assert "门口" in ANALYSER.analyse([text], "ZH")[0].tokens  # the trap: 门 is not a token of its own
+    result = classify("ZH", text, good=["门"], bad=["大门口"])
+    assert result.outcome == Outcome.GOOD and result.step == Step.SURFACE
+    assert highlighted(result, text) == "门"
 
 
 def test_italian_plural_of_a_noun_reaches_the_stem_step_only_when_nothing_else_matched():
@@ -460,3 +477,128 @@ def test_multiword_candidate_is_analysed_but_keeps_its_lemma_words():
     result = classify("IT", "Ha chiamato un vigile del fuoco.", good=["vigili del fuoco"])
     assert result.outcome == Outcome.GOOD
     assert highlighted(result, "Ha chiamato un vigile del fuoco.") == "vigile del fuoco"
+
+
+# --- issue 22: specificity decides GOOD/BAD conflicts on one span (SPEC §8 step 4, docs/MATCHING.md) ---------------
+
+
+def sides(result: MatchResult) -> list[tuple[str, str, bool]]:
+    return [(m.side, m.text, m.outranked) for m in result.matches]
+
+
+def test_russian_good_as_typed_outranks_bad_found_through_the_lemma_of_the_same_word():
+    # MuCoW EN-RU "acre": GOOD акра, BAD акр; «акра» is the word itself, and its lemma is акр
+    text = "Вы сможете кормить десять людей с одного акра."
+    result = classify("RU", text, good=["акра"], bad=["акр"])
+    assert result.outcome == Outcome.GOOD and result.omega_text == "акра"
+    assert result.both_matched is False
+    assert highlighted(result, text) == "акра"
+    assert sides(result) == [("good", "акра", False), ("bad", "акр", True)]
+    assert result.to_dict()["matches"][1]["outranked"] is True
+    # the same rule the other way round: BAD as typed outranks GOOD through the lemma
+    reverse = classify("RU", text, good=["акр"], bad=["акра"])
+    assert reverse.outcome == Outcome.BAD and reverse.omega_text == "акра" and reverse.both_matched is False
+    assert sides(reverse) == [("good", "акр", True), ("bad", "акра", False)]
+
+
+def test_russian_written_form_outranks_the_same_lemma_elsewhere_in_the_translation():
+    # «без тоника» holds the GOOD candidate as written; its lemma тоник is the BAD candidate, which «с тоником»
+    # matches only through its lemma: the analysis cannot tell the two candidates apart there either
+    text = "Два джина с тоником, двойной джин, без тоника."
+    result = classify("RU", text, good=["тоника"], bad=["тоник"])
+    assert result.outcome == Outcome.GOOD and highlighted(result, text) == "тоника"
+    assert sides(result) == [("good", "тоника", False), ("bad", "тоник", True)]
+
+
+def test_a_bad_candidate_of_another_lemma_found_through_its_lemma_still_counts():
+    # specificity is per span (and lemma): «spari» is sparo's plural, nowhere near the written GOOD «goccio»
+    text = "Ha bevuto un goccio dopo gli spari."
+    result = classify("IT", text, good=["goccio"], bad=["sparo"])
+    assert result.outcome == Outcome.BAD and result.both_matched is True
+    assert highlighted(result, text) == "spari"
+    assert sides(result) == [("good", "goccio", False), ("bad", "sparo", False)]
+
+
+def test_equally_specific_matches_on_one_span_are_a_real_conflict():
+    # «стали» is a form of стать and of сталь: both found only through a reading, neither outranks the other
+    result = classify("RU", "Мы стали друзьями.", good=["сталь"], bad=["стать"])
+    assert result.outcome == Outcome.BAD and result.both_matched is True
+    assert sides(result) == [("good", "сталь", False), ("bad", "стать", False)]
+
+
+@pytest.mark.parametrize(
+    ("good", "bad", "outcome", "omega"),
+    [(["Schüsse"], ["Schuss"], Outcome.GOOD, "Schüsse"), (["Schuss"], ["Schüsse"], Outcome.BAD, "Schüsse")],
+)
+def test_german_inflected_candidate_as_typed_outranks_its_lemma(good, bad, outcome, omega):
+    text = "Im Wald fielen zwei Schüsse."
+    result = classify("DE", text, good=good, bad=bad)
+    assert result.outcome == outcome and result.omega_text == omega and result.both_matched is False
+    assert highlighted(result, text) == "Schüsse"
+    loser = bad[0] if outcome == Outcome.GOOD else good[0]
+    assert [m.text for m in result.matches if m.outranked] == [loser]
+
+
+def czech(words: list[tuple[str, str, tuple[str, ...]]]) -> Analysis:
+    """A Czech-like analysis built by hand: (word, lemma, other readings), one token per word."""
+    spans, position = [], 0
+    for word, _, _ in words:
+        spans.append((position, position + len(word)))
+        position += len(word) + 1
+    return Analysis(
+        text=" ".join(word for word, _, _ in words),
+        tokens=tuple(word for word, _, _ in words),
+        token_spans=tuple(spans),
+        words=tuple(word for word, _, _ in words),
+        lemmas=tuple(lemma for _, lemma, _ in words),
+        upos=(None,) * len(words),
+        word_token=tuple(range(len(words))),
+        readings=tuple(more for _, _, more in words),
+    )
+
+
+def test_czech_like_inflected_pair_on_one_word_and_on_two():
+    # «zámku» (locative of zámek): GOOD zámku as typed, BAD zámek only through the lemma
+    castle = czech([("Bydlí", "bydlet", ()), ("v", "v", ()), ("zámku", "zámek", ()), (".", ".", ())])
+    candidates = [compile_candidate("zámku", "good"), compile_candidate("zámek", "bad")]
+    result = match_translation(castle, candidates)
+    assert result.outcome == Outcome.GOOD and result.omega is not None
+    assert result.omega.span == (8, 13) and result.omega.step == Step.WORD
+    assert [(m.text, m.outranked) for m in result.matches] == [("zámku", False), ("zámek", True)]
+    # a second word that is zámek itself, as written: BAD found as written too, on its own span, is a real BAD
+    two = czech([("zámek", "zámek", ()), ("a", "a", ()), ("zámku", "zámek", ())])
+    both = match_translation(two, candidates)
+    assert both.outcome == Outcome.BAD and both.both_matched is True
+    assert both.omega is not None and both.omega.span == (0, 5) and not both.omega.outranked
+    # a reading (not the first lemma) is analysis too: «hradu» read as hrad or hradit; GOOD hradu as typed wins
+    fort = czech([("u", "u", ()), ("hradu", "hrad", ("hradit",))])
+    verdict = match_translation(fort, [compile_candidate("hradit", "bad"), compile_candidate("hradu", "good")])
+    assert verdict.outcome == Outcome.GOOD and verdict.omega_text == "hradu"
+
+
+@settings(max_examples=200, deadline=None)
+@given(sequence=st.lists(_words, max_size=8), tokens=_candidate_tokens())
+def test_every_place_of_a_candidate_is_a_run_and_the_first_is_the_leftmost(sequence: list[str], tokens: list[str]):
+    # the specificity pass lists every place of a matched candidate (``find_all``); steps 2 use the first (``find``)
+    from annotator.domain.matching import _Level
+
+    level = _Level(sequence)
+    pattern = compile_candidate(" ".join(tokens), "good").lemma[0]
+    places = level.find_all(pattern)
+    assert (places[0] if places else None) == level.find(pattern)
+    starts = [
+        start
+        for start in range(len(sequence))
+        if any(
+            _reference(sequence[start:end], tokens) and sequence[start:end][: len(pattern[0])] == list(pattern[0])
+            for end in range(start, len(sequence) + 1)
+        )
+    ]
+    assert [start for start, _ in places] == starts
+    for start, end in places:  # each run is a match that no shorter run from the same start is
+        assert _reference(sequence[start:end], tokens)
+        assert not any(
+            _reference(sequence[start:shorter], tokens)
+            and sequence[start:shorter][: len(pattern[0])] == list(pattern[0])
+            for shorter in range(start, end)
+        )

@@ -118,11 +118,15 @@ def test_refused_when_the_change_predates_undo() -> None:
 
 
 def test_workflow_permissions_hold_for_the_reverse_step() -> None:
-    # a translator's own discard: reopening a discarded item is for leads
+    # a translator may take back their own discard while it is the item's last change (issue 21) ...
     log = Log()
     log.change(IVO, "discard", workflow.discard(IVO, log.state, DiscardReason.IDIOM))
-    with pytest.raises(PermissionDenied, match="only a lead may reopen a discarded item"):
-        undo.plan_undo(IVO, log.state, log.history)
+    assert undo.plan_undo(IVO, log.state, log.history).restored.status is Status.PENDING
+    # ... but not someone else's: reopening a discarded item is for leads
+    with pytest.raises(PermissionDenied, match=r"only a lead .* may reopen a discarded item"):
+        undo.check_may_reverse(
+            IVO, replace(START, status=Status.DISCARDED, status_by="ines"), replace(START, status=Status.PENDING)
+        )
     # a lead's resolution cannot be undone by the translator who flagged the item (it is the lead's change)
     log = Log(replace(START, status=Status.IN_PROGRESS))
     log.change(IVO, "discuss", workflow.flag_discuss(IVO, log.state, "regional?"))
@@ -146,6 +150,18 @@ def test_describe_names_the_change() -> None:
     assert undo.describe(replace(entry, action="done", detail={})) == "Done"
     assert undo.describe(replace(entry, action="undo", detail={"undid": "done"})) == "undo of Done"
     assert undo.describe(replace(entry, action="undo", detail={"undid": "remove"})) == "undo of removing"
+
+
+def test_the_outcome_of_an_undo_and_of_a_redo_name_the_change() -> None:
+    log = Log()
+    log.change(
+        IVO, "add", workflow.add_candidate(IVO, log.state, Side.GOOD, Candidate("sorso")), {"candidate": "sorso"}
+    )
+    plan = undo.plan_undo(IVO, log.state, log.history)
+    assert undo.outcome(plan, log.history) == "Undone: adding sorso."
+    log.undo(IVO)
+    redo = undo.plan_undo(IVO, log.state, log.history)
+    assert undo.outcome(redo, log.history) == "Redone: adding sorso."  # not "Undone: undo of adding."
 
 
 def test_a_damaged_record_restores_nothing() -> None:

@@ -11,7 +11,7 @@ from conftest import build_demo, dump
 
 from annotator.domain.model import DiscardReason, ItemLanguage, Origin, Side, Status, User
 from annotator.domain.undo import UndoRefused
-from annotator.errors import ConflictError, PermissionDenied
+from annotator.errors import ConflictError
 from annotator.project import Project
 from annotator.services.curation import CurationService
 
@@ -137,10 +137,16 @@ def test_nothing_to_undo_stale_page_and_old_changes_are_refused(demo: Project) -
 def test_workflow_permissions_hold_for_undo(demo: Project) -> None:
     ivo, lena = service(demo, "translator"), service(demo, "lead")
     state = ivo.discard(ITEM, LANG, DiscardReason.IDIOM, "", ivo.view(ITEM, LANG).state.version)
+    state = ivo.undo(ITEM, LANG, state.version)  # issue 21: a translator takes back their own discard
+    assert (state.status, state.discard_reason, state.status_by) == (Status.PENDING, None, None)
+    state = ivo.discard(ITEM, LANG, DiscardReason.IDIOM, "", state.version)
+    with demo.db.write() as conn:  # someone else's discard (here: recorded as the lead's) is not the translator's
+        demo.repo.save_item_language(conn, replace(state, status_by="lead"), state.version, "lead", "edit", {})
     before = dump(demo)
-    with pytest.raises(PermissionDenied, match="only a lead may reopen a discarded item"):
-        ivo.undo(ITEM, LANG, state.version)
+    with pytest.raises(UndoRefused, match="lead changed"):
+        ivo.undo(ITEM, LANG, state.version + 1)
     assert dump(demo) == before
+    state = lena.view(ITEM, LANG).state
     # a lead's resolution: the translator who flagged the item cannot undo it, the lead can
     state = lena.reopen(ITEM, LANG, state.version)
     state = ivo.flag_discuss(ITEM, LANG, "regional?", state.version)

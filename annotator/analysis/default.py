@@ -288,7 +288,7 @@ class DefaultAnalyser:
         for token, start, end in _split_clitics(raw, 0, code):
             expansion = contractions.get(token.casefold().replace("’", "'"))
             if expansion is not None:
-                analysed = tuple(
+                analysed: tuple[tuple[str, str, tuple[str, ...], str], ...] = tuple(
                     (word[:1].upper() + word[1:] if position == 0 and token[:1].isupper() else word, lemma, (), "")
                     for position, (word, lemma) in enumerate(expansion)
                 )

@@ -30,6 +30,8 @@ import simplemma
 from simplemma.strategies import DefaultStrategy
 from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
 
+from annotator.private_files import make_private_folder
+
 logger = logging.getLogger(__name__)
 
 CACHE_ENV = "ANNOTATOR_CACHE_DIR"
@@ -168,7 +170,7 @@ def _decode(blob: bytes, fingerprint: str) -> HashedDictionary:
 
 def _write_atomic(path: Path, data: bytes) -> None:
     """Write under a temporary name in the same folder and rename, so a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_folder(path.parent)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
@@ -221,71 +223,9 @@ class CachedDictionaryFactory:
             pass
         except (OSError, ValueError) as error:
             logger.info("rebuilding the cached simplemma dictionary %s (%s)", path, error)
-        source = _decoded(lang)  # raises ValueError for an unknown language
+        source = DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)  # simplemma's own; ValueError for an unknown language
         _in_background(_store_copy, path, source, fingerprint)
         return source
-
-
-def _decoded(lang: str) -> Mapping[str, str]:
-    """simplemma's dictionary of ``lang`` for a first-ever run: its data decoded by ``decode_front_coded`` (the same
-    entries, faster), else — another data format, a stream that does not decode cleanly — by simplemma itself."""
-    try:
-        from simplemma.strategies.dictionaries import dictionary_factory, frontcode
-
-        data = dictionary_factory._read_decompressed(lang)  # ValueError for an unknown language: raised
-        entries = decode_front_coded(data, frontcode)
-    except (ImportError, AttributeError):
-        entries = None
-    if entries is None:
-        return DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)
-    return dictionary_factory.MappingStrToByteString(entries)
-
-
-def decode_front_coded(data: bytes, frontcode: Any) -> dict[bytes, bytes] | None:
-    """simplemma's front-coded dictionary stream as the dict its ``frontcode._decode_stream`` builds, or None when
-    this loop can't vouch for the result (reversed keys, a damaged stream, repeated keys): then simplemma decodes it.
-
-    The same records in the same order as simplemma's decoder, with its per-record generator and tuples left out
-    (the cold start-up of one language is mostly this loop: German has 1.1 million entries).
-    """
-    try:
-        reverse, count, pos = frontcode._read_header(data)
-    except (ValueError, IndexError):
-        return None
-    if reverse:
-        return None
-    varint, same_as_previous, literal = frontcode._read_varint, frontcode._SAME_AS_PREV, frontcode._LITERAL_VALUE
-    size = len(data)
-    out: dict[bytes, bytes] = {}
-    key = value = b""
-    try:
-        while pos < size:
-            shared = data[pos]
-            suffix = data[pos + 1]
-            if shared < 0x80 and suffix < 0x80:  # one-byte lengths: nearly every record
-                pos += 2
-            else:
-                shared, pos = varint(data, pos)
-                suffix, pos = varint(data, pos)
-            end = pos + suffix
-            key = key[:shared] + data[pos:end] if shared else data[pos:end]
-            trim = data[end]
-            if trim == same_as_previous:
-                pos = end + 1
-            else:
-                length = data[end + 1]
-                if length < 0x80:
-                    start = end + 2
-                else:
-                    length, start = varint(data, end + 1)
-                pos = start + length
-                value = data[start:pos] if trim == literal else key[: len(key) - trim] + data[start:pos]
-            out[key] = value
-    except IndexError:
-        return None
-    if pos != size or len(out) != count:  # overran the end, or a repeated key: simplemma's own checks decide
-        return None
-    return out
 
 
 _WRITERS: list[threading.Thread] = []
@@ -383,16 +323,12 @@ def _decode_freq(blob: bytes, fingerprint: str) -> tuple[dict[str, int], int]:
 def jieba_tokenizer(root: Path | None = None) -> Any:
     """An initialised ``jieba.Tokenizer`` whose prefix dictionary is read from the cache folder when it is there.
 
-    It is a ``FastTokenizer`` (``annotator.analysis.chinese``): jieba's segmentation, the same words, faster.
-
     jieba's own cache is a marshalled dict (0.6-0.8 s to load); this copy loads in about a third of that. A missing,
     stale or corrupt copy is rebuilt after jieba's own ``initialize`` (whose cache also lives in the folder).
     """
     import jieba
 
-    from annotator.analysis.chinese import FastTokenizer
-
-    tokenizer = FastTokenizer()
+    tokenizer = jieba.Tokenizer()
     folder = (root or cache_root()) / "jieba"
     path = folder / f"freq.v{FORMAT}.bin"
     fingerprint = _jieba_fingerprint(jieba)
@@ -405,7 +341,7 @@ def jieba_tokenizer(root: Path | None = None) -> Any:
     except (OSError, ValueError) as error:
         logger.info("rebuilding the cached jieba dictionary %s (%s)", path, error)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_folder(folder)
         tokenizer.tmp_dir = str(folder)
     except OSError:
         pass  # jieba then keeps its cache in the system's temporary folder

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal, ParamSpec
 
 import streamlit as st
 
@@ -29,8 +29,8 @@ from annotator.domain.model import (
     User,
 )
 from annotator.domain.undo import BEFORE_KEY
-from annotator.errors import ConflictError, RowProblemsError, UserError
-from annotator.services.curation import ItemView
+from annotator.errors import ConflictError, DatabaseUnavailableError, RowProblemsError, UserError
+from annotator.services.curation import CurationService, ItemView
 from annotator.services.read_model import QueueEntry
 
 STATUS_LABEL = {
@@ -40,7 +40,8 @@ STATUS_LABEL = {
     Status.DISCUSS: "DISCUSS",
     Status.DISCARDED: "discarded",
 }
-STATUS_COLOR = {
+BadgeColor = Literal["red", "orange", "yellow", "blue", "green", "violet", "gray", "grey", "primary"]
+STATUS_COLOR: dict[Status, BadgeColor] = {
     Status.PENDING: "gray",
     Status.IN_PROGRESS: "blue",
     Status.DONE: "green",
@@ -53,14 +54,29 @@ REASON_LABEL = {
     DiscardReason.INSUFFICIENT_CONTEXT: "insufficient context",
     DiscardReason.OTHER: "other (note required)",
 }
+#: A discard reason as a sentence names it ("Discarded: other — too vague"), without the form's hint.
+REASON_NAME = {
+    DiscardReason.IDIOM: "idiom",
+    DiscardReason.PROPER_NOUN: "proper noun",
+    DiscardReason.INSUFFICIENT_CONTEXT: "insufficient context",
+    DiscardReason.OTHER: "other",
+}
 SIDE_NAME = {Side.GOOD: "GOOD", Side.BAD: "BAD"}
+_Params = ParamSpec("_Params")
+#: Session key: the text inputs' values kept when a database fault stopped the page (``database_faults_shown``).
+_KEPT_INPUTS_KEY = "database_fault_kept_inputs"
+#: Session key: an action said the database is not answering; the page, failing too, need not say it again.
+_ACTION_FAULT_KEY = "database_fault_in_action"
 CANDIDATE_PLACEHOLDER = "goccio · prendersi * permesso · [sparare]_VERB"
 __all__ = ["code", "md", "synset_md"]  # re-exported: pages use components.md / components.code
 
 
-def candidate_error_message(error: CandidateError) -> str:
-    """The rule's own message plus the rule name and the text, as SPEC §3 asks."""
-    return f"{error.message} (rule: {error.rule}; text: {error.text!r})"
+def candidate_error_message(error: CandidateError, lead: bool = True) -> str:
+    """The rule's own message and the text, as SPEC §3 asks; the rule's id only for leads (it means nothing to a
+    translator, issue 21)."""
+    if lead:
+        return f"{error.message} (rule: {error.rule}; text: {error.text!r})"
+    return f"{error.message} (text: {error.text!r})"
 
 
 def status_badge(status: Status) -> None:
@@ -75,8 +91,13 @@ def lazy_expander(label: str, key: str, expanded: bool = False) -> Any:
 # --- callbacks: one service call each -------------------------------------------------------------------
 
 
+def click_action(*args: Any, **kwargs: Any) -> None:
+    """``run_action`` as a button's ``on_click`` (which returns nothing)."""
+    run_action(*args, **kwargs)
+
+
 def run_action(
-    method: str,
+    method: Callable[..., Any],
     args: tuple[Any, ...],
     success: str | Callable[[Any], str],
     reset: Mapping[str, Any] | None = None,
@@ -84,14 +105,19 @@ def run_action(
     after: Callable[[Any], None] | None = None,
     was: Status | None = None,
 ) -> bool:
-    """Call ``CurationService.<method>(*args)`` and report the outcome; True when it was saved.
+    """Call ``method`` (a ``CurationService`` method, e.g. ``CurationService.mark_done``) with the service acting
+    for the user logged in now and ``args``, and report the outcome; True when it was saved.
 
     Inputs named in ``reset`` are cleared only on success, so a refused or conflicting change keeps what the
     user typed and they can redo it against the current state. ``was`` is the status the page showed: given, the
-    session's progress counts are moved from it to the saved status instead of re-read (see ``_moved_progress``).
+    session's progress counts are moved from it to the saved status instead of re-read (see ``moved_progress``).
     """
     try:
-        result = getattr(state.service(), method)(*args)
+        result = method(state.service(), *args)
+    except DatabaseUnavailableError as error:  # this action's change, whichever step of it failed
+        state.flash("error", error.unsaved_message)
+        st.session_state[_ACTION_FAULT_KEY] = True
+        return False
     except ConflictError as error:
         state.flash("error", f"Not saved — conflict. {error}")
         return False
@@ -101,7 +127,7 @@ def run_action(
     except UserError as error:
         state.flash("error", str(error))
         return False
-    _moved_progress(was, result)
+    moved_progress(was, result)
     for key, value in (reset or {}).items():
         st.session_state[key] = value
     message = success(result) if callable(success) else success
@@ -111,7 +137,37 @@ def run_action(
     return True
 
 
-def _moved_progress(was: Status | None, result: Any) -> None:
+def database_faults_shown(run: Callable[_Params, None]) -> Callable[_Params, None]:
+    """Wrap the app's whole run, and each fragment (a fragment reruns alone, outside it): a database that stops
+    answering (a PostgreSQL restart, a full disk) while the page is read shows one message saying whether the last
+    change was saved, never a traceback.
+
+    An action's own message ("your last change was not saved", from ``run_action``) and the others it queued are
+    drawn here instead, once, with a "Try again" button (a click runs the page again).
+    The inputs the page could not draw are gone from the browser, so their text is kept and set again before
+    the next run draws them: what the user typed is there to redo.
+    """
+
+    @functools.wraps(run)
+    def guarded(*args: _Params.args, **kwargs: _Params.kwargs) -> None:
+        for key, value in st.session_state.pop(_KEPT_INPUTS_KEY, {}).items():
+            st.session_state[key] = value  # set before its widget is drawn: the browser shows the kept text
+        try:
+            run(*args, **kwargs)
+        except DatabaseUnavailableError as error:
+            said = st.session_state.pop(_ACTION_FAULT_KEY, False)  # the action's message is queued: enough
+            state.show_flash_messages([*state.take_flashes(), *([] if said else [("error", str(error))])])
+            st.session_state[_KEPT_INPUTS_KEY] = {
+                key: value for key, value in st.session_state.items() if isinstance(value, str) and value
+            }
+            st.button("Try again", key=f"database_retry|{run.__qualname__}", icon=":material/refresh:")
+            st.stop()
+        st.session_state.pop(_ACTION_FAULT_KEY, None)
+
+    return guarded
+
+
+def moved_progress(was: Status | None, result: Any) -> None:
     """Keep the session's cached progress counts right after one saved change.
 
     An edit (add, remove, move) changes at most the item's status (pending → in progress): when the status the page
@@ -136,7 +192,14 @@ def _add(item: Item, lang: str, side: Side, version: int, input_key: str, was: S
     def saved(_result: Any) -> str:
         return f"Added {parse_candidate(raw, item.target.pos).format()} to {SIDE_NAME[side]}."
 
-    run_action("add_candidate", (item.id, lang, side, raw, version), saved, reset={input_key: ""}, toast=True, was=was)
+    run_action(
+        CurationService.add_candidate,
+        (item.id, lang, side, raw, version),
+        saved,
+        reset={input_key: ""},
+        toast=True,
+        was=was,
+    )
 
 
 def _add_many(item_id: str, lang: str, side: Side, version: int, input_key: str) -> None:
@@ -145,20 +208,20 @@ def _add_many(item_id: str, lang: str, side: Side, version: int, input_key: str)
     def saved(_result: Any) -> str:
         return f"Added {sum(1 for line in lines if line.strip())} candidate(s) to {SIDE_NAME[side]}."
 
-    run_action("add_candidates", (item_id, lang, side, lines, version), saved, reset={input_key: ""})
+    run_action(CurationService.add_candidates, (item_id, lang, side, lines, version), saved, reset={input_key: ""})
 
 
 def _remove(item_id: str, lang: str, entry: CandidateEntry | str, version: int, was: Status | None = None) -> None:
     """Remove a candidate (``entry`` is its key alone when the page no longer lists it: the service decides)."""
     message = f"Removed {_shown(entry)}."
-    run_action("remove_candidate", (item_id, lang, _key(entry), version), message, toast=True, was=was)
+    run_action(CurationService.remove_candidate, (item_id, lang, _key(entry), version), message, toast=True, was=was)
 
 
 def _move(
     item_id: str, lang: str, entry: CandidateEntry | str, to: Side, version: int, was: Status | None = None
 ) -> None:
     message = f"Moved {_shown(entry)} to {SIDE_NAME[to]}."
-    run_action("move_candidate", (item_id, lang, _key(entry), to, version), message, toast=True, was=was)
+    run_action(CurationService.move_candidate, (item_id, lang, _key(entry), to, version), message, toast=True, was=was)
 
 
 def _key(entry: CandidateEntry | str) -> str:
@@ -173,7 +236,7 @@ def _row_clicked(key: str, item_id: str, il: ItemLanguage, side: Side, editable:
     """A Move / Remove click in a candidate list (``candidate_rows``), made with the version the page showed.
 
     A read-only list ignores clicks, as Streamlit ignores a click on a disabled button. The progress counts are
-    moved only when the page showed the version this list was drawn from (see ``_moved_progress``).
+    moved only when the page showed the version this list was drawn from (see ``moved_progress``).
     """
     click = candidate_rows.clicked(key) if editable else None
     if click is None:
@@ -193,7 +256,11 @@ def _discuss(item_id: str, lang: str, version: int, note_key: str, after: Callab
         state.flash("error", "DISCUSS needs a note saying what to discuss.")
         return
     run_action(
-        "flag_discuss", (item_id, lang, note, version), "Flagged DISCUSS for a lead.", reset={note_key: ""}, after=after
+        CurationService.flag_discuss,
+        (item_id, lang, note, version),
+        "Flagged DISCUSS for a lead.",
+        reset={note_key: ""},
+        after=after,
     )
 
 
@@ -202,10 +269,11 @@ def _discard(
 ) -> None:
     reason = st.session_state.get(reason_key)
     note = st.session_state.get(note_key) or ""
+    suffix = f" — {note.strip()}" if note.strip() else ""
     run_action(
-        "discard",
+        CurationService.discard,
         (item_id, lang, reason, note, version),
-        f"Discarded ({REASON_LABEL.get(reason, reason) if reason else ''}).",
+        f"Discarded: {REASON_NAME.get(reason, reason) if reason else ''}{suffix}.",
         reset={reason_key: None, note_key: ""},
         after=after,
     )
@@ -216,7 +284,7 @@ def _resolve(item_id: str, lang: str, version: int, keys: dict[str, str]) -> Non
     comment = st.session_state.get(keys["comment"]) or ""
     reason = st.session_state.get(keys["reason"])
     run_action(
-        "resolve",
+        CurationService.resolve,
         (item_id, lang, to, comment, version, reason),
         f"Resolved as {STATUS_LABEL[Status(to)]}.",
         reset={keys["comment"]: "", keys["reason"]: None},
@@ -225,7 +293,7 @@ def _resolve(item_id: str, lang: str, version: int, keys: dict[str, str]) -> Non
 
 def _comment(item_id: str, lang: str, key: str) -> None:
     text = st.session_state.get(key) or ""
-    run_action("comment", (item_id, lang, text), "Comment added.", reset={key: ""}, toast=True)
+    run_action(CurationService.comment, (item_id, lang, text), "Comment added.", reset={key: ""}, toast=True)
 
 
 # --- the item card ---------------------------------------------------------------------------------------
@@ -451,8 +519,8 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
                 "✔ Done",
                 key=f"{prefix}done",
                 type="primary",
-                on_click=run_action,
-                args=("mark_done", (item.id, il.lang, il.version), "Marked done."),
+                on_click=click_action,
+                args=(CurationService.mark_done, (item.id, il.lang, il.version), "Marked done."),
                 kwargs={"after": after},
                 help="Save this item-language as curated (needs at least one GOOD candidate).",
             )
@@ -496,8 +564,8 @@ def render_status_actions(view: ItemView, user: User, prefix: str, after: Callab
         st.button(
             "↺ Reopen",
             key=f"{prefix}reopen",
-            on_click=run_action,
-            args=("reopen", (item.id, il.lang, il.version), "Reopened."),
+            on_click=click_action,
+            args=(CurationService.reopen, (item.id, il.lang, il.version), "Reopened."),
             help="Translators reopen their own done items; leads reopen anything.",
         )
 
@@ -537,7 +605,8 @@ def render_resolve_form(view: ItemView, prefix: str) -> None:
 # --- history and discussion ------------------------------------------------------------------------------
 
 
-def _detail(entry: HistoryEntry) -> str:
+def history_detail(entry: HistoryEntry) -> str:
+    """A history row's detail as people read it (the state undo restores left out)."""
     parts = []
     for key, value in entry.detail.items():
         if value in ("", None, [], {}) or key == BEFORE_KEY:  # the state undo restores: not for reading
@@ -553,7 +622,7 @@ def render_history(view: ItemView) -> None:
             "when (UTC)": h.at[:19].replace("T", " "),
             "who": h.user,
             "action": h.action,
-            "detail": _detail(h),
+            "detail": history_detail(h),
             "v": h.version,
         }
         for h in reversed(view.history)

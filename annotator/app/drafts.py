@@ -33,7 +33,8 @@ class DraftStore:
 
     def get(self, user: str, key: str) -> Any:
         with self._lock:
-            return self._by_user.get(user, {}).get(key)
+            entries = self._by_user.get(user)
+            return None if entries is None else entries.get(key)
 
     def put(self, user: str, key: str, value: Any) -> None:
         """Remember ``value`` (None or "" forgets the key); values too long to be a draft are not kept."""

@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from annotator.app.components import database_faults_shown
 from annotator.app.safe_text import md
 from annotator.app.state import get_project, require_lead
 from annotator.domain.jobs import Job, JobKind, JobState
@@ -34,7 +35,7 @@ def start_button(
     except UserError as error:
         st.error(md(error))
         return None
-    st.info(f"Job {job.id} ({kind.value}) started in the background; its progress is shown under Jobs.")
+    st.info(f"Job {job.id} ({kind.value}) started in the background; its progress and outcome are shown below.")
     st.session_state.setdefault(SEEN_ACTIVE_KEY, set()).add(job.id)
     return job
 
@@ -70,24 +71,44 @@ def _render_job(job: Job) -> None:
                 st.caption(md(f"⚠ {warning}"))
 
 
+def _rerun_when_ended(shown: Sequence[Job]) -> None:
+    """Remember the running jobs among ``shown``; when one this session watched has ended, redraw the whole page
+    around it with the new data. Several panels (one per start button) share the set, each minding its own jobs."""
+    seen: set[int] = st.session_state.setdefault(SEEN_ACTIVE_KEY, set())
+    ended = {job.id for job in shown if job.id in seen and not job.active}
+    seen.difference_update(ended)
+    seen.update(job.id for job in shown if job.active)
+    if ended:
+        st.rerun(scope="app")
+
+
 @st.fragment(run_every=REFRESH_SECONDS)
-def render_jobs(kinds: Sequence[JobKind] | None = None) -> None:
-    """The latest job of each kind (progress and cancel while it runs), and the recent ones in a table."""
+@database_faults_shown
+def render_job_status(kind: JobKind) -> None:
+    """Under a start button: the latest job of ``kind`` — its progress and Cancel while it runs, how it ended after."""
+    latest = jobs.list_jobs(get_project(), limit=1, kinds=[kind])
+    if latest:
+        _render_job(latest[0])
+    _rerun_when_ended(latest)
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+@database_faults_shown
+def render_jobs(kinds: Sequence[JobKind] | None = None, latest: bool = True) -> None:
+    """The latest job of each kind (progress and cancel while it runs; left out with ``latest=False`` where each
+    start button shows its own), and the recent ones in a table."""
     recent = jobs.list_jobs(get_project(), limit=20, kinds=kinds)
     st.subheader("Jobs")
     if not recent:
         st.caption("No background job yet.")
         return
-    latest: dict[JobKind, Job] = {}
-    for job in recent:
-        latest.setdefault(job.kind, job)
-    for job in sorted(latest.values(), key=lambda j: j.id, reverse=True):
-        _render_job(job)
-    active = {job.id for job in recent if job.active}
-    seen = st.session_state.get(SEEN_ACTIVE_KEY, set())
-    st.session_state[SEEN_ACTIVE_KEY] = active
-    if seen - active:  # a job this lead watched has ended: redraw the page around it with the new data
-        st.rerun(scope="app")
+    if latest:
+        newest: dict[JobKind, Job] = {}
+        for job in recent:
+            newest.setdefault(job.kind, job)
+        for job in sorted(newest.values(), key=lambda j: j.id, reverse=True):
+            _render_job(job)
+    _rerun_when_ended(recent)
     with st.expander("Recent jobs"):
         st.dataframe(
             [

@@ -21,6 +21,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotator.app import clear_cache_guard, guidelines, state
+from annotator.app.components import database_faults_shown
 from annotator.app.safe_text import md
 from annotator.domain.model import User
 from annotator.errors import UserError
@@ -29,6 +30,20 @@ LOG = logging.getLogger("annotator.app")
 HERE = Path(__file__).resolve().parent
 PAGES = HERE / "pages"
 CURATE_PAGE = PAGES / "curate.py"
+#: Puts the cursor in "User name" when the log-in form appears (Streamlit's text inputs take no autofocus), unless
+#: the person is already typing somewhere; tried for a second while the form is still being drawn.
+FOCUS_USER_NAME = """<script>
+(() => {
+  let tries = 0;
+  const focus = () => {
+    const box = document.querySelector('input[aria-label="User name"]');
+    const idle = !document.activeElement || document.activeElement === document.body;
+    if (box && idle) { box.focus(); return; }
+    if (!box && tries++ < 20) setTimeout(focus, 50);
+  };
+  focus();
+})();
+</script>"""
 
 
 def optional_page(module_name: str, title: str, url_path: str, icon: str) -> st.Page | None:
@@ -65,6 +80,7 @@ def build_pages(user: User | None) -> dict[str, list[st.Page]]:
         st.Page(PAGES / "evaluate.py", title="Evaluate", url_path="evaluate", icon=":material/analytics:"),
         st.Page(PAGES / "project.py", title="Project", url_path="project", icon=":material/settings:"),
         st.Page(PAGES / "agreement.py", title="Agreement", url_path="agreement", icon=":material/compare:"),
+        st.Page(PAGES / "people.py", title="People", url_path="people", icon=":material/manage_accounts:"),
     ]
     for module, title, path, icon in (("annotator.app.pages.dataset", "Dataset", "dataset", ":material/dataset:"),):
         page = optional_page(module, title, path, icon)
@@ -139,6 +155,7 @@ def login_form() -> None:
         name = st.text_input("User name", key="login_name", autocomplete="username")
         password = st.text_input("Password", type="password", key="login_password", autocomplete="current-password")
         submitted = st.form_submit_button("Log in", type="primary")
+    st.html(FOCUS_USER_NAME, unsafe_allow_javascript=True)
     ended = st.session_state.get(state.ENDED_KEY)
     if submitted:
         try:
@@ -163,6 +180,7 @@ def sidebar(user: User) -> None:
             st.button("Log out", key="logout", on_click=state.logout)
 
 
+@database_faults_shown
 def main() -> None:
     st.set_page_config(
         page_title="annotator", page_icon="📝", layout="wide"

@@ -7,10 +7,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from annotator.atomic_files import cannot_write
 from annotator.evaluation.inputs import SKIP_REASONS, SkippedLine, format_skipped
 from annotator.evaluation.presenters import format_metrics_table
 from annotator.evaluation.report import write_leaderboard
-from annotator.evaluation.run import ANALYSERS, default_out_dir, run_evaluation
+from annotator.evaluation.run import ANALYSERS, default_out_dir, run_evaluation, write_results
 from annotator.progress import TerminalProgress
 
 
@@ -68,9 +69,13 @@ def run(args: argparse.Namespace) -> int:
         args.translations,
         args.analyser,
         stanza_models=args.stanza_models,
-        out_dir=out_dir,
         progress=TerminalProgress("evaluate"),
     )
+    try:  # written after the inputs were read: an OSError here is the output folder's (a full disk, no rights)
+        write_results(result, out_dir)
+        written = write_leaderboard(result, out_dir) if getattr(args, "leaderboard", False) else {}
+    except OSError as error:
+        raise cannot_write(out_dir, error) from error
     print(format_metrics_table(result.metrics))
     counts = {outcome: len(result.with_outcome(outcome)) for outcome in ("GOOD", "BAD", "MISS")}
     print(
@@ -81,7 +86,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"{format_skipped(result.skipped)} (not scored):")
         print("\n".join(skipped_listing(result.skipped_lines, result.skipped_count)))
     print(f"wrote {out_dir / 'analysed.jsonl'} and {out_dir / 'metrics.json'}", file=sys.stderr)
-    if getattr(args, "leaderboard", False):
-        written = write_leaderboard(result, out_dir)
+    if written:
         print(f"wrote {', '.join(str(path) for path in written.values())}", file=sys.stderr)
     return 0

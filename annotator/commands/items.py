@@ -16,7 +16,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "import", help="import items from CSV, TSV, XLSX or JSONL (all-or-nothing; re-import is a no-op)"
     )
     add_data_option(importer)
-    importer.add_argument("file", help="item file: columns id?, sentence, target or start/end, lemma, pos, synset")
+    importer.add_argument(
+        "file",
+        help="item file (columns id?, sentence, target or start/end, lemma, pos, synset, domain?) "
+        "or a WSD-framework FILE.data.xml",
+    )
     importer.add_argument("--force", action="store_true", help="replace changed items even if they have curated work")
     importer.add_argument(
         "--format",
@@ -25,6 +29,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="mucow: a MuCoW suite (<pair>.key.txt + .text.txt) as items with GOOD/BAD sets, no synsets",
     )
     importer.add_argument("--lang", help="with --format mucow: the target language (default: from en-de → DE)")
+    importer.add_argument(
+        "--gold", help="WSD-framework XML (FILE.data.xml): its gold key file (default: FILE.gold.key.txt beside it)"
+    )
+    importer.add_argument(
+        "--first-key", action="store_true", help="WSD-framework XML: keep the first of several gold keys (else skipped)"
+    )
     importer.set_defaults(func=run_import)
     limits.register(subparsers)  # the bounds every file read obeys, next to the import they mostly concern
 
@@ -46,11 +56,24 @@ def run_import(args: argparse.Namespace) -> int:
     if getattr(args, "format", "items") == "mucow":
         from annotator.services.import_mucow import import_mucow
 
-        report = import_mucow(open_project(args), args.file, args.lang)
+        mucow = import_mucow(open_project(args), args.file, args.lang)
         print(
-            f"{args.file}: {report.added} MuCoW items added in {report.lang}, {report.unchanged} already there "
-            f"({report.approximate_spans} with an approximate target span); no synsets (source 'mucow:')"
+            f"{args.file}: {mucow.added} MuCoW items added in {mucow.lang}, {mucow.unchanged} already there "
+            f"({mucow.approximate_spans} with an approximate target span); no synsets (source 'mucow:')"
         )
+        return 0
+    if args.file.lower().endswith(".xml") or args.gold:
+        from annotator.services.import_wsd import import_wsd_xml
+
+        wsd = import_wsd_xml(
+            open_project(args), args.file, args.gold, first_key=args.first_key, force=args.force,
+            progress=TerminalProgress("importing"),
+        )  # fmt: skip
+        for warning in wsd.report.warnings:
+            print(f"warning: {args.file}: {warning}")
+        for ident, keys in wsd.multi_key:
+            print(f"skipped: {ident}: {len(keys)} gold keys ({' '.join(keys)})")
+        print(f"{args.file}: {wsd.summary()}")
         return 0
     from annotator.services.importing import import_items
 

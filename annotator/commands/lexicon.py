@@ -47,6 +47,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_data_option(use_babelnet)
     use_babelnet.add_argument("--url", default="https://babelnet.io/v9/", help="API base URL")
     use_babelnet.set_defaults(func=run_use_babelnet)
+    use_wordnet = actions.add_parser(
+        "use-wordnet", help="pre-populate from open wordnets (WN-LMF files or wn package ids; no BabelNet key)"
+    )
+    add_data_option(use_wordnet)
+    use_wordnet.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="WN-LMF file (.xml, .xml.gz, .xml.xz) or wn package id (omw-it:1.4)",
+    )
+    use_wordnet.set_defaults(func=run_use_wordnet)
     export = actions.add_parser("export-snapshot", help="freeze the BabelNet response cache as a snapshot file")
     add_data_option(export)
     export.add_argument("out", help="snapshot file to write (.json or .jsonl)")
@@ -114,6 +125,24 @@ def run_use_babelnet(args: argparse.Namespace) -> int:
     settings = project.settings()
     project.save_settings(replace(settings, lexicon=replace(settings.lexicon, provider="babelnet", base_url=args.url)))
     print(f"Lexicon: BabelNet at {args.url} (key from BABELNET_API_KEY or .streamlit/secrets.toml)")
+    return 0
+
+
+def run_use_wordnet(args: argparse.Namespace) -> int:
+    from annotator.lexicon.wordnet import WordnetLexicon, add_lexicons
+
+    project = open_project(args)
+    for info in add_lexicons(project.wordnet_folder, args.sources, TerminalProgress("adding lexicons")):
+        print(f"Lexicon {info.describe()}")
+    try:
+        lexicon = WordnetLexicon(project.wordnet_folder)
+    except UserError as error:
+        print(f"Not switched to the wordnet yet: {error}")
+        return 0
+    settings = project.settings()
+    project.save_settings(replace(settings, lexicon=replace(settings.lexicon, provider="wordnet")))
+    langs = "; ".join(f"{lang}: {' '.join(ids)}" for lang, ids in lexicon.languages().items()) or "none"
+    print(f"Lexicon: wordnet {lexicon.version} (languages {langs})")
     return 0
 
 

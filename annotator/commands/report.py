@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from annotator.atomic_files import cannot_write
 from annotator.reporting.report import write_report
 
 
@@ -29,7 +30,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    paths = write_report(args.folder, args.out, args.stats)
+    try:  # the inputs' own read errors are UserErrors already: an OSError is the output's (a full disk, no rights)
+        paths = write_report(args.folder, args.out, args.stats)
+    except OSError as error:
+        raise cannot_write(args.out or args.folder, error) from error
     for kind, path in paths.items():
         print(f"{kind}: {path}")
     return 0

@@ -154,7 +154,10 @@ class Selection:
         whose copies are all finished, like §6 independent of the export options), translators anonymised."""
         report = agreement_report(self.copy_records, self.languages).to_json()
         ids = self.annotator_ids()
-        for pair in report["pairs"]:  # type: ignore[union-attr]
+        pairs = report["pairs"]
+        if not isinstance(pairs, list):
+            raise TypeError("agreement_report's pairs are a list")
+        for pair in pairs:
             pair["annotators"] = sorted(ids[name] for name in pair["annotators"])
         return report
 
@@ -257,6 +260,7 @@ def dataset_line(item: Item, languages: dict[str, CandidateSetsRow], annotators:
             "synset": item.synset,
             "gloss": item.gloss,
             "source": item.source,
+            **({"domain": item.domain} if item.domain else {}),
             "polysemy_degree": item.polysemy_degree,
             "sense_rank": item.sense_rank,
             "senses": [{"synset": s.synset, "rank": s.rank} for s in sorted(item.senses, key=lambda s: s.rank)],
@@ -346,6 +350,15 @@ def lexicon_info(project: Project, settings: ProjectSettings) -> dict[str, Any]:
         from annotator.lexicon.babelnet import api_version
 
         info.update(version=api_version(config.base_url), base_url=config.base_url)
+    elif config.provider == "wordnet":
+        from annotator.lexicon.wordnet import lexicon_specifiers
+
+        try:
+            specifiers = lexicon_specifiers(project.wordnet_folder)
+        except Exception as error:  # the optional wn library missing, or its database unreadable
+            info["error"] = f"wordnet not readable: {error}"
+        else:
+            info.update(version="+".join(specifiers) or None, lexicons=specifiers)
     return info
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from openpyxl import Workbook
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell, MergedCell
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
@@ -79,7 +79,7 @@ _READ_ONLY_FILL = PatternFill("solid", fgColor="F2F2F2")
 _EDITABLE_HEADER_FILL = PatternFill("solid", fgColor="FFF2CC")
 
 
-def put_text(cell: Cell, text: str) -> None:
+def put_text(cell: Cell | MergedCell, text: str) -> None:
     """Store ``text`` as a string cell whatever it starts with (openpyxl would store ``=…`` as a formula)."""
     if not text:
         return  # an empty cell, not an empty string
@@ -213,7 +213,9 @@ def build_workbook(project: Project, lang: str) -> Workbook:
         raise SheetCellTooLongError(lang, too_long)
     created = datetime.now(UTC).replace(microsecond=0)
     workbook = Workbook()
-    sheet: Worksheet = workbook.active
+    sheet = workbook.active
+    if not isinstance(sheet, Worksheet):  # a new workbook's one sheet is a worksheet; openpyxl types it loosely
+        raise TypeError("a new workbook without a worksheet")
     sheet.title = DATA_SHEET
     for index, column in enumerate(COLUMNS, start=1):
         cell = sheet.cell(1, index)

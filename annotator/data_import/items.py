@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Column
+
 from annotator.data_import.limits import InputLimits, ProblemLog
 from annotator.data_import.tables import DateCell, FormulaCell, Row, load_table
 from annotator.domain import unicode_rules
@@ -32,14 +34,23 @@ SYNSET_ID = re.compile(r"(?:bn|wn):\d{8}[nvar]")
 _POS_LETTER = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 #: Columns shown to people: invisible and bidi control characters in them are refused (issue 14 item 10).
 #: (The id has its own rules, ``id_not_printable`` among them, in ``_id_problems``.)
-_TEXT_COLUMNS = ("sentence", "lemma", "source", "gloss", *ALIASES["target"])
+_TEXT_COLUMNS = ("sentence", "lemma", "source", "gloss", "domain", *ALIASES["target"])
+def _length(column: Column[Any]) -> int:
+    """The ``n`` of a ``String(n)`` column."""
+    length = getattr(column.type, "length", None)
+    if not isinstance(length, int):
+        raise TypeError(f"column {column.name} has no length")
+    return length
+
+
 #: The longest text each stored column holds (the schema's ``String(n)``; the gloss is ``Text``, kept readable).
 COLUMN_MAX = {
-    "id": schema.items.c.id.type.length,
-    "target": schema.items.c.target_text.type.length,
-    "lemma": schema.items.c.lemma.type.length,
-    "synset": schema.items.c.synset.type.length,
-    "source": schema.items.c.source.type.length,
+    "id": _length(schema.items.c.id),
+    "target": _length(schema.items.c.target_text),
+    "lemma": _length(schema.items.c.lemma),
+    "synset": _length(schema.items.c.synset),
+    "source": _length(schema.items.c.source),
+    "domain": _length(schema.items.c.domain),
     "gloss": 5_000,
 }
 _TRUE = {"true", "yes", "y", "1", "x"}
@@ -84,6 +95,8 @@ def content_hash(item: Item) -> str:
     """What an item *is*: re-importing the same content is a no-op, a change is detected."""
     t = item.target
     raw = "\x1f".join([item.sentence, str(t.start), str(t.end), t.lemma, t.pos, item.synset, item.source])
+    if item.domain:  # optional: items without one keep the hash they always had
+        raw += "\x1fdomain=" + item.domain
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -460,6 +473,7 @@ def _parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem],
         synset=synset,
         source=_text(values.get("source")),
         gloss=_text(values.get("gloss")),
+        domain=_text(values.get("domain")),
     )
 
 

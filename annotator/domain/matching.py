@@ -14,6 +14,11 @@ and a candidate matches a level when either its text as typed or its analysed fo
 
 Analysing both sides with one analyser keeps them consistent even where the lemmatiser is wrong (simplemma gives
 ``goccio`` → ``gocciare`` on both sides); keeping the typed form keeps DiBiMT's plain lemma comparison.
+
+When GOOD and BAD candidates both match, specificity decides on each span: a candidate found in the translation as
+written outranks one found there only through the translation's lemmas (``акра`` over ``акр``), MuCoW's token-first
+order. In unspaced scripts the surface step finds a candidate anywhere (``门`` in ``门口``). ``docs/MATCHING.md``
+states both rules and their reasons.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -443,6 +448,9 @@ class CandidateMatch:
     specificity: int = field(default=1, compare=False)
     #: at the lemma step: ``primary`` (the word's first lemma) or ``alternative`` (another reading); else None
     reading: str | None = None
+    #: True when it matched only through the analysis of the translation (a lemma or reading) on a span where a
+    #: candidate of the other side matched the text as written: it does not count (SPEC §8 step 4, specificity)
+    outranked: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -453,6 +461,7 @@ class CandidateMatch:
             "reading": self.reading,
             "span": list(self.span) if self.span else None,
             "synsets": list(self.synsets),
+            "outranked": self.outranked,
         }
 
 
@@ -558,6 +567,25 @@ class _Level:
                 return p
         return None
 
+    def find_all(self, pattern: Pattern, accept: Callable[[int], bool] | None = None) -> list[tuple[int, int]]:
+        """Every start of the pattern, each with the end of its leftmost (shortest) run: what ``find`` gives for the
+        first, for every later start too. Only for the rare translations where both sides matched."""
+        first = pattern[0]
+        if accept is not None:
+            return [(p, p + 1) for p in self.positions.get(first[0], ()) if accept(p)]
+        runs: list[tuple[int, int]] = []
+        for start in self.positions.get(first[0], ()):
+            if len(first) > 1 and not self._at(start, first):
+                continue
+            end = start + len(first)
+            for segment in pattern[1:]:
+                found = self.find_segment(segment, end)
+                if found is None:
+                    return runs  # a later start ends later still: no later run can close either
+                end = found + len(segment)
+            runs.append((start, end))
+        return runs
+
     def find(self, pattern: Pattern, accept: Callable[[int], bool] | None = None) -> tuple[int, int] | None:
         """Leftmost contiguous run of the pattern, ``*`` spanning any number of items (zero included)."""
         first = pattern[0]
@@ -631,42 +659,24 @@ class _Indexed:
         return (spans[first][0], spans[last][1])
 
 
-def _tag_check(indexed: _Indexed, step: Step, tag: str) -> Callable[[int], bool]:
+def _tag_acceptor(
+    pattern: CandidatePattern, alternative: Pattern, indexed: _Indexed, step: Step
+) -> Callable[[int], bool] | None:
+    """The cross-PoS check of a single-word candidate when the analysis has tags (SPEC §8 step 2), else None."""
+    tag = pattern.candidate.pos
+    single_word = len(alternative) == 1 and len(alternative[0]) == 1
+    if tag is None or not indexed.has_pos or not single_word or len(pattern.candidate.tokens) != 1:
+        return None
     return lambda position: indexed.pos_ok(step, position, tag)
-
-
-#: Numerals and the characters jieba glues to a classifier/noun (``一枪``, ``两杯``): the only text a surface match
-#: may leave inside an unspaced-script token (so ``枪`` matches ``一枪`` but ``头`` does not match ``源头``).
-_NUMERAL_CHARS = frozenset("一二三四五六七八九十百千万零两几半每这那第0123456789")
-
-
-def _cuts_a_word(indexed: _Indexed | None, start: int, end: int, text: str) -> bool:
-    """True when a one-character surface match in an unspaced script cuts into a longer segmented word.
-
-    A single character inside a word is usually another word's part (``头`` in ``源头``), unless what is left is
-    numerals (``枪`` in ``一枪``); longer pieces inside a longer word are kept (``小杯`` in ``小杯酒``).
-    """
-    if indexed is None or end - start != 1 or not _UNSPACED_RE.match(text[start]):
-        return False
-    for a, b in indexed.analysis.token_spans:
-        if b <= start or a >= end:
-            continue
-        outside = text[a:start] if a < start else ""
-        outside += text[end:b] if b > end else ""
-        if outside and not all(ch in _NUMERAL_CHARS for ch in outside):
-            return True
-    return False
 
 
 def _match_surface(
     pattern: CandidatePattern,
     text: str,
-    indexed: _Indexed,
     pieces: tuple[SurfacePiece, ...],
 ) -> CandidateMatch | None:
+    """Step 3 for one candidate: in unspaced scripts anywhere in the text (``门`` in ``门口``), as DiBiMT does."""
     found = find_surface(pieces, text)
-    while found is not None and _cuts_a_word(indexed, found[0], found[1], text):
-        found = find_surface(pieces, text, found[0] + 1)
     if found is None:
         return None
     return CandidateMatch(
@@ -711,11 +721,8 @@ def _match_levels(cset: CandidateSet, indexed: _Indexed) -> tuple[dict[int, Cand
                 continue
             pattern = cset.patterns[position]
             alternative = (pattern.lemma, pattern.word, pattern.token)[number_of_level][number]
-            accept = None
-            tag = pattern.candidate.pos
-            single_word = len(alternative) == 1 and len(alternative[0]) == 1
-            if tag is not None and indexed.has_pos and single_word and len(pattern.candidate.tokens) == 1:
-                accept = _tag_check(indexed, step, tag)
+            accept = _tag_acceptor(pattern, alternative, indexed, step) if indexed.has_pos else None
+            if accept is not None:
                 tag_tried.add(position)
             span = level.find(alternative, accept)
             if span is not None:
@@ -778,41 +785,110 @@ def match_stem_step(analysis: AnalysedText, candidates: CandidateSet | Sequence[
 
 
 def _decide(matches: list[CandidateMatch]) -> MatchResult:
+    """GOOD / BAD / MISS from the matches that count; outranked ones stay in ``matches`` for inspection only."""
     if not matches:
         return MatchResult(Outcome.MISS, None, False, ())
-    good = [m for m in matches if m.side == GOOD]
-    bad = [m for m in matches if m.side == BAD]
+    good = [m for m in matches if m.side == GOOD and not m.outranked]
+    bad = [m for m in matches if m.side == BAD and not m.outranked]
     if bad:
         return MatchResult(Outcome.BAD, _best(bad), bool(good), tuple(matches))
     return MatchResult(Outcome.GOOD, _best(good), False, tuple(matches))
 
 
-def match_translation(analysis: AnalysedText, candidates: CandidateSet | Sequence[CandidatePattern]) -> MatchResult:
-    """Classify one translation (SPEC §8 steps 2–4).
+@dataclass(frozen=True)
+class _Occurrence:
+    """One place where a candidate matched at steps 2, and whether the translation's own text matched there."""
 
-    Steps 2 (lemmas, words, tokens) run for every candidate; the surface fallback runs only when none matched, and
-    skips cross-PoS candidates whose text was found only under another tag (the surface step can't see tags).
-    BAD wins over GOOD; ``both_matched`` flags translations where GOOD and BAD candidates both matched.
+    step: Step
+    number: int
+    start: int
+    end: int
+    span: tuple[int, int] | None
+    #: found in the translation's words or tokens as written, not only in its lemmas (readings)
+    as_written: bool
+
+
+def _occurrences(pattern: CandidatePattern, indexed: _Indexed) -> list[_Occurrence]:
+    """Every place the candidate matches at the three levels (in step order); lemma places that are also word or
+    token places (the word is its own lemma) count as written."""
+    found: list[_Occurrence] = []
+    for number_of_level, step in enumerate(_LEVEL_STEPS):
+        level = indexed.levels[step]
+        for number, alternative in enumerate((pattern.lemma, pattern.word, pattern.token)[number_of_level]):
+            accept = _tag_acceptor(pattern, alternative, indexed, step)
+            for start, end in level.find_all(alternative, accept):
+                span = indexed.char_span(step, start, end)
+                found.append(_Occurrence(step, number, start, end, span, step != Step.LEMMA))
+    written = {o.span for o in found if o.as_written}
+    return [o if o.as_written or o.span not in written else replace(o, as_written=True) for o in found]
+
+
+def _overlap(one: tuple[int, int] | None, other: tuple[int, int] | None) -> bool:
+    if one is None or other is None:
+        return False
+    return one == other or (one[0] < other[1] and other[0] < one[1])
+
+
+def _by_specificity(found: dict[int, CandidateMatch], cset: CandidateSet, indexed: _Indexed) -> list[CandidateMatch]:
+    """SPEC §8 step 4, when GOOD and BAD candidates both matched at steps 2: on one span, a candidate found in the
+    translation as written outranks one of the other side found there only through its analysis (``акра`` as
+    typed over ``акр`` through the lemma of «акра»). That written word being a form of the other candidate's lemma,
+    the analysis cannot tell the two apart anywhere: that candidate's other lemma-only places are outranked too
+    (``тоника`` written in «без тоника» outranks ``тоник`` through «с тоником»). MuCoW's scorer has the same order —
+    tokens first, lemmas only if no token matched — per sentence; here per lemma, so a BAD candidate of another
+    lemma found through its lemma elsewhere still counts (``sparo`` in «gli spari» beside a written ``goccio``).
+    A candidate keeps its first place that is not outranked; with none left it is kept, marked ``outranked``.
+    """
+    places = {position: _occurrences(cset.patterns[position], indexed) for position in found}
+    written: dict[str, list[tuple[int, int] | None]] = {GOOD: [], BAD: []}
+    for position, occurrences in places.items():
+        written[found[position].side].extend(o.span for o in occurrences if o.as_written)
+    out = []
+    for position in sorted(found):
+        match = found[position]
+        against = written[BAD if match.side == GOOD else GOOD]
+        mine = places[position]
+        standing = [o for o in mine if o.as_written or not any(_overlap(o.span, span) for span in against)]
+        if len(standing) < len(mine):  # the other side's written word is a form of this lemma: ambiguous everywhere
+            standing = [o for o in standing if o.as_written]
+        if not standing:
+            out.append(replace(match, outranked=True))
+        elif any(o.step == match.step and o.span == match.span for o in standing):
+            out.append(match)
+        else:
+            first = standing[0]
+            pattern = cset.patterns[position]
+            alternative = (pattern.lemma, pattern.word, pattern.token)[_LEVEL_STEPS.index(first.step)][first.number]
+            level = indexed.levels[first.step]
+            reading = level.reading(first.start, first.end, alternative) if first.step == Step.LEMMA else None
+            out.append(replace(match, step=first.step, span=first.span, as_typed=first.number == 0, reading=reading))
+    return out
+
+
+def match_translation(analysis: AnalysedText, candidates: CandidateSet | Sequence[CandidatePattern]) -> MatchResult:
+    """Classify one translation (SPEC §8 steps 2–5).
+
+    Steps 2 (lemmas, words, tokens) run for every candidate; when both sides matched, specificity on each span
+    decides which count (``_by_specificity``). The surface step runs only when none matched, and skips cross-PoS
+    candidates whose text was found only under another tag (the surface step can't see tags); the stem step
+    (``match_stem_step``) only after that. BAD wins over GOOD; ``both_matched`` flags translations where GOOD and
+    BAD candidates both count: a conflict that specificity could not settle.
     """
     cset = candidates if isinstance(candidates, CandidateSet) else candidate_set(candidates)
     indexed = _Indexed(analysis)
     found, tag_tried = _match_levels(cset, indexed)
     matches = [found[position] for position in sorted(found)]
+    if matches and {m.side for m in matches} == {GOOD, BAD}:
+        matches = _by_specificity(found, cset, indexed)
     if not matches:
         text = surface_fold(analysis.text)
         surface = cset.surface
         retry = (  # ``in`` first: most candidates are absent, and it is far cheaper than the full search
-            _match_surface(p, text, indexed, surface[position])
+            _match_surface(p, text, surface[position])
             for position, p in enumerate(cset.patterns)
             if surface[position] and surface[position][0].text in text and position not in tag_tried
         )
         matches = [m for m in retry if m is not None]
     if not matches and indexed.stems is not None:
         matches = _match_stems(cset, indexed, tag_tried)
-    if not matches:
-        return MatchResult(Outcome.MISS, None, False, ())
-    good = [m for m in matches if m.side == GOOD]
-    bad = [m for m in matches if m.side == BAD]
-    if bad:
-        return MatchResult(Outcome.BAD, _best(bad), bool(good), tuple(matches))
-    return MatchResult(Outcome.GOOD, _best(good), False, tuple(matches))
+    return _decide(matches)

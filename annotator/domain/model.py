@@ -80,6 +80,8 @@ class Item:
     senses: tuple[SenseEntry, ...] = ()
     filter_failures: tuple[str, ...] = ()
     excluded: bool = False
+    #: The text's domain when the source says (WSD-framework ``<text domain>``, an item file's ``domain`` column).
+    domain: str = ""
 
     @property
     def polysemy_degree(self) -> int | None:

@@ -7,9 +7,11 @@ so undo is refused as soon as anybody else (or any tool) has changed the item-la
 change that records its own ``before``, so undoing an undo redoes.
 
 What a role may undo follows the workflow: undo reverses one step, and that reverse step must be one the user may
-take — leaving a done item is reopening it (its curator or a lead), leaving a discarded item is reopening it (leads
-only), changing a DISCUSS item is for the translator who flagged it or a lead, and closing a DISCUSS item (undoing
-the undo of a resolution) is a lead's resolution.
+take — leaving a done item is reopening it (its curator or a lead), leaving a discarded item is reopening it (a lead,
+or the translator who discarded it while that discard is still the item's last change: a translator may take back
+their own Discard on the item they just left, though reopening it later is for leads), changing a DISCUSS item is
+for the translator who flagged it or a lead, and closing a DISCUSS item (undoing the undo of a resolution) is a lead's
+resolution.
 """
 
 from __future__ import annotations
@@ -155,6 +157,15 @@ def describe(entry: HistoryEntry) -> str:
     return label.format(subject or "").strip()
 
 
+def outcome(plan: UndoPlan, history: Sequence[HistoryEntry]) -> str:
+    """What an undo did, in words: "Undone: adding sorso." — or, when it undid an undo, "Redone: adding sorso."."""
+    if plan.undone.action != UNDO_ACTION:
+        return f"Undone: {describe(plan.undone)}."
+    undid_version = plan.undone.detail.get("undid_version")
+    original = next((h for h in reversed(history) if h.version == undid_version and h.action != UNDO_ACTION), None)
+    return f"Redone: {describe(original)}." if original is not None else f"Undone: {describe(plan.undone)}."
+
+
 def plan_undo(user: User, current: ItemLanguage, history: Sequence[HistoryEntry]) -> UndoPlan:
     """What undoing ``user``'s last change on ``current`` restores; ``history`` is oldest first.
 
@@ -191,10 +202,10 @@ def check_may_reverse(user: User, current: ItemLanguage, restored: ItemLanguage)
     where = f"{current.item_id} [{current.lang}]"
     if current.status is Status.DONE and not user.is_lead and current.status_by != user.name:
         raise PermissionDenied(f"Only {current.status_by or 'its translator'} or a lead may reopen the done {where}.")
-    if current.status is Status.DISCARDED and not user.is_lead:
+    if current.status is Status.DISCARDED and not user.is_lead and current.status_by != user.name:
         raise PermissionDenied(
-            f"Undoing the discard would reopen the discarded {where}, and only a lead may reopen a discarded item: "
-            "ask a lead (Review page)."
+            f"Undoing the discard would reopen the discarded {where}, and only a lead (or who discarded it) may "
+            "reopen a discarded item: ask a lead (Review page)."
         )
     if current.status is Status.DISCUSS and not user.is_lead and current.status_by != user.name:
         raise workflow.WorkflowError(f"{where} is waiting for a lead (DISCUSS).")

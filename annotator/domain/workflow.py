@@ -25,6 +25,11 @@ EDITABLE = (Status.PENDING, Status.IN_PROGRESS, Status.DISCUSS)
 SIDE_LABEL = {Side.GOOD: "GOOD", Side.BAD: "BAD"}
 
 
+def status_word(status: Status) -> str:
+    """A status as people read it in messages: "in progress", never the stored ``in_progress``."""
+    return status.value.replace("_", " ")
+
+
 class WorkflowError(UserError):
     """The action is not possible in the item-language's current state."""
 
@@ -44,7 +49,7 @@ def check_lead(user: User, action: str) -> None:
 
 def check_editable(il: ItemLanguage, user: User) -> None:
     if il.status not in EDITABLE:
-        raise WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}: reopen it before editing.")
+        raise WorkflowError(f"{il.item_id} [{il.lang}] is {status_word(il.status)}: reopen it before editing.")
     if il.status is Status.DISCUSS and not user.is_lead and il.status_by != user.name:
         raise WorkflowError(f"{il.item_id} [{il.lang}] is waiting for a lead (DISCUSS).")
 
@@ -117,7 +122,7 @@ def mark_done(user: User, il: ItemLanguage, resolving: bool = False) -> ItemLang
             _refuse_unresolved_discussion(il)
         check_lead(user, "resolve a DISCUSS item")
     elif il.status not in (Status.PENDING, Status.IN_PROGRESS):
-        raise WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}; it cannot be marked done.")
+        raise WorkflowError(f"{il.item_id} [{il.lang}] is {status_word(il.status)}; it cannot be marked done.")
     if not il.good:
         raise WorkflowError("An item needs at least one GOOD candidate to be done (or discard it with a reason).")
     return replace(il, status=Status.DONE, status_by=user.name)
@@ -128,7 +133,7 @@ def flag_discuss(user: User, il: ItemLanguage, note: str) -> ItemLanguage:
     if not note.strip():
         raise WorkflowError("DISCUSS needs a note saying what to discuss.")
     if il.status not in (Status.PENDING, Status.IN_PROGRESS):
-        raise WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}; reopen it before flagging DISCUSS.")
+        raise WorkflowError(f"{il.item_id} [{il.lang}] is {status_word(il.status)}; reopen it before flagging DISCUSS.")
     return replace(il, status=Status.DISCUSS, discuss_note=note.strip(), status_by=user.name)
 
 
@@ -137,7 +142,7 @@ def update_discuss_note(user: User, il: ItemLanguage, note: str) -> ItemLanguage
     flagged it (or a lead) may change what it asks."""
     check_can_edit(user, il.lang)
     if il.status is not Status.DISCUSS:
-        raise WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}, not DISCUSS.")
+        raise WorkflowError(f"{il.item_id} [{il.lang}] is {status_word(il.status)}, not DISCUSS.")
     if not user.is_lead and il.status_by != user.name:
         who = f" ({il.status_by})" if il.status_by else ""
         raise PermissionDenied(
@@ -168,7 +173,7 @@ def discard(
             _refuse_unresolved_discussion(il)
         check_lead(user, "resolve a DISCUSS item")
     elif il.status not in (Status.PENDING, Status.IN_PROGRESS):
-        raise WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}; reopen it before discarding.")
+        raise WorkflowError(f"{il.item_id} [{il.lang}] is {status_word(il.status)}; reopen it before discarding.")
     return replace(il, status=Status.DISCARDED, discard_reason=reason, discard_note=note.strip(), status_by=user.name)
 
 
@@ -181,7 +186,9 @@ def reopen(user: User, il: ItemLanguage) -> ItemLanguage:
     elif il.status is Status.DISCARDED:
         check_lead(user, "reopen a discarded item")
     else:
-        raise WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}; only done or discarded items reopen.")
+        raise WorkflowError(
+            f"{il.item_id} [{il.lang}] is {status_word(il.status)}; only done or discarded items reopen."
+        )
     return replace(il, status=Status.IN_PROGRESS, discard_reason=None, discard_note="", status_by=user.name)
 
 
@@ -191,7 +198,7 @@ def resolve_discussion(
     """A lead closes a DISCUSS item as done or discarded; the comment is required and kept in the thread."""
     check_lead(user, "resolve a DISCUSS item")
     if il.status is not Status.DISCUSS:
-        raise WorkflowError(f"{il.item_id} [{il.lang}] is {il.status.value}, not DISCUSS.")
+        raise WorkflowError(f"{il.item_id} [{il.lang}] is {status_word(il.status)}, not DISCUSS.")
     if not comment.strip():
         raise WorkflowError("Resolving a DISCUSS item needs a comment.")
     if to is Status.DONE:

@@ -65,7 +65,7 @@ class CandidateSpec(NamedTuple):
 
     candidate: Candidate
     side: str
-    index: int
+    position: int  # within its side (``index`` would shadow ``tuple.index``)
     synsets: tuple[str, ...] = ()
 
 
@@ -463,9 +463,15 @@ class Translation(NamedTuple):
 
 #: Why a well-formed translation line was skipped rather than scored (the dataset has nothing to score it against).
 SKIP_REASONS = {
-    "unknown_item": "item not in the dataset",
-    "unknown_language": "language not in the dataset",
-    "item_language_not_in_dataset": "item not in the dataset in that language",
+    "unknown_item": "of an item not in the dataset",
+    "unknown_language": "in a language not in the dataset",
+    "item_language_not_in_dataset": "of an item the dataset leaves out in that language",
+}
+#: The same reasons said of several translations.
+SKIP_REASONS_PLURAL = {
+    "unknown_item": "of items not in the dataset",
+    "unknown_language": "in languages not in the dataset",
+    "item_language_not_in_dataset": "of items the dataset leaves out in their language",
 }
 
 
@@ -497,12 +503,23 @@ class Translations(list[Translation]):
 
 
 def format_skipped(skipped: dict[str, int]) -> str:
-    """``3 translations skipped: 2 item not in the dataset, 1 ...``; empty when nothing was skipped."""
-    total = sum(skipped.values())
+    """Why translations were not scored, in words: ``2 translations skipped, as they are of items not in the
+    dataset`` or ``3 translations skipped: 2 of items not in the dataset, 1 in a language not in the dataset``;
+    empty when nothing was skipped."""
+    counts = {reason: count for reason, count in sorted(skipped.items()) if count}
+    total = sum(counts.values())
     if not total:
         return ""
-    parts = ", ".join(f"{count} {SKIP_REASONS.get(reason, reason)}" for reason, count in sorted(skipped.items()))
-    return f"{total} translation{'' if total == 1 else 's'} skipped: {parts}"
+
+    def reason_text(reason: str, count: int) -> str:
+        phrases = SKIP_REASONS if count == 1 else SKIP_REASONS_PLURAL
+        return phrases.get(reason, reason.replace("_", " "))
+
+    head = f"{total} translation{'' if total == 1 else 's'} skipped"
+    if len(counts) == 1:
+        ((reason, count),) = counts.items()
+        return f"{head}, as {'it is' if count == 1 else 'they are'} {reason_text(reason, count)}"
+    return f"{head}: " + ", ".join(f"{count} {reason_text(reason, count)}" for reason, count in counts.items())
 
 
 def _looks_like_jsonl(name: str, lines: Sequence[str]) -> bool:

@@ -125,7 +125,7 @@ def apply_verdicts(result: EvaluationResult, inspections: dict[tuple[str, str, s
     changed = []
     for analysed in result.results:
         found = valid_verdict(analysed, inspections)
-        if found is not None:
+        if found is not None and found.verdict is not None:  # valid_verdict gives only inspections with a verdict
             match = analysed.match
             outcome = Outcome(found.verdict)
             omega = match.omega if outcome != Outcome.MISS else None

@@ -114,7 +114,7 @@ def dataset_digest(dataset: Dataset) -> str:
     for item_id in sorted(dataset.items):
         item = dataset.items[item_id]
         languages = {
-            lang: [[spec.side, spec.index, spec.candidate.text, list(spec.synsets)] for spec in specs]
+            lang: [[spec.side, spec.position, spec.candidate.text, list(spec.synsets)] for spec in specs]
             for lang, specs in sorted(item.languages.items())
         }
         record = [

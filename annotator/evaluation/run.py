@@ -41,6 +41,7 @@ from annotator.evaluation.inputs import (
 )
 from annotator.evaluation.provenance import file_provenance
 from annotator.gc_pause import gc_paused
+from annotator.private_files import make_private_folder
 from annotator.progress import ProgressCallback, no_progress
 
 ANALYSED_FILE = "analysed.jsonl"
@@ -204,7 +205,12 @@ def _compile_language(
     for item_id in ids:
         compiled[item_id] = candidate_set(
             compile_candidate(
-                spec.candidate, spec.side, index=spec.index, synsets=spec.synsets, segment_analyses=analyses, memo=memo
+                spec.candidate,
+                spec.side,
+                index=spec.position,
+                synsets=spec.synsets,
+                segment_analyses=analyses,
+                memo=memo,
             )
             for spec in dataset.items[item_id].languages[lang]
         )
@@ -324,7 +330,7 @@ def write_results(result: EvaluationResult, out_dir: str | Path) -> dict[str, Pa
     """Write ``analysed.jsonl`` (one line per translation, input order) and ``metrics.json``; return their paths."""
     folder = Path(out_dir)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_folder(folder)
     except OSError as error:
         raise UserError(f"{folder}: cannot create the output folder ({error.strerror})") from error
     analysed = folder / ANALYSED_FILE

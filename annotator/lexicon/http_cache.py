@@ -19,6 +19,8 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
+from annotator.private_files import create_private_file
+
 #: The query parameter that carries the API key; it is dropped from every key and stored parameter list.
 API_KEY_PARAM = "key"
 BUSY_TIMEOUT_MS = 15_000
@@ -99,6 +101,7 @@ class HttpCache:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        create_private_file(self.path)  # owner only (0600); SQLite gives its -wal and -shm files the same mode
         self._lock = threading.RLock()
         self._conn = sqlite3.connect(
             self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False

@@ -93,8 +93,14 @@ def normalize_overrides(overrides: Mapping[str, Sequence[str] | str] | None) -> 
     return cleaned
 
 
-def allowed_sources(lang: str, overrides: Mapping[str, Sequence[str] | str] | None = None) -> SourcePolicy:
-    """The source policy for ``lang``: the project override if any, else the SPEC default.
+def allowed_sources(
+    lang: str,
+    overrides: Mapping[str, Sequence[str] | str] | None = None,
+    defaults: Mapping[str, frozenset[str]] | None = None,
+) -> SourcePolicy:
+    """The source policy for ``lang``: the project override if any, else the provider's or the SPEC default.
+
+    ``defaults`` replaces SPEC §4.3's BabelNet source names for a provider with its own (a wordnet's lexicon ids).
 
     A language with neither (e.g. FR) allows every source except the machine-translated ones: there is
     no curated list to prefer, and refusing everything would leave the translator with empty sets.
@@ -102,7 +108,7 @@ def allowed_sources(lang: str, overrides: Mapping[str, Sequence[str] | str] | No
     lang = lang.strip().upper()
     configured = normalize_overrides(overrides).get(lang)
     if configured is None:
-        default = DEFAULT_ALLOWED_SOURCES.get(lang)
+        default = (DEFAULT_ALLOWED_SOURCES if defaults is None else defaults).get(lang)
         return SourcePolicy(lang, default)
     refused = frozenset(source for source in configured if source in MACHINE_TRANSLATED_SOURCES)
     if ANY_SOURCE in configured:

@@ -30,6 +30,7 @@ from annotator.errors import UserError
 from annotator.evaluation.provenance import provenance_lines, utc_now
 from annotator.evaluation.run import EvaluationResult, write_results
 from annotator.jsonl_files import jsonl_objects
+from annotator.private_files import make_private_folder
 from annotator.reporting import charts
 from annotator.reporting.formats import latex_document, markdown_document, to_html
 from annotator.reporting.tables import (
@@ -251,7 +252,7 @@ def write_report(
     """Write report.html, report.md and report.tex (atomically) and return their paths."""
     report = build_report(folder, stats)
     target = Path(out_dir) if out_dir else Path(folder)
-    target.mkdir(parents=True, exist_ok=True)
+    make_private_folder(target)
     paths = {
         "html": target / REPORT_HTML,
         "markdown": target / REPORT_MARKDOWN,

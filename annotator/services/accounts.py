@@ -258,6 +258,20 @@ def set_password(project: Project, name: str, password: str) -> None:
         conn.execute(t.delete().where((t.c.key == _user_key(name)) | by_address))
 
 
+def set_role(project: Project, name: str, role: Role | str, languages: tuple[str, ...]) -> User:
+    """Change an account's role and languages (the rules of ``add_user``); the next action of an open session
+    already runs with them (every request reads the account afresh), so no session needs to end."""
+    role = Role(role)
+    langs = tuple(dict.fromkeys(lang.upper() for lang in languages))
+    if role is Role.TRANSLATOR and not langs:
+        raise UserError("A translator needs at least one language (--languages IT,DE).")
+    with project.db.write() as conn:
+        project.repo.update_user(conn, name, role=role, languages=langs)
+        user = project.repo.get_user(conn, name)
+    assert user is not None  # update_user raised for an unknown name
+    return user
+
+
 def set_disabled(project: Project, name: str, disabled: bool) -> None:
     """Disable or enable an account; disabling also ends its open sessions (enabling does not revive them)."""
     with project.db.write() as conn:
@@ -616,7 +630,7 @@ def session_from_token(
         return None
     now = time.time() if now is None else now
     try:
-        data = _serializer(secret, project_key).loads(token, max_age=max_age_s)
+        data = _serializer(secret, project_key).loads(token, max_age=math.ceil(max_age_s))
     except BadSignature:  # SignatureExpired is a BadSignature too
         return None
     if not isinstance(data, dict) or not isinstance(data.get("u"), str) or type(data.get("e")) is not int:

@@ -106,7 +106,7 @@ class CurationService:
             if current.version != expected_version:
                 who = current.updated_by or "someone"
                 raise ConflictError(
-                    f"{item_id} [{lang}] was changed by {who} at {current.updated_at} while you were editing; "
+                    f"{item_id} [{lang}] was changed by {who} {human_time(current.updated_at)} while you were editing; "
                     "your change was not saved. The current state is shown — redo your change if still needed.",
                     current=current,
                 )
@@ -159,7 +159,8 @@ class CurationService:
                         workflow.add_candidate(self.user, new, side, parse_candidate(raw, item.target.pos)), side
                     )
                 except CandidateError as error:
-                    problems.append(f"line {number} {raw!r}: {error.message} (rule: {error.rule})")
+                    rule = f" (rule: {error.rule})" if self.user.is_lead else ""  # rule ids mean something to leads
+                    problems.append(f"line {number} {raw!r}: {error.message}{rule}")
                 except UserError as error:
                     problems.append(f"line {number} {raw!r}: {error}")
             if problems:
@@ -281,6 +282,14 @@ class CurationService:
             self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), text.strip()))
 
 
+def human_time(iso: str | None) -> str:
+    """A stored UTC time stamp as people read it in a message: "on 2026-11-25 at 11:31 UTC" (the raw ISO text, with its
+    microseconds and offset, is for machines)."""
+    if not iso or len(iso) < 16 or iso[10] != "T":
+        return "just now" if not iso else f"at {iso}"
+    return f"on {iso[:10]} at {iso[11:16]} UTC"
+
+
 def _with_provenance(il: ItemLanguage, side: Side) -> ItemLanguage:
     """A candidate added back after its removal gets its pre-populated origin and synsets back (it is the lexicon's
     suggestion, not a translator's addition); ``workflow.add_candidate`` appends the new entry last."""
@@ -289,4 +298,4 @@ def _with_provenance(il: ItemLanguage, side: Side) -> ItemLanguage:
     if original is None or (original.origin is added.origin and original.synsets == added.synsets):
         return il
     kept = (*il.side(side)[:-1], replace(added, origin=original.origin, synsets=original.synsets))
-    return replace(il, **({"good": kept} if side is Side.GOOD else {"bad": kept}))
+    return replace(il, good=kept) if side is Side.GOOD else replace(il, bad=kept)

@@ -18,6 +18,7 @@ from annotator.domain.selection_filters import (
 )
 from annotator.lexicon.base import ENGLISH, Lexicon
 from annotator.lexicon.sources import allowed_sources
+from annotator.lexicon.wordnet import default_sources
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project
 from annotator.services import administration
@@ -48,6 +49,7 @@ def run_filters(
     settings = project.settings()
     lexicon = lexicon or project.lexicon(settings)
     inventory = SenseInventory(lexicon, settings.languages)
+    defaults = default_sources(lexicon)
     with project.db.read() as conn:
         items = project.repo.list_items(conn)
     report = FilterReport(checked=len(items))
@@ -72,7 +74,7 @@ def run_filters(
             failures.append(duplicates[item.id])
         record = inventory.record(item.synset)
         by_lang = {
-            lang: lexicalizations(record, lang, allowed_sources(lang, settings.allowed_sources).allows)
+            lang: lexicalizations(record, lang, allowed_sources(lang, settings.allowed_sources, defaults).allows)
             for lang in settings.languages
         }
 

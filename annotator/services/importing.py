@@ -16,7 +16,7 @@ import contextlib
 import os
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -314,19 +314,31 @@ def import_items(
     force: bool = False,
     progress: ProgressCallback = no_progress,
     user: User | None = None,
+    parse: Callable[[Sequence[str]], ParsedItems] | None = None,
 ) -> ImportReport:
-    """``user`` is the lead acting in the app (checked and audited); None for the command line."""
+    """``user`` is the lead acting in the app (checked and audited); None for the command line.
+
+    ``parse`` reads a file of another format (WSD-framework XML) into items, given the project's item ids;
+    by default ``path`` is an item file."""
     with gc_paused():  # 100,000 parsed items: full GC passes would cost seconds
-        return _import_items(project, path, force, progress, user)
+        return _import_items(project, path, force, progress, user, parse)
 
 
 def _import_items(
-    project: Project, path: Path | str, force: bool, progress: ProgressCallback, user: User | None
+    project: Project,
+    path: Path | str,
+    force: bool,
+    progress: ProgressCallback,
+    user: User | None,
+    parse: Callable[[Sequence[str]], ParsedItems] | None = None,
 ) -> ImportReport:
     administration.check_admin(user, "import items")
     with project.db.read() as conn:  # ids are unique case-insensitively across the project, not just the file
         known_ids = list(project.repo.item_hashes(conn))
-    parsed: ParsedItems = parse_item_file(path, project_limits(project), known_ids, progress)
+    if parse is not None:
+        parsed: ParsedItems = parse(known_ids)
+    else:
+        parsed = parse_item_file(path, project_limits(project), known_ids, progress)
     del known_ids
     name = Path(path).name
     cleaned = clean_interrupted_imports(project)

@@ -28,6 +28,7 @@ from annotator.domain import jobs as rules
 from annotator.domain.jobs import Job, JobKind, JobState
 from annotator.domain.model import User
 from annotator.errors import UserError
+from annotator.private_files import make_private_folder, open_private, write_private_bytes
 from annotator.progress import ProgressCallback
 from annotator.project import Project
 from annotator.services import administration
@@ -58,8 +59,9 @@ def host_name() -> str:
 
 
 def jobs_folder(project: Project) -> Path:
+    """``DATA/jobs`` (0700): uploaded inputs, worker logs and evaluation results are the project's own data."""
     folder = project.data_dir / JOBS_FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_folder(folder)
     return folder
 
 
@@ -132,7 +134,7 @@ def _reconcile(conn: Any, active: Sequence[Job]) -> list[Job]:
 def _check_params(project: Project, kind: JobKind, params: dict[str, Any]) -> dict[str, Any]:
     """Refuse what the worker could not run, now, with the usual message; paths become absolute."""
     params = dict(params)
-    for name in ("file", "dataset", "translations", "out"):
+    for name in ("file", "gold", "dataset", "translations", "out"):
         if params.get(name):
             params[name] = str(Path(params[name]).expanduser().resolve())
     if kind is JobKind.IMPORT and not params.get("file"):
@@ -141,7 +143,7 @@ def _check_params(project: Project, kind: JobKind, params: dict[str, Any]) -> di
         raise JobRefused("An evaluation job needs the translations (--translations).")
     if kind is JobKind.EVALUATE and not (params.get("dataset") or params.get("current")):
         raise JobRefused("An evaluation job needs --dataset, or --current to score the project's current curation.")
-    for name in ("file", "dataset", "translations"):
+    for name in ("file", "gold", "dataset", "translations"):
         if params.get(name) and not Path(params[name]).is_file():
             raise JobRefused(f"{params[name]}: no such file.")
     if kind is JobKind.EXPORT:
@@ -191,7 +193,7 @@ def launch_worker(project: Project, job_id: int) -> int:
     command = [sys.executable, "-m", "annotator.cli", "--data", str(project.data_dir), "jobs", "work", str(job_id)]
     log = jobs_folder(project) / f"job-{job_id}.log"
     try:
-        with log.open("ab") as out:
+        with open_private(log, "ab") as out:
             process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
             )
@@ -326,6 +328,15 @@ def _acting_user(project: Project, name: str) -> User | None:
 
 
 def _run_import(project: Project, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
+    if job.params.get("gold"):  # WSD-framework XML with its gold key file
+        from annotator.services.import_wsd import import_wsd_xml
+
+        name = job.params.get("name")
+        wsd = import_wsd_xml(
+            project, job.params["file"], job.params["gold"], first_key=bool(job.params.get("first_key")),
+            force=bool(job.params.get("force")), progress=progress, user=user, name=name,
+        )  # fmt: skip
+        return {"summary": wsd.summary(), "warnings": [str(w) for w in wsd.report.warnings[:50]]}
     from annotator.services.importing import import_items
 
     report = import_items(
@@ -482,6 +493,8 @@ def work(project: Project, job_id: int) -> Job:
         store.update_job(conn, job_id, [JobState.RUNNING], finished_at=utc_now(), heartbeat_at=utc_now(), **values)
     if job.kind is JobKind.IMPORT and values["state"] is JobState.DONE and job.params.get("uploaded"):
         Path(job.params["file"]).unlink(missing_ok=True)
+        if job.params.get("gold"):
+            Path(job.params["gold"]).unlink(missing_ok=True)
     return get(project, job_id)
 
 
@@ -496,5 +509,12 @@ def save_upload(project: Project, name: str, data: bytes) -> Path:
     lives only in the session)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(name).name)[-100:]
     path = jobs_folder(project) / f"upload-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(4).hex()}-{safe}"
-    path.write_bytes(data)
+    try:
+        write_private_bytes(path, data)
+    except OSError as error:  # a full disk: say so, and leave no half file behind
+        path.unlink(missing_ok=True)
+        raise JobRefused(
+            f"Cannot keep the uploaded file {Path(name).name!r} on the server: {error.strerror or error}. "
+            "Nothing was started; free some space on the server and try again."
+        ) from error
     return path

@@ -31,6 +31,7 @@ from annotator.lexicon.base import (
     SynsetRecord,
 )
 from annotator.lexicon.sources import allowed_sources
+from annotator.lexicon.wordnet import default_sources, foreign_synset_reason
 from annotator.progress import ProgressCallback, no_progress
 from annotator.project import Project, ProjectSettings
 from annotator.services import administration
@@ -277,6 +278,7 @@ class _Run:
         self.report = report
         self.inventory = SenseInventory(lexicon, settings.languages)
         self.policies: dict[str, Callable[[str], bool]] = {}
+        self.defaults = default_sources(lexicon)
         self.settings = settings
         self.batch = _Batch()
         #: JSON of candidate tuples already encoded (keyed by identity; the memoised sets are shared).
@@ -284,12 +286,17 @@ class _Run:
 
     def allowed(self, lang: str) -> Callable[[str], bool]:
         if lang not in self.policies:
-            self.policies[lang] = allowed_sources(lang, self.settings.allowed_sources).allows
+            self.policies[lang] = allowed_sources(lang, self.settings.allowed_sources, self.defaults).allows
         return self.policies[lang]
 
     def add_item(self, item: Item, states: list[ItemLanguage]) -> None:
         """Compute one item's states into the batch, or record why it is skipped (quota/unavailable stop)."""
         report = self.report
+        foreign = foreign_synset_reason(item.synset, self.lexicon)
+        if foreign:
+            report.skipped.extend(Skipped(item.id, state.lang, foreign) for state in states)
+            report.warn_skipped(f"{item.id} [{' '.join(s.lang for s in states)}]: skipped, left to do: {foreign}")
+            return
         redo = report.redo
         if redo is not None and not redo.force:
             kept = [s for s in states if s.prepopulated and is_curated(s)]

@@ -4,7 +4,12 @@ Reads run in deferred transactions and never wait for writers (WAL); every read-
 ``BEGIN IMMEDIATE`` so two writers queue on the database lock instead of failing half-way. A writer that
 cannot get the lock in time gets ``DatabaseBusyError`` (a user error: "try again"), never a traceback.
 On PostgreSQL a transaction-level advisory lock gives the same one-writer-at-a-time guarantee, so every
-read-then-write sees the previous writer's commit.
+read-then-write sees the previous writer's commit; ``lock_timeout`` (and a statement time-out on taking that
+lock) equal to the busy time-out make a writer stalled inside its transaction (a frozen server, a cut network)
+cost the others ``DatabaseBusyError`` after the same wait as on SQLite, not an endless wait.
+A database that does not answer (a PostgreSQL restart, a full disk) gives ``DatabaseUnavailableError``, which
+says whether the last change was saved; pooled PostgreSQL connections are pinged before use, so a restart
+between two actions costs nothing.
 The schema is created and migrated by Alembic (``annotator/store/migrations``) on both engines.
 """
 
@@ -12,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import sqlite3
 import time
@@ -24,11 +30,13 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, select, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, NoSuchModuleError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, NoSuchModuleError, OperationalError
 
-from annotator.errors import DatabaseBusyError, UserError
-from annotator.private_files import create_private_file
+from annotator.errors import DatabaseBusyError, DatabaseUnavailableError, UserError
+from annotator.private_files import create_private_file, make_private_folder
 from annotator.store import schema
+
+LOG = logging.getLogger("annotator.store")
 
 #: How long a writer waits for the lock before it is told to try again; ``ANNOTATOR_BUSY_TIMEOUT_MS`` overrides.
 BUSY_TIMEOUT_MS = 15_000
@@ -101,6 +109,52 @@ def is_lock_error(error: BaseException) -> bool:
     return code in {"55P03", "40P01"}
 
 
+#: SQLite errors that mean the file cannot be used now (disk full, I/O error), not a bug in a statement.
+_SQLITE_UNAVAILABLE = ("database or disk is full", "disk i/o error", "unable to open database file")
+#: PostgreSQL SQLSTATEs of a full disk (class 53: insufficient resources).
+_PG_DISK_FULL = {"53100"}
+
+
+def is_unavailable_error(error: BaseException) -> bool:
+    """The database did not answer or cannot store anything now; a lock time-out is not one (``is_lock_error``).
+
+    PostgreSQL: any ``OperationalError`` (connection refused or lost, server shutting down or starting up, disk
+    full) or a connection SQLAlchemy found broken. SQLite: only a full disk, an I/O error or a file it cannot
+    open — its other OperationalErrors ("no such table", a syntax error) are bugs and stay tracebacks.
+    """
+    if is_lock_error(error):
+        return False
+    original = error.orig if isinstance(error, DBAPIError) else error
+    if isinstance(original, sqlite3.Error):
+        text = str(original).lower()
+        return any(marker in text for marker in _SQLITE_UNAVAILABLE)
+    if isinstance(error, DBAPIError) and error.connection_invalidated:
+        return True
+    return isinstance(error, OperationalError)
+
+
+def is_disk_full(error: BaseException) -> bool:
+    original = error.orig if isinstance(error, DBAPIError) else error
+    code = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
+    return code in _PG_DISK_FULL or "database or disk is full" in str(original).lower()
+
+
+def unavailable_message(error: BaseException, saved: bool | None, changed: bool = True) -> str:
+    """One sentence for the user: what failed (no server address, no SQL) and what became of the last change
+    (``changed`` False: there was none to speak of, a read failed before any write of this thread)."""
+    what = "The disk holding the database is full" if is_disk_full(error) else "The database is not answering"
+    if saved is None:
+        return (
+            f"{what}: it stopped while your last change was being saved, so it may or may not have been saved. "
+            "Reload the page in a moment to see."
+        )
+    outcome = "your last change was saved" if saved else "your last change was not saved"
+    if not changed:
+        outcome = "nothing was changed"
+    then = "Free some space, then try again." if is_disk_full(error) else "Try again in a moment."
+    return f"{what}; {outcome}. {then}"
+
+
 def _begin_immediate(dbapi_connection: sqlite3.Connection, timeout_ms: int) -> None:
     """``BEGIN IMMEDIATE``, retried every few milliseconds until the timeout (see ``_RETRY_PAUSE_MAX_S``)."""
     cursor = dbapi_connection.cursor()
@@ -144,10 +198,21 @@ def _configure_sqlite(engine: Engine, timeout_ms: int) -> None:
             connection.exec_driver_sql("BEGIN DEFERRED")
 
 
-def _create_engine(url: str) -> Engine:
-    """The engine, or a message naming the driver to install (PostgreSQL's is the ``postgres`` extra)."""
+def _create_engine(url: str, timeout_ms: int) -> Engine:
+    """The engine, or a message naming the driver to install (PostgreSQL's is the ``postgres`` extra).
+
+    PostgreSQL: pooled connections are pinged before use (a server restart between two actions is invisible)
+    and a connection attempt gives up after the busy time-out (a host that drops packets would hang otherwise),
+    unless the URL sets its own ``connect_timeout``.
+    """
+    parsed = make_url(url)
+    options: dict = {}
+    if parsed.get_backend_name() != "sqlite":  # SQLite opens a local file: nothing to ping
+        options["pool_pre_ping"] = True
+        if "connect_timeout" not in parsed.query:
+            options["connect_args"] = {"connect_timeout": max(2, round(timeout_ms / 1000))}
     try:
-        return create_engine(url, future=True)
+        return create_engine(url, future=True, **options)
     except (ModuleNotFoundError, NoSuchModuleError) as error:
         shown = make_url(url).render_as_string(hide_password=True)
         raise UserError(
@@ -156,7 +221,15 @@ def _create_engine(url: str) -> Engine:
         ) from error
 
 
-def _configure_postgresql(engine: Engine) -> None:
+def _configure_postgresql(engine: Engine, timeout_ms: int) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        # Every lock wait of this connection (the writers' advisory lock, a migration's table locks) gives up
+        # after the busy time-out with SQLSTATE 55P03, as SQLite's busy handler does. 0 would mean "for ever".
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute(f"SET lock_timeout = {max(1, timeout_ms)}")
+        dbapi_connection.commit()
+
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
         # A read sees one snapshot, as a deferred SQLite read does; a writer stays READ COMMITTED so that, once it
@@ -173,33 +246,60 @@ class Database:
         parsed = make_url(url)
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         if self.is_sqlite and parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            make_private_folder(Path(parsed.database).parent)
             create_private_file(Path(parsed.database))  # it holds password hashes: owner only (0600)
         self.busy_timeout_ms = busy_timeout_ms() if busy_timeout is None else busy_timeout
-        self.engine = _create_engine(url)
+        self.engine = _create_engine(url, self.busy_timeout_ms)
         if self.is_sqlite:
             _configure_sqlite(self.engine, self.busy_timeout_ms)
         else:
-            _configure_postgresql(self.engine)
+            _configure_postgresql(self.engine, self.busy_timeout_ms)
         #: The write transaction open in this thread/context, which nested read()/write() calls join.
         self._active: ContextVar[Connection | None] = ContextVar(f"annotator_db_{id(self)}", default=None)
+        #: Whether the last write transaction of this thread/context committed (None: there was none): a read
+        #: that fails afterwards tells the user whether their last change was saved.
+        self._last_write_saved: ContextVar[bool | None] = ContextVar(f"annotator_db_saved_{id(self)}", default=None)
         #: Optional: called with the seconds each outermost write transaction held the lock (benchmarks).
         self.write_recorder: Callable[[float], None] | None = None
         self._last_checkpoint = time.monotonic()
 
+    def busy_error(self) -> DatabaseBusyError:
+        waited = f"{self.busy_timeout_ms / 1000:g} s"
+        return DatabaseBusyError(
+            f"The database is busy (another change held it for more than {waited}); nothing was changed. "
+            "Try again in a moment."
+        )
+
     @contextmanager
-    def _busy_is_a_user_error(self) -> Iterator[None]:
-        """Turn "database is locked" (or a PostgreSQL lock timeout) into the user's "try again" message."""
+    def _faults_as_user_errors(self, writing: bool) -> Iterator[dict[str, bool]]:
+        """Turn "database is locked" (or a PostgreSQL lock timeout) into the user's "try again" message, and a
+        database that does not answer into ``DatabaseUnavailableError`` saying what became of the last change.
+
+        The caller sets ``committing`` in the yielded dict once its transaction body is done: a write that
+        fails after that point failed in COMMIT (on PostgreSQL it may have been saved; SQLite rolls it back).
+        """
+        stage = {"committing": False}
         try:
-            yield
+            yield stage
         except (DBAPIError, sqlite3.OperationalError) as error:
-            if not is_lock_error(error):
+            if is_lock_error(error):
+                raise self.busy_error() from error
+            if not is_unavailable_error(error):
                 raise
-            waited = f"{self.busy_timeout_ms / 1000:g} s"
-            raise DatabaseBusyError(
-                f"The database is busy (another change held it for more than {waited}); nothing was changed. "
-                "Try again in a moment."
-            ) from error
+            LOG.warning("database fault: %s", error)  # the details (server, SQL) stay in the server's log
+            last = self._last_write_saved.get()
+            if not writing:
+                saved: bool | None = bool(last)
+            elif stage["committing"] and not self.is_sqlite:
+                saved = None
+            else:
+                saved = False
+            if writing:
+                self._last_write_saved.set(False)
+            changed = writing or last is not None
+            message = unavailable_message(error, saved, changed)
+            unsaved = unavailable_message(error, False) if saved is False else message
+            raise DatabaseUnavailableError(message, saved, unsaved) from error
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -208,7 +308,7 @@ class Database:
         if active is not None:
             yield active
             return
-        with self._busy_is_a_user_error(), self.engine.connect() as connection, connection.begin():
+        with self._faults_as_user_errors(writing=False), self.engine.connect() as connection, connection.begin():
             yield connection
 
     @contextmanager
@@ -222,7 +322,7 @@ class Database:
         if active is not None:
             yield active
             return
-        with self._busy_is_a_user_error(), self.engine.connect() as connection:
+        with self._faults_as_user_errors(writing=True) as stage, self.engine.connect() as connection:
             connection.info["begin_mode"] = "IMMEDIATE"
             with self._refusals_as_user_errors(), connection.begin():
                 started = time.perf_counter()
@@ -232,6 +332,8 @@ class Database:
                     yield connection
                 finally:
                     self._active.reset(token)
+                stage["committing"] = True
+            self._last_write_saved.set(True)
             self._record_write(time.perf_counter() - started)
             self._checkpoint_if_due(connection)
 
@@ -254,9 +356,24 @@ class Database:
             time.sleep(BULK_PAUSE_S)
 
     def _serialise_writers(self, connection: Connection) -> None:
-        """PostgreSQL: wait for the previous writer to commit, as ``BEGIN IMMEDIATE`` does on SQLite."""
-        if not self.is_sqlite:
+        """PostgreSQL: wait for the previous writer to commit, as ``BEGIN IMMEDIATE`` does on SQLite.
+
+        The wait ends after the busy time-out: ``lock_timeout`` (set per connection) and, in case the lock call
+        stalls for another reason, a statement time-out on the lock call alone, reset for the transaction's own
+        statements (an import's may legitimately run longer).
+        """
+        if self.is_sqlite:
+            return
+        limit = str(max(1, self.busy_timeout_ms))
+        connection.execute(text("SELECT set_config('statement_timeout', :ms, true)"), {"ms": limit})
+        try:
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": WRITE_LOCK_KEY})
+        except DBAPIError as error:
+            code = getattr(error.orig, "sqlstate", None)
+            if code == "57014":  # query_canceled: the statement time-out above
+                raise self.busy_error() from error
+            raise
+        connection.exec_driver_sql("SET LOCAL statement_timeout TO DEFAULT")
 
     @contextmanager
     def _refusals_as_user_errors(self) -> Iterator[None]:

@@ -8,10 +8,10 @@ when the database is busy: a skipped progress update costs nothing, a blocked wo
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, select
+from sqlalchemy import Connection, CursorResult, Engine, create_engine, event, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
@@ -63,7 +63,7 @@ def insert_job(conn: Connection, kind: JobKind, user: str, params: dict[str, Any
             created_at=at,
         )
     )
-    return int(result.inserted_primary_key[0])
+    return _inserted_id(result)
 
 
 def get_job(conn: Connection, job_id: int) -> Job | None:
@@ -86,7 +86,9 @@ def active_jobs(conn: Connection, kind: JobKind | None = None) -> list[Job]:
     return [job_from_row(r) for r in conn.execute(query)]
 
 
-def update_job(conn: Connection, job_id: int, states: Sequence[JobState] | None = None, **values: Any) -> bool:
+def update_job(
+    conn: Connection, job_id: int, states: Collection[JobState] | None = None, **values: Any
+) -> bool:
     """Change a job's columns, only if it is still in one of ``states``; True when the row changed."""
     if "result" in values and values["result"] is not None:
         values["result"] = _dumps(values["result"])
@@ -104,7 +106,9 @@ class SideChannel:
     def __init__(self, url: str) -> None:
         self.is_sqlite = make_url(url).get_backend_name() == "sqlite"
         self.engine: Engine = (
-            create_engine(url, pool_size=1, max_overflow=1) if not self.is_sqlite else create_engine(url)
+            create_engine(url, pool_size=1, max_overflow=1, pool_pre_ping=True)
+            if not self.is_sqlite
+            else create_engine(url)
         )
         if self.is_sqlite:
 
@@ -130,3 +134,11 @@ class SideChannel:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _inserted_id(result: CursorResult[Any]) -> int:
+    """The id the database gave the row just inserted (one row, one integer key)."""
+    key = result.inserted_primary_key
+    if key is None:
+        raise RuntimeError("the insert returned no primary key")
+    return int(key[0])

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, and_, bindparam, exists, func, null, or_, select, union_all, update
+from sqlalchemy import Connection, CursorResult, and_, bindparam, exists, func, null, or_, select, union_all, update
 
 from annotator.domain.model import (
     CandidateEntry,
@@ -82,6 +82,7 @@ def item_from_row(row: Any) -> Item:
         ),
         filter_failures=tuple(json.loads(row.filter_failures)),
         excluded=bool(row.excluded),
+        domain=row.domain or "",
     )
 
 
@@ -435,6 +436,7 @@ class Repository:
             "senses": senses_to_json(item.senses),
             "filter_failures": _dumps(list(item.filter_failures)),
             "excluded": item.excluded,
+            "domain": item.domain,
         }
 
     def update_item_lexicon(self, conn: Connection, item_id: str, gloss: str, senses: Sequence[SenseEntry]) -> None:
@@ -915,7 +917,7 @@ class Repository:
                 file=file, user=user, host=host, pid=pid, started_at=utc_now(), heartbeat=now
             )
         )
-        return int(result.inserted_primary_key[0])
+        return _inserted_id(result)
 
     def touch_import(self, conn: Connection, import_id: int, now: float) -> bool:
         """Refresh the heartbeat; False when the import was cleaned away (another process judged it dead)."""
@@ -1009,3 +1011,11 @@ def _queue_entry(row: Any) -> QueueEntry:
         row.target_start,
         row.target_end,
     )
+
+
+def _inserted_id(result: CursorResult[Any]) -> int:
+    """The id the database gave the row just inserted (one row, one integer key)."""
+    key = result.inserted_primary_key
+    if key is None:
+        raise RuntimeError("the insert returned no primary key")
+    return int(key[0])

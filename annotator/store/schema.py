@@ -71,6 +71,8 @@ items = Table(
     Column("imported_at", String(40), nullable=False),
     #: The import that wrote the row; hidden while that import is still in ``imports`` (revision 0006).
     Column("import_id", Integer, nullable=False, default=0, server_default="0"),
+    #: The text's domain, when the source gives one (revision wordnet_domain); "" otherwise.
+    Column("domain", String(200), nullable=False, default="", server_default=""),
     Index("ix_items_lemma", "lemma"),
     Index("ix_items_synset", "synset"),
     Index("ux_items_position", "position", unique=True),  # revision 0003: one queue position per item

@@ -118,7 +118,7 @@ def agreement_section(svc: DoubleCurationService, languages: tuple[str, ...]) ->
 
 
 def _assign() -> None:
-    lang = st.session_state.get(ASSIGN_LANG)
+    lang = str(st.session_state.get(ASSIGN_LANG) or "")
     who = list(st.session_state.get(ASSIGN_WHO) or [])
     mode = st.session_state.get(ASSIGN_MODE, "share")
     ids = [line.strip() for line in (st.session_state.get(ASSIGN_IDS) or "").splitlines() if line.strip()]
@@ -158,7 +158,9 @@ def assign_section(svc: DoubleCurationService, languages: tuple[str, ...]) -> No
                 "item": s.item_id,
                 "language": s.lang,
                 "state": s.state,
-                "translators": ", ".join(f"{name}: {status.value}" for name, status in s.annotators.items()),
+                "translators": ", ".join(
+                    f"{name}: {components.STATUS_LABEL[status]}" for name, status in s.annotators.items()
+                ),
                 "all finished": s.all_finished,
             }
             for s in summaries
@@ -187,7 +189,8 @@ def comparison_table(comparison: Comparison) -> None:
         if copy.discard_reason:
             st.text(f"{copy.annotator} discarded: {copy.discard_reason.value} {copy.discard_note}".rstrip())
     st.caption(
-        "Copy decisions: " + ", ".join(f"{components.md(c.annotator)}: {c.status.value}" for c in comparison.copies)
+        "Copy decisions: "
+        + ", ".join(f"{components.md(c.annotator)}: {components.STATUS_LABEL[c.status]}" for c in comparison.copies)
     )
 
 

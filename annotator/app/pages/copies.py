@@ -8,6 +8,7 @@ ever read: the service refuses anything else. Untrusted text (item ids, notes, c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -29,10 +30,11 @@ def service() -> DoubleCurationService:
     return DoubleCurationService(state.get_project(), user)
 
 
-def run(method: str, args: tuple[Any, ...], success: str, reset: dict[str, Any] | None = None) -> None:
-    """Widget callback: one service call, its outcome as a one-shot message (escaped when shown)."""
+def run(method: Callable[..., Any], args: tuple[Any, ...], success: str, reset: dict[str, Any] | None = None) -> None:
+    """Widget callback: ``method`` (a ``DoubleCurationService`` method) with the service acting for the user logged
+    in now, its outcome as a one-shot message (escaped when shown)."""
     try:
-        getattr(service(), method)(*args)
+        method(service(), *args)
     except CandidateError as error:
         state.flash("error", components.candidate_error_message(error))
         return
@@ -47,17 +49,21 @@ def run(method: str, args: tuple[Any, ...], success: str, reset: dict[str, Any] 
 def _save_sets(item_id: str, lang: str, version: int, prefix: str) -> None:
     good = st.session_state.get(prefix + "good", "").splitlines()
     bad = st.session_state.get(prefix + "bad", "").splitlines()
-    run("replace_candidates", (item_id, lang, good, bad, version), "Your copy was saved.")
+    run(DoubleCurationService.replace_candidates, (item_id, lang, good, bad, version), "Your copy was saved.")
 
 
 def _discuss(item_id: str, lang: str, version: int, prefix: str) -> None:
-    run("flag_discuss", (item_id, lang, st.session_state.get(prefix + "note", ""), version), "Flagged DISCUSS.")
+    run(
+        DoubleCurationService.flag_discuss,
+        (item_id, lang, st.session_state.get(prefix + "note", ""), version),
+        "Flagged DISCUSS.",
+    )
 
 
 def _discard(item_id: str, lang: str, version: int, prefix: str) -> None:
     reason = st.session_state.get(prefix + "reason")
     note = st.session_state.get(prefix + "discard_note", "")
-    run("discard", (item_id, lang, reason, note, version), "Your copy is discarded.")
+    run(DoubleCurationService.discard, (item_id, lang, reason, note, version), "Your copy is discarded.")
 
 
 def editor(item_id: str, lang: str, copy: ItemLanguage) -> None:
@@ -80,12 +86,15 @@ def editor(item_id: str, lang: str, copy: ItemLanguage) -> None:
         disabled=not editable,
     )
     if not editable:
-        st.info(f"Your copy is {copy.status.value}. Reopen it to change it (until every translator has finished).")
+        st.info(
+            f"Your copy is {components.STATUS_LABEL[copy.status]}. "
+            "Reopen it to change it (until every translator has finished)."
+        )
         st.button(
             "Reopen my copy",
             key=prefix + "reopen",
             on_click=run,
-            args=("reopen", (item_id, lang, copy.version), "Reopened."),
+            args=(DoubleCurationService.reopen, (item_id, lang, copy.version), "Reopened."),
         )
         return
     actions = st.columns(4)
@@ -95,7 +104,7 @@ def editor(item_id: str, lang: str, copy: ItemLanguage) -> None:
         key=prefix + "done",
         type="primary",
         on_click=run,
-        args=("mark_done", (item_id, lang, copy.version), "Your copy is done."),
+        args=(DoubleCurationService.mark_done, (item_id, lang, copy.version), "Your copy is done."),
         help="Save the sets first: Done keeps the saved sets.",
     )
     with actions[2].popover("DISCUSS"):

@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator.app import jobs_panel
-from annotator.app.components import show_row_problems
+from annotator.app.components import STATUS_LABEL, show_row_problems
 from annotator.app.safe_text import code, md
 from annotator.app.state import current_user, get_project, require_lead, service
 from annotator.data_export.dataset import ExportOptions, default_export_root
@@ -31,7 +31,6 @@ from annotator.project import Project
 from annotator.services import job_files, jobs
 from annotator.services.read_model import DatasetOverview, dataset_overview
 
-STATUSES = tuple(s.value for s in Status)
 STAT_COLUMNS = {"added_pct": "% added", "removed_pct": "% removed", "shared_pct": "% shared"}
 
 
@@ -64,8 +63,8 @@ def refinement_frame(selection: DatasetOverview) -> pd.DataFrame:
         }
     )
     frame = pd.DataFrame(rows)
-    for column in ("done item-languages", "same-synset pairs"):
-        frame[column] = frame[column].astype("Int64")  # the Mean row has no count: <NA>, not 0
+    for column in ("done item-languages", "same-synset pairs"):  # the Mean row has no count: shown empty
+        frame[column] = ["" if value is None or pd.isna(value) else str(int(value)) for value in frame[column]]
     return frame
 
 
@@ -90,7 +89,7 @@ def progress_frame(project: Project) -> pd.DataFrame:
     for lang in project.settings().languages:
         by_status = counts.get(lang, {})
         total = sum(by_status.values())
-        rows.append({"language": lang, **{s: by_status.get(s, 0) for s in STATUSES}, "total": total})
+        rows.append({"language": lang, **{STATUS_LABEL[s]: by_status.get(s.value, 0) for s in Status}, "total": total})
     return pd.DataFrame(rows)
 
 
@@ -98,9 +97,9 @@ def render_progress(project: Project) -> None:
     st.subheader("Progress per language")
     frame = progress_frame(project)
     st.dataframe(frame, hide_index=True, width="stretch")
-    for row in frame.itertuples(index=False):
-        done, total = int(row.done), int(row.total)
-        st.progress(done / total if total else 0.0, text=f"{row.language}: {done} of {total} done")
+    for row in frame.to_dict("records"):
+        done, total = int(row["done"]), int(row["total"])
+        st.progress(done / total if total else 0.0, text=f"{row['language']}: {done} of {total} done")
 
 
 def render_statistics(selection: DatasetOverview) -> None:

@@ -19,6 +19,7 @@ from annotator.app.jobs_panel import SEEN_ACTIVE_KEY, render_jobs
 from annotator.app.safe_text import code, md
 from annotator.app.state import get_project, require_lead
 from annotator.domain.jobs import JobKind
+from annotator.domain.model import User
 from annotator.errors import UserError
 from annotator.evaluation.inputs import format_skipped
 from annotator.evaluation.presenters import metrics_table_rows
@@ -44,13 +45,39 @@ def _upload(upload: st.runtime.uploaded_file_manager.UploadedFile) -> str:
     return str(jobs.save_upload(get_project(), upload.name, upload.getvalue()))
 
 
+def kept_translations(user: User) -> tuple[str, str] | None:
+    """(path, file name) of the translations this lead last uploaded for a page evaluation, while the kept copy
+    exists: the page offers them again after a trip to Curate (a browser's upload does not survive leaving the page),
+    after a reload and on another day, without uploading the file again."""
+    project = get_project()
+    folder = jobs.jobs_folder(project).resolve()
+    for job in jobs.list_jobs(project, limit=50, kinds=[JobKind.EVALUATE]):
+        path = Path(str(job.params.get("translations") or ""))
+        if job.user != user.name or not job.params.get("page") or path.parent != folder:
+            continue
+        if path.name.startswith("upload-") and path.is_file():
+            return str(path), str(job.params.get("translations_name") or path.name)
+    return None
+
+
+def kept_label(kept: tuple[str, str]) -> str:
+    return f"The file of my last run: {kept[1]}"
+
+
 def job_params(
-    dataset_choice: str, dataset_upload, translations_choice: str, translations_upload, analyser: str, models: str
+    dataset_choice: str,
+    dataset_upload,
+    translations_choice: str,
+    translations_upload,
+    analyser: str,
+    models: str,
+    kept: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """What the evaluation job needs; a missing upload is refused here, before any job is recorded."""
     if dataset_choice != CURRENT and dataset_upload is None:
         raise UserError("Choose the dataset.jsonl to score against.")
-    if translations_choice != BUNDLED and translations_upload is None:
+    reuse = kept is not None and translations_choice == kept_label(kept)
+    if translations_choice != BUNDLED and not reuse and translations_upload is None:
         raise UserError("Upload the translations to score.")
     params: dict[str, Any] = {"page": True, "analyser": analyser}
     if models:
@@ -62,6 +89,8 @@ def job_params(
     if translations_choice == BUNDLED:
         path = builtin_path(DEMO_TRANSLATIONS)
         params.update(translations=str(path), translations_name=path.name)
+    elif reuse and kept is not None:
+        params.update(translations=kept[0], translations_name=kept[1])
     else:
         params.update(translations=_upload(translations_upload), translations_name=Path(translations_upload.name).name)
     return params
@@ -99,7 +128,7 @@ def render_metrics(result: EvaluationResult) -> None:
     if result.skipped:
         st.warning(
             md(
-                f"{format_skipped(result.skipped)}: not scored, as the dataset has nothing to score them against "
+                f"{format_skipped(result.skipped)}: the dataset has nothing to score them against "
                 "(an export leaves out unfinished, discarded and excluded items)."
             ),
             icon=":material/info:",
@@ -163,6 +192,11 @@ def render_browser(result: EvaluationResult) -> None:
                 key=f"eval_open|{row['id']}|{row['lang']}|{row['system']}",
                 icon=":material/edit_note:",
             ):
+                from annotator.app.pages import curate  # the card there shows this translation (issue 21)
+
+                curate.open_from_evaluate(
+                    row["id"], row["lang"], row["system"], row["translation"], row["span"], row["result"]
+                )
                 st.switch_page(CURATE_PAGE, query_params={"item": row["id"], "lang": row["lang"]})
             st.markdown(f"EN: {md(row['sentence'])}")
             st.markdown(
@@ -204,14 +238,19 @@ def render_report(result: EvaluationResult) -> None:
 
 
 def render() -> None:
-    require_lead()
+    lead = require_lead()
+    kept = kept_translations(lead)
     st.header("Evaluate machine translations")
     st.caption("DiBiMT §3.4: each translation is GOOD, BAD or MISS against the GOOD/BAD candidates of its item.")
     with st.form("evaluate_inputs", border=True):
         left, right = st.columns(2)
         dataset_choice = left.radio("Score against", [CURRENT, UPLOADED], key="evaluate_dataset_choice")
         dataset_upload = left.file_uploader("dataset.jsonl", type=["jsonl"], key="evaluate_dataset_file")
-        translations_choice = right.radio("Translations", [UPLOAD, BUNDLED], key="evaluate_translations_choice")
+        translations_choice = right.radio(
+            "Translations",
+            [kept_label(kept), UPLOAD, BUNDLED] if kept else [UPLOAD, BUNDLED],
+            key="evaluate_translations_choice",
+        )
         translations_upload = right.file_uploader(
             "Translations file", type=["jsonl", "tsv", "txt"], key="evaluate_translations_file"
         )
@@ -226,7 +265,7 @@ def render() -> None:
     if submitted:
         try:
             params = job_params(
-                dataset_choice, dataset_upload, translations_choice, translations_upload, analyser, models
+                dataset_choice, dataset_upload, translations_choice, translations_upload, analyser, models, kept
             )
             start(params)
         except UserError as error:

@@ -25,13 +25,14 @@ from annotator.lexicon.sources import allowed_sources
 from annotator.project import parse_languages
 from annotator.services import read_model
 from annotator.services.administration import save_languages, set_excluded
+from annotator.services.import_wsd import check_wsd_xml
 from annotator.services.jobs import save_upload
 
 
 def render_settings() -> None:
     project = get_project()
     settings = project.settings()
-    st.subheader("Project")
+    st.subheader("Settings")
     lexicon = settings.lexicon
     source = lexicon.snapshot if lexicon.provider == "snapshot" else lexicon.base_url
     st.markdown(
@@ -70,12 +71,59 @@ def render_import() -> None:
         "CSV, TSV, XLSX or JSONL with sentence, target (or start/end), lemma, pos, synset; id and source "
         "optional. All or nothing: a file with any bad row imports nothing and lists every bad row."
     )
-    upload = st.file_uploader("Item file", type=["csv", "tsv", "xlsx", "jsonl"], key="project_import_file")
+    upload = st.file_uploader("Item file", type=["csv", "tsv", "xlsx", "jsonl", "xml"], key="project_import_file")
     force = st.checkbox(
         "Replace changed items even if they have curated work (their candidates are kept)", key="project_import_force"
     )
-    if upload is not None:
+    if upload is not None and upload.name.lower().endswith(".xml"):
+        _render_wsd_import(upload, force)
+    elif upload is not None:
         jobs_panel.start_button(JobKind.IMPORT, "Import", "project_import", lambda: _upload_params(upload, force))
+    jobs_panel.render_job_status(JobKind.IMPORT)
+
+
+def _render_wsd_import(upload, force: bool) -> None:  # type: ignore[no-untyped-def]
+    """WSD-framework XML: its gold key file too; sense keys become synsets through the project's wordnet."""
+    st.caption(
+        "WSD-framework XML (Raganato et al. 2017): one item per instance with one gold sense key; instances with "
+        "several keys are skipped and listed unless the first key is kept. Needs the wordnet lexicon."
+    )
+    gold = st.file_uploader("Gold key file (FILE.gold.key.txt)", type=["txt"], key="project_import_gold")
+    first_key = st.checkbox("Keep the first of several gold keys", key="project_import_first_key")
+    if gold is not None:
+        jobs_panel.start_button(
+            JobKind.IMPORT, "Import", "project_import", lambda: _wsd_upload_params(upload, gold, first_key, force)
+        )
+
+
+def _wsd_upload_params(upload, gold, first_key: bool, force: bool) -> dict:  # type: ignore[no-untyped-def]
+    """Check both files here (every bad instance listed at once), then hand kept copies to the import job."""
+    with tempfile.TemporaryDirectory() as tmp:
+        xml_path = Path(tmp) / Path(upload.name).name
+        gold_path = Path(tmp) / "gold.key.txt"
+        xml_path.write_bytes(upload.getvalue())
+        gold_path.write_bytes(gold.getvalue())
+        try:
+            checked = check_wsd_xml(get_project(), xml_path, gold_path, first_key)
+        except ItemImportError as error:
+            show_row_problems(error)
+            st.stop()
+        except UserError as error:
+            st.error(md(str(error)))
+            st.stop()
+    if checked.multi_key:
+        st.info(md(f"{len(checked.multi_key)} instance(s) with several gold keys will be skipped."))
+    project = get_project()
+    kept = save_upload(project, upload.name, upload.getvalue())
+    kept_gold = save_upload(project, gold.name, gold.getvalue())
+    return {
+        "file": str(kept),
+        "gold": str(kept_gold),
+        "first_key": first_key,
+        "force": force,
+        "uploaded": True,
+        "name": upload.name,
+    }
 
 
 def _upload_params(upload, force: bool) -> dict:  # type: ignore[no-untyped-def]
@@ -99,6 +147,7 @@ def render_prepopulate() -> None:
         "A run stopped by the lexicon (quota) keeps its work and resumes where it stopped."
     )
     jobs_panel.start_button(JobKind.PREPOPULATE, "Pre-populate", "project_prepopulate")
+    jobs_panel.render_job_status(JobKind.PREPOPULATE)
 
 
 def render_filters() -> None:
@@ -109,6 +158,7 @@ def render_filters() -> None:
         "items are marked, never deleted: tick the ones to exclude from curation and export."
     )
     jobs_panel.start_button(JobKind.FILTERS, "Run the filters", "project_filters")
+    jobs_panel.render_job_status(JobKind.FILTERS)
     flagged = read_model.flagged_items(project)
     if not flagged:
         st.info("No item is flagged or excluded.")
@@ -153,13 +203,14 @@ def render() -> None:
     st.header("Project")
     render_settings()
     render_audit()
-    jobs_panel.render_jobs()
     st.divider()
     render_import()
     st.divider()
     render_prepopulate()
     st.divider()
     render_filters()
+    st.divider()
+    jobs_panel.render_jobs(latest=False)  # each job's progress and outcome show under its own button
 
 
 if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)

@@ -11,11 +11,14 @@ from typing import Any
 import streamlit as st
 
 from annotator.app import components, state
+from annotator.domain import throughput
 from annotator.domain.model import Status
 from annotator.errors import UserError
 from annotator.project import Project
 from annotator.services import read_model
+from annotator.services.curation import CurationService
 from annotator.services.read_model import QueueEntry, ReviewState
+from annotator.services.throughput import team_throughput, throughput_csv
 
 DISCUSS_PICK = "rev_discuss_pick"
 DISCARDED_PICK = "rev_discarded_pick"
@@ -114,8 +117,12 @@ def render_discarded(project: Project, langs: tuple[str, ...]) -> None:
     st.button(
         components.md(f"↺ Reopen {entry.item_id} [{entry.lang}]"),
         key="rev_reopen",
-        on_click=components.run_action,
-        args=("reopen", (entry.item_id, entry.lang, il.version), f"Reopened {entry.item_id} [{entry.lang}]."),
+        on_click=components.click_action,
+        args=(
+            CurationService.reopen,
+            (entry.item_id, entry.lang, il.version),
+            f"Reopened {entry.item_id} [{entry.lang}].",
+        ),
     )
 
 
@@ -161,6 +168,51 @@ def render_progress(project: Project, langs: tuple[str, ...]) -> None:
         st.dataframe(rows, hide_index=True, width="stretch")
     else:
         st.caption("Nobody has set a status yet.")
+    render_throughput(project)
+
+
+def throughput_rows(figures: throughput.Throughput) -> list[dict[str, Any]]:
+    """One row per translator and language, then the team's (``all``) per language and in total."""
+    return [
+        {
+            "translator": "all" if row.user == throughput.ALL else row.user,
+            "lang": "all" if row.lang == throughput.ALL else row.lang,
+            "done today": row.done_today,
+            "done this week": row.done_week,
+            "median time per item": throughput.format_seconds(row.median_seconds),
+            "items timed": row.measured,
+        }
+        for row in (*figures.rows, *figures.team)
+    ]
+
+
+def render_throughput(project: Project) -> None:
+    """This week's pace from the history (how time per item is measured: ``annotator.domain.throughput``)."""
+    user = state.current_user()
+    assert user is not None
+    figures = team_throughput(project, user)
+    st.markdown(
+        f"**Throughput** (week from {figures.week_start:%a %d %b}, UTC) · team rate "
+        f"**{figures.rate():.1f} items/day** over {figures.days} day(s)"
+    )
+    if not figures.rows:
+        st.caption("Nobody has marked an item done this week.")
+        return
+    st.dataframe(throughput_rows(figures), hide_index=True, width="stretch")
+    st.caption(
+        "Done: items marked Done (an undone Done is not counted). Time per item: from the translator's previous "
+        f"change on another item to this item's Done, within a work session (changes at most "
+        f"{throughput.SESSION_GAP_S // 60} minutes apart: longer breaks are not counted); the first item of a session "
+        "counts from its first change. Items timed: how many Done items the median is taken over."
+    )
+    st.download_button(
+        "Download throughput (CSV)",
+        data=throughput_csv(figures),
+        file_name="throughput.csv",
+        mime="text/csv",
+        key="rev_throughput_csv",
+        icon=":material/download:",
+    )
 
 
 def render() -> None:

@@ -3,7 +3,7 @@ the project offers them, whichever server's worker ran the job: ``job_files``, e
 most 1 MiB, each compressed on its own (issue 22).
 
 Revision ID: eval_core_job_files
-Revises: 0009
+Revises: 0010_wordnet_domain
 Create Date: 2026-11-25
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "eval_core_job_files"
-down_revision = "0009"
+down_revision = "0010_wordnet_domain"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,144 @@
+"""The Curate work area as one element (issue 21): item card, GOOD/BAD lists, Add boxes, actions, feedback.
+
+One components v2 element whose HTML, CSS and script live in ``area.html``, ``area.css`` and ``area.js`` next to this
+file. Streamlit reruns replace a page's elements, taking the focus and the scroll with them; this element keeps its
+DOM across runs (it is mounted under one constant key), so it owns where the focus goes, what the keys do and what
+stays in view. Everything shown comes from ``area_data`` as JSON and reaches the page through ``textContent`` only.
+
+The script sends one typed event at a time as the ``event`` trigger (``parse_event`` checks every field: a forged or
+malformed event is ignored); the page dispatches it to one ``CurationService`` call with the version the element
+was drawn for, so a stale page is refused by the service's version check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import streamlit as st
+
+from annotator.app.safe_text import synset_url, visible_controls
+from annotator.domain.model import DiscardReason, Side
+
+COMPONENT_NAME = "annotator_curate_area"
+KEY = "cur_area"
+#: The trigger the script sets; the page's callback is ``on_event_change``.
+EVENT = "event"
+#: What the script may send, and the fields each needs beyond item, lang, version and seq.
+EVENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "add": ("side", "text"),
+    "add_many": ("side", "text"),
+    "remove": ("key",),
+    "move": ("key",),
+    "done": (),
+    "discuss": ("text",),
+    "discard": ("reason", "text"),
+    "reopen": (),
+    "undo": (),
+    "next": (),
+    "previous": (),
+    "comment": ("text",),
+    "draft": ("field", "text"),
+    "advance": ("on",),
+}
+#: The text fields whose unsaved text is kept (``draft`` events) and their session keys' suffixes.
+DRAFT_FIELDS: dict[str, str] = {
+    "good": f"add|{Side.GOOD.value}",
+    "bad": f"add|{Side.BAD.value}",
+    "discuss": "discuss_note",
+    "discard_note": "discard_note",
+    "discard_reason": "discard_reason",
+    "comment": "comment",
+}
+MAX_EVENT_TEXT = 40_000
+
+
+def _asset(name: str) -> str:
+    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+
+
+HTML, CSS, JS = _asset("area.html"), _asset("area.css"), _asset("area.js")
+_mount = st.components.v2.component(COMPONENT_NAME, html=HTML, css=CSS, js=JS, isolate_styles=False)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One checked event from the element: what to do, to which item-language, at which version."""
+
+    type: str
+    item: str
+    lang: str
+    version: int
+    seq: str
+    side: Side | None = None
+    text: str = ""
+    key: str = ""
+    reason: str = ""
+    field: str = ""
+    on: bool = False
+
+
+def parse_event(value: object) -> Event | None:
+    """The event in the element's trigger value, or None when it is not one the script sends."""
+    if not isinstance(value, Mapping):
+        return None
+    kind = value.get("type")
+    if not isinstance(kind, str) or kind not in EVENT_FIELDS:
+        return None
+    item, lang, version, seq = value.get("item"), value.get("lang"), value.get("version"), value.get("seq")
+    if not isinstance(item, str) or not isinstance(lang, str) or type(version) is not int or not isinstance(seq, str):
+        return None
+    fields: dict[str, Any] = {}
+    for name in EVENT_FIELDS[kind]:
+        raw = value.get(name)
+        if name == "side":
+            if raw not in (Side.GOOD.value, Side.BAD.value):
+                return None
+            fields["side"] = Side(raw)
+        elif name == "on":
+            if type(raw) is not bool:
+                return None
+            fields["on"] = raw
+        elif name == "reason":
+            if raw not in ("", *(r.value for r in DiscardReason)):
+                return None
+            fields["reason"] = raw
+        elif name == "field":
+            if raw not in DRAFT_FIELDS:
+                return None
+            fields["field"] = raw
+        else:
+            if not isinstance(raw, str) or len(raw) > MAX_EVENT_TEXT:
+                return None
+            fields[name] = raw
+    return Event(kind, item, lang, version, seq[:64], **fields)
+
+
+def received() -> Event | None:
+    """In the callback: the event the element sent (None for anything else)."""
+    value = st.session_state.get(KEY)
+    return parse_event(value.get(EVENT) if isinstance(value, Mapping) else None)
+
+
+def received_seq() -> str | None:
+    """The id of whatever the element sent (checked or not), to acknowledge it: the element waits for it."""
+    value = st.session_state.get(KEY)
+    event = value.get(EVENT) if isinstance(value, Mapping) else None
+    seq = event.get("seq") if isinstance(event, Mapping) else None
+    return seq[:64] if isinstance(seq, str) else None
+
+
+def text(value: object) -> str:
+    """Text for the element: invisible characters made visible (``safe_text.visible_controls``)."""
+    return visible_controls(str(value))
+
+
+def synset_link(synset: str) -> str | None:
+    return synset_url(synset)
+
+
+def render(data: dict[str, Any], on_event: Callable[[], None]) -> None:
+    """Mount the element (one, under the constant ``KEY``); ``on_event`` runs before the next run on an event."""
+    _mount(key=KEY, data=data, on_event_change=on_event)

@@ -1,0 +1,613 @@
+// The Curate work area (annotator.app.curate_area): fills area.html from the element's data and owns focus and keys.
+//
+// Text from the data goes into the page through textContent, title and value only (never parsed as markup).
+// Events go out one at a time through the "event" trigger; the next waits until the data acknowledges the last
+// (data.ack), so two quick actions never overwrite each other. Single-key shortcuts act only when no text field has
+// the focus; inside fields only Enter, Esc and modified keys act. After every action the focus lands where the
+// data says (the Add box of the side just used, the list cursor, the first Add box on a new item).
+
+const SVG = 'http://www.w3.org/2000/svg';
+const TRASH = 'M280-120q-33 0-56.5-23.5T200-200v-520h-40v-80h200v-40h240v40h200v80h-40v520q0 33-23.5 56.5T680-120H280Z'
+  + 'm400-600H280v520h400v-520ZM360-280h80v-360h-80v360Zm160 0h80v-360h-80v360ZM280-720v520-520Z';
+const LEGEND = [
+  ['g / b', 'type in Add to GOOD / Add to BAD'],
+  ['Enter (in an Add box)', 'add the candidate; several pasted lines are added together (all or nothing)'],
+  ['Esc', 'leave a text box or close a panel (then single keys work again)'],
+  ['j / k or ↓ / ↑', 'move the cursor through the GOOD, then the BAD candidates'],
+  ['h / l or ← / →', 'jump the cursor to the GOOD / BAD list'],
+  ['Delete or r', 'remove the candidate under the cursor'],
+  ['m', 'move the candidate under the cursor to the other list'],
+  ['d', 'Done'],
+  ['s', 'DISCUSS: write a note for a lead (Ctrl+Enter sends)'],
+  ['x', 'Discard: choose a reason (Enter confirms)'],
+  ['o', 'Reopen'],
+  ['u', 'Undo your last change on this item, or your Done / Discard on the item just left (u again redoes)'],
+  ['n / p (Alt+N / Alt+P anywhere)', 'Next / Previous item'],
+  ['a', 'turn "Next item after Done" on or off'],
+  ['?', 'this legend'],
+];
+const FIELDS = ['good', 'bad', 'discuss', 'discard_note', 'discard_reason', 'comment'];
+const DRAFT_DELAY_MS = 400;
+const ACK_TIMEOUT_MS = 6000;
+
+const nonce = Math.random().toString(36).slice(2, 10);
+let seq = 0;
+let sendTrigger = null;
+let data = null;          // the data last drawn
+let root = null;          // the .ca element
+let queue = [];           // events waiting to be sent: {type, build, drawnFor}
+let inflight = null;      // seq of the event sent and not yet acknowledged
+let sentAt = 0;
+let lastFeedback = null;  // id of the feedback last shown
+let shownItem = null;     // "item|lang" on screen
+let cursor = {side: 'good', index: 0};
+let listening = false;
+const draftTimers = {};
+
+const el = (tag, className, text) => {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+const $ = (selector) => root.querySelector(selector);
+const $$ = (selector) => Array.from(root.querySelectorAll(selector));
+const field = (name) => $(`.ca-field[data-field="${name}"]`);
+const isTextField = (node) => Boolean(node) && (node.tagName === 'TEXTAREA' || node.tagName === 'SELECT'
+  || node.isContentEditable || (node.tagName === 'INPUT' && !['checkbox', 'radio', 'button', 'submit']
+    .includes((node.getAttribute('type') || 'text').toLowerCase())));
+const trash = () => {
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '0 -960 960 960');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(SVG, 'path');
+  path.setAttribute('d', TRASH);
+  svg.appendChild(path);
+  return svg;
+};
+
+// --- sending -------------------------------------------------------------------------------------------------
+
+function enqueue(type, fields = {}, options = {}) {
+  if (!data) return;
+  const drawnFor = data.item + '|' + data.lang;
+  if (type === 'draft') queue = queue.filter((q) => !(q.type === 'draft' && q.fields.field === fields.field));
+  queue.push({type, fields, drawnFor, anyItem: Boolean(options.anyItem)});
+  pump();
+}
+
+function pump() {
+  if (inflight && Date.now() - sentAt < ACK_TIMEOUT_MS) return;
+  inflight = null;
+  while (queue.length) {
+    const next = queue.shift();
+    // an action meant for the item that was on screen when it was asked for; the page has moved on: drop it
+    if (!next.anyItem && next.drawnFor !== data.item + '|' + data.lang) continue;
+    seq += 1;
+    const payload = {...next.fields, type: next.type, item: data.item, lang: data.lang, version: data.version,
+                     seq: nonce + ':' + seq};
+    inflight = payload.seq;
+    sentAt = Date.now();
+    sendTrigger('event', payload);
+    markPending();
+    return;
+  }
+  markPending();
+}
+
+// data-pending on the element while an event waits for its answer (tests and benchmarks wait on it)
+function markPending() {
+  if (!root) return;
+  if (inflight || queue.length) root.dataset.pending = String(queue.length + (inflight ? 1 : 0));
+  else delete root.dataset.pending;
+}
+
+function scheduleDraft(name) {
+  clearTimeout(draftTimers[name]);
+  draftTimers[name] = setTimeout(() => {
+    const box = field(name);
+    if (box) enqueue('draft', {field: name, text: box.value});
+  }, DRAFT_DELAY_MS);
+}
+
+function flushDraft(name) {
+  clearTimeout(draftTimers[name]);
+  delete draftTimers[name];
+}
+
+// --- commands (buttons and keys) -------------------------------------------------------------------------------
+
+function addAll(side) {
+  const box = field('bulk_' + side);
+  if (!box || box.disabled || !box.value.trim()) return;
+  enqueue('add_many', {side, text: box.value});
+}
+
+function showBulk(side, text) {
+  const box = field('bulk_' + side);
+  box.closest('.ca-bulk').hidden = false;
+  box.value = text;
+  box.focus({preventScroll: true});
+}
+
+function add(side) {
+  const box = field(side);
+  if (!box || box.disabled) return;
+  const text = box.value;
+  if (!text.trim()) { box.focus(); return; }
+  flushDraft(side);
+  enqueue('add', {side, text});
+}
+
+function togglePanel(name, open) {
+  const panel = $(`.ca-${name}-panel`);
+  const button = $(`[data-cmd="${name}"]`);
+  if (!panel || !button || button.disabled) return;
+  const show = open === undefined ? panel.hidden : open;
+  panel.hidden = !show;
+  button.setAttribute('aria-expanded', String(show));
+  if (show) (name === 'discuss' ? field('discuss') : field('discard_reason')).focus();
+  else focusCursor();
+}
+
+function command(name, source) {
+  const button = $(`[data-cmd="${name}"]`);
+  switch (name) {
+    case 'previous': case 'next': case 'done': case 'undo': case 'reopen':
+      if (button && !button.disabled) enqueue(name, {}, {anyItem: name === 'previous' || name === 'next'});
+      else if (button) showFeedback({kind: 'info', where: 'card', text: button.title || `${button.textContent} is not possible here.`});
+      return true;
+    case 'discuss': case 'discard':
+      togglePanel(name);
+      return true;
+    case 'discuss-send':
+      flushDraft('discuss');
+      enqueue('discuss', {text: field('discuss').value});
+      return true;
+    case 'discard-send':
+      flushDraft('discard_note');
+      enqueue('discard', {reason: field('discard_reason').value, text: field('discard_note').value});
+      return true;
+    case 'comment':
+      flushDraft('comment');
+      enqueue('comment', {text: field('comment').value});
+      return true;
+    case 'add':
+      add(source && source.dataset.side);
+      return true;
+    case 'add-all':
+      addAll(source && source.dataset.side);
+      return true;
+    case 'legend': {
+      const legend = $('.ca-legend');
+      legend.hidden = !legend.hidden;
+      $('[data-cmd="legend"]').setAttribute('aria-expanded', String(!legend.hidden));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// --- the cursor through both lists ---------------------------------------------------------------------------
+
+const rowsOf = (side) => $$(`.ca-side[data-side="${side}"] .ca-row`);
+
+function focusCursor() {
+  let rows = rowsOf(cursor.side);
+  if (!rows.length) {
+    cursor.side = cursor.side === 'good' ? 'bad' : 'good';
+    rows = rowsOf(cursor.side);
+  }
+  if (!rows.length) { root.focus({preventScroll: true}); return; }
+  cursor.index = Math.max(0, Math.min(cursor.index, rows.length - 1));
+  $$('.ca-row').forEach((row) => { row.tabIndex = -1; row.setAttribute('aria-selected', 'false'); });
+  const row = rows[cursor.index];
+  row.tabIndex = 0;
+  row.setAttribute('aria-selected', 'true');
+  row.focus({preventScroll: true});
+  row.scrollIntoView({block: 'nearest'});
+}
+
+function moveCursor(step) {
+  const good = rowsOf('good').length;
+  const all = good + rowsOf('bad').length;
+  if (!all) { root.focus({preventScroll: true}); return; }
+  let flat = (cursor.side === 'good' ? 0 : good) + cursor.index;
+  const focusedRow = document.activeElement && document.activeElement.closest && document.activeElement.closest('.ca-row');
+  if (focusedRow && root.contains(focusedRow)) flat = Math.max(0, Math.min(flat + step, all - 1));
+  cursor = flat < good ? {side: 'good', index: flat} : {side: 'bad', index: flat - good};
+  focusCursor();
+}
+
+function jumpCursor(side) {
+  cursor = {side, index: cursor.side === side ? cursor.index : Math.min(cursor.index, Math.max(rowsOf(side).length - 1, 0))};
+  if (!rowsOf(side).length) { field(side).focus(); return; }
+  focusCursor();
+}
+
+function cursorRow() {
+  const active = document.activeElement;
+  const row = active && active.closest ? active.closest('.ca-row') : null;
+  return row && root.contains(row) ? row : null;
+}
+
+// --- keys ------------------------------------------------------------------------------------------------------
+
+function onKey(event) {
+  if (!root || !root.isConnected || !data) return;
+  const target = event.target;
+  const inside = root.contains(target);
+  if (!inside && target !== document.body && target !== document.documentElement) return;
+  if (event.isComposing) return;
+  const key = event.key;
+  if (event.altKey && !event.ctrlKey && !event.metaKey && (event.code === 'KeyN' || event.code === 'KeyP')) {
+    command(event.code === 'KeyN' ? 'next' : 'previous');
+    event.preventDefault();
+    return;
+  }
+  if (inside && isTextField(target)) {
+    const name = target.dataset.field;
+    if (key === 'Escape') {
+      event.preventDefault();
+      if (name === 'bulk_good' || name === 'bulk_bad') {
+        target.closest('.ca-bulk').hidden = true;
+        field(name.slice(5)).focus();
+      } else if (name === 'discuss') togglePanel('discuss', false);
+      else if (name === 'discard_note' || name === 'discard_reason') togglePanel('discard', false);
+      else focusCursor();
+    } else if (key === 'Enter' && (name === 'good' || name === 'bad')) {
+      event.preventDefault();
+      add(name);
+    } else if (key === 'Enter' && name === 'discard_note') {
+      event.preventDefault();
+      command('discard-send');
+    } else if (key === 'Enter' && name === 'discard_reason' && !event.altKey) {
+      event.preventDefault();
+      field('discard_note').focus();
+    } else if (key === 'Enter' && (event.ctrlKey || event.metaKey) && (name === 'bulk_good' || name === 'bulk_bad')) {
+      event.preventDefault();
+      addAll(name.slice(5));
+    } else if (key === 'Enter' && (event.ctrlKey || event.metaKey) && (name === 'discuss' || name === 'comment')) {
+      event.preventDefault();
+      command(name === 'discuss' ? 'discuss-send' : 'comment');
+    }
+    return;  // every other key belongs to the field
+  }
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  if (inside && (key === 'Enter' || key === ' ') && target.tagName === 'BUTTON') return;  // the button's own click
+  if (inside && target.tagName === 'SUMMARY' && (key === 'Enter' || key === ' ')) return;
+  if (key === 'Escape') {
+    if (!$('.ca-legend').hidden) command('legend');
+    return;
+  }
+  const row = cursorRow();
+  let handled = true;
+  switch (key) {
+    case 'g': field('good').focus(); break;
+    case 'b': field('bad').focus(); break;
+    case 'd': command('done'); break;
+    case 'u': command('undo'); break;
+    case 'o': command('reopen'); break;
+    case 'n': command('next'); break;
+    case 'p': command('previous'); break;
+    case 's': togglePanel('discuss', true); break;
+    case 'x': togglePanel('discard', true); break;
+    case '?': command('legend'); break;
+    case 'a': enqueue('advance', {on: !$('.ca-advance').checked}, {anyItem: true}); break;
+    case 'j': case 'ArrowDown': moveCursor(+1); break;
+    case 'k': case 'ArrowUp': moveCursor(-1); break;
+    case 'h': case 'ArrowLeft': jumpCursor('good'); break;
+    case 'l': case 'ArrowRight': jumpCursor('bad'); break;
+    case 'Home': root.scrollIntoView({block: 'start'}); root.focus({preventScroll: true}); break;
+    case 'Delete': case 'Backspace': case 'r': case 'm':
+      if (row && !data.editable) showFeedback({kind: 'info', where: row.dataset.side, text: data.locked});
+      else if (row) enqueue(key === 'm' ? 'move' : 'remove', {key: row.dataset.key});
+      else handled = key !== 'Backspace' && key !== 'Delete' ? true : false;
+      break;
+    default: handled = false;
+  }
+  if (handled) {
+    event.preventDefault();
+    event.stopPropagation();  // the key was ours: not also one of Streamlit's own (r reruns the page)
+  }
+}
+
+// --- drawing ---------------------------------------------------------------------------------------------------
+
+function drawMarked(node, text, start, end, className) {
+  node.replaceChildren();
+  if (typeof start === 'number' && typeof end === 'number' && 0 <= start && start < end && end <= text.length) {
+    const mark = el('mark', className || '', text.slice(start, end));
+    node.append(text.slice(0, start), mark, text.slice(end));
+  } else {
+    node.append(text);
+  }
+}
+
+function drawCard(d) {
+  const c = d.card;
+  $('.ca-position').textContent = d.nav.position;
+  $('.ca-progress').textContent = d.nav.progress;
+  $('[data-cmd="previous"]').disabled = !d.nav.previous;
+  $('[data-cmd="next"]').disabled = !d.nav.next;
+  $('.ca-advance').checked = Boolean(d.advance);
+  $('.ca-id').textContent = c.title;
+  const status = $('.ca-status');
+  status.textContent = c.status_label;
+  status.dataset.status = c.status;
+  $('.ca-version').textContent = 'v' + d.version;
+  drawMarked($('.ca-sentence'), c.sentence, c.start, c.end);
+  const sense = $('.ca-sense');
+  sense.replaceChildren();
+  c.sense.forEach(([text, href]) => {
+    if (href) { const a = el('a', '', text); a.href = href; a.target = '_blank'; a.rel = 'noopener noreferrer'; sense.append(a); }
+    else sense.append(text);
+  });
+  $('.ca-gloss').textContent = c.gloss;
+  $('.ca-gloss').hidden = !c.gloss;
+  const tr = $('.ca-translation');
+  tr.hidden = !c.translation;
+  if (c.translation) {
+    $('.ca-tr-label').textContent = c.translation.label;
+    drawMarked($('.ca-tr-text'), c.translation.text, c.translation.start, c.translation.end,
+               c.translation.outcome === 'BAD' ? 'ca-bad' : 'ca-miss');
+  }
+  const senses = $('.ca-senses');
+  senses.hidden = !c.senses.length;
+  senses.querySelector('summary').textContent = c.senses_title;
+  senses.querySelector('ol').replaceChildren(...c.senses.map(([text, sigma]) => el('li', sigma ? 'ca-sigma' : '', text)));
+  $('.ca-notices').replaceChildren(...c.notices.map(([kind, text]) => {
+    const note = el('p', 'ca-notice ca-' + kind, text);
+    note.setAttribute('role', 'note');
+    return note;
+  }));
+  for (const [name, state] of Object.entries(d.actions)) {
+    const button = $(`[data-cmd="${name}"]`);
+    if (!button) continue;
+    button.hidden = !state.shown;
+    button.disabled = !state.enabled;
+    button.title = state.tip || '';
+  }
+}
+
+function drawLists(d) {
+  const keepRow = cursorRow();
+  for (const side of ['good', 'bad']) {
+    const section = $(`.ca-side[data-side="${side}"]`);
+    const list = d.lists[side];
+    section.querySelector('.ca-heading').textContent = list.heading;
+    const rows = list.rows.map(([key, text, line, title], index) => {
+      const row = el('li', 'ca-row');
+      row.dataset.key = key;
+      row.dataset.side = side;
+      row.dataset.index = String(index);
+      row.tabIndex = -1;
+      row.setAttribute('aria-selected', 'false');
+      row.setAttribute('aria-label', text);
+      const label = el('div', 'ca-text');
+      label.dir = 'auto';
+      label.title = title;
+      label.append(el('code', '', text), el('span', 'ca-prov', line));
+      const move = el('button', 'ca-btn', '→ ' + list.other);
+      move.type = 'button';
+      move.dataset.row = 'move';
+      move.tabIndex = -1;
+      move.setAttribute('aria-label', `Move ${text} to ${list.other}`);
+      move.title = `Move to ${list.other} (m)`;
+      const remove = el('button', 'ca-btn');
+      remove.type = 'button';
+      remove.dataset.row = 'remove';
+      remove.tabIndex = -1;
+      remove.appendChild(trash());
+      remove.setAttribute('aria-label', `Remove ${text} from ${list.side}`);
+      remove.title = `Remove from ${list.side} (Delete)`;
+      move.disabled = remove.disabled = !d.editable;
+      row.append(label, move, remove);
+      return row;
+    });
+    const ul = section.querySelector('.ca-rows');
+    if (!rows.length) rows.push(el('li', 'ca-empty', '(empty)'));
+    ul.replaceChildren(...rows);
+    const removed = section.querySelector('.ca-removed');
+    removed.replaceChildren();
+    if (list.removed.length) {
+      removed.append("Removed from the lexicon's suggestions: ");
+      list.removed.forEach((text, index) => { if (index) removed.append(', '); removed.append(el('code', '', text)); });
+    }
+    const box = field(side);
+    box.disabled = !d.editable;
+    box.placeholder = d.placeholder;
+    section.querySelector('[data-cmd="add"]').disabled = !d.editable;
+  }
+  if (keepRow) focusCursor();
+}
+
+function drawCheck(d) {
+  for (const side of ['good', 'bad']) {
+    const out = $(`.ca-side[data-side="${side}"] .ca-check`);
+    const check = d.check && d.check.side === side ? d.check : null;
+    const box = field(side);
+    if (!check || check.text !== box.value) { if (!box.value.trim()) { out.replaceChildren(); out.className = 'ca-check'; } continue; }
+    out.className = 'ca-check ca-' + check.kind;
+    out.replaceChildren(el('span', '', check.message));
+    if (check.hint) out.append(el('span', 'ca-hint', check.hint));
+  }
+}
+
+function drawThread(d) {
+  const comments = $('.ca-comments');
+  comments.querySelector('summary').textContent = d.comments.title;
+  comments.querySelector('.ca-thread').replaceChildren(...d.comments.rows.map(([who, when, text]) => {
+    const li = el('li');
+    li.append(el('strong', '', who), ' · ' + when + '\n' + text);
+    return li;
+  }));
+  field('comment').disabled = !d.comments.may_post;
+  $('[data-cmd="comment"]').disabled = !d.comments.may_post;
+  if (d.comments.open) comments.open = true;
+  const history = $('.ca-history');
+  history.querySelector('summary').textContent = d.history.title;
+  history.querySelector('tbody').replaceChildren(...d.history.rows.map((cells) => {
+    const tr = el('tr');
+    cells.forEach((cell) => tr.appendChild(el('td', '', String(cell))));
+    return tr;
+  }));
+}
+
+function showFeedback(feedback) {
+  $$('.ca-feedback').forEach((box) => { box.replaceChildren(); box.className = 'ca-feedback'; box.removeAttribute('role'); });
+  if (!feedback) return;
+  const box = $(`.ca-feedback[data-where="${feedback.where}"]`) || $('.ca-feedback[data-where="card"]');
+  box.className = 'ca-feedback ca-' + feedback.kind;
+  box.setAttribute('role', feedback.kind === 'error' ? 'alert' : 'status');
+  box.textContent = feedback.text;
+  const rect = box.getBoundingClientRect();
+  if (rect.bottom > window.innerHeight || rect.top < 0) box.scrollIntoView({block: 'nearest'});
+}
+
+function place(where) {
+  if (where === 'good' || where === 'bad' || where === 'discuss' || where === 'comment') {
+    const box = field(where);
+    if (box && !box.disabled) { box.focus({preventScroll: true}); return; }
+  }
+  if (where === 'discard') { field('discard_reason').focus({preventScroll: true}); return; }
+  if (where === 'cursor') { focusCursor(); return; }
+  // 'first': the first Add box of an editable item, otherwise the work area itself (keys keep working)
+  const box = field('good');
+  if (box && !box.disabled) box.focus({preventScroll: true});
+  else root.focus({preventScroll: true});
+}
+
+function arrive(d) {
+  // a new item: its drafts in the boxes, panels shut unless a draft waits in them, the element at the top of the view
+  for (const name of FIELDS) {
+    const box = field(name);
+    flushDraft(name);
+    if (name === 'discard_reason') {
+      box.replaceChildren(el('option', '', 'Choose a reason'), ...d.reasons.map(([value, label]) => {
+        const option = el('option', '', label);
+        option.value = value;
+        return option;
+      }));
+      box.firstChild.value = '';
+    }
+    box.value = d.drafts[name] || '';
+  }
+  togglePanelQuiet('discuss', Boolean(d.drafts.discuss) && d.actions.discuss.enabled);
+  togglePanelQuiet('discard', Boolean(d.drafts.discard_note || d.drafts.discard_reason) && d.actions.discard.enabled);
+  $('.ca-comments').open = Boolean(d.drafts.comment) || d.comments.open;
+  $('.ca-history').open = false;
+  $('.ca-senses').open = false;
+  $$('.ca-check').forEach((out) => { out.replaceChildren(); out.className = 'ca-check'; });
+  $$('.ca-rows').forEach((ul) => { ul.scrollTop = 0; });
+  $$('.ca-bulk').forEach((bulk) => { bulk.hidden = true; bulk.querySelector('textarea').value = ''; });
+  cursor = {side: 'good', index: 0};
+  root.scrollIntoView({block: 'start'});
+}
+
+function togglePanelQuiet(name, show) {
+  $(`.ca-${name}-panel`).hidden = !show;
+  $(`[data-cmd="${name}"]`).setAttribute('aria-expanded', String(show));
+}
+
+function wire() {
+  root.addEventListener('click', (event) => {
+    const rowButton = event.target.closest('button[data-row]');
+    if (rowButton && root.contains(rowButton)) {
+      const row = rowButton.closest('.ca-row');
+      if (!rowButton.disabled && row) {
+        cursor = {side: row.dataset.side, index: Number(row.dataset.index)};
+        enqueue(rowButton.dataset.row, {key: row.dataset.key});
+      }
+      return;
+    }
+    const button = event.target.closest('button[data-cmd]');
+    if (button && root.contains(button) && !button.disabled) command(button.dataset.cmd, button);
+  });
+  root.addEventListener('focusin', (event) => {
+    const row = event.target.closest && event.target.closest('.ca-row');
+    if (row) cursor = {side: row.dataset.side, index: Number(row.dataset.index)};
+  });
+  root.addEventListener('input', (event) => {
+    const name = event.target.dataset && event.target.dataset.field;
+    if (!name || !FIELDS.includes(name)) return;
+    if (name === 'good' || name === 'bad') {
+      const out = $(`.ca-side[data-side="${name}"] .ca-check`);
+      if (!event.target.value.trim()) { out.replaceChildren(); out.className = 'ca-check'; }
+    }
+    scheduleDraft(name);
+  });
+  root.addEventListener('change', (event) => {
+    if (event.target.classList.contains('ca-advance')) {
+      enqueue('advance', {on: event.target.checked}, {anyItem: true});
+    } else if (event.target.dataset && event.target.dataset.field === 'discard_reason') {
+      enqueue('draft', {field: 'discard_reason', text: event.target.value});
+    }
+  });
+  root.addEventListener('paste', (event) => {
+    const name = event.target.dataset && event.target.dataset.field;
+    if (name !== 'good' && name !== 'bad') return;
+    const text = (event.clipboardData && event.clipboardData.getData('text/plain')) || '';
+    if (!/[\r\n]/.test(text.replace(/[\r\n]+$/, ''))) return;  // one line: an ordinary paste
+    event.preventDefault();  // several lines: to this side's "one per line" box, and added together
+    showBulk(name, text);
+    enqueue('add_many', {side: name, text});
+  });
+}
+
+export default function (component) {
+  const {data: next, parentElement, setTriggerValue} = component;
+  sendTrigger = setTriggerValue;
+  const found = parentElement.querySelector('.ca');
+  if (found && found !== root) {  // (re)mounted: nothing from an element that is gone is waited for
+    root = found;
+    shownItem = null;
+    lastFeedback = null;
+    queue = [];
+    inflight = null;
+    wire();
+    if (!found.querySelector('.ca-legend tbody').childElementCount) {
+      found.querySelector('.ca-legend tbody').replaceChildren(...LEGEND.map(([keys, what]) => {
+        const tr = el('tr');
+        tr.append(el('td', '', keys), el('td', '', what));
+        return tr;
+      }));
+    }
+  }
+  if (!listening) {  // one listener per page: it acts only for keys typed in the element or on the bare page
+    listening = true;
+    document.addEventListener('keydown', onKey, true);
+  }
+  if (!root || !next) return;
+  data = next;
+  const here = next.item + '|' + next.lang;
+  const arrived = here !== shownItem;
+  drawCard(next);
+  drawLists(next);
+  drawThread(next);
+  if (arrived) {
+    shownItem = here;
+    arrive(next);
+    showFeedback(null);
+  }
+  drawCheck(next);
+  const feedback = next.feedback;
+  if (feedback && feedback.id !== lastFeedback) {
+    lastFeedback = feedback.id;
+    const cleared = feedback.clear && field(feedback.clear.field);
+    if (cleared && cleared.value === feedback.clear.text) {
+      cleared.value = '';
+      if (cleared.closest('.ca-bulk')) cleared.closest('.ca-bulk').hidden = true;
+      $$('.ca-check').forEach((out) => { out.replaceChildren(); out.className = 'ca-check'; });
+    }
+    if (feedback.close) togglePanelQuiet(feedback.close, false);
+    if (feedback.text) showFeedback(feedback);
+    place(feedback.focus || (arrived ? 'first' : 'cursor'));
+  } else if (arrived) {
+    place('first');
+  }
+  if (next.ack && next.ack === inflight) inflight = null;
+  root.dataset.drawn = here + '|' + next.version;
+  pump();
+}

@@ -1,0 +1,30 @@
+"""Hints while typing a candidate (issue 21): which sense of λ the lexicon gave the typed text for.
+
+Pre-population stores, for every candidate the lexicon suggested, the synsets of Ω(λ) it lexicalizes (its
+provenance). A translator typing one of those into an Add box is told which sense it came from, with its gloss,
+before adding it — "sense 3: a gunshot — usually BAD" — so a lexicalization of another sense is not put in GOOD by
+mistake. Works for every lexicon, since it reads only the stored provenance.
+"""
+
+from __future__ import annotations
+
+from annotator.domain.model import CandidateEntry, Item, ItemLanguage, Origin
+
+
+def lexicon_hint(item: Item, il: ItemLanguage, key: str) -> str | None:
+    """What the stored provenance says about the candidate with ``key``, or None when the lexicon did not give it."""
+    entries = (*il.good, *il.bad, *il.initial_good, *il.initial_bad)
+    entry: CandidateEntry | None = next(
+        (e for e in entries if e.key == key and e.origin is Origin.LEXICON and e.synsets), None
+    )
+    if entry is None:
+        return None
+    if item.synset in entry.synsets:
+        gloss = item.gloss or next((s.gloss for s in item.senses if s.synset == item.synset), "")
+        return f"The lexicon gives it for this sense (σ){': ' + gloss if gloss else ''} — usually GOOD."
+    parts = []
+    for synset in entry.synsets:
+        sense = next((s for s in item.senses if s.synset == synset), None)
+        name = f"sense {sense.rank}" if sense else synset
+        parts.append(f"{name}: {sense.gloss}" if sense and sense.gloss else name)
+    return "The lexicon gives it for another sense — " + "; ".join(parts) + " — usually BAD."

@@ -1,0 +1,76 @@
+"""Which sense of λ a typed candidate lexicalizes, from the project's wordnet (for Curate's hints).
+
+A translator typing "sparo" for the drink sense of *shot* should hear that the wordnet has it under another
+sense ("the act of firing a projectile", sense 1). Read-only look-ups; ``wn`` is opened with multithreading
+allowed, since Streamlit runs scripts on several threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from annotator.domain.model import Item
+from annotator.lexicon.base import LexiconError
+from annotator.lexicon.wordnet import WordnetLexicon
+from annotator.project import Project
+
+_providers: dict[Path, tuple[float, WordnetLexicon]] = {}
+_providers_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class SenseHint:
+    """The sense of λ whose ``lang`` lexicalizations hold the typed text."""
+
+    synset: str
+    sense_number: int | None  # μ: its rank in Ω(λ), WordNet sense order
+    gloss: str
+    is_item_synset: bool
+
+
+def _wordnet(project: Project) -> WordnetLexicon | None:
+    """The project's wordnet provider, reused while its database file is unchanged; None for other providers."""
+    if project.settings().lexicon.provider != "wordnet":
+        return None
+    folder = project.wordnet_folder
+    database = folder / "wn.db"
+    if not database.exists():
+        return None
+    stamp = database.stat().st_mtime
+    with _providers_lock:
+        cached = _providers.get(folder)
+        if cached is None or cached[0] != stamp:
+            cached = (stamp, WordnetLexicon(folder))
+            _providers[folder] = cached
+        return cached[1]
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.replace("_", " ").split()).casefold()
+
+
+def sense_of_candidate(project: Project, item: Item, lang: str, text: str) -> SenseHint | None:
+    """The sense of ``item``'s λ that ``text`` lexicalizes in ``lang`` (the item's own synset first, then Ω(λ) in
+    rank order), or None: not a wordnet project, an empty text, or no sense of λ has it."""
+    wanted = _normal(text)
+    lexicon = _wordnet(project)
+    if lexicon is None or not wanted:
+        return None
+    lang = lang.upper()
+    try:
+        senses = list(item.senses)
+        if not senses:
+            ids = lexicon.synset_ids(item.target.lemma, item.target.pos)
+            ranks = {synset: rank for rank, synset in enumerate(ids, start=1)}
+        else:
+            ranks = {sense.synset: sense.rank for sense in senses}
+        order = [item.synset, *(synset for synset in ranks if synset != item.synset)]
+        for synset in order:
+            record = lexicon.synset(synset, [lang])
+            if any(sense.lang == lang and _normal(sense.lemma) == wanted for sense in record.senses):
+                return SenseHint(synset, ranks.get(synset), record.gloss(), synset == item.synset)
+    except LexiconError:
+        return None
+    return None
