@@ -23,7 +23,7 @@ from annotator.domain.research_metrics import (
     significance_markdown,
     significance_rows,
 )
-from annotator.evaluation.inputs import dataset_from_records
+from annotator.evaluation.inputs import SKIP_REASONS, dataset_from_records
 from annotator.evaluation.provenance import dataset_digest, live_provenance
 from annotator.project import Project, builtin_path
 from annotator.services import job_files, jobs
@@ -184,9 +184,10 @@ def test_cli_lists_the_skipped_lines(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["evaluate", str(dataset), str(translations), "--out", str(tmp_path / "out")]) == 0
     printed = capsys.readouterr().out
     assert "25 translations skipped" in printed
-    assert "  line 2: id 'a', FR: language not in the dataset" in printed
-    assert "  line 3: id 'gone-0', IT: item not in the dataset" in printed
-    assert "  line 21: id 'gone-18', IT: item not in the dataset" in printed  # the 20th listed
+    language, item = SKIP_REASONS["unknown_language"], SKIP_REASONS["unknown_item"]
+    assert f"  line 2: id 'a', FR: {language}" in printed
+    assert f"  line 3: id 'gone-0', IT: {item}" in printed
+    assert f"  line 21: id 'gone-18', IT: {item}" in printed  # the 20th listed
     assert "line 22:" not in printed
     assert "  … and 5 more" in printed
 
