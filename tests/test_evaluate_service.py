@@ -502,4 +502,7 @@ def test_cli_leaderboard_writes_the_paired_test_between_the_two_systems(tmp_path
         "Acc A": "100.00", "Acc B": "0.00", "ΔAcc": "100.00", "p": "0.0000",
     }  # fmt: skip
     assert by_lang["IT"]["n"] == "3" and by_lang["IT"]["Acc B"] == "0.00"  # google IT: BAD, MISS, BAD
-    assert "| deepl | google | ALL | 5 |" in (out / "significance.md").read_text(encoding="utf-8")
+    markdown = (out / "significance.md").read_text(encoding="utf-8")
+    # p = 0 over 1000 resamples is written p < 1/B; 5 items are flagged as too few for the bootstrap
+    assert "| deepl | google | ALL | 5 † | 100.00 | 0.00 | 100.00 | \\< 0.001 |" in markdown  # Markdown for "< 0.001"
+    assert "0.0000" not in markdown and "Warning: n \\< 30" in markdown

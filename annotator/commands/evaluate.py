@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from annotator.atomic_files import cannot_write
-from annotator.evaluation.inputs import format_skipped
+from annotator.evaluation.inputs import SKIP_REASONS, SkippedLine, format_skipped
 from annotator.evaluation.presenters import format_metrics_table
 from annotator.evaluation.report import write_leaderboard
 from annotator.evaluation.run import ANALYSERS, default_out_dir, run_evaluation, write_results
@@ -53,6 +54,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def skipped_listing(lines: Sequence[SkippedLine], total: int) -> list[str]:
+    """One line per listed skipped line (line number, id, language, reason), then how many more were skipped."""
+    out = [f"  line {s.line}: id {s.item_id!r}, {s.lang}: {SKIP_REASONS.get(s.reason, s.reason)}" for s in lines]
+    if total > len(lines):
+        out.append(f"  … and {total - len(lines)} more")
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     out_dir = Path(args.out) if args.out else default_out_dir(args.translations)
     result = run_evaluation(
@@ -74,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         f"(analyser: {result.analyser})"
     )
     if result.skipped:
-        print(f"{format_skipped(result.skipped)} (not scored)")
+        print(f"{format_skipped(result.skipped)} (not scored):")
+        print("\n".join(skipped_listing(result.skipped_lines, result.skipped_count)))
     print(f"wrote {out_dir / 'analysed.jsonl'} and {out_dir / 'metrics.json'}", file=sys.stderr)
     if written:
         print(f"wrote {', '.join(str(path) for path in written.values())}", file=sys.stderr)

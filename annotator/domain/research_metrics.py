@@ -176,6 +176,103 @@ def paired_bootstrap(
     return PairedTest(delta, at_least / used if used else None, used)
 
 
+# --- breakdown by domain -------------------------------------------------------------------------------------------
+
+NO_DOMAIN = "(no domain)"
+
+
+@dataclass(frozen=True)
+class DomainRates:
+    """One system's outcomes in one domain: Accuracy = GOOD / (GOOD + BAD), %MISS = MISS / n and the BAD rate =
+    BAD / n, each with its percentile bootstrap interval (fractions in 0..1)."""
+
+    system: str
+    domain: str
+    n: int
+    accuracy: Interval
+    miss_rate: Interval
+    bad_rate: Interval
+
+    def to_dict(self) -> dict[str, object]:
+        def pct(interval: Interval) -> dict[str, float | None]:
+            return {
+                key: None if value is None else round(100 * value, 4)
+                for key, value in (("percent", interval.point), ("low", interval.low), ("high", interval.high))
+            }
+
+        return {
+            "system": self.system,
+            "domain": self.domain,
+            "n": self.n,
+            "accuracy": pct(self.accuracy),
+            "miss_rate": pct(self.miss_rate),
+            "bad_rate": pct(self.bad_rate),
+        }
+
+
+def bootstrap_rates(
+    outcomes: Sequence[str], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = 0.95
+) -> tuple[Interval, Interval, Interval]:
+    """Accuracy, %MISS and BAD-rate intervals from one set of resamples.
+
+    The resamples are drawn exactly as ``bootstrap_accuracy`` draws them (same coding, same seeded generator), so the
+    accuracy interval is the same one the leaderboard shows for these outcomes.
+    """
+    n = len(outcomes)
+    empty = Interval(None, None, None, 0, level)
+    if not n:
+        return empty, empty, empty
+    coded = [1 if o == GOOD else (0 if o == BAD else 2) for o in outcomes]
+    rng = random.Random(seed)
+    acc_values: list[float] = []
+    miss_values: list[float] = []
+    bad_values: list[float] = []
+    for _ in range(resamples):
+        sample = rng.choices(coded, k=n)
+        good, bad, missed = sample.count(1), sample.count(0), sample.count(2)
+        if n - missed:
+            acc_values.append(good / (n - missed))
+        miss_values.append(missed / n)
+        bad_values.append(bad / n)
+    tail = (1 - level) / 2
+
+    def interval(point: float | None, values: list[float]) -> Interval:
+        if point is None or not values:
+            return empty
+        values.sort()
+        return Interval(point, _percentile(values, tail), _percentile(values, 1 - tail), len(values), level)
+
+    return (
+        interval(accuracy(outcomes), acc_values),
+        interval(coded.count(2) / n, miss_values),
+        interval(coded.count(0) / n, bad_values),
+    )
+
+
+def domain_breakdown(
+    outcomes: Iterable[tuple[str, str | None, str]],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> list[DomainRates]:
+    """Per system and domain (sorted), the rates with bootstrap intervals; ``outcomes`` are (system, domain, outcome).
+
+    Empty when no item carries a domain; items without one are grouped under ``(no domain)`` when others have one.
+    """
+    groups: dict[tuple[str, str], list[str]] = {}
+    any_domain = False
+    for system, domain, outcome in outcomes:
+        any_domain = any_domain or bool(domain)
+        groups.setdefault((system, domain or NO_DOMAIN), []).append(outcome)
+    if not any_domain:
+        return []
+    rows = []
+    for (system, domain), values in sorted(groups.items()):
+        acc, miss, bad = bootstrap_rates(values, resamples, seed)
+        rows.append(DomainRates(system, domain, len(values), acc, miss, bad))
+    return rows
+
+
 # --- leaderboard ----------------------------------------------------------------------------------------------------
 
 LEADERBOARD_COLUMNS = (
@@ -339,17 +436,48 @@ def significance_rows(
                         "Acc B": _pct(accuracy(b)),
                         "ΔAcc": _pct(test.delta),
                         "p": "" if test.p_value is None else f"{test.p_value:.4f}",
+                        "resamples": str(test.resamples),  # for "p < 1/B" in Markdown; not a CSV column
                     }
                 )
     return rows
 
 
+#: Below this many items a pair's paired bootstrap p-value is flagged as unreliable (too few items to resample).
+MIN_RELIABLE_ITEMS = 30
+SMALL_SAMPLE_MARK = "†"
+
+
+def p_value_text(p: str, resamples: str | int) -> str:
+    """``p`` as written: ``< 1/B`` (e.g. ``< 0.001`` for B = 1000) when no resample reached the observed delta,
+    since B resamples cannot show a p-value below 1/B; otherwise the four-decimal value."""
+    if not p or not int(resamples) or float(p) > 0:
+        return p
+    return f"< {1 / int(resamples):g}"
+
+
 def significance_markdown(rows: Sequence[dict[str, str]]) -> str:
-    """The pairwise tests as a Markdown table; p is the two-sided paired bootstrap p-value."""
+    """The pairwise tests as a Markdown table; p is the two-sided paired bootstrap p-value.
+
+    A p-value of 0 over B resamples is written ``< 1/B`` (Markdown-escaped, ``\\< 0.001``); a pair compared on fewer
+    than 30 items is marked and warned about under the table, because a bootstrap over so few items is unstable.
+    """
     lines = ["| " + " | ".join(markdown_escape(c) for c in SIGNIFICANCE_COLUMNS) + " |"]
     lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(SIGNIFICANCE_COLUMNS))) + "|")
+    small = False
     for row in rows:
-        lines.append("| " + " | ".join(_markdown_cell(row[c]) for c in SIGNIFICANCE_COLUMNS) + " |")
+        cells = {c: _markdown_cell(row[c]) for c in SIGNIFICANCE_COLUMNS}
+        cells["p"] = _markdown_cell(p_value_text(row["p"], row.get("resamples", DEFAULT_RESAMPLES)))
+        if int(row["n"]) < MIN_RELIABLE_ITEMS:
+            small = True
+            cells["n"] = f"{row['n']} {SMALL_SAMPLE_MARK}"
+        lines.append("| " + " | ".join(cells[c] for c in SIGNIFICANCE_COLUMNS) + " |")
+    if small:
+        lines.append("")
+        warning = (
+            f"{SMALL_SAMPLE_MARK} Warning: n < {MIN_RELIABLE_ITEMS} items — too few for a reliable paired bootstrap; "
+            "treat that p-value as indicative only."
+        )
+        lines.append(markdown_escape(warning))
     return "\n".join(lines) + "\n"
 
 

@@ -83,6 +83,7 @@ class DatasetItem:
     sense_ranks: dict[str, int]
     languages: dict[str, tuple[CandidateSpec, ...]]
     line: int = 0
+    domain: str | None = None  # the item's optional domain, for the by-domain breakdown
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,7 @@ def _parse_item(record: Any, source: str, line: int, problems: list[Problem], pa
         sense_ranks=sense_ranks,
         languages=languages,
         line=line,
+        domain=record["domain"] if isinstance(record.get("domain"), str) and record["domain"] else None,
     )
 
 
@@ -473,6 +475,20 @@ SKIP_REASONS_PLURAL = {
 }
 
 
+#: How many skipped lines are kept to be listed (the counts in ``skipped`` cover them all).
+SKIPPED_LINES_KEPT = 20
+
+
+@dataclass(frozen=True)
+class SkippedLine:
+    """A well-formed translation line that was not scored, and why (a key of SKIP_REASONS)."""
+
+    line: int
+    item_id: str
+    lang: str
+    reason: str
+
+
 class Translations(list[Translation]):
     """The parsed translations, plus ``skipped``: how many well-formed lines were skipped, by reason.
 
@@ -483,6 +499,7 @@ class Translations(list[Translation]):
     def __init__(self, translations: Iterable[Translation] = (), skipped: dict[str, int] | None = None) -> None:
         super().__init__(translations)
         self.skipped: dict[str, int] = dict(skipped or {})
+        self.skipped_lines: list[SkippedLine] = []
 
 
 def format_skipped(skipped: dict[str, int]) -> str:
@@ -594,6 +611,7 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
     problems: list[Problem] = []
     translations = Translations()
     skipped: dict[str, int] = defaultdict(int)
+    skipped_lines: list[SkippedLine] = []
     seen: dict[tuple[str, str, str], int] = {}
     dataset_langs = set(dataset.languages)
     lines = _split_lines(text)
@@ -640,14 +658,16 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
             continue
         seen[key] = number
         item = items.get(item_id)
-        if item is None:
-            skipped["unknown_item"] += 1
-            continue
-        if lang not in dataset_langs:
-            skipped["unknown_language"] += 1
-            continue
-        if lang not in item.languages:
-            skipped["item_language_not_in_dataset"] += 1
+        reason = (
+            "unknown_item" if item is None
+            else "unknown_language" if lang not in dataset_langs
+            else "item_language_not_in_dataset" if lang not in item.languages
+            else ""
+        )  # fmt: skip
+        if reason:
+            skipped[reason] += 1
+            if len(skipped_lines) < SKIPPED_LINES_KEPT:
+                skipped_lines.append(SkippedLine(number, item_id, lang, reason))
             continue
         translations.append(
             Translation(item_id, lang, system, unicodedata.normalize("NFC", row["translation"]), number)
@@ -664,6 +684,7 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
     if problems:
         raise EvaluationInputError(problems)
     translations.skipped = dict(skipped)
+    translations.skipped_lines = skipped_lines
     return translations
 
 

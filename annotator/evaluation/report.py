@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from annotator.atomic_files import write_text_atomic
 from annotator.domain.metrics import ScoredItem
 from annotator.domain.research_metrics import (
+    DEFAULT_SEED,
     leaderboard_csv,
     leaderboard_latex,
     leaderboard_markdown,
@@ -16,10 +18,13 @@ from annotator.domain.research_metrics import (
     significance_markdown,
     significance_rows,
 )
+from annotator.evaluation.provenance import provenance_latex_comment, provenance_markdown
 from annotator.evaluation.run import EvaluationResult
 
 LEADERBOARD_FILES = {"csv": "leaderboard.csv", "md": "leaderboard.md", "tex": "leaderboard.tex"}
 SIGNIFICANCE_FILES = {"significance_csv": "significance.csv", "significance_md": "significance.md"}
+#: The CSV tables stay plain tables any CSV reader parses; their provenance is this file beside them.
+PROVENANCE_FILE = "provenance.json"
 
 
 def write_leaderboard(result: EvaluationResult, out_dir: str | Path, resamples: int = 1000) -> dict[str, Path]:
@@ -31,10 +36,18 @@ def write_leaderboard(result: EvaluationResult, out_dir: str | Path, resamples: 
         [r.scored() for r in result.results], [r.item.synset for r in result.results], resamples=resamples
     )
     folder = Path(out_dir)
-    written = {}
-    for kind, render in (("csv", leaderboard_csv), ("md", leaderboard_markdown), ("tex", leaderboard_latex)):
+    provenance = dict(result.provenance) | {"bootstrap": {"resamples": resamples, "seed": DEFAULT_SEED}}
+    written = {"provenance": folder / PROVENANCE_FILE}
+    write_text_atomic(written["provenance"], json.dumps(provenance, ensure_ascii=False, indent=2) + "\n")
+    stated = provenance_markdown(provenance)
+    texts = {
+        "csv": leaderboard_csv(rows),
+        "md": leaderboard_markdown(rows) + "\n" + stated,
+        "tex": provenance_latex_comment(provenance) + leaderboard_latex(rows),
+    }
+    for kind, text in texts.items():
         path = folder / LEADERBOARD_FILES[kind]
-        write_text_atomic(path, render(rows))
+        write_text_atomic(path, text)
         written[kind] = path
     systems = {r.translation.system for r in result.results}
     if len(systems) > 1:  # a paired test needs two systems on the same items
@@ -44,7 +57,8 @@ def write_leaderboard(result: EvaluationResult, out_dir: str | Path, resamples: 
         )
         for kind, render in (("significance_csv", significance_csv), ("significance_md", significance_markdown)):
             path = folder / SIGNIFICANCE_FILES[kind]
-            write_text_atomic(path, render(tests))
+            text = render(tests) + ("\n" + stated if kind == "significance_md" else "")
+            write_text_atomic(path, text)
             written[kind] = path
     return written
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from annotator.domain.matching import (
     match_translation,
 )
 from annotator.domain.metrics import MetricsReport, ScoredItem, compute_metrics, omega_rank
+from annotator.domain.research_metrics import domain_breakdown
 from annotator.errors import UserError
 from annotator.evaluation.inputs import (
     Dataset,
@@ -38,6 +39,7 @@ from annotator.evaluation.inputs import (
     load_dataset,
     load_translations,
 )
+from annotator.evaluation.provenance import file_provenance
 from annotator.gc_pause import gc_paused
 from annotator.private_files import make_private_folder
 from annotator.progress import ProgressCallback, no_progress
@@ -118,6 +120,7 @@ class AnalysedTranslation:
             "synset": self.item.synset,
             "sense_rank": self.item.sense_rank,
             "polysemy_degree": self.item.polysemy_degree,
+            **({"domain": self.item.domain} if self.item.domain else {}),
             "analysis": self.analysis.to_dict(),
         }
 
@@ -134,6 +137,10 @@ class EvaluationResult:
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     #: well-formed translations not scored, by reason (see SKIP_REASONS): their item-language is not in the dataset
     skipped: dict[str, int] = field(default_factory=dict)
+    #: what the run was computed from (``annotator.evaluation.provenance``); empty when the caller gave none
+    provenance: dict[str, Any] = field(default_factory=dict)
+    #: the first skipped lines (``inputs.SkippedLine``), for listing them; ``skipped`` has the full counts
+    skipped_lines: tuple[Any, ...] = ()
 
     @property
     def skipped_count(self) -> int:
@@ -144,6 +151,7 @@ class EvaluationResult:
         return [result for result in self.results if result.match.outcome == Outcome(outcome)]
 
     def metrics_document(self) -> dict[str, Any]:
+        by_domain = domain_breakdown((r.translation.system, r.item.domain, str(r.outcome)) for r in self.results)
         return {
             "format": "annotator-evaluation-metrics",
             "format_version": 1,
@@ -153,8 +161,10 @@ class EvaluationResult:
             "translations": self.translations_source,
             "translation_count": len(self.results),
             "skipped": dict(self.skipped),
+            "provenance": self.provenance,
             **self.metrics.to_dict(),
             "consistency": [pair.to_dict() for pair in cross_language_consistency(self.sense_choices())],
+            **({"by_domain": [row.to_dict() for row in by_domain]} if by_domain else {}),
         }
 
     def sense_choices(self) -> Iterable[SenseChoice]:
@@ -195,7 +205,12 @@ def _compile_language(
     for item_id in ids:
         compiled[item_id] = candidate_set(
             compile_candidate(
-                spec.candidate, spec.side, index=spec.position, synsets=spec.synsets, segment_analyses=analyses, memo=memo
+                spec.candidate,
+                spec.side,
+                index=spec.position,
+                synsets=spec.synsets,
+                segment_analyses=analyses,
+                memo=memo,
             )
             for spec in dataset.items[item_id].languages[lang]
         )
@@ -272,7 +287,10 @@ def _evaluate(
     results = tuple(result for result in slots if result is not None)
     metrics = compute_metrics(result.scored() for result in results)
     skipped = translations.skipped if isinstance(translations, Translations) else {}
-    return EvaluationResult(results, metrics, analyser.name, dataset.source, translations_source, skipped=dict(skipped))
+    lines = tuple(translations.skipped_lines) if isinstance(translations, Translations) else ()
+    return EvaluationResult(
+        results, metrics, analyser.name, dataset.source, translations_source, skipped=dict(skipped), skipped_lines=lines
+    )
 
 
 def run_evaluation(
@@ -291,6 +309,9 @@ def run_evaluation(
     if isinstance(analyser, str):
         analyser = create_analyser(analyser, stanza_models)
     result = evaluate(dataset, translations, analyser, progress, batch_size, str(translations_path))
+    options = {"analyser": analyser.name, "stanza_models": None if stanza_models is None else str(stanza_models)}
+    provenance = file_provenance(dataset_path, [(str(translations_path), translations_path)], analyser, options)
+    result = replace(result, provenance=provenance)
     if out_dir is not None:
         write_results(result, out_dir)
     return result

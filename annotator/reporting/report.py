@@ -27,6 +27,7 @@ from annotator.domain.consistency import (
 )
 from annotator.domain.research_metrics import coverage_scores, macro_accuracy
 from annotator.errors import UserError
+from annotator.evaluation.provenance import provenance_lines, utc_now
 from annotator.evaluation.run import EvaluationResult, write_results
 from annotator.jsonl_files import jsonl_objects
 from annotator.private_files import make_private_folder
@@ -38,9 +39,11 @@ from annotator.reporting.tables import (
     accuracy_by_group,
     consistency_table,
     dataset_tables,
+    domain_table,
     group_table,
     leaderboard_table,
     pos_table,
+    provenance_table,
     system_language_table,
     systems,
 )
@@ -61,6 +64,12 @@ class Report:
     tables: list[Table] = field(default_factory=list)
     charts: list[tuple[str, alt.TopLevelMixin]] = field(default_factory=list)
     consistency: list[PairConsistency] = field(default_factory=list)
+    #: what the evaluation was computed from; written first in every format
+    provenance: Table | None = None
+
+    def all_tables(self) -> list[Table]:
+        """The provenance, then the tables."""
+        return [self.provenance, *self.tables] if self.provenance else list(self.tables)
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -143,7 +152,13 @@ def build_report(folder: str | Path, stats_path: str | Path | None = None) -> Re
     pairs = cross_language_consistency(outcomes.choices)
     pair_dicts = [pair.to_dict() for pair in pairs]
     report = Report(title=f"Evaluation report — {', '.join(names) or 'no systems'}", consistency=pairs)
+    provenance = metrics.get("provenance")
+    lines = provenance_lines(provenance if isinstance(provenance, dict) else {})
+    report.provenance = provenance_table([*lines, ("Report written (UTC)", utc_now())])
     report.tables.append(leaderboard_table(rows))
+    by_domain = metrics.get("by_domain")
+    if isinstance(by_domain, list) and by_domain:
+        report.tables.append(domain_table(by_domain))
     for system in names:
         report.tables.append(system_language_table(rows, system))
         report.tables.append(pos_table(rows, system))
@@ -213,7 +228,7 @@ th:first-child, td:first-child { text-align: left; }
 
 
 def render_html(report: Report) -> str:
-    tables = "\n".join(to_html(table, f"table-{index}") for index, table in enumerate(report.tables))
+    tables = "\n".join(to_html(table, f"table-{index}") for index, table in enumerate(report.all_tables()))
     chart_divs = "\n".join(f'<div class="chart" id="chart-{name}"></div>' for name, _ in report.charts)
     specs = {f"chart-{name}": chart.to_dict() for name, chart in report.charts}
     return (
@@ -244,8 +259,8 @@ def write_report(
         "latex": target / REPORT_LATEX,
     }
     write_text_atomic(paths["html"], render_html(report))
-    write_text_atomic(paths["markdown"], markdown_document(report.title, report.tables))
-    write_text_atomic(paths["latex"], latex_document(report.tables))
+    write_text_atomic(paths["markdown"], markdown_document(report.title, report.all_tables()))
+    write_text_atomic(paths["latex"], latex_document(report.all_tables()))
     return paths
 
 

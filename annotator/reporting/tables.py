@@ -209,3 +209,41 @@ def dataset_tables(stats: Mapping[str, Any]) -> list[Table]:
         )
         tables.append(Table("Refinement (Table 2)", ("", "% added", "% removed", "% shared"), tuple(body_rows)))
     return tables
+
+
+def provenance_table(lines: Sequence[tuple[str, str]]) -> Table:
+    """What the evaluation was computed from (``provenance_lines``), as the report's first table."""
+    return Table(title="Provenance", columns=("", "Value"), rows=tuple((label, value) for label, value in lines))
+
+
+def _interval_cell(value: Mapping[str, Any] | None) -> str:
+    """``75.00 [42.86, 100.00]``: the percentage and its 95% bootstrap interval."""
+    value = value or {}
+    point, low, high = value.get("percent"), value.get("low"), value.get("high")
+    if point is None:
+        return NA
+    return f"{fmt(point)} [{fmt(low)}, {fmt(high)}]"
+
+
+def domain_table(by_domain: Sequence[Mapping[str, Any]]) -> Table:
+    """Accuracy, %MISS and the BAD rate per system and domain, each with its 95% bootstrap interval."""
+    body = tuple(
+        (
+            str(row["system"]),
+            str(row["domain"]),
+            str(row["n"]),
+            _interval_cell(row.get("accuracy")),
+            _interval_cell(row.get("miss_rate")),
+            _interval_cell(row.get("bad_rate")),
+        )
+        for row in by_domain
+    )
+    return Table(
+        title="By domain",
+        columns=("System", "Domain", "n", "Accuracy", "%MISS", "BAD rate"),
+        rows=body,
+        notes=(
+            "Accuracy = GOOD / (GOOD + BAD); %MISS = MISS / n; BAD rate = BAD / n; "
+            "[95% percentile bootstrap interval].",
+        ),
+    )

@@ -313,6 +313,7 @@ def load_result(project: Project, job_id: int) -> EvaluationResult:
         document["translations"],
         document["created"],
         dict(document["skipped"]),
+        provenance=document.get("provenance") or {},
     )
 
 
@@ -325,7 +326,9 @@ def _scored_items(result: EvaluationResult) -> list[DatasetItem]:
 
 def _item_line(item: DatasetItem) -> str:
     languages = {
-        lang: [[spec.side, spec.position, spec.candidate.text, spec.candidate.pos, list(spec.synsets)] for spec in specs]
+        lang: [
+            [spec.side, spec.position, spec.candidate.text, spec.candidate.pos, list(spec.synsets)] for spec in specs
+        ]
         for lang, specs in item.languages.items()
     }
     fields = {

@@ -394,7 +394,10 @@ def _run_evaluate(project: Project, job: Job, user: User | None, progress: Progr
     A job the Evaluate page started (``page``) keeps its results in the database, where every app server's page
     reads them (``evaluate_project.save_result``); otherwise they are written beside the translations (or ``out``).
     """
+    from dataclasses import replace
+
     from annotator.evaluation.inputs import load_dataset, load_translations
+    from annotator.evaluation.provenance import job_provenance
     from annotator.evaluation.run import create_analyser, default_out_dir, evaluate, write_results
     from annotator.services.evaluate_project import prepare_current, save_result
 
@@ -411,6 +414,7 @@ def _run_evaluate(project: Project, job: Job, user: User | None, progress: Progr
     analyser = create_analyser(params.get("analyser") or "default", params.get("models") or None)
     source = params.get("translations_name") or str(params["translations"])
     result = evaluate(dataset, translations, analyser, progress, translations_source=source)
+    result = replace(result, provenance=job_provenance(project.settings().name, params, dataset, analyser, source))
     if params.get("page") and not params.get("out"):
         save_result(project, job.id, result)
         return {"summary": f"Scored {len(result.results)} translation(s); results kept in the project's database"}

@@ -230,9 +230,11 @@ def render_report(result: EvaluationResult) -> None:
         mime="text/html",
         key="evaluate_report_download",
     )
-    columns = st.columns(2)
-    for index, (_name, chart) in enumerate(report.charts):
-        columns[index % 2].altair_chart(chart, width="content")
+    # one chart per row at its own size: a heat map of many languages never overflows (and clips in) a half column;
+    # Vega's own sizing (theme=None), as in report.html: Streamlit's theme fits the whole chart, legend and title
+    # included, into the plot's height, which squashed the plot and clipped the title
+    for _name, chart in report.charts:
+        st.altair_chart(chart, width="content", theme=None)
 
 
 def render() -> None:
