@@ -56,13 +56,20 @@ REPORT_MARKDOWN = "report.md"
 REPORT_LATEX = "report.tex"
 
 
+#: What the report draws: any top-level Altair chart (what ``st.altair_chart`` takes).
+Chart = (
+    alt.Chart | alt.ConcatChart | alt.FacetChart | alt.HConcatChart | alt.LayerChart | alt.RepeatChart
+    | alt.VConcatChart
+)
+
+
 @dataclass
 class Report:
     """Everything the report shows, as tables and Altair charts, in reading order."""
 
     title: str
     tables: list[Table] = field(default_factory=list)
-    charts: list[tuple[str, alt.TopLevelMixin]] = field(default_factory=list)
+    charts: list[tuple[str, Chart]] = field(default_factory=list)
     consistency: list[PairConsistency] = field(default_factory=list)
     #: what the evaluation was computed from; written first in every format
     provenance: Table | None = None
@@ -125,7 +132,7 @@ def _with_research_metrics(rows: list[dict[str, Any]], outcomes: _Outcomes) -> l
     """The rows with MuCoW's coverage / precision / recall / F1 and the macro (per-sense) accuracy, in percent."""
     enriched = []
     for row in rows:
-        pairs = outcomes.by_scope.get((row.get("system"), row.get("lang"), row.get("pos", ALL)))
+        pairs = outcomes.by_scope.get((str(row.get("system")), str(row.get("lang")), str(row.get("pos", ALL))))
         if not pairs:
             enriched.append(row)
             continue
@@ -202,7 +209,7 @@ def vega_runtime() -> str:
     """Vega, Vega-Lite and Vega-Embed as one inline script (about 0.9 MB), built once per process."""
     import vl_convert
 
-    return vl_convert.javascript_bundle()
+    return vl_convert.javascript_bundle()  # type: ignore[call-arg]  # the stub wants a snippet; none is optional
 
 
 #: Characters that may end or change a <script> element's content (``</script>``, ``<!--``, ``]]>``) or a JavaScript
