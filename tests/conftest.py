@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pg_cluster import Cluster
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -93,13 +94,21 @@ def postgres_server() -> Iterator[str]:
     if given:
         yield given
         return
-    from pg_cluster import Cluster
-
     cluster = Cluster()
     try:
         yield cluster.url()
     finally:
         cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    """A cluster of the requesting module's own, for tests that stop and restart it without disturbing others."""
+    own = Cluster()
+    try:
+        yield own
+    finally:
+        own.stop()
 
 
 @pytest.fixture

@@ -8,15 +8,13 @@ The PostgreSQL cluster is this module's own (tests/pg_cluster.py): stopping it d
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import build_demo
-from pg_cluster import Cluster
+from pg_cluster import Cluster, create_database
 from playwright.sync_api import Page, expect, sync_playwright
-from sqlalchemy import create_engine, text
 from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, log_in, serve_app, server_env, settle
 
 from annotator.project import Project
@@ -26,23 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 NOT_SAVED = "The database is not answering; your last change was not saved. Try again in a moment."
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    own = Cluster()
-    try:
-        yield own
-    finally:
-        own.stop()
-
-
 @pytest.fixture
 def served(cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    name = f"annotator_e2e_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(cluster.url(), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    url = cluster.url(name)
+    url = create_database(cluster.url(), "annotator_e2e")
     monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
     build_demo(tmp_path / "demo")
     with serve_app(tmp_path / "demo", server_env(), deadline_s=60) as app_url:
