@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, Playwright, expect, sync_playwright
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from annotator.commands.project import create_demo
@@ -144,17 +144,23 @@ def app_url(project_dir: Path) -> Iterator[str]:
         yield url
 
 
+@contextmanager
+def chromium_page(playwright: Playwright, width: int, height: int) -> Iterator[Page]:
+    """A page in headless Chromium at ``width``×``height`` with the tests' time-out; closed afterwards."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+        browser.close()
+
+
 @pytest.fixture(scope="module")
 def page(app_url: str) -> Iterator[Page]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1440, "height": 1700})
-        context.set_default_timeout(TIMEOUT_MS)
-        try:
-            yield context.new_page()
-        finally:
-            context.close()
-            browser.close()
+    with sync_playwright() as playwright, chromium_page(playwright, 1440, 1700) as page:
+        yield page
 
 
 #: The app root's run state (``data-test-script-state``) while Streamlit runs the script or a fragment.

@@ -17,6 +17,7 @@ from test_e2e_browser import (
     CHROMIUM_ARGS,
     TIMEOUT_MS,
     RunCounter,
+    log_in,
     serve_app,
     server_env,
     settle,
@@ -41,14 +42,6 @@ def demo(tmp_path: Path) -> Path:
 def app_url(demo: Path) -> Iterator[str]:
     with serve_app(demo, server_env("ANNOTATOR_DATABASE_URL")) as url:
         yield url
-
-
-def log_in(page: Page, name: str, password: str) -> None:
-    page.get_by_role("textbox", name="User name").fill(name)
-    page.get_by_role("textbox", name="Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_text("Signed in as")).to_be_visible()
-    settle(page)
 
 
 def asks_for_login(page: Page) -> None:
