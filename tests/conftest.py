@@ -201,6 +201,23 @@ def _drop(server_url: str, name: str) -> None:
     admin.dispose()
 
 
+@pytest.fixture
+def shared_database(project_templates: ProjectTemplates, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A copy of the demo project's PostgreSQL database, named by ANNOTATOR_DATABASE_URL: what two servers share."""
+    url = project_templates.copy("demo", "postgresql", build_demo, tmp_path / "template-copy")
+    assert url is not None
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
+    return url
+
+
+@pytest.fixture
+def app_demo(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:  # type: ignore[no-untyped-def]
+    """A fresh copy of the demo project on the test's engine, named by ANNOTATOR_DATA as ``annotator serve`` would."""
+    data = copy_project("demo", build_demo, tmp_path / "data")
+    monkeypatch.setenv("ANNOTATOR_DATA", str(data))
+    return data
+
+
 @pytest.fixture(scope="session")
 def project_templates(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> ProjectTemplates:
     return ProjectTemplates(tmp_path_factory, request)
