@@ -19,11 +19,9 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
 from synthetic import LANGS, write_inputs
 
 from annotator.domain.model import Role, Side
@@ -121,29 +119,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         measure("SQLite", Path(tmp) / "sqlite", args.items, args.saves, args.threads)
 
-    cluster = None
-    server = args.postgres_url
-    if server is None:
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-        from pg_cluster import Cluster
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from pg_cluster import scratch_database
 
-        cluster = Cluster()
-        server = cluster.url()
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    name = f"annotator_bench_{uuid.uuid4().hex[:8]}"
     try:
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-        os.environ["ANNOTATOR_DATABASE_URL"] = admin.url.set(database=name).render_as_string(hide_password=False)
-        with tempfile.TemporaryDirectory() as tmp:
-            measure("PostgreSQL", Path(tmp) / "pg", args.items, args.saves, args.threads)
+        with scratch_database(args.postgres_url, "annotator_bench") as url:
+            os.environ["ANNOTATOR_DATABASE_URL"] = url
+            with tempfile.TemporaryDirectory() as tmp:
+                measure("PostgreSQL", Path(tmp) / "pg", args.items, args.saves, args.threads)
     finally:
         os.environ.pop("ANNOTATOR_DATABASE_URL", None)
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-        if cluster is not None:
-            cluster.stop()
     return 0
 
 

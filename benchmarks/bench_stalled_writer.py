@@ -16,16 +16,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from frozen_writer import frozen_writer  # the tests' stalled writer: the benchmark measures the very same one
+from pg_cluster import scratch_database
 
 from annotator.domain.model import Role, Side
 from annotator.errors import DatabaseBusyError
@@ -43,17 +43,6 @@ ITEM = {
     "pos": "NOUN",
     "synset": "bn:00057755n",
 }
-FROZEN_WRITER = """
-import sys, time
-from sqlalchemy import text
-from annotator.project import Project
-
-project = Project.open(sys.argv[1])
-with project.db.write() as conn:
-    conn.execute(text("INSERT INTO meta (key, value) VALUES ('frozen-writer', '1')"))
-    print("holding", flush=True)
-    time.sleep(3600)
-"""
 
 
 def timed_refusal(label: str, call: Callable[[], object]) -> float:
@@ -78,18 +67,12 @@ def measure(engine: str, root: Path) -> list[float]:
     project.db.dispose()
     project = Project.open(data)  # with the busy time-out of the environment
     print(f"{engine}: busy time-out {project.db.busy_timeout_ms / 1000:g} s")
-    writer = subprocess.Popen([sys.executable, "-c", FROZEN_WRITER, str(data)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert writer.stdout is not None and writer.stdout.readline() == "holding\n"
-        os.kill(writer.pid, signal.SIGSTOP)
+    with frozen_writer(data):
         service = CurationService(project, lead)
         waits = [
             timed_refusal("save a candidate", lambda: service.add_candidate(ITEM["id"], "IT", Side.GOOD, "goccio", 0)),
             timed_refusal("log in", lambda: log_in(project, "lena", "lead-password")),
         ]
-    finally:
-        writer.kill()
-        writer.wait()
     started = time.perf_counter()
     service.add_candidate(ITEM["id"], "IT", Side.GOOD, "goccio", 0)
     print(f"  {'save once the writer is gone':<28} {1000 * (time.perf_counter() - started):6.1f} ms")
@@ -112,28 +95,10 @@ def main() -> int:
             os.environ.pop("ANNOTATOR_DATABASE_URL", None)
             measure("sqlite", root)
         if "postgresql" in engines:
-            cluster = None
-            server = args.postgres_url
-            if not server:
-                sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-                from pg_cluster import Cluster
-
-                cluster = Cluster()
-                server = cluster.url()
-            admin = create_engine(server, isolation_level="AUTOCOMMIT")
-            name = f"annotator_bench_{uuid.uuid4().hex[:8]}"
-            with admin.connect() as conn:
-                conn.execute(text(f'CREATE DATABASE "{name}"'))
-            try:
-                os.environ["ANNOTATOR_DATABASE_URL"] = admin.url.set(database=name).render_as_string(False)
+            with scratch_database(args.postgres_url or None, "annotator_bench") as url:
+                os.environ["ANNOTATOR_DATABASE_URL"] = url
                 waits = measure("postgresql", root)
                 print(f"postgresql: a frozen writer made others wait at most {max(waits):.2f} s")
-            finally:
-                with admin.connect() as conn:
-                    conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-                admin.dispose()
-                if cluster is not None:
-                    cluster.stop()
     return 0
 
 

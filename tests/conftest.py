@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pg_cluster import Cluster
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -93,13 +94,21 @@ def postgres_server() -> Iterator[str]:
     if given:
         yield given
         return
-    from pg_cluster import Cluster
-
     cluster = Cluster()
     try:
         yield cluster.url()
     finally:
         cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    """A cluster of the requesting module's own, for tests that stop and restart it without disturbing others."""
+    own = Cluster()
+    try:
+        yield own
+    finally:
+        own.stop()
 
 
 @pytest.fixture
@@ -190,6 +199,23 @@ def _drop(server_url: str, name: str) -> None:
     with admin.connect() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     admin.dispose()
+
+
+@pytest.fixture
+def shared_database(project_templates: ProjectTemplates, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A copy of the demo project's PostgreSQL database, named by ANNOTATOR_DATABASE_URL: what two servers share."""
+    url = project_templates.copy("demo", "postgresql", build_demo, tmp_path / "template-copy")
+    assert url is not None
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
+    return url
+
+
+@pytest.fixture
+def app_demo(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:  # type: ignore[no-untyped-def]
+    """A fresh copy of the demo project on the test's engine, named by ANNOTATOR_DATA as ``annotator serve`` would."""
+    data = copy_project("demo", build_demo, tmp_path / "data")
+    monkeypatch.setenv("ANNOTATOR_DATA", str(data))
+    return data
 
 
 @pytest.fixture(scope="session")

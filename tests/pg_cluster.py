@@ -14,7 +14,12 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from sqlalchemy import create_engine, make_url, text
 
 SERVER_USER = "postgres"
 
@@ -134,3 +139,37 @@ def _run(*command: str) -> None:
     result = subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=120, check=False)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+
+
+def create_database(server: str, prefix: str) -> str:
+    """A new, uniquely named database on ``server`` (a maintenance database's URL); its URL with the password."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        return admin.url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        admin.dispose()
+
+
+@contextmanager
+def scratch_database(server: str | None, prefix: str) -> Iterator[str]:
+    """A new database on ``server`` (on a new cluster when None); dropped, and that cluster stopped, afterwards.
+
+    For the benchmarks, which measure on PostgreSQL without leaving a database or a server behind.
+    """
+    cluster = Cluster() if server is None else None
+    admin_url = cluster.url() if cluster is not None else str(server)
+    try:
+        url = create_database(admin_url, prefix)
+        try:
+            yield url
+        finally:
+            admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
+            admin.dispose()
+    finally:
+        if cluster is not None:
+            cluster.stop()

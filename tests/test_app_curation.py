@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from app_helpers import area, area_rows, feedback, row_key, send_area
-from conftest import build_demo
 from streamlit.testing.v1 import AppTest
 
 from annotator.domain.model import DiscardReason, ItemLanguage, Origin, Status
@@ -29,11 +28,9 @@ P = f"cur|{ITEM}|{LANG}|"  # widget-key prefix of the Curate page for this item-
 
 
 @pytest.fixture
-def demo(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def demo(app_demo: Path) -> Path:
     """A fresh copy of the demo project, named by ANNOTATOR_DATA as ``annotator serve`` would."""
-    data = copy_project("demo", build_demo, tmp_path / "data")
-    monkeypatch.setenv("ANNOTATOR_DATA", str(data))
-    return data
+    return app_demo
 
 
 def read_state(data: Path, item: str = ITEM, lang: str = LANG) -> ItemLanguage:

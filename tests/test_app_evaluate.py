@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from app_helpers import area, logged_in, plain
-from conftest import build_demo
 from streamlit.testing.v1 import AppTest
 
 from annotator.app.pages.evaluate import BUNDLED
@@ -27,10 +26,8 @@ MISS_ITEM = "**shot-whiskey** · DE · demo-mt-b"  # "Er schenkte sich einen Whi
 
 
 @pytest.fixture
-def demo(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    data = copy_project("demo", build_demo, tmp_path / "data")
-    monkeypatch.setenv("ANNOTATOR_DATA", str(data))
-    return data
+def demo(app_demo: Path) -> Path:
+    return app_demo
 
 
 def run_evaluation(at: AppTest) -> AppTest:

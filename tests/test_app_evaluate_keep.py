@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from app_helpers import logged_in
-from conftest import build_demo
 from streamlit.testing.v1 import AppTest
 
 from annotator.app.pages.evaluate import BUNDLED, UPLOAD
@@ -20,10 +19,8 @@ SUBMIT = "FormSubmitter:evaluate_inputs-Run evaluation"
 
 
 @pytest.fixture
-def demo(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    data = copy_project("demo", build_demo, tmp_path / "data")
-    monkeypatch.setenv("ANNOTATOR_DATA", str(data))
-    return data
+def demo(app_demo: Path) -> Path:
+    return app_demo
 
 
 def finish_newest(at: AppTest) -> jobs.Job:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from app_helpers import logged_in, plain
-from conftest import build_demo, dump
+from conftest import dump
 from streamlit.testing.v1 import AppTest
 
 from annotator.domain.model import Role
@@ -21,10 +21,8 @@ TRANSLATOR = ("translator", "demo-translator-pass")
 
 
 @pytest.fixture
-def demo(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
-    data = copy_project("demo", build_demo, tmp_path / "data")
-    monkeypatch.setenv("ANNOTATOR_DATA", str(data))
-    return Project.open(data)
+def demo(app_demo: Path) -> Project:
+    return Project.open(app_demo)
 
 
 def user(project: Project, name: str):  # type: ignore[no-untyped-def]

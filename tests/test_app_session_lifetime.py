@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from app_helpers import MAIN, area, logged_in, plain, send_area
-from conftest import build_demo
 from streamlit.runtime.state.session_state import SessionState
 from streamlit.testing.v1 import AppTest
 
@@ -26,11 +25,9 @@ LEAD = ("lead", "demo-lead-pass")
 
 
 @pytest.fixture
-def demo(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    data = copy_project("demo", build_demo, tmp_path / "data")
-    monkeypatch.setenv("ANNOTATOR_DATA", str(data))
+def demo(app_demo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ANNOTATOR_SESSION_HOURS", "12")
-    return data
+    return app_demo
 
 
 def good(data: Path) -> tuple[list[str], int]:

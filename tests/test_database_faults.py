@@ -11,19 +11,14 @@ The restart tests run a PostgreSQL cluster of their own (tests/pg_cluster.py), s
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from conftest import SAMPLE_ITEMS, build_demo, dump
-from pg_cluster import Cluster
-from sqlalchemy import create_engine, text
+from frozen_writer import frozen_writer
+from pg_cluster import Cluster, create_database
 from streamlit.testing.v1 import AppTest
 
 from annotator.domain.model import Role, Side, User
@@ -39,32 +34,6 @@ ITEM, LANG = "shot-whiskey", "IT"
 P = f"cur|{ITEM}|{LANG}|"
 NOT_SAVED = "The database is not answering; your last change was not saved. Try again in a moment."
 SAVED = "The database is not answering; your last change was saved. Try again in a moment."
-
-#: Opens the project, takes the write lock, writes a row and says so; the test then freezes it (SIGSTOP).
-FROZEN_WRITER = """
-import sys, time
-from sqlalchemy import text
-from annotator.project import Project
-
-project = Project.open(sys.argv[1])
-with project.db.write() as conn:
-    conn.execute(text("INSERT INTO meta (key, value) VALUES ('frozen-writer', '1')"))
-    print("holding", flush=True)
-    time.sleep(600)
-"""
-
-
-@contextmanager
-def frozen_writer(data: Path) -> Iterator[None]:
-    """Another process stopped (SIGSTOP) inside its write transaction, as a frozen server or a paused VM is."""
-    process = subprocess.Popen([sys.executable, "-c", FROZEN_WRITER, str(data)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None and process.stdout.readline() == "holding\n"
-        os.kill(process.pid, signal.SIGSTOP)
-        yield
-    finally:
-        process.kill()  # SIGKILL ends a stopped process too; its transaction is rolled back
-        process.wait(timeout=30)
 
 
 @pytest.fixture
@@ -109,25 +78,11 @@ def impatient_lead(project: Project) -> User:
 # --- PostgreSQL restarted or down -------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    """A cluster of this module's own: the tests stop and restart it."""
-    own = Cluster()
-    try:
-        yield own
-    finally:
-        own.stop()
-
-
 @pytest.fixture
 def pg_url(cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    name = f"annotator_faults_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(cluster.url(), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", cluster.url(name))
-    yield cluster.url(name)
+    url = create_database(cluster.url(), "annotator_faults")
+    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
+    yield url
 
 
 @pytest.fixture

@@ -15,10 +15,11 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, Playwright, expect, sync_playwright
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from annotator.commands.project import create_demo
@@ -80,6 +81,49 @@ def wait_until_healthy(url: str, process: subprocess.Popen[bytes], deadline_s: f
     raise TimeoutError(f"the app did not answer on {url} within {deadline_s} s")
 
 
+def stop_server(process: subprocess.Popen[bytes]) -> None:
+    """Stop the server's whole process group (Streamlit's children too); a kill when it does not stop in time."""
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+def server_env(*drop: str) -> dict[str, str]:
+    """This process's environment for a served app, unbuffered, without the variables named in ``drop``."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    for name in drop:
+        env.pop(name, None)
+    return env
+
+
+@contextmanager
+def serve_app(
+    data: Path, env: dict[str, str], *, cwd: Path = ROOT, log: Path | None = None, deadline_s: float = 30
+) -> Iterator[str]:
+    """``annotator serve`` on a free port, its URL once it answers; stopped afterwards even when a test fails.
+
+    One place for every browser test's server, so that none leaves a Streamlit process behind.
+    """
+    port = free_port()
+    command = [sys.executable, "-m", "annotator.cli", "serve", "--data", str(data), "--port", str(port)]
+    if log is None:
+        process = subprocess.Popen(
+            command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+    else:
+        with log.open("wb") as sink:
+            process = subprocess.Popen(command, env=env, cwd=cwd, stdout=sink, stderr=sink, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_healthy(url, process, deadline_s)
+        yield url
+    finally:
+        stop_server(process)
+
+
 @pytest.fixture(scope="module")
 def project_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo project, with one DISCUSS and one discarded item so the Review page has something to show."""
@@ -96,36 +140,27 @@ def project_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def app_url(project_dir: Path) -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("ANNOTATOR_DATABASE_URL", None)
-    command = [sys.executable, "-m", "annotator.cli", "serve", "--data", str(project_dir), "--port", str(port)]
-    process = subprocess.Popen(
-        command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_healthy(url, process)
+    with serve_app(project_dir, server_env("ANNOTATOR_DATABASE_URL")) as url:
         yield url
+
+
+@contextmanager
+def chromium_page(playwright: Playwright, width: int, height: int) -> Iterator[Page]:
+    """A page in headless Chromium at ``width``×``height`` with the tests' time-out; closed afterwards."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield context.new_page()
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+        context.close()
+        browser.close()
 
 
 @pytest.fixture(scope="module")
 def page(app_url: str) -> Iterator[Page]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1440, "height": 1700})
-        context.set_default_timeout(TIMEOUT_MS)
-        try:
-            yield context.new_page()
-        finally:
-            context.close()
-            browser.close()
+    with sync_playwright() as playwright, chromium_page(playwright, 1440, 1700) as page:
+        yield page
 
 
 #: The app root's run state (``data-test-script-state``) while Streamlit runs the script or a fragment.

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
-from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, settle
+from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, chromium_page, settle
 from test_e2e_sessions import app_url, demo, log_in  # noqa: F401  (fixtures: a fresh demo project and its server)
 
 from annotator.domain.model import Side
@@ -70,30 +70,22 @@ def check_rows(page: Page) -> list[dict[str, Any]]:
 
 def test_rows_with_long_text_wrap_and_show_in_full(app_url: str, demo: Path) -> None:  # noqa: F811
     add_long_candidates(demo)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 800})
-        context.set_default_timeout(TIMEOUT_MS)
-        page = context.new_page()
-        try:
-            page.goto(f"{app_url}/curate?item={ITEM}&lang={LANG}")
-            log_in(page, "translator", "demo-translator-pass")
-            main = page.get_by_test_id("stMain")
-            expect(main.locator("code").get_by_text(LONG_BAD, exact=True)).to_be_attached()
-            settle(page)
-            rows = check_rows(page)
-            long_texts = {*LONG_GOOD, LONG_BAD}
-            assert {row["text"] for row in rows} >= long_texts
-            wrapped = [row for row in rows if row["text"] in long_texts]
-            assert all(row["text_box"]["height"] > 1.5 * row["line_height"] for row in wrapped)  # on several lines
-            assert any("sense 1" in row["title"] and "sense 2" in row["title"] for row in rows)  # colpo: 2 senses
+    with sync_playwright() as playwright, chromium_page(playwright, 1280, 800) as page:
+        page.goto(f"{app_url}/curate?item={ITEM}&lang={LANG}")
+        log_in(page, "translator", "demo-translator-pass")
+        main = page.get_by_test_id("stMain")
+        expect(main.locator("code").get_by_text(LONG_BAD, exact=True)).to_be_attached()
+        settle(page)
+        rows = check_rows(page)
+        long_texts = {*LONG_GOOD, LONG_BAD}
+        assert {row["text"] for row in rows} >= long_texts
+        wrapped = [row for row in rows if row["text"] in long_texts]
+        assert all(row["text_box"]["height"] > 1.5 * row["line_height"] for row in wrapped)  # on several lines
+        assert any("sense 1" in row["title"] and "sense 2" in row["title"] for row in rows)  # colpo: 2 senses
 
-            page.set_viewport_size({"width": 1920, "height": 1080})
-            settle(page)
-            check_rows(page)
-        finally:
-            context.close()
-            browser.close()
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        settle(page)
+        check_rows(page)
 
 
 def test_pasting_three_lines_one_invalid_adds_nothing_and_names_it(app_url: str, demo: Path) -> None:  # noqa: F811
@@ -146,34 +138,26 @@ def test_every_candidate_of_a_long_list_is_reachable_with_the_cursor(app_url: st
     version = service.view(ITEM, LANG).state.version
     for text in extra:
         version = service.add_candidate(ITEM, LANG, Side.BAD, text, version).version
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1366, "height": 768})
-        context.set_default_timeout(TIMEOUT_MS)
-        page = context.new_page()
-        try:
-            page.goto(app_url)
-            log_in(page, "translator", "demo-translator-pass")
-            expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
-            page.keyboard.press("Escape")  # the cursor: GOOD's first candidate
-            bad = page.locator(".ca-side[data-side=bad] .ca-row")
-            total = 2 + bad.count()  # GOOD goccio, bicchierino, then every BAD candidate
-            for _ in range(total - 1):
-                page.keyboard.press("j")
-            last = bad.last
-            expect(last).to_be_focused()
-            expect(last).to_have_attribute("aria-label", extra[-1])
-            expect(last).to_be_in_viewport()  # scrolled into view inside the list's own panel
-            scrolled = page.locator(".ca-side[data-side=bad] .ca-rows").evaluate("ul => ul.scrollTop")
-            assert scrolled > 0
-            expect(page.get_by_test_id("item-sentence")).to_be_in_viewport()  # the page itself did not scroll away
-            page.keyboard.press("m")  # move the candidate under the cursor to GOOD
-            expect(page.locator(".ca [role=status]").filter(has_text=f"Moved {extra[-1]} to GOOD.")).to_be_visible()
-            settle(page)
-            with project.db.read() as conn:
-                state = project.repo.get_item_language(conn, ITEM, LANG)
-            assert state is not None and state.good[-1].text == extra[-1]
-            assert extra[-1] not in [e.text for e in state.bad]
-        finally:
-            context.close()
-            browser.close()
+    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+        page.goto(app_url)
+        log_in(page, "translator", "demo-translator-pass")
+        expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
+        page.keyboard.press("Escape")  # the cursor: GOOD's first candidate
+        bad = page.locator(".ca-side[data-side=bad] .ca-row")
+        total = 2 + bad.count()  # GOOD goccio, bicchierino, then every BAD candidate
+        for _ in range(total - 1):
+            page.keyboard.press("j")
+        last = bad.last
+        expect(last).to_be_focused()
+        expect(last).to_have_attribute("aria-label", extra[-1])
+        expect(last).to_be_in_viewport()  # scrolled into view inside the list's own panel
+        scrolled = page.locator(".ca-side[data-side=bad] .ca-rows").evaluate("ul => ul.scrollTop")
+        assert scrolled > 0
+        expect(page.get_by_test_id("item-sentence")).to_be_in_viewport()  # the page itself did not scroll away
+        page.keyboard.press("m")  # move the candidate under the cursor to GOOD
+        expect(page.locator(".ca [role=status]").filter(has_text=f"Moved {extra[-1]} to GOOD.")).to_be_visible()
+        settle(page)
+        with project.db.read() as conn:
+            state = project.repo.get_item_language(conn, ITEM, LANG)
+        assert state is not None and state.good[-1].text == extra[-1]
+        assert extra[-1] not in [e.text for e in state.bad]

@@ -8,20 +8,14 @@ The PostgreSQL cluster is this module's own (tests/pg_cluster.py): stopping it d
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import build_demo
-from pg_cluster import Cluster
+from pg_cluster import Cluster, create_database
 from playwright.sync_api import Page, expect, sync_playwright
-from sqlalchemy import create_engine, text
-from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, free_port, log_in, settle, wait_until_healthy
+from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, log_in, serve_app, server_env, settle
 
 from annotator.project import Project
 
@@ -30,43 +24,13 @@ ROOT = Path(__file__).resolve().parent.parent
 NOT_SAVED = "The database is not answering; your last change was not saved. Try again in a moment."
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
-    own = Cluster()
-    try:
-        yield own
-    finally:
-        own.stop()
-
-
 @pytest.fixture
 def served(cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    name = f"annotator_e2e_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(cluster.url(), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    url = cluster.url(name)
+    url = create_database(cluster.url(), "annotator_e2e")
     monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
     build_demo(tmp_path / "demo")
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "annotator.cli", "serve", "--data", str(tmp_path / "demo"), "--port", str(port)],
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        wait_until_healthy(f"http://127.0.0.1:{port}", process, deadline_s=60)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+    with serve_app(tmp_path / "demo", server_env(), deadline_s=60) as app_url:
+        yield app_url
 
 
 def add_good(page: Page, candidate: str) -> None:

@@ -8,17 +8,13 @@ app's own origin, and each payload must be shown as the literal text it is.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import hostile_project as hp
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
-from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, TIMEOUT_MS, free_port, settle, wait_until_healthy
+from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, serve_app, server_env, settle
 
 pytestmark = pytest.mark.e2e
 
@@ -32,23 +28,8 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def app_url(hostile: Path) -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("ANNOTATOR_DATABASE_URL", None)
-    command = [sys.executable, "-m", "annotator.cli", "serve", "--data", str(hostile), "--port", str(port)]
-    process = subprocess.Popen(
-        command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_healthy(url, process)
+    with serve_app(hostile, server_env("ANNOTATOR_DATABASE_URL")) as url:
         yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
 
 
 @pytest.fixture

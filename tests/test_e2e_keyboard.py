@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
-from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, save_screenshot, settle
+from test_e2e_browser import chromium_page, log_in, save_screenshot, settle
 from test_e2e_sessions import app_url, demo  # noqa: F401  (fixtures: a fresh demo project and its server)
 
 from annotator.domain.model import Status
@@ -93,71 +93,60 @@ def state_of(demo_dir: Path, item: str) -> tuple[object, list[tuple[str, str]]]:
 
 def log_in_translator(page: Page, url: str) -> None:
     page.goto(url)
-    page.get_by_role("textbox", name="User name").fill("translator")
-    page.get_by_role("textbox", name="Password").fill("demo-translator-pass")
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, "translator", "demo-translator-pass")
     expect(page.get_by_text("Item 1 of 18")).to_be_visible()
-    settle(page)
 
 
 def test_eight_items_from_the_keyboard_alone(app_url: str, demo: Path, tmp_path: Path) -> None:  # noqa: F811
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1366, "height": 768})
-        context.set_default_timeout(TIMEOUT_MS)
-        page = context.new_page()
-        try:
-            log_in_translator(page, app_url)
+    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+        log_in_translator(page, app_url)
+        check_arrival(page)
+        save_screenshot(page, tmp_path, "curate-1366x768.png")
+        per_item, done = [], []
+        keys = Keys(page)
+        keys.press("Escape")  # out of the Add box, then turn on "Next item after Done" once
+        keys.press("a")
+        expect(page.get_by_role("switch", name="Next item after Done")).to_be_checked()
+        settle(page)
+        keys.press("g")
+        for number in range(ITEMS):
+            item = item_of(page)
+            before = page.locator(".ca-side[data-side=bad] .ca-row").count()
+            first_bad = page.locator(".ca-side[data-side=bad] .ca-row code").first.text_content()
+            keys.type(f"prova{number}")
+            keys.press("Enter")
+            check_feedback(page, f"Added prova{number} to GOOD.")
+            settle(page)
+            keys.press("Escape")  # to the list cursor
+            keys.press("l")  # the BAD list
+            keys.press("Delete")  # remove the candidate under the cursor
+            check_feedback(page, f"Removed {first_bad} from BAD.")
+            expect(page.locator(".ca-side[data-side=bad] .ca-row")).to_have_count(before - 1)
+            settle(page)
+            keys.press("d")  # Done, and on to the next item
+            check_feedback(page, f"Marked {item} done.")
+            settle(page)
+            assert item_of(page) != item
             check_arrival(page)
-            save_screenshot(page, tmp_path, "curate-1366x768.png")
-            per_item, done = [], []
-            keys = Keys(page)
-            keys.press("Escape")  # out of the Add box, then turn on "Next item after Done" once
-            keys.press("a")
-            expect(page.get_by_role("switch", name="Next item after Done")).to_be_checked()
-            settle(page)
-            keys.press("g")
-            for number in range(ITEMS):
-                item = item_of(page)
-                before = page.locator(".ca-side[data-side=bad] .ca-row").count()
-                first_bad = page.locator(".ca-side[data-side=bad] .ca-row code").first.text_content()
-                keys.type(f"prova{number}")
-                keys.press("Enter")
-                check_feedback(page, f"Added prova{number} to GOOD.")
-                settle(page)
-                keys.press("Escape")  # to the list cursor
-                keys.press("l")  # the BAD list
-                keys.press("Delete")  # remove the candidate under the cursor
-                check_feedback(page, f"Removed {first_bad} from BAD.")
-                expect(page.locator(".ca-side[data-side=bad] .ca-row")).to_have_count(before - 1)
-                settle(page)
-                keys.press("d")  # Done, and on to the next item
-                check_feedback(page, f"Marked {item} done.")
-                settle(page)
-                assert item_of(page) != item
-                check_arrival(page)
-                per_item.append(keys.presses)
-                keys.presses = 0
-                done.append((item, first_bad, f"prova{number}"))
-            median = statistics.median(per_item)
-            print(f"command keys per item: {per_item}; median {median}")
-            assert median <= MAX_MEDIAN_KEYS, per_item
-            for item, removed, added in done:
-                state, history = state_of(demo, item)
-                assert state.status is Status.DONE and state.status_by == "translator", item
-                assert added in [e.text for e in state.good] and removed not in [e.text for e in state.bad], item
-                assert [a for _u, a in history][-3:] == ["add", "remove", "done"], (item, history)
-            # the legend names the keys
-            page.keyboard.press("Escape")
-            page.keyboard.press("?")
-            expect(page.locator(".ca-legend")).to_contain_text("remove the candidate under the cursor")
-            page.keyboard.press("?")
-            page.set_viewport_size({"width": 1920, "height": 1080})
-            settle(page)
-            save_screenshot(page, tmp_path, "curate-1920x1080.png")
-        finally:
-            context.close()
-            browser.close()
+            per_item.append(keys.presses)
+            keys.presses = 0
+            done.append((item, first_bad, f"prova{number}"))
+        median = statistics.median(per_item)
+        print(f"command keys per item: {per_item}; median {median}")
+        assert median <= MAX_MEDIAN_KEYS, per_item
+        for item, removed, added in done:
+            state, history = state_of(demo, item)
+            assert state.status is Status.DONE and state.status_by == "translator", item
+            assert added in [e.text for e in state.good] and removed not in [e.text for e in state.bad], item
+            assert [a for _u, a in history][-3:] == ["add", "remove", "done"], (item, history)
+        # the legend names the keys
+        page.keyboard.press("Escape")
+        page.keyboard.press("?")
+        expect(page.locator(".ca-legend")).to_contain_text("remove the candidate under the cursor")
+        page.keyboard.press("?")
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        settle(page)
+        save_screenshot(page, tmp_path, "curate-1920x1080.png")
 
 
 def focus_test(page: Page, demo_dir: Path) -> None:
@@ -198,25 +187,17 @@ def focus_test(page: Page, demo_dir: Path) -> None:
 
 
 def test_shortcut_letters_never_act_while_typing(app_url: str, demo: Path) -> None:  # noqa: F811
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1366, "height": 768})
-        context.set_default_timeout(TIMEOUT_MS)
-        page = context.new_page()
-        try:
-            log_in_translator(page, app_url)
-            focus_test(page, demo)
-            # an item reached through Done (where the pause used to lose the focus 0.3–0.5 s in)
-            page.keyboard.press("Escape")
-            page.keyboard.press("a")
-            settle(page)
-            first = item_of(page)
-            page.keyboard.press("d")
-            expect(page.get_by_role("status").filter(has_text=f"Marked {first} done.")).to_be_visible()
-            settle(page)
-            assert item_of(page) != first
-            expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
-            focus_test(page, demo)
-        finally:
-            context.close()
-            browser.close()
+    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+        log_in_translator(page, app_url)
+        focus_test(page, demo)
+        # an item reached through Done (where the pause used to lose the focus 0.3–0.5 s in)
+        page.keyboard.press("Escape")
+        page.keyboard.press("a")
+        settle(page)
+        first = item_of(page)
+        page.keyboard.press("d")
+        expect(page.get_by_role("status").filter(has_text=f"Marked {first} done.")).to_be_visible()
+        settle(page)
+        assert item_of(page) != first
+        expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
+        focus_test(page, demo)

@@ -7,10 +7,6 @@ own websocket (``/_stcore/stream``) with Streamlit's ``BackMsg`` protobuf, witho
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +15,7 @@ import pytest
 from itsdangerous import URLSafeTimedSerializer
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 from streamlit.proto.BackMsg_pb2 import BackMsg
-from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, free_port, settle, wait_until_healthy
+from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, serve_app, server_env, settle
 from websockets.sync.client import connect
 
 from annotator.commands.project import create_demo
@@ -49,24 +45,10 @@ class Server:
 def server(demo: Path, tmp_path: Path) -> Iterator[Server]:
     # the first log-in's secret file was left empty (disk full, a crash, two servers starting at once)
     (demo / accounts.SECRET_FILE).write_text("", encoding="ascii")
-    port = free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("ANNOTATOR_DATABASE_URL", None)
-    env.pop("ANNOTATOR_SECRETS", None)
     log = tmp_path / "server.log"
-    command = [sys.executable, "-m", "annotator.cli", "serve", "--data", str(demo), "--port", str(port)]
-    with log.open("wb") as sink:
-        process = subprocess.Popen(command, env=env, cwd=tmp_path, stdout=sink, stderr=sink, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_healthy(url, process)
+    env = server_env("ANNOTATOR_DATABASE_URL", "ANNOTATOR_SECRETS")
+    with serve_app(demo, env, cwd=tmp_path, log=log) as url:
         yield Server(url, log)
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
 
 
 def browser_context(playwright: Playwright) -> tuple[Browser, BrowserContext]:

@@ -7,10 +7,6 @@ database ends every other session of the user at its next action.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,12 +15,12 @@ from playwright.sync_api import Page, expect, sync_playwright
 from test_e2e_browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
-    ROOT,
     TIMEOUT_MS,
     RunCounter,
-    free_port,
+    log_in,
+    serve_app,
+    server_env,
     settle,
-    wait_until_healthy,
 )
 
 from annotator.commands.project import create_demo
@@ -44,31 +40,8 @@ def demo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def app_url(demo: Path) -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("ANNOTATOR_DATABASE_URL", None)
-    command = [sys.executable, "-m", "annotator.cli", "serve", "--data", str(demo), "--port", str(port)]
-    process = subprocess.Popen(
-        command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_healthy(url, process)
+    with serve_app(demo, server_env("ANNOTATOR_DATABASE_URL")) as url:
         yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-
-
-def log_in(page: Page, name: str, password: str) -> None:
-    page.get_by_role("textbox", name="User name").fill(name)
-    page.get_by_role("textbox", name="Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_text("Signed in as")).to_be_visible()
-    settle(page)
 
 
 def asks_for_login(page: Page) -> None:

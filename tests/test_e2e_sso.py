@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -24,7 +23,16 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
-from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, TIMEOUT_MS, free_port, settle, wait_until_healthy
+from test_e2e_browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    TIMEOUT_MS,
+    free_port,
+    settle,
+    stop_server,
+    wait_until_healthy,
+)
 
 from annotator.commands.project import create_demo
 from annotator.project import Project
@@ -44,15 +52,6 @@ NO_ACCESS = re.compile(r"Signed in as (.+), but this project has no access for y
 #: Loopback only: never through a proxy from the environment.
 DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 LOOPBACK = {"NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
 
 
 def wait_for_provider(url: str, process: subprocess.Popen[bytes], deadline_s: float = 30) -> dict[str, object]:
@@ -92,7 +91,7 @@ def provider_url(tmp_path: Path) -> Iterator[str]:
         assert str(metadata["issuer"]).rstrip("/") == url
         yield url
     finally:
-        stop(process)
+        stop_server(process)
         log.close()
 
 
@@ -124,7 +123,7 @@ def app_url(tmp_path: Path, demo: Path, provider_url: str) -> Iterator[str]:
         wait_until_healthy(url, process)
         yield url
     finally:
-        stop(process)
+        stop_server(process)
         log.close()
 
 

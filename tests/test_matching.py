@@ -8,6 +8,9 @@ and the surface step in Chinese (源头/头, 门 in 门口).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -152,8 +155,11 @@ def test_wildcard_pieces_must_keep_their_order():
 # --- cross-PoS ------------------------------------------------------------------------------------------------------
 
 
-def tagged(words: list[tuple[str, str, str]]) -> Analysis:
-    """An analysis as a tagger (e.g. Stanza) would give it: one token per word, with spans and UPOS."""
+def by_hand(words: Sequence[tuple[str, str, object]], **more: Any) -> Analysis:
+    """An analysis of (word, lemma, …) triples joined by single spaces, one token per word; ``more``: its other fields.
+
+    The one place that lays out words, spans and lemmas for every hand-built analysis below.
+    """
     spans, position = [], 0
     for word, _, _ in words:
         spans.append((position, position + len(word)))
@@ -164,9 +170,14 @@ def tagged(words: list[tuple[str, str, str]]) -> Analysis:
         token_spans=tuple(spans),
         words=tuple(word for word, _, _ in words),
         lemmas=tuple(lemma for _, lemma, _ in words),
-        upos=tuple(tag for _, _, tag in words),
         word_token=tuple(range(len(words))),
+        **more,
     )
+
+
+def tagged(words: list[tuple[str, str, str]]) -> Analysis:
+    """An analysis as a tagger (e.g. Stanza) would give it: one token per word, with spans and UPOS."""
+    return by_hand(words, upos=tuple(tag for _, _, tag in words))
 
 
 def test_cross_pos_candidate_requires_the_tag_when_pos_is_known():
@@ -541,20 +552,7 @@ def test_german_inflected_candidate_as_typed_outranks_its_lemma(good, bad, outco
 
 def czech(words: list[tuple[str, str, tuple[str, ...]]]) -> Analysis:
     """A Czech-like analysis built by hand: (word, lemma, other readings), one token per word."""
-    spans, position = [], 0
-    for word, _, _ in words:
-        spans.append((position, position + len(word)))
-        position += len(word) + 1
-    return Analysis(
-        text=" ".join(word for word, _, _ in words),
-        tokens=tuple(word for word, _, _ in words),
-        token_spans=tuple(spans),
-        words=tuple(word for word, _, _ in words),
-        lemmas=tuple(lemma for _, lemma, _ in words),
-        upos=(None,) * len(words),
-        word_token=tuple(range(len(words))),
-        readings=tuple(more for _, _, more in words),
-    )
+    return by_hand(words, upos=(None,) * len(words), readings=tuple(more for _, _, more in words))
 
 
 def test_czech_like_inflected_pair_on_one_word_and_on_two():

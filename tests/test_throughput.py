@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from app_helpers import logged_in
-from conftest import build_demo
 
 from annotator.domain.model import Role
 from annotator.domain.throughput import ALL, Change, Row, format_seconds, throughput, week_start
@@ -88,10 +87,8 @@ def test_changes_after_now_are_not_counted_and_times_read_well() -> None:
 
 
 @pytest.fixture
-def demo(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
-    data = copy_project("demo", build_demo, tmp_path / "data")
-    monkeypatch.setenv("ANNOTATOR_DATA", str(data))
-    return Project.open(data)
+def demo(app_demo: Path) -> Project:
+    return Project.open(app_demo)
 
 
 def write_history(project: Project, rows: list[tuple[str, str, str, int, str, str]]) -> None:

@@ -7,56 +7,26 @@ The servers get different ``--data`` folders: the project is the database, not a
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ProjectTemplates, build_demo
 from playwright.sync_api import expect, sync_playwright
-from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, free_port, log_in, settle, wait_until_healthy
+from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, log_in, serve_app, server_env, settle
 
 from annotator.project import Project
 
 pytestmark = pytest.mark.e2e
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def shared_database(project_templates: ProjectTemplates, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    url = project_templates.copy("demo", "postgresql", build_demo, tmp_path / "template-copy")
-    assert url is not None
-    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
-    return url
-
-
-def serve(data: Path, url: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "ANNOTATOR_DATABASE_URL": url}
-    command = [sys.executable, "-m", "annotator.cli", "serve", "--data", str(data), "--port", str(port)]
-    process = subprocess.Popen(
-        command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    return process, f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture
 def two_servers(shared_database: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
-    started = [serve(tmp_path / "server-a", shared_database), serve(tmp_path / "server-b", shared_database)]
-    try:
-        for process, url in started:
-            wait_until_healthy(url, process, deadline_s=60)
-        yield started[0][1], started[1][1]
-    finally:
-        for process, _url in started:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
+    env = {**server_env(), "ANNOTATOR_DATABASE_URL": shared_database}
+    with (
+        serve_app(tmp_path / "server-a", env, deadline_s=60) as url_a,
+        serve_app(tmp_path / "server-b", env, deadline_s=60) as url_b,
+    ):
+        yield url_a, url_b
 
 
 def test_two_servers_one_database_the_second_save_is_refused_with_the_current_state(

@@ -5,35 +5,23 @@ server ever shows a path of another (or "gone") and the first server's disk is n
 from __future__ import annotations
 
 import io
-import os
 import shutil
-import signal
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from app_helpers import logged_in, plain
-from conftest import ProjectTemplates, build_demo
 from playwright.sync_api import expect, sync_playwright
 from streamlit.testing.v1 import AppTest
 from test_app_evaluate import metrics_table, run_evaluation, shown_items
-from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, log_in, settle, wait_until_healthy
-from test_two_servers import serve
+from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, log_in, serve_app, server_env, settle
 
 from annotator.app.state import USER_KEY
 from annotator.domain.jobs import JobKind, JobState
 from annotator.project import Project
 from annotator.services import job_files, jobs
 from annotator.services.accounts import Session
-
-
-@pytest.fixture
-def shared_database(project_templates: ProjectTemplates, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    url = project_templates.copy("demo", "postgresql", build_demo, tmp_path / "template-copy")
-    assert url is not None
-    monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
-    return url
 
 
 class Server:
@@ -92,13 +80,9 @@ def test_an_evaluation_run_on_one_server_is_shown_identically_by_the_other(
 
 @pytest.fixture
 def server_b_process(shared_database: str, tmp_path: Path) -> Iterator[str]:
-    process, url = serve(tmp_path / "b-served", shared_database)
-    try:
-        wait_until_healthy(url, process, deadline_s=60)
+    env = {**server_env(), "ANNOTATOR_DATABASE_URL": shared_database}
+    with serve_app(tmp_path / "b-served", env, deadline_s=60) as url:
         yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=10)
 
 
 @pytest.mark.e2e

@@ -358,17 +358,8 @@ class _TrackedHTTPConnection(urllib3.connection.HTTPConnection):
             _links_of_this_thread().sockets.add(self.sock)
 
 
-class _TrackedHTTPSConnection(urllib3.connection.HTTPSConnection):
-    """The TLS twin of ``_TrackedHTTPConnection``."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        _links_of_this_thread().connections.add(self)
-
-    def connect(self) -> None:
-        super().connect()
-        if self.sock is not None:
-            _links_of_this_thread().sockets.add(self.sock)
+class _TrackedHTTPSConnection(_TrackedHTTPConnection, urllib3.connection.HTTPSConnection):
+    """The TLS twin of ``_TrackedHTTPConnection``: its tracking, then urllib3's TLS connection (by the MRO)."""
 
 
 class _TrackedHTTPPool(urllib3.HTTPConnectionPool):
