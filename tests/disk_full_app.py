@@ -13,6 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from app_helpers import send_area
 from streamlit.testing.v1 import AppTest
 
 MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
@@ -46,14 +47,13 @@ def main(source: Path, disk: Path, item: str, lang: str) -> None:
     at.run()
     opened = [str(e.value) for e in at.exception] + [e.value for e in at.error]
     filler = fill(disk)
-    at.text_input(key=prefix + "add|good").input("sorso")
-    at.button(key=prefix + "addbtn|good").click()
-    at.run()
+    send_area(at, "draft", field="good", text="sorso")  # typed into the Add box (kept on the server)
+    send_area(at, "add", side="good", text="sorso")  # fails on the full disk: a message, no exception
     shown = {
         "opened": opened,
         "exceptions": [str(e.value) for e in at.exception],
         "errors": [e.value for e in at.error],
-        "kept_input": at.text_input(key=prefix + "add|good").value if not at.exception else None,
+        "kept_input": at.session_state[prefix + "add|good"] if not at.exception else None,
     }
     filler.unlink()
 

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from app_helpers import area, send_area
 from conftest import SAMPLE_ITEMS, build_demo, dump
 from frozen_writer import frozen_writer
 from pg_cluster import Cluster, create_database
@@ -168,16 +169,12 @@ def test_the_app_across_a_restart_and_while_the_server_is_down(pg_demo: Path, cl
     assert not at.exception, at.exception
 
     cluster.restart()  # between two actions: the next one just works
-    at.text_input(key=P + "add|good").input("sorso")
-    at.button(key=P + "addbtn|good").click()
-    at.run()
+    send_area(at, "add", side="good", text="sorso")
     assert not at.exception and not at.error, (at.exception, shown_errors(at))
 
+    send_area(at, "draft", field="good", text="cicchetto")  # typed into the Add box (kept on the server)
     with server_down(cluster):
-        at.text_input(key=P + "add|good").input("cicchetto")
-        at.button(key=P + "addbtn|good").click()
-        at.run()
-        assert not at.exception, at.exception  # no traceback: one message
+        send_area(at, "add", side="good", text="cicchetto")  # no traceback: one message
         assert shown_errors(at) == [NOT_SAVED]
         at.run()  # a reload while it is still down: the page says so too
         assert not at.exception  # this run made no change of its own
@@ -185,7 +182,7 @@ def test_the_app_across_a_restart_and_while_the_server_is_down(pg_demo: Path, cl
 
     at.run()
     assert not at.exception and not at.error
-    assert at.text_input(key=P + "add|good").value == "cicchetto"  # kept to redo
+    assert area(at)["drafts"]["good"] == "cicchetto"  # kept to redo
     project = Project.open(pg_demo)
     assert good(project) == ["goccio", "bicchierino", "sorso"]
     project.db.dispose()

@@ -79,14 +79,8 @@ def test_everything_the_project_keeps_in_its_data_folder_is_owner_only(
         f"jobs/{upload.name}",
         f"jobs/job-{prepopulated.id}.log",
         f"jobs/job-{scored.id}.log",
-        f"jobs/evaluation-{scored.id}",
-        f"jobs/evaluation-{scored.id}/metrics.json",
-        f"jobs/evaluation-{scored.id}/result.pickle",
-        "cache",
-        "cache/evaluation-items",
-    }
+    }  # an evaluation's results are kept in the database now (issue 22), not in the data folder
     assert expected <= set(entries), sorted(set(expected) - set(entries))
-    assert any(name.startswith("cache/evaluation-items/") for name in entries)  # the item cache's file
     wrong = {name: oct(bits) for name, bits in entries.items() if bits != (0o700 if (data / name).is_dir() else 0o600)}
     assert wrong == {}
 

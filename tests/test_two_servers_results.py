@@ -97,7 +97,7 @@ def test_the_last_export_of_one_server_is_downloaded_from_the_other(
         (job,) = jobs.list_jobs(project, kinds=[JobKind.EXPORT])
         assert jobs.wait(project, job.id, timeout=120).state is JobState.DONE
         a.run()
-        (folder,) = (tmp_path / "a" / "exports").iterdir()
+        (folder,) = (tmp_path / "a" / "data" / "exports").iterdir()  # beside the project (DATA/exports)
         written = {path.name: path.read_bytes() for path in folder.iterdir()}
         a_labels = [b.label for b in a.get("download_button") if b.key.startswith("dataset_dl_")]
         a_last = [plain(t) for t in texts(a) if t.startswith("Last export")]

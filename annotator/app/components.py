@@ -115,8 +115,7 @@ def run_action(
     try:
         result = method(state.service(), *args)
     except DatabaseUnavailableError as error:  # this action's change, whichever step of it failed
-        state.flash("error", error.unsaved_message)
-        st.session_state[_ACTION_FAULT_KEY] = True
+        say_database_fault(error)
         return False
     except ConflictError as error:
         state.flash("error", f"Not saved — conflict. {error}")
@@ -135,6 +134,13 @@ def run_action(
     if after is not None:
         after(result)
     return True
+
+
+def say_database_fault(error: DatabaseUnavailableError) -> None:
+    """An action's change met a database that is not answering: queue what became of it ("your last change was
+    not saved"), shown once by ``database_faults_shown`` when the page, failing too, stops."""
+    state.flash("error", error.unsaved_message)
+    st.session_state[_ACTION_FAULT_KEY] = True
 
 
 def database_faults_shown(run: Callable[_Params, None]) -> Callable[_Params, None]:

@@ -26,7 +26,7 @@ from annotator.app.guidelines import guidelines_button
 from annotator.domain import hints, undo
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Side, Status, User
-from annotator.errors import ConflictError, UserError
+from annotator.errors import ConflictError, DatabaseUnavailableError, UserError
 from annotator.project import Project
 from annotator.services import read_model
 from annotator.services.curation import CurationService, ItemView
@@ -487,6 +487,10 @@ def _save(
     """Make one service call; say what happened where the user looks. A refusal keeps what they typed."""
     try:
         saved = call()
+    except DatabaseUnavailableError as error:  # said with what became of the change, by the page's fault wrapper
+        components.say_database_fault(error)
+        _say("error", error.unsaved_message, where, focus)
+        return None
     except (UserError, CandidateError) as error:
         _say("error", _refusal(error, user), where, focus)
         if isinstance(error, ConflictError):
@@ -697,8 +701,8 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-def on_event() -> None:
-    """The element's ``event`` callback: one checked event, for the item-language on screen, to one handler."""
+def _handle_event() -> None:
+    """One checked event, for the item-language on screen, to one handler."""
     seq = curate_area.received_seq()
     if seq is not None:
         st.session_state[ACK_KEY] = seq  # answered, whatever it was: the element sends its next event
@@ -714,6 +718,25 @@ def on_event() -> None:
     if event.type not in ("undo", "draft", "advance"):
         st.session_state[LEFT_KEY] = None  # u undoes on the item just left only right after leaving it
     HANDLERS[event.type](state.service(user), user, event)
+
+
+def on_event() -> None:
+    """The element's ``event`` callback. It runs before the page, outside its fault wrapper: a database that stops
+    answering (reading the login, saving) is queued as "your last change was not saved" for the page to show."""
+    try:
+        _handle_event()
+    except DatabaseUnavailableError as error:
+        components.say_database_fault(error)
+        _keep_typed(curate_area.received())
+
+
+def _keep_typed(event: Event | None) -> None:
+    """What the event carried as typed text stays in its box (no database needed): the user redoes it after."""
+    if event is None or not event.text:
+        return
+    field = event.field or (event.side.value if event.side is not None else "")
+    if field in curate_area.DRAFT_FIELDS:
+        st.session_state[f"cur|{event.item}|{event.lang}|{curate_area.DRAFT_FIELDS[field]}"] = event.text
 
 
 if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)
