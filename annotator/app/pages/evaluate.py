@@ -64,6 +64,14 @@ def kept_label(kept: tuple[str, str]) -> str:
     return f"The file of my last run: {kept[1]}"
 
 
+def shown_choice(option: str, kept: tuple[str, str] | None) -> str:
+    """A translations choice as the radio shows it: option labels are Markdown, and the kept file's name is the
+    user's text, shown literally."""
+    if kept is not None and option == kept_label(kept):
+        return f"The file of my last run: {md(kept[1])}"
+    return option
+
+
 def job_params(
     dataset_choice: str,
     dataset_upload,
@@ -249,6 +257,7 @@ def render() -> None:
         translations_choice = right.radio(
             "Translations",
             [kept_label(kept), UPLOAD, BUNDLED] if kept else [UPLOAD, BUNDLED],
+            format_func=lambda option: shown_choice(option, kept),
             key="evaluate_translations_choice",
         )
         translations_upload = right.file_uploader(
