@@ -36,7 +36,8 @@ def run(method: Callable[..., Any], args: tuple[Any, ...], success: str, reset: 
     try:
         method(service(), *args)
     except CandidateError as error:
-        state.flash("error", components.candidate_error_message(error))
+        user = state.current_user()  # a rule's id is for leads; a translator gets its message
+        state.flash("error", components.candidate_error_message(error, user is not None and user.is_lead))
         return
     except (ConflictError, UserError) as error:
         state.flash("error", str(error))
