@@ -7,7 +7,9 @@ no setting or hook to refuse it (``client.toolbarMode = "viewer"`` only hides th
 keep lives in those caches any more (drafts: ``drafts.py``; open projects: ``state.py``), but an anonymous visitor
 should not be able to throw away every page's caches at will either. This module is the only place that relies on
 Streamlit's internals: it wraps that one method of ``AppSession``. **Pin it:** check it on every Streamlit upgrade;
-``tests/test_e2e_clear_cache.py`` fails if the method is gone or the message is obeyed again.
+``tests/test_e2e_session_attacks.py`` (a forged anonymous message over a real websocket) and
+``tests/test_app_session_lifetime.py`` fail if the method is gone or the message is obeyed again. Not speed code: no
+supported way to refuse the message exists, so the 2× rule for library internals does not apply; it is a security fix.
 """
 
 from __future__ import annotations
