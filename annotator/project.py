@@ -1,30 +1,50 @@
-"""A project: its data folder, database, settings and lexicon provider, opened from one place.
+"""The composition root: opens a project and wires its database, repository, settings and lexicon provider.
 
 The command line and the app both call ``Project.open`` so the data-folder rules (flag, environment,
-default) and the database URL rules are the same everywhere.
+default) and the database URL rules are the same everywhere. The services, exports and evaluation below never
+import this module: they receive the ``Project`` as the ``annotator.context.ProjectContext`` they declare.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
-from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from sqlalchemy import inspect, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
+from annotator.domain.settings import DEFAULT_LANGUAGES, LexiconSettings, ProjectSettings, parse_languages
 from annotator.errors import DatabaseUnavailableError, UserError
 from annotator.lexicon.base import Lexicon
 from annotator.private_files import make_private_folder
+from annotator.services.administration import project_limits
 from annotator.store import schema
 from annotator.store.database import Database, sqlite_url
 from annotator.store.repository import Repository
 
-DEFAULT_LANGUAGES = ("DE", "ES", "IT", "RU", "ZH")
+#: The settings types are handed over with the project that reads and writes them (the tests and benchmarks
+#: build projects from this one import).
+__all__ = [
+    "BABELNET_CACHE_FILE",
+    "BUILTIN_PREFIX",
+    "DATABASE_FILE",
+    "DEFAULT_LANGUAGES",
+    "LexiconSettings",
+    "Project",
+    "ProjectExistsError",
+    "ProjectSettings",
+    "builtin_path",
+    "database_url",
+    "display_url",
+    "parse_languages",
+    "project_exists",
+    "resolve_data_dir",
+]
+
 DATABASE_FILE = "annotator.sqlite"
 BABELNET_CACHE_FILE = "babelnet-cache.sqlite"
 #: A snapshot path with this prefix names a file shipped inside the package.
@@ -106,48 +126,6 @@ class ProjectExistsError(UserError):
 
 def builtin_path(name: str) -> Path:
     return Path(str(resources.files("annotator").joinpath(name)))
-
-
-@dataclass(frozen=True)
-class LexiconSettings:
-    """Which provider pre-population uses: ``snapshot`` (a file), ``babelnet`` (the HTTP API) or ``wordnet``
-    (open wordnets in the project's own ``wn`` database, ``DATA/wordnet``)."""
-
-    provider: str = "snapshot"
-    snapshot: str | None = None
-    base_url: str = "https://babelnet.io/v9/"
-
-
-@dataclass(frozen=True)
-class ProjectSettings:
-    name: str = "annotator project"
-    languages: tuple[str, ...] = DEFAULT_LANGUAGES
-    lexicon: LexiconSettings = field(default_factory=LexiconSettings)
-    allowed_sources: dict[str, list[str]] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["languages"] = list(self.languages)
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ProjectSettings:
-        return cls(
-            name=data.get("name", "annotator project"),
-            languages=tuple(data.get("languages", DEFAULT_LANGUAGES)),
-            lexicon=LexiconSettings(**data.get("lexicon", {})),
-            allowed_sources={k: list(v) for k, v in data.get("allowed_sources", {}).items()},
-        )
-
-
-def parse_languages(text: str) -> tuple[str, ...]:
-    langs = tuple(dict.fromkeys(part.strip().upper() for part in text.replace(" ", ",").split(",") if part.strip()))
-    for lang in langs:
-        if not (lang.isalpha() and 2 <= len(lang) <= 3):
-            raise UserError(f"{lang!r} is not a language code (use ISO 639-1 like IT, DE, ZH).")
-    if not langs:
-        raise UserError("Give at least one language.")
-    return langs
 
 
 class Project:
@@ -233,7 +211,6 @@ class Project:
         settings = settings or self.settings()
         config = settings.lexicon
         if config.provider == "snapshot":
-            from annotator.data_import.limits import project_limits
             from annotator.lexicon.snapshot import SnapshotLexicon
 
             if not config.snapshot:

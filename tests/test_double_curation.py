@@ -290,9 +290,9 @@ def test_annotator_names_on_request(assigned: Project, tmp_path: Path) -> None:
 
 
 def test_stored_keys_are_the_spec_identities() -> None:
+    from annotator.data_export.copy_records import stored_keys
     from annotator.domain.candidates import key_string
     from annotator.domain.model import CandidateEntry
-    from annotator.services.double_curation import stored_keys
     from annotator.store.repository import candidates_to_json
 
     entries = [CandidateEntry("Quelle"), CandidateEntry("sparare", "VERB"), CandidateEntry("Cafe\u0301")]

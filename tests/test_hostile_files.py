@@ -22,7 +22,7 @@ from openpyxl import Workbook
 
 from annotator.commands.project import create_demo
 from annotator.data_import.items import ItemImportError, parse_item_file
-from annotator.data_import.limits import InputLimitError, InputLimits, project_limits
+from annotator.data_import.limits import InputLimitError, InputLimits
 from annotator.data_import.tables import FileFormatError, load_table
 from annotator.domain.model import User
 from annotator.errors import UserError
@@ -30,7 +30,7 @@ from annotator.evaluation.inputs import EvaluationInputError, load_dataset, load
 from annotator.lexicon.base import LexiconError
 from annotator.lexicon.snapshot import SnapshotLexicon
 from annotator.project import Project
-from annotator.services.administration import save_project_limits
+from annotator.services.administration import project_limits, save_project_limits
 from annotator.services.importing import import_items
 
 MB = 1024 * 1024

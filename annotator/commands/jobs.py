@@ -58,7 +58,7 @@ def _params(args: argparse.Namespace) -> dict[str, Any]:
     if kind is JobKind.IMPORT:
         return {"file": args.file, "force": args.force}
     if kind is JobKind.PREPOPULATE:
-        from annotator.project import parse_languages
+        from annotator.domain.settings import parse_languages
 
         return {"languages": list(parse_languages(args.languages))} if args.languages else {}
     if kind is JobKind.EXPORT:

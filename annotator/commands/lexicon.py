@@ -7,9 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from annotator.commands.common import add_data_option, open_project
+from annotator.domain.settings import parse_languages
 from annotator.errors import UserError
 from annotator.progress import TerminalProgress
-from annotator.project import parse_languages
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -108,8 +108,8 @@ def run_prepopulate(args: argparse.Namespace) -> int:
 
 
 def run_use_snapshot(args: argparse.Namespace) -> int:
-    from annotator.data_import.limits import project_limits
     from annotator.lexicon.snapshot import SnapshotLexicon
+    from annotator.services.administration import project_limits
 
     path = Path(args.file).resolve()
     project = open_project(args)

@@ -21,8 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from annotator.data_import.limits import InputLimits, parse_assignments, project_limits
-    from annotator.services.administration import save_project_limits
+    from annotator.data_import.limits import InputLimits, parse_assignments
+    from annotator.services.administration import project_limits, save_project_limits
 
     project = open_project(args)
     limits = InputLimits() if args.reset else project_limits(project)

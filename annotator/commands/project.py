@@ -8,17 +8,15 @@ import shutil
 from pathlib import Path
 
 from annotator.commands.common import add_data_option, open_project, print_table
+from annotator.domain.settings import LexiconSettings, ProjectSettings, parse_languages
 from annotator.errors import UserError
 from annotator.progress import TerminalProgress
 from annotator.project import (
     BUILTIN_PREFIX,
-    LexiconSettings,
     ProjectExistsError,
-    ProjectSettings,
     builtin_path,
     database_url,
     display_url,
-    parse_languages,
     project_exists,
     resolve_data_dir,
 )

@@ -32,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _upload_limit_mb(data_dir: Path) -> int:
     """The project's input limit max_file_mb: the browser then refuses what the readers would refuse anyway."""
-    from annotator.data_import.limits import InputLimits, project_limits
+    from annotator.data_import.limits import InputLimits
+    from annotator.services.administration import project_limits
 
     try:
         return project_limits(Project.open(data_dir)).max_file_mb

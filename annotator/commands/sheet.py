@@ -6,8 +6,9 @@ import argparse
 
 from annotator.commands.common import add_data_option, open_project
 from annotator.domain.model import User
+from annotator.domain.settings import parse_languages
 from annotator.errors import UserError
-from annotator.project import Project, parse_languages
+from annotator.project import Project
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -59,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_add(args: argparse.Namespace) -> int:
-    from annotator.project import parse_languages
+    from annotator.domain.settings import parse_languages
     from annotator.services.accounts import add_user
 
     project = open_project(args)

@@ -32,16 +32,17 @@ from typing import Any
 
 from annotator import __version__
 from annotator.atomic_files import AtomicFolder, cannot_write, write_bytes_synced
+from annotator.context import ProjectContext
+from annotator.data_export.copy_records import agreement_records_in
 from annotator.domain.agreement import CopyRecord, agreement_report
 from annotator.domain.candidates import key_string
 from annotator.domain.dataset_counts import DatasetCounts, dataset_counts
 from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementRecord, RefinementTable, refinement_table
+from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
 from annotator.progress import ProgressCallback, no_progress
-from annotator.project import Project, ProjectSettings
-from annotator.services.double_curation import agreement_records_in
 from annotator.store import double_curation
 from annotator.store.double_curation import CopySetsRow
 from annotator.store.repository import CandidateSetsRow
@@ -92,7 +93,7 @@ class ProjectData:
     copy_records: list[CopyRecord] = field(default_factory=list)
 
 
-def load_project_data(project: Project) -> ProjectData:
+def load_project_data(project: ProjectContext) -> ProjectData:
     with project.db.read() as conn:
         raw = project.repo.get_meta(conn, "settings")
         settings = ProjectSettings.from_json(raw) if raw else ProjectSettings()
@@ -333,7 +334,7 @@ def _snapshot_header(path: Path) -> dict[str, Any]:
     return header if isinstance(header, dict) else {}
 
 
-def lexicon_info(project: Project, settings: ProjectSettings) -> dict[str, Any]:
+def lexicon_info(project: ProjectContext, settings: ProjectSettings) -> dict[str, Any]:
     """Which lexicon the project is configured with (provider and version) for the manifest; never the API key."""
     config = settings.lexicon
     info: dict[str, Any] = {"provider": config.provider, "version": None}
@@ -426,7 +427,7 @@ def _dataset_lines(selection: Selection, progress: ProgressCallback) -> Iterator
         progress(done, total, DATASET_FILE)
 
 
-def collect(project: Project, options: ExportOptions | None = None) -> Selection:
+def collect(project: ProjectContext, options: ExportOptions | None = None) -> Selection:
     """What an export with ``options`` would hold right now (``annotator stats`` and the Dataset page)."""
     with gc_paused():
         return select(load_project_data(project), options or ExportOptions())
@@ -436,7 +437,7 @@ def folder_name(created: datetime) -> str:
     return "dataset-" + created.strftime("%Y%m%d-%H%M%SZ")
 
 
-def default_export_root(project: Project) -> Path:
+def default_export_root(project: ProjectContext) -> Path:
     """Where exports go unless told otherwise: the project's own ``exports`` folder, as an absolute path."""
     return (project.data_dir / EXPORTS_FOLDER).resolve()
 
@@ -446,7 +447,7 @@ class NothingToExport(UserError):
 
 
 def export_dataset(
-    project: Project,
+    project: ProjectContext,
     root: Path | str | None = None,
     options: ExportOptions | None = None,
     progress: ProgressCallback = no_progress,
@@ -461,7 +462,7 @@ def export_dataset(
 
 
 def _export(
-    project: Project, root: Path, options: ExportOptions, progress: ProgressCallback, allow_empty: bool
+    project: ProjectContext, root: Path, options: ExportOptions, progress: ProgressCallback, allow_empty: bool
 ) -> ExportResult:
     data = load_project_data(project)
     selection = select(data, options)

@@ -28,12 +28,12 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from annotator import __version__
 from annotator.atomic_files import atomic_file, cannot_write, unique_path
+from annotator.context import ProjectContext
 from annotator.domain.limits import SPREADSHEET_CELL_LIMIT
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status
 from annotator.domain.output_text import is_formula_like
 from annotator.errors import UserError
 from annotator.private_files import make_private_folder
-from annotator.project import Project
 
 SHEET_FORMAT = "annotator-curation-sheet"
 #: 2: every row carries its language (``lang``); version-1 sheets are refused on import (re-export them).
@@ -134,7 +134,7 @@ def sheet_values(item: Item, state: ItemLanguage) -> dict[str, Any]:
     }
 
 
-def check_language(project: Project, lang: str) -> str:
+def check_language(project: ProjectContext, lang: str) -> str:
     lang = lang.strip().upper()
     languages = project.settings().languages
     if lang not in languages:
@@ -142,7 +142,7 @@ def check_language(project: Project, lang: str) -> str:
     return lang
 
 
-def _rows(project: Project, lang: str) -> list[tuple[Item, ItemLanguage]]:
+def _rows(project: ProjectContext, lang: str) -> list[tuple[Item, ItemLanguage]]:
     """Every included item in import order (the translator's queue order) with its state in ``lang``."""
     with project.db.read() as conn:
         items = [item for item in project.repo.list_items(conn) if not item.excluded]
@@ -176,7 +176,7 @@ def _too_long(table: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
     return found
 
 
-def _write_about(workbook: Workbook, project: Project, lang: str, rows: int, created: datetime) -> None:
+def _write_about(workbook: Workbook, project: ProjectContext, lang: str, rows: int, created: datetime) -> None:
     about = workbook.create_sheet(ABOUT_SHEET)
     entries = [
         ("format", SHEET_FORMAT),
@@ -204,7 +204,7 @@ def _write_about(workbook: Workbook, project: Project, lang: str, rows: int, cre
     about["A1"].font = _HEADER_FONT
 
 
-def build_workbook(project: Project, lang: str) -> Workbook:
+def build_workbook(project: ProjectContext, lang: str) -> Workbook:
     """The workbook for ``lang``: data sheet first (so any reader finds it), then an ``about`` sheet."""
     lang = check_language(project, lang)
     table = [sheet_values(item, state) for item, state in _rows(project, lang)]
@@ -265,7 +265,7 @@ def sheet_file_name(lang: str, created: datetime | None = None) -> str:
     return f"sheet-{lang.upper()}-{created.strftime('%Y%m%d-%H%M%SZ')}.xlsx"
 
 
-def sheet_bytes(project: Project, lang: str) -> tuple[str, bytes]:
+def sheet_bytes(project: ProjectContext, lang: str) -> tuple[str, bytes]:
     """(file name, workbook bytes) for a download button."""
     workbook = build_workbook(project, lang)
     buffer = io.BytesIO()
@@ -273,7 +273,7 @@ def sheet_bytes(project: Project, lang: str) -> tuple[str, bytes]:
     return sheet_file_name(lang), buffer.getvalue()
 
 
-def export_sheet(project: Project, lang: str, out_dir: Path | str | None = None) -> Path:
+def export_sheet(project: ProjectContext, lang: str, out_dir: Path | str | None = None) -> Path:
     """Write ``sheet-<LANG>-<time>.xlsx`` into ``out_dir`` (default ``DATA/exports/``, beside the project)
     atomically; returns its path."""
     workbook = build_workbook(project, lang)

@@ -11,12 +11,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, fields, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from annotator.errors import UserError
-
-if TYPE_CHECKING:
-    from annotator.project import Project
 
 #: The meta key under which a project keeps its own limits (a JSON object of ``InputLimits`` fields).
 META_KEY = "input_limits"
@@ -72,14 +69,6 @@ class InputLimits:
 
     def to_json(self) -> dict[str, int]:
         return asdict(self)
-
-
-def project_limits(project: Project | None) -> InputLimits:
-    """The limits a project configured (defaults when it has none, or when there is no project)."""
-    if project is None:
-        return InputLimits()
-    with project.db.read() as conn:
-        return InputLimits.from_json(project.repo.get_meta(conn, META_KEY))
 
 
 def parse_assignments(assignments: list[str], base: InputLimits) -> InputLimits:

@@ -14,13 +14,13 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 
+from annotator.context import ProjectContext
 from annotator.domain import workflow
 from annotator.domain.matching import MatchResult, Outcome
 from annotator.domain.metrics import compute_metrics
 from annotator.domain.model import User
 from annotator.errors import UserError
 from annotator.evaluation.run import AnalysedTranslation, EvaluationResult
-from annotator.project import Project
 from annotator.store import schema
 from annotator.store.repository import utc_now
 
@@ -63,13 +63,13 @@ def content_hash(result: AnalysedTranslation) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-def load_inspections(project: Project) -> dict[tuple[str, str, str], Inspection]:
+def load_inspections(project: ProjectContext) -> dict[tuple[str, str, str], Inspection]:
     with project.db.read() as conn:
         rows = conn.execute(select(_T)).mappings().all()
     return {(r["item_id"], r["lang"], r["system"]): Inspection(**dict(r)) for r in rows}
 
 
-def _upsert(project: Project, key: tuple[str, str, str], values: dict) -> None:
+def _upsert(project: ProjectContext, key: tuple[str, str, str], values: dict) -> None:
     item_id, lang, system = key
     where = (_T.c.item_id == item_id) & (_T.c.lang == lang) & (_T.c.system == system)
     with project.db.write() as conn:
@@ -79,13 +79,15 @@ def _upsert(project: Project, key: tuple[str, str, str], values: dict) -> None:
             conn.execute(_T.update().where(where).values(**values))
 
 
-def mark(project: Project, user: User, result: AnalysedTranslation) -> None:
+def mark(project: ProjectContext, user: User, result: AnalysedTranslation) -> None:
     """Put a result in the inspection queue (a lead's decision)."""
     workflow.check_lead(user, "mark results for inspection")
     _upsert(project, result_key(result), {"marked_by": user.name, "marked_at": utc_now()})
 
 
-def record_verdict(project: Project, user: User, result: AnalysedTranslation, verdict: str, note: str = "") -> None:
+def record_verdict(
+    project: ProjectContext, user: User, result: AnalysedTranslation, verdict: str, note: str = ""
+) -> None:
     """Store a lead's verdict for the result as it is now (translation + candidates)."""
     workflow.check_lead(user, "record inspection verdicts")
     if verdict not in VERDICTS:

@@ -30,9 +30,9 @@ from pathlib import Path
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy import Connection, select
 
+from annotator.context import ProjectContext
 from annotator.domain.model import Role, User
 from annotator.errors import UserError
-from annotator.project import Project
 from annotator.store import schema
 
 SCRYPT_N = 2**14
@@ -131,7 +131,7 @@ def _dummy_hash() -> str:
 
 
 def add_user(
-    project: Project,
+    project: ProjectContext,
     name: str,
     role: Role | str,
     languages: tuple[str, ...],
@@ -170,13 +170,13 @@ def normalize_email(email: str) -> str:
     return address
 
 
-def _check_email_free(project: Project, conn: Connection, address: str, name: str) -> None:
+def _check_email_free(project: ProjectContext, conn: Connection, address: str, name: str) -> None:
     other = project.repo.get_user_by_email(conn, address)
     if other is not None and other.name != name:
         raise UserError(f"E-mail address {address!r} is already used by the account {other.name!r}.")
 
 
-def set_email(project: Project, name: str, email: str | None) -> str | None:
+def set_email(project: ProjectContext, name: str, email: str | None) -> str | None:
     """Give the account an e-mail address (or none, with ``None`` or ""); returns the address as stored.
 
     Changing it ends the account's open sessions: a single sign-on session was opened for the old address.
@@ -218,7 +218,9 @@ class SignInAgain(UserError):
         super().__init__("Your session has ended. Please sign in again.")
 
 
-def sso_log_in(project: Project, email: str, issued_at: object = None, now: float | None = None) -> Session | None:
+def sso_log_in(
+    project: ProjectContext, email: str, issued_at: object = None, now: float | None = None
+) -> Session | None:
     """The session for the enabled account whose e-mail address is ``email`` (any case), or None.
 
     ``email`` must be one the provider verified (``verified_email``). A disabled account is refused like an
@@ -247,7 +249,7 @@ def sso_log_in(project: Project, email: str, issued_at: object = None, now: floa
     return Session(user.name, epoch, min(issued, now))
 
 
-def set_password(project: Project, name: str, password: str) -> None:
+def set_password(project: ProjectContext, name: str, password: str) -> None:
     """A new password; the user's open sessions end at their next action (they were opened with the old one)."""
     _check_password(password)
     with project.db.write() as conn:
@@ -258,7 +260,7 @@ def set_password(project: Project, name: str, password: str) -> None:
         conn.execute(t.delete().where((t.c.key == _user_key(name)) | by_address))
 
 
-def set_role(project: Project, name: str, role: Role | str, languages: tuple[str, ...]) -> User:
+def set_role(project: ProjectContext, name: str, role: Role | str, languages: tuple[str, ...]) -> User:
     """Change an account's role and languages (the rules of ``add_user``); the next action of an open session
     already runs with them (every request reads the account afresh), so no session needs to end."""
     role = Role(role)
@@ -272,20 +274,20 @@ def set_role(project: Project, name: str, role: Role | str, languages: tuple[str
     return user
 
 
-def set_disabled(project: Project, name: str, disabled: bool) -> None:
+def set_disabled(project: ProjectContext, name: str, disabled: bool) -> None:
     """Disable or enable an account; disabling also ends its open sessions (enabling does not revive them)."""
     with project.db.write() as conn:
         project.repo.update_user(conn, name, disabled=disabled)
         _bump_epoch(conn, name)
 
 
-def list_users(project: Project) -> list[User]:
+def list_users(project: ProjectContext) -> list[User]:
     with project.db.read() as conn:
         return project.repo.list_users(conn)
 
 
 def authenticate(
-    project: Project,
+    project: ProjectContext,
     name: str,
     password: str,
     address: str | None = None,
@@ -453,7 +455,7 @@ def _epoch_changed_at(conn: Connection, name: str) -> float | None:
 
 
 def log_in(
-    project: Project,
+    project: ProjectContext,
     name: str,
     password: str,
     address: str | None = None,
@@ -473,7 +475,7 @@ def session_expired(session: Session, now: float | None = None) -> bool:
     return now - session.issued_at > session_hours() * 3600
 
 
-def session_user(project: Project, session: Session, now: float | None = None) -> User | None:
+def session_user(project: ProjectContext, session: Session, now: float | None = None) -> User | None:
     """The session's user while it is valid: not older than the session lifetime, the account exists, is enabled
     and its epoch has not moved on. Checked at every request, so an open tab stops when its lifetime is over."""
     if session_expired(session, now):
@@ -485,13 +487,13 @@ def session_user(project: Project, session: Session, now: float | None = None) -
     return user
 
 
-def end_sessions(project: Project, name: str) -> None:
+def end_sessions(project: ProjectContext, name: str) -> None:
     """Log the user out everywhere: every session opened before now stops at its next action."""
     with project.db.write() as conn:
         _bump_epoch(conn, name)
 
 
-def has_users(project: Project) -> bool:
+def has_users(project: ProjectContext) -> bool:
     with project.db.read() as conn:
         return project.repo.count_users(conn) > 0
 
@@ -589,7 +591,7 @@ def _write_secret(path: Path, replace: bool) -> None:
         os.close(directory)
 
 
-def project_id(project: Project) -> str:
+def project_id(project: ProjectContext) -> str:
     """The project's id (the database's ``project_id``): tokens and the cookie name are bound to it."""
     with project.db.read() as conn:
         row = conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "project_id")).first()

@@ -14,11 +14,11 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from annotator.context import ProjectContext
 from annotator.data_import.limits import META_KEY as LIMITS_META_KEY
 from annotator.data_import.limits import InputLimits
 from annotator.domain import workflow
 from annotator.domain.model import User
-from annotator.project import Project
 
 
 def actor(user: User | None) -> str:
@@ -36,11 +36,11 @@ def check_admin(user: User | None, action: str) -> None:
         workflow.check_lead(user, action)
 
 
-def record(project: Project, conn: Connection, user: User | None, action: str, detail: dict[str, Any]) -> None:
+def record(project: ProjectContext, conn: Connection, user: User | None, action: str, detail: dict[str, Any]) -> None:
     project.repo.add_audit(conn, actor(user), action, detail)
 
 
-def set_excluded(project: Project, item_ids: Iterable[str], excluded: bool, user: User | None = None) -> int:
+def set_excluded(project: ProjectContext, item_ids: Iterable[str], excluded: bool, user: User | None = None) -> int:
     """Exclude items from curation and export (or include them again); a lead's decision, audited."""
     check_admin(user, "exclude or include items")
     ids = sorted(set(item_ids))
@@ -52,7 +52,7 @@ def set_excluded(project: Project, item_ids: Iterable[str], excluded: bool, user
     return changed
 
 
-def save_languages(project: Project, languages: tuple[str, ...], user: User | None = None) -> None:
+def save_languages(project: ProjectContext, languages: tuple[str, ...], user: User | None = None) -> None:
     """Add languages (never remove: their curation would be hidden); new ones start pending."""
     check_admin(user, "change the project's languages")
     settings = project.settings()
@@ -64,7 +64,15 @@ def save_languages(project: Project, languages: tuple[str, ...], user: User | No
         record(project, conn, user, "languages", {"languages": list(languages)})
 
 
-def save_project_limits(project: Project, limits: InputLimits, user: User | None = None) -> None:
+def project_limits(project: ProjectContext | None) -> InputLimits:
+    """The limits a project configured (defaults when it has none, or when there is no project)."""
+    if project is None:
+        return InputLimits()
+    with project.db.read() as conn:
+        return InputLimits.from_json(project.repo.get_meta(conn, LIMITS_META_KEY))
+
+
+def save_project_limits(project: ProjectContext, limits: InputLimits, user: User | None = None) -> None:
     """Store the project's limits (a lead's action: checked and audited like the other project settings)."""
     check_admin(user, "change the input limits")
     with project.db.write() as conn:

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from annotator.context import ProjectContext
 from annotator.domain import limits, undo, workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.edits import apply_candidate_sets
@@ -27,7 +28,6 @@ from annotator.domain.model import (
     User,
 )
 from annotator.errors import ConflictError, UserError
-from annotator.project import Project
 from annotator.store import double_curation
 from annotator.store.repository import utc_now
 
@@ -48,7 +48,7 @@ class ItemView:
 class CurationService:
     """Acts for one user; construct one per request/session."""
 
-    def __init__(self, project: Project, user: User) -> None:
+    def __init__(self, project: ProjectContext, user: User) -> None:
         self.project = project
         self.user = user
 

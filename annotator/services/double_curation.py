@@ -10,22 +10,21 @@ curated sets, with a history row naming where each candidate came from.
 
 from __future__ import annotations
 
-import json
 import random
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import Connection
 
+from annotator.context import ProjectContext
+from annotator.data_export.copy_records import agreement_records_in
 from annotator.domain import workflow
 from annotator.domain.agreement import AgreementReport, CopyRecord, agreement_report
 from annotator.domain.candidates import parse_candidate
 from annotator.domain.edits import apply_candidate_sets
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Side, Status, User
 from annotator.errors import ConflictError, PermissionDenied, UserError
-from annotator.project import Project
 from annotator.store import double_curation as store
 from annotator.store.double_curation import Assignment, Copy
 from annotator.store.repository import utc_now
@@ -130,7 +129,7 @@ def compare(item: Item, state: ItemLanguage, assignment: Assignment, copies: lis
 class DoubleCurationService:
     """Acts for one user; every method checks what that user may see or change."""
 
-    def __init__(self, project: Project, user: User) -> None:
+    def __init__(self, project: ProjectContext, user: User) -> None:
         self.project = project
         self.user = user
 
@@ -438,45 +437,13 @@ class DoubleCurationService:
         return load_agreement(self.project, languages)
 
 
-def stored_keys(stored: str) -> frozenset[str]:
-    """SPEC §3 identities of a stored candidate list (JSON text), as ``key_string`` gives them, without building
-    dataclasses or calling a function per candidate: this runs for every copy (100,000 in the benchmark)."""
-    nfc = unicodedata.normalize
-    return frozenset(
-        f"[{nfc('NFC', c['text']).casefold()}]_{c['pos']}" if c["pos"] else nfc("NFC", c["text"]).casefold()
-        for c in json.loads(stored)
-    )
-
-
-def agreement_records_in(conn: Connection, copies: Sequence[store.CopySetsRow]) -> list[CopyRecord]:
-    """``copies`` as ``CopyRecord``s, with G0 ∪ B0 read from their item-languages through ``conn``."""
-    pre = {
-        key: stored_keys(good) | stored_keys(bad)
-        for key, (good, bad) in store.prepopulated_sets(conn, {(c.item_id, c.lang) for c in copies}).items()
-    }
-    finished = {s.value for s in FINISHED}
-    return [
-        CopyRecord(
-            c.item_id,
-            c.lang,
-            c.annotator,
-            c.status if c.status in finished else "unfinished",
-            stored_keys(c.good),
-            stored_keys(c.bad),
-            pre[(c.item_id, c.lang)],
-        )
-        for c in copies
-        if (c.item_id, c.lang) in pre
-    ]
-
-
-def agreement_records(project: Project) -> list[CopyRecord]:
+def agreement_records(project: ProjectContext) -> list[CopyRecord]:
     """Every copy as a ``CopyRecord`` (read in one transaction)."""
     with project.db.read() as conn:
         return agreement_records_in(conn, list(store.iter_copy_sets(conn)))
 
 
-def load_agreement(project: Project, languages: Sequence[str] = ()) -> AgreementReport:
+def load_agreement(project: ProjectContext, languages: Sequence[str] = ()) -> AgreementReport:
     """The agreement report of the project (the command line and the export call it without a user)."""
     return agreement_report(agreement_records(project), languages)
 

@@ -15,12 +15,14 @@ from typing import Any
 
 from annotator.analysis.base import Analysis
 from annotator.atomic_files import write_text_atomic
+from annotator.context import ProjectContext
 from annotator.data_export.dataset import candidates_json
 from annotator.domain.candidates import CORE_TAGS, WARNED_TAGS, Candidate, CandidateError
 from annotator.domain.jobs import JobKind
 from annotator.domain.matching import BAD, GOOD, CandidateMatch, MatchResult, Outcome, Step
 from annotator.domain.metrics import compute_metrics
 from annotator.domain.model import Origin, Status
+from annotator.domain.settings import ProjectSettings
 from annotator.evaluation.inputs import (
     CandidateSpec,
     Dataset,
@@ -35,7 +37,6 @@ from annotator.evaluation.inputs import (
 )
 from annotator.evaluation.run import ANALYSED_FILE, METRICS_FILE, AnalysedTranslation, EvaluationResult, write_results
 from annotator.gc_pause import gc_paused
-from annotator.project import Project, ProjectSettings
 from annotator.services import job_files
 from annotator.store.repository import EvaluationRow
 
@@ -57,7 +58,7 @@ _LANG_CODE = re.compile(r"[A-Z]{2,3}")
 _DOUBT = None
 
 
-def dataset_from_project(project: Project) -> Dataset:
+def dataset_from_project(project: ProjectContext) -> Dataset:
     """Every non-excluded item, done or not; an item-language discarded in a language is left out for it.
 
     The same dataset as exporting with ``--include-incomplete --keep-partially-discarded`` and evaluating that
@@ -264,7 +265,7 @@ def _stored_candidate(
 
 
 def prepare_current(
-    project: Project, translations: str | Path, translations_name: str | None = None, freeze: bool = False
+    project: ProjectContext, translations: str | Path, translations_name: str | None = None, freeze: bool = False
 ) -> tuple[Dataset, Translations]:
     """Scoring the current curation up to the first analysis: the dataset from the rows and the translations read
     and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 22 target ≤ 1.5 s).
@@ -285,7 +286,7 @@ def prepare_current(
 ITEMS_FILE = "items.jsonl"
 
 
-def save_result(project: Project, job_id: int, result: EvaluationResult) -> list[str]:
+def save_result(project: ProjectContext, job_id: int, result: EvaluationResult) -> list[str]:
     """Keep the run in the database for every app server: ``analysed.jsonl`` and ``metrics.json`` as
     ``write_results`` writes them, and ``items.jsonl``; written to a private temporary folder first."""
     with tempfile.TemporaryDirectory(prefix="evaluation-") as scratch:
@@ -295,7 +296,7 @@ def save_result(project: Project, job_id: int, result: EvaluationResult) -> list
         return job_files.keep_folder(project, job_id, JobKind.EVALUATE, folder)
 
 
-def load_result(project: Project, job_id: int) -> EvaluationResult:
+def load_result(project: ProjectContext, job_id: int) -> EvaluationResult:
     """The run ``save_result`` kept, rebuilt from its files: its ``write_results`` gives the same files again."""
     items = {}
     for line in job_files.lines(project, job_id, ITEMS_FILE):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from annotator.context import ProjectContext
 from annotator.domain.model import Item, User
 from annotator.domain.prepopulation import lexicalizations
 from annotator.domain.selection_filters import (
@@ -20,7 +21,6 @@ from annotator.lexicon.base import ENGLISH, Lexicon
 from annotator.lexicon.sources import allowed_sources
 from annotator.lexicon.wordnet import default_sources
 from annotator.progress import ProgressCallback, no_progress
-from annotator.project import Project
 from annotator.services import administration
 from annotator.services.prepopulate import SenseInventory
 
@@ -39,7 +39,7 @@ class FilterReport:
 
 
 def run_filters(
-    project: Project,
+    project: ProjectContext,
     lexicon: Lexicon | None = None,
     progress: ProgressCallback = no_progress,
     user: User | None = None,

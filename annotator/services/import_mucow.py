@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from annotator.context import ProjectContext
 from annotator.data_import.items import content_hash
 from annotator.data_import.mucow import MUCOW_SOURCE_PREFIX, MUCOW_SYNSET, MucowLine, read_mucow, suite_prefix
 from annotator.domain.model import CandidateEntry, Item, Origin, Target, User
 from annotator.errors import UserError
-from annotator.project import Project
 from annotator.services import administration
 
 SYSTEM_USER = "system:import-mucow"
@@ -75,7 +75,7 @@ def _entries(words: tuple[str, ...], skip: frozenset[str] = frozenset()) -> tupl
 
 
 def import_mucow(
-    project: Project, path: Path | str, lang: str | None = None, user: User | None = None
+    project: ProjectContext, path: Path | str, lang: str | None = None, user: User | None = None
 ) -> MucowImportReport:
     """Import ``<pair>.key.txt`` + ``.text.txt`` as items with GOOD (positive) and BAD (negative) candidates."""
     administration.check_admin(user, "import items")

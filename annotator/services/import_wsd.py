@@ -10,13 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotator.data_import.limits import project_limits
+from annotator.context import ProjectContext
 from annotator.data_import.wsd_xml import WsdParse, parse_wsd_xml
 from annotator.domain.model import User
 from annotator.errors import UserError
 from annotator.lexicon.wordnet import WordnetLexicon
 from annotator.progress import ProgressCallback, no_progress
-from annotator.project import Project
 from annotator.services import administration
 from annotator.services.importing import ImportReport, import_items
 
@@ -49,7 +48,7 @@ def gold_file_for(xml_path: Path) -> Path:
     return xml_path.with_name(f"{stem}.gold.key.txt")
 
 
-def wordnet_of(project: Project) -> WordnetLexicon:
+def wordnet_of(project: ProjectContext) -> WordnetLexicon:
     settings = project.settings()
     lexicon = project.lexicon(settings) if settings.lexicon.provider == "wordnet" else None
     if not isinstance(lexicon, WordnetLexicon):
@@ -60,18 +59,20 @@ def wordnet_of(project: Project) -> WordnetLexicon:
     return lexicon
 
 
-def check_wsd_xml(project: Project, xml_path: Path | str, gold_path: Path | str, first_key: bool = False) -> WsdParse:
+def check_wsd_xml(
+    project: ProjectContext, xml_path: Path | str, gold_path: Path | str, first_key: bool = False
+) -> WsdParse:
     """Validate an upload before its import job starts (the page lists every bad instance at once)."""
     with project.db.read() as conn:
         known_ids = list(project.repo.item_hashes(conn))
     lexicon = wordnet_of(project)
     return parse_wsd_xml(
-        xml_path, gold_path, lexicon.synset_for_sense_key, project_limits(project), known_ids, first_key
+        xml_path, gold_path, lexicon.synset_for_sense_key, administration.project_limits(project), known_ids, first_key
     )
 
 
 def import_wsd_xml(
-    project: Project,
+    project: ProjectContext,
     xml_path: Path | str,
     gold_path: Path | str | None = None,
     first_key: bool = False,
@@ -90,7 +91,7 @@ def import_wsd_xml(
             f"{name or xml_path.name}: no gold key file {gold.name} (give it with --gold); nothing imported."
         )
     lexicon = wordnet_of(project)
-    limits = project_limits(project)
+    limits = administration.project_limits(project)
     result: list[WsdParse] = []
 
     def parse(known_ids: Sequence[str]):  # type: ignore[no-untyped-def]

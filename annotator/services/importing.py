@@ -22,13 +22,13 @@ from pathlib import Path
 
 from sqlalchemy import Connection
 
+from annotator.context import ProjectContext
 from annotator.data_import.items import ParsedItems, RowProblem, content_hash, parse_item_file
-from annotator.data_import.limits import project_limits
 from annotator.domain.model import Item, ItemLanguage, Status, User
+from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
 from annotator.progress import ProgressCallback, no_progress
-from annotator.project import Project, ProjectSettings
 from annotator.services import administration
 from annotator.store.repository import Repository, StagingImport
 
@@ -154,7 +154,7 @@ def _is_dead(staging: StagingImport, now: float) -> bool:
     return False
 
 
-def _delete_import(project: Project, import_id: int) -> int:
+def _delete_import(project: ProjectContext, import_id: int) -> int:
     """Delete an import's hidden rows in short transactions, then its ``imports`` row; returns items deleted."""
     deleted = 0
     while True:
@@ -167,7 +167,7 @@ def _delete_import(project: Project, import_id: int) -> int:
         project.db.pause_for_other_writers()
 
 
-def clean_interrupted_imports(project: Project) -> int:
+def clean_interrupted_imports(project: ProjectContext) -> int:
     """Remove what dead imports staged (a killed process); refuse while a live one runs. Returns items removed."""
     with project.db.read() as conn:
         staging = project.repo.staging_imports(conn)
@@ -230,7 +230,9 @@ def _refuse_curated(name: str, item_ids: Sequence[str], states: dict[str, list[I
         )
 
 
-def _stage(project: Project, import_id: int, plan: _Plan, languages: Sequence[str], progress: ProgressCallback) -> None:
+def _stage(
+    project: ProjectContext, import_id: int, plan: _Plan, languages: Sequence[str], progress: ProgressCallback
+) -> None:
     """Write the new items hidden, one short transaction per chunk, pausing so other writers get their turn."""
     rows = plan.new_rows
     for start in range(0, len(rows), INSERT_CHUNK):
@@ -244,7 +246,7 @@ def _stage(project: Project, import_id: int, plan: _Plan, languages: Sequence[st
 
 
 def _commit(
-    project: Project,
+    project: ProjectContext,
     conn: Connection,
     import_id: int,
     plan: _Plan,
@@ -309,7 +311,7 @@ def _gloss_changes(repo: Repository, conn: Connection, same: list[Item]) -> list
 
 
 def import_items(
-    project: Project,
+    project: ProjectContext,
     path: Path | str,
     force: bool = False,
     progress: ProgressCallback = no_progress,
@@ -325,7 +327,7 @@ def import_items(
 
 
 def _import_items(
-    project: Project,
+    project: ProjectContext,
     path: Path | str,
     force: bool,
     progress: ProgressCallback,
@@ -338,7 +340,7 @@ def _import_items(
     if parse is not None:
         parsed: ParsedItems = parse(known_ids)
     else:
-        parsed = parse_item_file(path, project_limits(project), known_ids, progress)
+        parsed = parse_item_file(path, administration.project_limits(project), known_ids, progress)
     del known_ids
     name = Path(path).name
     cleaned = clean_interrupted_imports(project)
@@ -376,7 +378,7 @@ def _import_items(
     return report
 
 
-def _clean_up_after_failure(project: Project, import_id: int) -> None:
+def _clean_up_after_failure(project: ProjectContext, import_id: int) -> None:
     """Best effort: delete what this import staged; if even that fails, the next import does it."""
     with contextlib.suppress(Exception):  # the original error is the one the user must see
         _delete_import(project, import_id)

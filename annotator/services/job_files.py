@@ -14,13 +14,13 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from annotator.context import ProjectContext
 from annotator.domain.jobs import JobKind, JobState
 from annotator.errors import UserError
-from annotator.project import Project
 from annotator.store import job_files as store
 
 
-def keep_folder(project: Project, job_id: int, kind: JobKind, folder: Path) -> list[str]:
+def keep_folder(project: ProjectContext, job_id: int, kind: JobKind, folder: Path) -> list[str]:
     """Keep every file directly in ``folder`` as the job's files (after dropping the files of the kind's older jobs
     but the newest, which the pages show until this job is done); return their names."""
     with project.db.write() as conn:
@@ -35,7 +35,7 @@ def keep_folder(project: Project, job_id: int, kind: JobKind, folder: Path) -> l
     return kept
 
 
-def keep_file(project: Project, job_id: int, name: str, path: Path) -> None:
+def keep_file(project: ProjectContext, job_id: int, name: str, path: Path) -> None:
     with path.open("rb") as handle:
         part = 0
         while True:
@@ -47,12 +47,12 @@ def keep_file(project: Project, job_id: int, name: str, path: Path) -> None:
             part += 1
 
 
-def file_names(project: Project, job_id: int) -> list[str]:
+def file_names(project: ProjectContext, job_id: int) -> list[str]:
     with project.db.read() as conn:
         return store.names(conn, job_id)
 
 
-def parts(project: Project, job_id: int, name: str) -> Iterator[bytes]:
+def parts(project: ProjectContext, job_id: int, name: str) -> Iterator[bytes]:
     """The file's bytes, a part at a time; a file that is not (or no longer) kept is a user error."""
     part = 0
     while True:
@@ -66,7 +66,7 @@ def parts(project: Project, job_id: int, name: str) -> Iterator[bytes]:
         part += 1
 
 
-def lines(project: Project, job_id: int, name: str) -> Iterator[bytes]:
+def lines(project: ProjectContext, job_id: int, name: str) -> Iterator[bytes]:
     """The file's lines (without their newlines), read a part at a time."""
     rest = b""
     for data in parts(project, job_id, name):
@@ -77,12 +77,12 @@ def lines(project: Project, job_id: int, name: str) -> Iterator[bytes]:
         yield rest
 
 
-def read_bytes(project: Project, job_id: int, name: str) -> bytes:
+def read_bytes(project: ProjectContext, job_id: int, name: str) -> bytes:
     """The whole file (a download)."""
     return b"".join(parts(project, job_id, name))
 
 
-def zip_bytes(project: Project, job_id: int, names: list[str]) -> bytes:
+def zip_bytes(project: ProjectContext, job_id: int, names: list[str]) -> bytes:
     """The files as one ZIP archive, each written into it a part at a time."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import annotator
+from annotator.context import ProjectContext
 from annotator.domain import jobs as rules
 from annotator.domain.jobs import Job, JobKind, JobState
 from annotator.domain.model import User
 from annotator.errors import UserError
 from annotator.private_files import make_private_folder, open_private, write_private_bytes
 from annotator.progress import ProgressCallback
-from annotator.project import Project
 from annotator.services import administration
 from annotator.store import jobs as store
 
@@ -58,7 +58,7 @@ def host_name() -> str:
     return socket.gethostname()
 
 
-def jobs_folder(project: Project) -> Path:
+def jobs_folder(project: ProjectContext) -> Path:
     """``DATA/jobs`` (0700): uploaded inputs, worker logs and evaluation results are the project's own data."""
     folder = project.data_dir / JOBS_FOLDER
     make_private_folder(folder)
@@ -131,7 +131,7 @@ def _reconcile(conn: Any, active: Sequence[Job]) -> list[Job]:
 # --- starting, listing, cancelling --------------------------------------------------------------------------
 
 
-def _check_params(project: Project, kind: JobKind, params: dict[str, Any]) -> dict[str, Any]:
+def _check_params(project: ProjectContext, kind: JobKind, params: dict[str, Any]) -> dict[str, Any]:
     """Refuse what the worker could not run, now, with the usual message; paths become absolute."""
     params = dict(params)
     for name in ("file", "gold", "dataset", "translations", "out"):
@@ -159,7 +159,7 @@ def _check_params(project: Project, kind: JobKind, params: dict[str, Any]) -> di
 
 
 def start(
-    project: Project,
+    project: ProjectContext,
     kind: JobKind | str,
     params: dict[str, Any] | None = None,
     user: User | None = None,
@@ -185,7 +185,7 @@ def start(
     return get(project, job_id)
 
 
-def launch_worker(project: Project, job_id: int) -> int:
+def launch_worker(project: ProjectContext, job_id: int) -> int:
     """Start ``annotator jobs work ID`` detached (own session, no terminal) so it outlives this process."""
     root = str(Path(annotator.__file__).resolve().parent.parent)
     env = dict(os.environ)
@@ -215,7 +215,7 @@ def launch_worker(project: Project, job_id: int) -> int:
     return process.pid
 
 
-def get(project: Project, job_id: int) -> Job:
+def get(project: ProjectContext, job_id: int) -> Job:
     with project.db.read() as conn:
         job = store.get_job(conn, job_id)
     if job is None:
@@ -228,7 +228,7 @@ def get(project: Project, job_id: int) -> Job:
     return job
 
 
-def list_jobs(project: Project, limit: int = 20, kinds: Sequence[JobKind] | None = None) -> list[Job]:
+def list_jobs(project: ProjectContext, limit: int = 20, kinds: Sequence[JobKind] | None = None) -> list[Job]:
     """The newest jobs first; active ones whose worker died are marked failed first (the one write here)."""
     with project.db.read() as conn:
         active = store.active_jobs(conn)
@@ -239,7 +239,7 @@ def list_jobs(project: Project, limit: int = 20, kinds: Sequence[JobKind] | None
         return store.list_jobs(conn, limit, kinds)
 
 
-def latest_result_path(project: Project, kind: JobKind) -> str | None:
+def latest_result_path(project: ProjectContext, kind: JobKind) -> str | None:
     """The folder the newest finished ``kind`` job wrote (the Dataset page offers the last export's files)."""
     with project.db.read() as conn:
         for job in store.list_jobs(conn, limit=20, kinds=[kind]):
@@ -248,7 +248,7 @@ def latest_result_path(project: Project, kind: JobKind) -> str | None:
     return None
 
 
-def cancel(project: Project, job_id: int, user: User | None = None) -> Job:
+def cancel(project: ProjectContext, job_id: int, user: User | None = None) -> Job:
     """A queued job is cancelled at once; a running one stops at its next progress report (work so far kept)."""
     administration.check_admin(user, "cancel a job")
     with project.db.write() as conn:
@@ -273,7 +273,7 @@ def cancel(project: Project, job_id: int, user: User | None = None) -> Job:
     return get(project, job_id)
 
 
-def wait(project: Project, job_id: int, timeout: float = 600.0, progress: ProgressCallback | None = None) -> Job:
+def wait(project: ProjectContext, job_id: int, timeout: float = 600.0, progress: ProgressCallback | None = None) -> Job:
     """Poll until the job finishes (command line ``--wait``, tests); returns it as it ended or as it is at timeout."""
     deadline = time.monotonic() + timeout
     while True:
@@ -317,7 +317,7 @@ class _Reporter:
             raise JobCancelled()
 
 
-def _acting_user(project: Project, name: str) -> User | None:
+def _acting_user(project: ProjectContext, name: str) -> User | None:
     if name == "cli" or name.startswith("cli:"):
         return None
     with project.db.read() as conn:
@@ -327,7 +327,7 @@ def _acting_user(project: Project, name: str) -> User | None:
     return user
 
 
-def _run_import(project: Project, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
+def _run_import(project: ProjectContext, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
     if job.params.get("gold"):  # WSD-framework XML with its gold key file
         from annotator.services.import_wsd import import_wsd_xml
 
@@ -345,7 +345,9 @@ def _run_import(project: Project, job: Job, user: User | None, progress: Progres
     return {"summary": report.summary(), "warnings": [str(w) for w in report.warnings[:50]]}
 
 
-def _run_prepopulate(project: Project, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
+def _run_prepopulate(
+    project: ProjectContext, job: Job, user: User | None, progress: ProgressCallback
+) -> dict[str, Any]:
     from annotator.services.prepopulate import prepopulate
 
     languages = tuple(job.params.get("languages") or ()) or None
@@ -360,7 +362,7 @@ def _run_prepopulate(project: Project, job: Job, user: User | None, progress: Pr
     }
 
 
-def _run_filters(project: Project, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
+def _run_filters(project: ProjectContext, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
     from annotator.services.filters import run_filters
 
     report = run_filters(project, progress=progress, user=user)
@@ -371,7 +373,7 @@ def _run_filters(project: Project, job: Job, user: User | None, progress: Progre
     }
 
 
-def _run_export(project: Project, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
+def _run_export(project: ProjectContext, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
     from annotator.data_export.dataset import ExportOptions, export_dataset
 
     administration.check_admin(user, "export the dataset")
@@ -388,7 +390,7 @@ def _run_export(project: Project, job: Job, user: User | None, progress: Progres
     return {"summary": f"Exported {result.items} item(s) to {result.path.name}", "path": str(result.path)}
 
 
-def _run_evaluate(project: Project, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
+def _run_evaluate(project: ProjectContext, job: Job, user: User | None, progress: ProgressCallback) -> dict[str, Any]:
     """Score translations against an exported dataset or (``current``) the project's current curation.
 
     A job the Evaluate page started (``page``) keeps its results in the database, where every app server's page
@@ -423,7 +425,7 @@ def _run_evaluate(project: Project, job: Job, user: User | None, progress: Progr
     return {"summary": f"Scored {len(result.results)} translation(s); results in {out_dir}", "path": str(out_dir)}
 
 
-def latest_done(project: Project, kind: JobKind, **params: Any) -> Job | None:
+def latest_done(project: ProjectContext, kind: JobKind, **params: Any) -> Job | None:
     """The newest job of ``kind`` that finished successfully and was started with ``params`` (e.g. ``page=True``)."""
     with project.db.read() as conn:
         for job in store.list_jobs(conn, limit=50, kinds=[kind]):
@@ -432,7 +434,7 @@ def latest_done(project: Project, kind: JobKind, **params: Any) -> Job | None:
     return None
 
 
-RUNNERS: dict[JobKind, Callable[[Project, Job, User | None, ProgressCallback], dict[str, Any]]] = {
+RUNNERS: dict[JobKind, Callable[[ProjectContext, Job, User | None, ProgressCallback], dict[str, Any]]] = {
     JobKind.IMPORT: _run_import,
     JobKind.PREPOPULATE: _run_prepopulate,
     JobKind.FILTERS: _run_filters,
@@ -446,7 +448,7 @@ def _heartbeat(side: store.SideChannel, job_id: int, stop: threading.Event) -> N
         side.report(job_id, utc_now())
 
 
-def work(project: Project, job_id: int) -> Job:
+def work(project: ProjectContext, job_id: int) -> Job:
     """The worker's body: claim the queued job, run it, record how it ended. Never raises for the job's own errors."""
     pid, host = os.getpid(), host_name()
     with project.db.write() as conn:
@@ -498,13 +500,13 @@ def work(project: Project, job_id: int) -> Job:
     return get(project, job_id)
 
 
-def reporter_progress(project: Project, job_id: int) -> str:
+def reporter_progress(project: ProjectContext, job_id: int) -> str:
     with project.db.read() as conn:
         job = store.get_job(conn, job_id)
     return f"{job.done}/{job.total}" if job and job.total else "the start"
 
 
-def save_upload(project: Project, name: str, data: bytes) -> Path:
+def save_upload(project: ProjectContext, name: str, data: bytes) -> Path:
     """Keep an uploaded file (items, a dataset, translations) where the worker can read it (the browser's copy
     lives only in the session)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(name).name)[-100:]

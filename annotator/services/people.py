@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
+from annotator.context import ProjectContext
 from annotator.domain.model import Role, User
 from annotator.errors import PermissionDenied, UserError
-from annotator.project import Project
 from annotator.services import accounts
 from annotator.services.administration import record
 
@@ -37,7 +37,7 @@ def one_time_password() -> str:
     return secrets.token_urlsafe(ONE_TIME_BYTES)
 
 
-def _check_lead(project: Project, conn: Connection, acting: User | None, action: str) -> User:
+def _check_lead(project: ProjectContext, conn: Connection, acting: User | None, action: str) -> User:
     """The acting lead as stored now; ``PermissionDenied`` for anyone else.
 
     A project without accounts runs as the implicit local lead (``LOCAL_USER``, not in the database): it may add
@@ -53,14 +53,14 @@ def _check_lead(project: Project, conn: Connection, acting: User | None, action:
     return stored
 
 
-def _existing(project: Project, conn: Connection, name: str) -> User:
+def _existing(project: ProjectContext, conn: Connection, name: str) -> User:
     user = project.repo.get_user(conn, name)
     if user is None:
         raise UserError(f"No user named {name!r}.")
     return user
 
 
-def list_people(project: Project, acting: User | None) -> list[User]:
+def list_people(project: ProjectContext, acting: User | None) -> list[User]:
     """Every account (disabled ones too), for a lead only: translators do not see who else works on the project."""
     with project.db.read() as conn:
         _check_lead(project, conn, acting, "see the team")
@@ -68,7 +68,7 @@ def list_people(project: Project, acting: User | None) -> list[User]:
 
 
 def add_person(
-    project: Project,
+    project: ProjectContext,
     acting: User | None,
     name: str,
     role: Role | str,
@@ -92,7 +92,12 @@ def add_person(
 
 
 def change_person(
-    project: Project, acting: User | None, name: str, role: Role | str, languages: tuple[str, ...], email: str | None
+    project: ProjectContext,
+    acting: User | None,
+    name: str,
+    role: Role | str,
+    languages: tuple[str, ...],
+    email: str | None,
 ) -> User:
     """New role, languages and e-mail address for an account; only what differs is changed and audited.
 
@@ -121,7 +126,7 @@ def change_person(
     return after
 
 
-def set_enabled(project: Project, acting: User | None, name: str, enabled: bool) -> None:
+def set_enabled(project: ProjectContext, acting: User | None, name: str, enabled: bool) -> None:
     """Enable or disable an account; disabling ends its open sessions at their next action (its history stays)."""
     with project.db.write() as conn:
         lead = _check_lead(project, conn, acting, "disable or enable accounts")
@@ -132,7 +137,7 @@ def set_enabled(project: Project, acting: User | None, name: str, enabled: bool)
         record(project, conn, acting, "account_enable" if enabled else "account_disable", {"account": name})
 
 
-def reset_password(project: Project, acting: User | None, name: str) -> NewPassword:
+def reset_password(project: ProjectContext, acting: User | None, name: str) -> NewPassword:
     """A new one-time password for an account (returned once); its open sessions end, its log-in waits are cleared."""
     password = one_time_password()
     with project.db.write() as conn:

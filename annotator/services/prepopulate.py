@@ -18,8 +18,10 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from annotator.context import ProjectContext
 from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
 from annotator.domain.prepopulation import InitialSets, initial_sets, lexicalizations, rank_senses
+from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import (
@@ -33,7 +35,6 @@ from annotator.lexicon.base import (
 from annotator.lexicon.sources import allowed_sources
 from annotator.lexicon.wordnet import default_sources, foreign_synset_reason
 from annotator.progress import ProgressCallback, no_progress
-from annotator.project import Project, ProjectSettings
 from annotator.services import administration
 from annotator.store.repository import PreparedSaves
 
@@ -271,7 +272,7 @@ class _Run:
     """One pre-population run: computes a batch outside any transaction, then writes it in a short one."""
 
     def __init__(
-        self, project: Project, settings: ProjectSettings, lexicon: Lexicon, report: PrepopulationReport
+        self, project: ProjectContext, settings: ProjectSettings, lexicon: Lexicon, report: PrepopulationReport
     ) -> None:
         self.project = project
         self.lexicon = lexicon
@@ -371,7 +372,7 @@ class _Run:
 
 
 def prepopulate(
-    project: Project,
+    project: ProjectContext,
     languages: tuple[str, ...] | None = None,
     lexicon: Lexicon | None = None,
     progress: ProgressCallback = no_progress,
@@ -400,7 +401,7 @@ def _checked_languages(languages: tuple[str, ...] | None, project_languages: tup
     return tuple(dict.fromkeys(languages))
 
 
-def _redo_todo(project: Project, redo: Redo) -> tuple[list[str], int]:
+def _redo_todo(project: ProjectContext, redo: Redo) -> tuple[list[str], int]:
     """(item ids to redo in order, excluded ones left out): the chosen items, or every item in import order.
 
     Unknown ids are refused, naming them, before anything happens.
@@ -426,7 +427,7 @@ def _redo_todo(project: Project, redo: Redo) -> tuple[list[str], int]:
 
 
 def _prepopulate(
-    project: Project,
+    project: ProjectContext,
     languages: tuple[str, ...] | None,
     lexicon: Lexicon | None,
     progress: ProgressCallback,
@@ -491,7 +492,7 @@ def _states_in(by_item: dict[str, list[ItemLanguage]], languages: tuple[str, ...
 
 
 def _finish(
-    project: Project,
+    project: ProjectContext,
     run: _Run,
     lexicon: Lexicon,
     before: dict[str, int],

@@ -17,13 +17,13 @@ from itertools import product
 
 from sqlalchemy import case, func, select
 
+from annotator.context import ProjectContext
 from annotator.data_export.dataset import ExportOptions, load_project_data
 from annotator.data_export.dataset import select as select_export
 from annotator.domain.dataset_counts import DatasetCounts
 from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementTable
 from annotator.gc_pause import gc_paused
-from annotator.project import Project
 from annotator.store import double_curation, schema
 from annotator.store.repository import QueueEntry, ReviewState, visible
 
@@ -36,7 +36,7 @@ _lock = threading.Lock()
 _overviews: dict[tuple[str, tuple], dict[ExportOptions, DatasetOverview]] = {}
 
 
-def data_version(project: Project) -> tuple:
+def data_version(project: ProjectContext) -> tuple:
     """Changes whenever anything the statistics read changes (see the module docstring); one small query."""
     h, a, it = schema.history, schema.audit, schema.items
     with project.db.read() as conn:
@@ -71,7 +71,7 @@ class DatasetOverview:
         return self.dataset_counts
 
 
-def _compute(project: Project) -> dict[ExportOptions, DatasetOverview]:
+def _compute(project: ProjectContext) -> dict[ExportOptions, DatasetOverview]:
     """Read the project once and derive the overview for every combination of the two export options."""
     with gc_paused():
         data = load_project_data(project)
@@ -87,7 +87,7 @@ def _compute(project: Project) -> dict[ExportOptions, DatasetOverview]:
     return overviews
 
 
-def dataset_overview(project: Project, options: ExportOptions) -> DatasetOverview:
+def dataset_overview(project: ProjectContext, options: ExportOptions) -> DatasetOverview:
     """The Dataset page's tables, recomputed only when ``data_version`` moved since the last call."""
     key = (project.db.url, data_version(project))
     with _lock:
@@ -102,19 +102,19 @@ def dataset_overview(project: Project, options: ExportOptions) -> DatasetOvervie
     return cached[ExportOptions(options.include_incomplete, options.keep_partially_discarded)]
 
 
-def review_list(project: Project, langs: Sequence[str], status: Status) -> list[tuple[QueueEntry, ReviewState]]:
+def review_list(project: ProjectContext, langs: Sequence[str], status: Status) -> list[tuple[QueueEntry, ReviewState]]:
     """The Review page's DISCUSS or discarded list: every such item-language with its notes, in one query."""
     with project.db.read() as conn:
         return project.repo.queue_with_states(conn, langs, status)
 
 
-def flagged_items(project: Project) -> list[Item]:
+def flagged_items(project: ProjectContext) -> list[Item]:
     """Items failing a selection filter or excluded by a lead (not all 10,000 items decoded to find them)."""
     with project.db.read() as conn:
         return project.repo.flagged_items(conn)
 
 
-def queue_ids(project: Project, lang: str, statuses: Sequence[Status], search: str) -> list[str]:
+def queue_ids(project: ProjectContext, lang: str, statuses: Sequence[Status], search: str) -> list[str]:
     """The Curate queue: ids in import order of ``lang`` in ``statuses`` (all when empty) matching ``search``,
     leaving out the item-languages curated as private copies (issue 11, Double curation page). Ids only: the page
     keeps the list per filter and moves along it, so this runs once per filter change, not per click."""
@@ -124,7 +124,7 @@ def queue_ids(project: Project, lang: str, statuses: Sequence[Status], search: s
     return [item_id for item_id in ids if (item_id, lang) not in assigned] if assigned else ids
 
 
-def progress_counts(project: Project, lang: str) -> dict[str, int]:
+def progress_counts(project: ProjectContext, lang: str) -> dict[str, int]:
     """status -> count of ``lang`` for the progress bar (excluded items left out); about a millisecond."""
     with project.db.read() as conn:
         return project.repo.lang_status_counts(conn, lang)

@@ -22,13 +22,14 @@ from annotator.data_export.spreadsheet import (
     row_fingerprint,
 )
 from annotator.data_import.items import RowProblem
-from annotator.data_import.limits import InputLimits, ProblemLog, check_file_size, project_limits
+from annotator.data_import.limits import InputLimits, ProblemLog, check_file_size
 from annotator.data_import.tables import FileFormatError, Row, Workbook, read_table
 from annotator.domain import workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.limits import MAX_NOTE_LENGTH, SPREADSHEET_CELL_LIMIT
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status
 from annotator.errors import RowProblemsError, UserError
+from annotator.services.administration import project_limits
 from annotator.services.curation import CurationService
 
 REQUIRED_COLUMNS = ("id", "good", "bad", "status", "version")

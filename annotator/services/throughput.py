@@ -14,11 +14,11 @@ from datetime import UTC, datetime
 
 from sqlalchemy import select
 
+from annotator.context import ProjectContext
 from annotator.data_export.spreadsheet import is_formula_like
 from annotator.domain.model import User
 from annotator.domain.throughput import Change, Throughput, format_seconds, read_since, throughput
 from annotator.domain.workflow import check_lead
-from annotator.project import Project
 from annotator.services.read_model import data_version
 from annotator.store import schema
 
@@ -29,7 +29,7 @@ SYSTEM_PREFIX = "system:"
 CSV_COLUMNS = ("user", "lang", "done today", "done this week", "median time per item (s)", "items timed")
 
 
-def changes_since(project: Project, since: datetime) -> list[Change]:
+def changes_since(project: ProjectContext, since: datetime) -> list[Change]:
     """The history rows from ``since`` on (people's changes only), as plain records."""
     h = schema.history
     query = (
@@ -41,7 +41,7 @@ def changes_since(project: Project, since: datetime) -> list[Change]:
         return [Change(*row) for row in conn.execute(query)]
 
 
-def team_throughput(project: Project, user: User, now: datetime | None = None) -> Throughput:
+def team_throughput(project: ProjectContext, user: User, now: datetime | None = None) -> Throughput:
     """This week's throughput per person and language; for leads only (it names everyone's pace)."""
     check_lead(user, "see the team's throughput")
     now = datetime.now(UTC) if now is None else now.astimezone(UTC)

@@ -11,10 +11,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from annotator.context import ProjectContext
 from annotator.domain.model import Item
 from annotator.lexicon.base import LexiconError
 from annotator.lexicon.wordnet import WordnetLexicon
-from annotator.project import Project
 
 _providers: dict[Path, tuple[float, WordnetLexicon]] = {}
 _providers_lock = threading.Lock()
@@ -30,7 +30,7 @@ class SenseHint:
     is_item_synset: bool
 
 
-def _wordnet(project: Project) -> WordnetLexicon | None:
+def _wordnet(project: ProjectContext) -> WordnetLexicon | None:
     """The project's wordnet provider, reused while its database file is unchanged; None for other providers."""
     if project.settings().lexicon.provider != "wordnet":
         return None
@@ -51,7 +51,7 @@ def _normal(text: str) -> str:
     return " ".join(text.replace("_", " ").split()).casefold()
 
 
-def sense_of_candidate(project: Project, item: Item, lang: str, text: str) -> SenseHint | None:
+def sense_of_candidate(project: ProjectContext, item: Item, lang: str, text: str) -> SenseHint | None:
     """The sense of ``item``'s λ that ``text`` lexicalizes in ``lang`` (the item's own synset first, then Ω(λ) in
     rank order), or None: not a wordnet project, an empty text, or no sense of λ has it."""
     wanted = _normal(text)

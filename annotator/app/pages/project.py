@@ -18,13 +18,12 @@ from annotator.app.components import show_row_problems
 from annotator.app.safe_text import code, md
 from annotator.app.state import get_project, require_lead
 from annotator.data_import.items import ItemImportError, parse_item_file
-from annotator.data_import.limits import project_limits
 from annotator.domain.jobs import JobKind
+from annotator.domain.settings import parse_languages
 from annotator.errors import UserError
 from annotator.lexicon.sources import allowed_sources
-from annotator.project import parse_languages
 from annotator.services import read_model
-from annotator.services.administration import save_languages, set_excluded
+from annotator.services.administration import project_limits, save_languages, set_excluded
 from annotator.services.import_wsd import check_wsd_xml
 from annotator.services.jobs import save_upload
 
