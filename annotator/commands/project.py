@@ -119,11 +119,11 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def run_info(args: argparse.Namespace) -> int:
+    from annotator.services import read_model
+
     project = open_project(args)
     settings = project.settings()
-    with project.db.read() as conn:
-        counts = project.repo.status_counts(conn)
-        items = project.repo.count_items(conn)
+    counts, items = read_model.status_counts(project), read_model.item_count(project)
     print(f"Project: {settings.name}  ({project.data_dir})")
     print(f"Database: {display_url(project.db.url)}  (schema revision {project.db.schema_revision()})")
     print(f"Languages: {' '.join(settings.languages)}   Items: {items}")

@@ -46,15 +46,14 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _user(project: Project, name: str | None) -> User:
-    from annotator.services.accounts import has_users
+    from annotator.services.accounts import find_user, has_users
     from annotator.services.curation import LOCAL_USER
 
     if not name:
         if has_users(project):
             raise UserError("Say whose edits these are: --user NAME.")
         return LOCAL_USER
-    with project.db.read() as conn:
-        user = project.repo.get_user(conn, name)
+    user = find_user(project, name)
     if user is None:
         raise UserError(f"No user named {name!r} (see 'annotator users list').")
     if user.disabled:

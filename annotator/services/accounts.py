@@ -286,6 +286,12 @@ def list_users(project: ProjectContext) -> list[User]:
         return project.repo.list_users(conn)
 
 
+def find_user(project: ProjectContext, name: str) -> User | None:
+    """The account named ``name`` (None when there is none), disabled or not: the caller decides."""
+    with project.db.read() as conn:
+        return project.repo.get_user(conn, name)
+
+
 def authenticate(
     project: ProjectContext,
     name: str,

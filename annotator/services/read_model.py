@@ -14,6 +14,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import product
+from typing import Any
 
 from sqlalchemy import case, func, select
 
@@ -128,3 +129,50 @@ def progress_counts(project: ProjectContext, lang: str) -> dict[str, int]:
     """status -> count of ``lang`` for the progress bar (excluded items left out); about a millisecond."""
     with project.db.read() as conn:
         return project.repo.lang_status_counts(conn, lang)
+
+
+@dataclass(frozen=True)
+class ItemStatuses:
+    """The Items page's data: every item, its status per language, and the pairs given to double curation."""
+
+    items: list[Item]
+    status: dict[str, dict[str, Status]]
+    assigned: set[tuple[str, str]]
+
+
+def item_statuses(project: ProjectContext, languages: Sequence[str]) -> ItemStatuses:
+    """Items with their statuses from the lightweight queue query (not the candidate sets), in one transaction."""
+    with project.db.read() as conn:
+        items = project.repo.list_items(conn)
+        status = {
+            lang: {e.item_id: e.status for e in project.repo.queue(conn, lang, include_excluded=True)}
+            for lang in languages
+        }
+        assigned = double_curation.assigned_keys(conn)  # issue 11: shown as "×2" after the status
+    return ItemStatuses(items, status, assigned)
+
+
+def item_count(project: ProjectContext) -> int:
+    """Items in the project (staged rows of an unfinished import left out)."""
+    with project.db.read() as conn:
+        return project.repo.count_items(conn)
+
+
+def status_counts(project: ProjectContext) -> dict[str, dict[str, int]]:
+    """lang -> status -> count over the whole project (excluded items left out)."""
+    with project.db.read() as conn:
+        return project.repo.status_counts(conn)
+
+
+def status_counts_with_users(
+    project: ProjectContext,
+) -> tuple[dict[str, dict[str, int]], list[tuple[str, str, str, int]]]:
+    """``status_counts`` and (user, lang, status, count) by whoever last set each status, read together."""
+    with project.db.read() as conn:
+        return project.repo.status_counts(conn), project.repo.status_counts_by_user(conn)
+
+
+def recent_changes(project: ProjectContext, limit: int = 50) -> list[dict[str, Any]]:
+    """The newest project-level changes (the audit trail), newest first."""
+    with project.db.read() as conn:
+        return project.repo.audit(conn, limit=limit)

@@ -28,7 +28,7 @@ from annotator.domain.model import Status
 from annotator.domain.refinement_stats import NA, format_value
 from annotator.errors import UserError
 from annotator.project import Project
-from annotator.services import job_files, jobs
+from annotator.services import job_files, jobs, read_model
 from annotator.services.read_model import DatasetOverview, dataset_overview
 
 STAT_COLUMNS = {"added_pct": "% added", "removed_pct": "% removed", "shared_pct": "% shared"}
@@ -83,8 +83,7 @@ def counts_frame(selection: DatasetOverview) -> pd.DataFrame:
 
 
 def progress_frame(project: Project) -> pd.DataFrame:
-    with project.db.read() as conn:
-        counts = project.repo.status_counts(conn)
+    counts = read_model.status_counts(project)
     rows = []
     for lang in project.settings().languages:
         by_status = counts.get(lang, {})

@@ -16,7 +16,7 @@ import streamlit as st
 from annotator.app import components, state
 from annotator.app.safe_text import md, synset_url, visible_controls
 from annotator.project import Project
-from annotator.services import double_curation
+from annotator.services import read_model
 
 CURATE_PAGE = Path(__file__).resolve().parent / "curate.py"
 SEARCH_KEY = "items_search"
@@ -24,15 +24,10 @@ SEARCH_KEY = "items_search"
 
 def item_rows(project: Project, languages: tuple[str, ...]) -> list[dict[str, Any]]:
     """One row per item; statuses come from the lightweight queue query, not the candidate sets."""
-    with project.db.read() as conn:
-        items = project.repo.list_items(conn)
-        status = {
-            lang: {e.item_id: e.status for e in project.repo.queue(conn, lang, include_excluded=True)}
-            for lang in languages
-        }
-        assigned = double_curation.assigned_keys(conn)  # issue 11: shown as "×2" after the status
+    data = read_model.item_statuses(project, languages)
+    status, assigned = data.status, data.assigned  # assigned: issue 11, shown as "×2" after the status
     rows = []
-    for item in items:
+    for item in data.items:
         row: dict[str, Any] = {
             "item_id": item.id,  # hidden: the id to open, exactly as stored
             "id": visible_controls(item.id),  # the table draws text as is: bidi overrides would reverse it

@@ -189,8 +189,7 @@ def render_filters() -> None:
 def render_audit() -> None:
     with st.expander("Recent project changes (who, when, what)"):
         project = get_project()
-        with project.db.read() as conn:
-            entries = project.repo.audit(conn, limit=50)
+        entries = read_model.recent_changes(project, limit=50)
         if entries:
             st.dataframe(pd.DataFrame(entries), hide_index=True, width="stretch")
         else:

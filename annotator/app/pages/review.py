@@ -150,9 +150,7 @@ def translator_rows(by_user: list[tuple[str, str, str, int]]) -> list[dict[str, 
 
 
 def render_progress(project: Project, langs: tuple[str, ...]) -> None:
-    with project.db.read() as conn:
-        counts = project.repo.status_counts(conn)
-        by_user = project.repo.status_counts_by_user(conn)
+    counts, by_user = read_model.status_counts_with_users(project)
     st.markdown("**Per language** (excluded items left out)")
     st.dataframe(
         progress_rows(counts, langs),
