@@ -22,16 +22,14 @@ from annotator.store.item_languages import (
     PreparedSaves,
     candidates_from_json,
     candidates_to_json,
-    item_language_from_row,
-    item_language_values,
 )
-from annotator.store.items import ItemRecords, item_from_row, senses_to_json
+from annotator.store.items import ItemRecords
 from annotator.store.meta import MetaRecords
 from annotator.store.prepopulation import PrepopulationRecords, PrepopulationTodo
 from annotator.store.queues import QueueEntry, QueueRecords, ReviewState
 from annotator.store.rows import not_staged, utc_now, visible
 from annotator.store.staging import StagingImport, StagingRecords
-from annotator.store.users import UserRecords, user_from_row
+from annotator.store.users import UserRecords
 
 __all__ = [
     "CandidateSetsRow",
@@ -44,12 +42,7 @@ __all__ = [
     "StagingImport",
     "candidates_from_json",
     "candidates_to_json",
-    "item_from_row",
-    "item_language_from_row",
-    "item_language_values",
     "not_staged",
-    "senses_to_json",
-    "user_from_row",
     "utc_now",
     "visible",
 ]
