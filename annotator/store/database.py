@@ -73,7 +73,8 @@ def _alembic_revisions() -> tuple[frozenset[str], str]:
     """Every revision this annotator knows, and the head (read once per process)."""
     scripts = ScriptDirectory.from_config(alembic_config())
     head = scripts.get_current_head()
-    assert head is not None, "annotator/store/migrations/versions holds no revision"
+    if head is None:
+        raise RuntimeError("annotator/store/migrations/versions holds no revision (a broken installation)")
     return frozenset(script.revision for script in scripts.walk_revisions()), head
 
 

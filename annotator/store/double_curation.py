@@ -1,6 +1,6 @@
 """Reading and writing double-curation assignments and translators' private copies (schema version 3).
 
-Kept apart from ``repository`` (whose item-language rows it does not touch) so the two tables and their rules
+Kept apart from ``item_languages`` (whose item-language rows it does not touch) so the two tables and their rules
 live together; functions take the connection so the service composes them into one transaction.
 """
 
@@ -14,7 +14,8 @@ from sqlalchemy import Connection, and_, select
 from annotator.domain.model import CandidateEntry, DiscardReason, Status
 from annotator.errors import ConflictError
 from annotator.store import schema
-from annotator.store.repository import candidates_from_json, candidates_to_json, not_staged, visible
+from annotator.store.item_languages import candidates_from_json, candidates_to_json
+from annotator.store.rows import not_staged, visible
 
 OPEN, ADJUDICATED = "open", "adjudicated"
 

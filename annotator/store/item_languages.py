@@ -1,0 +1,304 @@
+"""The ``item_languages`` table: an item's curation state per language (status, candidate sets, notes), saved with
+optimistic locking; each save appends its ``history`` row in the same transaction."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, and_, bindparam, select, update
+
+from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Origin, Status
+from annotator.errors import ConflictError
+from annotator.store import schema
+from annotator.store.rows import IN_CHUNK, dumps, utc_now, visible
+
+
+def candidates_to_json(entries: Sequence[CandidateEntry]) -> str:
+    return dumps(
+        [{"text": e.text, "pos": e.pos, "origin": e.origin.value, "synsets": list(e.synsets)} for e in entries]
+    )
+
+
+def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
+    if raw == "[]":  # most rows a bulk job reads are untouched (pending, empty)
+        return ()
+    return tuple(
+        CandidateEntry(d["text"], d.get("pos"), Origin(d.get("origin", "translator")), tuple(d.get("synsets", ())))
+        for d in json.loads(raw)
+    )
+
+
+def item_language_from_row(row: Any) -> ItemLanguage:
+    return ItemLanguage(
+        item_id=row.item_id,
+        lang=row.lang,
+        status=Status(row.status),
+        version=row.version,
+        good=candidates_from_json(row.good),
+        bad=candidates_from_json(row.bad),
+        initial_good=candidates_from_json(row.initial_good),
+        initial_bad=candidates_from_json(row.initial_bad),
+        overlaps=tuple(json.loads(row.overlaps)),
+        prepopulated=bool(row.prepopulated),
+        discuss_note=row.discuss_note,
+        discard_reason=DiscardReason(row.discard_reason) if row.discard_reason else None,
+        discard_note=row.discard_note,
+        status_by=row.status_by,
+        updated_by=row.updated_by,
+        updated_at=row.updated_at,
+    )
+
+
+def item_language_values(il: ItemLanguage) -> dict[str, Any]:
+    return {
+        "status": il.status.value,
+        "good": candidates_to_json(il.good),
+        "bad": candidates_to_json(il.bad),
+        "initial_good": candidates_to_json(il.initial_good),
+        "initial_bad": candidates_to_json(il.initial_bad),
+        "overlaps": dumps(list(il.overlaps)),
+        "prepopulated": il.prepopulated,
+        "discuss_note": il.discuss_note,
+        "discard_reason": il.discard_reason.value if il.discard_reason else None,
+        "discard_note": il.discard_note,
+        "status_by": il.status_by,
+        "updated_by": il.updated_by,
+        "updated_at": il.updated_at,
+    }
+
+
+@dataclass(frozen=True)
+class CandidateSetsRow:
+    """An item-language for bulk reads (export, statistics): the candidate sets are their stored JSON text (a list
+    of ``{"origin", "pos", "synsets", "text"}`` objects), because decoding every candidate into a dataclass
+    dominates the time of a 10,000-item export; the caller decodes only what it needs."""
+
+    item_id: str
+    lang: str
+    status: Status
+    good: str
+    bad: str
+    initial_good: str
+    discard_reason: str | None
+    discard_note: str
+    status_by: str | None
+    updated_at: str | None
+
+
+@dataclass(frozen=True)
+class PreparedSaves:
+    """A batch of item-language saves encoded outside the transaction (``Repository.prepare_saves``)."""
+
+    updates: list[dict[str, Any]]
+    history: list[dict[str, Any]]
+
+
+#: Built once: SQLAlchemy then reuses the compiled form instead of re-deriving cache keys per call.
+_IL = schema.item_languages
+_SAVE_ITEM_LANGUAGE = (
+    update(_IL)
+    .where(
+        and_(
+            _IL.c.item_id == bindparam("b_item_id"),
+            _IL.c.lang == bindparam("b_lang"),
+            _IL.c.version == bindparam("b_expected"),
+        )
+    )
+    .values({name: bindparam(name) for name in (*item_language_values(ItemLanguage("", "")).keys(), "version")})
+)
+_INSERT_HISTORY = schema.history.insert()
+
+
+class ItemLanguageRecords:
+    """Item-languages and their saves; part of ``Repository``."""
+
+    def ensure_item_languages(self, conn: Connection, item_ids: Iterable[str], langs: Iterable[str]) -> int:
+        """Create missing (item, lang) rows as pending; existing ones are left alone."""
+        langs = list(langs)
+        existing = {
+            (r.item_id, r.lang)
+            for r in conn.execute(select(schema.item_languages.c.item_id, schema.item_languages.c.lang))
+        }
+        rows = [
+            {"item_id": item_id, "lang": lang, "status": Status.PENDING.value, "version": 0}
+            for item_id in item_ids
+            for lang in langs
+            if (item_id, lang) not in existing
+        ]
+        if rows:
+            conn.execute(schema.item_languages.insert(), rows)
+        return len(rows)
+
+    def get_item_language(self, conn: Connection, item_id: str, lang: str) -> ItemLanguage | None:
+        il = schema.item_languages
+        row = conn.execute(select(il).where(il.c.item_id == item_id, il.c.lang == lang, visible(il))).first()
+        return item_language_from_row(row) if row else None
+
+    def item_languages_of(self, conn: Connection, item_id: str) -> dict[str, ItemLanguage]:
+        il = schema.item_languages
+        rows = conn.execute(select(il).where(il.c.item_id == item_id, visible(il)))
+        return {r.lang: item_language_from_row(r) for r in rows}
+
+    def item_languages_of_items(self, conn: Connection, item_ids: Sequence[str]) -> dict[str, list[ItemLanguage]]:
+        """Item id -> its item-languages, for many items in a few queries (chunked under SQL's variable limit)."""
+        il = schema.item_languages
+        found: dict[str, list[ItemLanguage]] = {}
+        for start in range(0, len(item_ids), IN_CHUNK):
+            chunk = list(item_ids[start : start + IN_CHUNK])
+            for row in conn.execute(select(il).where(il.c.item_id.in_(chunk), visible(il))):
+                found.setdefault(row.item_id, []).append(item_language_from_row(row))
+        return found
+
+    def iter_item_languages(self, conn: Connection, lang: str | None = None) -> Iterator[ItemLanguage]:
+        il = schema.item_languages
+        query = select(il).where(visible(il)).order_by(il.c.item_id, il.c.lang)
+        if lang:
+            query = query.where(il.c.lang == lang)
+        for row in conn.execute(query):
+            yield item_language_from_row(row)
+
+    def iter_candidate_sets(self, conn: Connection) -> Iterator[CandidateSetsRow]:
+        """Every item-language as a ``CandidateSetsRow``, ordered by item id and language."""
+        il = schema.item_languages
+        query = (
+            select(
+                il.c.item_id,
+                il.c.lang,
+                il.c.status,
+                il.c.good,
+                il.c.bad,
+                il.c.initial_good,
+                il.c.discard_reason,
+                il.c.discard_note,
+                il.c.status_by,
+                il.c.updated_at,
+            )
+            .where(visible(il))
+            .order_by(il.c.item_id, il.c.lang)
+        )
+        statuses = {s.value: s for s in Status}
+        for item_id, lang, status, good, bad, initial_good, reason, note, by, at in conn.execute(query):
+            yield CandidateSetsRow(item_id, lang, statuses[status], good, bad, initial_good, reason, note, by, at)
+
+    def save_item_language(
+        self,
+        conn: Connection,
+        new: ItemLanguage,
+        expected_version: int,
+        user: str,
+        action: str,
+        detail: dict[str, Any] | None = None,
+    ) -> ItemLanguage:
+        """Write ``new`` if nobody saved since ``expected_version``; append the history row. Returns the saved state."""
+        at = utc_now()
+        saved = ItemLanguage(**{**new.__dict__, "version": expected_version + 1, "updated_by": user, "updated_at": at})
+        params = item_language_values(saved)
+        params.update(version=saved.version, b_item_id=new.item_id, b_lang=new.lang, b_expected=expected_version)
+        result = conn.execute(_SAVE_ITEM_LANGUAGE, params)
+        if result.rowcount != 1:
+            raise ConflictError(
+                f"{new.item_id} [{new.lang}] was changed by someone else; reload to see the current state."
+            )
+        conn.execute(
+            _INSERT_HISTORY,
+            {
+                "item_id": new.item_id,
+                "lang": new.lang,
+                "user": user,
+                "at": at,
+                "action": action,
+                "detail": dumps(detail or {}),
+                "version": saved.version,
+            },
+        )
+        return saved
+
+    def save_item_languages(
+        self,
+        conn: Connection,
+        states: Sequence[ItemLanguage],
+        user: str,
+        action: str,
+        details: Sequence[dict[str, Any]],
+    ) -> None:
+        """Batch form of ``save_item_language`` (each state's own version is the expected one); all or none."""
+        self.apply_saves(conn, self.prepare_saves(states, user, action, details))
+
+    @staticmethod
+    def prepare_saves(
+        states: Sequence[ItemLanguage],
+        user: str,
+        action: str,
+        details: Sequence[dict[str, Any]],
+        encoded: dict[int, tuple[object, str]] | None = None,
+    ) -> PreparedSaves:
+        """Encode a batch of saves before taking the write lock, so the transaction only runs the statements.
+
+        Pre-populated sets are shared by many item-languages (one tuple per synset and language), so each
+        distinct tuple is encoded once; a caller running many batches passes one ``encoded`` cache to all.
+        """
+        at = utc_now()
+        encoded = {} if encoded is None else encoded
+
+        def encode(entries: tuple[CandidateEntry, ...]) -> str:
+            hit = encoded.get(id(entries))
+            if hit is None:
+                hit = encoded[id(entries)] = (entries, candidates_to_json(entries))  # keeps ``entries`` alive
+            return hit[1]
+
+        updates, entries = [], []
+        for state, detail in zip(states, details, strict=True):
+            version = state.version + 1
+            params = {
+                "status": state.status.value,
+                "good": encode(state.good),
+                "bad": encode(state.bad),
+                "initial_good": encode(state.initial_good),
+                "initial_bad": encode(state.initial_bad),
+                "overlaps": dumps(list(state.overlaps)),
+                "prepopulated": state.prepopulated,
+                "discuss_note": state.discuss_note,
+                "discard_reason": state.discard_reason.value if state.discard_reason else None,
+                "discard_note": state.discard_note,
+                "status_by": state.status_by,
+                "updated_by": user,
+                "updated_at": at,
+                "version": version,
+                "b_item_id": state.item_id,
+                "b_lang": state.lang,
+                "b_expected": state.version,
+            }
+            updates.append(params)
+            entries.append(
+                {
+                    "item_id": state.item_id,
+                    "lang": state.lang,
+                    "user": user,
+                    "at": at,
+                    "action": action,
+                    "detail": dumps(detail),
+                    "version": version,
+                }
+            )
+        return PreparedSaves(updates, entries)
+
+    def apply_saves(self, conn: Connection, prepared: PreparedSaves) -> None:
+        if not prepared.updates:
+            return
+        result = conn.execute(_SAVE_ITEM_LANGUAGE, prepared.updates)
+        if result.rowcount != len(prepared.updates):
+            raise ConflictError("Some item-languages were changed by someone else during the batch; nothing was saved.")
+        conn.execute(_INSERT_HISTORY, prepared.history)
+
+    def versions_of(self, conn: Connection, item_ids: Sequence[str]) -> dict[tuple[str, str], int]:
+        """(item id, lang) -> version, for checking a batch computed outside the transaction."""
+        il = schema.item_languages
+        found: dict[tuple[str, str], int] = {}
+        for start in range(0, len(item_ids), IN_CHUNK):
+            chunk = list(item_ids[start : start + IN_CHUNK])
+            query = select(il.c.item_id, il.c.lang, il.c.version).where(il.c.item_id.in_(chunk), visible(il))
+            found.update(((item_id, lang), version) for item_id, lang, version in conn.execute(query))
+        return found

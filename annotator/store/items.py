@@ -1,0 +1,209 @@
+"""The ``items`` table: the imported sentences with their target, synset, Ω(λ) and the lead's exclusion."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, func, or_, select
+
+from annotator.domain.model import Item, SenseEntry, Target
+from annotator.store import schema
+from annotator.store.rows import IN_CHUNK, dumps, utc_now, visible
+
+
+def senses_to_json(senses: Sequence[SenseEntry]) -> str:
+    return dumps(
+        [
+            {"synset": s.synset, "rank": s.rank, "gloss": s.gloss, "wordnet_sense_number": s.wordnet_sense_number}
+            for s in senses
+        ]
+    )
+
+
+def item_from_row(row: Any) -> Item:
+    return Item(
+        id=row.id,
+        sentence=row.sentence,
+        target=Target(row.target_text, row.target_start, row.target_end, row.lemma, row.pos),
+        synset=row.synset,
+        source=row.source,
+        gloss=row.gloss,
+        senses=tuple(
+            SenseEntry(d["synset"], d["rank"], d.get("gloss", ""), d.get("wordnet_sense_number"))
+            for d in json.loads(row.senses)
+        ),
+        filter_failures=tuple(json.loads(row.filter_failures)),
+        excluded=bool(row.excluded),
+        domain=row.domain or "",
+    )
+
+
+class ItemRecords:
+    """Items (hidden while an import stages them, see ``rows.visible``); part of ``Repository``."""
+
+    def item_hashes(self, conn: Connection) -> dict[str, str]:
+        it = schema.items
+        return dict(conn.execute(select(it.c.id, it.c.content_hash).where(visible(it))).all())
+
+    def item_hashes_of(self, conn: Connection, item_ids: Sequence[str]) -> dict[str, str]:
+        """Content hashes of the given items (missing ids left out), in a few chunked queries."""
+        it = schema.items
+        found: dict[str, str] = {}
+        for start in range(0, len(item_ids), IN_CHUNK):
+            chunk = list(item_ids[start : start + IN_CHUNK])
+            found.update(conn.execute(select(it.c.id, it.c.content_hash).where(it.c.id.in_(chunk), visible(it))).all())
+        return found
+
+    def items_by_id(self, conn: Connection, item_ids: Sequence[str]) -> dict[str, Item]:
+        it = schema.items
+        found: dict[str, Item] = {}
+        for start in range(0, len(item_ids), IN_CHUNK):
+            chunk = list(item_ids[start : start + IN_CHUNK])
+            found.update(
+                (r.id, item_from_row(r)) for r in conn.execute(select(it).where(it.c.id.in_(chunk), visible(it)))
+            )
+        return found
+
+    def item_glosses(self, conn: Connection) -> dict[str, str]:
+        it = schema.items
+        return dict(conn.execute(select(it.c.id, it.c.gloss).where(visible(it))).all())
+
+    def set_glosses(self, conn: Connection, rows: Sequence[tuple[str, str]]) -> None:
+        """Batch: (item id, gloss) from a re-import whose only change is the gloss."""
+        if rows:
+            conn.execute(
+                schema.items.update().where(schema.items.c.id == bindparam("b_id")).values(gloss=bindparam("gloss")),
+                [{"b_id": item_id, "gloss": gloss} for item_id, gloss in rows],
+            )
+
+    def next_position(self, conn: Connection) -> int:
+        value = conn.execute(select(func.max(schema.items.c.position))).scalar()
+        return int(value or 0) + 1
+
+    def insert_items(self, conn: Connection, rows: list[tuple[Item, str, int]], import_id: int = 0) -> None:
+        """Insert many new items at once: (item, content hash, position); hidden while ``import_id`` stages."""
+        if rows:
+            at = utc_now()
+            conn.execute(
+                schema.items.insert(),
+                [
+                    {
+                        **self._item_values(i),
+                        "content_hash": h,
+                        "position": p,
+                        "imported_at": at,
+                        "import_id": import_id,
+                    }
+                    for i, h, p in rows
+                ],
+            )
+
+    def insert_item(self, conn: Connection, item: Item, content_hash: str, position: int) -> None:
+        conn.execute(
+            schema.items.insert().values(
+                **self._item_values(item), content_hash=content_hash, position=position, imported_at=utc_now()
+            )
+        )
+
+    def replace_item(self, conn: Connection, item: Item, content_hash: str, keep_lexicon: bool) -> None:
+        """Replace an item's imported fields. The lead's exclusion is kept; filter results are cleared (stale).
+
+        With ``keep_lexicon`` (λ and σ unchanged) Ω(λ) and the gloss learnt by pre-population stay too.
+        """
+        values = self._item_values(item)
+        del values["excluded"]
+        values["filter_failures"] = "[]"
+        if keep_lexicon:
+            del values["senses"]
+            if not item.gloss:
+                del values["gloss"]
+        conn.execute(
+            schema.items.update()
+            .where(schema.items.c.id == item.id)
+            .values(**values, content_hash=content_hash, imported_at=utc_now())
+        )
+
+    @staticmethod
+    def _item_values(item: Item) -> dict[str, Any]:
+        return {
+            "id": item.id,
+            "sentence": item.sentence,
+            "target_text": item.target.text,
+            "target_start": item.target.start,
+            "target_end": item.target.end,
+            "lemma": item.target.lemma,
+            "pos": item.target.pos,
+            "synset": item.synset,
+            "source": item.source,
+            "gloss": item.gloss,
+            "senses": senses_to_json(item.senses),
+            "filter_failures": dumps(list(item.filter_failures)),
+            "excluded": item.excluded,
+            "domain": item.domain,
+        }
+
+    def update_item_lexicon(self, conn: Connection, item_id: str, gloss: str, senses: Sequence[SenseEntry]) -> None:
+        conn.execute(
+            schema.items.update().where(schema.items.c.id == item_id).values(gloss=gloss, senses=senses_to_json(senses))
+        )
+
+    def update_items_lexicon(self, conn: Connection, rows: Sequence[tuple[str, str, Sequence[SenseEntry]]]) -> None:
+        """Batch: (item id, gloss, Ω(λ)) learnt by pre-population."""
+        if rows:
+            conn.execute(
+                schema.items.update()
+                .where(schema.items.c.id == bindparam("b_id"))
+                .values(gloss=bindparam("gloss"), senses=bindparam("senses")),
+                [{"b_id": i, "gloss": g, "senses": senses_to_json(s)} for i, g, s in rows],
+            )
+
+    def set_filter_results(self, conn: Connection, failures: dict[str, list[str]]) -> None:
+        for item_id, rules in failures.items():
+            conn.execute(
+                schema.items.update().where(schema.items.c.id == item_id).values(filter_failures=dumps(rules))
+            )
+
+    def set_excluded(self, conn: Connection, item_ids: Iterable[str], excluded: bool) -> int:
+        ids = list(item_ids)
+        if not ids:
+            return 0
+        it = schema.items
+        result = conn.execute(it.update().where(it.c.id.in_(ids), visible(it)).values(excluded=excluded))
+        return int(result.rowcount)
+
+    def get_item(self, conn: Connection, item_id: str) -> Item | None:
+        it = schema.items
+        row = conn.execute(select(it).where(it.c.id == item_id, visible(it))).first()
+        return item_from_row(row) if row else None
+
+    def list_items(self, conn: Connection) -> list[Item]:
+        return list(self.iter_items(conn))
+
+    def iter_items(
+        self, conn: Connection, after_position: int | None = None, limit: int | None = None
+    ) -> Iterator[Item]:
+        """Items in import order; ``after_position`` and ``limit`` page through them (bounded memory)."""
+        it = schema.items
+        query = select(it).where(visible(it)).order_by(it.c.position)
+        if after_position is not None:
+            query = query.where(it.c.position > after_position)
+        if limit is not None:
+            query = query.limit(limit)
+        for row in conn.execute(query):
+            yield item_from_row(row)
+
+    def count_items(self, conn: Connection) -> int:
+        it = schema.items
+        return int(conn.execute(select(func.count()).select_from(it).where(visible(it))).scalar_one())
+
+    def flagged_items(self, conn: Connection) -> list[Item]:
+        """Items that failed a selection filter or that a lead excluded, in import order (the Project page)."""
+        it = schema.items
+        query = (
+            select(it)
+            .where(or_(it.c.filter_failures != "[]", it.c.excluded.is_(True)), visible(it))
+            .order_by(it.c.position)
+        )
+        return [item_from_row(r) for r in conn.execute(query)]

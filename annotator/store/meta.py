@@ -1,0 +1,32 @@
+"""The ``meta`` table (project settings and markers as JSON values by key), and row counts of every table."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+
+from annotator.store import schema
+from annotator.store.rows import dumps
+
+
+class MetaRecords:
+    """Project-wide values by key; part of ``Repository``."""
+
+    def get_meta(self, conn: Connection, key: str, default: Any = None) -> Any:
+        row = conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == key)).first()
+        return json.loads(row[0]) if row else default
+
+    def set_meta(self, conn: Connection, key: str, value: Any) -> None:
+        text = dumps(value)
+        updated = conn.execute(schema.meta.update().where(schema.meta.c.key == key).values(value=text))
+        if updated.rowcount == 0:
+            conn.execute(schema.meta.insert().values(key=key, value=text))
+
+    def table_counts(self, conn: Connection) -> dict[str, int]:
+        """Rows per table: tests use it to prove a refused import changed nothing."""
+        return {
+            table.name: int(conn.execute(select(func.count()).select_from(table)).scalar_one())
+            for table in schema.metadata.sorted_tables
+        }

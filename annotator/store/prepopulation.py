@@ -1,0 +1,62 @@
+"""Pre-population's work lists over ``items`` and ``item_languages``: bounded memory, ids first and rows a page
+at a time. Its results are written as ordinary saves (``item_languages``) and lexicon updates (``items``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, func, select
+
+from annotator.domain.model import ItemLanguage
+from annotator.store import schema
+from annotator.store.item_languages import item_language_from_row
+from annotator.store.rows import IN_CHUNK, visible
+
+
+@dataclass(frozen=True)
+class PrepopulationTodo:
+    item_ids: list[str]
+    already_done: int
+    excluded: list[str]
+
+
+class PrepopulationRecords:
+    """What is left to pre-populate; part of ``Repository``."""
+
+    def prepopulation_todo(self, conn: Connection, langs: Sequence[str]) -> PrepopulationTodo:
+        """Which items still have item-languages of ``langs`` to pre-populate, in import order."""
+        il, it = schema.item_languages, schema.items
+        pending = set(
+            conn.execute(
+                select(il.c.item_id).where(il.c.prepopulated.is_(False), il.c.lang.in_(list(langs)), visible(il))
+            ).scalars()
+        )
+        done = conn.execute(
+            select(func.count())
+            .select_from(il)
+            .where(il.c.prepopulated.is_(True), il.c.lang.in_(list(langs)), visible(il))
+        ).scalar_one()
+        todo: list[str] = []
+        excluded: list[str] = []
+        for item_id, is_excluded in conn.execute(
+            select(it.c.id, it.c.excluded).where(visible(it)).order_by(it.c.position)
+        ):
+            if item_id in pending:
+                (excluded if is_excluded else todo).append(item_id)
+        return PrepopulationTodo(todo, int(done), excluded)
+
+    def to_prepopulate(
+        self, conn: Connection, item_ids: Sequence[str], langs: Sequence[str]
+    ) -> dict[str, list[ItemLanguage]]:
+        """The not yet pre-populated item-languages of ``langs`` of these items."""
+        il = schema.item_languages
+        found: dict[str, list[ItemLanguage]] = {}
+        for start in range(0, len(item_ids), IN_CHUNK):
+            chunk = list(item_ids[start : start + IN_CHUNK])
+            query = select(il).where(
+                il.c.item_id.in_(chunk), il.c.prepopulated.is_(False), il.c.lang.in_(list(langs)), visible(il)
+            )
+            for row in conn.execute(query.order_by(il.c.item_id, il.c.lang)):
+                found.setdefault(row.item_id, []).append(item_language_from_row(row))
+        return found

@@ -1,0 +1,47 @@
+"""What every table module of the store shares: how values are stored as text (JSON, timestamps), which rows a
+reader may see while an import stages, and how many ids one ``IN (...)`` list holds."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import CursorResult, exists, select
+
+from annotator.store import schema
+
+#: Ids per ``IN (...)`` list: well under SQLite's and PostgreSQL's bound-parameter limits.
+IN_CHUNK = 500
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def dumps(value: Any) -> str:
+    """JSON as stored: compact, keys sorted, non-ASCII kept (the same value is always the same text)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def not_staged(item_id: Any) -> Any:
+    """For tables without an ``import_id`` (assignments, copies): the row's item is not one an import in progress
+    is staging. A primary-key look-up per row, and nothing to look up while no import runs."""
+    it = schema.items
+    return ~exists().where(it.c.id == item_id, it.c.import_id.in_(select(schema.imports.c.id)))
+
+
+def visible(table: Any) -> Any:
+    """Rows of an import still being staged are hidden from every reader until that import commits.
+
+    The subquery is evaluated once per statement; with no import running it is empty and costs nothing.
+    """
+    return table.c.import_id.not_in(select(schema.imports.c.id))
+
+
+def inserted_id(result: CursorResult[Any]) -> int:
+    """The id the database gave the row just inserted (one row, one integer key)."""
+    key = result.inserted_primary_key
+    if key is None:
+        raise RuntimeError("the insert returned no primary key")
+    return int(key[0])

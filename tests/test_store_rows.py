@@ -1,0 +1,57 @@
+"""``store/rows.py``: the stored text of values and timestamps, and which rows readers see while an import stages."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import select
+from store_rows import add_items, begin_staging, item
+
+from annotator.project import Project
+from annotator.store import schema
+from annotator.store.rows import dumps, inserted_id, not_staged, utc_now, visible
+
+pytestmark = pytest.mark.both_engines
+
+
+def test_equal_values_are_stored_as_the_same_compact_text() -> None:
+    assert dumps({"b": 1, "a": ["x", None]}) == dumps({"a": ["x", None], "b": 1}) == '{"a":["x",null],"b":1}'
+    assert dumps(["città", "銀行"]) == '["città","銀行"]'  # non-ASCII kept as it is, not \\u-escaped
+
+
+def test_timestamps_are_utc_with_microseconds_and_sort_as_text() -> None:
+    first, second = utc_now(), utc_now()
+    parsed = datetime.fromisoformat(first)
+    assert parsed.tzinfo is not None and parsed.utcoffset() == UTC.utcoffset(None)
+    assert len(first.split(".")[1].split("+")[0]) == 6
+    assert first <= second
+
+
+def test_rows_of_a_staging_import_are_not_visible_until_it_ends(project: Project) -> None:
+    add_items(project, [item("kept")])
+    import_id = begin_staging(project, [item("staged")])
+    it, a = schema.items, schema.assignments
+    with project.db.write() as conn:
+        for item_id in ("kept", "staged"):
+            row = {"item_id": item_id, "lang": "IT", "state": "open", "assigned_by": "lena", "assigned_at": "t"}
+            conn.execute(a.insert().values(**row))
+    with project.db.read() as conn:
+        assert set(conn.execute(select(it.c.id).where(visible(it))).scalars()) == {"kept"}
+        assert set(conn.execute(select(a.c.item_id).where(not_staged(a.c.item_id))).scalars()) == {"kept"}
+        assert set(conn.execute(select(it.c.id)).scalars()) == {"kept", "staged"}  # the rows are there, hidden
+    with project.db.write() as conn:
+        assert project.repo.end_import(conn, import_id)
+    with project.db.read() as conn:
+        assert set(conn.execute(select(it.c.id).where(visible(it))).scalars()) == {"kept", "staged"}
+        assert set(conn.execute(select(a.c.item_id).where(not_staged(a.c.item_id))).scalars()) == {"kept", "staged"}
+
+
+def test_inserted_id_is_the_key_the_database_gave(project: Project) -> None:
+    audit = schema.audit
+    with project.db.write() as conn:
+        first = inserted_id(conn.execute(audit.insert().values(user="u", at="t", action="a", detail="{}")))
+        second = inserted_id(conn.execute(audit.insert().values(user="u", at="t", action="b", detail="{}")))
+        actions = dict(conn.execute(select(audit.c.id, audit.c.action)).all())
+    assert second > first
+    assert actions[first] == "a" and actions[second] == "b"
