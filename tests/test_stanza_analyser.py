@@ -302,6 +302,19 @@ def test_missing_explicit_model_file_is_named(tmp_path: Path):
         StanzaAnalyser(model_dir=tmp_path, model_paths={"IT": {"tokenize": missing}}).pipeline("IT")
 
 
+def test_a_processor_whose_requirements_are_not_loaded_is_named(it_models: dict[str, str], tmp_path: Path):
+    """Stanza refuses a pipeline whose processor needs one that is not in it (the dependency parser needs pos
+    and lemma): the analyser names it instead of letting Stanza's own exception through."""
+    from stanza.pipeline.core import PipelineRequirementsException
+
+    analyser = StanzaAnalyser(
+        model_dir=tmp_path, model_paths={"IT": it_models}, pipeline_options={"processors": "tokenize,mwt,depparse"}
+    )
+    with pytest.raises(AnalyserUnavailable, match=r"(?s)Stanza models for IT.*depparse") as caught:
+        analyser.pipeline("IT")
+    assert isinstance(caught.value.__cause__, PipelineRequirementsException)
+
+
 def test_cli_reports_missing_stanza_models_with_exit_code_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     record = {
         "id": "x",

@@ -218,13 +218,12 @@ def launch_worker(project: Project, job_id: int) -> int:
 def get(project: Project, job_id: int) -> Job:
     with project.db.read() as conn:
         job = store.get_job(conn, job_id)
-    if job is None:
-        raise JobRefused(f"No job {job_id}.")
-    if job.active and not _living([job]):
+    if job is not None and job.active and not _living([job]):
         with project.db.write() as conn:
             _reconcile(conn, [job])
             job = store.get_job(conn, job_id)
-    assert job is not None
+    if job is None:
+        raise JobRefused(f"No job {job_id}.")
     return job
 
 
