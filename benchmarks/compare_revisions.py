@@ -7,7 +7,8 @@ Run: ``python benchmarks/compare_revisions.py [--old 5cda67c] [--new HEAD] [--ru
 Each revision is checked out into a temporary ``git worktree`` (removed afterwards) and every benchmark runs there
 with ``PYTHONPATH=<worktree>``, pinned to one core with ``taskset`` when it exists (``--cpu``), old and new taking
 turns (old, new, then new, old, …) so a machine that gets busier or quieter mid-way weighs on both alike. Each side
-has its own ``ANNOTATOR_CACHE_DIR`` (the dictionary caches' format may differ between revisions).
+has its own ``ANNOTATOR_CACHE_DIR`` (the dictionary caches' format may differ between revisions); ``--warm-up 1``
+fills it first, so no measured run pays for a cold cache. The exit code is 1 when a figure is flagged.
 
 A *figure* is a number followed by a unit on a line the benchmark prints: a time (``s``, ``ms``, ``µs``, ``min``:
 lower is better), a rate (``/s``, ``items/s``: higher is better) or a size (``KB``, ``MB``, ``GB``: lower is
@@ -136,9 +137,16 @@ def run_once(worktree: Path, cache: Path, command: list[str], cpu: str | None, t
 
 
 def compare(
-    repository: Path, revisions: dict[str, str], benchmarks: list[str], runs: int, cpu: str | None, timeout: float
+    repository: Path,
+    revisions: dict[str, str],
+    benchmarks: list[str],
+    runs: int,
+    warm_up: int,
+    cpu: str | None,
+    timeout: float,
 ) -> dict[str, Outcome]:
-    """Run every benchmark ``runs`` times on each side, the two sides taking turns; collect the figures."""
+    """Run every benchmark ``runs`` times on each side, the two sides taking turns, after ``warm_up`` runs whose
+    figures are dropped (they fill each side's caches); collect the figures."""
     outcomes = {bench: Outcome() for bench in benchmarks}
     with tempfile.TemporaryDirectory(prefix="compare-revisions-") as scratch:
         trees = {side: Path(scratch) / side for side in SIDES}
@@ -151,14 +159,17 @@ def compare(
                 outcome.missing = {s for s in SIDES if not (trees[s] / "benchmarks" / command[0]).is_file()}
                 if len(outcome.missing) == len(SIDES):
                     print(f"{command[0]}: in neither revision", file=sys.stderr)
-                for number in range(runs):
+                for number in range(-warm_up, runs):
                     order = SIDES if number % 2 == 0 else SIDES[::-1]
                     for side in (s for s in order if s not in outcome.missing):
-                        print(f"{command[0]} run {number + 1}/{runs} on {side} …", file=sys.stderr, flush=True)
+                        what = "warm-up" if number < 0 else f"run {number + 1}/{runs}"
+                        print(f"{command[0]} {what} on {side} …", file=sys.stderr, flush=True)
                         cache = Path(scratch) / f"{side}-cache"
                         output, error = run_once(trees[side], cache, command, cpu, timeout)
                         if error:
                             outcome.errors[side].append(error)
+                        if number < 0:
+                            continue
                         for figure, value in figures(output):
                             outcome.values.setdefault(figure, {s: [] for s in SIDES})[side].append(value)
         finally:
@@ -210,13 +221,16 @@ def main() -> int:
     parser.add_argument("--old", default="5cda67c", help="the revision before the work (default: 5cda67c)")
     parser.add_argument("--new", default="HEAD", help="the revision after it (default: HEAD)")
     parser.add_argument("--runs", type=int, default=3, help="runs per benchmark and revision (median shown)")
+    parser.add_argument("--warm-up", type=int, default=0, help="runs per side first, their figures dropped")
     parser.add_argument("--cpu", default="0", help="taskset CPU list to pin the runs to ('' for no pinning)")
     parser.add_argument("--threshold", type=float, default=10.0, help="percent worse that is flagged")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds a single run may take")
     parser.add_argument("--repository", type=Path, default=Path(__file__).resolve().parent.parent)
     args = parser.parse_args()
     revisions = {"old": args.old, "new": args.new}
-    outcomes = compare(args.repository, revisions, args.benchmarks, args.runs, args.cpu or None, args.timeout)
+    outcomes = compare(
+        args.repository, revisions, args.benchmarks, args.runs, args.warm_up, args.cpu or None, args.timeout
+    )
     return 1 if report(outcomes, revisions, args.threshold) else 0
 
 
