@@ -185,15 +185,21 @@ def report(outcomes: dict[str, Outcome], revisions: dict[str, str], threshold: f
     print(f"old = {revisions['old']}, new = {revisions['new']}; medians; WORSE = more than {threshold:g} % worse")
     for bench, outcome in outcomes.items():
         print(f"\n== {bench}")
-        if outcome.missing:
-            print(f"   (benchmark {' and '.join(sorted(outcome.missing))}: not in that revision)")
+        for side in sorted(outcome.missing):
+            print(f"   (not in the {side} revision)")
         for side in SIDES:
             for error in dict.fromkeys(outcome.errors[side]):
                 print(f"   {side} run failed: {error}")
+        if not outcome.values:
+            print("   (no figures)")
+            continue
         rows = [("figure", "old", "new", "change", "")]
         for figure, values in outcome.values.items():
             old, new = median(values["old"]), median(values["new"])
             percent, verdict = change(figure, old, new, threshold)
+            absent = "old" if old is None else "new" if new is None else None
+            if absent and outcome.errors[absent]:  # not printed because that side's run broke off
+                verdict = f"{absent} failed"
             worse += verdict == "WORSE"
             rows.append((figure.label, _shown(old), _shown(new), percent, verdict))
         widths = [max(len(row[i]) for row in rows) for i in range(5)]
