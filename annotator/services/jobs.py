@@ -481,7 +481,7 @@ def work(project: Project, job_id: int) -> Job:
         values = {"state": JobState.CANCELLED, "message": f"cancelled at {reporter_progress(project, job_id)}"}
     except UserError as error:
         values = {"state": JobState.FAILED, "error": str(error)}
-    except Exception as error:  # the job must end recorded, whatever happened; the log keeps the traceback
+    except Exception as error:  # broad on purpose: the worker's top level; the job must end recorded, whatever happened
         traceback.print_exc()
         values = {"state": JobState.FAILED, "error": f"{type(error).__name__}: {error}"}
     finally:
