@@ -13,9 +13,10 @@ fills it first, so no measured run pays for a cold cache. The exit code is 1 whe
 A *figure* is a number followed by a unit on a line the benchmark prints: a time (``s``, ``ms``, ``µs``, ``min``:
 lower is better), a rate (``/s``, ``items/s``: higher is better) or a size (``KB``, ``MB``, ``GB``: lower is
 better). Counts and percentages are not figures. Lines are matched between revisions with their numbers blanked
-out, so "2,124 changes … median 149 s" is the same figure whatever the counts. The table gives each figure's median
-per side and its change; ``WORSE`` marks one more than ``--threshold`` (10 %) worse. A benchmark or figure that
-only the new revision has is ``new``, one only the old has is ``gone``; a failed run is reported with its error.
+out and what follows the last figure left off, so "2,124 changes … median 149 s" is the same figure whatever the
+counts, and "… 62 ms ok" the same as "… 412 ms OVER". The table gives each figure's median per side and its
+change; ``WORSE`` marks one more than ``--threshold`` (10 %) worse. A benchmark or figure that only the new
+revision has is ``new``, one only the old has is ``gone``; a failed run is reported with its error.
 """
 
 from __future__ import annotations
@@ -72,13 +73,17 @@ def figures(output: str) -> list[tuple[Figure, float]]:
     seen: dict[str, int] = {}
     for raw in output.splitlines():
         text = " ".join(raw.split())
-        template = NUMBER.sub("#", text)
+        matches = list(FIGURE.finditer(text))
+        if not matches:
+            continue
+        # the line up to its last figure, numbers blanked: a verdict after it ("ok" / "OVER") is not its identity
+        template = NUMBER.sub("#", text[: matches[-1].end()])
         occurrence = seen[template] = seen.get(template, -1) + 1
         head, colon, _ = text.partition(": ")
         start = len(head) + 2 if colon and not FIGURE.search(head) else 0
         prefix = head if start else re.split(r", |: |\(", text, maxsplit=1)[0]
         prefix = re.sub(r"\s*\([^)]*\)", "", prefix).strip()  # "start-up for DE alone (fresh …)": the words
-        for index, match in enumerate(FIGURE.finditer(text)):
+        for index, match in enumerate(matches):
             # what stands just before the number ("warm", "median"), after the line's head
             clause = re.split(r"[;,] ", text[start : match.start()])[-1].strip(" ()=:")
             label = " · ".join(part for part in dict.fromkeys((prefix, clause)) if part)
