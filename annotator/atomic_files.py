@@ -68,7 +68,14 @@ class AtomicFolder:
         self.root = root
         self.name = name
         self.temporary: Path | None = None
-        self.final: Path | None = None
+        self._final: Path | None = None
+
+    @property
+    def final(self) -> Path:
+        """The published folder; reading it before the ``with`` block has succeeded is a programming error."""
+        if self._final is None:
+            raise RuntimeError(f"AtomicFolder {self.name!r} has not been published (its block failed or is running)")
+        return self._final
 
     def __enter__(self) -> Path:
         make_private_folder(self.root)
@@ -82,7 +89,7 @@ class AtomicFolder:
             shutil.rmtree(self.temporary, ignore_errors=True)
             return False
         try:
-            self.final = publish_folder(self.temporary, self.root, self.name)
+            self._final = publish_folder(self.temporary, self.root, self.name)
         except BaseException:
             shutil.rmtree(self.temporary, ignore_errors=True)
             raise

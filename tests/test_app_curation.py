@@ -365,6 +365,16 @@ def test_review_is_for_leads_only(demo: Path) -> None:
     assert list(progress["total"]) == [18] * 5
 
 
+def test_the_dataset_page_is_in_the_leads_navigation_like_every_page(demo: Path) -> None:
+    at = login(start(), TRANSLATOR)
+    with pytest.raises(ValueError):
+        at.switch_page("pages/dataset.py")
+    lead = login(start(), LEAD)
+    lead.switch_page("pages/dataset.py").run()
+    assert not lead.exception, lead.exception
+    assert [h.value for h in lead.header] == ["Dataset"]
+
+
 def test_items_page_lists_every_item(demo: Path) -> None:
     at = login(start(), TRANSLATOR)
     at.switch_page("pages/items.py").run()

@@ -28,7 +28,7 @@ from annotator.data_export.dataset import (
 from annotator.domain.candidates import parse_candidate
 from annotator.domain.model import CandidateEntry, ItemLanguage, Origin, Status
 from annotator.domain.refinement_stats import records_from_states, refinement_table
-from annotator.project import Project, ProjectSettings
+from annotator.project import LexiconSettings, Project, ProjectSettings
 from annotator.services.curation import CurationService
 from annotator.services.importing import import_items
 
@@ -394,6 +394,19 @@ def test_the_evaluation_reads_the_exported_dataset(curated: Project, tmp_path: P
         lines["shot-whiskey"]["languages"]["IT"]["bad"]
     )
     assert "DE" not in dataset.items[DISCARDED].languages
+
+
+def test_an_unreadable_wordnet_is_named_in_the_manifest_and_the_export_goes_on(
+    project: Project, tmp_path: Path
+) -> None:
+    """The manifest's lexicon line is a record, not a gate: a damaged ``wn.db`` is written down as such."""
+    project.save_settings(ProjectSettings(name="wn", languages=("IT",), lexicon=LexiconSettings("wordnet")))
+    project.wordnet_folder.mkdir(parents=True, exist_ok=True)
+    (project.wordnet_folder / "wn.db").write_bytes(b"not a database, " * 16)
+    result = export_dataset(project, tmp_path / "out")
+    assert result.manifest["lexicon"]["provider"] == "wordnet"
+    assert result.manifest["lexicon"]["error"] == "wordnet not readable: file is not a database"
+    assert json.loads(result.files[MANIFEST_FILE].read_text(encoding="utf-8")) == result.manifest
 
 
 @pytest.mark.parametrize("kind", ["existing file", "under a file", "under /proc"])

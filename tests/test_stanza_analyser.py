@@ -302,6 +302,18 @@ def test_missing_explicit_model_file_is_named(tmp_path: Path):
         StanzaAnalyser(model_dir=tmp_path, model_paths={"IT": {"tokenize": missing}}).pipeline("IT")
 
 
+def test_a_processor_whose_requirements_are_not_loaded_is_named(it_models: dict[str, str], tmp_path: Path):
+    """Stanza refuses a pipeline whose processor needs one that is not in it (a lemmatizer told to use the tags
+    needs the tagger): the analyser names it instead of letting Stanza's own exception through."""
+    from stanza.pipeline.core import PipelineRequirementsException
+
+    untagged = {name: path for name, path in it_models.items() if name != "pos"}
+    analyser = StanzaAnalyser(model_dir=tmp_path, model_paths={"IT": untagged}, pipeline_options={"lemma_pos": True})
+    with pytest.raises(AnalyserUnavailable, match=r"(?s)Stanza models for IT.*lemma.*pos") as caught:
+        analyser.pipeline("IT")
+    assert isinstance(caught.value.__cause__, PipelineRequirementsException)
+
+
 def test_cli_reports_missing_stanza_models_with_exit_code_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     record = {
         "id": "x",

@@ -124,16 +124,16 @@ class StanzaAnalyser:
             options["lang"] = self._check_installed(lang, code)
             options["processors"] = "tokenize,pos,lemma"  # Stanza adds mwt where the language has it
         options.update(self.pipeline_options)
+        from stanza.pipeline.core import PipelineRequirementsException  # stanza is imported by now (__init__)
+
         try:
             return self._stanza.Pipeline(**options)
         except AnalyserUnavailable:
             raise
         except (FileNotFoundError, ValueError, KeyError) as error:
             raise self._missing(lang, f"{type(error).__name__}: {error}") from error
-        except Exception as error:
-            if type(error).__name__ == "PipelineRequirementsException":
-                raise self._missing(lang, str(error).strip()) from error
-            raise
+        except PipelineRequirementsException as error:  # a processor needs one that is not loaded
+            raise self._missing(lang, str(error).strip()) from error
 
     def _check_installed(self, lang: str, code: str) -> str:
         resources_file = self.model_dir / "resources.json"

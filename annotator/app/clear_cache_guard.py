@@ -30,14 +30,14 @@ def may_clear_cache(session_state: Any) -> bool:
     local lead)."""
     try:
         session = session_state[state.USER_KEY]
-    except Exception:  # no login in this session (Streamlit raises KeyError, or its own error, for a missing key)
+    except KeyError:  # no login in this session
         session = None
     try:
         project = state.get_project()
         if not isinstance(session, accounts.Session):
             return not accounts.has_users(project)
         user = accounts.session_user(project, session)
-    except Exception:  # no project, database down: refuse rather than guess
+    except Exception:  # broad on purpose: a security check fails closed on any fault (no project, database down)
         LOG.exception("could not check who asked to clear the caches; refused")
         return False
     return user is not None and user.is_lead

@@ -1,8 +1,7 @@
 """The app's entry point (``streamlit run annotator/app/main.py``, or ``annotator serve``).
 
 It opens the project, asks for a login when the project has accounts (none: the local user, a lead), and
-builds the navigation for the user's role. The Dataset page is added only when its module imports, so a
-broken optional page never takes the app down.
+builds the navigation for the user's role.
 
 Because ``pages/`` sits next to this file, Streamlit sometimes runs a page file directly (its old
 pages-folder convention: the first run of a server process, and every ``AppTest`` run). Page files therefore
@@ -12,9 +11,7 @@ end with ``run_page(render)``, which routes such a direct run through ``main()``
 from __future__ import annotations
 
 import gc
-import importlib
 import importlib.util
-import logging
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,7 +23,6 @@ from annotator.app.safe_text import md
 from annotator.domain.model import User
 from annotator.errors import UserError
 
-LOG = logging.getLogger("annotator.app")
 HERE = Path(__file__).resolve().parent
 PAGES = HERE / "pages"
 CURATE_PAGE = PAGES / "curate.py"
@@ -44,22 +40,6 @@ FOCUS_USER_NAME = """<script>
   focus();
 })();
 </script>"""
-
-
-def optional_page(module_name: str, title: str, url_path: str, icon: str) -> st.Page | None:
-    """A page from a colleague's module, or None (with a log line) when it is missing or broken."""
-    try:
-        if importlib.util.find_spec(module_name) is None:
-            return None
-        module = importlib.import_module(module_name)
-    except Exception:
-        LOG.exception("page module %s failed to import; leaving it out", module_name)
-        return None
-    render = getattr(module, "render", None)
-    if not callable(render):
-        LOG.warning("page module %s has no render(); leaving it out", module_name)
-        return None
-    return st.Page(render, title=title, url_path=url_path, icon=icon)
 
 
 def open_curate() -> None:
@@ -81,11 +61,8 @@ def build_pages(user: User | None) -> dict[str, list[st.Page]]:
         st.Page(PAGES / "project.py", title="Project", url_path="project", icon=":material/settings:"),
         st.Page(PAGES / "agreement.py", title="Agreement", url_path="agreement", icon=":material/compare:"),
         st.Page(PAGES / "people.py", title="People", url_path="people", icon=":material/manage_accounts:"),
+        st.Page(PAGES / "dataset.py", title="Dataset", url_path="dataset", icon=":material/dataset:"),
     ]
-    for module, title, path, icon in (("annotator.app.pages.dataset", "Dataset", "dataset", ":material/dataset:"),):
-        page = optional_page(module, title, path, icon)
-        if page is not None:
-            lead_pages.append(page)
     pages = {"Curation": [start, curate, copies, items, guide]}
     if user is None or user.is_lead:
         pages["Lead"] = lead_pages

@@ -123,7 +123,7 @@ def _from_secrets(key: str) -> object:
     """A top-level entry of Streamlit's secrets (``.streamlit/secrets.toml``, ``annotator serve --secrets``)."""
     try:
         return st.secrets.get(key)
-    except Exception:  # no secrets file: Streamlit raises rather than returning nothing
+    except FileNotFoundError:  # no (or an unparsable) secrets file: Streamlit's StreamlitSecretNotFoundError
         return None
 
 
@@ -207,12 +207,10 @@ def sso_identity() -> dict[str, object] | None:
     """The provider's identity (``st.user``) when this browser signed in with single sign-on, else None."""
     if not sso_providers():
         return None
-    try:
-        if not st.user.is_logged_in:
-            return None
-        return dict(st.user.to_dict())
-    except Exception:  # no client context (AppTest, bare runs)
+    identity = st.user.to_dict()  # empty without a browser session; no is_logged_in outside one (AppTest)
+    if not identity.get("is_logged_in"):
         return None
+    return dict(identity)
 
 
 class SsoRefused(Exception):
@@ -257,10 +255,7 @@ def _resume_from_cookie(project: Project) -> User | None:
     if st.session_state.get(COOKIE_TRIED_KEY):
         return None
     st.session_state[COOKIE_TRIED_KEY] = True
-    try:
-        token = st.context.cookies.get(cookie_name(project))
-    except Exception:  # no client context (AppTest, bare runs)
-        token = None
+    token = st.context.cookies.get(cookie_name(project))  # empty without a browser session (bare runs)
     if not isinstance(token, str) or not token:
         return None
     key = project_key(project)
@@ -300,11 +295,8 @@ def cookie_sent() -> None:
 def client_address() -> str:
     """The browser's address for counting failed log-ins: the connection's (Streamlit gives None for localhost),
     or, when that is a trusted proxy, the client ``X-Forwarded-For`` names (``accounts.client_address``)."""
-    try:
-        peer = st.context.ip_address
-        forwarded = st.context.headers.get("X-Forwarded-For")
-    except Exception:  # no client context (e.g. a bare script run)
-        peer, forwarded = None, None
+    peer = st.context.ip_address  # None, and no headers, without a browser session (bare runs)
+    forwarded = st.context.headers.get("X-Forwarded-For")
     peer = peer if isinstance(peer, str) else None  # (AppTest's stand-in context answers with other objects)
     forwarded = forwarded if isinstance(forwarded, str) else None
     return accounts.client_address(peer, forwarded, trusted_proxies())

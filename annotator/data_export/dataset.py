@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import re
+import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -352,11 +353,12 @@ def lexicon_info(project: ProjectContext, settings: ProjectSettings) -> dict[str
 
         info.update(version=api_version(config.base_url), base_url=config.base_url)
     elif config.provider == "wordnet":
+        from annotator.lexicon.base import LexiconError
         from annotator.lexicon.wordnet import lexicon_specifiers
 
         try:
             specifiers = lexicon_specifiers(project.wordnet_folder)
-        except Exception as error:  # the optional wn library missing, or its database unreadable
+        except (LexiconError, OSError, sqlite3.Error) as error:  # wn not installed, its folder or database unreadable
             info["error"] = f"wordnet not readable: {error}"
         else:
             info.update(version="+".join(specifiers) or None, lexicons=specifiers)
@@ -512,7 +514,6 @@ def _export(
             _write_document(tmp / MANIFEST_FILE, json_document(manifest))
     except OSError as error:  # the output folder is a file, cannot be created, is read-only, the disk is full…
         raise cannot_write(root, error) from error
-    assert folder.final is not None
     final = folder.final
     return ExportResult(final, {name: final / name for name in [*sorted(files), MANIFEST_FILE]}, manifest)
 

@@ -270,7 +270,8 @@ def set_role(project: ProjectContext, name: str, role: Role | str, languages: tu
     with project.db.write() as conn:
         project.repo.update_user(conn, name, role=role, languages=langs)
         user = project.repo.get_user(conn, name)
-    assert user is not None  # update_user raised for an unknown name
+    if user is None:  # update_user already refused an unknown name; this keeps the return type honest
+        raise UserError(f"No user named {name!r}.")
     return user
 
 

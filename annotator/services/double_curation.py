@@ -177,7 +177,8 @@ class DoubleCurationService:
                 if not chosen:
                     problems.append("the list of items is empty")
             else:
-                assert share is not None
+                if share is None:  # refused above (items or a share); this keeps the type checker informed
+                    raise UserError("Give either a list of items or a share of the items, not both.")
                 pool = sorted(eligible)
                 chosen = sorted(random.Random(seed).sample(pool, round(share * len(pool))))
                 if not chosen:

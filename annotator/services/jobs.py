@@ -218,13 +218,12 @@ def launch_worker(project: ProjectContext, job_id: int) -> int:
 def get(project: ProjectContext, job_id: int) -> Job:
     with project.db.read() as conn:
         job = store.get_job(conn, job_id)
-    if job is None:
-        raise JobRefused(f"No job {job_id}.")
-    if job.active and not _living([job]):
+    if job is not None and job.active and not _living([job]):
         with project.db.write() as conn:
             _reconcile(conn, [job])
             job = store.get_job(conn, job_id)
-    assert job is not None
+    if job is None:
+        raise JobRefused(f"No job {job_id}.")
     return job
 
 
@@ -484,7 +483,7 @@ def work(project: ProjectContext, job_id: int) -> Job:
         values = {"state": JobState.CANCELLED, "message": f"cancelled at {reporter_progress(project, job_id)}"}
     except UserError as error:
         values = {"state": JobState.FAILED, "error": str(error)}
-    except Exception as error:  # the job must end recorded, whatever happened; the log keeps the traceback
+    except Exception as error:  # broad on purpose: the worker's top level; the job must end recorded, whatever happened
         traceback.print_exc()
         values = {"state": JobState.FAILED, "error": f"{type(error).__name__}: {error}"}
     finally:

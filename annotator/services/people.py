@@ -121,8 +121,7 @@ def change_person(
             detail["email"] = address
         if len(detail) > 1:
             record(project, conn, acting, "account_change", detail)
-        after = project.repo.get_user(conn, name)
-    assert after is not None
+        after = _existing(project, conn, name)
     return after
 
 
