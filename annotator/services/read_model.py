@@ -24,7 +24,6 @@ from annotator.data_export.dataset import select as select_export
 from annotator.domain.dataset_counts import DatasetCounts
 from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementTable
-from annotator.gc_pause import gc_paused
 from annotator.store import double_curation, schema
 from annotator.store.repository import QueueEntry, ReviewState, visible
 
@@ -73,18 +72,20 @@ class DatasetOverview:
 
 
 def _compute(project: ProjectContext) -> dict[ExportOptions, DatasetOverview]:
-    """Read the project once and derive the overview for every combination of the two export options."""
-    with gc_paused():
-        data = load_project_data(project)
-        overviews: dict[ExportOptions, DatasetOverview] = {}
-        table: RefinementTable | None = None
-        for incomplete, partial in product((False, True), repeat=2):
-            options = ExportOptions(include_incomplete=incomplete, keep_partially_discarded=partial)
-            selection = select_export(data, options)
-            table = table or selection.refinement()  # over every done item-language: options do not matter
-            overviews[options] = DatasetOverview(
-                options, table, selection.counts(), dict(selection.left_out), len(selection.items)
-            )
+    """Read the project once and derive the overview for every combination of the two export options.
+
+    It runs in a Streamlit request thread, so it leaves the cyclic collector alone (issue 24): pausing it there
+    paused it for every session of the process."""
+    data = load_project_data(project)
+    overviews: dict[ExportOptions, DatasetOverview] = {}
+    table: RefinementTable | None = None
+    for incomplete, partial in product((False, True), repeat=2):
+        options = ExportOptions(include_incomplete=incomplete, keep_partially_discarded=partial)
+        selection = select_export(data, options)
+        table = table or selection.refinement()  # over every done item-language: options do not matter
+        overviews[options] = DatasetOverview(
+            options, table, selection.counts(), dict(selection.left_out), len(selection.items)
+        )
     return overviews
 
 
