@@ -74,8 +74,7 @@ def render_discuss(project: Project, langs: tuple[str, ...]) -> None:
         width="stretch",
     )
     entry, _il = _pick("Open", rows, DISCUSS_PICK)
-    user = state.current_user()
-    assert user is not None
+    user = state.require_lead()  # Review is a lead's page: anyone else is stopped with a message
     try:
         view = state.service().view(entry.item_id, entry.lang)
     except UserError as error:
@@ -186,8 +185,7 @@ def throughput_rows(figures: throughput.Throughput) -> list[dict[str, Any]]:
 
 def render_throughput(project: Project) -> None:
     """This week's pace from the history (how time per item is measured: ``annotator.domain.throughput``)."""
-    user = state.current_user()
-    assert user is not None
+    user = state.require_lead()  # Review is a lead's page: anyone else is stopped with a message
     figures = team_throughput(project, user)
     st.markdown(
         f"**Throughput** (week from {figures.week_start:%a %d %b}, UTC) · team rate "
