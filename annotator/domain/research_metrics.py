@@ -2,14 +2,15 @@
 bootstrap confidence intervals, a paired bootstrap test, and the leaderboard table (CSV, Markdown, LaTeX).
 
 Pure functions over outcomes (``GOOD`` / ``BAD`` / ``MISS``) so a published number can be recomputed from
-``analysed.jsonl`` alone. Resampling uses its own ``random.Random(seed)``: a fixed seed gives the same interval.
+``analysed.jsonl`` alone. Resampling uses its own seeded numpy generator (a fixed seed gives the same interval)
+and draws each resample's counts of the outcome kinds at once (a multinomial): the same distribution as drawing the
+n items one by one, in O(1) per resample instead of O(n).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -174,22 +175,21 @@ def paired_bootstrap(
     if observed_a is None or observed_b is None:
         return PairedTest(None, None, 0)
     delta = observed_a - observed_b
-    rng = random.Random(seed)
-    code = {GOOD: 0, BAD: 1}  # anything else is MISS (2); a pair is coded 3·a + b so C-level counting does the work
-    pairs = [3 * code.get(x, 2) + code.get(y, 2) for x, y in zip(a, b, strict=True)]
-    n = len(pairs)
+    code = {GOOD: 0, BAD: 1}  # anything else is MISS (2); a pair is coded 3·a + b
+    pairs = Counter(3 * code.get(x, 2) + code.get(y, 2) for x, y in zip(a, b, strict=True))
+    n = len(a)
+    # resampling n pairs with replacement is a multinomial draw of the nine kinds' counts: O(1) per resample
+    drawn = numpy.random.default_rng(seed).multinomial(n, [pairs[kind] / n for kind in range(9)], size=resamples)
+    good_a = drawn[:, 0:3].sum(axis=1)
+    scored_a = good_a + drawn[:, 3:6].sum(axis=1)
+    good_b = drawn[:, 0::3].sum(axis=1)
+    scored_b = good_b + drawn[:, 1::3].sum(axis=1)
     at_least = used = 0
-    for _ in range(resamples):
-        counts = Counter(rng.choices(pairs, k=n))
-        good_a = sum(counts[3 * 0 + j] for j in range(3))
-        scored_a = good_a + sum(counts[3 * 1 + j] for j in range(3))
-        good_b = sum(counts[3 * i + 0] for i in range(3))
-        scored_b = good_b + sum(counts[3 * i + 1] for i in range(3))
-        if not scored_a or not scored_b:
+    for ga, sa, gb, sb in zip(good_a.tolist(), scored_a.tolist(), good_b.tolist(), scored_b.tolist(), strict=True):
+        if not sa or not sb:
             continue
-        acc_a, acc_b = good_a / scored_a, good_b / scored_b
         used += 1
-        if abs((acc_a - acc_b) - delta) >= abs(delta) - 1e-12:
+        if abs((ga / sa - gb / sb) - delta) >= abs(delta) - 1e-12:
             at_least += 1
     return PairedTest(delta, at_least / used if used else None, used)
 
