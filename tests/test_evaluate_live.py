@@ -268,3 +268,25 @@ def test_a_plain_utf8_file_is_read_whole_as_the_line_reader_reads_it(tmp_path: P
     rows.write_text("{}\n" * 3)
     assert inputs._plain_utf8_text(rows, InputLimits(max_rows=3)) == "{}\n" * 3
     assert inputs._plain_utf8_text(rows, InputLimits(max_rows=2)) is None
+
+
+def test_the_live_items_carry_their_domain_like_the_exported_file(demo: Project, tmp_path: Path) -> None:
+    """An item's optional domain reaches the live evaluation as it reaches the file's: the breakdown by domain is
+    in both runs' metrics, and the Evaluate page's kept run gives it back."""
+    with demo.db.write() as conn:
+        conn.execute(text("UPDATE items SET domain = 'news' WHERE id IN ('head-stream', 'shot-whiskey')"))
+    exported = export_dataset(demo, tmp_path / "exports", BOTH)
+    from_file = load_dataset(exported.path / DATASET_FILE)
+    live = dataset_from_project(demo)
+    assert live.items == from_file.items
+    assert live.items["head-stream"].domain == "news" and live.items["shot-flu"].domain is None
+
+    translations = builtin_path("demo/translations.jsonl")
+    analyser = create_analyser("default")
+    live_result = evaluate(live, load_translations(translations, live), analyser)
+    file_result = evaluate(from_file, load_translations(translations, from_file), analyser)
+    live_rows = [row.to_dict() for row in live_result.by_domain]
+    assert live_rows == [row.to_dict() for row in file_result.by_domain]
+    assert {row["domain"] for row in live_rows} == {"news", "(no domain)"}
+    assert live_result.by_domain is live_result.by_domain  # computed once per result
+    assert live_result.metrics_document()["by_domain"] == live_rows

@@ -85,3 +85,19 @@ def test_only_the_newest_finished_job_s_files_are_held(demo: Project, tmp_path: 
     evaluation = new_job(demo, JobKind.EVALUATE)
     job_files.keep_folder(demo, evaluation, JobKind.EVALUATE, folder)  # another kind: nothing of the exports goes
     assert job_files.file_names(demo, second) == ["f.txt"]
+
+
+def test_a_kept_live_run_keeps_its_items_domains(demo: Project, tmp_path: Path) -> None:
+    """The kept run's items carry their domain, so the Evaluate page's report of it breaks the scores down too."""
+    with demo.db.write() as conn:
+        conn.exec_driver_sql("UPDATE items SET domain = 'news' WHERE id = 'head-stream'")
+    dataset, translations = prepare_current(demo, builtin_path("demo/translations.jsonl"))
+    result = evaluate(dataset, translations, create_analyser("default"))
+    job_id = new_job(demo, JobKind.EVALUATE)
+    save_result(demo, job_id, result)
+
+    kept = load_result(demo, job_id)
+    assert {r.item.domain for r in kept.results} == {"news", None}
+    assert [row.to_dict() for row in kept.by_domain] == [row.to_dict() for row in result.by_domain] != []
+    write_results(kept, tmp_path / "kept")
+    assert '"by_domain"' in (tmp_path / "kept" / METRICS_FILE).read_text(encoding="utf-8")

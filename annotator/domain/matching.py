@@ -743,7 +743,8 @@ def _match_levels(cset: CandidateSet, indexed: _Indexed) -> tuple[dict[int, Cand
 def _match_stems(cset: CandidateSet, indexed: _Indexed, tag_tried: set[int]) -> list[CandidateMatch]:
     """The last step: candidates whose Snowball stems occur in order in the translation's stems."""
     level = indexed.stems
-    assert level is not None
+    if level is None:  # the translation has no stems (the backend gives none): this step finds nothing
+        return []
     matches: list[CandidateMatch] = []
     triggers = cset.stem_triggers
     common = triggers.keys() & level.keys  # only candidates whose first stem occurs are worth a search

@@ -2,17 +2,21 @@
 bootstrap confidence intervals, a paired bootstrap test, and the leaderboard table (CSV, Markdown, LaTeX).
 
 Pure functions over outcomes (``GOOD`` / ``BAD`` / ``MISS``) so a published number can be recomputed from
-``analysed.jsonl`` alone. Resampling uses its own ``random.Random(seed)``: a fixed seed gives the same interval.
+``analysed.jsonl`` alone. Resampling uses its own seeded numpy generator (a fixed seed gives the same interval)
+and draws each resample's counts of the outcome kinds at once (a multinomial): the same distribution as drawing the
+n items one by one, in O(1) per resample instead of O(n).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy
 
 from annotator.domain.metrics import ALL, BAD, GOOD, MISS, ScoredItem, compute_metrics
 from annotator.domain.output_text import csv_text_cell, markdown_escape
@@ -111,6 +115,32 @@ def _percentile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[lower] + (sorted_values[upper] - sorted_values[lower]) * (position - lower)
 
 
+def _resampled_counts(good: int, bad: int, miss: int, resamples: int, seed: int) -> Any:
+    """(GOOD, BAD, MISS) counts of ``resamples`` bootstrap resamples of n = good + bad + miss outcomes, one row each.
+
+    Drawing n outcomes with replacement from three kinds is a multinomial draw of their counts, so each resample
+    costs O(1) rather than O(n): a breakdown over 50,000 translations takes milliseconds, not seconds.
+    """
+    n = good + bad + miss
+    rng = numpy.random.default_rng(seed)
+    return rng.multinomial(n, [good / n, bad / n, miss / n], size=resamples)
+
+
+def _interval(point: float | None, values: Any, level: float) -> Interval:
+    """The percentile interval of the resampled values (NaN where a resample had nothing to score: left out)."""
+    kept = sorted(float(value) for value in values if value == value)
+    if point is None or not kept:
+        return Interval(None, None, None, 0, level)
+    tail = (1 - level) / 2
+    return Interval(point, _percentile(kept, tail), _percentile(kept, 1 - tail), len(kept), level)
+
+
+def _counts(outcomes: Iterable[str]) -> tuple[int, int, int]:
+    counted = Counter(outcomes)
+    good, bad = counted[GOOD], counted[BAD]
+    return good, bad, sum(counted.values()) - good - bad
+
+
 def bootstrap_accuracy(
     outcomes: Sequence[str], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = 0.95
 ) -> Interval:
@@ -118,18 +148,7 @@ def bootstrap_accuracy(
     point = accuracy(outcomes)
     if point is None:
         return Interval(None, None, None, 0, level)
-    rng = random.Random(seed)
-    coded = [1 if o == GOOD else (0 if o == BAD else 2) for o in outcomes]
-    n = len(coded)
-    values = []
-    for _ in range(resamples):
-        sample = rng.choices(coded, k=n)
-        good, missed = sample.count(1), sample.count(2)
-        if n - missed:
-            values.append(good / (n - missed))
-    values.sort()
-    tail = (1 - level) / 2
-    return Interval(point, _percentile(values, tail), _percentile(values, 1 - tail), len(values), level)
+    return bootstrap_rates(outcomes, resamples, seed, level)[0]
 
 
 @dataclass(frozen=True)
@@ -156,22 +175,21 @@ def paired_bootstrap(
     if observed_a is None or observed_b is None:
         return PairedTest(None, None, 0)
     delta = observed_a - observed_b
-    rng = random.Random(seed)
-    code = {GOOD: 0, BAD: 1}  # anything else is MISS (2); a pair is coded 3·a + b so C-level counting does the work
-    pairs = [3 * code.get(x, 2) + code.get(y, 2) for x, y in zip(a, b, strict=True)]
-    n = len(pairs)
+    code = {GOOD: 0, BAD: 1}  # anything else is MISS (2); a pair is coded 3·a + b
+    pairs = Counter(3 * code.get(x, 2) + code.get(y, 2) for x, y in zip(a, b, strict=True))
+    n = len(a)
+    # resampling n pairs with replacement is a multinomial draw of the nine kinds' counts: O(1) per resample
+    drawn = numpy.random.default_rng(seed).multinomial(n, [pairs[kind] / n for kind in range(9)], size=resamples)
+    good_a = drawn[:, 0:3].sum(axis=1)
+    scored_a = good_a + drawn[:, 3:6].sum(axis=1)
+    good_b = drawn[:, 0::3].sum(axis=1)
+    scored_b = good_b + drawn[:, 1::3].sum(axis=1)
     at_least = used = 0
-    for _ in range(resamples):
-        counts = Counter(rng.choices(pairs, k=n))
-        good_a = sum(counts[3 * 0 + j] for j in range(3))
-        scored_a = good_a + sum(counts[3 * 1 + j] for j in range(3))
-        good_b = sum(counts[3 * i + 0] for i in range(3))
-        scored_b = good_b + sum(counts[3 * i + 1] for i in range(3))
-        if not scored_a or not scored_b:
+    for ga, sa, gb, sb in zip(good_a.tolist(), scored_a.tolist(), good_b.tolist(), scored_b.tolist(), strict=True):
+        if not sa or not sb:
             continue
-        acc_a, acc_b = good_a / scored_a, good_b / scored_b
         used += 1
-        if abs((acc_a - acc_b) - delta) >= abs(delta) - 1e-12:
+        if abs((ga / sa - gb / sb) - delta) >= abs(delta) - 1e-12:
             at_least += 1
     return PairedTest(delta, at_least / used if used else None, used)
 
@@ -213,39 +231,30 @@ class DomainRates:
 def bootstrap_rates(
     outcomes: Sequence[str], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, level: float = 0.95
 ) -> tuple[Interval, Interval, Interval]:
-    """Accuracy, %MISS and BAD-rate intervals from one set of resamples.
+    """Accuracy, %MISS and BAD-rate intervals from one set of resamples (``_resampled_counts``).
 
-    The resamples are drawn exactly as ``bootstrap_accuracy`` draws them (same coding, same seeded generator), so the
-    accuracy interval is the same one the leaderboard shows for these outcomes.
+    ``bootstrap_accuracy`` draws the same resamples, so the accuracy interval is the one the leaderboard shows for
+    these outcomes.
     """
-    n = len(outcomes)
+    return _rates(_counts(outcomes), resamples, seed, level)
+
+
+def _rates(
+    counts: tuple[int, int, int], resamples: int, seed: int, level: float
+) -> tuple[Interval, Interval, Interval]:
+    good, bad, miss = counts
+    n = good + bad + miss
     empty = Interval(None, None, None, 0, level)
     if not n:
         return empty, empty, empty
-    coded = [1 if o == GOOD else (0 if o == BAD else 2) for o in outcomes]
-    rng = random.Random(seed)
-    acc_values: list[float] = []
-    miss_values: list[float] = []
-    bad_values: list[float] = []
-    for _ in range(resamples):
-        sample = rng.choices(coded, k=n)
-        good, bad, missed = sample.count(1), sample.count(0), sample.count(2)
-        if n - missed:
-            acc_values.append(good / (n - missed))
-        miss_values.append(missed / n)
-        bad_values.append(bad / n)
-    tail = (1 - level) / 2
-
-    def interval(point: float | None, values: list[float]) -> Interval:
-        if point is None or not values:
-            return empty
-        values.sort()
-        return Interval(point, _percentile(values, tail), _percentile(values, 1 - tail), len(values), level)
-
+    drawn = _resampled_counts(good, bad, miss, resamples, seed)
+    scored = drawn[:, 0] + drawn[:, 1]
+    with numpy.errstate(invalid="ignore", divide="ignore"):
+        acc_values = drawn[:, 0] / scored  # NaN where a resample drew only MISS: left out, as before
     return (
-        interval(accuracy(outcomes), acc_values),
-        interval(coded.count(2) / n, miss_values),
-        interval(coded.count(0) / n, bad_values),
+        _interval(_ratio(good, good + bad), acc_values, level),
+        _interval(miss / n, drawn[:, 2] / n, level),
+        _interval(bad / n, drawn[:, 1] / n, level),
     )
 
 
@@ -259,17 +268,23 @@ def domain_breakdown(
 
     Empty when no item carries a domain; items without one are grouped under ``(no domain)`` when others have one.
     """
-    groups: dict[tuple[str, str], list[str]] = {}
+    groups: dict[tuple[str, str], Counter[str]] = {}
     any_domain = False
-    for system, domain, outcome in outcomes:
+    for system, domain, outcome in outcomes:  # one pass; each group keeps only its three counts
         any_domain = any_domain or bool(domain)
-        groups.setdefault((system, domain or NO_DOMAIN), []).append(outcome)
+        key = (system, domain or NO_DOMAIN)
+        counted = groups.get(key)
+        if counted is None:
+            counted = groups[key] = Counter()
+        counted[outcome] += 1
     if not any_domain:
         return []
     rows = []
-    for (system, domain), values in sorted(groups.items()):
-        acc, miss, bad = bootstrap_rates(values, resamples, seed)
-        rows.append(DomainRates(system, domain, len(values), acc, miss, bad))
+    for (system, domain), counted in sorted(groups.items()):
+        good, bad = counted[GOOD], counted[BAD]
+        counts = (good, bad, sum(counted.values()) - good - bad)
+        acc, miss, bad_rate = _rates(counts, resamples, seed, 0.95)
+        rows.append(DomainRates(system, domain, sum(counts), acc, miss, bad_rate))
     return rows
 
 

@@ -6,6 +6,7 @@ callback and returns plain dataclasses with ``to_dict()``; it never prints and n
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -29,7 +30,7 @@ from annotator.domain.matching import (
     match_translation,
 )
 from annotator.domain.metrics import MetricsReport, ScoredItem, compute_metrics, omega_rank
-from annotator.domain.research_metrics import domain_breakdown
+from annotator.domain.research_metrics import DomainRates, domain_breakdown
 from annotator.errors import UserError
 from annotator.evaluation.inputs import (
     Dataset,
@@ -150,8 +151,14 @@ class EvaluationResult:
         """The MISS (or BAD...) translations, for sending translators back to the items."""
         return [result for result in self.results if result.match.outcome == Outcome(outcome)]
 
+    @functools.cached_property
+    def by_domain(self) -> list[DomainRates]:
+        """The breakdown by domain (empty when no item has one), computed once per result: the page and the files
+        it writes ask for it again."""
+        return domain_breakdown((r.translation.system, r.item.domain, str(r.outcome)) for r in self.results)
+
     def metrics_document(self) -> dict[str, Any]:
-        by_domain = domain_breakdown((r.translation.system, r.item.domain, str(r.outcome)) for r in self.results)
+        by_domain = self.by_domain
         return {
             "format": "annotator-evaluation-metrics",
             "format_version": 1,

@@ -129,10 +129,10 @@ def _trusted(
 ) -> DatasetItem | None:
     """The item as the file reader reads its exported line, when every stored value is as the app stores it;
     None (doubted) otherwise."""
-    item_id, sentence, target_text, start, end, lemma, pos, synset, _gloss, _source, senses = item
+    item_id, sentence, target_text, start, end, lemma, pos, synset, _gloss, _source, senses, domain = item
     texts = [value for value in item if type(value) is str]
     if not (
-        len(texts) == 9  # every column but the two offsets is text
+        len(texts) == 10  # every column but the two offsets is text
         and item_id
         and sentence
         and target_text
@@ -172,6 +172,7 @@ def _trusted(
         sense_ranks=dict(ranked[0]),
         languages=languages,
         line=number,
+        domain=domain or None,  # the export writes no empty domain, so the file reader gives None
     )
 
 
@@ -343,6 +344,7 @@ def _item_line(item: DatasetItem) -> str:
         "sense_ranks": list(item.sense_ranks.items()),
         "languages": languages,
         "line": item.line,
+        "domain": item.domain,
     }
     return json.dumps(fields, ensure_ascii=False) + "\n"
 
@@ -366,6 +368,7 @@ def _item_from_line(fields: dict[str, Any]) -> DatasetItem:
         sense_ranks=dict(fields["sense_ranks"]),
         languages=languages,
         line=fields["line"],
+        domain=fields.get("domain"),  # absent in the files of a run kept before domains were carried
     )
 
 
@@ -429,7 +432,7 @@ def _candidates(stored: str | None) -> list[dict[str, Any]]:
 def _item_record(item: Sequence[Any], languages: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """What ``data_export.dataset.dataset_line`` writes for the item (δ(λ), μ(σ) and Ω(λ) from its senses).
     ``item``: its own columns, as ``EvaluationRow`` lays them out."""
-    item_id, sentence, target_text, target_start, target_end, lemma, pos, synset, gloss, source, senses = item
+    item_id, sentence, target_text, target_start, target_end, lemma, pos, synset, gloss, source, senses, domain = item
     stored = json.loads(senses)  # decoded once: the rank is looked up in stored order, as the export does
     ordered = sorted(stored, key=lambda sense: sense["rank"])
     rank = next((sense["rank"] for sense in stored if sense["synset"] == synset), None)
@@ -440,6 +443,7 @@ def _item_record(item: Sequence[Any], languages: dict[str, dict[str, Any]]) -> d
         "synset": synset,
         "gloss": gloss,
         "source": source,
+        **({"domain": domain} if domain else {}),
         "polysemy_degree": len(ordered) if ordered else None,
         "sense_rank": rank,
         "senses": [{"synset": sense["synset"], "rank": sense["rank"]} for sense in ordered],

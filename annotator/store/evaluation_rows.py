@@ -28,6 +28,7 @@ class EvaluationRow(NamedTuple):
     gloss: str | None
     source: str | None
     senses: str | None
+    domain: str | None
     lang: str | None
     status: str | None
     good: str | None
@@ -50,7 +51,7 @@ class EvaluationRowRecords:
         it, il = schema.items, schema.item_languages
         items = select(
             *(it.c[name] for name in ("id", "sentence", "target_text", "target_start", "target_end", "lemma")),
-            *(it.c[name] for name in ("pos", "synset", "gloss", "source", "senses")),
+            *(it.c[name] for name in ("pos", "synset", "gloss", "source", "senses", "domain")),
             *(null().label(name) for name in ("lang", "status", "good", "bad")),
         ).where(visible(it), it.c.excluded.is_(False))
         item_languages = select(
