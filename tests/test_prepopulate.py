@@ -361,3 +361,34 @@ def test_an_item_the_lexicon_cannot_serve_is_skipped_by_name_and_the_rest_is_don
     with project.db.read() as conn:
         detail = project.repo.audit(conn, limit=1)[0]["detail"]
     assert (detail["outcome"], detail["skipped"], detail["excluded_items"]) == ("clean", 0, 1)
+
+
+def test_dropping_the_kept_answers_between_batches_changes_no_set(
+    loaded: Project, lexicon: SnapshotLexicon, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past SETS_KEPT derived answers, G0/B0 are dropped and recomputed from the kept synset records (memory stays
+    bounded at 100,000 items): every set is the same as without the drop."""
+    import annotator.services.prepopulate as prepopulate_module
+
+    inventory = prepopulate_module.SenseInventory(lexicon, ("IT", "DE"))
+    item = import_row_item(loaded, "drink")
+    senses = inventory.senses(item.target.lemma, item.target.pos)
+    allowed = lambda source: True  # noqa: E731
+    before = inventory.initial_sets(item, senses, "IT", allowed)
+    monkeypatch.setattr(prepopulate_module, "SETS_KEPT", 0)
+    assert inventory.trim() is True and inventory.trim() is False  # dropped once; nothing left to drop
+    after = inventory.initial_sets(item, senses, "IT", allowed)
+    assert after == before and after is not before  # recomputed, equal
+
+    monkeypatch.setattr(prepopulate_module, "BATCH_SIZE", 1)  # a drop after every item
+    report = prepopulate(loaded, lexicon=lexicon)
+    assert report.items == 4 and report.item_languages == 20
+    for item_id in ("drink", "drink-2"):
+        it, _ = state(loaded, item_id, "IT")
+        assert [c.text for c in it.initial_good] == ["goccio", "colpo", "bicchierino"]
+        assert [c.text for c in it.initial_bad] == ["sparo", "iniezione"]
+
+
+def import_row_item(project: Project, item_id: str):  # type: ignore[no-untyped-def]
+    with project.db.read() as conn:
+        return project.repo.get_item(conn, item_id)

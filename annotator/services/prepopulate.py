@@ -41,6 +41,8 @@ from annotator.store.repository import PreparedSaves
 SYSTEM_USER = "system:prepopulate"
 #: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
 BATCH_SIZE = 200
+#: Derived G0/B0 answers kept between batches (recomputed from the kept synset records when dropped): bounds memory.
+SETS_KEPT = 200_000
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 #: Redo runs are audited under their own action, with the choice that was made.
@@ -80,6 +82,17 @@ class SenseInventory:
         self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
         self._lexicalizations: dict[tuple[str, str], list[str]] = {}
         self._sets: dict[tuple[str, str, str, str], InitialSets] = {}
+
+    def trim(self) -> bool:
+        """Drop the derived answers (Λ_L(σ), G0/B0) once there are more than ``SETS_KEPT``; True when dropped.
+
+        The lexicon's own answers (synset records, Ω(λ)) stay, so nothing is asked of the lexicon again.
+        """
+        if len(self._sets) <= SETS_KEPT:
+            return False
+        self._sets.clear()
+        self._lexicalizations.clear()
+        return True
 
     def record(self, synset_id: str) -> SynsetRecord:
         found = self._records.get(synset_id)
@@ -365,6 +378,8 @@ class _Run:
             repo.update_items_lexicon(conn, batch.lexicon_rows)
             repo.apply_saves(conn, prepared)
         self.project.db.pause_for_other_writers()
+        if self.inventory.trim():
+            self.encoded.clear()  # keyed by the dropped sets' identity
         self.report.items += len(batch.lexicon_rows)
         self.report.item_languages += len(batch.states)
         self.report.overlaps += sum(1 for s in batch.states if s.overlaps)

@@ -57,6 +57,7 @@ class PrepopulationRecords:
             query = select(il).where(
                 il.c.item_id.in_(chunk), il.c.prepopulated.is_(False), il.c.lang.in_(list(langs)), visible(il)
             )
-            for row in conn.execute(query.order_by(il.c.item_id, il.c.lang)):
-                found.setdefault(row.item_id, []).append(item_language_from_row(row))
+            for row in conn.execute(query.order_by(il.c.item_id, il.c.lang)).all():
+                state = item_language_from_row(row)
+                found.setdefault(state.item_id, []).append(state)
         return found

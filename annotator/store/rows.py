@@ -19,9 +19,18 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
+#: One encoder for every stored value: ``json.dumps`` with options builds a new encoder on each call.
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
 def dumps(value: Any) -> str:
     """JSON as stored: compact, keys sorted, non-ASCII kept (the same value is always the same text)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return _JSON.encode(value)
+
+
+def strings_from_json(raw: str) -> tuple[str, ...]:
+    """A stored list of strings; the empty list (most rows' overlaps and filter results) is not decoded."""
+    return () if raw == "[]" else tuple(json.loads(raw))
 
 
 def not_staged(item_id: Any) -> Any:
