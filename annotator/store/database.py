@@ -359,22 +359,21 @@ class Database:
     def _serialise_writers(self, connection: Connection) -> None:
         """PostgreSQL: wait for the previous writer to commit, as ``BEGIN IMMEDIATE`` does on SQLite.
 
-        The wait ends after the busy time-out: ``lock_timeout`` (set per connection) and, in case the lock call
-        stalls for another reason, a statement time-out on the lock call alone, reset for the transaction's own
-        statements (an import's may legitimately run longer).
+        The wait ends after the busy time-out: ``lock_timeout`` (per connection) and a statement time-out on the
+        lock call alone, reset for the transaction's own statements; one round trip (simple query protocol).
         """
         if self.is_sqlite:
             return
-        limit = str(max(1, self.busy_timeout_ms))
-        connection.execute(text("SELECT set_config('statement_timeout', :ms, true)"), {"ms": limit})
+        limit, key = max(1, int(self.busy_timeout_ms)), int(WRITE_LOCK_KEY)
         try:
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": WRITE_LOCK_KEY})
+            connection.exec_driver_sql(
+                f"SET LOCAL statement_timeout = {limit}; SELECT pg_advisory_xact_lock({key}); "
+                "SET LOCAL statement_timeout TO DEFAULT"
+            )
         except DBAPIError as error:
-            code = getattr(error.orig, "sqlstate", None)
-            if code == "57014":  # query_canceled: the statement time-out above
+            if getattr(error.orig, "sqlstate", None) == "57014":  # query_canceled: the statement time-out above
                 raise self.busy_error() from error
             raise
-        connection.exec_driver_sql("SET LOCAL statement_timeout TO DEFAULT")
 
     @contextmanager
     def _refusals_as_user_errors(self) -> Iterator[None]:
