@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from annotator.atomic_files import cannot_write
-from annotator.reporting.report import write_report
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here, not at the top: pandas and altair cost ~0.7 s, which every other command would pay at start-up.
+    from annotator.reporting.report import write_report
+
     try:  # the inputs' own read errors are UserErrors already: an OSError is the output's (a full disk, no rights)
         paths = write_report(args.folder, args.out, args.stats)
     except OSError as error:
