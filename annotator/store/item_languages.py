@@ -32,24 +32,23 @@ def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
 
 
 def item_language_from_row(row: Any) -> ItemLanguage:
-    row = row._mapping  # SQLAlchemy's by-name view of a row (public despite the underscore): faster per field
     return ItemLanguage(
-        item_id=row["item_id"],
-        lang=row["lang"],
-        status=Status(row["status"]),
-        version=row["version"],
-        good=candidates_from_json(row["good"]),
-        bad=candidates_from_json(row["bad"]),
-        initial_good=candidates_from_json(row["initial_good"]),
-        initial_bad=candidates_from_json(row["initial_bad"]),
-        overlaps=strings_from_json(row["overlaps"]),
-        prepopulated=bool(row["prepopulated"]),
-        discuss_note=row["discuss_note"],
-        discard_reason=DiscardReason(row["discard_reason"]) if row["discard_reason"] else None,
-        discard_note=row["discard_note"],
-        status_by=row["status_by"],
-        updated_by=row["updated_by"],
-        updated_at=row["updated_at"],
+        item_id=row.item_id,
+        lang=row.lang,
+        status=Status(row.status),
+        version=row.version,
+        good=candidates_from_json(row.good),
+        bad=candidates_from_json(row.bad),
+        initial_good=candidates_from_json(row.initial_good),
+        initial_bad=candidates_from_json(row.initial_bad),
+        overlaps=strings_from_json(row.overlaps),
+        prepopulated=bool(row.prepopulated),
+        discuss_note=row.discuss_note,
+        discard_reason=DiscardReason(row.discard_reason) if row.discard_reason else None,
+        discard_note=row.discard_note,
+        status_by=row.status_by,
+        updated_by=row.updated_by,
+        updated_at=row.updated_at,
     )
 
 

@@ -23,23 +23,22 @@ def senses_to_json(senses: Sequence[SenseEntry]) -> str:
 
 
 def item_from_row(row: Any) -> Item:
-    row = row._mapping  # SQLAlchemy's by-name view of a row (public despite the underscore): faster per field
     return Item(
-        id=row["id"],
-        sentence=row["sentence"],
-        target=Target(row["target_text"], row["target_start"], row["target_end"], row["lemma"], row["pos"]),
-        synset=row["synset"],
-        source=row["source"],
-        gloss=row["gloss"],
+        id=row.id,
+        sentence=row.sentence,
+        target=Target(row.target_text, row.target_start, row.target_end, row.lemma, row.pos),
+        synset=row.synset,
+        source=row.source,
+        gloss=row.gloss,
         senses=()
-        if row["senses"] == "[]"  # not pre-populated yet
+        if row.senses == "[]"  # not pre-populated yet
         else tuple(
             SenseEntry(d["synset"], d["rank"], d.get("gloss", ""), d.get("wordnet_sense_number"))
-            for d in json.loads(row["senses"])
+            for d in json.loads(row.senses)
         ),
-        filter_failures=strings_from_json(row["filter_failures"]),
-        excluded=bool(row["excluded"]),
-        domain=row["domain"] or "",
+        filter_failures=strings_from_json(row.filter_failures),
+        excluded=bool(row.excluded),
+        domain=row.domain or "",
     )
 
 
