@@ -82,6 +82,39 @@ def test_write_transactions_queue_behind_each_other(url: str) -> None:
     assert events == ["first commits", "second in", "second saw 1"]
 
 
+def test_a_bulk_job_writing_back_to_back_lets_a_waiting_writer_in(tmp_path: Path) -> None:
+    """SQLite: a bulk job with nothing to compute between its transactions still leaves the gap
+    (``pause_for_other_writers``) in which a waiting writer takes the lock: at the job's next turn, not whenever
+    its retry happens to fall between two of the job's transactions."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    bulk, other = Database(url), Database(url)
+    bulk.create_or_migrate()
+    done: list[int] = []
+    other_in_after: list[int] = []
+    waiting = threading.Event()
+
+    def other_writer() -> None:
+        waiting.set()
+        with other.write():
+            other_in_after.append(len(done))
+
+    thread = threading.Thread(target=other_writer)
+    for n in range(200):
+        if other_in_after:
+            break
+        bulk.pause_for_other_writers()
+        with bulk.write() as conn:
+            conn.exec_driver_sql(f"INSERT INTO meta (key, value) VALUES ('bulk-{n}', '')")
+            if n == 10:
+                thread.start()
+                waiting.wait(5)
+            time.sleep(0.001)  # the lock is held a while, as a real batch's statements hold it
+        done.append(n)
+    thread.join(30)
+    assert other_in_after, "the waiting writer never got in during 200 bulk transactions"
+    assert other_in_after[0] <= 12, f"the waiting writer got in only after {other_in_after[0]} bulk transactions"
+
+
 def test_a_read_transaction_sees_one_snapshot(url: str) -> None:
     """What a page reads in one ``read()`` is consistent, even if a writer commits meanwhile (both engines)."""
     reader, writer = Database(url), Database(url)

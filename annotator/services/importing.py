@@ -158,13 +158,13 @@ def _delete_import(project: ProjectContext, import_id: int) -> int:
     """Delete an import's hidden rows in short transactions, then its ``imports`` row; returns items deleted."""
     deleted = 0
     while True:
+        project.db.pause_for_other_writers()
         with project.db.write() as conn:
             count = project.repo.delete_staged(conn, import_id, CLEAN_CHUNK)
             if count == 0:
                 project.repo.end_import(conn, import_id)
                 return deleted
         deleted += count
-        project.db.pause_for_other_writers()
 
 
 def clean_interrupted_imports(project: ProjectContext) -> int:
@@ -237,11 +237,11 @@ def _stage(
     rows = plan.new_rows
     for start in range(0, len(rows), INSERT_CHUNK):
         chunk = rows[start : start + INSERT_CHUNK]
+        project.db.pause_for_other_writers()
         with project.db.write() as conn:
             if not project.repo.touch_import(conn, import_id, time.time()):
                 raise ImportInProgressError("This import was cancelled by another process; nothing was imported.")
             project.repo.stage_new_items(conn, import_id, chunk, languages)
-        project.db.pause_for_other_writers()
         progress(start + len(chunk), len(rows), "writing")
 
 

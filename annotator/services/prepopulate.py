@@ -359,6 +359,7 @@ class _Run:
             return
         repo = self.project.repo
         prepared = repo.prepare_saves(batch.states, SYSTEM_USER, "prepopulate", batch.details, self.encoded)
+        self.project.db.pause_for_other_writers()
         with self.project.db.write() as conn:
             current = repo.versions_of(conn, [item_id for item_id, _g, _s in batch.lexicon_rows])
             fresh = [current.get((s.item_id, s.lang)) == s.version for s in batch.states]
@@ -377,7 +378,6 @@ class _Run:
                 )
             repo.update_items_lexicon(conn, batch.lexicon_rows)
             repo.apply_saves(conn, prepared)
-        self.project.db.pause_for_other_writers()
         if self.inventory.trim():
             self.encoded.clear()  # keyed by the dropped sets' identity
         self.report.items += len(batch.lexicon_rows)

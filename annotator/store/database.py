@@ -45,7 +45,8 @@ BUSY_TIMEOUT_ENV = "ANNOTATOR_BUSY_TIMEOUT_MS"
 #: A waiting writer retries ``BEGIN IMMEDIATE`` at most this often (SQLite's own handler backs off to 100 ms,
 #: which would let a bulk job that pauses briefly between its transactions starve every other writer).
 _RETRY_PAUSE_MAX_S = 0.002
-#: Bulk jobs sleep this long between their short transactions so a waiting writer (polling as above) gets in.
+#: Bulk jobs leave at least this long between their short transactions so a waiting writer (polling as above) gets
+#: in; time spent computing the next batch counts.
 BULK_PAUSE_S = 0.01
 #: Seconds between the WAL checkpoints a process runs after its writes. SQLite's automatic checkpoint would run
 #: inside the committing call (copying pages and syncing the file, seconds on a busy disk); run after the
@@ -263,6 +264,7 @@ class Database:
         #: Optional: called with the seconds each outermost write transaction held the lock (benchmarks).
         self.write_recorder: Callable[[float], None] | None = None
         self._last_checkpoint = time.monotonic()
+        self._last_write_ended = 0.0
 
     def busy_error(self) -> DatabaseBusyError:
         waited = f"{self.busy_timeout_ms / 1000:g} s"
@@ -337,6 +339,7 @@ class Database:
             self._last_write_saved.set(True)
             self._record_write(time.perf_counter() - started)
             self._checkpoint_if_due(connection)
+            self._last_write_ended = time.monotonic()
 
     def _checkpoint_if_due(self, connection: Connection) -> None:
         """A passive WAL checkpoint at most every ``CHECKPOINT_EVERY_S``, outside any transaction."""
@@ -352,9 +355,11 @@ class Database:
             self.write_recorder(seconds)
 
     def pause_for_other_writers(self) -> None:
-        """Called by bulk jobs between their short transactions: a waiting writer takes the lock meanwhile."""
+        """Called by bulk jobs before each of their short transactions: at least ``BULK_PAUSE_S`` since this
+        process's last write, so a waiting writer takes the lock meanwhile (a batch computed in between already
+        gave it that time: pre-population then does not sleep)."""
         if self.is_sqlite:
-            time.sleep(BULK_PAUSE_S)
+            time.sleep(max(0.0, self._last_write_ended + BULK_PAUSE_S - time.monotonic()))
 
     def _serialise_writers(self, connection: Connection) -> None:
         """PostgreSQL: wait for the previous writer to commit, as ``BEGIN IMMEDIATE`` does on SQLite.

@@ -13,7 +13,9 @@ from sqlalchemy import Connection, and_, bindparam, select, update
 from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Origin, Status
 from annotator.errors import ConflictError
 from annotator.store import schema
-from annotator.store.rows import IN_CHUNK, dumps, strings_from_json, utc_now, visible
+from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_sql, strings_from_json, utc_now, visible
+
+_IL = schema.item_languages
 
 
 def candidates_to_json(entries: Sequence[CandidateEntry]) -> str:
@@ -31,24 +33,69 @@ def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
     )
 
 
-def item_language_from_row(row: Any) -> ItemLanguage:
+#: The columns an ``ItemLanguage`` is read from, in the order ``item_language_from_row`` unpacks them: rows are
+#: unpacked by position because reading 16 attributes off a SQLAlchemy ``Row`` by name costs ~10 µs a row (25× the
+#: unpacking), which was ~4 s of pre-populating 100,000 items in four languages.
+STATE_COLUMNS = tuple(
+    _IL.c[name]
+    for name in (
+        "item_id",
+        "lang",
+        "status",
+        "version",
+        "good",
+        "bad",
+        "initial_good",
+        "initial_bad",
+        "overlaps",
+        "prepopulated",
+        "discuss_note",
+        "discard_reason",
+        "discard_note",
+        "status_by",
+        "updated_by",
+        "updated_at",
+    )
+)
+
+
+def item_language_from_row(row: Sequence[Any]) -> ItemLanguage:
+    """An item-language from a row of ``select(*STATE_COLUMNS)``."""
+    (
+        item_id,
+        lang,
+        status,
+        version,
+        good,
+        bad,
+        initial_good,
+        initial_bad,
+        overlaps,
+        prepopulated,
+        discuss_note,
+        discard_reason,
+        discard_note,
+        status_by,
+        updated_by,
+        updated_at,
+    ) = row
     return ItemLanguage(
-        item_id=row.item_id,
-        lang=row.lang,
-        status=Status(row.status),
-        version=row.version,
-        good=candidates_from_json(row.good),
-        bad=candidates_from_json(row.bad),
-        initial_good=candidates_from_json(row.initial_good),
-        initial_bad=candidates_from_json(row.initial_bad),
-        overlaps=strings_from_json(row.overlaps),
-        prepopulated=bool(row.prepopulated),
-        discuss_note=row.discuss_note,
-        discard_reason=DiscardReason(row.discard_reason) if row.discard_reason else None,
-        discard_note=row.discard_note,
-        status_by=row.status_by,
-        updated_by=row.updated_by,
-        updated_at=row.updated_at,
+        item_id=item_id,
+        lang=lang,
+        status=Status(status),
+        version=version,
+        good=candidates_from_json(good),
+        bad=candidates_from_json(bad),
+        initial_good=candidates_from_json(initial_good),
+        initial_bad=candidates_from_json(initial_bad),
+        overlaps=strings_from_json(overlaps),
+        prepopulated=bool(prepopulated),
+        discuss_note=discuss_note,
+        discard_reason=DiscardReason(discard_reason) if discard_reason else None,
+        discard_note=discard_note,
+        status_by=status_by,
+        updated_by=updated_by,
+        updated_at=updated_at,
     )
 
 
@@ -97,7 +144,6 @@ class PreparedSaves:
 
 
 #: Built once: SQLAlchemy then reuses the compiled form instead of re-deriving cache keys per call.
-_IL = schema.item_languages
 _SAVE_ITEM_LANGUAGE = (
     update(_IL)
     .where(
@@ -110,6 +156,13 @@ _SAVE_ITEM_LANGUAGE = (
     .values({name: bindparam(name) for name in (*item_language_values(ItemLanguage("", "")).keys(), "version")})
 )
 _INSERT_HISTORY = schema.history.insert()
+#: The same two statements for ``execute_many`` (the bulk path: pre-population's batches).
+_SAVE_ITEM_LANGUAGE_SQL = (
+    'UPDATE "item_languages" SET '
+    + ", ".join(f'"{name}" = :{name}' for name in (*item_language_values(ItemLanguage("", "")).keys(), "version"))
+    + ' WHERE "item_id" = :b_item_id AND "lang" = :b_lang AND "version" = :b_expected'
+)
+_INSERT_HISTORY_SQL = insert_sql(schema.history, ("item_id", "lang", "user", "at", "action", "detail", "version"))
 
 
 class ItemLanguageRecords:
@@ -134,12 +187,14 @@ class ItemLanguageRecords:
 
     def get_item_language(self, conn: Connection, item_id: str, lang: str) -> ItemLanguage | None:
         il = schema.item_languages
-        row = conn.execute(select(il).where(il.c.item_id == item_id, il.c.lang == lang, visible(il))).first()
+        row = conn.execute(
+            select(*STATE_COLUMNS).where(il.c.item_id == item_id, il.c.lang == lang, visible(il))
+        ).first()
         return item_language_from_row(row) if row else None
 
     def item_languages_of(self, conn: Connection, item_id: str) -> dict[str, ItemLanguage]:
         il = schema.item_languages
-        rows = conn.execute(select(il).where(il.c.item_id == item_id, visible(il)))
+        rows = conn.execute(select(*STATE_COLUMNS).where(il.c.item_id == item_id, visible(il)))
         return {r.lang: item_language_from_row(r) for r in rows}
 
     def item_languages_of_items(self, conn: Connection, item_ids: Sequence[str]) -> dict[str, list[ItemLanguage]]:
@@ -148,13 +203,13 @@ class ItemLanguageRecords:
         found: dict[str, list[ItemLanguage]] = {}
         for start in range(0, len(item_ids), IN_CHUNK):
             chunk = list(item_ids[start : start + IN_CHUNK])
-            for row in conn.execute(select(il).where(il.c.item_id.in_(chunk), visible(il))):
-                found.setdefault(row.item_id, []).append(item_language_from_row(row))
+            for row in conn.execute(select(*STATE_COLUMNS).where(il.c.item_id.in_(chunk), visible(il))):
+                found.setdefault(row[0], []).append(item_language_from_row(row))
         return found
 
     def iter_item_languages(self, conn: Connection, lang: str | None = None) -> Iterator[ItemLanguage]:
         il = schema.item_languages
-        query = select(il).where(visible(il)).order_by(il.c.item_id, il.c.lang)
+        query = select(*STATE_COLUMNS).where(visible(il)).order_by(il.c.item_id, il.c.lang)
         if lang:
             query = query.where(il.c.lang == lang)
         for row in conn.execute(query):
@@ -249,6 +304,19 @@ class ItemLanguageRecords:
                 hit = encoded[id(entries)] = (entries, candidates_to_json(entries))  # keeps ``entries`` alive
             return hit[1]
 
+        details_json: dict[tuple[tuple[str, Any], ...], str] = {}
+
+        def encode_detail(detail: dict[str, Any]) -> str:
+            """Most details of a bulk job are a few counts, repeated: each distinct one is encoded once."""
+            key = tuple(detail.items())
+            try:
+                hit = details_json.get(key)
+            except TypeError:  # a list inside (a redo's previous sets): not repeated, encoded each time
+                return dumps(detail)
+            if hit is None:
+                hit = details_json[key] = dumps(detail)
+            return hit
+
         updates, entries = [], []
         for state, detail in zip(states, details, strict=True):
             version = state.version + 1
@@ -279,7 +347,7 @@ class ItemLanguageRecords:
                     "user": user,
                     "at": at,
                     "action": action,
-                    "detail": dumps(detail),
+                    "detail": encode_detail(detail),
                     "version": version,
                 }
             )
@@ -288,10 +356,9 @@ class ItemLanguageRecords:
     def apply_saves(self, conn: Connection, prepared: PreparedSaves) -> None:
         if not prepared.updates:
             return
-        result = conn.execute(_SAVE_ITEM_LANGUAGE, prepared.updates)
-        if result.rowcount != len(prepared.updates):
+        if execute_many(conn, _SAVE_ITEM_LANGUAGE_SQL, prepared.updates) != len(prepared.updates):
             raise ConflictError("Some item-languages were changed by someone else during the batch; nothing was saved.")
-        conn.execute(_INSERT_HISTORY, prepared.history)
+        execute_many(conn, _INSERT_HISTORY_SQL, prepared.history)
 
     def versions_of(self, conn: Connection, item_ids: Sequence[str]) -> dict[tuple[str, str], int]:
         """(item id, lang) -> version, for checking a batch computed outside the transaction."""

@@ -10,7 +10,7 @@ from sqlalchemy import Connection, bindparam, func, or_, select
 
 from annotator.domain.model import Item, SenseEntry, Target
 from annotator.store import schema
-from annotator.store.rows import IN_CHUNK, dumps, strings_from_json, utc_now, visible
+from annotator.store.rows import IN_CHUNK, dumps, execute_many, strings_from_json, utc_now, visible
 
 
 def senses_to_json(senses: Sequence[SenseEntry]) -> str:
@@ -22,23 +22,63 @@ def senses_to_json(senses: Sequence[SenseEntry]) -> str:
     )
 
 
-def item_from_row(row: Any) -> Item:
+#: The columns an ``Item`` is read from, in the order ``item_from_row`` unpacks them (by position, not by name: see
+#: ``item_languages.STATE_COLUMNS``).
+ITEM_COLUMNS = tuple(
+    schema.items.c[name]
+    for name in (
+        "id",
+        "sentence",
+        "target_text",
+        "target_start",
+        "target_end",
+        "lemma",
+        "pos",
+        "synset",
+        "source",
+        "gloss",
+        "senses",
+        "filter_failures",
+        "excluded",
+        "domain",
+    )
+)
+
+
+def item_from_row(row: Sequence[Any]) -> Item:
+    """An item from a row of ``select(*ITEM_COLUMNS)``."""
+    (
+        item_id,
+        sentence,
+        target_text,
+        target_start,
+        target_end,
+        lemma,
+        pos,
+        synset,
+        source,
+        gloss,
+        senses,
+        filter_failures,
+        excluded,
+        domain,
+    ) = row
     return Item(
-        id=row.id,
-        sentence=row.sentence,
-        target=Target(row.target_text, row.target_start, row.target_end, row.lemma, row.pos),
-        synset=row.synset,
-        source=row.source,
-        gloss=row.gloss,
+        id=item_id,
+        sentence=sentence,
+        target=Target(target_text, target_start, target_end, lemma, pos),
+        synset=synset,
+        source=source,
+        gloss=gloss,
         senses=()
-        if row.senses == "[]"  # not pre-populated yet
+        if senses == "[]"  # not pre-populated yet
         else tuple(
             SenseEntry(d["synset"], d["rank"], d.get("gloss", ""), d.get("wordnet_sense_number"))
-            for d in json.loads(row.senses)
+            for d in json.loads(senses)
         ),
-        filter_failures=strings_from_json(row.filter_failures),
-        excluded=bool(row.excluded),
-        domain=row.domain or "",
+        filter_failures=strings_from_json(filter_failures),
+        excluded=bool(excluded),
+        domain=domain or "",
     )
 
 
@@ -64,7 +104,8 @@ class ItemRecords:
         for start in range(0, len(item_ids), IN_CHUNK):
             chunk = list(item_ids[start : start + IN_CHUNK])
             found.update(
-                (r.id, item_from_row(r)) for r in conn.execute(select(it).where(it.c.id.in_(chunk), visible(it)))
+                (r[0], item_from_row(r))
+                for r in conn.execute(select(*ITEM_COLUMNS).where(it.c.id.in_(chunk), visible(it)))
             )
         return found
 
@@ -154,18 +195,15 @@ class ItemRecords:
     def update_items_lexicon(self, conn: Connection, rows: Sequence[tuple[str, str, Sequence[SenseEntry]]]) -> None:
         """Batch: (item id, gloss, Ω(λ)) learnt by pre-population."""
         if rows:
-            conn.execute(
-                schema.items.update()
-                .where(schema.items.c.id == bindparam("b_id"))
-                .values(gloss=bindparam("gloss"), senses=bindparam("senses")),
+            execute_many(
+                conn,
+                'UPDATE "items" SET "gloss" = :gloss, "senses" = :senses WHERE "id" = :b_id',
                 [{"b_id": i, "gloss": g, "senses": senses_to_json(s)} for i, g, s in rows],
             )
 
     def set_filter_results(self, conn: Connection, failures: dict[str, list[str]]) -> None:
         for item_id, rules in failures.items():
-            conn.execute(
-                schema.items.update().where(schema.items.c.id == item_id).values(filter_failures=dumps(rules))
-            )
+            conn.execute(schema.items.update().where(schema.items.c.id == item_id).values(filter_failures=dumps(rules)))
 
     def set_excluded(self, conn: Connection, item_ids: Iterable[str], excluded: bool) -> int:
         ids = list(item_ids)
@@ -177,7 +215,7 @@ class ItemRecords:
 
     def get_item(self, conn: Connection, item_id: str) -> Item | None:
         it = schema.items
-        row = conn.execute(select(it).where(it.c.id == item_id, visible(it))).first()
+        row = conn.execute(select(*ITEM_COLUMNS).where(it.c.id == item_id, visible(it))).first()
         return item_from_row(row) if row else None
 
     def list_items(self, conn: Connection) -> list[Item]:
@@ -188,7 +226,7 @@ class ItemRecords:
     ) -> Iterator[Item]:
         """Items in import order; ``after_position`` and ``limit`` page through them (bounded memory)."""
         it = schema.items
-        query = select(it).where(visible(it)).order_by(it.c.position)
+        query = select(*ITEM_COLUMNS).where(visible(it)).order_by(it.c.position)
         if after_position is not None:
             query = query.where(it.c.position > after_position)
         if limit is not None:
@@ -204,7 +242,7 @@ class ItemRecords:
         """Items that failed a selection filter or that a lead excluded, in import order (the Project page)."""
         it = schema.items
         query = (
-            select(it)
+            select(*ITEM_COLUMNS)
             .where(or_(it.c.filter_failures != "[]", it.c.excluded.is_(True)), visible(it))
             .order_by(it.c.position)
         )

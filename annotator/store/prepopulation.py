@@ -10,7 +10,7 @@ from sqlalchemy import Connection, func, select
 
 from annotator.domain.model import ItemLanguage
 from annotator.store import schema
-from annotator.store.item_languages import item_language_from_row
+from annotator.store.item_languages import STATE_COLUMNS, item_language_from_row
 from annotator.store.rows import IN_CHUNK, visible
 
 
@@ -54,7 +54,7 @@ class PrepopulationRecords:
         found: dict[str, list[ItemLanguage]] = {}
         for start in range(0, len(item_ids), IN_CHUNK):
             chunk = list(item_ids[start : start + IN_CHUNK])
-            query = select(il).where(
+            query = select(*STATE_COLUMNS).where(
                 il.c.item_id.in_(chunk), il.c.prepopulated.is_(False), il.c.lang.in_(list(langs)), visible(il)
             )
             for row in conn.execute(query.order_by(il.c.item_id, il.c.lang)).all():

@@ -4,10 +4,12 @@ reader may see while an import stages, and how many ids one ``IN (...)`` list ho
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, exists, select
+from sqlalchemy import Connection, CursorResult, Table, exists, select
 
 from annotator.store import schema
 
@@ -54,3 +56,27 @@ def inserted_id(result: CursorResult[Any]) -> int:
     if key is None:
         raise RuntimeError("the insert returned no primary key")
     return int(key[0])
+
+
+_NAMED_PARAMETER = re.compile(r":(\w+)")
+
+
+def insert_sql(table: Table, names: Sequence[str]) -> str:
+    """``INSERT`` of these columns with ``:name`` placeholders, for ``execute_many``."""
+    columns = ", ".join(f'"{name}"' for name in names)
+    return f'INSERT INTO "{table.name}" ({columns}) VALUES ({", ".join(":" + name for name in names)})'
+
+
+def execute_many(conn: Connection, sql: str, rows: Sequence[dict[str, Any]]) -> int:
+    """Run one statement (``:name`` placeholders) for many rows through the driver's own ``executemany``; the rows
+    it changed.
+
+    Why: SQLAlchemy processes every parameter set of a compiled statement again in Python (~9 µs a row); bulk jobs
+    write hundreds of thousands of rows (pre-populating 100,000 items in four languages: 800,000), and the driver
+    alone is three times faster. Values must already be what the driver takes (text, numbers, booleans, None).
+    """
+    if not rows:
+        return 0
+    if conn.dialect.paramstyle == "pyformat":  # psycopg
+        sql = _NAMED_PARAMETER.sub(r"%(\1)s", sql)
+    return int(conn.exec_driver_sql(sql, rows).rowcount)  # type: ignore[arg-type]
