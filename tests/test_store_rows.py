@@ -10,7 +10,7 @@ from store_rows import add_items, begin_staging, item
 
 from annotator.project import Project
 from annotator.store import schema
-from annotator.store.rows import dumps, inserted_id, not_staged, utc_now, visible
+from annotator.store.rows import dumps, execute_many, insert_sql, inserted_id, not_staged, utc_now, visible
 
 pytestmark = pytest.mark.both_engines
 
@@ -55,3 +55,27 @@ def test_inserted_id_is_the_key_the_database_gave(project: Project) -> None:
         actions = dict(conn.execute(select(audit.c.id, audit.c.action)).all())
     assert second > first
     assert actions[first] == "a" and actions[second] == "b"
+
+
+def test_execute_many_writes_through_the_driver_and_counts_only_the_rows_it_changed(project: Project) -> None:
+    """The bulk path: ``:name`` placeholders on both drivers, a quoted reserved word (``user``), text and numbers
+    stored as given, and an update's count leaving out a row its condition does not match (a stale version)."""
+    rows = [
+        {"item_id": f"i{n}", "lang": "IT", "user": "lena", "at": "t", "action": "bulk", "detail": "{}", "version": n}
+        for n in range(1_200)
+    ]
+    names = ("item_id", "lang", "user", "at", "action", "detail", "version")
+    with project.db.write() as conn:
+        assert execute_many(conn, insert_sql(schema.history, names), rows) == 1_200
+        assert execute_many(conn, insert_sql(schema.history, names), []) == 0
+        changed = execute_many(
+            conn,
+            'UPDATE "history" SET "detail" = :detail WHERE "item_id" = :item_id AND "version" = :version',
+            [{"detail": '{"n":1}', "item_id": "i1", "version": 1}, {"detail": "x", "item_id": "i2", "version": 99}],
+        )
+    assert changed == 1
+    h = schema.history
+    with project.db.read() as conn:
+        stored = {r.item_id: (r.user, r.version, r.detail) for r in conn.execute(select(h).where(h.c.action == "bulk"))}
+    assert len(stored) == 1_200
+    assert stored["i1"] == ("lena", 1, '{"n":1}') and stored["i2"] == ("lena", 2, "{}")
