@@ -10,7 +10,16 @@ from store_rows import add_items, begin_staging, item
 
 from annotator.project import Project
 from annotator.store import schema
-from annotator.store.rows import dumps, execute_many, insert_sql, inserted_id, not_staged, utc_now, visible
+from annotator.store.rows import (
+    dumps,
+    execute_many,
+    insert_many,
+    insert_sql,
+    inserted_id,
+    not_staged,
+    utc_now,
+    visible,
+)
 
 pytestmark = pytest.mark.both_engines
 
@@ -79,3 +88,16 @@ def test_execute_many_writes_through_the_driver_and_counts_only_the_rows_it_chan
         stored = {r.item_id: (r.user, r.version, r.detail) for r in conn.execute(select(h).where(h.c.action == "bulk"))}
     assert len(stored) == 1_200
     assert stored["i1"] == ("lena", 1, '{"n":1}') and stored["i2"] == ("lena", 2, "{}")
+
+
+def test_insert_many_gives_a_left_out_column_its_default(project: Project) -> None:
+    """As ``table.insert()`` would: the schema's scalar default (``detail`` '{}'), a serial id, nothing else."""
+    rows = [{"item_id": "a", "lang": "IT", "user": "lena", "at": "t", "action": "many", "version": 1}] * 3
+    with project.db.write() as conn:
+        insert_many(conn, schema.history, rows)
+        insert_many(conn, schema.history, [])
+    h = schema.history
+    with project.db.read() as conn:
+        stored = conn.execute(select(h.c.id, h.c.detail).where(h.c.action == "many")).all()
+    assert [detail for _id, detail in stored] == ["{}"] * 3
+    assert len({row_id for row_id, _detail in stored}) == 3

@@ -10,7 +10,7 @@ from sqlalchemy import Connection, bindparam, func, or_, select
 
 from annotator.domain.model import Item, SenseEntry, Target
 from annotator.store import schema
-from annotator.store.rows import IN_CHUNK, dumps, execute_many, strings_from_json, utc_now, visible
+from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_many, strings_from_json, utc_now, visible
 
 
 def senses_to_json(senses: Sequence[SenseEntry]) -> str:
@@ -129,8 +129,9 @@ class ItemRecords:
         """Insert many new items at once: (item, content hash, position); hidden while ``import_id`` stages."""
         if rows:
             at = utc_now()
-            conn.execute(
-                schema.items.insert(),
+            insert_many(
+                conn,
+                schema.items,
                 [
                     {
                         **self._item_values(i),

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, CursorResult, Table, exists, select
+from sqlalchemy import ColumnDefault, Connection, CursorResult, Table, exists, select
 
 from annotator.store import schema
 
@@ -80,3 +80,17 @@ def execute_many(conn: Connection, sql: str, rows: Sequence[dict[str, Any]]) -> 
     if conn.dialect.paramstyle == "pyformat":  # psycopg
         sql = _NAMED_PARAMETER.sub(r"%(\1)s", sql)
     return int(conn.exec_driver_sql(sql, rows).rowcount)  # type: ignore[arg-type]
+
+
+def insert_many(conn: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:
+    """``table.insert()`` of many rows (each with the first row's keys) through ``execute_many``: a column the rows
+    leave out takes its scalar default, as SQLAlchemy fills it in, or the database's (NULL, a serial id)."""
+    if not rows:
+        return
+    defaults = {
+        column.name: column.default.arg
+        for column in table.columns
+        if column.name not in rows[0] and isinstance(column.default, ColumnDefault) and column.default.is_scalar
+    }
+    names = [*rows[0], *defaults]
+    execute_many(conn, insert_sql(table, names), [{**defaults, **row} for row in rows] if defaults else rows)

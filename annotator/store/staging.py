@@ -11,7 +11,7 @@ from sqlalchemy import Connection, select
 from annotator.domain.model import Item, Status
 from annotator.store import schema
 from annotator.store.items import ItemRecords
-from annotator.store.rows import inserted_id, utc_now
+from annotator.store.rows import insert_many, inserted_id, utc_now
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,9 @@ class StagingRecords(ItemRecords):
         if not rows:
             return
         self.insert_items(conn, rows, import_id)
-        conn.execute(
-            schema.item_languages.insert(),
+        insert_many(
+            conn,
+            schema.item_languages,
             [
                 {"item_id": item.id, "lang": lang, "status": Status.PENDING.value, "version": 0, "import_id": import_id}
                 for item, _digest, _position in rows
