@@ -8,12 +8,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, select, update
+from sqlalchemy import Connection, select
 
 from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Origin, Status
 from annotator.errors import ConflictError
 from annotator.store import schema
-from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_sql, strings_from_json, utc_now, visible
+from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_many, strings_from_json, utc_now, visible
 
 _IL = schema.item_languages
 
@@ -143,26 +143,13 @@ class PreparedSaves:
     history: list[dict[str, Any]]
 
 
-#: Built once: SQLAlchemy then reuses the compiled form instead of re-deriving cache keys per call.
-_SAVE_ITEM_LANGUAGE = (
-    update(_IL)
-    .where(
-        and_(
-            _IL.c.item_id == bindparam("b_item_id"),
-            _IL.c.lang == bindparam("b_lang"),
-            _IL.c.version == bindparam("b_expected"),
-        )
-    )
-    .values({name: bindparam(name) for name in (*item_language_values(ItemLanguage("", "")).keys(), "version")})
-)
-_INSERT_HISTORY = schema.history.insert()
-#: The same two statements for ``execute_many`` (the bulk path: pre-population's batches).
+#: One item-language's save, with optimistic locking (``b_expected``: the version it was read at). Sent through the
+#: driver (``rows.execute_many``), for one row or a bulk job's batch.
 _SAVE_ITEM_LANGUAGE_SQL = (
     'UPDATE "item_languages" SET '
     + ", ".join(f'"{name}" = :{name}' for name in (*item_language_values(ItemLanguage("", "")).keys(), "version"))
     + ' WHERE "item_id" = :b_item_id AND "lang" = :b_lang AND "version" = :b_expected'
 )
-_INSERT_HISTORY_SQL = insert_sql(schema.history, ("item_id", "lang", "user", "at", "action", "detail", "version"))
 
 
 class ItemLanguageRecords:
@@ -252,22 +239,24 @@ class ItemLanguageRecords:
         saved = ItemLanguage(**{**new.__dict__, "version": expected_version + 1, "updated_by": user, "updated_at": at})
         params = item_language_values(saved)
         params.update(version=saved.version, b_item_id=new.item_id, b_lang=new.lang, b_expected=expected_version)
-        result = conn.execute(_SAVE_ITEM_LANGUAGE, params)
-        if result.rowcount != 1:
+        if execute_many(conn, _SAVE_ITEM_LANGUAGE_SQL, [params]) != 1:
             raise ConflictError(
                 f"{new.item_id} [{new.lang}] was changed by someone else; reload to see the current state."
             )
-        conn.execute(
-            _INSERT_HISTORY,
-            {
-                "item_id": new.item_id,
-                "lang": new.lang,
-                "user": user,
-                "at": at,
-                "action": action,
-                "detail": dumps(detail or {}),
-                "version": saved.version,
-            },
+        insert_many(
+            conn,
+            schema.history,
+            [
+                {
+                    "item_id": new.item_id,
+                    "lang": new.lang,
+                    "user": user,
+                    "at": at,
+                    "action": action,
+                    "detail": dumps(detail or {}),
+                    "version": saved.version,
+                },
+            ],
         )
         return saved
 
@@ -358,7 +347,7 @@ class ItemLanguageRecords:
             return
         if execute_many(conn, _SAVE_ITEM_LANGUAGE_SQL, prepared.updates) != len(prepared.updates):
             raise ConflictError("Some item-languages were changed by someone else during the batch; nothing was saved.")
-        execute_many(conn, _INSERT_HISTORY_SQL, prepared.history)
+        insert_many(conn, schema.history, prepared.history)
 
     def versions_of(self, conn: Connection, item_ids: Sequence[str]) -> dict[tuple[str, str], int]:
         """(item id, lang) -> version, for checking a batch computed outside the transaction."""
