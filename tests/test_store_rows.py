@@ -90,6 +90,28 @@ def test_execute_many_writes_through_the_driver_and_counts_only_the_rows_it_chan
     assert stored["i1"] == ("lena", 1, '{"n":1}') and stored["i2"] == ("lena", 2, "{}")
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        """UPDATE "history" SET "detail" = '10:30' WHERE "item_id" = :item_id""",
+        'UPDATE "history" SET "version" = :version::integer WHERE "item_id" = :item_id',
+        """UPDATE "history" SET "detail" = :detail WHERE "action" LIKE 'bulk%'""",
+    ],
+)
+def test_execute_many_refuses_sql_its_placeholder_rewrite_would_change(project: Project, sql: str) -> None:
+    """A literal's colon, a PostgreSQL cast or a ``%`` would be rewritten or misread on psycopg: refused on both
+    engines before anything runs, so a statement that works on SQLite cannot do something else on PostgreSQL."""
+    add_items(project, [item("kept")])
+    h = schema.history
+    with project.db.write() as conn:
+        conn.execute(h.insert().values(item_id="kept", lang="IT", user="u", at="t", action="bulk", version=0))
+    with pytest.raises(ValueError, match="placeholders only"), project.db.write() as conn:
+        execute_many(conn, sql, [{"item_id": "kept", "detail": "x", "version": 5}])
+    with project.db.read() as conn:
+        stored = conn.execute(select(h.c.detail, h.c.version).where(h.c.action == "bulk")).one()
+    assert tuple(stored) == ("{}", 0)  # the row as it was
+
+
 def test_insert_many_gives_a_left_out_column_its_default(project: Project) -> None:
     """As ``table.insert()`` would: the schema's scalar default (``detail`` '{}'), a serial id, nothing else."""
     rows = [{"item_id": "a", "lang": "IT", "user": "lena", "at": "t", "action": "many", "version": 1}] * 3

@@ -59,6 +59,9 @@ def inserted_id(result: CursorResult[Any]) -> int:
 
 
 _NAMED_PARAMETER = re.compile(r":(\w+)")
+#: What ``execute_many``'s SQL may not hold: a literal or a cast (``'10:30'``, ``x::text``) would be taken for a
+#: placeholder, and a ``%`` means something else to psycopg; the statements it runs name columns and values only.
+_NOT_PLAIN = re.compile(r"['%]|::")
 
 
 def insert_sql(table: Table, names: Sequence[str]) -> str:
@@ -74,7 +77,11 @@ def execute_many(conn: Connection, sql: str, rows: Sequence[dict[str, Any]]) -> 
     Why: SQLAlchemy processes every parameter set of a compiled statement again in Python (~9 µs a row); bulk jobs
     write hundreds of thousands of rows (pre-populating 100,000 items in four languages: 800,000), and the driver
     alone is three times faster. Values must already be what the driver takes (text, numbers, booleans, None).
+    ``sql`` holds quoted identifiers and ``:name`` placeholders only (no literal, cast or ``%``): it is refused
+    otherwise, since rewriting it for psycopg would change its meaning.
     """
+    if _NOT_PLAIN.search(sql):
+        raise ValueError(f"execute_many takes identifiers and :name placeholders only, not literals: {sql!r}")
     if not rows:
         return 0
     if conn.dialect.paramstyle == "pyformat":  # psycopg
