@@ -82,3 +82,25 @@ def test_a_tsv_system_name_with_an_escape_character_is_refused() -> None:
     with pytest.raises(EvaluationInputError) as caught:
         parse_translations(text, dataset, "mt.tsv")
     assert [(p.line, p.rule) for p in caught.value.problems] == [(2, "control_character")]
+
+
+def test_translation_lines_are_read_as_the_standard_library_reads_them() -> None:
+    """orjson reads the lines first; what it refuses (NaN, 1e999, an escaped lone surrogate) or would read otherwise
+    (an integer past 64 bits) gets the standard library's reading: the same translations and the same problems."""
+    dataset = dataset_from_records(DATASET)
+    lines = [
+        '{"id": "shot-photo", "lang": "IT", "system": "a", "translation": "una foto", "score": NaN}',
+        '{"id": "shot-photo", "lang": "IT", "system": "b", "translation": "una \\ud83d\\udcf7 foto", "n": 1e999}',
+        '{"id": "shot-photo", "lang": "DE", "system": "a", "translation": "ein Foto", "n": 12345678901234567890123}',
+        '{"id": "shot-photo", "lang": "DE", "system": "b", "translation": "ein \\ud800 Foto"}',
+        '{"id": 123456789012345678901234567, "lang": "DE", "system": "c", "translation": "ein Foto"}',
+    ]
+    with pytest.raises(EvaluationInputError) as caught:
+        parse_translations("\n".join(lines) + "\n", dataset, "mt.jsonl")
+    assert [(p.line, p.rule) for p in caught.value.problems] == [(4, "surrogate"), (5, "bad_value")]
+    read = parse_translations("\n".join(lines[:3]) + "\n", dataset, "mt.jsonl")
+    assert [(t.lang, t.system, t.text) for t in read] == [
+        ("IT", "a", "una foto"),
+        ("IT", "b", "una \U0001f4f7 foto"),
+        ("DE", "a", "ein Foto"),
+    ]

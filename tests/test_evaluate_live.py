@@ -8,6 +8,7 @@ import codecs
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import build_demo
@@ -179,6 +180,41 @@ def test_hand_edits_the_file_reader_accepts_give_its_items(demo: Project, tmp_pa
         "sorgente del fiume",
         "fonte",
     ]
+
+
+#: Hand edits holding numbers orjson reads otherwise than the standard library (it refuses NaN and 1e999, and reads
+#: an integer past 64 bits as a float): the live path doubts them and reads them as the file reader does.
+NUMBER_EDITS = {
+    "a sense rank past 64 bits": (
+        "items",
+        "senses",
+        '[{"synset":"bn:00043474n","rank":1},{"synset":"bn:1x","rank":123456789012345678901234567890}]',
+    ),
+    "a NaN synset": ("item_languages", "good", '[{"origin":"lexicon","pos":null,"synsets":[NaN],"text":"fonte"}]'),
+    "an infinite synset": (
+        "item_languages",
+        "good",
+        '[{"origin":"lexicon","pos":null,"synsets":[1e999],"text":"fonte"}]',
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(NUMBER_EDITS))
+def test_hand_edited_numbers_give_what_the_file_reader_gives(demo: Project, tmp_path: Path, edit: str) -> None:
+    table, column, value = NUMBER_EDITS[edit]
+    where = "id = 'head-stream'" if table == "items" else "item_id = 'head-stream' AND lang = 'IT'"
+    with demo.db.write() as conn:
+        conn.execute(text(f"UPDATE {table} SET {column} = :value WHERE {where}"), {"value": value})
+    exported = export_dataset(demo, tmp_path / "exports", BOTH)
+    try:
+        from_file: Any = load_dataset(exported.path / DATASET_FILE).items
+    except EvaluationInputError as error:
+        from_file = [(p.line, p.rule, p.message) for p in error.problems]
+    try:
+        live: Any = dataset_from_project(demo).items
+    except EvaluationInputError as error:
+        live = [(p.line, p.rule, p.message) for p in error.problems]
+    assert live == from_file
 
 
 def test_the_rows_in_any_order_give_the_same_dataset(demo: Project) -> None:

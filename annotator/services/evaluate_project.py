@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from annotator.analysis.base import Analysis
 from annotator.atomic_files import write_text_atomic
 from annotator.context import ProjectContext
@@ -188,9 +190,9 @@ def _encodable(texts: list[str]) -> bool:
 def _senses(stored: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]] | None:
     """Ω(λ) as (synset, rank) pairs in rank order and in stored order (μ(σ) is looked up in stored order, as the
     export does); None when a sense is not what the app stores."""
-    try:
-        senses = json.loads(stored)
-    except (TypeError, ValueError, RecursionError):
+    try:  # orjson as in ``_specs``: a rank past 64 bits, read as a float, is doubted
+        senses = orjson.loads(stored)
+    except (TypeError, ValueError):  # not text, or not JSON
         return None
     pairs = []
     for sense in senses if type(senses) is list else ():
@@ -219,9 +221,11 @@ def _specs(stored: str, side: str, parsed: ParseCache, seen: Seen) -> tuple[Cand
         return ()
     if "\\u" in stored or not _encodable([stored]):
         return _DOUBT
-    try:
-        entries = json.loads(stored)
-    except (ValueError, RecursionError):
+    try:  # orjson: a third of the standard library's time on these lists (benchmarks/bench_pages.py, the set-up);
+        # where it reads differently (NaN refused, an integer past 64 bits read as a float) the list holds a number,
+        # which no stored list does, so it is doubted either way
+        entries = orjson.loads(stored)
+    except orjson.JSONDecodeError:
         return _DOUBT
     if type(entries) is not list:
         return _DOUBT
