@@ -120,6 +120,8 @@ def _check_text(text: str, raw: str) -> None:
             raw,
             "Brackets are only allowed around a whole cross-PoS candidate, as in [sparare]_VERB.",
         )
+    if WILDCARD not in text:  # the wildcard rules below are about '*' only
+        return
     tokens = text.split(" ")
     for token in tokens:
         if WILDCARD in token and token != WILDCARD:

@@ -539,7 +539,9 @@ def _translation_rows(lines: Sequence[str], source: str, problems: list[Problem]
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
-            try:  # orjson: a third of the standard library's time on a translations file (bench_pages.py, set-up)
+            # orjson: a third of the standard library's time on a translations file (bench_pages.py, set-up). It
+            # reads an integer past 64 bits as a float: only the four text fields are used, refused either way
+            try:
                 record = orjson.loads(line)
             except orjson.JSONDecodeError:  # NaN, a lone surrogate, deep nesting: the standard library's reading
                 decoded, record = _decode(line, source, number, problems)
