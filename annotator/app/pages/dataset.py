@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pandas as pd
 import streamlit as st
@@ -120,6 +120,12 @@ def render_statistics(selection: DatasetOverview) -> None:
         st.caption(f"Left out of the export: {left}.")
 
 
+#: Why the buttons whose file is made when clicked (``data`` a callable) do not rerun the page: a rerun registers
+#: the file under a new id and drops the old one, while the browser asks for the old one at the same moment; when
+#: the rerun won, the download failed ("Failed to generate file for download"). A download needs no rerun.
+DEFERRED_CLICK: Final = "ignore"
+
+
 def render_export(project: Project, options: ExportOptions) -> None:
     st.subheader("Export")
     st.caption(
@@ -146,6 +152,7 @@ def render_export(project: Project, options: ExportOptions) -> None:
                 data=functools.partial(job_files.read_bytes, project, last.id, name),
                 file_name=name,
                 key=f"dataset_dl_{name}",
+                on_click=DEFERRED_CLICK,
             )
         columns[-1].download_button(
             "all (.zip)",
@@ -153,6 +160,7 @@ def render_export(project: Project, options: ExportOptions) -> None:
             file_name=f"{folder}.zip",
             mime="application/zip",
             key="dataset_dl_zip",
+            on_click=DEFERRED_CLICK,
         )
 
 
@@ -173,6 +181,7 @@ def render_sheets(project: Project) -> None:
             file_name=sheet_file_name(lang),
             mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
             key="dataset_sheet_download",
+            on_click=DEFERRED_CLICK,
         )
     with right:
         uploaded = st.file_uploader("Import an edited sheet", type=["xlsx"], key="dataset_sheet_upload")
