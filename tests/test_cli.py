@@ -172,6 +172,9 @@ def test_readme_first_command_serves_the_demo_on_localhost(tmp_path: Path) -> No
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
             assert response.status == 200 and b"<html" in response.read().lower()
         assert (tmp_path / "demo" / "annotator.sqlite").exists()
+        # the server is the serve process itself (exec), not watching the installed code for changes
+        arguments = Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")
+        assert b"streamlit" in arguments and arguments[arguments.index(b"--server.fileWatcherType") + 1] == b"none"
     finally:
         process.terminate()
         process.wait(timeout=20)

@@ -94,6 +94,10 @@ def run_serve(args: argparse.Namespace) -> int:
         "viewer",
         "--server.maxUploadSize",
         str(_upload_limit_mb(data_dir)),
+        # no watching of the installed code: an upgrade while serving would otherwise offer every open page a
+        # "source file changed, rerun" prompt mid-work; restarting the server is how new code is taken in
+        "--server.fileWatcherType",
+        "none",
     ]
     secrets = None
     if args.secrets:
