@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "evaluate",
     "report",
     "contrastive",
+    "suggestions",
     "jobs",
     "serve",
 )

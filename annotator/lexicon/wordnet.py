@@ -26,6 +26,7 @@ from typing import Any
 
 from annotator.lexicon.base import ENGLISH, LexiconError, LexSense, SynsetRecord
 from annotator.lexicon.wordnet_index import LexiconIndex, index_path, read_lmf
+from annotator.lexicon.wordnet_relations import write_relations
 from annotator.private_files import make_private, make_private_folder
 
 #: The folder, inside the project's data folder, that holds the project's own ``wn`` database.
@@ -234,6 +235,7 @@ def add_lexicons(
             if new or any(not index_path(folder, i, v).exists() for i, v in source.lexicons):
                 for index in read_lmf(source.path):
                     index.write(folder)
+                write_relations(source.path, folder)  # issue 33: relations for suggestions
             for lex_id, version in source.lexicons:
                 lexicon = wn.lexicons(lexicon=f"{lex_id}:{version}")[0]
                 if (lex_id, version) in new and project_language(lexicon.language) == ENGLISH:

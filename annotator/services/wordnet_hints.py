@@ -30,6 +30,16 @@ class SenseHint:
     is_item_synset: bool
 
 
+@dataclass(frozen=True)
+class WordSense:
+    """A synset a typed word lexicalizes: σ itself, another sense of λ (``rank`` μ), or unrelated (``rank`` None)."""
+
+    synset: str
+    is_item_synset: bool
+    rank: int | None
+    gloss: str
+
+
 def _wordnet(project: ProjectContext) -> WordnetLexicon | None:
     """The project's wordnet provider, reused while its database file is unchanged; None for other providers."""
     if project.settings().lexicon.provider != "wordnet":
@@ -45,6 +55,11 @@ def _wordnet(project: ProjectContext) -> WordnetLexicon | None:
             cached = (stamp, WordnetLexicon(folder))
             _providers[folder] = cached
         return cached[1]
+
+
+def project_wordnet(project: ProjectContext) -> WordnetLexicon | None:
+    """The project's wordnet provider shared with the suggestions (None for other providers)."""
+    return _wordnet(project)
 
 
 def _normal(text: str) -> str:
@@ -74,3 +89,25 @@ def sense_of_candidate(project: ProjectContext, item: Item, lang: str, text: str
     except LexiconError:
         return None
     return None
+
+
+def word_senses(project: ProjectContext, item: Item, lang: str, text: str, limit: int = 8) -> list[WordSense]:
+    """Every synset of the project's lexicons that ``text`` lexicalizes in ``lang`` (any part of speech), each marked
+    σ, another sense of λ (with its rank) or unrelated, with its gloss: σ first, then λ's senses by rank, then the
+    rest (at most ``limit``). Empty for a provider that is not a local wordnet, or an empty text."""
+    wanted = " ".join(text.replace("_", " ").split())
+    lexicon = _wordnet(project)
+    if lexicon is None or not wanted:
+        return []
+    lang = lang.upper()
+    ranks = {sense.synset: sense.rank for sense in item.senses}
+    found: list[WordSense] = []
+    for pos in ("NOUN", "VERB", "ADJ", "ADV"):
+        for synset in lexicon.synset_ids_in(wanted, lang, pos):
+            try:
+                gloss = lexicon.synset(synset, []).gloss()
+            except LexiconError:
+                gloss = ""
+            found.append(WordSense(synset, synset == item.synset, ranks.get(synset), gloss))
+    found.sort(key=lambda s: (not s.is_item_synset, s.rank is None, s.rank or 0, s.synset))
+    return found[:limit]

@@ -1,0 +1,613 @@
+"""Why a list is empty, and suggestions per item-language (SPEC §5.2, issue 33): one service for the Curate card,
+the Project page and ``annotator suggestions``.
+
+The costly parts are computed once and kept with the item-language (``suggestion_cache``), each with the stamp of
+what it came from: related senses with the lexicon's version, the allowed sources and σ; machine-translation words
+with the evaluation they came from. A stale stamp means computing them again (the card does it for its one
+item-language; a new evaluation refreshes every item-language's MT words at once). The team's suggestions are read
+live by an indexed look-up of the few items sharing a sense of λ, so they follow every save without a counter.
+Nothing here changes a candidate list: accepting a suggestion is the ordinary add or move; a dismissal is kept per
+item-language and user.
+
+For the command handlers of the Curate work area:
+
+- ``card_view(project, item_id, lang, user) -> CardSuggestions``: the reasons and the ranked suggestions (cheap).
+- ``dismiss_suggestion(project, user, item_id, lang, text) -> bool``: not offered to ``user`` there again (False
+  when it already was dismissed); ``restore_suggestion`` takes a dismissal back. Accepting needs no bookkeeping:
+  once the word stands in the list it is no longer suggested.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from annotator.context import ProjectContext
+from annotator.domain.jobs import JobKind, JobState
+from annotator.domain.lexicon_records import SynsetRecord
+from annotator.domain.model import Item, ItemLanguage, User
+from annotator.domain.suggestions import (
+    LexiconRecord,
+    MissTranslation,
+    Suggestion,
+    TeamCandidate,
+    candidate_key,
+    decode_suggestions,
+    empty_reasons,
+    encode_suggestions,
+    final_suggestions,
+    mt_suggestions,
+    related_suggestions,
+    team_suggestions,
+    valid_candidate,
+)
+from annotator.errors import UserError
+from annotator.lexicon.base import Lexicon, LexiconError
+from annotator.lexicon.sources import MACHINE_TRANSLATED_SOURCES, allowed_sources
+from annotator.lexicon.wordnet import WordnetLexicon, default_sources
+from annotator.lexicon.wordnet_relations import WordnetRelations
+from annotator.progress import ProgressCallback, no_progress
+from annotator.services import job_files
+from annotator.store import jobs as job_rows
+from annotator.store import suggestions as rows
+from annotator.store.item_languages import candidates_from_json
+from annotator.store.rows import utc_now
+
+#: Item-languages per batch when computing or exporting in bulk.
+BATCH_SIZE = 200
+#: A word used in more than this share of a language's MISS translations is taken for a function word (when the
+#: analyser gives no parts of speech), once the language has at least ``COMMON_MIN`` of them.
+COMMON_SHARE, COMMON_MIN = 0.08, 30
+#: Senses of each other word of the sentence whose translations are told apart from the target's (most frequent).
+OTHER_WORD_SENSES = 3
+
+
+@dataclass(frozen=True)
+class CardSuggestions:
+    """What the card shows: why G0 / B0 is empty ("" when it is not, or nothing was recorded) and the suggestions."""
+
+    item_id: str
+    lang: str
+    good_empty_reason: str
+    bad_empty_reason: str
+    suggestions: tuple[Suggestion, ...]
+
+    def to_line(self) -> dict[str, Any]:
+        """The JSON line ``annotator suggestions`` writes."""
+        return {
+            "id": self.item_id,
+            "lang": self.lang,
+            "good_empty_reason": self.good_empty_reason,
+            "bad_empty_reason": self.bad_empty_reason,
+            "suggestions": [s.to_dict() for s in self.suggestions],
+        }
+
+
+# --- the lexicon side, kept per process ------------------------------------------------------------------------
+
+
+class _Finder:
+    """The project's lexicon, its relations (wordnet) and source policies, with answers memoised per (σ, language).
+
+    One per project and lexicon version per process, like the typing hints' provider: loading a wordnet takes
+    seconds, each later answer microseconds."""
+
+    def __init__(self, project: ProjectContext, lexicon: Lexicon) -> None:
+        settings = project.settings()
+        self.lexicon = lexicon
+        self.relations: WordnetRelations | None = None
+        if isinstance(lexicon, WordnetLexicon):
+            self.relations = _relations(lexicon.folder)
+        defaults = default_sources(lexicon)
+        self.policies = {lang: allowed_sources(lang, settings.allowed_sources, defaults) for lang in settings.languages}
+        self.stamp_base = json.dumps(
+            [lexicon.name, lexicon.version, sorted((k, sorted(v)) for k, v in settings.allowed_sources.items())]
+        )
+        self._related: dict[tuple[str, str], list[Suggestion]] = {}
+        self._explained: dict[tuple[str, str], frozenset[str]] = {}
+        self._lock = threading.Lock()
+
+    def stamp(self, synset: str) -> str:
+        return hashlib.sha1(f"{self.stamp_base}|{synset}".encode()).hexdigest()
+
+    def allowed(self, lang: str) -> Callable[[str], bool]:
+        policy = self.policies.get(lang) or allowed_sources(lang)
+        return policy.allows
+
+    def _record(self, synset: str, lang: str) -> SynsetRecord | None:
+        try:
+            return self.lexicon.synset(synset, [lang])
+        except LexiconError:
+            return None
+
+    def related(self, synset: str, lang: str) -> list[Suggestion]:
+        key = (synset, lang)
+        found = self._related.get(key)
+        if found is None:
+            target = self._record(synset, lang)
+            linked: list[tuple[str, SynsetRecord]] = []
+            if self.relations is not None:
+                for relation, other in self.relations.related(synset):
+                    record = self._record(other, lang)
+                    if record is not None:
+                        linked.append((relation, record))
+            found = related_suggestions(
+                lang, target, linked, self.allowed(lang), lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES
+            )
+            with self._lock:
+                self._related[key] = found
+        return found
+
+    @property
+    def local(self) -> bool:
+        """Asking about any word costs nothing (no request): the sentence's other words can be looked up."""
+        return self.lexicon.name in ("wordnet", "snapshot")
+
+    def translations_of(self, english_lemma: str, lang: str) -> frozenset[str]:
+        """Allowed ``lang`` lemmas (case-folded) of the most frequent senses of an English word, any POS."""
+        key = (english_lemma.casefold(), lang)
+        found = self._explained.get(key)
+        if found is None:
+            words: set[str] = set()
+            allowed = self.allowed(lang)
+            for pos in ("NOUN", "VERB", "ADJ", "ADV"):
+                try:
+                    ids = self.lexicon.synset_ids(english_lemma, pos)[:OTHER_WORD_SENSES]
+                except LexiconError:
+                    continue
+                for synset in ids:
+                    record = self._record(synset, lang)
+                    if record is not None:
+                        words.update(
+                            s.lemma.casefold() for s in record.senses if s.lang == lang and allowed(s.source)
+                        )
+            found = self._explained[key] = frozenset(words)
+        return found
+
+
+def _relations(folder: Path) -> WordnetRelations:
+    """The relations of every lexicon in the project's ``wn`` database (exported from it once when missing)."""
+    from annotator.lexicon.wordnet import using_folder
+
+    with using_folder(folder) as wn:
+        lexicons = [(lexicon.id, lexicon.version) for lexicon in wn.lexicons()]
+
+    def export(specifier: str, target: Path) -> None:
+        with using_folder(folder) as wn:
+            wn.export(wn.lexicons(lexicon=specifier), target)
+
+    return WordnetRelations(folder, lexicons, export)
+
+
+_finders: dict[tuple[str, str], _Finder] = {}
+_finders_lock = threading.Lock()
+
+
+def _finder(project: ProjectContext) -> _Finder:
+    settings = project.settings()
+    lexicon: Lexicon
+    if settings.lexicon.provider == "wordnet":
+        from annotator.services.wordnet_hints import project_wordnet
+
+        found = project_wordnet(project)
+        if found is None:
+            raise UserError("This project has no wordnet yet: add one ('annotator lexicon use-wordnet').")
+        lexicon = found
+    else:
+        lexicon = project.lexicon(settings)
+    key = (str(project.wordnet_folder), json.dumps([lexicon.name, lexicon.version, settings.to_json()], default=str))
+    with _finders_lock:
+        finder = _finders.get(key)
+        if finder is None or finder.lexicon is not lexicon:
+            finder = _finders[key] = _Finder(project, lexicon)
+        return finder
+
+
+# --- machine translations scored MISS --------------------------------------------------------------------------
+
+
+def _evaluation(project: ProjectContext) -> int | None:
+    """The newest evaluation the Evaluate page kept (its job id), whose MISS translations feed suggestions."""
+    with project.db.read() as conn:
+        for job in job_rows.list_jobs(conn, limit=50, kinds=[JobKind.EVALUATE]):
+            if job.state is JobState.DONE and job.params.get("page"):
+                return job.id
+    return None
+
+
+def _mt_stamp(job_id: int | None) -> str:
+    return f"evaluation:{job_id}" if job_id is not None else "none"
+
+
+def _sentence_lemmas(item: Item) -> list[str]:
+    """The English lemmas of the sentence's other words (the target's span left out)."""
+    from annotator.analysis.default import DefaultAnalyser
+
+    sentence = item.sentence[: item.target.start] + " " + item.sentence[item.target.end :]
+    analysis = _english_analyser(DefaultAnalyser).analyse([sentence], "EN")[0]
+    lemmas = [lemma for lemma in analysis.lemmas if len(lemma) > 2 and any(ch.isalpha() for ch in lemma)]
+    return list(dict.fromkeys(lemma for lemma in lemmas if lemma.casefold() != item.target.lemma.casefold()))
+
+
+_analysers: dict[str, Any] = {}
+
+
+def _english_analyser(kind: Callable[[], Any]) -> Any:
+    with _finders_lock:
+        if "EN" not in _analysers:
+            _analysers["EN"] = kind()
+        return _analysers["EN"]
+
+
+def _explained(finder: _Finder, item: Item, lang: str) -> Callable[[str], bool]:
+    """Whether a translation word translates another content word of the sentence rather than the target: a lemma of
+    another word's frequent senses that no sense of λ has (only told apart with a local lexicon)."""
+    if not finder.local:
+        return lambda _lemma: False
+    others: set[str] = set()
+    for lemma in _sentence_lemmas(item):
+        others |= finder.translations_of(lemma, lang)
+    own: set[str] = set()
+    for synset in {item.synset, *(s.synset for s in item.senses)}:
+        record = finder._record(synset, lang)
+        if record is not None:
+            own.update(s.lemma.casefold() for s in record.senses if s.lang == lang)
+    told_apart = others - own
+    return told_apart.__contains__
+
+
+def _miss_rows(project: ProjectContext, job_id: int) -> Iterator[dict[str, Any]]:
+    from annotator.evaluation.run import ANALYSED_FILE
+
+    for line in job_files.lines(project, job_id, ANALYSED_FILE):
+        if line.strip():
+            row = json.loads(line)
+            if row.get("result") == "MISS":
+                yield row
+
+
+def _words(row: dict[str, Any]) -> tuple[tuple[str, str, str | None], ...]:
+    analysis = row.get("analysis") or {}
+    words, lemmas, upos = analysis.get("words") or [], analysis.get("lemmas") or [], analysis.get("upos") or []
+    return tuple(
+        (str(w), str(lemma or w), tag if isinstance(tag, str) else None)
+        for w, lemma, tag in zip(words, lemmas, upos, strict=False)
+    )
+
+
+def refresh_mt(project: ProjectContext, job_id: int | None = None, progress: ProgressCallback = no_progress) -> int:
+    """Compute every item-language's MT suggestions from the newest evaluation (or ``job_id``) and keep them: read
+    once after an evaluation (the Evaluate job calls it), so no card waits. Returns the item-languages with MISS."""
+    job_id = _evaluation(project) if job_id is None else job_id
+    stamp = _mt_stamp(job_id)
+    missed: dict[tuple[str, str], list[MissTranslation]] = {}
+    per_lang: dict[str, int] = Counter()
+    common: dict[str, Counter[str]] = {}
+    if job_id is not None:
+        for row in _miss_rows(project, job_id):
+            words = _words(row)
+            key = (str(row["id"]), str(row["lang"]))
+            missed.setdefault(key, []).append(MissTranslation(str(row["system"]), str(row["translation"]), words))
+            per_lang[key[1]] += 1
+            common.setdefault(key[1], Counter()).update({lemma.casefold() for _w, lemma, _u in words})
+    too_common = {
+        lang: frozenset(w for w, n in counts.items() if n > COMMON_SHARE * per_lang[lang])
+        if per_lang[lang] >= COMMON_MIN
+        else frozenset()
+        for lang, counts in common.items()
+    }
+    finder = _finder(project)
+    with project.db.read() as conn:
+        keys = [(item_id, lang) for item_id, lang, *_rest in _all_item_languages(conn)]
+    total = len(keys)
+    for start in range(0, total, BATCH_SIZE):
+        chunk = keys[start : start + BATCH_SIZE]
+        with project.db.read() as conn:
+            items = project.repo.items_by_id(conn, list(dict.fromkeys(i for i, _l in chunk)))
+            cached = rows.cached_of(conn, chunk)
+        updates = []
+        for item_id, lang in chunk:
+            item = items.get(item_id)
+            if item is None:
+                continue
+            found = missed.get((item_id, lang), [])
+            mt = (
+                mt_suggestions(found, item.target.pos, _explained(finder, item, lang), too_common[lang].__contains__)
+                if found
+                else []
+            )
+            old = cached.get((item_id, lang))
+            base = old or rows.CachedSuggestions("", "[]", "", "[]")
+            updates.append((item_id, lang, base._replace(mt_stamp=stamp, mt=encode_suggestions(mt))))
+        with project.db.write() as conn:
+            rows.put_cache(conn, updates)
+        progress(min(start + BATCH_SIZE, total), total, "machine translations")
+    return len(missed)
+
+
+def _all_item_languages(conn: Any) -> list[tuple[str, str, str]]:
+    from sqlalchemy import select
+
+    from annotator.store import schema
+    from annotator.store.rows import visible
+
+    il = schema.item_languages
+    query = select(il.c.item_id, il.c.lang, il.c.initial_good).where(visible(il)).order_by(il.c.item_id, il.c.lang)
+    return [tuple(row) for row in conn.execute(query)]  # type: ignore[misc]
+
+
+# --- one item-language ---------------------------------------------------------------------------------------
+
+
+def _team(conn: Any, item: Item, lang: str) -> tuple[list[Suggestion], list[Suggestion]]:
+    rank_of = {sense.synset: sense.rank for sense in item.senses}
+    synsets = list(dict.fromkeys([item.synset, *rank_of]))
+    curated = [
+        TeamCandidate(entry.format(), row.item_id, row.synset, row.user or "")
+        for row in rows.team_rows(conn, synsets, lang, item.id)
+        for entry in candidates_from_json(row.good)
+    ]
+    return team_suggestions(item.synset, item.target.lemma, curated, rank_of)
+
+
+def _fresh_related(finder: _Finder, item: Item, lang: str, cached: rows.CachedSuggestions | None) -> str | None:
+    """The related part to keep when the cached one is missing or stale; None when it is current."""
+    if cached is not None and cached.lexicon_stamp == finder.stamp(item.synset):
+        return None
+    return encode_suggestions(finder.related(item.synset, lang))
+
+
+def _view(
+    item: Item,
+    state: ItemLanguage,
+    record_json: str | None,
+    related: str,
+    mt: str,
+    team: tuple[list[Suggestion], list[Suggestion]],
+    dismissed: Iterable[str],
+) -> CardSuggestions:
+    record = LexiconRecord.from_json(record_json) if record_json else None
+    if record is not None and record.synset != item.synset:
+        record = None  # σ changed since pre-population: the record no longer says why
+    good_reason, bad_reason = empty_reasons(
+        record, state.prepopulated and not state.initial_good, state.prepopulated and not state.initial_bad
+    )
+    suggestions = final_suggestions(
+        state, team[0], decode_suggestions(related), decode_suggestions(mt), team[1], dismissed
+    )
+    return CardSuggestions(item.id, state.lang, good_reason, bad_reason, tuple(suggestions))
+
+
+def card_view(project: ProjectContext, item_id: str, lang: str, user: User | None = None) -> CardSuggestions:
+    """The card's reasons and suggestions for one item-language (``user``'s dismissals left out): read in one
+    transaction from what is kept; only a missing or stale related part is computed (and kept) here."""
+    lang = lang.upper()
+    with project.db.read() as conn:
+        item = project.repo.get_item(conn, item_id)
+        state = project.repo.get_item_language(conn, item_id, lang)
+        if item is None or state is None:
+            raise UserError(f"No item-language {item_id} [{lang}] in this project.")
+        record = rows.get_record(conn, item_id, lang)
+        cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
+        team = _team(conn, item, lang)
+        dismissed = rows.dismissed_keys(conn, item_id, lang, user.name) if user is not None else set()
+    job_id = _evaluation(project)
+    if cached is None or cached.mt_stamp != _mt_stamp(job_id):
+        if job_id is not None:
+            refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
+            with project.db.read() as conn:
+                cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
+    related = _fresh_related(_finder(project), item, lang, cached)
+    if related is not None:
+        base = cached or rows.CachedSuggestions("", "[]", _mt_stamp(job_id), "[]")
+        cached = base._replace(lexicon_stamp=_finder(project).stamp(item.synset), related=related)
+        with project.db.write() as conn:
+            rows.put_cache(conn, [(item_id, lang, cached)])
+    assert cached is not None
+    return _view(item, state, record, cached.related, cached.mt, team, dismissed)
+
+
+def dismiss_suggestion(project: ProjectContext, user: User, item_id: str, lang: str, text: str) -> bool:
+    """Dismiss the suggestion of ``text`` on the item-language for ``user`` (kept: not offered to them there again).
+    Refused for a language the user may not edit; returns False when it was dismissed already."""
+    lang = lang.upper()
+    if not user.may_edit(lang):
+        raise UserError(f"You may not curate {lang}; nothing was changed.")
+    shown = valid_candidate(text) or " ".join(text.split())
+    with project.db.write() as conn:
+        if project.repo.get_item_language(conn, item_id, lang) is None:
+            raise UserError(f"No item-language {item_id} [{lang}] in this project; nothing was changed.")
+        return rows.dismiss(conn, item_id, lang, user.name, candidate_key(shown), shown[:200], utc_now())
+
+
+def restore_suggestion(project: ProjectContext, user: User, item_id: str, lang: str, text: str) -> bool:
+    """Take back ``user``'s dismissal of ``text`` on the item-language (undo); False when there was none."""
+    shown = valid_candidate(text) or " ".join(text.split())
+    with project.db.write() as conn:
+        return rows.undismiss(conn, item_id, lang.upper(), user.name, candidate_key(shown))
+
+
+# --- in bulk: the command line, the Project page, after pre-population --------------------------------------
+
+
+@dataclass
+class BulkReport:
+    item_languages: int = 0
+    computed: int = 0
+    empty_good: dict[str, int] = field(default_factory=Counter)
+    empty_good_with_suggestions: dict[str, int] = field(default_factory=Counter)
+
+
+def _batches(
+    project: ProjectContext, langs: Sequence[str] | None, items: Sequence[str] | None
+) -> tuple[list[tuple[str, str]], int]:
+    with project.db.read() as conn:
+        every = _all_item_languages(conn)
+    wanted_langs = {lang.upper() for lang in langs} if langs else None
+    if items is not None:
+        known = {item_id for item_id, _l, _g in every}
+        unknown = [item_id for item_id in items if item_id not in known]
+        if unknown:
+            raise UserError(f"No such item(s) in this project: {', '.join(unknown[:20])}. Nothing was written.")
+        wanted_items = set(items)
+    keys = [
+        (item_id, lang)
+        for item_id, lang, _g in every
+        if (wanted_langs is None or lang in wanted_langs) and (items is None or item_id in wanted_items)
+    ]
+    return keys, len(keys)
+
+
+def views(
+    project: ProjectContext,
+    langs: Sequence[str] | None = None,
+    items: Sequence[str] | None = None,
+    progress: ProgressCallback = no_progress,
+    report: BulkReport | None = None,
+) -> Iterator[CardSuggestions]:
+    """Every chosen item-language's reasons and suggestions (no user's dismissals), a batch at a time: stale
+    cached parts are computed and kept on the way, so a later card finds them."""
+    settings = project.settings()
+    if langs:
+        unknown = [lang for lang in langs if lang.upper() not in settings.languages]
+        if unknown:
+            raise UserError(f"Not languages of this project: {', '.join(unknown)}.")
+    keys, total = _batches(project, langs, items)
+    finder = _finder(project)
+    job_id = _evaluation(project)
+    mt_stamp = _mt_stamp(job_id)
+    with project.db.read() as conn:
+        stale_mt = job_id is not None and any(
+            c.mt_stamp != mt_stamp for c in rows.cached_of(conn, keys[:BATCH_SIZE]).values()
+        )
+    if stale_mt:
+        refresh_mt(project, job_id)
+    report = report if report is not None else BulkReport()
+    for start in range(0, total, BATCH_SIZE):
+        chunk = keys[start : start + BATCH_SIZE]
+        with project.db.read() as conn:
+            ids = list(dict.fromkeys(i for i, _l in chunk))
+            found_items = project.repo.items_by_id(conn, ids)
+            states = {(s.item_id, s.lang): s for group in project.repo.item_languages_of_items(conn, ids).values()
+                      for s in group}  # fmt: skip
+            records = rows.records_of(conn, chunk)
+            cached = rows.cached_of(conn, chunk)
+            teams = {
+                key: _team(conn, found_items[key[0]], key[1]) for key in chunk if key[0] in found_items
+            }
+        updates = []
+        out = []
+        for key in chunk:
+            item, state = found_items.get(key[0]), states.get(key)
+            if item is None or state is None:
+                continue
+            old = cached.get(key)
+            related = _fresh_related(finder, item, key[1], old)
+            current = old or rows.CachedSuggestions("", "[]", mt_stamp if job_id is None else "", "[]")
+            if related is not None:
+                current = current._replace(lexicon_stamp=finder.stamp(item.synset), related=related)
+                updates.append((key[0], key[1], current))
+            view = _view(item, state, records.get(key), current.related, current.mt, teams[key], ())
+            report.item_languages += 1
+            if state.prepopulated and not state.initial_good:
+                report.empty_good[key[1]] += 1
+                if view.suggestions:
+                    report.empty_good_with_suggestions[key[1]] += 1
+            out.append(view)
+        if updates:
+            report.computed += len(updates)
+            with project.db.write() as conn:
+                rows.put_cache(conn, updates)
+        yield from out
+        progress(min(start + BATCH_SIZE, total), total, "suggestions")
+
+
+def refresh(project: ProjectContext, progress: ProgressCallback = no_progress) -> BulkReport:
+    """Compute and keep whatever is missing or stale for every item-language (after pre-population)."""
+    report = BulkReport()
+    for _view_ in views(project, progress=progress, report=report):
+        pass
+    return report
+
+
+def write_jsonl(
+    project: ProjectContext,
+    out: Path,
+    langs: Sequence[str] | None = None,
+    items: Sequence[str] | None = None,
+    progress: ProgressCallback = no_progress,
+) -> BulkReport:
+    """``annotator suggestions``: one JSON line per item-language (id, lang, good_empty_reason, suggestions …),
+    written to a temporary name and renamed, so a failed run leaves no half file."""
+    report = BulkReport()
+    scratch = out.with_name(out.name + ".part")
+    try:
+        with scratch.open("w", encoding="utf-8") as handle:
+            _write_lines(handle, views(project, langs, items, progress, report))
+        scratch.replace(out)
+    finally:
+        scratch.unlink(missing_ok=True)
+    return report
+
+
+def _write_lines(handle: TextIO, found: Iterable[CardSuggestions]) -> None:
+    for view in found:
+        handle.write(json.dumps(view.to_line(), ensure_ascii=False) + "\n")
+
+
+@dataclass(frozen=True)
+class EmptyGoodCounts:
+    """Per language: item-languages pre-populated with an empty GOOD list, and how many of those have suggestions
+    (from what is kept; ``not_computed`` of them have no kept suggestions yet)."""
+
+    lang: str
+    empty_good: int
+    with_suggestions: int
+    not_computed: int
+
+
+def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
+    """The Project page's block: read from the kept suggestions and the team's curated lists (no lexicon)."""
+    from sqlalchemy import select
+
+    from annotator.store import schema
+    from annotator.store.rows import visible
+
+    il, it, cache = schema.item_languages, schema.items, schema.suggestion_cache
+    settings = project.settings()
+    with project.db.read() as conn:
+        query = (
+            select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad, cache.c.related, cache.c.mt)
+            .join(it, it.c.id == il.c.item_id)
+            .outerjoin(cache, (cache.c.item_id == il.c.item_id) & (cache.c.lang == il.c.lang))
+            .where(il.c.prepopulated.is_(True), il.c.initial_good == "[]", visible(il), it.c.excluded.is_(False))
+        )
+        empty = list(conn.execute(query))
+        team_query = (
+            select(il.c.lang, it.c.synset, il.c.item_id)
+            .join(it, it.c.id == il.c.item_id)
+            .where(il.c.status.in_(rows.CURATED_STATUSES), il.c.good != "[]", visible(il))
+        )
+        curated: dict[tuple[str, str], set[str]] = {}
+        for lang, synset, item_id in conn.execute(team_query):
+            curated.setdefault((lang, synset), set()).add(item_id)
+    counts = {lang: [0, 0, 0] for lang in settings.languages}
+    for item_id, lang, synset, good, bad, related, mt in empty:
+        entry = counts.setdefault(lang, [0, 0, 0])
+        entry[0] += 1
+        if related is None:
+            entry[2] += 1
+        good_keys = {c.key for c in candidates_from_json(good)}
+        held = good_keys | {c.key for c in candidates_from_json(bad)}
+        offered = [s for s in decode_suggestions(related) if s.key not in good_keys]
+        offered += [s for s in decode_suggestions(mt) if s.key not in held]
+        team = curated.get((lang, synset), set()) - {item_id}
+        if offered or team:
+            entry[1] += 1
+    return [EmptyGoodCounts(lang, *values) for lang, values in counts.items()]
