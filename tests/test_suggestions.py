@@ -151,7 +151,9 @@ def by_text(view: suggestions.CardSuggestions) -> dict[str, dict[str, str]]:
 
 def test_an_empty_good_list_says_which_lexicons_were_consulted_and_what_bad_holds(wn_project: Project) -> None:
     view = suggestions.card_view(wn_project, "a1", "IT")
-    assert view.good_empty_reason.startswith("None of the Italian lexicons consulted (sg-it) has a word for this sense.")
+    assert view.good_empty_reason.startswith(
+        "None of the Italian lexicons consulted (sg-it) has a word for this sense."
+    )
     assert "sg-it2, not allowed for Italian, has 1: “cicchetto”" in view.good_empty_reason
     assert "BAD holds 1 word of the other senses of “shot” instead (sg-it 1)" in view.good_empty_reason
     assert view.bad_empty_reason == ""
@@ -202,7 +204,7 @@ def test_team_memory_from_the_service_gives_a_good_on_the_same_sense_and_a_bad_o
     }  # fmt: skip
     assert found["fucilata"]["side"] == "BAD" and found["fucilata"]["source"] == "team"
     assert found["fucilata"]["synset"] == GUNSHOT and "sense 1 of “shot”" in found["fucilata"]["reason"]
-    assert list(found)[0] == "grappino"  # the team's GOOD ranks first, its BAD last
+    assert next(iter(found)) == "grappino"  # the team's GOOD ranks first, its BAD last
     assert list(found)[-1] == "fucilata"
     assert "grappino" not in by_text(suggestions.card_view(wn_project, "a1", "IT"))  # its own item: in GOOD
 

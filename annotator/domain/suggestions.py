@@ -329,13 +329,10 @@ def related_suggestions(
             if text is None or candidate_key(text) in seen:
                 continue
             seen.add(candidate_key(text))
-            words = RELATION_WORDS.get(relation, relation)
+            reason = f"{sense.source} gives it for {RELATION_WORDS.get(relation, relation)}"
             found.append(
-                Suggestion(
-                    text, GOOD, RELATED, relation, record.id,
-                    f"{sense.source} gives it for {words}: {gloss}" if gloss else f"{sense.source} gives it for {words}",
-                )
-            )  # fmt: skip
+                Suggestion(text, GOOD, RELATED, relation, record.id, f"{reason}: {gloss}" if gloss else reason)
+            )
     return found
 
 
@@ -468,6 +465,7 @@ def mt_suggestions(
     result = []
     for key, (_pos, _at, text) in ranked:
         names = systems[key]
-        reason = f"In the translation{'s' if len(names) > 1 else ''} by {', '.join(names)}, scored MISS (no candidate matched)."
+        plural = "s" if len(names) > 1 else ""
+        reason = f"In the translation{plural} by {', '.join(names)}, scored MISS (no candidate matched)."
         result.append(Suggestion(text, GOOD, MT, TRANSLATION + ": " + ", ".join(names), "", reason))
     return result

@@ -305,7 +305,7 @@ class _Batch:
     lexicon_rows: list[tuple[str, str, list[SenseEntry]]] = field(default_factory=list)
     states: list[ItemLanguage] = field(default_factory=list)
     details: list[dict[str, object]] = field(default_factory=list)
-    #: What each lexicon returned, per state (JSON, ``domain.suggestions.LexiconRecord``).
+    #: What each lexicon returned, per state (JSON, ``domain.suggestions.LexiconRecord``; "" when no list is empty).
     records: list[str] = field(default_factory=list)
 
 
@@ -370,8 +370,11 @@ class _Run:
             for state in states:
                 allowed = self.allowed(state.lang)
                 sets = self.inventory.initial_sets(item, senses, state.lang, allowed)
+                # what each lexicon returned: kept where a list starts empty (the cards that say why)
+                empty = not sets.good or not sets.bad
+                consulted = self.consulted(state.lang)
                 records.append(
-                    self.inventory.record_json(item, senses, state.lang, allowed, self.consulted(state.lang), sets)
+                    self.inventory.record_json(item, senses, state.lang, allowed, consulted, sets) if empty else ""
                 )
                 detail: dict[str, object] = {"good": len(sets.good), "bad": len(sets.bad), "lexicon": self.lexicon.name}
                 if redo is not None and state.prepopulated:
@@ -428,7 +431,7 @@ class _Run:
             repo.update_items_lexicon(conn, batch.lexicon_rows)
             repo.apply_saves(conn, prepared)
             suggestion_rows.put_records(
-                conn, [(s.item_id, s.lang, r) for s, r in zip(batch.states, batch.records, strict=True)]
+                conn, [(s.item_id, s.lang, r) for s, r in zip(batch.states, batch.records, strict=True) if r]
             )
         if self.inventory.trim():
             self.encoded.clear()  # keyed by the dropped sets' identity

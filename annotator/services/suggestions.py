@@ -164,9 +164,7 @@ class _Finder:
                 for synset in ids:
                     record = self._record(synset, lang)
                     if record is not None:
-                        words.update(
-                            s.lemma.casefold() for s in record.senses if s.lang == lang and allowed(s.source)
-                        )
+                        words.update(s.lemma.casefold() for s in record.senses if s.lang == lang and allowed(s.source))
             found = self._explained[key] = frozenset(words)
         return found
 
@@ -281,9 +279,14 @@ def _words(row: dict[str, Any]) -> tuple[tuple[str, str, str | None], ...]:
     )
 
 
+#: ``meta`` key: the evaluation whose MISS translations every kept MT part comes from (all refreshed at once).
+MT_MARKER = "suggestions_mt_evaluation"
+
+
 def refresh_mt(project: ProjectContext, job_id: int | None = None, progress: ProgressCallback = no_progress) -> int:
-    """Compute every item-language's MT suggestions from the newest evaluation (or ``job_id``) and keep them: read
-    once after an evaluation (the Evaluate job calls it), so no card waits. Returns the item-languages with MISS."""
+    """Compute the MT suggestions of every item-language with a MISS in the newest evaluation (or ``job_id``) and keep
+    them, then mark the evaluation as read: run once after an evaluation (the Evaluate job calls it), so no card
+    waits. An item-language without a kept part of this evaluation has no MT suggestion. Returns how many have."""
     job_id = _evaluation(project) if job_id is None else job_id
     stamp = _mt_stamp(job_id)
     missed: dict[tuple[str, str], list[MissTranslation]] = {}
@@ -302,9 +305,8 @@ def refresh_mt(project: ProjectContext, job_id: int | None = None, progress: Pro
         else frozenset()
         for lang, counts in common.items()
     }
-    finder = _finder(project)
-    with project.db.read() as conn:
-        keys = [(item_id, lang) for item_id, lang, *_rest in _all_item_languages(conn)]
+    finder = _finder(project) if missed else None
+    keys = sorted(missed)
     total = len(keys)
     for start in range(0, total, BATCH_SIZE):
         chunk = keys[start : start + BATCH_SIZE]
@@ -314,21 +316,33 @@ def refresh_mt(project: ProjectContext, job_id: int | None = None, progress: Pro
         updates = []
         for item_id, lang in chunk:
             item = items.get(item_id)
-            if item is None:
+            if item is None or finder is None:
                 continue
-            found = missed.get((item_id, lang), [])
-            mt = (
-                mt_suggestions(found, item.target.pos, _explained(finder, item, lang), too_common[lang].__contains__)
-                if found
-                else []
-            )
-            old = cached.get((item_id, lang))
-            base = old or rows.CachedSuggestions("", "[]", "", "[]")
+            explained = _explained(finder, item, lang)
+            mt = mt_suggestions(missed[(item_id, lang)], item.target.pos, explained, too_common[lang].__contains__)
+            base = cached.get((item_id, lang)) or rows.CachedSuggestions("", "[]", "", "[]")
             updates.append((item_id, lang, base._replace(mt_stamp=stamp, mt=encode_suggestions(mt))))
         with project.db.write() as conn:
             rows.put_cache(conn, updates)
         progress(min(start + BATCH_SIZE, total), total, "machine translations")
-    return len(missed)
+    with project.db.write() as conn:
+        project.repo.set_meta(conn, MT_MARKER, job_id)
+    return total
+
+
+def _mt_part(cached: rows.CachedSuggestions | None, job_id: int | None) -> str:
+    """The kept MT suggestions when they come from the newest evaluation; none otherwise."""
+    return cached.mt if cached is not None and cached.mt_stamp == _mt_stamp(job_id) else "[]"
+
+
+def _mt_ready(project: ProjectContext, job_id: int | None) -> None:
+    """Read the newest evaluation's MISS translations once, if nothing did since it finished."""
+    if job_id is None:
+        return
+    with project.db.read() as conn:
+        done = project.repo.get_meta(conn, MT_MARKER)
+    if done != job_id:
+        refresh_mt(project, job_id)
 
 
 def _all_item_languages(conn: Any) -> list[tuple[str, str, str]]:
@@ -398,19 +412,21 @@ def card_view(project: ProjectContext, item_id: str, lang: str, user: User | Non
         team = _team(conn, item, lang)
         dismissed = rows.dismissed_keys(conn, item_id, lang, user.name) if user is not None else set()
     job_id = _evaluation(project)
-    if cached is None or cached.mt_stamp != _mt_stamp(job_id):
-        if job_id is not None:
-            refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
-            with project.db.read() as conn:
-                cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
-    related = _fresh_related(_finder(project), item, lang, cached)
+    with project.db.read() as conn:
+        marked = project.repo.get_meta(conn, MT_MARKER)
+    if job_id is not None and marked != job_id:
+        refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
+        with project.db.read() as conn:
+            cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
+    finder = _finder(project)
+    related = _fresh_related(finder, item, lang, cached)
     if related is not None:
-        base = cached or rows.CachedSuggestions("", "[]", _mt_stamp(job_id), "[]")
-        cached = base._replace(lexicon_stamp=_finder(project).stamp(item.synset), related=related)
+        base = cached or rows.CachedSuggestions("", "[]", "", "[]")
+        cached = base._replace(lexicon_stamp=finder.stamp(item.synset), related=related)
         with project.db.write() as conn:
             rows.put_cache(conn, [(item_id, lang, cached)])
     assert cached is not None
-    return _view(item, state, record, cached.related, cached.mt, team, dismissed)
+    return _view(item, state, record, cached.related, _mt_part(cached, job_id), team, dismissed)
 
 
 def dismiss_suggestion(project: ProjectContext, user: User, item_id: str, lang: str, text: str) -> bool:
@@ -481,13 +497,7 @@ def views(
     keys, total = _batches(project, langs, items)
     finder = _finder(project)
     job_id = _evaluation(project)
-    mt_stamp = _mt_stamp(job_id)
-    with project.db.read() as conn:
-        stale_mt = job_id is not None and any(
-            c.mt_stamp != mt_stamp for c in rows.cached_of(conn, keys[:BATCH_SIZE]).values()
-        )
-    if stale_mt:
-        refresh_mt(project, job_id)
+    _mt_ready(project, job_id)
     report = report if report is not None else BulkReport()
     for start in range(0, total, BATCH_SIZE):
         chunk = keys[start : start + BATCH_SIZE]
@@ -498,9 +508,7 @@ def views(
                       for s in group}  # fmt: skip
             records = rows.records_of(conn, chunk)
             cached = rows.cached_of(conn, chunk)
-            teams = {
-                key: _team(conn, found_items[key[0]], key[1]) for key in chunk if key[0] in found_items
-            }
+            teams = {key: _team(conn, found_items[key[0]], key[1]) for key in chunk if key[0] in found_items}
         updates = []
         out = []
         for key in chunk:
@@ -509,11 +517,11 @@ def views(
                 continue
             old = cached.get(key)
             related = _fresh_related(finder, item, key[1], old)
-            current = old or rows.CachedSuggestions("", "[]", mt_stamp if job_id is None else "", "[]")
+            current = old or rows.CachedSuggestions("", "[]", "", "[]")
             if related is not None:
                 current = current._replace(lexicon_stamp=finder.stamp(item.synset), related=related)
                 updates.append((key[0], key[1], current))
-            view = _view(item, state, records.get(key), current.related, current.mt, teams[key], ())
+            view = _view(item, state, records.get(key), current.related, _mt_part(current, job_id), teams[key], ())
             report.item_languages += 1
             if state.prepopulated and not state.initial_good:
                 report.empty_good[key[1]] += 1
@@ -531,8 +539,8 @@ def views(
 def refresh(project: ProjectContext, progress: ProgressCallback = no_progress) -> BulkReport:
     """Compute and keep whatever is missing or stale for every item-language (after pre-population)."""
     report = BulkReport()
-    for _view_ in views(project, progress=progress, report=report):
-        pass
+    for _found in views(project, progress=progress, report=report):
+        continue
     return report
 
 
@@ -583,7 +591,8 @@ def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
     settings = project.settings()
     with project.db.read() as conn:
         query = (
-            select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad, cache.c.related, cache.c.mt)
+            select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad)
+            .add_columns(cache.c.related, cache.c.mt, cache.c.mt_stamp)
             .join(it, it.c.id == il.c.item_id)
             .outerjoin(cache, (cache.c.item_id == il.c.item_id) & (cache.c.lang == il.c.lang))
             .where(il.c.prepopulated.is_(True), il.c.initial_good == "[]", visible(il), it.c.excluded.is_(False))
@@ -597,8 +606,9 @@ def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
         curated: dict[tuple[str, str], set[str]] = {}
         for lang, synset, item_id in conn.execute(team_query):
             curated.setdefault((lang, synset), set()).add(item_id)
+    mt_stamp = _mt_stamp(_evaluation(project))
     counts = {lang: [0, 0, 0] for lang in settings.languages}
-    for item_id, lang, synset, good, bad, related, mt in empty:
+    for item_id, lang, synset, good, bad, related, mt, stamp in empty:
         entry = counts.setdefault(lang, [0, 0, 0])
         entry[0] += 1
         if related is None:
@@ -606,7 +616,7 @@ def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
         good_keys = {c.key for c in candidates_from_json(good)}
         held = good_keys | {c.key for c in candidates_from_json(bad)}
         offered = [s for s in decode_suggestions(related) if s.key not in good_keys]
-        offered += [s for s in decode_suggestions(mt) if s.key not in held]
+        offered += [s for s in decode_suggestions(mt if stamp == mt_stamp else "[]") if s.key not in held]
         team = curated.get((lang, synset), set()) - {item_id}
         if offered or team:
             entry[1] += 1

@@ -41,8 +41,13 @@ def _replace(conn: Connection, table: Any, rows: Sequence[dict[str, Any]]) -> No
 
 
 def put_records(conn: Connection, rows: Sequence[tuple[str, str, str]]) -> None:
-    """Keep (item id, language, record JSON) rows, replacing the item-languages' earlier records."""
-    _replace(conn, schema.lexicon_records, [{"item_id": i, "lang": lang, "record": r} for i, lang, r in rows])
+    """Keep (item id, language, record JSON) rows, each replacing the item-language's earlier record (an upsert,
+    ``INSERT … ON CONFLICT``, which SQLite and PostgreSQL both take: a first pre-population only inserts)."""
+    sql = (
+        'INSERT INTO "lexicon_records" ("item_id", "lang", "record") VALUES (:item_id, :lang, :record) '
+        'ON CONFLICT ("item_id", "lang") DO UPDATE SET "record" = excluded."record"'
+    )
+    execute_many(conn, sql, [{"item_id": i, "lang": lang, "record": r} for i, lang, r in rows])
 
 
 def get_record(conn: Connection, item_id: str, lang: str) -> str | None:
