@@ -341,3 +341,19 @@ def test_babelnet_reason_through_the_fake_server(project: Project, write_jsonl, 
         "BAD holds 1 word of the other senses of “shot” instead (OMWN_ZH 1)."
     )
     assert zh.bad_empty_reason == ""
+
+
+def test_the_project_page_shows_the_empty_good_block(wn_project: Project, monkeypatch) -> None:
+    from app_helpers import logged_in
+
+    person(wn_project, "lena", Role.LEAD)
+    suggestions.refresh(wn_project)
+    monkeypatch.setenv("ANNOTATOR_DATA", str(wn_project.data_dir))
+    at = logged_in("lena", "lena-password-long")
+    at.switch_page("pages/project.py").run()
+    assert not at.exception, at.exception
+    table = next(df.value for df in at.dataframe if "start with an empty GOOD list" in df.value.columns)
+    assert table.to_dict("records") == [
+        {"language": "Italian (IT)", "start with an empty GOOD list": 2, "of those, with suggestions": 2,
+         "not looked at yet": 0},
+    ]  # fmt: skip
