@@ -48,7 +48,7 @@ from annotator.domain.suggestions import (
     valid_candidate,
 )
 from annotator.errors import UserError
-from annotator.lexicon.base import Lexicon, LexiconError
+from annotator.lexicon.base import ENGLISH, Lexicon, LexiconError, LexiconQuotaError, LexiconUnavailableError
 from annotator.lexicon.sources import MACHINE_TRANSLATED_SOURCES, allowed_sources
 from annotator.lexicon.wordnet import WordnetLexicon, default_sources
 from annotator.lexicon.wordnet_relations import WordnetRelations
@@ -109,6 +109,7 @@ class _Finder:
         self.stamp_base = json.dumps(
             [lexicon.name, lexicon.version, sorted((k, sorted(v)) for k, v in settings.allowed_sources.items())]
         )
+        self.languages = tuple(sorted(lang for lang in settings.languages if lang != ENGLISH))
         self._related: dict[tuple[str, str], list[Suggestion]] = {}
         self._explained: dict[tuple[str, str], frozenset[str]] = {}
         self._lock = threading.Lock()
@@ -121,12 +122,19 @@ class _Finder:
         return policy.allows
 
     def _record(self, synset: str, lang: str) -> SynsetRecord | None:
+        """The synset's senses in ``lang``; None when the lexicon does not know it. A wordnet is asked for the one
+        language (cheap); any other provider for every project language, the request pre-population made, so
+        BabelNet's cache answers it. A provider that cannot answer now (quota, unreachable) raises."""
         try:
-            return self.lexicon.synset(synset, [lang])
+            return self.lexicon.synset(synset, [lang] if self.relations is not None else self.languages)
+        except (LexiconQuotaError, LexiconUnavailableError):
+            raise
         except LexiconError:
             return None
 
     def related(self, synset: str, lang: str) -> list[Suggestion]:
+        """The related-sense suggestions of (σ, language), memoised; raises when the provider cannot answer now
+        (nothing is kept then, so a later card asks again)."""
         key = (synset, lang)
         found = self._related.get(key)
         if found is None:
@@ -188,22 +196,21 @@ _finders_lock = threading.Lock()
 
 
 def _finder(project: ProjectContext) -> _Finder:
+    """The project's finder, kept per process: a wordnet's while its database is unchanged (the typing hints'
+    provider), any other provider's while the settings are (it is opened only when none is kept)."""
     settings = project.settings()
-    lexicon: Lexicon
+    key = (str(project.wordnet_folder), json.dumps(settings.to_json(), sort_keys=True, default=str))
+    wordnet: WordnetLexicon | None = None
     if settings.lexicon.provider == "wordnet":
         from annotator.services.wordnet_hints import project_wordnet
 
-        found = project_wordnet(project)
-        if found is None:
+        wordnet = project_wordnet(project)
+        if wordnet is None:
             raise UserError("This project has no wordnet yet: add one ('annotator lexicon use-wordnet').")
-        lexicon = found
-    else:
-        lexicon = project.lexicon(settings)
-    key = (str(project.wordnet_folder), json.dumps([lexicon.name, lexicon.version, settings.to_json()], default=str))
     with _finders_lock:
         finder = _finders.get(key)
-        if finder is None or finder.lexicon is not lexicon:
-            finder = _finders[key] = _Finder(project, lexicon)
+        if finder is None or (wordnet is not None and finder.lexicon is not wordnet):
+            finder = _finders[key] = _Finder(project, wordnet or project.lexicon(settings))
         return finder
 
 
@@ -213,9 +220,13 @@ def _finder(project: ProjectContext) -> _Finder:
 def _evaluation(project: ProjectContext) -> int | None:
     """The newest evaluation the Evaluate page kept (its job id), whose MISS translations feed suggestions."""
     with project.db.read() as conn:
-        for job in job_rows.list_jobs(conn, limit=50, kinds=[JobKind.EVALUATE]):
-            if job.state is JobState.DONE and job.params.get("page"):
-                return job.id
+        return _evaluation_in(conn)
+
+
+def _evaluation_in(conn: Any) -> int | None:
+    for job in job_rows.list_jobs(conn, limit=50, kinds=[JobKind.EVALUATE]):
+        if job.state is JobState.DONE and job.params.get("page"):
+            return job.id
     return None
 
 
@@ -371,10 +382,14 @@ def _team(conn: Any, item: Item, lang: str) -> tuple[list[Suggestion], list[Sugg
 
 
 def _fresh_related(finder: _Finder, item: Item, lang: str, cached: rows.CachedSuggestions | None) -> str | None:
-    """The related part to keep when the cached one is missing or stale; None when it is current."""
+    """The related part to keep when the cached one is missing or stale; None when it is current, or when the
+    provider cannot answer now (quota, unreachable: the card shows what is kept, a later one asks again)."""
     if cached is not None and cached.lexicon_stamp == finder.stamp(item.synset):
         return None
-    return encode_suggestions(finder.related(item.synset, lang))
+    try:
+        return encode_suggestions(finder.related(item.synset, lang))
+    except (LexiconQuotaError, LexiconUnavailableError):
+        return None
 
 
 def _view(
@@ -411,8 +426,7 @@ def card_view(project: ProjectContext, item_id: str, lang: str, user: User | Non
         cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
         team = _team(conn, item, lang)
         dismissed = rows.dismissed_keys(conn, item_id, lang, user.name) if user is not None else set()
-    job_id = _evaluation(project)
-    with project.db.read() as conn:
+        job_id = _evaluation_in(conn)
         marked = project.repo.get_meta(conn, MT_MARKER)
     if job_id is not None and marked != job_id:
         refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
@@ -425,8 +439,8 @@ def card_view(project: ProjectContext, item_id: str, lang: str, user: User | Non
         cached = base._replace(lexicon_stamp=finder.stamp(item.synset), related=related)
         with project.db.write() as conn:
             rows.put_cache(conn, [(item_id, lang, cached)])
-    assert cached is not None
-    return _view(item, state, record, cached.related, _mt_part(cached, job_id), team, dismissed)
+    related_part = cached.related if cached is not None else "[]"
+    return _view(item, state, record, related_part, _mt_part(cached, job_id), team, dismissed)
 
 
 def dismiss_suggestion(project: ProjectContext, user: User, item_id: str, lang: str, text: str) -> bool:
