@@ -29,7 +29,7 @@ from annotator.services.evaluate_project import prepare_current, save_result
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
 from annotator.services.sheet_import import import_sheet
-from annotator.services.wordnet_hints import word_senses
+from annotator.services.wordnet_hints import typed_word_hint, word_senses
 from annotator.store import jobs as job_store
 from annotator.store.repository import utc_now
 
@@ -277,6 +277,8 @@ def test_typing_any_word_says_which_synsets_of_the_lexicons_it_lexicalizes(wn_pr
         "The lexicons have it only for senses unrelated to “shot” (e.g. a single serving of a beverage)."
     )
     assert hint("zzz") == "The lexicons do not have this word."
+    assert typed_word_hint(wn_project, item, "IT", "sparo") == hint("sparo")
+    assert typed_word_hint(wn_project, item, "IT", "  ") is None
 
 
 def test_the_project_page_counts_empty_good_lists_and_those_with_suggestions(wn_project: Project) -> None:
@@ -357,3 +359,26 @@ def test_the_project_page_shows_the_empty_good_block(wn_project: Project, monkey
         {"language": "Italian (IT)", "start with an empty GOOD list": 2, "of those, with suggestions": 2,
          "not looked at yet": 0},
     ]  # fmt: skip
+
+
+def test_a_lexicon_added_before_relations_files_gets_them_from_wn_once(wn_project: Project) -> None:
+    from annotator.lexicon.wordnet import using_folder
+    from annotator.lexicon.wordnet_relations import WordnetRelations, load_relations, relations_path
+
+    folder = wn_project.wordnet_folder
+    path = relations_path(folder, "sg-en", "3.0")
+    written_at_add = load_relations(folder, "sg-en", "3.0").relations
+    assert written_at_add[DRINK] == [["hypernym", BEVERAGE], ["derivation", SIP]]
+    path.unlink()
+    exports: list[str] = []
+
+    def export(specifier: str, target: Path) -> None:
+        exports.append(specifier)
+        with using_folder(folder) as wn:
+            wn.export(wn.lexicons(lexicon=specifier), target)
+
+    relations = WordnetRelations(folder, [("sg-en", "3.0")], export)
+    assert relations.related(DRINK) == [("hypernym", BEVERAGE), ("derivation", SIP)]
+    assert exports == ["sg-en:3.0"] and path.exists()
+    assert load_relations(folder, "sg-en", "3.0", export).relations == written_at_add
+    assert exports == ["sg-en:3.0"]  # read from the file it wrote, not exported again

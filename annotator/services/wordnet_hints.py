@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotator.context import ProjectContext
+from annotator.domain.hints import word_lookup_hint
 from annotator.domain.model import Item
 from annotator.lexicon.base import LexiconError
 from annotator.lexicon.wordnet import WordnetLexicon
@@ -111,3 +112,12 @@ def word_senses(project: ProjectContext, item: Item, lang: str, text: str, limit
             found.append(WordSense(synset, synset == item.synset, ranks.get(synset), gloss))
     found.sort(key=lambda s: (not s.is_item_synset, s.rank is None, s.rank or 0, s.synset))
     return found[:limit]
+
+
+def typed_word_hint(project: ProjectContext, item: Item, lang: str, text: str) -> str | None:
+    """What the project's lexicons say of any word typed in an Add box (σ → usually GOOD, another sense of λ →
+    usually BAD, or unrelated), or None when there is nothing to say (not a wordnet project, an empty text)."""
+    if _wordnet(project) is None or not text.strip():
+        return None
+    found = word_senses(project, item, lang, text)
+    return word_lookup_hint(item.target.lemma, [(s.synset, s.is_item_synset, s.rank, s.gloss) for s in found])
