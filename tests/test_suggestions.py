@@ -382,3 +382,25 @@ def test_a_lexicon_added_before_relations_files_gets_them_from_wn_once(wn_projec
     assert exports == ["sg-en:3.0"] and path.exists()
     assert load_relations(folder, "sg-en", "3.0", export).relations == written_at_add
     assert exports == ["sg-en:3.0"]  # read from the file it wrote, not exported again
+
+
+def test_changed_allowed_sources_recompute_the_kept_suggestions_and_a_redo_the_reason(wn_project: Project) -> None:
+    from annotator.services.prepopulate import Redo
+
+    before = suggestions.card_view(wn_project, "a1", "IT")
+    assert "cicchetto" in by_text(before) and before.good_empty_reason
+    wn_project.save_settings(
+        ProjectSettings(
+            name="wn", languages=("IT",), lexicon=LexiconSettings("wordnet"),
+            allowed_sources={"IT": ["sg-it", "sg-it2"]},
+        )
+    )  # fmt: skip
+    prepopulate(wn_project, redo=Redo())
+    after = suggestions.card_view(wn_project, "a1", "IT")
+    assert after.good_empty_reason == "" and "cicchetto" not in by_text(after)  # now in GOOD
+    assert by_text(after)["bevanda"]["relation"] == "hypernym"
+    from annotator.store import suggestions as kept
+
+    with wn_project.db.read() as conn:
+        related = kept.cached_of(conn, [("a1", "IT")])[("a1", "IT")].related
+    assert "cicchetto" not in related  # recomputed for the new sources, not the kept "not allowed" proposal
