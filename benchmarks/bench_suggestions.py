@@ -9,7 +9,7 @@ Steps: init (IT ZH DE RU ES; ES has no lexicon here, so every ES item-language s
 over real WordNet senses (fixed seed), pre-populate (child processes, wall and CPU time), then in this process: one
 evaluation of a MISS translation per item-language kept as the Evaluate page keeps it, the MT words of every
 item-language (``refresh_mt``), the related senses of every item-language (``refresh``), and ``card_view`` for 300
-random item-languages: the first card of a fresh process (loads the wordnet), the median and 95th percentile of the
+random item-languages: the first card, the median and 95th percentile of the
 rest with everything kept (what a translator meets), and of cards whose kept part is stale (computed on the card).
 CPU time is the fair figure on a busy shared machine.
 """
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
     timed("evaluate one MISS-heavy system (kept as the page keeps it)", evaluation)
     _r, mt_wall, mt_cpu = timed("MT words of every item-language (refresh_mt)", lambda: suggestions.refresh_mt(project))
     first_card, first_wall, _c = timed(
-        "first card of a fresh process (loads the wordnet)", lambda: suggestions.card_view(project, ids[0], "IT")
+        "first card after them (the wordnet already loaded by refresh_mt)", lambda: suggestions.card_view(project, ids[0], "IT")
     )
     report, rel_wall, rel_cpu = timed(
         "related senses of every item-language (refresh)", lambda: suggestions.refresh(project)
