@@ -161,6 +161,17 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
         f"  per card, kept part missing (computed on the card, {len(stale_times)} cards): median "
         f"{1000 * statistics.median(stale_times):.1f} ms (the MT words then come from one read of the evaluation)"
     )
+    fresh = (
+        "import sys, time; from annotator.project import Project; from annotator.services import suggestions; "
+        "p = Project.open(sys.argv[1]); t = time.perf_counter(); suggestions.card_view(p, sys.argv[2], 'IT'); "
+        "print(f'{1000 * (time.perf_counter() - t):.1f}')"
+    )
+    import subprocess
+
+    waited = subprocess.run(
+        [sys.executable, "-c", fresh, str(data), sample[-1][0]], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    print(f"  first card of a fresh server process, everything kept (no lexicon opened): {waited} ms")
     print("\nEmpty GOOD lists and suggestions, per language")
     for counts in suggestions.empty_good_counts(project):
         share = 100 * counts.with_suggestions / counts.empty_good if counts.empty_good else 0.0

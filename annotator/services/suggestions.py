@@ -106,16 +106,14 @@ class _Finder:
             self.relations = _relations(lexicon.folder)
         defaults = default_sources(lexicon)
         self.policies = {lang: allowed_sources(lang, settings.allowed_sources, defaults) for lang in settings.languages}
-        self.stamp_base = json.dumps(
-            [lexicon.name, lexicon.version, sorted((k, sorted(v)) for k, v in settings.allowed_sources.items())]
-        )
+        self.stamp_base = _stamp_base(project)
         self.languages = tuple(sorted(lang for lang in settings.languages if lang != ENGLISH))
         self._related: dict[tuple[str, str], list[Suggestion]] = {}
         self._explained: dict[tuple[str, str], frozenset[str]] = {}
         self._lock = threading.Lock()
 
     def stamp(self, synset: str) -> str:
-        return hashlib.sha1(f"{self.stamp_base}|{synset}".encode()).hexdigest()
+        return _stamp(self.stamp_base, synset)
 
     def allowed(self, lang: str) -> Callable[[str], bool]:
         policy = self.policies.get(lang) or allowed_sources(lang)
@@ -175,6 +173,35 @@ class _Finder:
                         words.update(s.lemma.casefold() for s in record.senses if s.lang == lang and allowed(s.source))
             found = self._explained[key] = frozenset(words)
         return found
+
+
+def _stamp(base: str, synset: str) -> str:
+    return hashlib.sha1(f"{base}|{synset}".encode()).hexdigest()
+
+
+_stamp_bases: dict[tuple[str, float], str] = {}
+
+
+def _stamp_base(project: ProjectContext) -> str:
+    """What the related suggestions are computed from, without opening the lexicon (a card whose kept part is
+    current never loads the wordnet): the settings (provider, snapshot, allowed sources) and, for a wordnet, its
+    lexicons' ``id:version`` (read once per change of its database), for a snapshot its file's time."""
+    settings = project.settings()
+    parts: list[Any] = [settings.lexicon.provider, settings.lexicon.snapshot, settings.lexicon.base_url]
+    parts.append(sorted((k, sorted(v)) for k, v in settings.allowed_sources.items()))
+    if settings.lexicon.provider == "wordnet":
+        database = project.wordnet_folder / "wn.db"
+        stamp = database.stat().st_mtime if database.exists() else 0.0
+        key = (str(database), stamp)
+        if key not in _stamp_bases:
+            from annotator.lexicon.wordnet import lexicon_specifiers
+
+            _stamp_bases[key] = "+".join(lexicon_specifiers(project.wordnet_folder))
+        parts.append(_stamp_bases[key])
+    elif settings.lexicon.snapshot:
+        snapshot = Path(settings.lexicon.snapshot)
+        parts.append(snapshot.stat().st_mtime if snapshot.exists() else 0.0)
+    return json.dumps(parts, default=str)
 
 
 def _relations(folder: Path) -> WordnetRelations:
@@ -384,12 +411,16 @@ def _team(conn: Any, item: Item, lang: str) -> tuple[list[Suggestion], list[Sugg
 def _fresh_related(finder: _Finder, item: Item, lang: str, cached: rows.CachedSuggestions | None) -> str | None:
     """The related part to keep when the cached one is missing or stale; None when it is current, or when the
     provider cannot answer now (quota, unreachable: the card shows what is kept, a later one asks again)."""
-    if cached is not None and cached.lexicon_stamp == finder.stamp(item.synset):
+    if _current(cached, finder.stamp_base, item):
         return None
     try:
         return encode_suggestions(finder.related(item.synset, lang))
     except (LexiconQuotaError, LexiconUnavailableError):
         return None
+
+
+def _current(cached: rows.CachedSuggestions | None, stamp_base: str, item: Item) -> bool:
+    return cached is not None and cached.lexicon_stamp == _stamp(stamp_base, item.synset)
 
 
 def _view(
@@ -432,8 +463,11 @@ def card_view(project: ProjectContext, item_id: str, lang: str, user: User | Non
         refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
         with project.db.read() as conn:
             cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
-    finder = _finder(project)
-    related = _fresh_related(finder, item, lang, cached)
+    if _current(cached, _stamp_base(project), item):
+        related = None  # the lexicon is not even opened
+    else:
+        finder = _finder(project)
+        related = _fresh_related(finder, item, lang, cached)
     if related is not None:
         base = cached or rows.CachedSuggestions("", "[]", "", "[]")
         cached = base._replace(lexicon_stamp=finder.stamp(item.synset), related=related)
