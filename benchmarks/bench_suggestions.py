@@ -121,7 +121,8 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
     timed("evaluate one MISS-heavy system (kept as the page keeps it)", evaluation)
     _r, mt_wall, mt_cpu = timed("MT words of every item-language (refresh_mt)", lambda: suggestions.refresh_mt(project))
     first_card, first_wall, _c = timed(
-        "first card after them (the wordnet already loaded by refresh_mt)", lambda: suggestions.card_view(project, ids[0], "IT")
+        "first card after them (the wordnet already loaded by refresh_mt)",
+        lambda: suggestions.card_view(project, ids[0], "IT"),
     )
     report, rel_wall, rel_cpu = timed(
         "related senses of every item-language (refresh)", lambda: suggestions.refresh(project)
