@@ -404,3 +404,19 @@ def test_changed_allowed_sources_recompute_the_kept_suggestions_and_a_redo_the_r
     with wn_project.db.read() as conn:
         related = kept.cached_of(conn, [("a1", "IT")])[("a1", "IT")].related
     assert "cicchetto" not in related  # recomputed for the new sources, not the kept "not allowed" proposal
+
+
+def test_the_evaluate_job_reads_the_miss_words_for_the_cards(wn_project: Project, tmp_path: Path, monkeypatch) -> None:
+    from annotator.services import jobs
+
+    monkeypatch.setenv("ANNOTATOR_DATA", str(wn_project.data_dir))
+    translations = tmp_path / "mt.jsonl"
+    line = {"id": "a1", "lang": "IT", "system": "sysC", "translation": "Versò un grappino."}
+    translations.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    params = {"current": True, "page": True, "translations": str(translations)}
+    job = jobs.wait(wn_project, jobs.start(wn_project, JobKind.EVALUATE, params).id, timeout=180)
+    assert job.state is JobState.DONE, job
+    with wn_project.db.read() as conn:
+        assert wn_project.repo.get_meta(conn, suggestions.MT_MARKER) == job.id  # read by the job, not by a card
+    found = by_text(suggestions.card_view(wn_project, "a1", "IT"))
+    assert found["grappino"]["relation"] == "MISS translation: sysC"
