@@ -207,6 +207,9 @@ def test_team_memory_from_the_service_gives_a_good_on_the_same_sense_and_a_bad_o
     assert next(iter(found)) == "grappino"  # the team's GOOD ranks first, its BAD last
     assert list(found)[-1] == "fucilata"
     assert "grappino" not in by_text(suggestions.card_view(wn_project, "a1", "IT"))  # its own item: in GOOD
+    bulk = {view.item_id: view for view in suggestions.views(wn_project, ["IT"])}  # the command line's way
+    for item_id in ("a1", "a2", "g1"):
+        assert bulk[item_id] == suggestions.card_view(wn_project, item_id, "IT")
 
 
 def test_team_memory_from_a_sheet_import(wn_project: Project, tmp_path: Path) -> None:

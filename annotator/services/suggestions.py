@@ -397,15 +397,44 @@ def _all_item_languages(conn: Any) -> list[tuple[str, str, str]]:
 # --- one item-language ---------------------------------------------------------------------------------------
 
 
-def _team(conn: Any, item: Item, lang: str) -> tuple[list[Suggestion], list[Suggestion]]:
+def _team(
+    conn: Any, item: Item, lang: str, found: Sequence[rows.TeamRow] | None = None
+) -> tuple[list[Suggestion], list[Suggestion]]:
+    """The team's suggestions for the item-language; ``found``: curated rows already read for several items (in
+    bulk), else they are looked up for this item."""
     rank_of = {sense.synset: sense.rank for sense in item.senses}
     synsets = list(dict.fromkeys([item.synset, *rank_of]))
+    if found is None:
+        found = rows.team_rows(conn, synsets, lang, item.id)
+    wanted = set(synsets)
     curated = [
         TeamCandidate(entry.format(), row.item_id, row.synset, row.user or "")
-        for row in rows.team_rows(conn, synsets, lang, item.id)
+        for row in found
+        if row.item_id != item.id and row.synset in wanted
         for entry in candidates_from_json(row.good)
     ]
     return team_suggestions(item.synset, item.target.lemma, curated, rank_of)
+
+
+def _teams(
+    conn: Any, items: dict[str, Item], keys: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[list[Suggestion], list[Suggestion]]]:
+    """The team's suggestions of a batch: one look-up per language for every sense of the batch's items."""
+    result = {}
+    for lang in sorted({lang for _i, lang in keys}):
+        mine = [item_id for item_id, other in keys if other == lang and item_id in items]
+        synsets = sorted({s for i in mine for s in (items[i].synset, *(x.synset for x in items[i].senses))})
+        found: list[rows.TeamRow] = []
+        for start in range(0, len(synsets), 400):
+            found += rows.team_rows(conn, synsets[start : start + 400], lang, "")
+        by_synset: dict[str, list[rows.TeamRow]] = {}
+        for row in found:
+            by_synset.setdefault(row.synset, []).append(row)
+        for item_id in mine:
+            item = items[item_id]
+            near = [r for s in {item.synset, *(x.synset for x in item.senses)} for r in by_synset.get(s, ())]
+            result[(item_id, lang)] = _team(conn, item, lang, near)
+    return result
 
 
 def _fresh_related(finder: _Finder, item: Item, lang: str, cached: rows.CachedSuggestions | None) -> str | None:
@@ -556,7 +585,7 @@ def views(
                       for s in group}  # fmt: skip
             records = rows.records_of(conn, chunk)
             cached = rows.cached_of(conn, chunk)
-            teams = {key: _team(conn, found_items[key[0]], key[1]) for key in chunk if key[0] in found_items}
+            teams = _teams(conn, found_items, chunk)
         updates = []
         out = []
         for key in chunk:
