@@ -282,7 +282,7 @@ def test_progress_moves_within_one_file(tmp_path: Path) -> None:
     """A single file reports as it is read and as it is written, not once at its end."""
     english = write_tiny_wordnet(tmp_path / "lmf")[0]
     calls: list[tuple[int, int, str]] = []
-    add_lexicons(tmp_path / "wordnet", [str(english)], lambda done, total, message: calls.append((done, total, message)))
+    add_lexicons(tmp_path / "wordnet", [str(english)], lambda done, total, text: calls.append((done, total, text)))
     reading = [c for c in calls if "checking 1/1 tiny-en.xml" in c[2]]
     writing = [c for c in calls if c[2].startswith("writing tiny-en:3.0")]
     assert reading and len(writing) >= 10
