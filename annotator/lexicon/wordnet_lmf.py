@@ -5,7 +5,7 @@ half-added. Here the file is read through expat with a byte budget (the project'
 the decompressed text, so a plain file and a compression bomb are bounded alike), with no internal DTD subset, no
 entity declarations and no undeclared entities (``&nbsp;`` is refused, not skipped), WN-LMF's elements in their
 places with their required attributes, ids unique, and every sense, relation and frame pointing at something
-declared. Memory holds one entry at a time plus the id sets and the look-up index built in the same pass. What
+declared. Memory holds one entry at a time plus one lexicon's id sets and look-up index, built in the same pass. What
 ``wn`` adds afterwards is the copy written here, so the bytes checked are the bytes added.
 """
 
@@ -100,7 +100,8 @@ class CheckedLexicon:
     senses: int = 0
     #: The first synset id without a WordNet 3.0 offset (``lexid-NNNNNNNN-p``), and its line.
     unaligned: tuple[str, int] | None = None
-    index: LexiconIndex | None = None
+    #: Its look-up index, written beside the checked copy as soon as the lexicon ends (memory holds one at a time).
+    index_file: Path | None = None
 
     @property
     def specifier(self) -> str:
@@ -136,7 +137,7 @@ class _BoundedReader:
     def __init__(self, path: Path, label: str, budget: int, copy: IO[bytes], progress: Callable[[int, int], None]):
         name = path.name.lower()
         self.raw = path.open("rb")
-        self.stream: IO[bytes] = self.raw
+        self.stream: IO[bytes] | gzip.GzipFile | lzma.LZMAFile = self.raw
         if name.endswith(".gz"):
             self.stream = gzip.GzipFile(fileobj=self.raw, mode="rb")
         elif name.endswith(".xz"):
@@ -171,8 +172,8 @@ class _BoundedReader:
 class _Checker:
     """expat handlers that check WN-LMF as it streams by and build each lexicon's look-up index."""
 
-    def __init__(self, label: str) -> None:
-        self.label = label
+    def __init__(self, label: str, index_folder: Path) -> None:
+        self.label, self.index_folder = label, index_folder
         self.parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
         self.parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
         self.parser.StartDoctypeDeclHandler = self._doctype
@@ -367,7 +368,7 @@ class _Checker:
             raise self.refuse("lmf_text", f"<Count> holds {value[:40]!r}, not a whole number")
 
     def _end_synset(self) -> None:
-        assert self.synset is not None and self.current is not None and self.current.index is None
+        assert self.synset is not None and self.current is not None
         own, ili, pos, definition = self.synset
         self.pending_synsets[own] = [ili, pos, definition]
         self.synset = None
@@ -393,7 +394,7 @@ class _Checker:
             if not found:
                 raise self.refuse("unknown_reference", f"it refers to the {kind} {target!r}, not in this lexicon", line)
         index = LexiconIndex(self.current.id, self.current.version, self.current.language, self.pending_synsets)
-        self.current.index = finish_index(index, self.raw_entries, self.raw_keys)
+        self.current.index_file = finish_index(index, self.raw_entries, self.raw_keys).write(self.index_folder)
         self.lexicons.append(self.current)
         self.current = None
         self._reset_lexicon()
@@ -432,7 +433,8 @@ def check_file(
     limits: InputLimits,
     progress: Callable[[int, int], None] = lambda _done, _total: None,
 ) -> CheckedFile:
-    """Read ``path`` (.xml, .xml.gz, .xml.xz) whole, checking it; write its text to ``copy`` (0600) for ``wn``."""
+    """Read ``path`` (.xml, .xml.gz, .xml.xz) whole, checking it; write its text to ``copy`` (0600) for ``wn`` and
+    each lexicon's index beside it."""
     if not path.is_file():
         raise WordnetFileError(label, None, "no_such_file", "no such file (and not a wn package id)")
     if not path.name.lower().endswith(LMF_SUFFIXES):
@@ -443,7 +445,7 @@ def check_file(
             label, None, "too_large", f"the file is larger than {megabytes(limits.max_snapshot_bytes)} "
             "(input limit max_snapshot_mb); ask a lead to raise the limit if the file is genuine"
         )  # fmt: skip
-    checker = _Checker(label)
+    checker = _Checker(label, copy.parent)
     with open_private(copy, "wb") as out:
         reader = _BoundedReader(path, label, limits.max_snapshot_bytes, out, progress)
         try:

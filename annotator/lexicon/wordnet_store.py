@@ -238,7 +238,7 @@ def _progress_handler(report: Callable[[int, int, str], None], label: str) -> ty
     class Forward(ProgressHandler):  # type: ignore[misc]
         def update(self, n: int = 1, force: bool = False) -> None:
             super().update(n, force)
-            count, total = int(self.kwargs["count"]), int(self.kwargs["total"] or 0)
+            count, total = int(str(self.kwargs["count"])), int(str(self.kwargs["total"] or 0))
             step = max(total // 200, 1)
             if count % step == 0 or force:
                 stage = "writing" if self.kwargs["message"] == "Database" else "reading"
@@ -370,11 +370,11 @@ def add_lexicons(
             present = {f"{i}:{v}" for i, v, _lang in existing}
             new = [one for one in checked if any(lex.specifier not in present for lex in one.lexicons)]
             pause_point("checked")
-            indexes = [
-                lexicon.index.write(build)
+            indexes = [  # new lexicons' indexes, and any lost from the folder
+                lexicon.index_file
                 for one in checked
                 for lexicon in one.lexicons
-                if lexicon.index is not None
+                if lexicon.index_file is not None
                 and (lexicon.specifier not in present or not index_path(folder, lexicon.id, lexicon.version).exists())
             ]
             added = frozenset(lex.specifier for one in new for lex in one.lexicons if lex.specifier not in present)
