@@ -266,10 +266,16 @@ def test_an_interrupted_run_leaves_the_previous_lexicon_intact_and_the_next_run_
     assert "tiny-iwn" in WordnetLexicon(folder).languages()["IT"]
 
 
-def test_a_run_killed_after_the_rename_has_added_everything(data: Path, iwn: Path) -> None:
-    """Past the one rename the new database is whole: killed there, the lexicon is added, the scratch goes next run."""
-    _run_until(data, iwn, "replaced", signal.SIGKILL)
-    assert leftovers(data)
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_a_run_stopped_after_the_rename_has_added_everything(data: Path, iwn: Path, how: signal.Signals) -> None:
+    """Past the one rename the new database is whole: stopped there, the lexicon is added and the run says so."""
+    child = _run_until(data, iwn, "replaced", how)
+    assert child.stderr is not None
+    rest = child.stderr.read()
+    if how == signal.SIGTERM:
+        assert child.returncode == 130 and "tiny-iwn:1.0 added" in rest and "run the same command again" in rest
+    else:
+        assert leftovers(data)
     _usable(data, sorted([*BASE, "tiny-iwn:1.0"]))
     assert main(["lexicon", "use-wordnet", "--data", str(data), str(iwn)]) == 0
     assert leftovers(data) == []

@@ -155,14 +155,24 @@ def _interrupted(what: str) -> int:
 
 
 def run_use_wordnet(args: argparse.Namespace) -> int:
+    from annotator.lexicon.wordnet import lexicon_specifiers
     from annotator.services.lexicon_admin import use_wordnet
 
     project = open_project(args)
+    before = lexicon_specifiers(project.wordnet_folder)
     try:
         with _stopped_cleanly():
             result = use_wordnet(project, args.sources, progress=TerminalProgress("adding lexicons"))
     except KeyboardInterrupt:
-        return _interrupted("nothing was added")
+        added = sorted(set(lexicon_specifiers(project.wordnet_folder)) - set(before))
+        if not added:
+            return _interrupted("nothing was added")
+        print(
+            f"interrupted just after the new wordnet was in place: {', '.join(added)} added; the project's lexicon "
+            "setting was not changed yet: run the same command again to finish (what is there is not added twice).",
+            file=sys.stderr,
+        )
+        return 130
     for info in result.lexicons:
         print(f"Lexicon {info.describe()}")
     if result.lexicon is None:

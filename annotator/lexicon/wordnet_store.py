@@ -112,14 +112,18 @@ def _read_only(database: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{database}?mode=ro", uri=True)
 
 
-def lexicon_rows(folder: Path) -> list[tuple[str, str, str]]:
-    """(id, version, language) of every lexicon in the project's ``wn`` database, read from the current file."""
+def _rows(folder: Path) -> list[tuple[str, str, str]]:
     database = folder / DATABASE
     if not database.exists():
         return []
+    with contextlib.closing(_read_only(database)) as conn:
+        return [tuple(row) for row in conn.execute("SELECT id, version, language FROM lexicons ORDER BY id")]
+
+
+def lexicon_rows(folder: Path) -> list[tuple[str, str, str]]:
+    """(id, version, language) of every lexicon in the project's ``wn`` database, read from the current file."""
     try:
-        with contextlib.closing(_read_only(database)) as conn:
-            return [tuple(row) for row in conn.execute("SELECT id, version, language FROM lexicons ORDER BY id")]
+        return _rows(folder)
     except sqlite3.DatabaseError as error:
         raise _damaged(folder, error) from error
 
@@ -142,8 +146,9 @@ def installed_lexicons(folder: Path, added: frozenset[str] = frozenset()) -> lis
 
 
 def lexicon_specifiers(folder: Path) -> list[str]:
-    """``id:version`` of every lexicon in the project's ``wn`` database (cheap: for manifests)."""
-    return sorted(f"{lex_id}:{version}" for lex_id, version, _lang in lexicon_rows(folder))
+    """``id:version`` of every lexicon in the project's ``wn`` database (cheap: for manifests, which record a
+    damaged database's own ``sqlite3`` error)."""
+    return sorted(f"{lex_id}:{version}" for lex_id, version, _lang in _rows(folder))
 
 
 def _damaged(folder: Path, error: Exception) -> LexiconError:
