@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from conftest import dump
-from wordnet_data import SHOT_DRINK, write_tiny_wordnet
+from wordnet_data import SHOT_DRINK, english_lmf, write_tiny_wordnet
 
 from annotator.cli import main
 from annotator.domain.model import User
 from annotator.errors import PermissionDenied
 from annotator.lexicon.base import LexiconError
-from annotator.lexicon.wordnet import lexicon_specifiers
+from annotator.lexicon.wordnet import lexicon_specifiers, using_folder
 from annotator.lexicon.wordnet_index import index_path
 from annotator.project import Project
 from annotator.services.importing import import_items
@@ -114,6 +114,20 @@ def test_the_english_lexicon_stays_while_the_wordnet_is_the_provider(wn_project:
     use_babelnet(wn_project, "http://127.0.0.1:9/v9/")  # another provider: now it may go
     assert remove_wordnet(wn_project, "tiny-en:3.0").specifier == "tiny-en:3.0"
     assert "tiny-en:3.0" not in lexicon_specifiers(wn_project.wordnet_folder)
+
+
+def test_a_second_english_lexicon_left_by_an_older_version_can_be_removed(wn_project: Project, tmp_path: Path) -> None:
+    """Older versions accepted a second English lexicon, which stops pre-population; removing it mends the project."""
+    second = tmp_path / "second-en.xml"
+    second.write_text(english_lmf("tiny-en2"), encoding="utf-8")
+    with using_folder(wn_project.wordnet_folder) as wn:  # what 0.x did: straight into the database
+        wn.add(second, progress_handler=None)
+    with pytest.raises(LexiconError, match="exactly one English"):
+        wn_project.lexicon()
+    assert remove_wordnet(wn_project, "tiny-en2").specifier == "tiny-en2:3.0"
+    assert wn_project.lexicon().synset_ids("shot", "NOUN")[-1] == SHOT_DRINK
+    with pytest.raises(LexiconError, match="English lexicon"):
+        remove_wordnet(wn_project, "tiny-en")
 
 
 def test_remove_wordnet_on_the_command_line(wn_project: Project, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,6 +22,7 @@ from annotator.lexicon.wordnet import (
     WordnetLexicon,
     add_lexicons,
     find_lexicon,
+    installed_lexicons,
     project_language,
     remove_lexicon,
 )
@@ -112,12 +113,15 @@ def use_wordnet(
 def remove_wordnet(project: ProjectContext, name: str, user: User | None = None) -> LexiconInfo:
     """Remove one lexicon (``id`` or ``id:version``) the project no longer wants, all or nothing, audited.
 
-    The English lexicon stays while the wordnet is the provider: pre-population cannot work without it.
+    The English lexicon stays while the wordnet is the provider: pre-population cannot work without it (a second
+    one, which older versions accepted and which stops pre-population, may go).
     """
     administration.check_admin(user, "remove wordnet lexicons")
     folder = project.wordnet_folder
     info = find_lexicon(folder, name)
-    if project_language(info.language) == ENGLISH and project.settings().lexicon.provider == "wordnet":
+    english = [lex for lex in installed_lexicons(folder) if project_language(lex.language) == ENGLISH]
+    last_english = project_language(info.language) == ENGLISH and len(english) == 1
+    if last_english and project.settings().lexicon.provider == "wordnet":
         raise LexiconError(
             f"{info.specifier} is the project's English lexicon and the project pre-populates from the wordnet, which "
             "needs it; nothing was removed. To replace it, choose another lexicon first ('annotator lexicon "
