@@ -139,3 +139,19 @@ def test_remove_wordnet_on_the_command_line(wn_project: Project, capsys: pytest.
     assert "Removed the wordnet lexicon tiny-cmn:1.0 (cmn-Hans)." in capsys.readouterr().out
     assert audit(wn_project)[0][0] == "wordnet_remove" and audit(wn_project)[0][1] == {"lexicon": "tiny-cmn:1.0"}
     assert "ZH" not in wn_project.lexicon().languages()  # type: ignore[attr-defined]
+
+
+def test_a_new_project_says_it_has_no_lexicon_and_names_the_three_ways(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 34: ``info`` said "Lexicon: snapshot None" and ``prepopulate`` named only use-snapshot."""
+    data = str(tmp_path / "p")
+    assert main(["init", "--data", data, "--languages", "IT"]) == 0
+    capsys.readouterr()
+    assert main(["info", "--data", data]) == 0
+    out = capsys.readouterr().out
+    assert "Lexicon: none set yet" in out and "None" not in out
+    assert main(["prepopulate", "--data", data]) == 2
+    err = capsys.readouterr().err
+    for text in (out, err):
+        assert all(f"annotator lexicon {way}" in text for way in ("use-wordnet", "use-babelnet", "use-snapshot"))
