@@ -293,6 +293,7 @@ LATER_REVISIONS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] 
     "0009": ((), (("users", "email"), ("session_epochs", "changed_at"))),
     "0010_wordnet_domain": ((), (("items", "domain"),)),
     "eval_core_job_files": (("job_files",), ()),  # issue 22 (sorts after the numbered revisions)
+    "0012_password_change": ((), (("users", "must_change_password"),)),
 }
 
 
