@@ -265,7 +265,8 @@ def lead(project: Project) -> User:
 
 
 @pytest.fixture
-def translator_it(project: Project) -> User:
+def translator_it(project: Project, lead: User) -> User:
+    """A translator for IT; the lead comes first (a project's first account must be a lead)."""
     return add_user(project, "ivo", Role.TRANSLATOR, ("IT",), "translator-password")
 
 

@@ -20,6 +20,4 @@ depends_on = None
 
 def upgrade() -> None:
     # Existing passwords were chosen or handed over before the rule: they stay valid (false for every row).
-    op.add_column(
-        "users", sa.Column("must_change_password", sa.Boolean, nullable=False, server_default=sa.false())
-    )
+    op.add_column("users", sa.Column("must_change_password", sa.Boolean, nullable=False, server_default=sa.false()))
