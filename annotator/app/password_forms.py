@@ -8,6 +8,8 @@ already carries the new session (and its cookie) and the app opens at once.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from annotator.app import state
@@ -17,6 +19,7 @@ from annotator.services import accounts
 
 #: Session key of the change page's last outcome: ("error" | "success", message).
 OUTCOME_KEY = "password_outcome"
+PAGE_FILE = Path(__file__).resolve().parent / "pages" / "password.py"
 URL_PATH = "password"
 TITLE = "Change password"
 RULES = f"At least {accounts.MIN_PASSWORD_LENGTH} characters."
@@ -110,4 +113,4 @@ def render_change() -> None:
 
 def page() -> st.Page:
     """The change page for the navigation (hidden: the sidebar links to it under the signed-in line)."""
-    return st.Page(render_change, title=TITLE, url_path=URL_PATH, icon=":material/key:", visibility="hidden")
+    return st.Page(PAGE_FILE, title=TITLE, url_path=URL_PATH, icon=":material/key:", visibility="hidden")
