@@ -136,6 +136,8 @@ def test_the_first_account_must_be_a_lead_in_the_service_the_people_service_and_
     assert "first account of a project must be a lead" in capsys.readouterr().err
     assert dump(project) == before
     assert main(["users", "add", "lena", "--role", "lead", "--data", data]) == 0
+    assert main(["users", "add", "nolang", "--data", data]) == 2  # the command line names its flag
+    assert "needs at least one language (--languages IT,DE)" in capsys.readouterr().err
     assert main(["users", "add", "ivo", "--languages", "IT", "--data", data]) == 0  # then anyone
     assert [(u.name, u.role) for u in accounts.list_users(project)] == [("ivo", Role.TRANSLATOR), ("lena", Role.LEAD)]
 
@@ -193,3 +195,23 @@ def test_two_leads_demoting_each_other_at_once_leave_one_lead(project: Project, 
     assert sorted(type(r).__name__ for r in results) == ["LastLead", "User"], results
     with project.db.read() as conn:
         assert project.repo.count_enabled_leads(conn) == 1
+
+
+def test_the_command_line_resets_to_a_one_time_password_it_prints_once(
+    project: Project, lead: User, translator_it: User, capsys
+) -> None:
+    data = str(project.data_dir)
+    session = accounts.log_in(project, "ivo", "translator-password")
+    assert session is not None
+    capsys.readouterr()
+    assert main(["users", "passwd", "ivo", "--reset", "--data", data]) == 0
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert "must be replaced at the next log-in" in printed[0]
+    one_time = printed[-1]
+    assert stored(project, "ivo").must_change_password
+    assert accounts.session_user(project, session) is None
+    new_session = accounts.log_in(project, "ivo", one_time)
+    assert new_session is not None and accounts.password_change_due(project, new_session) is not None
+    assert main(["users", "passwd", "ivo", "--reset", "--password-stdin", "--data", data]) == 2
+    assert main(["users", "passwd", "nobody", "--reset", "--data", data]) == 2
+    assert "No user named 'nobody'" in capsys.readouterr().err
