@@ -154,7 +154,8 @@ def sidebar(user: User) -> None:
         langs = ", ".join(user.languages) if user.languages else "all languages"
         st.caption(f"Signed in as **{md(user.display_name or user.name)}** · {user.role.value} · {md(langs)}")
         if state.USER_KEY in st.session_state:  # the local user of a project without accounts has no login
-            st.page_link(password_forms.page(), label=password_forms.TITLE, icon=":material/key:")
+            if state.sso_identity() is None:  # signed in with a password (the provider keeps the others')
+                st.page_link(password_forms.page(), label=password_forms.TITLE, icon=":material/key:")
             st.button("Log out", key="logout", on_click=state.logout)
 
 
