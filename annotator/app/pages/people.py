@@ -119,7 +119,11 @@ def reset_account(name: str) -> None:
     except UserError as error:
         _done("error", md(error))
         return
-    _done("success", md(f"New password for {name}; their open sessions have ended."), new.password)
+    _done(
+        "success",
+        md(f"New password for {name}; their open sessions have ended. They replace it with their own at log-in."),
+        new.password,
+    )
 
 
 def render_outcome() -> None:
@@ -132,7 +136,7 @@ def render_outcome() -> None:
     if password:
         st.warning(
             "One-time password, shown only now — copy it and hand it over privately; it cannot be shown again "
-            "(reset the password if it is lost):",
+            "(reset the password if it is lost). It logs in once: its owner then chooses their own.",
             icon=":material/key:",
         )
         st.code(password, language=None)
