@@ -307,7 +307,8 @@ def client_address() -> str:
 def login(name: str, password: str) -> User | None:
     """Check the password (scrypt, in the accounts service) and remember the login for this browser session.
 
-    Raises ``accounts.LoginThrottled`` (a UserError with the time to wait) after too many failures.
+    Returns the account, also when its one-time password must be replaced first (the app then shows only the
+    change form). Raises ``accounts.LoginThrottled`` (a UserError with the time to wait) after too many failures.
     """
     project = get_project()
     session = accounts.log_in(project, name, password, client_address())
