@@ -60,9 +60,8 @@ def add_account() -> None:
     except UserError as error:
         _done("error", md(error))
         return
-    if first:
-        state.login(new.user.name, new.password)
-        return
+    if first and state.login(new.user.name, new.password) is not None:
+        return  # this browser is the new lead now: the app asks it to choose its password
     langs = f" ({', '.join(new.user.languages)})" if new.user.languages else ""
     _done("success", md(f"Added {new.user.role.value} {new.user.name}{langs}."), new.password)
     st.session_state[PICK_KEY] = new.user.name
