@@ -18,7 +18,7 @@ from pathlib import Path
 
 from annotator.lexicon.base import ENGLISH, LexiconError, LexSense, SynsetRecord
 from annotator.lexicon.wordnet_index import LexiconIndex, index_path
-from annotator.lexicon.wordnet_lmf import LMF_SUFFIXES, NOT_WORDNET_30, WordnetFileError, project_language
+from annotator.lexicon.wordnet_lmf import LMF_SUFFIXES, NOT_WORDNET_30, OFFSET_ID, WordnetFileError, project_language
 from annotator.lexicon.wordnet_store import (
     DATABASE,
     LexiconInfo,
@@ -215,6 +215,7 @@ def default_sources(lexicon: object) -> Mapping[str, frozenset[str]] | None:
 __all__ = [
     "LMF_SUFFIXES",
     "NOT_WORDNET_30",
+    "OFFSET_ID",
     "WORDNET_FOLDER",
     "LexiconInfo",
     "WordnetFileError",

@@ -435,8 +435,10 @@ def check_file(
 ) -> CheckedFile:
     """Read ``path`` (.xml, .xml.gz, .xml.xz) whole, checking it; write its text to ``copy`` (0600) for ``wn`` and
     each lexicon's index beside it."""
-    if not path.is_file():
+    if not path.exists():
         raise WordnetFileError(label, None, "no_such_file", "no such file (and not a wn package id)")
+    if not path.is_file():
+        raise WordnetFileError(label, None, "file_type", "not a regular file (a folder, a device or a pipe)")
     if not path.name.lower().endswith(LMF_SUFFIXES):
         message = "not a WN-LMF file: the name must end in .xml, .xml.gz or .xml.xz"
         raise WordnetFileError(label, None, "file_type", message)

@@ -89,7 +89,12 @@ def _wn() -> Any:
 
 @contextlib.contextmanager
 def using_folder(folder: Path) -> Iterator[Any]:
-    """``wn`` pointed at ``folder`` (created 0700) for the duration; look-ups may come from the app's threads."""
+    """``wn`` pointed at ``folder`` (created 0700) for the duration; look-ups may come from the app's threads.
+
+    ``wn`` keeps the connection it opens for the life of the process: a long-running reader (the app) goes on
+    seeing the database it first opened after another process replaced it, until it restarts; ``lexicon_rows`` and
+    the look-up indexes always read the current files.
+    """
     wn = _wn()
     with _lock:
         make_private_folder(folder)
