@@ -303,3 +303,44 @@ def test_a_lost_index_is_written_again_without_touching_the_database(data: Path,
     database = (folder / "wn.db").read_bytes()
     assert main(["lexicon", "use-wordnet", "--data", str(data), str(base_project[1][1])]) == 0
     assert index.exists() and (folder / "wn.db").read_bytes() == database
+
+
+FULL_DISK_SHELL = """
+mount -t tmpfs -o size="$1" tmpfs "$2/wordnet" || exit 97
+cp -a "$2/wordnet-before/." "$2/wordnet/" || exit 98
+shift 2
+exec "$@"
+"""
+FULL_DISK_CHECK = """
+import sqlite3, sys
+from pathlib import Path
+from annotator.cli import main
+from annotator.lexicon.wordnet import lexicon_specifiers
+data, source = sys.argv[1], sys.argv[2]
+print("exit", main(["lexicon", "use-wordnet", "--data", data, source]), flush=True)
+folder = Path(data) / "wordnet"
+with sqlite3.connect(f"file:{folder / 'wn.db'}?mode=ro", uri=True) as conn:
+    print("integrity", conn.execute("PRAGMA integrity_check").fetchone()[0])
+print("lexicons", " ".join(lexicon_specifiers(folder)))
+print("left", " ".join(sorted(p.name for p in folder.iterdir() if p.name.startswith("build-"))) or "-")
+"""
+
+
+def test_a_full_disk_is_a_message_and_the_previous_lexicon_stays(data: Path, iwn: Path) -> None:
+    """The wordnet folder on a real, nearly full disk (a small tmpfs in a private mount namespace): the copy cannot
+    be written, so the run says so (exit 2, no traceback) and the database in place is untouched."""
+    folder = data / "wordnet"
+    used_kb = sum(p.stat().st_size for p in folder.iterdir() if p.is_file()) // 1024
+    assert (folder / "wn.db").stat().st_size > 200 * 1024  # the copy needs that much again: it cannot fit
+    folder.rename(data / "wordnet-before")
+    folder.mkdir(mode=0o700)
+    result = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", FULL_DISK_SHELL, "sh", f"{used_kb + 100}k",
+         str(data), sys.executable, "-c", FULL_DISK_CHECK, str(data), str(iwn)],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "exit 2" in result.stdout and "Traceback" not in result.stderr
+    assert "Cannot write the new wordnet database" in result.stderr and "Nothing was changed" in result.stderr
+    assert "integrity ok" in result.stdout and f"lexicons {' '.join(BASE)}" in result.stdout
+    assert "left -" in result.stdout

@@ -136,7 +136,10 @@ class _BoundedReader:
 
     def __init__(self, path: Path, label: str, budget: int, copy: IO[bytes], progress: Callable[[int, int], None]):
         name = path.name.lower()
-        self.raw = path.open("rb")
+        try:
+            self.raw = path.open("rb")
+        except OSError as error:
+            raise WordnetFileError(label, None, "unreadable", f"cannot read it ({error.strerror or error})") from error
         self.stream: IO[bytes] | gzip.GzipFile | lzma.LZMAFile = self.raw
         if name.endswith(".gz"):
             self.stream = gzip.GzipFile(fileobj=self.raw, mode="rb")
@@ -150,6 +153,8 @@ class _BoundedReader:
         try:
             chunk = self.stream.read(CHUNK)
         except (OSError, EOFError, lzma.LZMAError, zlib.error) as error:
+            if self.stream is self.raw:
+                raise WordnetFileError(self.label, None, "unreadable", f"cannot read it ({error})") from error
             raise WordnetFileError(self.label, None, "not_compressed_lmf", f"cannot decompress it ({error})") from error
         self.read_bytes += len(chunk)
         if self.read_bytes > self.budget:

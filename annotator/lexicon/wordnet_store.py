@@ -213,18 +213,29 @@ def _fsync(path: Path) -> None:
 
 
 def _copy_database(folder: Path, target: Path) -> None:
-    """The current database copied page by page (checked readable on the way); none yet: an empty start."""
+    """The current database copied page by page (checked readable first); none yet: an empty start."""
     source = folder / DATABASE
     if not source.exists():
         return
     create_private_file(target)
-    try:
-        with contextlib.closing(_read_only(source)) as old, contextlib.closing(sqlite3.connect(target)) as new:
+    with contextlib.closing(_read_only(source)) as old:
+        try:
             if old.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise sqlite3.DatabaseError("quick_check found damage")
-            old.backup(new)
-    except sqlite3.DatabaseError as error:
-        raise _damaged(folder, error) from error
+        except sqlite3.DatabaseError as error:
+            raise _damaged(folder, error) from error
+        try:
+            with contextlib.closing(sqlite3.connect(target)) as new:
+                old.backup(new)
+        except sqlite3.OperationalError as error:  # the copy cannot be written: a full disk, a quota
+            raise _cannot_build(folder, error) from error
+
+
+def _cannot_build(folder: Path, error: Exception) -> LexiconError:
+    return LexiconError(
+        f"Cannot write the new wordnet database in {folder} ({error}). Nothing was changed: the project's wordnet is "
+        "as it was; free some space and run the command again."
+    )
 
 
 def _publish(folder: Path, build: Path, indexes: Sequence[Path]) -> None:
@@ -265,7 +276,9 @@ def _add_to_copy(build: Path, files: Sequence[CheckedFile], progress: Callable[[
             specs = ", ".join(lex.specifier for lex in checked.lexicons)
             try:
                 wn.add(checked.copy, progress_handler=_progress_handler(progress, specs))
-            except Exception as error:  # wn's assertions, LMFError, sqlite3 errors: all name the same bad file
+            except sqlite3.OperationalError as error:  # a full disk, not the file
+                raise _cannot_build(build.parent, error) from error
+            except Exception as error:  # wn's assertions, LMFError, integrity errors: all name the same bad file
                 message = f"the wordnet library refused it ({type(error).__name__}: {error})"
                 raise WordnetFileError(checked.label, None, "lmf_invalid", message) from error
 
@@ -396,6 +409,8 @@ def add_lexicons(
             else:
                 for index in indexes:  # an index lost by hand: written again, the database untouched
                     os.replace(index, folder / index.name)
+        except OSError as error:  # a full disk or a read-only folder while writing the copy: nothing was replaced
+            raise _cannot_build(folder, error) from error
         finally:
             with contextlib.suppress(OSError, KeyboardInterrupt):
                 shutil.rmtree(build, ignore_errors=True)
@@ -442,6 +457,8 @@ def remove_lexicon(folder: Path, specifier: str) -> LexiconInfo:
             pause_point("removing")
             _publish(folder, build, [])
             index_path(folder, info.id, info.version).unlink(missing_ok=True)
+        except (OSError, sqlite3.OperationalError) as error:  # a full disk: the old database stays in place
+            raise _cannot_build(folder, error) from error
         finally:
             with contextlib.suppress(OSError, KeyboardInterrupt):
                 shutil.rmtree(build, ignore_errors=True)
