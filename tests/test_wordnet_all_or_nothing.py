@@ -188,8 +188,8 @@ def test_a_refused_run_on_a_new_project_keeps_nothing_it_read_before_the_refusal
 # --- interruptions ----------------------------------------------------------------------------------------
 
 
-def _run_until(data: Path, source: Path, point: str, how: signal.Signals) -> subprocess.Popen[str]:
-    """A ``use-wordnet`` child stopped at ``point`` (the test hook), then sent ``how``."""
+def _run_until(data: Path, source: Path, point: str, how: signal.Signals | None) -> subprocess.Popen[str]:
+    """A ``use-wordnet`` child stopped at ``point`` (the test hook), then sent ``how`` (None: left waiting there)."""
     env = {**os.environ, PAUSE_ENV: point, "PYTHONPATH": str(REPO)}
     child = subprocess.Popen(
         [sys.executable, "-m", "annotator.cli", "lexicon", "use-wordnet", "--data", str(data), str(source)],
@@ -207,8 +207,9 @@ def _run_until(data: Path, source: Path, point: str, how: signal.Signals) -> sub
     else:
         child.wait()
         pytest.fail(f"the run ended without reaching {point}: {''.join(seen)}")
-    child.send_signal(how)
-    child.wait(timeout=60)
+    if how is not None:
+        child.send_signal(how)
+        child.wait(timeout=60)
     return child
 
 
@@ -344,3 +345,18 @@ def test_a_full_disk_is_a_message_and_the_previous_lexicon_stays(data: Path, iwn
     assert "Cannot write the new wordnet database" in result.stderr and "Nothing was changed" in result.stderr
     assert "integrity ok" in result.stdout and f"lexicons {' '.join(BASE)}" in result.stdout
     assert "left -" in result.stdout
+
+
+def test_one_run_at_a_time(data: Path, iwn: Path, base_project: tuple, capsys: pytest.CaptureFixture[str]) -> None:
+    """A second run while one is building is refused (exit 2) and does not disturb the first one's scratch."""
+    child = _run_until(data, iwn, "checked", None)  # waiting at its pause point, the lock taken
+    try:
+        building = leftovers(data)
+        assert building
+        assert main(["lexicon", "use-wordnet", "--data", str(data), str(base_project[1][1])]) == 2
+        assert "Another 'annotator lexicon' command is changing the wordnet" in capsys.readouterr().err
+        assert main(["lexicon", "remove-wordnet", "--data", str(data), "tiny-cmn"]) == 2
+        assert leftovers(data) == building and lexicon_specifiers(data / "wordnet") == BASE
+    finally:
+        child.kill()
+        child.wait()
