@@ -160,6 +160,14 @@ def test_a_bigger_file_than_the_projects_limit_is_refused_plain_or_compressed(
     assert folder_state(data) == before and leftovers(data) == []
 
 
+def test_a_synset_without_an_ili_yet_is_accepted(data: Path, tmp_path: Path) -> None:
+    """``ili=""`` is WN-LMF's way to say "no ILI yet": present but empty, accepted (only a missing ``ili`` is not)."""
+    lenient = tmp_path / "tiny-iwn.xml"
+    lenient.write_text(_edit(IWN, 'ili="i92966"', 'ili=""'), encoding="utf-8")
+    assert main(["lexicon", "use-wordnet", "--data", str(data), str(lenient)]) == 0
+    assert "tiny-iwn:1.0" in lexicon_specifiers(data / "wordnet")
+
+
 def test_a_refused_run_on_a_new_project_keeps_nothing_it_read_before_the_refusal(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

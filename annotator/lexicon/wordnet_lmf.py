@@ -47,7 +47,8 @@ _DC = "https://globalwordnet.github.io/schemas/dc/ identifier"
 _DC_1_0 = "http://purl.org/dc/elements/1.1/ identifier"
 CHUNK = 1 << 16
 
-#: Element → (its allowed parents, its required attributes). WN-LMF 1.0–1.4 without lexicon extensions.
+#: Element → (its allowed parents, its required attributes). WN-LMF 1.0–1.4 without lexicon extensions. Required
+#: attributes must not be blank, except ``ili``, which may be empty (a synset with no ILI yet).
 GRAMMAR: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "LexicalResource": (frozenset({""}), ()),
     "Lexicon": (frozenset({"LexicalResource"}), ("id", "label", "language", "email", "license", "version")),
@@ -249,7 +250,7 @@ class _Checker:
         if parent not in parents:
             where = f"inside <{parent}>" if parent else "as the root element"
             raise self.refuse("lmf_element", f"<{tag}> cannot stand {where}")
-        missing = [name for name in required if not attrs.get(name, "").strip()]
+        missing = [name for name in required if name not in attrs or (name != "ili" and not attrs[name].strip())]
         if missing:
             raise self.refuse("lmf_attribute", f"<{tag}> lacks the attribute(s) {', '.join(missing)}")
         self.stack.append(tag)
