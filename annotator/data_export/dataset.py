@@ -52,6 +52,7 @@ from annotator.data_export.selection import (
 from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
+from annotator.lexicon.licences import snapshot_header
 from annotator.progress import ProgressCallback, no_progress
 
 #: Issue 32: the export is split by job (``selection.py`` what it holds, ``dataset_lines.py`` its lines, this
@@ -97,20 +98,6 @@ def schema_path(name: str = SCHEMA_FILE) -> Path:
     return Path(str(resources.files("annotator").joinpath("schema", name)))
 
 
-def _snapshot_header(path: Path) -> dict[str, Any]:
-    """A snapshot's label/provider/version without building its index (a real snapshot can be large)."""
-    with open(path, encoding="utf-8-sig") as handle:
-        first = handle.readline()
-        try:
-            header = json.loads(first)
-        except json.JSONDecodeError:
-            header = None
-        if not (isinstance(header, dict) and header.get("type") == "header"):
-            handle.seek(0)
-            header = json.load(handle)
-    return header if isinstance(header, dict) else {}
-
-
 def lexicon_info(project: ProjectContext, settings: ProjectSettings) -> dict[str, Any]:
     """Which lexicon the project is configured with (provider and version) for the manifest; never the API key."""
     config = settings.lexicon
@@ -119,7 +106,7 @@ def lexicon_info(project: ProjectContext, settings: ProjectSettings) -> dict[str
         info["snapshot"] = config.snapshot
         if config.snapshot:
             try:
-                header = _snapshot_header(project.resolve_path(config.snapshot))
+                header = snapshot_header(project.resolve_path(config.snapshot))
             except (OSError, ValueError) as error:
                 info["error"] = f"snapshot not readable: {error}"
             else:
