@@ -22,8 +22,9 @@ import hashlib
 import json
 import os
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -49,6 +50,7 @@ from annotator.data_export.selection import (
     select,
     stats_json,
 )
+from annotator.domain.selection_filters import RULES, rule_of
 from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
@@ -133,6 +135,11 @@ class ExportResult:
     path: Path
     files: dict[str, Path]
     manifest: dict[str, Any]
+    #: What was exported, from the same snapshot as the files (``publish`` writes its card from it).
+    selection: Selection | None = None
+    #: Every item of the project (not only the exported): how many, how many a lead excluded, how many each
+    #: selection filter flagged (``publish``'s card).
+    project_items: dict[str, Any] = field(default_factory=dict)
 
     @property
     def items(self) -> int:
@@ -272,7 +279,14 @@ def _export(
     except OSError as error:  # the output folder is a file, cannot be created, is read-only, the disk is full…
         raise cannot_write(root, error) from error
     final = folder.final
-    return ExportResult(final, {name: final / name for name in [*sorted(files), MANIFEST_FILE]}, manifest)
+    flagged = Counter(rule_of(failure) for item in data.items for failure in item.filter_failures)
+    project_items = {
+        "total": len(data.items),
+        "excluded": sum(item.excluded for item in data.items),
+        "flagged": {rule: flagged.get(rule, 0) for rule in RULES},
+    }
+    paths = {name: final / name for name in [*sorted(files), MANIFEST_FILE]}
+    return ExportResult(final, paths, manifest, selection, project_items)
 
 
 def read_dataset(path: Path | str) -> list[dict[str, Any]]:
