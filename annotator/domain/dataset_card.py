@@ -135,7 +135,7 @@ def _lexicon_sentence(lexicon: Mapping[str, Any]) -> str:
 def how_it_was_built(data: CardData) -> list[str]:
     """The card's "How the data was built" section: the DiBiMT process as this project ran it."""
     sources = ", ".join(f"{_text(name or '(no source)')}: {n}" for name, n in sorted(data.item_sources.items()))
-    flagged = "; ".join(f"{FILTER_NAMES.get(rule, rule)}: {n} flagged" for rule, n in data.filters.items())
+    flagged = "; ".join(f"{n} item(s) flagged by “{FILTER_NAMES.get(rule, rule)}”" for rule, n in data.filters.items())
     out = [
         "## How the data was built",
         "",
@@ -165,9 +165,9 @@ def how_it_was_built(data: CardData) -> list[str]:
         )
     else:
         out.append("- **Double curation.** Not used: each item-language was curated by one translator.")
-    rule = "done in every language"
+    rule = "An item is published when it is done in every language."
     if data.options.get("include_incomplete"):
-        rule = "in the project (unfinished item-languages included: their `status` column says how far they got)"
+        rule = "Items not yet done in every language are published too: a row's `status` says how far it got."
     kept = (
         " Items discarded in some language keep their other languages."
         if data.options.get("keep_partially_discarded")
@@ -175,7 +175,7 @@ def how_it_was_built(data: CardData) -> list[str]:
     )
     left = ", ".join(f"{n} {why}" for why, n in data.left_out.items() if n) or "none"
     out += [
-        f"- **Release.** An item is published when it is {rule}.{kept} Left out: {left}.",
+        f"- **Release.** {rule}{kept} Left out: {left}.",
         "",
     ]
     return out
