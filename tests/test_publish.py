@@ -170,7 +170,7 @@ def test_a_babelnet_project_refuses_a_permissive_licence_with_the_reason_and_wri
     error = capsys.readouterr().err
     assert "Cannot publish under 'cc-by-4.0'" in error
     assert "BabelNet Non-Commercial License, which forbids commercial use" in error
-    assert "--license other" in error
+    assert "the licence 'other' publishes under the sources' own licences" in error
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["bn"]
 
 

@@ -147,7 +147,7 @@ def choose_licence(requested: str | None, sources: list[SourceLicence]) -> str:
         raise LicenceRefused(
             f"Cannot publish under '{requested}': "
             + " ".join(reasons)
-            + f" The sources allow '{suggested(sources)}'; '--license other' publishes under the sources' own "
+            + f" The sources allow '{suggested(sources)}'; the licence 'other' publishes under the sources' own "
             "licences, listed in the card and in LICENSES/."
         )
     return requested.strip().lower()
