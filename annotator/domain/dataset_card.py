@@ -27,9 +27,9 @@ DISCARD_REASON_NAMES = {
     "other": "other (see the note)",
 }
 FILTER_NAMES = {
-    "polysemy": "δ(λ) ≥ 3: the target lemma has at least three senses",
+    "polysemy": "δ(λ) ≥ 3 (the target lemma has at least three senses)",
     "one_per_sense": "one sentence per sense and source",
-    "target_language": "the sense must be lexicalised in every target language",
+    "target_language": "σ lexicalised in every target language",
 }
 
 
@@ -135,7 +135,7 @@ def _lexicon_sentence(lexicon: Mapping[str, Any]) -> str:
 def how_it_was_built(data: CardData) -> list[str]:
     """The card's "How the data was built" section: the DiBiMT process as this project ran it."""
     sources = ", ".join(f"{_text(name or '(no source)')}: {n}" for name, n in sorted(data.item_sources.items()))
-    flagged = "; ".join(f"{n} item(s) flagged by “{FILTER_NAMES.get(rule, rule)}”" for rule, n in data.filters.items())
+    flagged = "; ".join(f"{FILTER_NAMES.get(rule, rule)}: {n} item(s) flagged" for rule, n in data.filters.items())
     out = [
         "## How the data was built",
         "",
@@ -199,8 +199,10 @@ def _refinement(data: CardData) -> list[str]:
         "## Refinement statistics",
         "",
         "How much curation changed the pre-populated GOOD sets (DiBiMT Table 2), over every done item-language of "
-        "the items not excluded: % added = translations added to G0, % removed = G0 translations removed, "
-        "% shared = final GOOD translations already in G0, Jaccard = mean similarity of G0 and the final GOOD set.",
+        "the items not excluded: % added = share of the final GOOD translations that were not in G0 (translators "
+        "added them); % removed = share of the G0 translations that translators removed; % shared = share of the "
+        "pairs of items with the same σ whose final GOOD sets are identical; Jaccard = the mean Jaccard similarity "
+        "of those pairs' GOOD sets (n/a: nothing to count).",
         "",
     ]
     rows = [
@@ -209,6 +211,7 @@ def _refinement(data: CardData) -> list[str]:
             row["item_languages"],
             format_value(row["added_pct"]),
             format_value(row["removed_pct"]),
+            row["pairs"],
             format_value(row["shared_pct"]),
             format_value(row["mean_jaccard"], 3),
         ]
@@ -220,11 +223,12 @@ def _refinement(data: CardData) -> list[str]:
             "",
             format_value(mean.get("added_pct")),
             format_value(mean.get("removed_pct")),
+            "",
             format_value(mean.get("shared_pct")),
             format_value(mean.get("mean_jaccard"), 3),
         ]
     )
-    return out + _table(["language", "done", "% added", "% removed", "% shared", "Jaccard"], rows)
+    return out + _table(["language", "done", "% added", "% removed", "same-σ pairs", "% shared", "Jaccard"], rows)
 
 
 def _agreement(data: CardData) -> list[str]:
