@@ -66,3 +66,15 @@ def test_a_licence_the_sources_forbid_is_refused_with_the_reason(curated: Projec
     assert "BabelNet Non-Commercial License, which forbids commercial use" in error
     assert PREPARED not in at.session_state
     assert not [b for b in at.get("download_button") if b.key == "publish_download"]
+
+
+def test_nothing_to_publish_says_what_to_tick_and_offers_nothing(curated: Project) -> None:
+    with curated.db.write() as conn:
+        ids = [item.id for item in curated.repo.list_items(conn)]
+        curated.repo.set_excluded(conn, ids, True)
+    at = start()
+    at.button(key="publish_prepare").click().run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    (warning,) = [plain(w.value) for w in at.warning]
+    assert "Nothing to publish yet" in warning and "--" not in warning
+    assert PREPARED not in at.session_state

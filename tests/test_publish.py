@@ -21,6 +21,7 @@ from annotator.data_export.dataset import read_dataset
 from annotator.data_export.publish import LicenceRefused, PublishFolderTaken, project_sources, publish
 from annotator.domain.dataset_card import size_category
 from annotator.domain.licences import OTHER, SourceLicence, identify, refusals, suggested
+from annotator.lexicon.licences import snapshot_source
 from annotator.lexicon.wordnet import add_lexicons
 from annotator.project import LexiconSettings, Project, ProjectSettings
 
@@ -231,3 +232,25 @@ def test_publish_refuses_a_folder_with_files_and_an_unknown_licence_before_writi
         and yaml_header((tmp_path / "incomplete" / "README.md").read_text())["license"] == "cc-by-sa-4.0"
     )
     project.db.dispose()
+
+
+def test_a_snapshot_states_its_licence_in_its_header_or_is_babelnets_when_frozen_from_its_cache() -> None:
+    stated = snapshot_source({"provider": "hand-built", "version": "1", "license": "CC-BY-SA-4.0"}, "s.json")
+    assert stated.licence.id == "cc-by-sa-4.0" and stated.stated == "CC-BY-SA-4.0"
+    frozen = snapshot_source({"provider": "BabelNet HTTP API (cache export)", "version": "babelnet-v9"}, "c.jsonl")
+    assert frozen.licence.id == "babelnet-nc" and "forbids commercial use" in refusals("cc-by-4.0", [frozen])[0]
+    silent = snapshot_source({"provider": "someone", "version": "1"}, "x.json")
+    assert not silent.licence.known and suggested([silent]) == OTHER
+    assert "does not state a licence publish recognises" in refusals("cc-by-sa-4.0", [silent])[0]
+
+
+def test_the_card_stays_valid_whatever_the_projects_name_holds(published: Path, tmp_path: Path) -> None:
+    hostile = 'Bench "x"\n---\nlicense: mit {\\evil} # not a comment'
+    project = Project.open(published.parent / "data")
+    result = publish(project, tmp_path / "hostile", name=hostile)
+    project.db.dispose()
+    card = (result.path / "README.md").read_text(encoding="utf-8")
+    header = yaml_header(card)
+    assert header["pretty_name"] == hostile and header["license"] == "cc-by-4.0"
+    assert 'title = {Bench "x" --- license: mit (/evil) # not a comment}' in card
+    assert json.loads((result.path / "croissant.json").read_text())["name"] == "bench-x-license-mit-evil-not-a-comment"

@@ -15,6 +15,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotator.app.safe_text import md
+from annotator.data_export.dataset import NothingToExport
 from annotator.data_export.publish import publish
 from annotator.domain.licences import OTHER, publishable_ids
 from annotator.errors import UserError
@@ -50,6 +51,14 @@ def _prepare(project: Project, name: str, licence: str | None, include_incomplet
                 include_incomplete=include_incomplete,
                 progress=progress,
             )
+        except NothingToExport:
+            bar.empty()
+            st.session_state.pop(PREPARED, None)
+            st.warning(
+                "Nothing to publish yet: no item is done in every language. Tick “Include items not yet done in "
+                "every language” above to publish the unfinished ones too."
+            )
+            return
         except UserError as error:
             bar.empty()
             st.session_state.pop(PREPARED, None)

@@ -330,6 +330,11 @@ def _usage(data: CardData) -> list[str]:
     ]
 
 
+def _bibtex(text: str) -> str:
+    """A BibTeX field value: braces and backslashes would end or escape it, line breaks split the entry."""
+    return " ".join(text.replace("{", "(").replace("}", ")").replace("\\", "/").split())
+
+
 def _citation(data: CardData) -> list[str]:
     year = data.published_at[:4]
     return [
@@ -339,7 +344,7 @@ def _citation(data: CardData) -> list[str]:
         "",
         "```bibtex",
         f"@misc{{{slug(data.name).replace('-', '_')}_{year},",
-        f"  title = {{{data.name}}},",
+        f"  title = {{{_bibtex(data.name)}}},",
         f"  year = {{{year}}},",
         f"  note = {{Export manifest {data.manifest_id}}}",
         "}",
