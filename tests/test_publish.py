@@ -24,6 +24,7 @@ from annotator.domain.licences import OTHER, SourceLicence, identify, refusals, 
 from annotator.lexicon.licences import snapshot_source
 from annotator.lexicon.wordnet import add_lexicons
 from annotator.project import LexiconSettings, Project, ProjectSettings
+from annotator.services.importing import import_items
 
 LANGS = ("DE", "ES", "IT", "RU", "ZH")
 
@@ -95,7 +96,12 @@ def test_datasets_loads_every_language_offline_with_the_exported_rows_in_order(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
     import datasets
+    import huggingface_hub.constants
 
+    # the variables are read when the libraries are first imported: a library imported earlier in this process
+    # (Stanza imports huggingface_hub) would have missed them, so the flags are set too
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
     seen = 0
     for lang in LANGS:
         rows = datasets.load_dataset(str(published), lang, split="test", cache_dir=str(tmp_path / "cache"))
@@ -254,3 +260,14 @@ def test_the_card_stays_valid_whatever_the_projects_name_holds(published: Path, 
     assert header["pretty_name"] == hostile and header["license"] == "cc-by-4.0"
     assert 'title = {Bench "x" --- license: mit (/evil) # not a comment}' in card
     assert json.loads((result.path / "croissant.json").read_text())["name"] == "bench-x-license-mit-evil-not-a-comment"
+
+
+def test_a_project_whose_filters_never_ran_does_not_claim_zero_flagged(project: Project, tmp_path: Path) -> None:
+    items = Path(__file__).resolve().parent.parent / "annotator" / "demo" / "items.jsonl"
+    snapshot = LexiconSettings("snapshot", snapshot="builtin:demo/snapshot.json")
+    project.save_settings(ProjectSettings(name="fresh", languages=("IT",), lexicon=snapshot))
+    import_items(project, items)
+    result = publish(project, tmp_path / "fresh", include_incomplete=True)
+    card = (result.path / "README.md").read_text(encoding="utf-8")
+    assert "The selection filters were not run on this project" in card and "0 item(s) flagged" not in card
+    assert result.rows == {"IT": 18, "discarded": 0} and "Apache License 2.0" in card

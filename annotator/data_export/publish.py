@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select
+
 from annotator import __version__
 from annotator.atomic_files import AtomicFolder, cannot_write, write_bytes_synced
 from annotator.context import ProjectContext
@@ -46,6 +48,7 @@ from annotator.lexicon.base import LexiconError
 from annotator.lexicon.licences import babelnet_source, snapshot_header, snapshot_source, wordnet_sources
 from annotator.lexicon.sources import allowed_sources
 from annotator.progress import ProgressCallback, no_progress
+from annotator.store import schema
 
 CARD_FILE = "README.md"
 CROISSANT_FILE = "croissant.json"
@@ -280,7 +283,9 @@ def _fill(
     )
     target = licence_by_id(licence)
     stats = json.loads((export / STATS_FILE).read_text(encoding="utf-8"))
-    card = _card_data(result, manifest, stats, name, licence, sources, allowed, manifest_id, published, rows)
+    card = _card_data(
+        result, manifest, stats, name, licence, sources, allowed, manifest_id, published, rows, _filters_run(project)
+    )
     document = croissant_document(
         name=slug(name),
         description=f"{name}: a DiBiMT-style benchmark of lexical ambiguity in machine translation "
@@ -300,6 +305,13 @@ def _fill(
     return rows, manifest_id
 
 
+def _filters_run(project: ProjectContext) -> bool:
+    """Whether the selection filters ever ran (their audit row), so the card does not read "0 flagged" as checked."""
+    with project.db.read() as conn:
+        found = conn.execute(select(schema.audit.c.id).where(schema.audit.c.action == "filters").limit(1)).first()
+    return found is not None
+
+
 def _card_data(
     result: Any,
     manifest: dict[str, Any],
@@ -311,6 +323,7 @@ def _card_data(
     manifest_id: str,
     published: str,
     rows: dict[str, int],
+    filters_run: bool,
 ) -> CardData:
     selection = result.selection
     discards: dict[str, Counter[str]] = {}
@@ -324,6 +337,7 @@ def _card_data(
     target = licence_by_id(licence)
     project_items = result.project_items
     return CardData(
+        filters_run=filters_run,
         name=name,
         licence=licence,
         licence_name=target.name if target else "the sources' licences",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from annotator.domain.agreement import format_figure
@@ -26,6 +26,8 @@ DISCARD_REASON_NAMES = {
     "insufficient_context": "insufficient context to tell the sense",
     "other": "other (see the note)",
 }
+#: Item sources named in the card; the rest are counted (a corpus may have one source per document).
+SHOWN_SOURCES = 10
 FILTER_NAMES = {
     "polysemy": "δ(λ) ≥ 3 (the target lemma has at least three senses)",
     "one_per_sense": "one sentence per sense and source",
@@ -62,7 +64,9 @@ class CardData:
     manifest_id: str
     exported_at: str
     published_at: str
-    licence_reasons: Sequence[str] = field(default_factory=list)
+    #: Whether the selection filters ever ran on the project (the audit trail says so): "0 flagged" means
+    #: nothing when they never checked an item.
+    filters_run: bool = True
 
 
 def size_category(n: int) -> str:
@@ -134,8 +138,13 @@ def _lexicon_sentence(lexicon: Mapping[str, Any]) -> str:
 
 def how_it_was_built(data: CardData) -> list[str]:
     """The card's "How the data was built" section: the DiBiMT process as this project ran it."""
-    sources = ", ".join(f"{_text(name or '(no source)')}: {n}" for name, n in sorted(data.item_sources.items()))
+    ranked = sorted(data.item_sources.items(), key=lambda entry: (-entry[1], entry[0]))
+    sources = ", ".join(f"{_text(name or '(no source)')}: {n}" for name, n in ranked[:SHOWN_SOURCES])
+    if len(ranked) > SHOWN_SOURCES:
+        sources += f" and {len(ranked) - SHOWN_SOURCES} more sources (the `source` column)"
     flagged = "; ".join(f"{FILTER_NAMES.get(rule, rule)}: {n} item(s) flagged" for rule, n in data.filters.items())
+    if not data.filters_run:
+        flagged = "The selection filters were not run on this project: no item was checked against them"
     out = [
         "## How the data was built",
         "",
