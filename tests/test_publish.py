@@ -17,7 +17,7 @@ from wordnet_data import write_tiny_wordnet
 
 from annotator.cli import main
 from annotator.commands.project import create_demo
-from annotator.data_export.dataset import read_dataset
+from annotator.data_export.dataset import ExportOptions, export_dataset, read_dataset
 from annotator.data_export.publish import LicenceRefused, PublishFolderTaken, project_sources, publish
 from annotator.domain.dataset_card import size_category
 from annotator.domain.licences import OTHER, SourceLicence, identify, refusals, suggested
@@ -271,3 +271,19 @@ def test_a_project_whose_filters_never_ran_does_not_claim_zero_flagged(project: 
     card = (result.path / "README.md").read_text(encoding="utf-8")
     assert "The selection filters were not run on this project" in card and "0 item(s) flagged" not in card
     assert result.rows == {"IT": 18, "discarded": 0} and "Apache License 2.0" in card
+
+
+def test_filter_counts_are_items_not_failures(project: Project, tmp_path: Path) -> None:
+    items = Path(__file__).resolve().parent.parent / "annotator" / "demo" / "items.jsonl"
+    snapshot = LexiconSettings("snapshot", snapshot="builtin:demo/snapshot.json")
+    project.save_settings(ProjectSettings(name="f", languages=("IT", "ZH"), lexicon=snapshot))
+    import_items(project, items)
+    failing = {"shot-whiskey": ["target_language: IT 'x' also means y", "target_language: ZH 'z' also means y"]}
+    with project.db.write() as conn:
+        project.repo.set_filter_results(conn, failing)
+    result = export_dataset(project, tmp_path / "exports", ExportOptions(include_incomplete=True))
+    assert result.project_items == {
+        "total": 18,
+        "excluded": 0,
+        "flagged": {"polysemy": 0, "one_per_sense": 0, "target_language": 1},
+    }

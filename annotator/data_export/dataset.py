@@ -279,7 +279,7 @@ def _export(
     except OSError as error:  # the output folder is a file, cannot be created, is read-only, the disk is full…
         raise cannot_write(root, error) from error
     final = folder.final
-    flagged = Counter(rule_of(failure) for item in data.items for failure in item.filter_failures)
+    flagged = Counter(rule for item in data.items for rule in {rule_of(f) for f in item.filter_failures})
     project_items = {
         "total": len(data.items),
         "excluded": sum(item.excluded for item in data.items),
