@@ -41,7 +41,7 @@ def start() -> AppTest:
 def test_prepare_offers_the_published_folder_as_a_zip(curated: Project) -> None:
     at = start()
     assert not [b for b in at.get("download_button") if b.key == "publish_download"]
-    at.text_input(key="publish_name").input("Curated demo").run()
+    at.text_input(key="publish_name").input("Curated demo")  # in a form: sent with its submit button
     at.button(key="publish_prepare").click().run()
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
     name, data, summary = at.session_state[PREPARED]
@@ -59,7 +59,7 @@ def test_a_licence_the_sources_forbid_is_refused_with_the_reason(curated: Projec
     settings = curated.settings()
     curated.save_settings(replace(settings, lexicon=LexiconSettings("babelnet")))
     at = start()
-    at.selectbox(key="publish_licence").select("cc-by-4.0").run()
+    at.selectbox(key="publish_licence").select("cc-by-4.0")
     at.button(key="publish_prepare").click().run()
     assert not at.exception, at.exception
     (error,) = [plain(e.value) for e in at.error]

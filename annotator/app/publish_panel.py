@@ -78,10 +78,14 @@ def render_publish(project: Project, include_incomplete: bool) -> None:
         "for the discarded item-languages, a dataset card (README.md) saying how the data was built, Croissant "
         "metadata and the licences of the lexicon sources. The licence must be one the sources allow."
     )
-    left, right = st.columns(2)
-    name = left.text_input("Dataset name", value=project.settings().name, key="publish_name")
-    choice = right.selectbox("Licence", [MOST_OPEN, *publishable_ids(), OTHER], key="publish_licence")
-    if st.button("Prepare the dataset folder", key="publish_prepare"):
+    # a form: choosing a name or a licence reruns nothing until Prepare (a rerun while a download of the export
+    # above is being fetched would re-register its file under a new id)
+    with st.form("publish_form", border=False):
+        left, right = st.columns(2)
+        name = left.text_input("Dataset name", value=project.settings().name, key="publish_name")
+        choice = right.selectbox("Licence", [MOST_OPEN, *publishable_ids(), OTHER], key="publish_licence")
+        prepare = st.form_submit_button("Prepare the dataset folder", key="publish_prepare")
+    if prepare:
         _prepare(project, name, None if choice == MOST_OPEN else choice, include_incomplete)
     prepared = st.session_state.get(PREPARED)
     if prepared:
@@ -93,4 +97,5 @@ def render_publish(project: Project, include_incomplete: bool) -> None:
             file_name=file_name,
             mime="application/zip",
             key="publish_download",
+            on_click="ignore",  # the bytes are ready: downloading needs no rerun of the page
         )
