@@ -130,6 +130,7 @@ def wn_project(project: Project, tmp_path: Path, write_jsonl) -> Project:
         )
     )
     import_items(project, write_jsonl("items.jsonl", ITEMS))
+    add_user(project, "lena", Role.LEAD, (), "lena-password-long")  # the first account is a lead's
     prepopulate(project)
     return project
 
@@ -181,7 +182,9 @@ def test_related_senses_and_other_lexicons_are_suggested_with_relation_and_gloss
 
 
 def test_a_related_word_already_in_bad_is_suggested_as_a_move_and_one_in_good_is_not(wn_project: Project) -> None:
-    lead = person(wn_project, "lena", Role.LEAD)
+    with wn_project.db.read() as conn:
+        lead = wn_project.repo.get_user(conn, "lena")
+    assert lead is not None
     service = CurationService(wn_project, lead)
     service.add_candidate("a1", "IT", Side.BAD, "bevanda", version(wn_project, "a1"))
     service.add_candidate("a1", "IT", Side.GOOD, "sorseggiare", version(wn_project, "a1"))
@@ -351,7 +354,6 @@ def test_babelnet_reason_through_the_fake_server(project: Project, write_jsonl, 
 def test_the_project_page_shows_the_empty_good_block(wn_project: Project, monkeypatch) -> None:
     from app_helpers import logged_in
 
-    person(wn_project, "lena", Role.LEAD)
     suggestions.refresh(wn_project)
     monkeypatch.setenv("ANNOTATOR_DATA", str(wn_project.data_dir))
     at = logged_in("lena", "lena-password-long")

@@ -194,7 +194,7 @@ def _stamp_base(project: ProjectContext) -> str:
         stamp = database.stat().st_mtime if database.exists() else 0.0
         key = (str(database), stamp)
         if key not in _stamp_bases:
-            from annotator.lexicon.wordnet import lexicon_specifiers
+            from annotator.lexicon.wordnet_store import lexicon_specifiers
 
             _stamp_bases[key] = "+".join(lexicon_specifiers(project.wordnet_folder))
         parts.append(_stamp_bases[key])
@@ -206,7 +206,7 @@ def _stamp_base(project: ProjectContext) -> str:
 
 def _relations(folder: Path) -> WordnetRelations:
     """The relations of every lexicon in the project's ``wn`` database (exported from it once when missing)."""
-    from annotator.lexicon.wordnet import using_folder
+    from annotator.lexicon.wordnet_store import using_folder
 
     with using_folder(folder) as wn:
         lexicons = [(lexicon.id, lexicon.version) for lexicon in wn.lexicons()]

@@ -3,7 +3,7 @@
 each user dismissed (``suggestion_dismissals``).
 
 Revision ID: 0013_suggestions
-Revises: eval_core_job_files
+Revises: 0012_password_change
 Create Date: 2026-11-26
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013_suggestions"
-down_revision = "eval_core_job_files"
+down_revision = "0012_password_change"
 branch_labels = None
 depends_on = None
 
