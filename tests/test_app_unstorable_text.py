@@ -102,4 +102,4 @@ def test_a_nul_in_the_log_in_name_is_said_not_crashed(app_demo: Path) -> None:
     at.button[0].click()
     at.run()
     assert not at.exception, at.exception
-    assert [plain(e.value) for e in at.error][0].startswith("The user name holds U+0000 NULL")
+    assert next(plain(e.value) for e in at.error).startswith("The user name holds U+0000 NULL")

@@ -110,7 +110,8 @@ def test_a_disabled_leads_open_dataset_tab_downloads_nothing(server: str, export
             accounts.set_disabled(Project.open(exported), "lead", True)  # from the command line, another session
             for name in ("manifest.json", "all (.zip)"):
                 page.get_by_role("button", name=name).click()
-            page.get_by_role("button", name=re.compile(r"^Download the [A-Z]+ sheet$")).click()  # a spreadsheet made from the database
+            sheet = page.get_by_role("button", name=re.compile(r"^Download the [A-Z]+ sheet$"))
+            sheet.click()  # a spreadsheet made from the database at the click
             errors = page.get_by_test_id("stDownloadButtonError")
             expect(errors).to_have_count(3)  # each button says its download failed
             expect(errors.first).to_contain_text("Failed to generate file")

@@ -44,7 +44,8 @@ def test_an_unexpected_error_shows_a_reference_not_a_traceback(tmp_path: Path) -
             found = REFERENCE.search(message.inner_text())
             assert found is not None
             shown = page.locator("body").inner_text()
-            for detail in ("Traceback", "File \"", ".py", "SELECT", "sqlalchemy", "OperationalError", "comments", str(data)):
+            details = ("Traceback", 'File "', ".py", "SELECT", "sqlalchemy", "OperationalError", "comments", str(data))
+            for detail in details:
                 assert detail not in shown, detail
             expect(page.get_by_test_id("stException")).to_have_count(0)
         finally:

@@ -59,8 +59,13 @@ def test_every_fragment_checks_the_session() -> None:
                     below = names[names.index("st.fragment") + 1 :]  # applied first: inside the fragment's run
                     if not any(name.split(".")[-1] == "guarded" for name in below):
                         bypasses.append(f"{path.name}: {node.name} is a fragment without state.guarded")
-            elif isinstance(node, ast.Call | ast.Attribute) and _name(node) == "st.fragment" and id(node) not in decorators:
-                bypasses.append(f"{path.name}:{node.lineno}: st.fragment used other than as a decorator")
+        bypasses += [
+            f"{path.name}:{node.lineno}: st.fragment used other than as a decorator"
+            for node in ast.walk(module)
+            if isinstance(node, ast.Call | ast.Attribute)
+            and _name(node) == "st.fragment"
+            and id(node) not in decorators
+        ]
     assert {"render_jobs", "render_job_status", "item_area"} <= set(fragments)
     assert bypasses == []
 
