@@ -18,6 +18,7 @@ from annotator.domain.unicode_rules import UnstorableTextError, check_storable, 
 from annotator.project import Project
 from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
+from annotator.services.double_curation import DoubleCurationService
 
 pytestmark = pytest.mark.both_engines
 
@@ -81,6 +82,10 @@ def test_the_service_refuses_before_the_database_on_both_engines(app_demo: Path)
     translator = authenticate(project, "translator", "demo-translator-pass")
     assert translator is not None
     service = CurationService(project, translator)
+    copies = DoubleCurationService(project, translator)
+    lead = authenticate(project, "lead", "demo-lead-pass")
+    assert lead is not None
+    adjudication = DoubleCurationService(project, lead)
     before = dump(project)
     for call, field in [
         (lambda: service.comment("shot-whiskey", "IT", "a\x00b"), "comment"),
@@ -88,6 +93,9 @@ def test_the_service_refuses_before_the_database_on_both_engines(app_demo: Path)
         (lambda: service.replace_candidates("shot-whiskey", "IT", ["ok"], ["\ufffe"], 1), "BAD candidate on line 1"),
         (lambda: service.view(f"shot{LONE}", "IT"), "item id"),
         (lambda: service.mark_done("shot\x00", "IT", 1), "item id"),
+        (lambda: copies.flag_discuss("shot-whiskey", "IT", f"a{LONE}", 1), "DISCUSS note"),  # a private copy's
+        (lambda: copies.add_candidate("shot-whiskey", "IT", "bad", "x\x00", 1), "candidate"),
+        (lambda: adjudication.adjudicate("shot-whiskey", "IT", ["a", "\x00"], [], 1), "final GOOD candidate on line 2"),
     ]:
         with pytest.raises(UnstorableTextError) as raised:
             call()

@@ -183,3 +183,9 @@ def check_storable(field: str, text: str) -> None:
             f"The {field} holds {_what(char)} at character {index + 1}, which the database cannot take; remove it. "
             "Nothing was changed.",
         )
+
+
+def check_storable_lines(label: str, lines: Iterable[str]) -> None:
+    """``check_storable`` on each line of a list (GOOD / BAD, one per line), naming it: "GOOD candidate on line 2"."""
+    for number, line in enumerate(lines, 1):
+        check_storable(f"{label} on line {number}", line)

@@ -27,7 +27,7 @@ from annotator.domain.model import (
     Status,
     User,
 )
-from annotator.domain.unicode_rules import check_storable
+from annotator.domain.unicode_rules import check_storable, check_storable_lines
 from annotator.errors import ConflictError, UserError
 from annotator.store import double_curation
 from annotator.store.repository import utc_now
@@ -205,9 +205,8 @@ class CurationService:
     ) -> ItemLanguage:
         """Set G and B to exactly these candidate lines, keeping origin/provenance of ones already there."""
 
-        for label, lines in (("GOOD", good), ("BAD", bad)):
-            for number, line in enumerate(lines, 1):
-                check_storable(f"{label} candidate on line {number}", line)
+        check_storable_lines("GOOD candidate", good)
+        check_storable_lines("BAD candidate", bad)
 
         def apply(item: Item, il: ItemLanguage) -> ItemLanguage:
             return apply_candidate_sets(self.user, item, il, good, bad)
