@@ -16,7 +16,9 @@ from app_helpers import plain
 from streamlit.testing.v1 import AppTest
 
 from annotator.app import failures
+from annotator.app.state import USER_KEY
 from annotator.project import Project
+from annotator.services.accounts import Session
 
 MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
 REFERENCE = re.compile(r"this reference: ([0-9A-F]{8})\.")
@@ -67,3 +69,31 @@ def test_a_page_meeting_a_damaged_database_shows_the_message_not_the_sql(
     assert REFERENCE.search(shown) is not None, shown
     assert "comments" not in shown and "SELECT" not in shown and ".py" not in shown
     assert "comments" in caplog.text and "Traceback" in caplog.text
+
+
+def _action_fails() -> None:
+    import streamlit as st
+
+    from annotator.app import components, state
+
+    def broken(_service: object) -> None:
+        raise KeyError("SELECT secret FROM users")
+
+    st.button("Go", key="go", on_click=components.click_action, args=(broken, (), "saved"))
+    state.show_flashes()
+
+
+@pytest.mark.both_engines
+def test_an_action_failing_unexpectedly_says_so_with_a_reference(
+    app_demo: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    at = AppTest.from_function(_action_fails, default_timeout=30)
+    at.session_state[USER_KEY] = Session("lead", 0)
+    at.run()
+    with caplog.at_level(logging.ERROR, logger=failures.LOGGER.name):
+        at.button(key="go").click().run()  # a widget callback: it runs before, and outside, the page's handler
+    assert not at.exception, at.exception
+    (shown,) = [plain(e.value) for e in at.error]
+    found = REFERENCE.search(shown)
+    assert found is not None and "SELECT" not in shown
+    assert f"reference {found.group(1)}" in caplog.text and "SELECT secret" in caplog.text
