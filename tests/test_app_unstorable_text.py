@@ -96,6 +96,7 @@ def test_the_service_refuses_before_the_database_on_both_engines(app_demo: Path)
         (lambda: copies.flag_discuss("shot-whiskey", "IT", f"a{LONE}", 1), "DISCUSS note"),  # a private copy's
         (lambda: copies.add_candidate("shot-whiskey", "IT", "bad", "x\x00", 1), "candidate"),
         (lambda: adjudication.adjudicate("shot-whiskey", "IT", ["a", "\x00"], [], 1), "final GOOD candidate on line 2"),
+        (lambda: adjudication.assign("IT", ["translator", "lead"], item_ids=["a", "x\x00"]), "item id on line 2"),
     ]:
         with pytest.raises(UnstorableTextError) as raised:
             call()

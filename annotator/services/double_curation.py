@@ -155,6 +155,7 @@ class DoubleCurationService:
             raise UserError("Give either a list of items or a share of the items, not both.")
         if share is not None and not 0 < share <= 1:
             raise UserError(f"The share must be above 0 and at most 1 (100%), not {share}.")
+        check_storable_lines("item id", item_ids or ())
         with self.project.db.write() as conn:
             problems = []
             for name in names:
