@@ -14,7 +14,7 @@ from app_helpers import feedback, plain, send_area
 from conftest import dump
 from streamlit.testing.v1 import AppTest
 
-from annotator.domain.unicode_rules import UnstorableTextError, check_storable, find_unstorable
+from annotator.domain.unicode_rules import UNSTORABLE_RANGES, UnstorableTextError, check_storable, find_unstorable
 from annotator.project import Project
 from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
@@ -41,6 +41,11 @@ def test_unstorable_characters_are_found_and_named() -> None:
     assert find_unstorable("a\x00") == (1, "\x00")
     assert find_unstorable("x\ufdd0") == (1, "\ufdd0") and find_unstorable("x\U0010ffff") == (1, "\U0010ffff")
     assert find_unstorable("sorso é 中 😀 \u200b\t\n") is None  # everything else is left to the other rules
+    for low, high in UNSTORABLE_RANGES:  # every range, at its ends, in ASCII, BMP and astral surroundings
+        for char in {chr(low), chr(high)}:
+            for before in ("ab", "é中", "😀x"):
+                assert find_unstorable(f"{before}{char}😀\U0001fffd") == (len(before), char)
+    assert find_unstorable("😀\U0001fffe\x00") == (1, "\U0001fffe") and find_unstorable("\x00😀\U0001fffe")[0] == 0
     with pytest.raises(UnstorableTextError, match=r"The comment holds U\+D800 .* at character 3") as raised:
         check_storable("comment", f"ok{LONE}")
     assert raised.value.field == "comment" and raised.value.rule == "unstorable_character"

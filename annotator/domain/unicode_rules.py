@@ -144,7 +144,11 @@ UNSTORABLE_RANGES: tuple[tuple[int, int], ...] = (
     (0xFDD0, 0xFDEF),
     *((plane + 0xFFFE, plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000)),
 )
-_UNSTORABLE = re.compile(f"[{_char_class(UNSTORABLE_RANGES)}]")
+#: The ranges' Basic Multilingual Plane part as one character class; the astral noncharacters (U+1FFFE …) are
+#: looked for among the astral characters only: one class of all the ranges searched 5,000 characters in 640 µs,
+#: these two in 40–80 µs (ASCII text: a plain ``find`` of NUL).
+_UNSTORABLE_BMP = re.compile(f"[{_char_class(r for r in UNSTORABLE_RANGES if r[1] <= 0xFFFF)}]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 class UnstorableTextError(UserError):
@@ -159,7 +163,13 @@ class UnstorableTextError(UserError):
 
 def find_unstorable(text: str) -> tuple[int, str] | None:
     """(0-based index, character) of the first character no database or file can hold, or None."""
-    match = _UNSTORABLE.search(text)
+    if text.isascii():
+        index = text.find("\x00")
+        return (index, "\x00") if index >= 0 else None
+    match = _UNSTORABLE_BMP.search(text)
+    for astral in _ASTRAL.finditer(text, 0, match.start() if match else len(text)):
+        if ord(astral.group()) & 0xFFFE == 0xFFFE:  # U+nFFFE and U+nFFFF of every plane
+            return astral.start(), astral.group()
     return (match.start(), match.group()) if match else None
 
 
