@@ -147,8 +147,7 @@ def guarded(*, lead: bool = False) -> Callable[[Callable[_Params, None]], Callab
     then says why the session ended. Anything unexpected inside is shown as a plain message (``failures``)."""
 
     def wrap(run: Callable[_Params, None]) -> Callable[_Params, None]:
-        shown = failures_shown(run)
-
+        @failures_shown  # the check's own failure (a database not answering) too: a message, not a traceback
         @functools.wraps(run)
         def checked(*args: _Params.args, **kwargs: _Params.kwargs) -> None:
             user = current_user()  # in the app's own run: the user its gate has just checked
@@ -156,7 +155,7 @@ def guarded(*, lead: bool = False) -> Callable[[Callable[_Params, None]], Callab
                 if in_page_run():
                     return  # the page itself refuses (``require_lead``); a rerun here would loop
                 st.rerun(scope="app")
-            shown(*args, **kwargs)
+            run(*args, **kwargs)
 
         return checked
 
