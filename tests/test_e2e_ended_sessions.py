@@ -21,6 +21,7 @@ from test_e2e_browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, log_in, serve_
 from annotator.commands.project import create_demo
 from annotator.data_export.dataset import ExportOptions, default_export_root
 from annotator.domain.jobs import JobKind, JobState
+from annotator.domain.model import Role
 from annotator.project import Project
 from annotator.services import accounts, jobs
 
@@ -35,6 +36,7 @@ def exported(tmp_path: Path) -> Path:
     create_demo(str(data), quiet=True)
     project = Project.open(data)
     lead = accounts.authenticate(project, "lead", "demo-lead-pass")
+    accounts.add_user(project, "second-lead", Role.LEAD, (), "second-lead-pass")  # so "lead" may be disabled
     options = ExportOptions(include_incomplete=True).to_json()
     job = jobs.start(project, JobKind.EXPORT, {"out": str(default_export_root(project)), **options}, user=lead)
     assert jobs.wait(project, job.id, timeout=120).state is JobState.DONE

@@ -105,6 +105,7 @@ def button_file(session: Session | None, lead: bool = True) -> object:
 @pytest.mark.parametrize("how", ["disabled", "demoted", "logged out elsewhere", "expired"])
 def test_a_download_from_an_ended_session_makes_no_file(app_demo: Path, how: str) -> None:
     project = Project.open(app_demo)
+    accounts.add_user(project, "second-lead", Role.LEAD, (), "second-lead-pass")  # the team keeps a lead
     issued = time.time() - (accounts.session_hours() * 3600 + 60 if how == "expired" else 0)
     make = button_file(Session("lead", 0, issued))
     if how != "expired":
