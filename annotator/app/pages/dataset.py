@@ -19,6 +19,7 @@ import streamlit as st
 
 from annotator.app import jobs_panel
 from annotator.app.components import STATUS_LABEL, show_row_problems
+from annotator.app.publish_panel import render_publish
 from annotator.app.safe_text import code, md
 from annotator.app.state import current_user, get_project, guarded_file, require_lead, service
 from annotator.data_export.dataset import ExportOptions, default_export_root
@@ -235,6 +236,7 @@ def render() -> None:
     render_statistics(selection)
     render_progress(project)
     render_export(project, options)
+    render_publish(project, include_incomplete)  # issue 35: the Hugging Face folder as a zip
     render_sheets(project)
 
 
