@@ -1,8 +1,8 @@
 """The Dataset page's "Publish" block (issue 35): the Hugging Face dataset folder, offered as a zip.
 
 The folder is made when the lead clicks "Prepare" (a progress bar while it is written), zipped, and kept in the
-lead's session as bytes for the download button: the download itself runs no code, so it needs no session check of
-its own and survives the page's reruns.
+lead's session as bytes for the download button, which hands them over on the click only while the session is still
+a lead's (``state.guarded_file``, as every download) and survives the page's reruns.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotator.app.safe_text import md
+from annotator.app.state import guarded_file
 from annotator.data_export.dataset import NothingToExport
 from annotator.data_export.publish import publish
 from annotator.domain.licences import OTHER, publishable_ids
@@ -93,7 +94,7 @@ def render_publish(project: Project, include_incomplete: bool) -> None:
         st.caption(md(summary))
         st.download_button(
             "Download the dataset folder (.zip)",
-            data=data,
+            data=guarded_file(lambda: data, lead=True),  # an ended session gets no byte of it
             file_name=file_name,
             mime="application/zip",
             key="publish_download",
