@@ -14,7 +14,9 @@ For the command handlers of the Curate work area:
 - ``card_view(project, item_id, lang, user) -> CardSuggestions``: the reasons and the ranked suggestions (cheap).
 - ``dismiss_suggestion(project, user, item_id, lang, text) -> bool``: not offered to ``user`` there again (False
   when it already was dismissed); ``restore_suggestion`` takes a dismissal back. Accepting needs no bookkeeping:
-  once the word stands in the list it is no longer suggested.
+  once the word stands in the list it is no longer suggested. Accepting a ``move-to-GOOD`` suggestion is the
+  ordinary move of the BAD candidate with the same identity (``candidate_key(text)``).
+- ``wordnet_hints.typed_word_hint(project, item, lang, text)``: what the lexicons say of a word typed in an Add box.
 """
 
 from __future__ import annotations
@@ -521,6 +523,8 @@ def dismiss_suggestion(project: ProjectContext, user: User, item_id: str, lang: 
 
 def restore_suggestion(project: ProjectContext, user: User, item_id: str, lang: str, text: str) -> bool:
     """Take back ``user``'s dismissal of ``text`` on the item-language (undo); False when there was none."""
+    if not user.may_edit(lang.upper()):
+        raise UserError(f"You may not curate {lang.upper()}; nothing was changed.")
     shown = valid_candidate(text) or " ".join(text.split())
     with project.db.write() as conn:
         return rows.undismiss(conn, item_id, lang.upper(), user.name, candidate_key(shown))
