@@ -45,6 +45,8 @@ SYSTEM_USER = "system:prepopulate"
 BATCH_SIZE = 200
 #: Derived G0/B0 answers kept between batches (recomputed from the kept synset records when dropped): bounds memory.
 SETS_KEPT = 200_000
+#: Records of what each lexicon returned kept for reuse (items sharing σ, λ and language share one): bounds memory.
+RECORDS_KEPT = 20_000
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 #: Redo runs are audited under their own action, with the choice that was made.
@@ -168,6 +170,8 @@ class SenseInventory:
                 self.lexicon.name, item.target.lemma, lang, item.synset, senses, records, source_allowed,
                 consulted, len(sets.good), len(sets.bad),
             )  # fmt: skip
+            if len(self._records_json) >= RECORDS_KEPT:
+                self._records_json.clear()  # bounded on its own: on varied data the records seldom repeat
             found = self._records_json[key] = record.to_json()
         return found
 
