@@ -87,6 +87,25 @@ def errors(at: AppTest) -> list[str]:
     return [unescape(e.value) for e in at.error]
 
 
+def beside(at: AppTest, key: str, kind: str) -> str:
+    """The value of the ``kind`` element that follows the widget ``key`` in its container (what is drawn under it)."""
+    from streamlit.testing.v1.element_tree import Block
+
+    def search(block: Block) -> str | None:
+        children = list(block.children.values())
+        for index, child in enumerate(children):
+            if getattr(child, "key", None) == key:
+                after = [c for c in children[index + 1 :] if getattr(c, "type", None) == kind]
+                return str(after[0].value) if after else ""
+            if isinstance(child, Block):
+                found = search(child)
+                if found is not None:
+                    return found
+        return None
+
+    return search(at._tree) or ""
+
+
 def markdown_text(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
@@ -214,11 +233,17 @@ def test_discuss_needs_a_note_and_reaches_the_leads_review_queue(demo: Path) -> 
     assert "cicchetto" in table["note"][0]
     r = f"rev|{ITEM}|{LANG}|"
 
-    # the lead edits, then resolves as done with a comment (required)
-    lead.text_input(key=r + "add|good").input("cicchetto")
-    click(lead, r + "addbtn|good")
+    # the lead edits in the same work area as Curate, then resolves as done with a comment (required)
+    assert area(lead)["item"] == ITEM and area(lead)["editable"]
+    send_area(lead, "add", side="good", text="cicchetto")
+    assert feedback(lead)["text"] == "Added cicchetto to GOOD."
+    notices = [n["text"] for n in area(lead)["card"]["notices"]]
+    assert any("Is 'cicchetto' too regional" in n for n in notices)
+    # the note is shown once: in the notice, not again in the thread (issue 34)
+    assert all("too regional" not in c["text"] for c in area(lead)["comments"]["rows"])
     click(lead, r + "resolve")
-    assert any("needs a comment" in e for e in errors(lead))
+    # the refusal is right under the Resolve button (issue 34: it showed far above, out of view)
+    assert "needs a comment" in unescape(beside(lead, r + "resolve", "error"))
     lead.text_area(key=r + "resolve_comment").input("Fine in GOOD: common in the north, understood everywhere.")
     click(lead, r + "resolve")
     assert any("Resolved as done" in unescape(s.value) for s in lead.success)
@@ -255,7 +280,7 @@ def test_discard_needs_a_reason_and_the_lead_can_reopen(demo: Path) -> None:
     # the card says it once and right: no Reopen for a translator (only leads reopen discarded items)
     data = area(at)
     assert not data["actions"]["reopen"]["shown"]
-    notices = [text for _kind, text in data["card"]["notices"]]
+    notices = [n["text"] for n in data["card"]["notices"]]
     assert "Discarded by translator: insufficient context" in notices
     assert any("only a lead may reopen it" in n and "Undo (u)" in n for n in notices)
 
@@ -337,18 +362,21 @@ def test_item_card_shows_what_the_translator_needs(demo: Path) -> None:
     at = login(start(query={"item": "plant-automobiles", "lang": "ES"}), LEAD)
     card = area(at)["card"]
     assert card["sentence"][card["start"] : card["end"]] == "plant"
-    assert ["bn:00100185n", "https://babelnet.org/synset?id=bn:00100185n"] in card["sense"]
-    assert "δ(λ) = 3 · μ(σ) = 1" in "".join(text for text, _link in card["sense"])
-    overlaps = [text for kind, text in card["notices"] if kind == "warning"]
+    assert {"text": "bn:00100185n", "link": "https://babelnet.org/synset?id=bn:00100185n"} in card["sense"]
+    assert "δ(λ) = 3 · μ(σ) = 1" in "".join(part["text"] for part in card["sense"])
+    overlaps = [n["text"] for n in card["notices"] if n["kind"] == "warning"]
     assert any("planta" in w and "kept in GOOD" in w for w in overlaps)
     rows = candidate_rows(at)
     assert "planta" in [row["text"] for row in rows]
     assert any(row["line"].startswith("lexicon · σ, sense 2") for row in rows)  # provenance: σ and the other sense
     assert all(row["title"].startswith(f"{row['text']}\n{row['line']}\n") for row in rows)  # all of it on hover
     senses = card["senses"]
-    assert senses[0][0].startswith("1. bn:00100185n") and senses[0][0].endswith("← this item (σ)") and senses[0][1]
-    assert any("bn:00037088n" in text for text, _sigma in senses)
-    assert area(at)["placeholder"] == "trago · tomarse * libre · [disparar]_VERB"  # examples in the item's language
+    first = senses[0]
+    assert first["text"].startswith("1. bn:00100185n") and first["text"].endswith("← this item (σ)") and first["sigma"]
+    assert any("bn:00037088n" in s["text"] for s in senses)
+    placeholders = area(at)["placeholders"]  # examples in the item's language; BAD's box a BAD example (issue 34)
+    assert placeholders["good"] == "trago · tomarse * libre · [disparar]_VERB"
+    assert placeholders["bad"] != placeholders["good"]
 
 
 def test_review_is_for_leads_only(demo: Path) -> None:

@@ -26,7 +26,10 @@ const LEGEND = [
   ['a', 'turn "Next item after Done" on or off'],
   ['?', 'this legend'],
 ];
-const FIELDS = ['good', 'bad', 'discuss', 'discard_note', 'discard_reason', 'comment'];
+// protocol:begin
+const PROTOCOL = {"data": {"ack": "str", "actions": {"discard": {"enabled": "bool", "shown": "bool", "tip": "str"}, "discuss": {"enabled": "bool", "shown": "bool", "tip": "str"}, "done": {"enabled": "bool", "shown": "bool", "tip": "str"}, "reopen": {"enabled": "bool", "shown": "bool", "tip": "str"}, "undo": {"enabled": "bool", "shown": "bool", "tip": "str"}}, "advance": "bool", "card": {"end": "int", "gloss": "str", "notices": [{"kind": "str", "text": "str"}], "sense": [{"link": "any", "text": "str"}], "senses": [{"sigma": "bool", "text": "str"}], "senses_title": "str", "sentence": "str", "start": "int", "status": "str", "status_label": "str", "title": "str", "translation": {"end": "int", "label": "str", "outcome": "str", "start": "int", "text": "str"}}, "check": {"hint": "str", "kind": "str", "message": "str", "prefix": "str", "side": "str", "text": "str"}, "comments": {"may_post": "bool", "open": "bool", "rows": [{"text": "str", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "drafts": {"bad": "str", "comment": "str", "discard_note": "str", "discard_reason": "str", "discuss": "str", "good": "str"}, "editable": "bool", "feedback": {"clear": "any", "close": "str", "focus": "str", "id": "str", "kind": "str", "text": "str", "where": "str"}, "history": {"rows": [{"action": "str", "detail": "str", "version": "int", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "item": "str", "lang": "str", "lists": {"bad": {"heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}, "good": {"heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}}, "locked": "str", "nav": {"next": "bool", "position": "str", "previous": "bool", "progress": "str"}, "placeholders": {"bad": "str", "good": "str"}, "protocol": "int", "reasons": [{"label": "str", "value": "str"}], "version": "int"}, "envelope": ["type", "protocol", "item", "lang", "version", "seq"], "events": {"add": ["side", "text"], "add_many": ["side", "text"], "advance": ["on"], "comment": ["text"], "discard": ["reason", "text"], "discuss": ["text"], "done": [], "draft": ["field", "text"], "move": ["key", "side", "text"], "next": [], "previous": [], "remove": ["key", "side", "text"], "reopen": [], "undo": []}, "optional": {"move": ["side", "text"], "remove": ["side", "text"]}, "version": 2};
+// protocol:end
+const FIELDS = Object.keys(PROTOCOL.data.drafts);
 const DRAFT_DELAY_MS = 400;
 const ACK_TIMEOUT_MS = 6000;
 
@@ -84,8 +87,8 @@ function pump() {
     // an action meant for the item that was on screen when it was asked for; the page has moved on: drop it
     if (!next.anyItem && next.drawnFor !== data.item + '|' + data.lang) continue;
     seq += 1;
-    const payload = {...next.fields, type: next.type, item: data.item, lang: data.lang, version: data.version,
-                     seq: nonce + ':' + seq};
+    const payload = {...next.fields, type: next.type, protocol: PROTOCOL.version, item: data.item, lang: data.lang,
+                     version: data.version, seq: nonce + ':' + seq};
     inflight = payload.seq;
     sentAt = Date.now();
     sendTrigger('event', payload);
@@ -226,6 +229,9 @@ function jumpCursor(side) {
   focusCursor();
 }
 
+// a row's event names the candidate as shown, so the page need not read the item to say what was moved
+const rowFields = (row) => ({key: row.dataset.key, side: row.dataset.side, text: row.querySelector('code').textContent});
+
 function cursorRow() {
   const active = document.activeElement;
   const row = active && active.closest ? active.closest('.ca-row') : null;
@@ -302,7 +308,7 @@ function onKey(event) {
     case 'Home': root.scrollIntoView({block: 'start'}); root.focus({preventScroll: true}); break;
     case 'Delete': case 'Backspace': case 'r': case 'm':
       if (row && !data.editable) showFeedback({kind: 'info', where: row.dataset.side, text: data.locked});
-      else if (row) enqueue(key === 'm' ? 'move' : 'remove', {key: row.dataset.key});
+      else if (row) enqueue(key === 'm' ? 'move' : 'remove', rowFields(row));
       else handled = key !== 'Backspace' && key !== 'Delete' ? true : false;
       break;
     default: handled = false;
@@ -340,8 +346,8 @@ function drawCard(d) {
   drawMarked($('.ca-sentence'), c.sentence, c.start, c.end);
   const sense = $('.ca-sense');
   sense.replaceChildren();
-  c.sense.forEach(([text, href]) => {
-    if (href) { const a = el('a', '', text); a.href = href; a.target = '_blank'; a.rel = 'noopener noreferrer'; sense.append(a); }
+  c.sense.forEach(({text, link}) => {
+    if (link) { const a = el('a', '', text); a.href = link; a.target = '_blank'; a.rel = 'noopener noreferrer'; sense.append(a); }
     else sense.append(text);
   });
   $('.ca-gloss').textContent = c.gloss;
@@ -356,8 +362,8 @@ function drawCard(d) {
   const senses = $('.ca-senses');
   senses.hidden = !c.senses.length;
   senses.querySelector('summary').textContent = c.senses_title;
-  senses.querySelector('ol').replaceChildren(...c.senses.map(([text, sigma]) => el('li', sigma ? 'ca-sigma' : '', text)));
-  $('.ca-notices').replaceChildren(...c.notices.map(([kind, text]) => {
+  senses.querySelector('ol').replaceChildren(...c.senses.map(({text, sigma}) => el('li', sigma ? 'ca-sigma' : '', text)));
+  $('.ca-notices').replaceChildren(...c.notices.map(({kind, text}) => {
     const note = el('p', 'ca-notice ca-' + kind, text);
     note.setAttribute('role', 'note');
     return note;
@@ -377,7 +383,7 @@ function drawLists(d) {
     const section = $(`.ca-side[data-side="${side}"]`);
     const list = d.lists[side];
     section.querySelector('.ca-heading').textContent = list.heading;
-    const rows = list.rows.map(([key, text, line, title], index) => {
+    const rows = list.rows.map(({key, text, line, title}, index) => {
       const row = el('li', 'ca-row');
       row.dataset.key = key;
       row.dataset.side = side;
@@ -417,7 +423,7 @@ function drawLists(d) {
     }
     const box = field(side);
     box.disabled = !d.editable;
-    box.placeholder = d.placeholder;
+    box.placeholder = d.placeholders[side];
     section.querySelector('[data-cmd="add"]').disabled = !d.editable;
   }
   if (keepRow) focusCursor();
@@ -438,19 +444,21 @@ function drawCheck(d) {
 function drawThread(d) {
   const comments = $('.ca-comments');
   comments.querySelector('summary').textContent = d.comments.title;
-  comments.querySelector('.ca-thread').replaceChildren(...d.comments.rows.map(([who, when, text]) => {
+  comments.querySelector('.ca-thread').replaceChildren(...d.comments.rows.map(({who, when, text}) => {
     const li = el('li');
     li.append(el('strong', '', who), ' · ' + when + '\n' + text);
     return li;
   }));
   field('comment').disabled = !d.comments.may_post;
   $('[data-cmd="comment"]').disabled = !d.comments.may_post;
+  comments.hidden = !d.comments.shown;
   if (d.comments.open) comments.open = true;
   const history = $('.ca-history');
+  history.hidden = !d.history.shown;
   history.querySelector('summary').textContent = d.history.title;
-  history.querySelector('tbody').replaceChildren(...d.history.rows.map((cells) => {
+  history.querySelector('tbody').replaceChildren(...d.history.rows.map(({when, who, action, detail, version}) => {
     const tr = el('tr');
-    cells.forEach((cell) => tr.appendChild(el('td', '', String(cell))));
+    [when, who, action, detail, version].forEach((cell) => tr.appendChild(el('td', '', String(cell))));
     return tr;
   }));
 }
@@ -473,6 +481,7 @@ function place(where) {
   }
   if (where === 'discard') { field('discard_reason').focus({preventScroll: true}); return; }
   if (where === 'cursor') { focusCursor(); return; }
+  if (where === 'area') { root.focus({preventScroll: true}); return; }
   // 'first': the first Add box of an editable item, otherwise the work area itself (keys keep working)
   const box = field('good');
   if (box && !box.disabled) box.focus({preventScroll: true});
@@ -485,7 +494,7 @@ function arrive(d) {
     const box = field(name);
     flushDraft(name);
     if (name === 'discard_reason') {
-      box.replaceChildren(el('option', '', 'Choose a reason'), ...d.reasons.map(([value, label]) => {
+      box.replaceChildren(el('option', '', 'Choose a reason'), ...d.reasons.map(({value, label}) => {
         const option = el('option', '', label);
         option.value = value;
         return option;
@@ -518,7 +527,7 @@ function wire() {
       const row = rowButton.closest('.ca-row');
       if (!rowButton.disabled && row) {
         cursor = {side: row.dataset.side, index: Number(row.dataset.index)};
-        enqueue(rowButton.dataset.row, {key: row.dataset.key});
+        enqueue(rowButton.dataset.row, rowFields(row));
       }
       return;
     }
