@@ -115,8 +115,8 @@ def send_area(at: AppTest, kind: str, **fields: object) -> AppTest:
             for row in data["lists"][side]["rows"]:
                 if row["key"] == fields.get("key"):
                     fields = {"side": side, "text": row["text"], **fields}
-    event = {"type": kind, "protocol": data["protocol"], "item": data["item"], "lang": data["lang"], "version": data["version"],
-             "seq": f"test:{_seq[0]}", **fields}  # fmt: skip
+    event = {"type": kind, "protocol": data["protocol"], "item": data["item"], "lang": data["lang"],
+             "version": data["version"], "seq": f"test:{_seq[0]}", **fields}  # fmt: skip
     return send_area_raw(at, event)
 
 

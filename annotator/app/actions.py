@@ -61,4 +61,3 @@ def run_and_flash(address: Address, command: Command, version: int | None, succe
     """``run`` as a Streamlit button's callback: the outcome as the page's one-shot message."""
     outcome = run(address, command, version)
     state.flash("success" if outcome.ok else "error", success if outcome.ok else outcome.error)
-

@@ -288,8 +288,13 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
             "title": f"History ({len(view.history)})",
             "shown": view.copy_statuses is None,
             "rows": [
-                {"when": h.at[:19].replace("T", " "), "who": t(h.user), "action": h.action,
-                 "detail": t(components.history_detail(h)), "version": h.version}
+                {
+                    "when": h.at[:19].replace("T", " "),
+                    "who": t(h.user),
+                    "action": h.action,
+                    "detail": t(components.history_detail(h)),
+                    "version": h.version,
+                }
                 for h in reversed(view.history)
             ],
         },
