@@ -70,7 +70,7 @@ def test_a_lead_is_told_the_rule_of_a_bad_line(demo: Path) -> None:
 
 def test_a_duplicate_is_caught_while_typing(demo: Path) -> None:
     at = logged_in_translator()
-    send_area(at, "draft", field="bad", text="goccio")  # already in GOOD
+    send_area(at, "check", side="bad", text="goccio")  # already in GOOD
     assert area(at)["check"]["message"] == "goccio is already in GOOD."
 
 

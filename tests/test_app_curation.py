@@ -145,20 +145,19 @@ def test_translator_curates_an_item_and_the_database_holds_exactly_that(demo: Pa
     at = login(start(), TRANSLATOR)
 
     # a valid candidate, checked while typing (the box's draft event): it says how it will be stored
-    send_area(at, "draft", field="good", text="[bere un goccio]_v")
+    send_area(at, "check", side="good", text="[bere un goccio]_v")
     check = area(at)["check"]
     assert (check["side"], check["kind"], check["text"]) == ("good", "ok", "[bere un goccio]_v")
     assert "will be saved as [bere un goccio]_VERB" in check["message"]
-    assert area(at)["drafts"]["good"] == "[bere un goccio]_v"  # kept for a reload
+    assert "[bere un goccio]_v" not in str(area(at)["scope"])  # the draft itself stays in the browser
     send_area(at, "add", side="good", text="[bere un goccio]_v")
     said = feedback(at)
     assert said is not None and said["kind"] == "success" and said["text"] == "Added [bere un goccio]_VERB to GOOD."
     assert (said["where"], said["focus"]) == ("good", "good")  # under the box just used, and the focus stays there
     assert said["clear"] == {"field": "good", "text": "[bere un goccio]_v"}  # the element empties the box
-    assert area(at)["drafts"]["good"] == ""
 
     # an invalid one is refused with the rule's message (its id is for leads), live and on Add; nothing is saved
-    send_area(at, "draft", field="good", text="* goccio")
+    send_area(at, "check", side="good", text="* goccio")
     live = area(at)["check"]
     assert live["kind"] == "error" and "'*' may not be the first or the last token" in live["message"]
     assert "wildcard_edge" not in live["message"] and "rule" not in live["message"]
@@ -300,7 +299,7 @@ def test_a_stale_save_is_refused_and_the_current_state_is_shown(demo: Path) -> N
     second = login(start(), TRANSLATOR)
 
     send_area(first, "add", side="good", text="sorso")
-    send_area(second, "draft", field="good", text="cicchetto")
+    send_area(second, "check", side="good", text="cicchetto")
     send_area(second, "add", side="good", text="cicchetto", version=area(first)["version"] - 1)
     said = feedback(second)
     assert said["kind"] == "error" and said["where"] == "good"
@@ -308,7 +307,7 @@ def test_a_stale_save_is_refused_and_the_current_state_is_shown(demo: Path) -> N
     assert "conflict" in message.lower() and "was changed by translator on 20" in message and " UTC " in message
     assert "+00:00" not in message  # a human time, not the stored ISO text
     assert "sorso" in shown_candidates(second)  # the current state, with the other session's candidate
-    assert "clear" not in said and area(second)["drafts"]["good"] == "cicchetto"  # the user's input is kept to redo
+    assert "clear" not in said  # the element keeps the user's input in its box to redo
 
     state = read_state(demo)
     assert [e.text for e in state.good] == ["goccio", "bicchierino", "sorso"]

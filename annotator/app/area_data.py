@@ -70,7 +70,8 @@ class Hooks:
 
 @dataclass(frozen=True)
 class Place:
-    """Where the element is drawn: the state it edits, the page's widget-key prefix (drafts), navigation, hooks."""
+    """Where the element is drawn: the state it edits, the page's key prefix (it scopes the browser's drafts),
+    navigation, hooks."""
 
     address: Address
     prefix: str
@@ -85,6 +86,8 @@ class Shown:
     place: Place
     version: int
     status: Status
+    #: What was drawn (the Add boxes' checks read it instead of the database).
+    view: ItemView
 
 
 def shown() -> Shown | None:
@@ -225,7 +228,7 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
     copy = " · your double-curation copy" if place.address.is_copy else ""
     sentence, start, end = _marked(item.sentence, item.target.start, item.target.end)
     shown_check = st.session_state.get(CHECK_KEY)
-    check = shown_check if isinstance(shown_check, dict) and shown_check.get("prefix") == place.prefix else None
+    check = shown_check if isinstance(shown_check, dict) and shown_check.get("scope") == place.prefix else None
     feedback = st.session_state.pop(FEEDBACK_KEY, None)
     good_example, bad_example = PLACEHOLDERS.get(il.lang.upper(), GENERIC_PLACEHOLDER)
     return {
@@ -255,10 +258,7 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
         "lists": _lists(view, t),
         "placeholders": {"good": good_example, "bad": bad_example},
         "reasons": [{"value": r.value, "label": components.REASON_NAME[r]} for r in DiscardReason],
-        "drafts": {
-            name: str(st.session_state.get(place.prefix + suffix) or "")
-            for name, suffix in curate_area.DRAFT_FIELDS.items()
-        },
+        "scope": place.prefix,
         "check": check,
         "feedback": feedback,
         "ack": st.session_state.get(ACK_KEY),

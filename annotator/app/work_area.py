@@ -42,7 +42,7 @@ __all__ = ["EVAL_KEY", "Hooks", "Place", "render"]  # pages use work_area.Hooks 
 
 def render(view: ItemView, user: User, place: Place) -> None:
     """Draw the element for ``view`` at ``place``; its events come back through ``on_event``."""
-    st.session_state[SHOWN_KEY] = Shown(place, view.state.version, view.state.status)
+    st.session_state[SHOWN_KEY] = Shown(place, view.state.version, view.state.status, view)
     curate_area.render(area_data(view, user, place), on_event)
 
 
@@ -97,10 +97,6 @@ def _left_behind(here: Shown, event: Event, action: str) -> Callable[[ItemLangua
     return after
 
 
-def _clear_draft(here: Shown, name: str) -> None:
-    st.session_state[here.place.prefix + curate_area.DRAFT_FIELDS[name]] = ""
-
-
 def _on_add(here: Shown, user: User, event: Event) -> None:
     to = event.side
     if to is None:  # parse_event gives every add a side; a page bug, not the user's
@@ -123,7 +119,6 @@ def _on_add(here: Shown, user: User, event: Event) -> None:
             name, clear={"field": name, "text": event.text},
         )  # fmt: skip
     if saved is not None:
-        _clear_draft(here, name)
         st.session_state.pop(CHECK_KEY, None)
 
 
@@ -155,23 +150,20 @@ def _on_discuss(here: Shown, user: User, event: Event) -> None:
     if not event.text.strip():  # the service refuses it too; saying so here avoids a pointless round trip
         say("error", "DISCUSS needs a note saying what a lead should look at.", "discuss")
         return
-    if _save(
+    _save(
         here, event, commands.FlagDiscuss(event.text), f"Flagged {event.item} DISCUSS for a lead.", "card", "area",
-        after=_left_behind(here, event, "DISCUSS flag"), close="discuss",
-    ):  # fmt: skip
-        _clear_draft(here, "discuss")
+        after=_left_behind(here, event, "DISCUSS flag"), close="discuss", scope=here.place.prefix,
+    )  # fmt: skip
 
 
 def _on_discard(here: Shown, user: User, event: Event) -> None:
     reason = DiscardReason(event.reason) if event.reason else None
     note = f" — {event.text.strip()}" if event.text.strip() else ""
-    if _save(
+    _save(
         here, event, commands.Discard(reason, event.text),
         f"Discarded {event.item}: {components.REASON_NAME[reason] if reason else ''}{note}. Undo (u) takes it back.",
-        "card", "area", after=_left_behind(here, event, "Discard"), close="discard",
-    ):  # fmt: skip
-        _clear_draft(here, "discard_note")
-        _clear_draft(here, "discard_reason")
+        "card", "area", after=_left_behind(here, event, "Discard"), close="discard", scope=here.place.prefix,
+    )  # fmt: skip
 
 
 def _on_reopen(here: Shown, user: User, event: Event) -> None:
@@ -192,7 +184,8 @@ def _on_undo(here: Shown, user: User, event: Event) -> None:
     except UserError as error:
         say("error", str(error), "card", "area")
         return
-    where = Shown(Place(Address(item, lang), here.place.prefix, here.place.nav, here.place.hooks), version, here.status)
+    place = Place(Address(item, lang), here.place.prefix, here.place.nav, here.place.hooks)
+    where = Shown(place, version, view.state.status, view)
 
     def back(saved: ItemLanguage) -> None:
         here.place.hooks.changed(saved)
@@ -210,26 +203,24 @@ def _on_step(here: Shown, _user: User, event: Event) -> None:
 
 
 def _on_comment(here: Shown, user: User, event: Event) -> None:
-    if _save(here, event, commands.PostComment(event.text), "Comment added.", "comment",
-             clear={"field": "comment", "text": event.text}):  # fmt: skip
-        _clear_draft(here, "comment")
+    _save(here, event, commands.PostComment(event.text), "Comment added.", "comment",
+          clear={"field": "comment", "text": event.text})  # fmt: skip
 
 
-def _on_draft(here: Shown, user: User, event: Event) -> None:
-    """Keep what is typed (a reload brings it back); for an Add box, check it and say what it would add."""
-    st.session_state[here.place.prefix + curate_area.DRAFT_FIELDS[event.field]] = event.text
-    if event.field not in ("good", "bad") or not event.text.strip():
+def _on_check(here: Shown, user: User, event: Event) -> None:
+    """Check what is typed in an Add box and say what it would add (the text itself stays in the browser)."""
+    if not event.text.strip() or event.side is None:
         return
     st.session_state[CHECK_KEY] = {
-        "prefix": here.place.prefix,
-        "side": event.field,
+        "scope": here.place.prefix,
+        "side": event.side.value,
         "text": event.text,
         **_check(here, user, event),
     }
 
 
 def _check(here: Shown, user: User, event: Event) -> dict[str, str]:
-    view = state.service(user).view_of(here.place.address)
+    view = here.view  # as drawn: a check reads no database
     try:
         candidate = parse_candidate(event.text, view.item.target.pos)
     except CandidateError as error:
@@ -269,7 +260,7 @@ HANDLERS: dict[str, Handler] = {
     "next": _on_step,
     "previous": _on_step,
     "comment": _on_comment,
-    "draft": _on_draft,
+    "check": _on_check,
     "advance": _on_advance,
 }
 
@@ -289,26 +280,16 @@ def _handle_event() -> None:
     if (event.item, event.lang) != (here.place.address.item_id, here.place.address.lang):
         say("info", "The page had moved on to another item; nothing was changed.", "card", "first")
         return
-    if event.type not in ("undo", "draft", "advance"):
+    if event.type not in ("undo", "check", "advance"):
         st.session_state[LEFT_KEY] = None  # u undoes on the item just left only right after leaving it
     HANDLERS[event.type](here, user, event)
 
 
 def on_event() -> None:
     """The element's ``event`` callback. It runs before the page, outside its fault wrapper: a database that stops
-    answering (reading the login, saving) is queued as "your last change was not saved" for the page to show."""
+    answering (reading the login, saving) is queued as "your last change was not saved" for the page to show; what
+    was typed stays in the browser's boxes to redo."""
     try:
         _handle_event()
     except DatabaseUnavailableError as error:
         components.say_database_fault(error)
-        _keep_typed(curate_area.received())
-
-
-def _keep_typed(event: Event | None) -> None:
-    """What the event carried as typed text stays in its box (no database needed): the user redoes it after."""
-    here = shown()
-    if event is None or not event.text or here is None:
-        return
-    name = event.field or (event.side.value if event.side is not None and event.type.startswith("add") else "")
-    if name in curate_area.DRAFT_FIELDS:
-        st.session_state[here.place.prefix + curate_area.DRAFT_FIELDS[name]] = event.text

@@ -31,15 +31,6 @@ EVENT = "event"
 #: What the script may send, and the fields each needs beyond the envelope (``protocol``).
 EVENT_FIELDS = protocol.EVENTS
 PROTOCOL_VERSION = protocol.VERSION
-#: The text fields whose unsaved text is kept (``draft`` events) and their session keys' suffixes.
-DRAFT_FIELDS: dict[str, str] = {
-    "good": f"add|{Side.GOOD.value}",
-    "bad": f"add|{Side.BAD.value}",
-    "discuss": "discuss_note",
-    "discard_note": "discard_note",
-    "discard_reason": "discard_reason",
-    "comment": "comment",
-}
 MAX_EVENT_TEXT = 40_000
 
 
@@ -64,7 +55,6 @@ class Event:
     text: str = ""
     key: str = ""
     reason: str = ""
-    field: str = ""
     on: bool = False
 
 
@@ -99,10 +89,6 @@ def parse_event(value: object) -> Event | None:
             if raw not in ("", *(r.value for r in DiscardReason)):
                 return None
             fields["reason"] = raw
-        elif name == "field":
-            if raw not in DRAFT_FIELDS:
-                return None
-            fields["field"] = raw
         else:
             if not isinstance(raw, str) or len(raw) > MAX_EVENT_TEXT:
                 return None

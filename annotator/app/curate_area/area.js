@@ -27,10 +27,11 @@ const LEGEND = [
   ['?', 'this legend'],
 ];
 // protocol:begin
-const PROTOCOL = {"data": {"ack": "str", "actions": {"discard": {"enabled": "bool", "shown": "bool", "tip": "str"}, "discuss": {"enabled": "bool", "shown": "bool", "tip": "str"}, "done": {"enabled": "bool", "shown": "bool", "tip": "str"}, "reopen": {"enabled": "bool", "shown": "bool", "tip": "str"}, "undo": {"enabled": "bool", "shown": "bool", "tip": "str"}}, "advance": "bool", "card": {"end": "int", "gloss": "str", "notices": [{"kind": "str", "text": "str"}], "sense": [{"link": "any", "text": "str"}], "senses": [{"sigma": "bool", "text": "str"}], "senses_title": "str", "sentence": "str", "start": "int", "status": "str", "status_label": "str", "title": "str", "translation": {"end": "int", "label": "str", "outcome": "str", "start": "int", "text": "str"}}, "check": {"hint": "str", "kind": "str", "message": "str", "prefix": "str", "side": "str", "text": "str"}, "comments": {"may_post": "bool", "open": "bool", "rows": [{"text": "str", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "drafts": {"bad": "str", "comment": "str", "discard_note": "str", "discard_reason": "str", "discuss": "str", "good": "str"}, "editable": "bool", "feedback": {"clear": "any", "close": "str", "focus": "str", "id": "str", "kind": "str", "text": "str", "where": "str"}, "history": {"rows": [{"action": "str", "detail": "str", "version": "int", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "item": "str", "lang": "str", "lists": {"bad": {"heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}, "good": {"heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}}, "locked": "str", "nav": {"next": "bool", "position": "str", "previous": "bool", "progress": "str"}, "placeholders": {"bad": "str", "good": "str"}, "protocol": "int", "reasons": [{"label": "str", "value": "str"}], "version": "int"}, "envelope": ["type", "protocol", "item", "lang", "version", "seq"], "events": {"add": ["side", "text"], "add_many": ["side", "text"], "advance": ["on"], "comment": ["text"], "discard": ["reason", "text"], "discuss": ["text"], "done": [], "draft": ["field", "text"], "move": ["key", "side", "text"], "next": [], "previous": [], "remove": ["key", "side", "text"], "reopen": [], "undo": []}, "optional": {"move": ["side", "text"], "remove": ["side", "text"]}, "version": 2};
+const PROTOCOL = {"data": {"ack": "str", "actions": {"discard": {"enabled": "bool", "shown": "bool", "tip": "str"}, "discuss": {"enabled": "bool", "shown": "bool", "tip": "str"}, "done": {"enabled": "bool", "shown": "bool", "tip": "str"}, "reopen": {"enabled": "bool", "shown": "bool", "tip": "str"}, "undo": {"enabled": "bool", "shown": "bool", "tip": "str"}}, "advance": "bool", "card": {"end": "int", "gloss": "str", "notices": [{"kind": "str", "text": "str"}], "sense": [{"link": "any", "text": "str"}], "senses": [{"sigma": "bool", "text": "str"}], "senses_title": "str", "sentence": "str", "start": "int", "status": "str", "status_label": "str", "title": "str", "translation": {"end": "int", "label": "str", "outcome": "str", "start": "int", "text": "str"}}, "check": {"hint": "str", "kind": "str", "message": "str", "scope": "str", "side": "str", "text": "str"}, "comments": {"may_post": "bool", "open": "bool", "rows": [{"text": "str", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "editable": "bool", "feedback": {"clear": "any", "close": "str", "focus": "str", "id": "str", "kind": "str", "scope": "str", "text": "str", "where": "str"}, "history": {"rows": [{"action": "str", "detail": "str", "version": "int", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "item": "str", "lang": "str", "lists": {"bad": {"heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}, "good": {"heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}}, "locked": "str", "nav": {"next": "bool", "position": "str", "previous": "bool", "progress": "str"}, "placeholders": {"bad": "str", "good": "str"}, "protocol": "int", "reasons": [{"label": "str", "value": "str"}], "scope": "str", "version": "int"}, "envelope": ["type", "protocol", "item", "lang", "version", "seq"], "events": {"add": ["side", "text"], "add_many": ["side", "text"], "advance": ["on"], "check": ["side", "text"], "comment": ["text"], "discard": ["reason", "text"], "discuss": ["text"], "done": [], "move": ["key", "side", "text"], "next": [], "previous": [], "remove": ["key", "side", "text"], "reopen": [], "undo": []}, "optional": {"move": ["side", "text"], "remove": ["side", "text"]}, "version": 2};
 // protocol:end
-const FIELDS = Object.keys(PROTOCOL.data.drafts);
-const DRAFT_DELAY_MS = 400;
+// the text boxes whose unsaved text is kept in the browser for the session (sessionStorage, never the server)
+const FIELDS = ['good', 'bad', 'discuss', 'discard_note', 'discard_reason', 'comment'];
+const CHECK_DELAY_MS = 400;
 const ACK_TIMEOUT_MS = 6000;
 
 const nonce = Math.random().toString(36).slice(2, 10);
@@ -45,7 +46,7 @@ let lastFeedback = null;  // id of the feedback last shown
 let shownItem = null;     // "item|lang" on screen
 let cursor = {side: 'good', index: 0};
 let listening = false;
-const draftTimers = {};
+const checkTimers = {};
 
 const el = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -74,7 +75,7 @@ const trash = () => {
 function enqueue(type, fields = {}, options = {}) {
   if (!data) return;
   const drawnFor = data.item + '|' + data.lang;
-  if (type === 'draft') queue = queue.filter((q) => !(q.type === 'draft' && q.fields.field === fields.field));
+  if (type === 'check') queue = queue.filter((q) => !(q.type === 'check' && q.fields.side === fields.side));
   queue.push({type, fields, drawnFor, anyItem: Boolean(options.anyItem)});
   pump();
 }
@@ -105,17 +106,30 @@ function markPending() {
   else delete root.dataset.pending;
 }
 
-function scheduleDraft(name) {
-  clearTimeout(draftTimers[name]);
-  draftTimers[name] = setTimeout(() => {
+// drafts: per page scope (item, language, page) in this tab's sessionStorage; a storage that refuses is ignored
+const draftKey = (name, scope) => 'annotator-draft|' + (scope || data.scope) + name;
+function saveDraft(name, value, scope) {
+  try {
+    if (value) sessionStorage.setItem(draftKey(name, scope), value);
+    else sessionStorage.removeItem(draftKey(name, scope));
+  } catch (error) { /* private mode or full: the text stays in the box */ }
+}
+function loadDraft(name) {
+  try { return sessionStorage.getItem(draftKey(name)) || ''; } catch (error) { return ''; }
+}
+
+// an Add box is checked on the server (the candidate rules are Python's) once typing pauses
+function scheduleCheck(name) {
+  clearTimeout(checkTimers[name]);
+  checkTimers[name] = setTimeout(() => {
     const box = field(name);
-    if (box) enqueue('draft', {field: name, text: box.value});
-  }, DRAFT_DELAY_MS);
+    if (box && box.value.trim()) enqueue('check', {side: name, text: box.value});
+  }, CHECK_DELAY_MS);
 }
 
 function flushDraft(name) {
-  clearTimeout(draftTimers[name]);
-  delete draftTimers[name];
+  clearTimeout(checkTimers[name]);
+  delete checkTimers[name];
 }
 
 // --- commands (buttons and keys) -------------------------------------------------------------------------------
@@ -501,11 +515,11 @@ function arrive(d) {
       }));
       box.firstChild.value = '';
     }
-    box.value = d.drafts[name] || '';
+    box.value = loadDraft(name);
   }
-  togglePanelQuiet('discuss', Boolean(d.drafts.discuss) && d.actions.discuss.enabled);
-  togglePanelQuiet('discard', Boolean(d.drafts.discard_note || d.drafts.discard_reason) && d.actions.discard.enabled);
-  $('.ca-comments').open = Boolean(d.drafts.comment) || d.comments.open;
+  togglePanelQuiet('discuss', Boolean(loadDraft('discuss')) && d.actions.discuss.enabled);
+  togglePanelQuiet('discard', Boolean(loadDraft('discard_note') || loadDraft('discard_reason')) && d.actions.discard.enabled);
+  $('.ca-comments').open = Boolean(loadDraft('comment')) || d.comments.open;
   $('.ca-history').open = false;
   $('.ca-senses').open = false;
   $$('.ca-check').forEach((out) => { out.replaceChildren(); out.className = 'ca-check'; });
@@ -545,13 +559,14 @@ function wire() {
       const out = $(`.ca-side[data-side="${name}"] .ca-check`);
       if (!event.target.value.trim()) { out.replaceChildren(); out.className = 'ca-check'; }
     }
-    scheduleDraft(name);
+    saveDraft(name, event.target.value);
+    if (name === 'good' || name === 'bad') scheduleCheck(name);
   });
   root.addEventListener('change', (event) => {
     if (event.target.classList.contains('ca-advance')) {
       enqueue('advance', {on: event.target.checked}, {anyItem: true});
     } else if (event.target.dataset && event.target.dataset.field === 'discard_reason') {
-      enqueue('draft', {field: 'discard_reason', text: event.target.value});
+      saveDraft('discard_reason', event.target.value);
     }
   });
   root.addEventListener('paste', (event) => {
@@ -607,10 +622,18 @@ export default function (component) {
     const cleared = feedback.clear && field(feedback.clear.field);
     if (cleared && cleared.value === feedback.clear.text) {
       cleared.value = '';
+      if (FIELDS.includes(feedback.clear.field)) saveDraft(feedback.clear.field, '');
       if (cleared.closest('.ca-bulk')) cleared.closest('.ca-bulk').hidden = true;
       $$('.ca-check').forEach((out) => { out.replaceChildren(); out.className = 'ca-check'; });
     }
-    if (feedback.close) togglePanelQuiet(feedback.close, false);
+    if (feedback.close) {  // the panel's text was sent and saved: its drafts are done with
+      togglePanelQuiet(feedback.close, false);
+      const names = feedback.close === 'discuss' ? ['discuss'] : ['discard_note', 'discard_reason'];
+      names.forEach((name) => {
+        if (!arrived) field(name).value = '';
+        saveDraft(name, '', feedback.scope);  // the drafts of the item the text was sent for
+      });
+    }
     if (feedback.text) showFeedback(feedback);
     place(feedback.focus || (arrived ? 'first' : 'cursor'));
   } else if (arrived) {

@@ -34,7 +34,7 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "next": (),
     "previous": (),
     "comment": ("text",),
-    "draft": ("field", "text"),
+    "check": ("side", "text"),
     "advance": ("on",),
 }
 #: Fields an event may leave out (the row's side and shown text only name the candidate in the message).
@@ -71,10 +71,10 @@ DATA: dict[str, Any] = {
     "lists": {"good": _LIST, "bad": _LIST},
     "placeholders": {"good": "str", "bad": "str"},
     "reasons": [{"value": "str", "label": "str"}],
-    "drafts": {name: "str" for name in ("good", "bad", "discuss", "discard_note", "discard_reason", "comment")},
-    "check": {"prefix": "str", "side": "str", "text": "str", "kind": "str", "message": "str", "hint": "str"},
+    "scope": "str",
+    "check": {"scope": "str", "side": "str", "text": "str", "kind": "str", "message": "str", "hint": "str"},
     "feedback": {"id": "str", "kind": "str", "text": "str", "where": "str", "focus": "str", "clear": "any",
-                 "close": "str"},
+                 "close": "str", "scope": "str"},
     "ack": "str",
     "comments": {"title": "str", "rows": [{"who": "str", "when": "str", "text": "str"}], "may_post": "bool",
                  "shown": "bool", "open": "bool"},

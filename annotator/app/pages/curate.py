@@ -19,7 +19,7 @@ from typing import Any
 
 import streamlit as st
 
-from annotator.app import components, curate_area, drafts, resolve, state, work_area
+from annotator.app import components, drafts, resolve, state, work_area
 from annotator.app.guidelines import guidelines_button
 from annotator.domain.commands import Address
 from annotator.domain.model import ItemLanguage, Status
@@ -218,8 +218,6 @@ def item_area(owner: str) -> None:
         return
     _sync_url(current, lang)
     prefix = f"cur|{current}|{lang}|"
-    draft_keys = tuple(prefix + suffix for suffix in curate_area.DRAFT_FIELDS.values())
-    drafts.restore(owner, draft_keys)
     nav = {
         "position": _where(ids, index, current, queue, lang, search),
         "progress": _progress_line(project, lang),
@@ -230,7 +228,7 @@ def item_area(owner: str) -> None:
     work_area.render(view, user, work_area.Place(Address(current, lang), prefix, nav, HOOKS))
     if view.state.status is Status.DISCUSS and user.is_lead:
         resolve.render_resolve_form(view, prefix)
-    drafts.remember(owner, (*draft_keys, *REMEMBERED_KEYS))
+    drafts.remember(owner, REMEMBERED_KEYS)
 
 
 def open_from_evaluate(item_id: str, lang: str, system: str, text: str, span: Any, outcome: str) -> None:
