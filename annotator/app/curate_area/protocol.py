@@ -73,8 +73,8 @@ DATA: dict[str, Any] = {
     "reasons": [{"value": "str", "label": "str"}],
     "scope": "str",
     "check": {"scope": "str", "side": "str", "text": "str", "kind": "str", "message": "str", "hint": "str"},
-    "feedback": {"id": "str", "kind": "str", "text": "str", "where": "str", "focus": "str", "clear": "any",
-                 "close": "str", "scope": "str"},
+    "feedback": {"id": "str", "kind": "str", "text": "str", "where": "str", "focus": "str",
+                 "clear": {"field": "str", "text": "str"}, "close": "str", "scope": "str"},
     "ack": "str",
     "comments": {"title": "str", "rows": [{"who": "str", "when": "str", "text": "str"}], "may_post": "bool",
                  "shown": "bool", "open": "bool"},
@@ -85,13 +85,15 @@ DATA: dict[str, Any] = {
 
 def schema() -> dict[str, Any]:
     """The whole protocol as JSON-ready data (what the script's copy must equal)."""
-    return {
+    whole = {
         "version": VERSION,
         "envelope": list(ENVELOPE),
         "events": {name: list(fields) for name, fields in EVENTS.items()},
         "optional": {name: list(fields) for name, fields in OPTIONAL.items()},
         "data": DATA,
     }
+    copied: dict[str, Any] = json.loads(json.dumps(whole))  # a copy: changing it changes no module constant
+    return copied
 
 
 BEGIN, END = "// protocol:begin", "// protocol:end"
