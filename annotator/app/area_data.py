@@ -215,14 +215,19 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
     ]  # fmt: skip
     open_status = il.status in (Status.PENDING, Status.IN_PROGRESS)
     undo_tip = _undo_tip(view, user)[1] if caps.undo else "Undo is not kept for a double-curation copy."
+    why = _why_not(il, user, caps)  # what a key that cannot act says (x on a DISCUSS item, issue 34)
     actions_data = {
         "done": {"shown": open_status, "enabled": caps.done,
-                 "tip": "Save this item-language as curated (needs at least one GOOD candidate). (d)"},
+                 "tip": "Save this item-language as curated (needs at least one GOOD candidate). (d)"
+                 if caps.done else why},
         "undo": {"shown": caps.undo, "enabled": caps.undo, "tip": undo_tip},
-        "discuss": {"shown": open_status, "enabled": caps.discuss, "tip": "Ask a lead (s)"},
-        "discard": {"shown": open_status, "enabled": caps.discard, "tip": "Discard with a reason (x)"},
+        "discuss": {"shown": open_status, "enabled": caps.discuss, "tip": "Ask a lead (s)" if caps.discuss else why},
+        "discard": {"shown": open_status, "enabled": caps.discard,
+                    "tip": "Discard with a reason (x)" if caps.discard else why},
         "reopen": {"shown": caps.reopen, "enabled": caps.reopen,
-                   "tip": "Reopen to change it; it returns to the to-do queue. (o)"},
+                   "tip": "Reopen to change it; it returns to the to-do queue. (o)" if caps.reopen
+                   else caps.reopen_refused or f"Only done or discarded items reopen; this one is "
+                   f"{components.STATUS_LABEL[il.status]}."},
     }  # fmt: skip
     source = f" · source {item.source}" if item.source else ""
     copy = " · your double-curation copy" if place.address.is_copy else ""
@@ -288,6 +293,21 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
             ],
         },
     }
+
+
+def _why_not(il: ItemLanguage, user: User, caps: Capabilities) -> str:
+    """Why Done / DISCUSS / Discard cannot act on this item now, in a translator's words."""
+    if not user.may_edit(il.lang):
+        return f"You may not change {il.lang} items."
+    if il.status is Status.DISCUSS:
+        return (
+            "This item is DISCUSS: resolve it below (done or discarded, with a comment)."
+            if caps.resolve
+            else "This item is DISCUSS: a lead resolves it; you can add to the comments."
+        )
+    return f"This item is {components.STATUS_LABEL[il.status]}: " + (
+        "reopen it (o) first." if caps.reopen else "only a lead may reopen it."
+    )
 
 
 def _is_the_note(comment: Comment, il: ItemLanguage) -> bool:

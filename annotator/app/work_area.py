@@ -83,16 +83,18 @@ def _save(
     return saved
 
 
-def _left_behind(here: Shown, event: Event, action: str) -> Callable[[ItemLanguage], None]:
-    """After Done / DISCUSS / Discard: note the item just left (``u`` on the next item undoes there), then advance."""
+def _left_behind(here: Shown, event: Event, action: str, focus: str = "area") -> Callable[[ItemLanguage], None]:
+    """After Done / DISCUSS / Discard: note the item just left (``u`` on the next item undoes there), then advance.
+    The focus lands where the next key acts: the work area itself (``u``, ``n`` act), or after Done on a new item
+    the first Add box (``focus``)."""
 
     def after(saved: ItemLanguage) -> None:
         here.place.hooks.left(saved)
         moved = here.place.hooks.current() not in (None, event.item)
         st.session_state[LEFT_KEY] = (event.item, saved.version, event.lang, action) if moved else None
         feedback = st.session_state.get(FEEDBACK_KEY)
-        if feedback:  # on the next item, the card; on this one, the work area itself (where the next key acts)
-            feedback["where"], feedback["focus"] = ("card", "first") if moved else ("card", "area")
+        if feedback:
+            feedback["where"], feedback["focus"] = "card", (focus if moved else "area")
 
     return after
 
@@ -142,7 +144,7 @@ def _on_row(here: Shown, user: User, event: Event) -> None:
 def _on_done(here: Shown, user: User, event: Event) -> None:
     _save(
         here, event, commands.MarkDone(), f"Marked {event.item} done. Undo (u) takes it back.", "card", "first",
-        after=_left_behind(here, event, "Done"),
+        after=_left_behind(here, event, "Done", "first"),
     )  # fmt: skip
 
 

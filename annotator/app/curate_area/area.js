@@ -3,7 +3,9 @@
 // Text from the data goes into the page through textContent, title and value only (never parsed as markup).
 // Events go out one at a time through the "event" trigger; the next waits until the data acknowledges the last
 // (data.ack), so two quick actions never overwrite each other. Single-key shortcuts act only when no text field has
-// the focus; inside fields only Enter, Esc and modified keys act. After every action the focus lands where the
+// the focus, and not at all when the user turned them off (WCAG 2.1.4; the choice is kept in localStorage); inside
+// fields only Enter, Esc and modified keys act. The rows are a grid with a roving tabindex (one row per list in the
+// Tab order, its Move and Remove buttons too); the feedback boxes are live regions present before their text. After every action the focus lands where the
 // data says (the Add box of the side just used, the list cursor, the first Add box on a new item).
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -15,6 +17,8 @@ const LEGEND = [
   ['Esc', 'leave a text box or close a panel (then single keys work again)'],
   ['j / k or ↓ / ↑', 'move the cursor through the GOOD, then the BAD candidates'],
   ['h / l or ← / →', 'jump the cursor to the GOOD / BAD list'],
+  ['1 … 9', 'put the cursor on that row of the list it is in (3: the third candidate)'],
+  ['Tab', 'reach every row\'s Move and Remove buttons'],
   ['Delete or r', 'remove the candidate under the cursor'],
   ['m', 'move the candidate under the cursor to the other list'],
   ['d', 'Done'],
@@ -25,7 +29,9 @@ const LEGEND = [
   ['n / p (Alt+N / Alt+P anywhere)', 'Next / Previous item'],
   ['a', 'turn "Next item after Done" on or off'],
   ['?', 'this legend'],
+  ['"Single-key shortcuts" off', 'only Alt+N / Alt+P, arrows, Delete, Enter and Esc act; letters and digits type nothing'],
 ];
+const SINGLE_KEYS = 'annotator-single-key-shortcuts';
 // protocol:begin
 const PROTOCOL = {"data": {"ack": "str", "actions": {"discard": {"enabled": "bool", "shown": "bool", "tip": "str"}, "discuss": {"enabled": "bool", "shown": "bool", "tip": "str"}, "done": {"enabled": "bool", "shown": "bool", "tip": "str"}, "reopen": {"enabled": "bool", "shown": "bool", "tip": "str"}, "undo": {"enabled": "bool", "shown": "bool", "tip": "str"}}, "advance": "bool", "card": {"end": "int", "gloss": "str", "notices": [{"kind": "str", "text": "str"}], "sense": [{"link": "any", "text": "str"}], "senses": [{"sigma": "bool", "text": "str"}], "senses_title": "str", "sentence": "str", "start": "int", "status": "str", "status_label": "str", "title": "str", "translation": {"end": "int", "label": "str", "outcome": "str", "start": "int", "text": "str"}}, "check": {"hint": "str", "kind": "str", "message": "str", "scope": "str", "side": "str", "text": "str"}, "comments": {"may_post": "bool", "open": "bool", "rows": [{"text": "str", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "editable": "bool", "feedback": {"clear": {"field": "str", "text": "str"}, "close": "str", "focus": "str", "id": "str", "kind": "str", "scope": "str", "text": "str", "where": "str"}, "history": {"rows": [{"action": "str", "detail": "str", "version": "int", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "item": "str", "lang": "str", "lists": {"bad": {"heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}, "good": {"heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}}, "locked": "str", "nav": {"next": "bool", "position": "str", "previous": "bool", "progress": "str"}, "placeholders": {"bad": "str", "good": "str"}, "protocol": "int", "reasons": [{"label": "str", "value": "str"}], "scope": "str", "version": "int"}, "envelope": ["type", "protocol", "item", "lang", "version", "seq"], "events": {"add": ["side", "text"], "add_many": ["side", "text"], "advance": ["on"], "check": ["side", "text"], "comment": ["text"], "discard": ["reason", "text"], "discuss": ["text"], "done": [], "move": ["key", "side", "text"], "next": [], "previous": [], "remove": ["key", "side", "text"], "reopen": [], "undo": []}, "optional": {"move": ["side", "text"], "remove": ["side", "text"]}, "version": 2};
 // protocol:end
@@ -159,7 +165,11 @@ function add(side) {
 function togglePanel(name, open) {
   const panel = $(`.ca-${name}-panel`);
   const button = $(`[data-cmd="${name}"]`);
-  if (!panel || !button || button.disabled) return;
+  if (!panel || !button) return;
+  if (button.disabled || button.hidden) {  // say why, where the eyes are (x on a DISCUSS item used to do nothing)
+    showFeedback({kind: 'info', where: 'card', text: button.title || `${button.textContent} is not possible here.`});
+    return;
+  }
   const show = open === undefined ? panel.hidden : open;
   panel.hidden = !show;
   button.setAttribute('aria-expanded', String(show));
@@ -218,12 +228,31 @@ function focusCursor() {
   }
   if (!rows.length) { root.focus({preventScroll: true}); return; }
   cursor.index = Math.max(0, Math.min(cursor.index, rows.length - 1));
-  $$('.ca-row').forEach((row) => { row.tabIndex = -1; row.setAttribute('aria-selected', 'false'); });
   const row = rows[cursor.index];
-  row.tabIndex = 0;
-  row.setAttribute('aria-selected', 'true');
+  rove(row);
   row.focus({preventScroll: true});
   row.scrollIntoView({block: 'nearest'});
+}
+
+// one row of each list in the Tab order (the cursor's, else the first), marked selected where the cursor is
+function rove(current) {
+  for (const side of ['good', 'bad']) {
+    const rows = rowsOf(side);
+    const stop = rows.includes(current) ? current : rows[side === cursor.side ? Math.min(cursor.index, rows.length - 1) : 0];
+    rows.forEach((row) => { row.tabIndex = row === stop ? 0 : -1; row.setAttribute('aria-selected', String(row === current)); });
+  }
+}
+
+function pickRow(number) {
+  // digits: the row with that number in the list the cursor is in (the cursor's list, else GOOD)
+  const side = cursorRow() ? cursorRow().dataset.side : cursor.side;
+  const rows = rowsOf(side);
+  if (number > rows.length) {
+    showFeedback({kind: 'info', where: side, text: `There is no row ${number} in ${data.lists[side].side} (${rows.length} rows).`});
+    return;
+  }
+  cursor = {side, index: number - 1};
+  focusCursor();
 }
 
 function moveCursor(step) {
@@ -253,6 +282,10 @@ function cursorRow() {
 }
 
 // --- keys ------------------------------------------------------------------------------------------------------
+
+function singleKeys() {
+  try { return localStorage.getItem(SINGLE_KEYS) !== 'off'; } catch (error) { return true; }
+}
 
 function onKey(event) {
   if (!root || !root.isConnected || !data) return;
@@ -301,9 +334,17 @@ function onKey(event) {
     if (!$('.ca-legend').hidden) command('legend');
     return;
   }
+  if (key.length === 1 && !singleKeys()) {  // turned off: a letter, digit or sign does nothing at all
+    event.preventDefault();
+    event.stopPropagation();  // not Streamlit's own single keys either (r reruns the page)
+    return;
+  }
   const row = cursorRow();
   let handled = true;
   switch (key) {
+    case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+      pickRow(Number(key));
+      break;
     case 'g': field('good').focus(); break;
     case 'b': field('bad').focus(); break;
     case 'd': command('done'); break;
@@ -403,31 +444,41 @@ function drawLists(d) {
       row.dataset.side = side;
       row.dataset.index = String(index);
       row.tabIndex = -1;
+      row.setAttribute('role', 'row');
       row.setAttribute('aria-selected', 'false');
-      row.setAttribute('aria-label', text);
+      row.setAttribute('aria-label', `${index + 1}: ${text}`);
       const label = el('div', 'ca-text');
+      label.setAttribute('role', 'gridcell');
       label.dir = 'auto';
       label.title = title;
       label.append(el('code', '', text), el('span', 'ca-prov', line));
       const move = el('button', 'ca-btn', '→ ' + list.other);
       move.type = 'button';
       move.dataset.row = 'move';
-      move.tabIndex = -1;
       move.setAttribute('aria-label', `Move ${text} to ${list.other}`);
       move.title = `Move to ${list.other} (m)`;
       const remove = el('button', 'ca-btn');
       remove.type = 'button';
       remove.dataset.row = 'remove';
-      remove.tabIndex = -1;
       remove.appendChild(trash());
       remove.setAttribute('aria-label', `Remove ${text} from ${list.side}`);
       remove.title = `Remove from ${list.side} (Delete)`;
       move.disabled = remove.disabled = !d.editable;
-      row.append(label, move, remove);
+      const cell = (button) => { const span = el('span', 'ca-cell'); span.setAttribute('role', 'gridcell');
+                                 span.appendChild(button); return span; };
+      row.append(label, cell(move), cell(remove));
       return row;
     });
     const ul = section.querySelector('.ca-rows');
-    if (!rows.length) rows.push(el('li', 'ca-empty', '(empty)'));
+    ul.setAttribute('aria-label', `${list.side} candidates`);
+    if (!rows.length) {
+      const empty = el('li', 'ca-empty');
+      empty.setAttribute('role', 'row');
+      const cell = el('span', '', '(empty)');
+      cell.setAttribute('role', 'gridcell');
+      empty.appendChild(cell);
+      rows.push(empty);
+    }
     ul.replaceChildren(...rows);
     const removed = section.querySelector('.ca-removed');
     removed.replaceChildren();
@@ -441,6 +492,7 @@ function drawLists(d) {
     section.querySelector('[data-cmd="add"]').disabled = !d.editable;
   }
   if (keepRow) focusCursor();
+  else rove(null);
 }
 
 function drawCheck(d) {
@@ -478,12 +530,13 @@ function drawThread(d) {
 }
 
 function showFeedback(feedback) {
-  $$('.ca-feedback').forEach((box) => { box.replaceChildren(); box.className = 'ca-feedback'; box.removeAttribute('role'); });
+  // the live regions stay in place (empty); only their text changes, so screen readers announce it
+  $$('.ca-feedback').forEach((box) => { box.className = 'ca-feedback'; });
+  $$('.ca-say').forEach((say) => { say.textContent = ''; });
   if (!feedback) return;
   const box = $(`.ca-feedback[data-where="${feedback.where}"]`) || $('.ca-feedback[data-where="card"]');
   box.className = 'ca-feedback ca-' + feedback.kind;
-  box.setAttribute('role', feedback.kind === 'error' ? 'alert' : 'status');
-  box.textContent = feedback.text;
+  box.querySelector(feedback.kind === 'error' ? '[role="alert"]' : '[role="status"]').textContent = feedback.text;
   const rect = box.getBoundingClientRect();
   if (rect.bottom > window.innerHeight || rect.top < 0) box.scrollIntoView({block: 'nearest'});
 }
@@ -563,7 +616,12 @@ function wire() {
     if (name === 'good' || name === 'bad') scheduleCheck(name);
   });
   root.addEventListener('change', (event) => {
-    if (event.target.classList.contains('ca-advance')) {
+    if (event.target.classList.contains('ca-single-keys')) {
+      try { localStorage.setItem(SINGLE_KEYS, event.target.checked ? 'on' : 'off'); } catch (error) { /* kept for the page */ }
+      showFeedback({kind: 'info', where: 'card', text: event.target.checked
+        ? 'Single-key shortcuts are on (? lists them).'
+        : 'Single-key shortcuts are off: letters and digits do nothing outside text boxes; Alt+N / Alt+P still move.'});
+    } else if (event.target.classList.contains('ca-advance')) {
       enqueue('advance', {on: event.target.checked}, {anyItem: true});
     } else if (event.target.dataset && event.target.dataset.field === 'discard_reason') {
       saveDraft('discard_reason', event.target.value);
@@ -605,6 +663,7 @@ export default function (component) {
   }
   if (!root || !next) return;
   data = next;
+  root.querySelector('.ca-single-keys').checked = singleKeys();
   const here = next.item + '|' + next.lang;
   const arrived = here !== shownItem;
   drawCard(next);
