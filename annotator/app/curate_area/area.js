@@ -446,7 +446,8 @@ function drawLists(d) {
       row.tabIndex = -1;
       row.setAttribute('role', 'row');
       row.setAttribute('aria-selected', 'false');
-      row.setAttribute('aria-label', `${index + 1}: ${text}`);
+      row.setAttribute('aria-label', text);
+      row.setAttribute('aria-rowindex', String(index + 1));  // the number a digit key picks
       const label = el('div', 'ca-text');
       label.setAttribute('role', 'gridcell');
       label.dir = 'auto';
