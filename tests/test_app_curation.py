@@ -440,3 +440,15 @@ def test_project_without_accounts_runs_as_the_local_user(
     with project.db.read() as conn:
         saved = project.repo.get_item_language(conn, "bank-1", "ES")
     assert saved is not None and saved.status is Status.DONE and saved.status_by == "local"
+
+
+def test_filter_notices_are_in_a_translators_words_and_only_for_their_language(demo: Path) -> None:
+    """Issue 34, point 7: a translator saw lead jargon about another language ("target_language: ES 'planta' …")."""
+    translator = login(start(query={"item": "plant-automobiles", "lang": LANG}), TRANSLATOR)
+    notices = [n["text"] for n in area(translator)["card"]["notices"]]
+    assert not any("target_language" in n or "planta" in n for n in notices), notices
+    cricket = login(start(query={"item": "cricket-porch", "lang": LANG}), TRANSLATOR)
+    assert not any("polysemy" in n["text"] for n in area(cricket)["card"]["notices"])
+    lead = login(start(query={"item": "plant-automobiles", "lang": "ES"}), LEAD)
+    notices = [n["text"] for n in area(lead)["card"]["notices"]]
+    assert any(n.startswith("Selection filters: target_language: ES 'planta'") for n in notices), notices

@@ -7,6 +7,7 @@ events the element sends back are turned into commands by ``annotator.app.work_a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,8 +118,7 @@ def _undo_tip(view: ItemView, user: User) -> tuple[bool, str]:
 def _notices(view: ItemView, user: User, caps: Capabilities) -> list[dict[str, str]]:
     il = view.state
     notices = [("warning", f"Overlap: {note}") for note in il.overlaps]
-    if view.item.filter_failures:
-        notices.append(("info", "Selection filters: " + "; ".join(view.item.filter_failures)))
+    notices += [("info", text) for text in _filter_notices(view, user)]
     if il.status is Status.DISCUSS:
         who = il.status_by or "?"
         notices.append(("warning", f"DISCUSS ({who}): {il.discuss_note}" if il.discuss_note else f"DISCUSS ({who})"))
@@ -142,6 +142,30 @@ def _notices(view: ItemView, user: User, caps: Capabilities) -> list[dict[str, s
     elif not user.may_edit(il.lang):
         notices.append(("info", f"You may not change {il.lang} items."))
     return [{"kind": kind, "text": curate_area.text(text)} for kind, text in notices]
+
+
+#: A target-language filter failure as ``selection_filters`` writes it.
+_TARGET_FAILURE = re.compile(r"^target_language: (\S+) (.+) also means (\S+), which has (.+) in English$")
+
+
+def _filter_notices(view: ItemView, user: User) -> list[str]:
+    """The selection filters' findings: all of them, as the rules name them, for a lead (who decides exclusions); for
+    a translator only those about their language, in their words (issue 34: lead jargon, other languages)."""
+    failures = view.item.filter_failures
+    if not failures:
+        return []
+    if user.is_lead:
+        return ["Selection filters: " + "; ".join(failures)]
+    said = []
+    for failure in failures:
+        found = _TARGET_FAILURE.match(failure)
+        if found and found.group(1) == view.state.lang:
+            word, english = found.group(2), found.group(4)
+            said.append(
+                f"Careful: {word} can also mean another sense of {english} ({found.group(3)}), so a translation "
+                "with it is not proof the system understood this sense."
+            )
+    return said
 
 
 def _translation(item_id: str, lang: str) -> dict[str, Any] | None:

@@ -185,7 +185,7 @@ def provenance(entry: CandidateEntry, item: Item, il: ItemLanguage, side: Side) 
         line = "lexicon · " + (", ".join(parts) if parts else "no sense recorded")
         tip = "\n".join(glosses) or "Pre-populated from the lexicon."
     else:
-        line, tip = "added by a translator", "Not from the lexicon: added during curation."
+        line, tip = "added during curation", "Not from the lexicon: added by a translator or a lead."
     other = il.initial_bad if side is Side.GOOD else il.initial_good
     if any(e.key == entry.key for e in other):
         line += f" · moved from {SIDE_NAME[Side.BAD if side is Side.GOOD else Side.GOOD]}"
