@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "users",
     "curation",
     "export",
+    "publish",
     "sheet",
     "evaluate",
     "report",

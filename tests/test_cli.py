@@ -96,6 +96,8 @@ def test_users_commands(tmp_path: Path, monkeypatch, capsys) -> None:
     data = str(tmp_path / "p")
     main(["init", "--data", data])
     monkeypatch.setattr(sys, "stdin", io.StringIO("a-long-password\n"))
+    assert main(["users", "add", "lena", "--role", "lead", "--password-stdin", "--data", data]) == 0
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a-long-password\n"))
     assert main(["users", "add", "maria", "--languages", "it,es", "--password-stdin", "--data", data]) == 0
     monkeypatch.setattr(sys, "stdin", io.StringIO("short\n"))
     assert main(["users", "add", "bob", "--role", "lead", "--password-stdin", "--data", data]) == 2
@@ -110,6 +112,7 @@ def test_users_email_for_single_sign_on(tmp_path: Path, monkeypatch, capsys) -> 
     data = str(tmp_path / "p")
     main(["init", "--data", data])
     monkeypatch.setenv("ANNOTATOR_PASSWORD", "a-long-password")
+    assert main(["users", "add", "lena", "--role", "lead", "--data", data]) == 0
     assert main(["users", "add", "maria", "--languages", "it", "--email", " Maria@Example.ORG ", "--data", data]) == 0
     assert "Added translator maria (IT) <maria@example.org>" in capsys.readouterr().out
     # the same address (any case) on another account, and a malformed one, are refused with a clear message
@@ -175,6 +178,7 @@ def test_readme_first_command_serves_the_demo_on_localhost(tmp_path: Path) -> No
         # the server is the serve process itself (exec), not watching the installed code for changes
         arguments = Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")
         assert b"streamlit" in arguments and arguments[arguments.index(b"--server.fileWatcherType") + 1] == b"none"
+        assert arguments[arguments.index(b"--client.showErrorDetails") + 1] == b"none"  # no traceback in a browser
     finally:
         process.terminate()
         process.wait(timeout=20)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotator.app import components, state
+from annotator.app import components, failures, state
 from annotator.domain.candidates import CandidateError
 from annotator.domain.commands import Address, Command
 from annotator.domain.model import ItemLanguage, Status
@@ -52,6 +52,8 @@ def run(address: Address, command: Command, version: int | None, was: Status | N
         return Outcome(None, error.unsaved_message)
     except (UserError, CandidateError) as error:
         return Outcome(None, refusal(error, user.is_lead), isinstance(error, ConflictError))
+    except Exception as error:  # unexpected (a callback runs outside the page's own handler): no traceback shown
+        return Outcome(None, failures.MESSAGE.format(reference=failures.report(error)))
     if not address.is_copy:
         components.moved_progress(was, saved)
     return Outcome(saved)

@@ -92,6 +92,10 @@ def run_serve(args: argparse.Namespace) -> int:
         "false",
         "--client.toolbarMode",
         "viewer",
+        # no traceback in the browser (file paths, SQL, values): the app shows a plain message and a reference id,
+        # the detail goes to the server's log (annotator/app/failures.py)
+        "--client.showErrorDetails",
+        "none",
         "--server.maxUploadSize",
         str(_upload_limit_mb(data_dir)),
         # no watching of the installed code: an upgrade while serving would otherwise offer every open page a

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from annotator.domain import undo, workflow
+from annotator.domain import undo, unicode_rules, workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.edits import apply_candidate_sets
 from annotator.domain.model import DiscardReason, HistoryEntry, Item, ItemLanguage, Side, Status, User
@@ -365,6 +365,32 @@ RULES: dict[type, Rule] = {
 NEEDS_HISTORY: tuple[type, ...] = (Undo,)
 #: Commands that change no state and carry no version (the thread only).
 UNVERSIONED: tuple[type, ...] = (PostComment,)
+
+
+def check_storable(address: Address, command: Any) -> None:
+    """Refuse, naming the field, any text of the address or the command no database can hold (a lone surrogate, a
+    NUL: a forged event's), before anything is read or written (``unicode_rules.UnstorableTextError``)."""
+    unicode_rules.check_storable("item id", address.item_id)
+    unicode_rules.check_storable("language", address.lang)
+    if address.copy_of is not None:
+        unicode_rules.check_storable("translator", address.copy_of)
+    if isinstance(command, (AddCandidate, AcceptSuggestion, DismissSuggestion)):
+        unicode_rules.check_storable("candidate", command.text)
+    elif isinstance(command, AddCandidates):
+        for number, line in enumerate(command.lines, 1):
+            if line.strip():
+                unicode_rules.check_storable(f"candidate on line {number}", line)
+    elif isinstance(command, (RemoveCandidate, MoveCandidate)):
+        unicode_rules.check_storable("candidate", command.key)
+    elif isinstance(command, ReplaceCandidates):
+        unicode_rules.check_storable_lines("GOOD candidate", command.good)
+        unicode_rules.check_storable_lines("BAD candidate", command.bad)
+    elif isinstance(command, (FlagDiscuss, UpdateDiscussNote)):
+        unicode_rules.check_storable("DISCUSS note", command.note)
+    elif isinstance(command, Discard):
+        unicode_rules.check_storable("discard note", command.note)
+    elif isinstance(command, (Resolve, PostComment)):
+        unicode_rules.check_storable("comment", command.comment if isinstance(command, Resolve) else command.text)
 
 
 def decide(situation: Situation, command: Any) -> Change:

@@ -26,6 +26,7 @@ from annotator.domain.model import (
     Status,
     User,
 )
+from annotator.domain.unicode_rules import check_storable
 from annotator.errors import ConflictError, PermissionDenied, UserError
 from annotator.store import double_curation
 from annotator.store.double_curation import Copy
@@ -57,6 +58,7 @@ class CurationService:
     # --- reading ----------------------------------------------------------------------------------------
 
     def view(self, item_id: str, lang: str) -> ItemView:
+        _storable_ids(item_id, lang)
         with self.project.db.read() as conn:
             item = self.project.repo.get_item(conn, item_id)
             state = self.project.repo.get_item_language(conn, item_id, lang)
@@ -89,7 +91,9 @@ class CurationService:
 
         Checks the user may change the language, refuses a stale ``expected_version`` (the version the page showed)
         with the current state, applies the command's rule (``annotator.domain.commands``) and saves state, history
-        and any comment in one transaction. A comment carries no version (it changes no state)."""
+        and any comment in one transaction. A comment carries no version (it changes no state). Text no database
+        can hold is refused by name first (``commands.check_storable``)."""
+        commands.check_storable(address, command)
         workflow.check_can_edit(self.user, address.lang)
         unversioned = isinstance(command, commands.UNVERSIONED)
         if not unversioned and expected_version is None:
@@ -269,6 +273,13 @@ def _load_copy(project: ProjectContext, conn: Connection, item_id: str, lang: st
     if item is None or main is None or copy is None or assignment is None:
         raise UserError(f"{annotator} has no copy of {item_id!r} in language {lang}.")
     return item, main, copy, assignment
+
+
+def _storable_ids(item_id: str, lang: str) -> None:
+    """An item id or language no database can hold (a forged event's) is refused by name before any query: SQLite's
+    driver cannot encode a lone surrogate and PostgreSQL refuses a NUL, each with its own error otherwise."""
+    check_storable("item id", item_id)
+    check_storable("language", lang)
 
 
 def human_time(iso: str | None) -> str:

@@ -25,6 +25,7 @@ from annotator.domain.agreement import AgreementReport, CopyRecord, agreement_re
 from annotator.domain.commands import FINISHED
 from annotator.domain.edits import apply_candidate_sets
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status, User
+from annotator.domain.unicode_rules import check_storable, check_storable_lines
 from annotator.errors import ConflictError, PermissionDenied, UserError
 from annotator.services.curation import as_item_language
 from annotator.store import double_curation as store
@@ -119,6 +120,7 @@ class DoubleCurationService:
             raise UserError("Give either a list of items or a share of the items, not both.")
         if share is not None and not 0 < share <= 1:
             raise UserError(f"The share must be above 0 and at most 1 (100%), not {share}.")
+        check_storable_lines("item id", item_ids or ())
         with self.project.db.write() as conn:
             problems = []
             for name in names:
@@ -235,6 +237,7 @@ class DoubleCurationService:
     def _adjudicate(
         self, item_id: str, lang: str, expected_version: int, decide: Callable[[Item, ItemLanguage], ItemLanguage]
     ) -> ItemLanguage:
+        check_storable("item id", item_id)
         workflow.check_lead(self.user, "adjudicate double-curated items")
         with self.project.db.write() as conn:
             item = self.project.repo.get_item(conn, item_id)
@@ -286,6 +289,8 @@ class DoubleCurationService:
         self, item_id: str, lang: str, good: list[str], bad: list[str], expected_version: int
     ) -> ItemLanguage:
         """Make ``good``/``bad`` (taken from either copy or edited) the item-language's curated sets, done."""
+        check_storable_lines("final GOOD candidate", good)
+        check_storable_lines("final BAD candidate", bad)
 
         def decide(item: Item, state: ItemLanguage) -> ItemLanguage:
             new = apply_candidate_sets(self.user, item, replace(state, status=Status.IN_PROGRESS), good, bad)
@@ -296,6 +301,7 @@ class DoubleCurationService:
     def adjudicate_discard(
         self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
     ) -> ItemLanguage:
+        check_storable("discard note", note)
         return self._adjudicate(
             item_id, lang, expected_version, lambda _i, state: workflow.discard(self.user, state, reason, note)
         )
