@@ -91,6 +91,21 @@ class Shown:
     view: ItemView
 
 
+@dataclass(frozen=True)
+class Left:
+    """The item just left by Done / DISCUSS / Discard (``u`` on the next item undoes there), kept in the session."""
+
+    item_id: str
+    version: int
+    lang: str
+    action: str
+
+
+def left_behind() -> Left | None:
+    value = st.session_state.get(LEFT_KEY)
+    return value if isinstance(value, Left) else None
+
+
 def shown() -> Shown | None:
     value = st.session_state.get(SHOWN_KEY)
     return value if isinstance(value, Shown) else None
@@ -105,9 +120,9 @@ def caps_of(view: ItemView, user: User) -> Capabilities:
 
 def _undo_tip(view: ItemView, user: User) -> tuple[bool, str]:
     """Whether Undo can act here, and what it would undo (worked out from the history the page already read)."""
-    left = st.session_state.get(LEFT_KEY)
-    if left and left[2] == view.state.lang:
-        return True, f"Undo your {left[3]} on {left[0]}, the item you just left (u)."
+    left = left_behind()
+    if left and left.lang == view.state.lang:
+        return True, f"Undo your {left.action} on {left.item_id}, the item you just left (u)."
     try:
         plan = undo.plan_undo(user, view.state, view.history)
     except UserError as error:

@@ -24,9 +24,11 @@ from annotator.app.area_data import (
     LEFT_KEY,
     SHOWN_KEY,
     Hooks,
+    Left,
     Place,
     Shown,
     area_data,
+    left_behind,
     shown,
 )
 from annotator.app.curate_area import Event
@@ -91,7 +93,7 @@ def _left_behind(here: Shown, event: Event, action: str, focus: str = "area") ->
     def after(saved: ItemLanguage) -> None:
         here.place.hooks.left(saved)
         moved = here.place.hooks.current() not in (None, event.item)
-        st.session_state[LEFT_KEY] = (event.item, saved.version, event.lang, action) if moved else None
+        st.session_state[LEFT_KEY] = Left(event.item, saved.version, event.lang, action) if moved else None
         feedback = st.session_state.get(FEEDBACK_KEY)
         if feedback:
             feedback["where"], feedback["focus"] = "card", (focus if moved else "area")
@@ -176,10 +178,11 @@ def _on_reopen(here: Shown, user: User, event: Event) -> None:
 
 
 def _on_undo(here: Shown, user: User, event: Event) -> None:
-    left = st.session_state.pop(LEFT_KEY, None)
+    left = left_behind()
+    st.session_state.pop(LEFT_KEY, None)
     item, lang, version = event.item, event.lang, event.version
-    if left and left[2] == event.lang:  # u right after leaving an item by Done / DISCUSS / Discard: undo there
-        item, version = left[0], left[1]
+    if left and left.lang == event.lang:  # u right after leaving an item by Done / DISCUSS / Discard: undo there
+        item, version = left.item_id, left.version
     try:
         view = state.service(user).view(item, lang)
         message = undo.outcome(undo.plan_undo(user, view.state, view.history), view.history)
