@@ -345,8 +345,12 @@ function onKey(event) {
     case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
       pickRow(Number(key));
       break;
-    case 'g': field('good').focus(); break;
-    case 'b': field('bad').focus(); break;
+    case 'g': case 'b': {
+      const box = field(key === 'g' ? 'good' : 'bad');
+      if (box.disabled) showFeedback({kind: 'info', where: box.dataset.field, text: data.locked});
+      else box.focus();
+      break;
+    }
     case 'd': command('done'); break;
     case 'u': command('undo'); break;
     case 'o': command('reopen'); break;
