@@ -14,6 +14,7 @@ from annotator.terminal import sanitised_output
 #: Modules under ``annotator.commands`` that add subcommands, in the order ``--help`` lists them.
 COMMAND_MODULES = (
     "project",
+    "languages",
     "items",
     "lexicon",
     "users",
