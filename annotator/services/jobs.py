@@ -382,7 +382,8 @@ def _run_export(project: ProjectContext, job: Job, user: User | None, progress: 
         with_annotators=bool(job.params.get("with_annotators")),
         annotator_names=bool(job.params.get("annotator_names")),
     )
-    result = export_dataset(project, job.params["out"], options, progress)
+    # an empty selection is refused as on the command line (the Dataset page says why before offering the button)
+    result = export_dataset(project, job.params["out"], options, progress, allow_empty=False)
     from annotator.services import job_files
 
     job_files.keep_folder(project, job.id, JobKind.EXPORT, result.path)  # offered by every server's Dataset page

@@ -21,7 +21,7 @@ from annotator.app import jobs_panel
 from annotator.app.components import STATUS_LABEL, show_row_problems
 from annotator.app.safe_text import code, md
 from annotator.app.state import current_user, get_project, require_lead, service
-from annotator.data_export.dataset import ExportOptions, default_export_root
+from annotator.data_export.dataset import ExportOptions, default_export_root, nothing_to_export
 from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
 from annotator.domain.jobs import JobKind
 from annotator.domain.model import Status
@@ -126,18 +126,29 @@ def render_statistics(selection: DatasetOverview) -> None:
 DEFERRED_CLICK: Final = "ignore"
 
 
-def render_export(project: Project, options: ExportOptions) -> None:
+def render_export(project: Project, options: ExportOptions, selection: DatasetOverview | None = None) -> None:
     st.subheader("Export")
     st.caption(
         f"Writes a new folder under {default_export_root(project)}: dataset.jsonl, discarded.jsonl, stats.json, "
         "manifest.json and the line schema. By default it holds the items done in every language; items a lead "
         "excluded and items discarded in any language are left out (see the two options above)."
     )
+    empty = selection is not None and not selection.items
+    if empty and selection is not None:  # refused as the command line refuses it, with the same reason
+        unfinished = selection.left_out.get("incomplete", 0)
+        offer = (
+            f" Tick “Include items not yet done in every language” above to export the {unfinished} unfinished "
+            "item(s) with their current candidates."
+            if unfinished and not options.include_incomplete
+            else ""
+        )
+        st.warning(md(nothing_to_export(selection.left_out) + offer))
     jobs_panel.start_button(  # a background job: a click elsewhere does not stop it, any lead sees it
         JobKind.EXPORT,
         "Write export",
         "dataset_export",
         lambda: {"out": str(default_export_root(project)), **options.to_json()},
+        disabled=empty,
     )
     jobs_panel.render_jobs([JobKind.EXPORT])
     last = jobs.latest_done(project, JobKind.EXPORT)
@@ -234,7 +245,7 @@ def render() -> None:
     selection = dataset_overview(project, options)  # computed once per change of the data
     render_statistics(selection)
     render_progress(project)
-    render_export(project, options)
+    render_export(project, options, selection)
     render_sheets(project)
 
 
