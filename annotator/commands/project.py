@@ -34,7 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     init = subparsers.add_parser("init", help="create an empty project in the data folder")
     add_data_option(init)
     init.add_argument("--name", default="annotator project", help="project name shown in the app")
-    init.add_argument("--languages", default="DE,ES,IT,RU,ZH", help="target languages as ISO 639-1 codes, e.g. DE,ES,IT,RU,ZH")
+    init.add_argument(
+        "--languages", default="DE,ES,IT,RU,ZH", help="target languages as ISO 639-1 codes, e.g. DE,ES,IT,RU,ZH"
+    )
     source = init.add_mutually_exclusive_group()
     source.add_argument("--snapshot", metavar="FILE", help="use an offline lexicon snapshot (JSON/JSONL)")
     source.add_argument("--babelnet", action="store_true", help="use the BabelNet HTTP API (needs a key)")
