@@ -156,22 +156,25 @@ def render_export(project: Project, options: ExportOptions, selection: DatasetOv
     if last is not None and names:  # kept in the database: the same on every app server, whichever wrote it
         folder = Path(str((last.result or {}).get("path", f"export-{last.id}"))).name
         st.markdown(f"Last export: {code(folder)} (job {last.id}, {md(last.finished_at or '')})")
-        columns = st.columns(len(names) + 1)
-        for column, name in zip(columns, names, strict=False):  # read when clicked, not per rerun
-            column.download_button(
+        # one row that wraps, each button as wide as its file name: none cut, the same gap between all
+        row = st.container(horizontal=True, gap="small", wrap=True)
+        for name in names:  # read when clicked, not per rerun
+            row.download_button(
                 name,
                 data=functools.partial(job_files.read_bytes, project, last.id, name),
                 file_name=name,
                 key=f"dataset_dl_{name}",
                 on_click=DEFERRED_CLICK,
+                width="content",
             )
-        columns[-1].download_button(
+        row.download_button(
             "all (.zip)",
             data=functools.partial(job_files.zip_bytes, project, last.id, names),
             file_name=f"{folder}.zip",
             mime="application/zip",
             key="dataset_dl_zip",
             on_click=DEFERRED_CLICK,
+            width="content",
         )
 
 
