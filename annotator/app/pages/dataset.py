@@ -24,6 +24,7 @@ from annotator.app.state import current_user, get_project, require_lead, service
 from annotator.data_export.dataset import ExportOptions, default_export_root, nothing_to_export
 from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
 from annotator.domain.jobs import JobKind
+from annotator.domain.languages import language_label
 from annotator.domain.model import Status
 from annotator.domain.refinement_stats import NA, format_value
 from annotator.errors import UserError
@@ -188,7 +189,7 @@ def render_sheets(project: Project) -> None:
     languages = project.settings().languages
     left, right = st.columns(2)
     with left:
-        lang = st.selectbox("Language", languages, key="dataset_sheet_lang")
+        lang = st.selectbox("Language", languages, key="dataset_sheet_lang", format_func=language_label)
         st.download_button(
             f"Download the {lang} sheet",
             data=lambda: sheet_bytes(project, lang)[1],

@@ -187,7 +187,9 @@ def render_metrics(result: EvaluationResult) -> None:
     if quiet:  # columns of zeros only: said once here, so the table fits the page without scrolling sideways
         table = table.drop(columns=quiet)
         st.caption(" · ".join(OPTIONAL_COLUMNS[name] for name in quiet))
-    st.dataframe(table, hide_index=True, width="stretch", column_config=METRICS_COLUMNS)
+    st.container(key="evaluate_metrics").dataframe(
+        table, hide_index=True, width="stretch", column_config=METRICS_COLUMNS
+    )
     chart = pd.DataFrame(
         [
             {
