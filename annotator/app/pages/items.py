@@ -104,7 +104,8 @@ def render() -> None:
     settings = project.settings()
     lead = user.role is Role.LEAD
     # a translator sees the languages they work in; a lead every language of the project
-    languages = settings.languages if lead else tuple(state.curatable_languages(user, settings.languages))
+    mine = state.curatable_languages(user, settings.languages)
+    languages = tuple(lang for lang in settings.languages if lead or lang in mine)  # in the project's order
     st.header("Items")
     read_at, rows = cached_item_rows(str(project.data_dir), languages, lead)
     lemmas = {(r["lemma"], r["POS"]) for r in rows}
