@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from app_helpers import logged_in, plain
+from app_helpers import logged_in
 from streamlit.testing.v1 import AppTest
 
 from annotator.app.pages.evaluate import BUNDLED, UPLOAD, UPLOADED

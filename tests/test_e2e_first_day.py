@@ -7,6 +7,7 @@ Screenshots go to the test's temporary folder; with ``ANNOTATOR_UPDATE_SCREENSHO
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -142,7 +143,7 @@ def test_the_pages_a_newcomer_met_fit_1366x768(curated_demo: Path, tmp_path: Pat
         rows: dict[float, list[dict]] = {}
         for button in buttons:
             rows.setdefault(round(button["top"]), []).append(button)
-        gaps = {round(b["left"] - a["right"]) for row in rows.values() for a, b in zip(row, row[1:], strict=False)}
+        gaps = {round(b["left"] - a["right"]) for row in rows.values() for a, b in itertools.pairwise(row)}
         assert len(gaps) == 1, f"uneven gaps between the download buttons: {gaps}"
         save_screenshot(page, tmp_path, "dataset-1366x768.png")
 

@@ -77,9 +77,7 @@ def test_importing_an_unknown_file_type_lists_every_accepted_one(
         assert suffix in error
 
 
-def test_stats_help_and_plain_stats_when_nothing_is_done(
-    demo_dir: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_stats_help_and_plain_stats_when_nothing_is_done(demo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["stats", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())

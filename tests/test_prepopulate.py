@@ -334,7 +334,10 @@ def test_an_item_the_lexicon_cannot_serve_is_skipped_by_name_and_the_rest_is_don
     assert report.skipped == [Skipped("ghost", lang, reason) for lang in ("DE", "ES", "IT", "RU", "ZH")]
     assert report.warnings[0] == f"ghost [DE ES IT RU ZH]: skipped, left to do: {reason}"
     assert (report.items, report.item_languages, report.outcome) == (4, 20, "partial")
-    assert report.summary().endswith("5 item-language(s) of 1 item(s) skipped (listed in the warnings) (partial run: some item-languages skipped; run again to retry them)")
+    assert report.summary().endswith(
+        "5 item-language(s) of 1 item(s) skipped (listed in the warnings) "
+        "(partial run: some item-languages skipped; run again to retry them)"
+    )
     ghost_it, ghost = state(project, "ghost", "IT")
     assert not ghost_it.prepopulated and ghost_it.version == 0 and ghost.senses == ()
     assert state(project, "verb", "IT")[0].prepopulated  # the last item was done
