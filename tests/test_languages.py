@@ -52,6 +52,7 @@ def test_users_add_refuses_a_language_outside_the_project(
     monkeypatch.setenv("ANNOTATOR_PASSWORD", "maria-password-1")
     data = str(tmp_path / "p")
     assert main(["init", "--data", data, "--languages", "IT,DE"]) == 0
+    add_user(Project.open(data), "lena", Role.LEAD, (), "lead-password-1")  # the first account is a lead
     command = ["users", "add", "maria", "--data", data, "--role", "translator"]
     assert main([*command, "--languages", "ES"]) == 2
     assert "ES — Spanish is not one of this project's languages (IT, DE)" in capsys.readouterr().err
@@ -106,6 +107,7 @@ def test_languages_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["languages", "remove", "FR", "--data", data]) == 0
     assert "Removed FR — French" in capsys.readouterr().out
     assert Project.open(data).settings().languages == ("IT", "DE")
+    add_user(Project.open(data), "lena", Role.LEAD, (), "lead-password-1")  # the first account is a lead
     add_user(Project.open(data), "ivo", Role.TRANSLATOR, ("IT",), "translator-password")
     assert main(["languages", "remove", "IT", "--data", data]) == 0  # no items yet: nothing curated
     assert "taken off the account(s) ivo" in capsys.readouterr().out
