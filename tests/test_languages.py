@@ -148,3 +148,19 @@ def test_the_project_page_adds_and_removes_languages(app_demo: Path) -> None:
     next(b for b in at.button if b.label == "Remove language").click().run()
     assert any("IT — Italian cannot be removed: 1 of its" in plain(e.value) for e in at.error)
     assert "IT" in project.settings().languages
+
+
+def test_the_project_page_of_a_wordnet_project_names_the_wordnets_not_a_babelnet_url(
+    engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from annotator.project import LexiconSettings, ProjectSettings
+
+    project = Project.open(tmp_path / "data", create=True)
+    project.save_settings(ProjectSettings(name="wn", languages=("IT",), lexicon=LexiconSettings("wordnet")))
+    add_user(project, "lena", Role.LEAD, (), "lead-password-1")
+    monkeypatch.setenv("ANNOTATOR_DATA", str(project.data_dir))
+    at = logged_in("lena", "lead-password-1")
+    at.switch_page("pages/project.py").run()
+    assert not at.exception, at.exception
+    settings = next(plain(m.value) for m in at.markdown if "lexicon" in m.value)
+    assert "open wordnets" in settings and "babelnet.io" not in settings

@@ -15,6 +15,7 @@ import streamlit as st
 from annotator.app import components, state
 from annotator.domain.agreement import Agreement, AgreementReport, format_figure
 from annotator.domain.candidates import CandidateError
+from annotator.domain.languages import language_label
 from annotator.domain.model import DiscardReason
 from annotator.errors import ConflictError, UserError
 from annotator.services.double_curation import Comparison, DoubleCurationService
@@ -178,7 +179,7 @@ def assign_section(svc: DoubleCurationService, languages: tuple[str, ...]) -> No
         "ordinary flow."
     )
     cols = st.columns([1, 3])
-    lang = cols[0].selectbox("Language", languages, key=ASSIGN_LANG)
+    lang = cols[0].selectbox("Language", languages, key=ASSIGN_LANG, format_func=language_label)
     cols[1].multiselect("Translators (two or more)", svc.eligible_translators(lang), key=ASSIGN_WHO)
     mode = st.radio("Items", list(MODES), format_func=MODES.get, key=ASSIGN_MODE, horizontal=True)
     if mode == "share":
