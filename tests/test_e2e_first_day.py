@@ -88,7 +88,8 @@ def curated_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_pages_a_newcomer_met_fit_1366x768(curated_demo: Path, tmp_path: Path) -> None:
     """Items, Review, Evaluate, Dataset and Agreement at 1366×768 as a lead: tables that do not scroll sideways
-    where the issue met it, download buttons whole and evenly spaced; a screenshot of each (looked at)."""
+    where the issue met it, download buttons whole and evenly spaced, Evaluate's inputs only when they apply, the
+    team rate over the days worked; a screenshot of each (docs/screenshots/*-1366x768.png, looked at)."""
     from test_e2e_browser import save_screenshot
 
     with (
@@ -120,6 +121,7 @@ def test_the_pages_a_newcomer_met_fit_1366x768(curated_demo: Path, tmp_path: Pat
         # the inputs that do not apply are not shown: scoring the current curation with the default analyser
         expect(page.get_by_text("Stanza model folder")).to_have_count(0)
         expect(page.get_by_text("dataset.jsonl", exact=True)).to_have_count(0)
+        save_screenshot(page, tmp_path, "evaluate-1366x768.png")
         metrics = page.locator(".st-key-evaluate_metrics")
         metrics.scroll_into_view_if_needed()
         tables_drawn(page)
@@ -127,7 +129,7 @@ def test_the_pages_a_newcomer_met_fit_1366x768(curated_demo: Path, tmp_path: Pat
             "frame => { const s = frame.querySelector('.dvn-scroller'); return s.scrollWidth - s.clientWidth; }"
         )
         assert overflow <= 1, f"the metrics table scrolls sideways by {overflow} px"
-        save_screenshot(page, tmp_path, "evaluate-1366x768.png")
+        save_screenshot(page, tmp_path, "evaluate-metrics-1366x768.png")
         page.get_by_text("Accuracy per language").evaluate("e => e.scrollIntoView({block: 'start'})")
         tables_drawn(page)
         page.wait_for_timeout(500)
