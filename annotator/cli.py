@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "users",
     "curation",
     "export",
+    "publish",
     "sheet",
     "evaluate",
     "report",

@@ -197,6 +197,8 @@ class RunCounter:
     def __init__(self, page: Page) -> None:
         self.page = page
         self.finished = 0
+        #: Runs of the whole page only: a fragment's own timed rerun (the jobs panel's, every 2 s) redraws nothing else.
+        self.page_runs = 0
         page.on("websocket", lambda socket: socket.on("framereceived", self._frame))
 
     def _frame(self, payload: str | bytes) -> None:
@@ -205,6 +207,7 @@ class RunCounter:
             message.ParseFromString(payload)
             if message.WhichOneof("type") == "script_finished":
                 self.finished += 1
+                self.page_runs += not message.metadata.run.fragment_ids
 
     def mark(self) -> int:
         """The count now: pass it to ``wait`` to wait for runs that finish after this point."""

@@ -13,7 +13,7 @@ from typing import Any, Literal, ParamSpec
 
 import streamlit as st
 
-from annotator.app import candidate_rows, safe_text, state
+from annotator.app import candidate_rows, failures, safe_text, state
 from annotator.app.safe_text import code, md, synset_md
 from annotator.domain import workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
@@ -125,6 +125,9 @@ def run_action(
         return False
     except UserError as error:
         state.flash("error", str(error))
+        return False
+    except Exception as error:  # unexpected (a callback runs outside the page's own handler): no traceback shown
+        state.flash("error", failures.MESSAGE.format(reference=failures.report(error)))
         return False
     moved_progress(was, result)
     for key, value in (reset or {}).items():

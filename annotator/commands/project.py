@@ -13,6 +13,7 @@ from annotator.errors import UserError
 from annotator.progress import TerminalProgress
 from annotator.project import (
     BUILTIN_PREFIX,
+    LEXICON_CHOICES,
     ProjectExistsError,
     builtin_path,
     database_url,
@@ -131,7 +132,10 @@ def run_info(args: argparse.Namespace) -> int:
     print(f"Database: {display_url(project.db.url)}  (schema revision {project.db.schema_revision()})")
     print(f"Languages: {' '.join(settings.languages)}   Items: {items}")
     lexicon = settings.lexicon
-    print(f"Lexicon: {lexicon.provider}" + (f" {lexicon.snapshot}" if lexicon.provider == "snapshot" else ""))
+    if lexicon.provider == "snapshot" and not lexicon.snapshot:
+        print(f"Lexicon: none set yet; {LEXICON_CHOICES}")
+    else:
+        print(f"Lexicon: {lexicon.provider}" + (f" {lexicon.snapshot}" if lexicon.provider == "snapshot" else ""))
     statuses = ("pending", "in_progress", "done", "discuss", "discarded")
     print_table(
         ["lang", *statuses],

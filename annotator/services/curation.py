@@ -27,6 +27,7 @@ from annotator.domain.model import (
     Status,
     User,
 )
+from annotator.domain.unicode_rules import check_storable, check_storable_lines
 from annotator.errors import ConflictError, UserError
 from annotator.store import double_curation
 from annotator.store.repository import utc_now
@@ -55,6 +56,7 @@ class CurationService:
     # --- reading ----------------------------------------------------------------------------------------
 
     def view(self, item_id: str, lang: str) -> ItemView:
+        _storable_ids(item_id, lang)
         with self.project.db.read() as conn:
             item = self.project.repo.get_item(conn, item_id)
             state = self.project.repo.get_item_language(conn, item_id, lang)
@@ -92,6 +94,8 @@ class CurationService:
     ) -> ItemLanguage:
         """``decide(conn, item, current)`` gives the new state and the history detail, inside the transaction;
         the detail gets the changed fields as they were (``undo.BEFORE_KEY``), so every change can be undone."""
+        _storable_ids(item_id, lang)
+        check_storable("comment", comment)
         workflow.check_can_edit(self.user, lang)
         with self.project.db.write() as conn:
             item = self.project.repo.get_item(conn, item_id)
@@ -135,6 +139,7 @@ class CurationService:
 
     def add_candidate(self, item_id: str, lang: str, side: Side | str, raw: str, expected_version: int) -> ItemLanguage:
         side = Side(side)
+        check_storable("candidate", raw)
 
         def apply(item: Item, il: ItemLanguage) -> ItemLanguage:
             candidate = parse_candidate(raw, item.target.pos)
@@ -148,6 +153,8 @@ class CurationService:
         """A pasted list, one candidate per line, as one change: all or nothing, and every bad line named."""
         side = Side(side)
         entries = [(number, line.strip()) for number, line in enumerate(lines, 1) if line.strip()]
+        for number, line in entries:
+            check_storable(f"candidate on line {number}", line)
         if not entries:
             raise UserError("Nothing to add: write one candidate per line.")
 
@@ -171,6 +178,7 @@ class CurationService:
         return self._change(item_id, lang, expected_version, "add", detail, apply)
 
     def remove_candidate(self, item_id: str, lang: str, key: str, expected_version: int) -> ItemLanguage:
+        check_storable("candidate", key)
         return self._change(
             item_id,
             lang,
@@ -182,6 +190,7 @@ class CurationService:
 
     def move_candidate(self, item_id: str, lang: str, key: str, to: Side | str, expected_version: int) -> ItemLanguage:
         to = Side(to)
+        check_storable("candidate", key)
         return self._change(
             item_id,
             lang,
@@ -196,6 +205,9 @@ class CurationService:
     ) -> ItemLanguage:
         """Set G and B to exactly these candidate lines, keeping origin/provenance of ones already there."""
 
+        check_storable_lines("GOOD candidate", good)
+        check_storable_lines("BAD candidate", bad)
+
         def apply(item: Item, il: ItemLanguage) -> ItemLanguage:
             return apply_candidate_sets(self.user, item, il, good, bad)
 
@@ -209,6 +221,7 @@ class CurationService:
         )
 
     def flag_discuss(self, item_id: str, lang: str, note: str, expected_version: int) -> ItemLanguage:
+        check_storable("DISCUSS note", note)
         return self._change(
             item_id,
             lang,
@@ -223,6 +236,7 @@ class CurationService:
         """Replace the note of a DISCUSS item and post it to the thread, in one change: the stored note is what a
         sheet shows, so a re-export and a re-import see the new note (and the thread records it once). Only the
         translator who flagged the item or a lead may (``workflow.update_discuss_note``)."""
+        check_storable("DISCUSS note", note)
         return self._change(
             item_id,
             lang,
@@ -236,6 +250,7 @@ class CurationService:
     def discard(
         self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
     ) -> ItemLanguage:
+        check_storable("discard note", note)
         return self._change(
             item_id,
             lang,
@@ -260,6 +275,7 @@ class CurationService:
         reason: DiscardReason | str | None = None,
     ) -> ItemLanguage:
         to = Status(to)
+        check_storable("comment", comment)
         return self._change(
             item_id,
             lang,
@@ -272,6 +288,8 @@ class CurationService:
 
     def comment(self, item_id: str, lang: str, text: str) -> None:
         """Add to the item-language's discussion thread (no state change, so no version check)."""
+        _storable_ids(item_id, lang)
+        check_storable("comment", text)
         workflow.check_can_edit(self.user, lang)
         if not text.strip():
             raise UserError("A comment cannot be empty.")
@@ -280,6 +298,13 @@ class CurationService:
             if self.project.repo.get_item_language(conn, item_id, lang) is None:
                 raise UserError(f"No item {item_id!r} in language {lang}.")
             self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), text.strip()))
+
+
+def _storable_ids(item_id: str, lang: str) -> None:
+    """An item id or language no database can hold (a forged event's) is refused by name before any query: SQLite's
+    driver cannot encode a lone surrogate and PostgreSQL refuses a NUL, each with its own error otherwise."""
+    check_storable("item id", item_id)
+    check_storable("language", lang)
 
 
 def human_time(iso: str | None) -> str:

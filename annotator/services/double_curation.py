@@ -24,6 +24,7 @@ from annotator.domain.agreement import AgreementReport, CopyRecord, agreement_re
 from annotator.domain.candidates import parse_candidate
 from annotator.domain.edits import apply_candidate_sets
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Side, Status, User
+from annotator.domain.unicode_rules import check_storable, check_storable_lines
 from annotator.errors import ConflictError, PermissionDenied, UserError
 from annotator.store import double_curation as store
 from annotator.store.double_curation import Assignment, Copy
@@ -154,6 +155,7 @@ class DoubleCurationService:
             raise UserError("Give either a list of items or a share of the items, not both.")
         if share is not None and not 0 < share <= 1:
             raise UserError(f"The share must be above 0 and at most 1 (100%), not {share}.")
+        check_storable_lines("item id", item_ids or ())
         with self.project.db.write() as conn:
             problems = []
             for name in names:
@@ -261,6 +263,7 @@ class DoubleCurationService:
         apply: Callable[[Item, ItemLanguage, list[Copy]], ItemLanguage],
     ) -> ItemLanguage:
         """The one write path of a copy: only its owner, only while the assignment is open, version-checked."""
+        check_storable("item id", item_id)
         workflow.check_can_edit(self.user, lang)
         with self.project.db.write() as conn:
             item, main, copy, assignment = self._load(conn, item_id, lang, self.user.name)
@@ -290,6 +293,7 @@ class DoubleCurationService:
 
     def add_candidate(self, item_id: str, lang: str, side: Side | str, raw: str, expected_version: int) -> ItemLanguage:
         side = Side(side)
+        check_storable("candidate", raw)
         return self._change_copy(
             item_id,
             lang,
@@ -300,12 +304,14 @@ class DoubleCurationService:
         )
 
     def remove_candidate(self, item_id: str, lang: str, key: str, expected_version: int) -> ItemLanguage:
+        check_storable("candidate", key)
         return self._change_copy(
             item_id, lang, expected_version, self._edit(lambda _i, il: workflow.remove_candidate(self.user, il, key))
         )
 
     def move_candidate(self, item_id: str, lang: str, key: str, to: Side | str, expected_version: int) -> ItemLanguage:
         to = Side(to)
+        check_storable("candidate", key)
         return self._change_copy(
             item_id, lang, expected_version, self._edit(lambda _i, il: workflow.move_candidate(self.user, il, key, to))
         )
@@ -313,6 +319,8 @@ class DoubleCurationService:
     def replace_candidates(
         self, item_id: str, lang: str, good: list[str], bad: list[str], expected_version: int
     ) -> ItemLanguage:
+        check_storable_lines("GOOD candidate", good)
+        check_storable_lines("BAD candidate", bad)
         return self._change_copy(
             item_id,
             lang,
@@ -325,6 +333,7 @@ class DoubleCurationService:
 
     def flag_discuss(self, item_id: str, lang: str, note: str, expected_version: int) -> ItemLanguage:
         """DISCUSS on a copy is the translator's decision ("a lead should decide"): it finishes the copy."""
+        check_storable("DISCUSS note", note)
         return self._change_copy(
             item_id, lang, expected_version, lambda _i, il, _c: workflow.flag_discuss(self.user, il, note)
         )
@@ -332,6 +341,7 @@ class DoubleCurationService:
     def discard(
         self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
     ) -> ItemLanguage:
+        check_storable("discard note", note)
         return self._change_copy(
             item_id, lang, expected_version, lambda _i, il, _c: workflow.discard(self.user, il, reason, note)
         )
@@ -366,6 +376,7 @@ class DoubleCurationService:
     def _adjudicate(
         self, item_id: str, lang: str, expected_version: int, decide: Callable[[Item, ItemLanguage], ItemLanguage]
     ) -> ItemLanguage:
+        check_storable("item id", item_id)
         workflow.check_lead(self.user, "adjudicate double-curated items")
         with self.project.db.write() as conn:
             item = self.project.repo.get_item(conn, item_id)
@@ -417,6 +428,8 @@ class DoubleCurationService:
         self, item_id: str, lang: str, good: list[str], bad: list[str], expected_version: int
     ) -> ItemLanguage:
         """Make ``good``/``bad`` (taken from either copy or edited) the item-language's curated sets, done."""
+        check_storable_lines("final GOOD candidate", good)
+        check_storable_lines("final BAD candidate", bad)
 
         def decide(item: Item, state: ItemLanguage) -> ItemLanguage:
             new = apply_candidate_sets(self.user, item, replace(state, status=Status.IN_PROGRESS), good, bad)
@@ -427,6 +440,7 @@ class DoubleCurationService:
     def adjudicate_discard(
         self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
     ) -> ItemLanguage:
+        check_storable("discard note", note)
         return self._adjudicate(
             item_id, lang, expected_version, lambda _i, state: workflow.discard(self.user, state, reason, note)
         )

@@ -19,8 +19,9 @@ import streamlit as st
 
 from annotator.app import jobs_panel
 from annotator.app.components import STATUS_LABEL, show_row_problems
+from annotator.app.publish_panel import render_publish
 from annotator.app.safe_text import code, md
-from annotator.app.state import current_user, get_project, require_lead, service
+from annotator.app.state import current_user, get_project, guarded_file, require_lead, service
 from annotator.data_export.dataset import ExportOptions, default_export_root, nothing_to_export
 from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
 from annotator.domain.jobs import JobKind
@@ -162,7 +163,7 @@ def render_export(project: Project, options: ExportOptions, selection: DatasetOv
         for name in names:  # read when clicked, not per rerun
             row.download_button(
                 name,
-                data=functools.partial(job_files.read_bytes, project, last.id, name),
+                data=guarded_file(functools.partial(job_files.read_bytes, project, last.id, name), lead=True),
                 file_name=name,
                 key=f"dataset_dl_{name}",
                 on_click=DEFERRED_CLICK,
@@ -170,7 +171,7 @@ def render_export(project: Project, options: ExportOptions, selection: DatasetOv
             )
         row.download_button(
             "all (.zip)",
-            data=functools.partial(job_files.zip_bytes, project, last.id, names),
+            data=guarded_file(functools.partial(job_files.zip_bytes, project, last.id, names), lead=True),
             file_name=f"{folder}.zip",
             mime="application/zip",
             key="dataset_dl_zip",
@@ -192,7 +193,7 @@ def render_sheets(project: Project) -> None:
         lang = st.selectbox("Language", languages, key="dataset_sheet_lang", format_func=language_label)
         st.download_button(
             f"Download the {lang} sheet",
-            data=lambda: sheet_bytes(project, lang)[1],
+            data=guarded_file(lambda: sheet_bytes(project, lang)[1], lead=True),
             file_name=sheet_file_name(lang),
             mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
             key="dataset_sheet_download",
@@ -250,6 +251,7 @@ def render() -> None:
     render_statistics(selection)
     render_progress(project)
     render_export(project, options, selection)
+    render_publish(project, include_incomplete)  # issue 35: the Hugging Face folder as a zip
     render_sheets(project)
 
 

@@ -19,7 +19,7 @@ import streamlit as st
 from annotator.app import safe_text
 from annotator.app.jobs_panel import SEEN_ACTIVE_KEY, render_jobs
 from annotator.app.safe_text import code, md
-from annotator.app.state import get_project, require_lead
+from annotator.app.state import get_project, guarded_file, require_lead
 from annotator.domain.jobs import JobKind
 from annotator.domain.languages import language_label
 from annotator.domain.model import User
@@ -326,10 +326,11 @@ def render_report(result: EvaluationResult) -> None:
     _created, report, page = built
     st.download_button(
         "Download the report (one HTML file, works offline)",
-        data=page.encode("utf-8"),
+        data=guarded_file(lambda: page.encode("utf-8"), lead=True),  # handed over on the click, if still a lead
         file_name="report.html",
         mime="text/html",
         key="evaluate_report_download",
+        on_click="ignore",  # a download needs no rerun (see pages/dataset.py, DEFERRED_CLICK)
     )
     # one chart per row at its own size: a heat map of many languages never overflows (and clips in) a half column;
     # Vega's own sizing (theme=None), as in report.html: Streamlit's theme fits the whole chart, legend and title

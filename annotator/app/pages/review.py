@@ -204,10 +204,11 @@ def render_throughput(project: Project) -> None:
     )
     st.download_button(
         "Download throughput (CSV)",
-        data=throughput_csv(figures),
+        data=state.guarded_file(lambda: throughput_csv(figures), lead=True),  # made on the click, if still a lead
         file_name="throughput.csv",
         mime="text/csv",
         key="rev_throughput_csv",
+        on_click="ignore",  # a download needs no rerun (see pages/dataset.py, DEFERRED_CLICK)
         icon=":material/download:",
     )
 
