@@ -202,6 +202,7 @@ def render_throughput(project: Project) -> None:
     st.markdown(
         f"**Throughput** (week from {figures.week_start:%a %d %b}, UTC) · team rate "
         f"**{figures.rate():.1f} items/day** over {figures.days} day(s)"
+        + (f" (from the week's first change, {figures.since:%a %d %b})" if figures.since else "")
     )
     if not figures.rows:
         st.caption("Nobody has marked an item done this week.")
