@@ -453,3 +453,22 @@ def test_filter_notices_are_in_a_translators_words_and_only_for_their_language(d
     lead = login(start(query={"item": "plant-automobiles", "lang": "ES"}), LEAD)
     notices = [n["text"] for n in area(lead)["card"]["notices"]]
     assert any(n.startswith("Selection filters: target_language: ES 'planta'") for n in notices), notices
+
+
+def test_review_shows_a_discuss_item_in_the_work_area_and_steps_through_the_queue(demo: Path) -> None:
+    """Issue 32: Review is the same work area as Curate, for a lead's view of the DISCUSS items (Next / Previous)."""
+    at = login(start(), TRANSLATOR)
+    send_area(at, "discuss", text="first question")
+    second = login(start(query={"item": "head-stream", "lang": LANG}), TRANSLATOR)
+    send_area(second, "discuss", text="second question")
+    lead = login(start(), LEAD)
+    lead.switch_page("pages/review.py").run()
+    first = area(lead)
+    assert first["nav"]["position"].startswith("DISCUSS 1 of 2") and first["nav"]["next"]
+    assert first["editable"] and not first["actions"]["done"]["shown"]  # a lead edits; resolving is below
+    send_area(lead, "next")
+    assert area(lead)["item"] != first["item"] and area(lead)["nav"]["position"].startswith("DISCUSS 2 of 2")
+    shown = area(lead)["item"]
+    send_area(lead, "discard", reason="idiom", text="")  # not on a DISCUSS item: said, nothing changed
+    assert feedback(lead)["kind"] == "error" and "DISCUSS" in feedback(lead)["text"]
+    assert read_state(demo, shown).status is Status.DISCUSS and read_state(demo).status is Status.DISCUSS
