@@ -263,9 +263,11 @@ def test_a_dismissed_suggestion_stays_dismissed_for_that_user_only(wn_project: P
     assert "bevanda" in by_text(suggestions.card_view(wn_project, "a2", "IT", ivo))  # per item-language
     assert suggestions.restore_suggestion(wn_project, ivo, "a1", "IT", "bevanda") is True
     assert "bevanda" in by_text(suggestions.card_view(wn_project, "a1", "IT", ivo))
-    outsider = add_user(wn_project, "dora", Role.TRANSLATOR, ("DE",), "dora-password-long")
+    outsider = User("dora", Role.TRANSLATOR, ("DE",))  # a translator of another language
     with pytest.raises(UserError, match="may not curate IT"):
         suggestions.dismiss_suggestion(wn_project, outsider, "a1", "IT", "bevanda")
+    with pytest.raises(UserError, match="may not curate IT"):
+        suggestions.restore_suggestion(wn_project, outsider, "a1", "IT", "bevanda")
 
 
 def test_typing_any_word_says_which_synsets_of_the_lexicons_it_lexicalizes(wn_project: Project) -> None:
