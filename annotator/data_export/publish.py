@@ -105,16 +105,17 @@ class PublishResult:
 
 
 def _wordnet_sources(project: ProjectContext, settings: ProjectSettings) -> tuple[list[SourceLicence], dict[str, Any]]:
-    from annotator.lexicon.wordnet import project_language, using_folder
+    from annotator.lexicon.wordnet import project_language
+    from annotator.lexicon.wordnet_store import lexicon_metadata
 
     folder = project.wordnet_folder
     if not (folder / "wn.db").exists():
         raise LexiconError(f"No wordnet in {folder}: the project's lexicon sources cannot be named.")
-    with using_folder(folder) as wn:
-        found = wordnet_sources(wn, settings.languages, settings)
-        defaults: dict[str, set[str]] = {}
-        for lexicon in wn.lexicons():
-            defaults.setdefault(project_language(lexicon.language), set()).add(lexicon.id.upper())
+    lexicons = lexicon_metadata(folder)  # the current file: another run may have replaced it since the app started
+    found = wordnet_sources(lexicons, settings.languages, settings)
+    defaults: dict[str, set[str]] = {}
+    for lexicon in lexicons:
+        defaults.setdefault(project_language(lexicon.language), set()).add(lexicon.id.upper())
     return found, {lang: frozenset(ids) for lang, ids in defaults.items()}
 
 

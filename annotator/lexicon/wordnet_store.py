@@ -150,6 +150,37 @@ def installed_lexicons(folder: Path, added: frozenset[str] = frozenset()) -> lis
     return [LexiconInfo(i, v, lang, syn, sen, f"{i}:{v}" in added) for i, v, lang, syn, sen in rows]
 
 
+@dataclass(frozen=True)
+class LexiconMetadata:
+    """What a lexicon states about itself (label, licence, url, citation): what ``publish`` names as a source."""
+
+    id: str
+    version: str
+    language: str
+    label: str
+    license: str
+    url: str
+    citation: str
+
+    def specifier(self) -> str:
+        return f"{self.id}:{self.version}"
+
+
+def lexicon_metadata(folder: Path) -> list[LexiconMetadata]:
+    """Every lexicon's own metadata, read from the current file (never through ``wn``, whose connection would go
+    on reading a database another run has since replaced)."""
+    database = folder / DATABASE
+    if not database.exists():
+        return []
+    query = "SELECT id, version, language, label, license, url, citation FROM lexicons ORDER BY id"
+    try:
+        with contextlib.closing(_read_only(database)) as conn:
+            rows = conn.execute(query).fetchall()
+    except sqlite3.DatabaseError as error:
+        raise _damaged(folder, error) from error
+    return [LexiconMetadata(*(str(value or "") for value in row)) for row in rows]
+
+
 def lexicon_specifiers(folder: Path) -> list[str]:
     """``id:version`` of every lexicon in the project's ``wn`` database (cheap: for manifests, which record a
     damaged database's own ``sqlite3`` error)."""
@@ -473,5 +504,7 @@ __all__ = [
     "lexicon_rows",
     "lexicon_specifiers",
     "remove_lexicon",
+    "LexiconMetadata",
+    "lexicon_metadata",
     "using_folder",
 ]
