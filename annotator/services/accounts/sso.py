@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
+from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 from annotator.services.accounts.sessions import Session, bump_epoch, epoch, epoch_changed_at, session_hours
 
@@ -21,6 +22,7 @@ MAX_EMAIL_LENGTH = 254
 
 def normalize_email(email: str) -> str:
     """The address as stored and matched: trimmed and lower-cased; a ``UserError`` naming it when malformed."""
+    check_storable("e-mail address", email)  # said by name, before the database's own refusal
     address = email.strip().lower()
     if len(address) > MAX_EMAIL_LENGTH or not _EMAIL.match(address):
         raise UserError(f"E-mail address {email.strip()!r} is not valid: write it as name@example.org.")

@@ -1,0 +1,77 @@
+"""Account fields holding text no database can store (NUL, lone surrogates, noncharacters) are refused naming the
+field — display name, e-mail address, password — before any query, on SQLite and PostgreSQL alike: the People page,
+the command line and the services say the same, and nothing changes (issue 31, a second round of attacks)."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+from conftest import dump
+
+from annotator.cli import main
+from annotator.domain.model import Role, User
+from annotator.domain.unicode_rules import UnstorableTextError
+from annotator.project import Project
+from annotator.services import accounts, people
+
+pytestmark = pytest.mark.both_engines
+
+HOSTILE = ["\x00", "\ud800", "\ufffe"]
+
+
+@pytest.mark.parametrize("char", HOSTILE)
+def test_the_people_page_refuses_unstorable_text_naming_the_field(
+    project: Project, lead: User, translator_it: User, char: str
+) -> None:
+    before = dump(project)
+    with pytest.raises(UnstorableTextError, match="The display name holds") as display:
+        people.add_person(project, lead, "newbie", Role.TRANSLATOR, ("IT",), None, f"Ne{char}wbie")
+    assert display.value.field == "display name"
+    with pytest.raises(UnstorableTextError, match="The e-mail address holds"):
+        people.add_person(project, lead, "newbie", Role.TRANSLATOR, ("IT",), f"new{char}bie@example.org")
+    with pytest.raises(UnstorableTextError, match="The e-mail address holds"):
+        people.change_person(project, lead, "ivo", Role.TRANSLATOR, ("IT",), f"i{char}vo@example.org")
+    assert dump(project) == before
+
+
+@pytest.mark.parametrize("char", HOSTILE)
+def test_the_services_refuse_an_unstorable_password_display_name_or_address(
+    project: Project, lead: User, translator_it: User, char: str
+) -> None:
+    before = dump(project)
+    with pytest.raises(UnstorableTextError, match="The password holds"):
+        accounts.set_password(project, "ivo", f"long-enough{char}")
+    with pytest.raises(UnstorableTextError, match="The password holds"):
+        accounts.add_user(project, "other", Role.TRANSLATOR, ("IT",), f"long-enough{char}")
+    with pytest.raises(UnstorableTextError, match="The display name holds"):
+        accounts.add_user(project, "other", Role.TRANSLATOR, ("IT",), "long-enough", f"Ot{char}her")
+    with pytest.raises(UnstorableTextError, match="The e-mail address holds"):
+        accounts.set_email(project, "ivo", f"i{char}vo@example.org")
+    session = accounts.log_in(project, "ivo", "translator-password")
+    assert session is not None
+    with pytest.raises(UnstorableTextError, match="The password holds"):
+        accounts.change_password(project, session, "translator-password", f"new-password{char}")
+    assert accounts.authenticate(project, "ivo", f"translator{char}password") is None  # a guess, never a crash
+    after = dump(project)
+    after.pop("login_throttle"), before.pop("login_throttle")  # the wrong guess is counted, as any other
+    assert after == before
+
+
+def test_the_command_line_refuses_an_undecodable_argument_by_name(
+    project: Project, lead: User, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A byte that is not UTF-8 in an argument reaches Python as a lone surrogate (``surrogateescape``)."""
+    data = str(project.data_dir)
+    before = dump(project)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("long-enough-password\n"))
+    args = ["users", "add", "other", "--languages", "IT", "--display-name", "Ot\udcffher", "--password-stdin"]
+    assert main([*args, "--data", data]) == 2
+    assert "The display name holds U+DCFF" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stdin", io.StringIO("long-enough-\x00password\n"))
+    assert main(["users", "passwd", "lena", "--password-stdin", "--data", data]) == 2
+    assert "The password holds U+0000" in capsys.readouterr().err
+    assert main(["users", "email", "lena", "le\x00na@example.org", "--data", data]) == 2
+    assert "The e-mail address holds U+0000" in capsys.readouterr().err
+    assert dump(project) == before
