@@ -1,4 +1,4 @@
-"""Account fields holding text no database can store (NUL, lone surrogates, noncharacters) are refused naming the
+"""Account fields (and job settings) holding text no database can store (NUL, lone surrogates, noncharacters) are refused naming the
 field — display name, e-mail address, password — before any query, on SQLite and PostgreSQL alike: the People page,
 the command line and the services say the same, and nothing changes (issue 31, a second round of attacks)."""
 
@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import io
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import dump
 
 from annotator.cli import main
+from annotator.domain.jobs import JobKind
 from annotator.domain.model import Role, User
 from annotator.domain.unicode_rules import UnstorableTextError
 from annotator.project import Project
-from annotator.services import accounts, people
+from annotator.services import accounts, jobs, people
 
 pytestmark = pytest.mark.both_engines
 
@@ -75,3 +77,20 @@ def test_the_command_line_refuses_an_undecodable_argument_by_name(
     assert main(["users", "email", "lena", "le\x00na@example.org", "--data", data]) == 2
     assert "The e-mail address holds U+0000" in capsys.readouterr().err
     assert dump(project) == before
+
+
+@pytest.mark.parametrize("char", HOSTILE)
+def test_a_job_parameter_holding_unstorable_text_is_refused_naming_it_before_any_job_is_recorded(
+    project: Project, lead: User, tmp_path: Path, char: str
+) -> None:
+    """The Evaluate page's "Stanza model folder" box (and any other text a job takes) reaches the job's record,
+    its paths and its worker: refused by name first, no job recorded."""
+    translations = tmp_path / "t.jsonl"
+    translations.write_text("{}\n", encoding="utf-8")
+    before = dump(project)
+    params = {"page": True, "analyser": "stanza", "models": f"models{char}", "current": True}
+    with pytest.raises(UnstorableTextError, match="The Stanza model folder holds"):
+        jobs.start(project, JobKind.EVALUATE, {**params, "translations": str(translations)}, user=lead, launch=False)
+    with pytest.raises(UnstorableTextError, match="The output folder holds"):
+        jobs.start(project, JobKind.EXPORT, {"out": str(tmp_path / f"out{char}")}, user=lead, launch=False)
+    assert dump(project) == before and jobs.list_jobs(project) == []
