@@ -21,6 +21,7 @@ from annotator.data_export.dataset import ExportOptions, export_dataset, read_da
 from annotator.data_export.publish import LicenceRefused, PublishFolderTaken, project_sources, publish
 from annotator.domain.dataset_card import size_category
 from annotator.domain.licences import OTHER, SourceLicence, identify, refusals, suggested
+from annotator.domain.unicode_rules import UnstorableTextError
 from annotator.lexicon.licences import snapshot_source
 from annotator.lexicon.wordnet import add_lexicons
 from annotator.lexicon.wordnet_store import remove_lexicon
@@ -308,3 +309,14 @@ def test_publish_names_the_lexicons_of_the_current_wordnet_after_another_run_rep
     remove_lexicon(project.wordnet_folder, "tiny-it:1.0")
     sources, allowed = project_sources(project, settings)
     assert "tiny tiny-it (tiny-it:1.0)" not in [s.source for s in sources] and allowed == ["IT: TINY-IWN"]
+
+
+@pytest.mark.parametrize("char", ["\x00", "\ud800", "\ufffe"])
+def test_a_dataset_name_holding_unstorable_text_is_refused_by_name_and_nothing_is_written(
+    published: Path, tmp_path: Path, char: str
+) -> None:
+    project = Project.open(published.parent / "data")
+    with pytest.raises(UnstorableTextError, match="The dataset name holds"):
+        publish(project, tmp_path / "out", name=f"Bench{char}mark")
+    project.db.dispose()
+    assert not (tmp_path / "out").exists()

@@ -42,6 +42,7 @@ from annotator.data_export.parquet_files import (
 from annotator.domain.dataset_card import CardData, dataset_card, slug
 from annotator.domain.licences import OTHER, SourceLicence, licence_by_id, refusals, suggested
 from annotator.domain.settings import ProjectSettings
+from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import LexiconError
@@ -216,6 +217,8 @@ def publish(
 ) -> PublishResult:
     """Write the dataset folder ``out`` (refused when it exists with files in it, or when ``licence`` is not one the
     sources allow)."""
+    if name is not None:  # typed in the browser: a lone surrogate cannot be written, a NUL has no place in a card
+        check_storable("dataset name", name)
     out = Path(out).resolve()
     _check_out(out)
     with project.db.read() as conn:
