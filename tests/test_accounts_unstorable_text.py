@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from app_helpers import logged_in, plain
 from conftest import dump
 
 from annotator.cli import main
@@ -94,3 +95,34 @@ def test_a_job_parameter_holding_unstorable_text_is_refused_naming_it_before_any
     with pytest.raises(UnstorableTextError, match="The output folder holds"):
         jobs.start(project, JobKind.EXPORT, {"out": str(tmp_path / f"out{char}")}, user=lead, launch=False)
     assert dump(project) == before and jobs.list_jobs(project) == []
+
+
+def test_the_people_page_and_the_forced_form_name_the_field_in_the_browser(app_demo: Path) -> None:
+    """The People page (a NUL pasted into the display name or the e-mail box) and the forced change form (a NUL in
+    the new password) say which box holds it, in the page's own message; nothing is stored."""
+    demo = Project.open(app_demo)
+    before = dump(demo)
+    at = logged_in("lead", "demo-lead-pass")
+    at.switch_page("pages/people.py").run()
+    at.text_input(key="people_new_name").input("newbie")
+    at.text_input(key="people_new_display").input("New\x00bie")
+    at.radio(key="people_new_role").set_value("lead")
+    at.button(key="FormSubmitter:people_add-Add account").click().run()
+    assert not at.exception, at.exception
+    assert "The display name holds U+0000 NULL" in " ".join(plain(e.value) for e in at.error)
+    at.text_input(key="people_new_display").input("Newbie")
+    at.text_input(key="people_new_email").input("new\x00bie@example.org")
+    at.button(key="FormSubmitter:people_add-Add account").click().run()
+    assert "The e-mail address holds U+0000 NULL" in " ".join(plain(e.value) for e in at.error)
+    after = dump(demo)
+    after.pop("login_throttle"), before.pop("login_throttle")
+    assert after == before
+
+    one_time = people.reset_password(demo, accounts.find_user(demo, "lead"), "translator").password
+    forced = logged_in("translator", one_time)
+    forced.text_input(key="forced_new").input("own-pass\x00word")
+    forced.text_input(key="forced_repeat").input("own-pass\x00word")
+    forced.button(key="FormSubmitter:forced_password-Save password").click().run()
+    assert not forced.exception, forced.exception
+    assert "The password holds U+0000 NULL" in " ".join(plain(e.value) for e in forced.error)
+    assert accounts.find_user(demo, "translator").must_change_password  # type: ignore[union-attr]
