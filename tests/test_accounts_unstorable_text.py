@@ -1,6 +1,7 @@
-"""Account fields (and job settings) holding text no database can store (NUL, lone surrogates, noncharacters) are refused naming the
-field — display name, e-mail address, password — before any query, on SQLite and PostgreSQL alike: the People page,
-the command line and the services say the same, and nothing changes (issue 31, a second round of attacks)."""
+"""Account fields and job settings holding text no database can store (NUL, lone surrogates, noncharacters) are
+refused naming the field (display name, e-mail address, password, Stanza model folder) before any query, on SQLite
+and PostgreSQL alike: the People page, the forced change form, the command line and the services say the same,
+and nothing changes (issue 31, a second round of attacks)."""
 
 from __future__ import annotations
 

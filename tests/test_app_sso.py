@@ -14,9 +14,9 @@ import pytest
 from app_helpers import MAIN, plain
 from streamlit.testing.v1 import AppTest
 
+from annotator.app import state
 from annotator.domain.model import Role
 from annotator.project import Project
-from annotator.app import state
 from annotator.services import people
 from annotator.services.accounts import add_user, authenticate, list_users
 

@@ -1,9 +1,9 @@
 """Which licence each lexicon source of a project has, as its provider states it (issue 35).
 
 BabelNet's data is under the BabelNet Non-Commercial License; each wordnet lexicon says its licence in its WN-LMF
-``license`` attribute (kept by ``wn``, read from the current database file); a snapshot says it in its header's ``license`` key when it has one (a
-snapshot frozen from the BabelNet cache names BabelNet as its provider, so it carries BabelNet's licence). The rules
-over these licences are data in ``annotator.domain.licences``.
+``license`` attribute (kept by ``wn``, read from the current database file); a snapshot says it in its header's
+``license`` key when it has one (a snapshot frozen from the BabelNet cache names BabelNet as its provider, so it
+carries BabelNet's licence). The rules over these licences are data in ``annotator.domain.licences``.
 """
 
 from __future__ import annotations

@@ -498,13 +498,13 @@ def remove_lexicon(folder: Path, specifier: str) -> LexiconInfo:
 
 __all__ = [
     "LexiconInfo",
+    "LexiconMetadata",
     "add_lexicons",
     "find_lexicon",
     "installed_lexicons",
+    "lexicon_metadata",
     "lexicon_rows",
     "lexicon_specifiers",
     "remove_lexicon",
-    "LexiconMetadata",
-    "lexicon_metadata",
     "using_folder",
 ]
