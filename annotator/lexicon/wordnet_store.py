@@ -336,9 +336,10 @@ def _check_archive_size(label: str, archive: Path, limits: InputLimits) -> None:
             for member in tar:
                 total += member.size
                 if total > limits.max_snapshot_bytes:
+                    limit = megabytes(limits.max_snapshot_bytes)
                     raise WordnetFileError(
-                        label, None, "too_large", f"its files add up to more than {megabytes(limits.max_snapshot_bytes)} "
-                        "(input limit max_snapshot_mb); ask a lead to raise the limit if the package is genuine"
+                        label, None, "too_large", f"its files add up to more than {limit} (input limit "
+                        "max_snapshot_mb); ask a lead to raise the limit if the package is genuine"
                     )  # fmt: skip
     except (tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error) as error:
         raise WordnetFileError(label, None, "not_compressed_lmf", f"cannot unpack it ({error})") from error
