@@ -17,6 +17,7 @@ from annotator.cli import main
 from annotator.domain.jobs import JobKind
 from annotator.domain.model import Role, User
 from annotator.domain.unicode_rules import UnstorableTextError
+from annotator.errors import UserError
 from annotator.project import Project
 from annotator.services import accounts, jobs, people
 
@@ -53,6 +54,8 @@ def test_the_services_refuse_an_unstorable_password_display_name_or_address(
         accounts.add_user(project, "other", Role.TRANSLATOR, ("IT",), "long-enough", f"Ot{char}her")
     with pytest.raises(UnstorableTextError, match="The e-mail address holds"):
         accounts.set_email(project, "ivo", f"i{char}vo@example.org")
+    with pytest.raises(UserError, match="is not valid"):  # a control character: storable, but no address
+        accounts.set_email(project, "ivo", "i\x01vo@example.org")
     session = accounts.log_in(project, "ivo", "translator-password")
     assert session is not None
     with pytest.raises(UnstorableTextError, match="The password holds"):

@@ -15,8 +15,9 @@ from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 from annotator.services.accounts.sessions import Session, bump_epoch, epoch, epoch_changed_at, session_hours
 
-#: One '@', no spaces, a dot in the domain: enough to catch typos; the provider vouches for the rest.
-_EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s.]+(\.[^@\s.]+)+$")
+#: One '@', no spaces or control characters, a dot in the domain: enough to catch typos; the provider vouches
+#: for the rest.
+_EMAIL = re.compile(r"^[^@\s\x00-\x1f\x7f]{1,64}@[^@\s.\x00-\x1f\x7f]+(\.[^@\s.\x00-\x1f\x7f]+)+$")
 MAX_EMAIL_LENGTH = 254
 
 
