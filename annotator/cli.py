@@ -14,6 +14,7 @@ from annotator.terminal import sanitised_output
 #: Modules under ``annotator.commands`` that add subcommands, in the order ``--help`` lists them.
 COMMAND_MODULES = (
     "project",
+    "languages",
     "items",
     "lexicon",
     "users",
@@ -80,13 +81,17 @@ def _run(argv: Sequence[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from annotator.project import committed_writes
+
+    before = committed_writes()
     try:
         return int(args.func(args) or 0)
     except UserError as error:
         print(f"annotator {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted; work saved so far is kept", file=sys.stderr)
+        saved = committed_writes() > before  # said only when this command saved something
+        print("interrupted; " + ("work saved so far is kept" if saved else "nothing was changed"), file=sys.stderr)
         return 130
 
 

@@ -23,7 +23,7 @@ from annotator.lexicon.base import Lexicon
 from annotator.private_files import make_private_folder
 from annotator.services.administration import project_limits
 from annotator.store import schema
-from annotator.store.database import Database, sqlite_url
+from annotator.store.database import Database, committed_writes, sqlite_url
 from annotator.store.repository import Repository
 
 #: The settings types are handed over with the project that reads and writes them (the tests and benchmarks
@@ -38,6 +38,7 @@ __all__ = [
     "ProjectExistsError",
     "ProjectSettings",
     "builtin_path",
+    "committed_writes",
     "database_url",
     "display_url",
     "parse_languages",

@@ -71,24 +71,41 @@ def test_a_page_meeting_a_damaged_database_shows_the_message_not_the_sql(
     assert "comments" in caplog.text and "Traceback" in caplog.text
 
 
+class Broken:
+    """A command whose rule fails unexpectedly (registered for one test in ``commands.RULES``)."""
+
+
+def _broken_rule(_situation: object, _command: object) -> None:
+    raise KeyError("SELECT secret FROM users")
+
+
 def _action_fails() -> None:
     import streamlit as st
+    from test_app_failures import Broken
 
-    from annotator.app import components, state
+    from annotator.app import actions, state
+    from annotator.domain.commands import Address
 
-    def broken(_service: object) -> None:
-        raise KeyError("SELECT secret FROM users")
-
-    st.button("Go", key="go", on_click=components.click_action, args=(broken, (), "saved"))
+    address = Address("shot-whiskey", "IT")
+    st.button("Go", key="go", on_click=actions.run_and_flash, args=(address, Broken(), st.session_state["v"], "saved"))
     state.show_flashes()
 
 
 @pytest.mark.both_engines
 def test_an_action_failing_unexpectedly_says_so_with_a_reference(
-    app_demo: Path, caplog: pytest.LogCaptureFixture
+    app_demo: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from test_app_failures import Broken as Registered  # the class the script imports
+
+    from annotator.domain import commands
+
+    monkeypatch.setitem(commands.RULES, Registered, _broken_rule)
+    project = Project.open(app_demo)
+    with project.db.read() as conn:
+        version = project.repo.get_item_language(conn, "shot-whiskey", "IT").version
     at = AppTest.from_function(_action_fails, default_timeout=30)
     at.session_state[USER_KEY] = Session("lead", 0)
+    at.session_state["v"] = version
     at.run()
     with caplog.at_level(logging.ERROR, logger=failures.LOGGER.name):
         at.button(key="go").click().run()  # a widget callback: it runs before, and outside, the page's handler

@@ -14,6 +14,8 @@ from app_helpers import feedback, plain, send_area
 from conftest import dump
 from streamlit.testing.v1 import AppTest
 
+from annotator.domain.commands import AddCandidate, Address, FlagDiscuss, MarkDone
+from annotator.domain.model import Side
 from annotator.domain.unicode_rules import UNSTORABLE_RANGES, UnstorableTextError, check_storable, find_unstorable
 from annotator.project import Project
 from annotator.services.accounts import authenticate
@@ -87,7 +89,7 @@ def test_the_service_refuses_before_the_database_on_both_engines(app_demo: Path)
     translator = authenticate(project, "translator", "demo-translator-pass")
     assert translator is not None
     service = CurationService(project, translator)
-    copies = DoubleCurationService(project, translator)
+    copy = Address("shot-whiskey", "IT", "translator")  # the translator's double-curation copy: the same service
     lead = authenticate(project, "lead", "demo-lead-pass")
     assert lead is not None
     adjudication = DoubleCurationService(project, lead)
@@ -98,8 +100,9 @@ def test_the_service_refuses_before_the_database_on_both_engines(app_demo: Path)
         (lambda: service.replace_candidates("shot-whiskey", "IT", ["ok"], ["\ufffe"], 1), "BAD candidate on line 1"),
         (lambda: service.view(f"shot{LONE}", "IT"), "item id"),
         (lambda: service.mark_done("shot\x00", "IT", 1), "item id"),
-        (lambda: copies.flag_discuss("shot-whiskey", "IT", f"a{LONE}", 1), "DISCUSS note"),  # a private copy's
-        (lambda: copies.add_candidate("shot-whiskey", "IT", "bad", "x\x00", 1), "candidate"),
+        (lambda: service.handle(copy, FlagDiscuss(f"a{LONE}"), 1), "DISCUSS note"),  # a private copy's
+        (lambda: service.handle(copy, AddCandidate(Side.BAD, "x\x00"), 1), "candidate"),
+        (lambda: service.handle(Address("shot-whiskey", "IT", f"ana{LONE}"), MarkDone(), 1), "translator"),
         (lambda: adjudication.adjudicate("shot-whiskey", "IT", ["a", "\x00"], [], 1), "final GOOD candidate on line 2"),
         (lambda: adjudication.assign("IT", ["translator", "lead"], item_ids=["a", "x\x00"]), "item id on line 2"),
     ]:

@@ -165,7 +165,7 @@ def page(app_url: str) -> Iterator[Page]:
 
 #: The app root's run state (``data-test-script-state``) while Streamlit runs the script or a fragment.
 BUSY_STATES = ("running", "rerunRequested", "stopRequested")
-#: Idle, and drawn: the candidate lists (``annotator.app.candidate_rows``) and the Curate work area
+#: Idle, and drawn: components v2 elements such as the work area of Curate, Review and Double curation
 #: (``annotator.app.curate_area``) build their DOM in an effect React runs after it has painted the run, and on first
 #: mount after their script module has loaded, so "the run is over" alone can come a little before them. Two
 #: animation frames and a task after idle, every such element must be drawn, and the work area have no event waiting.

@@ -100,6 +100,7 @@ def test_the_last_export_of_one_server_is_downloaded_from_the_other(
 ) -> None:
     with Server(tmp_path / "a", monkeypatch):
         a = dataset_page("lead")
+        a.checkbox(key="dataset_include_incomplete").check().run()  # the demo is not curated: nothing done yet
         a.button(key="dataset_export").click().run()
         assert not a.exception, a.exception
         project = Project.open(tmp_path / "a" / "data")

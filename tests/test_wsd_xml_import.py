@@ -174,6 +174,7 @@ def test_cli_import_finds_the_gold_file_and_lists_skipped_instances(
     assert main(["import", str(xml), "--data", str(wn_project.data_dir)]) == 0
     out = capsys.readouterr().out
     assert "skipped: tiny.d001.s000.t004: 2 gold keys (shot%1:04:06:: shot%1:04:00::)" in out
+    assert out.count("tiny.d001.s000.t004") == 1  # each skipped instance listed once (issue 34)
     assert "4 instances: 3 added" in out
     (tmp_path / "wsd" / "tiny.gold.key.txt").unlink()
     assert main(["import", str(xml), "--data", str(wn_project.data_dir)]) == 2

@@ -35,7 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     init = subparsers.add_parser("init", help="create an empty project in the data folder")
     add_data_option(init)
     init.add_argument("--name", default="annotator project", help="project name shown in the app")
-    init.add_argument("--languages", default="DE,ES,IT,RU,ZH", help="target languages, e.g. DE,ES,IT,RU,ZH")
+    init.add_argument(
+        "--languages", default="DE,ES,IT,RU,ZH", help="target languages as ISO 639-1 codes, e.g. DE,ES,IT,RU,ZH"
+    )
     source = init.add_mutually_exclusive_group()
     source.add_argument("--snapshot", metavar="FILE", help="use an offline lexicon snapshot (JSON/JSONL)")
     source.add_argument("--babelnet", action="store_true", help="use the BabelNet HTTP API (needs a key)")
@@ -56,6 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_init(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(getattr(args, "data", None))
+    languages = parse_languages(args.languages)  # a bad code refused before anything is created (exit 2)
     snapshot = None
     if args.snapshot:
         from annotator.lexicon.snapshot import SnapshotLexicon
@@ -68,7 +71,7 @@ def run_init(args: argparse.Namespace) -> int:
         base_url=args.babelnet_url,
     )
     project = open_project(args, create=True)
-    project.save_settings(ProjectSettings(name=args.name, languages=parse_languages(args.languages), lexicon=lexicon))
+    project.save_settings(ProjectSettings(name=args.name, languages=languages, lexicon=lexicon))
     print(f"Created project {args.name!r} in {data_dir}")
     return 0
 

@@ -212,6 +212,15 @@ class NothingToExport(UserError):
     """The selection holds no item: an empty dataset is refused unless asked for, it is almost always a mistake."""
 
 
+def nothing_to_export(left_out: dict[str, int]) -> str:
+    """Why a selection without items is not exported: the command line and the Dataset page say the same."""
+    left = ", ".join(f"{n} {why}" for why, n in left_out.items() if n) or "the project has no items"
+    return (
+        f"Nothing to export: no item matches the selection (left out: {left}). Items are exported when done in "
+        "every language."
+    )
+
+
 def export_dataset(
     project: ProjectContext,
     root: Path | str | None = None,
@@ -233,11 +242,9 @@ def _export(
     data = load_project_data(project)
     selection = select(data, options)
     if not selection.items and not allow_empty:
-        left = ", ".join(f"{n} {why}" for why, n in selection.left_out.items() if n) or "the project has no items"
         raise NothingToExport(
-            f"Nothing to export: no item matches the selection (left out: {left}). Items are exported when done in "
-            "every language; add --include-incomplete to export unfinished ones, or --allow-empty to write an "
-            "empty dataset anyway."
+            nothing_to_export(selection.left_out)
+            + " Add --include-incomplete to export unfinished ones, or --allow-empty to write an empty dataset anyway."
         )
     stats = stats_json(selection)
     created = datetime.now(UTC).replace(microsecond=0)

@@ -12,6 +12,7 @@ import re
 from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
+from annotator.domain.languages import check_in_project
 from annotator.domain.model import Role, User
 from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
@@ -67,7 +68,7 @@ def add_user(
     role = Role(role)
     check_password(password)
     check_storable("display name", display_name)
-    langs = tuple(lang.upper() for lang in languages)
+    langs = check_in_project(languages, project.settings().languages)  # ISO 639 codes of this project only
     if role is Role.TRANSLATOR and not langs:
         raise MissingLanguages()
     address = normalize_email(email) if email else None
@@ -101,7 +102,7 @@ def set_role(project: ProjectContext, name: str, role: Role | str, languages: tu
     """Change an account's role and languages (the rules of ``add_user``); the next action of an open session
     already runs with them (every request reads the account afresh), so no session needs to end."""
     role = Role(role)
-    langs = tuple(dict.fromkeys(lang.upper() for lang in languages))
+    langs = check_in_project(languages, project.settings().languages)  # ISO 639 codes of this project only
     if role is Role.TRANSLATOR and not langs:
         raise MissingLanguages()
     with project.db.write() as conn:
