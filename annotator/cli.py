@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "evaluate",
     "report",
     "contrastive",
+    "suggestions",
     "jobs",
     "serve",
 )

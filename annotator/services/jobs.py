@@ -10,6 +10,7 @@ A job whose worker vanished (killed, crashed, host gone) is marked failed with t
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import socket
@@ -440,6 +441,10 @@ def _run_evaluate(project: ProjectContext, job: Job, user: User | None, progress
     result = replace(result, provenance=job_provenance(project.settings().name, params, dataset, analyser, source))
     if params.get("page") and not params.get("out"):
         save_result(project, job.id, result)
+        from annotator.services.suggestions import refresh_mt
+
+        with contextlib.suppress(UserError):  # issue 33: its MISS words ready for the cards (else the first card reads)
+            refresh_mt(project, job.id)
         return {"summary": f"Scored {len(result.results)} translation(s); results kept in the project's database"}
     out_dir = Path(params["out"]) if params.get("out") else evaluation_folder(project, source)
     write_results(result, out_dir)
