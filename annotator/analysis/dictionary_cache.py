@@ -182,10 +182,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def _raw_entries(mapping: Mapping[str, str]) -> Mapping[bytes, bytes]:
-    """simplemma's dictionary as bytes → bytes (its own store when it keeps one, as versions 1 and 2 do)."""
-    raw = getattr(mapping, "_dict", None)
-    if isinstance(raw, dict):
-        return raw
+    """simplemma's dictionary as bytes → bytes, read through its public mapping interface."""
     return {_utf8(key): _utf8(value) for key, value in mapping.items()}
 
 

@@ -42,7 +42,6 @@ from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementRecord, RefinementTable, refinement_table
 from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
-from annotator.gc_pause import gc_paused
 from annotator.progress import ProgressCallback, no_progress
 from annotator.store import double_curation
 from annotator.store.double_curation import CopySetsRow
@@ -431,8 +430,7 @@ def _dataset_lines(selection: Selection, progress: ProgressCallback) -> Iterator
 
 def collect(project: ProjectContext, options: ExportOptions | None = None) -> Selection:
     """What an export with ``options`` would hold right now (``annotator stats`` and the Dataset page)."""
-    with gc_paused():
-        return select(load_project_data(project), options or ExportOptions())
+    return select(load_project_data(project), options or ExportOptions())
 
 
 def folder_name(created: datetime) -> str:
@@ -459,8 +457,7 @@ def export_dataset(
     without items raises ``NothingToExport`` and writes nothing."""
     options = options or ExportOptions()
     root = Path(root) if root is not None else default_export_root(project)
-    with gc_paused():
-        return _export(project, root, options, progress, allow_empty)
+    return _export(project, root, options, progress, allow_empty)
 
 
 def _export(

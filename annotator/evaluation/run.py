@@ -41,7 +41,6 @@ from annotator.evaluation.inputs import (
     load_translations,
 )
 from annotator.evaluation.provenance import file_provenance
-from annotator.gc_pause import gc_paused
 from annotator.private_files import make_private_folder
 from annotator.progress import ProgressCallback, no_progress
 
@@ -250,8 +249,7 @@ def evaluate(
 
     The result's ``skipped`` comes from ``translations`` when it is the ``Translations`` that parsing returned.
     """
-    with gc_paused(age_survivors=True):
-        return _evaluate(dataset, translations, analyser, progress, batch_size, translations_source)
+    return _evaluate(dataset, translations, analyser, progress, batch_size, translations_source)
 
 
 def _evaluate(

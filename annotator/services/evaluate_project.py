@@ -5,7 +5,6 @@ Scoring the current curation means a candidate a translator adds for a MISS coun
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 import tempfile
@@ -38,7 +37,6 @@ from annotator.evaluation.inputs import (
     parse_cached,
 )
 from annotator.evaluation.run import ANALYSED_FILE, METRICS_FILE, AnalysedTranslation, EvaluationResult, write_results
-from annotator.gc_pause import gc_paused
 from annotator.services import job_files
 from annotator.store.repository import EvaluationRow
 
@@ -270,20 +268,12 @@ def _stored_candidate(
 
 
 def prepare_current(
-    project: ProjectContext, translations: str | Path, translations_name: str | None = None, freeze: bool = False
+    project: ProjectContext, translations: str | Path, translations_name: str | None = None
 ) -> tuple[Dataset, Translations]:
     """Scoring the current curation up to the first analysis: the dataset from the rows and the translations read
-    and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 22 target ≤ 1.5 s).
-
-    ``freeze``: the caller keeps the inputs to its end (the evaluation job's worker), so they are moved out of the
-    collector's reach (``gc.freeze``) before it resumes: resuming it made it walk them all at once (~0.5 s).
-    """
-    with gc_paused():
-        dataset = dataset_from_project(project)
-        loaded = load_translations(translations, dataset, name=translations_name)
-        if freeze:
-            gc.freeze()
-        return dataset, loaded
+    and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 22 target ≤ 1.5 s)."""
+    dataset = dataset_from_project(project)
+    return dataset, load_translations(translations, dataset, name=translations_name)
 
 
 #: The files of an evaluation the Evaluate page started, kept in the database (``services.job_files``): the two

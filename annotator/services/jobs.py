@@ -10,7 +10,6 @@ A job whose worker vanished (killed, crashed, host gone) is marked failed with t
 
 from __future__ import annotations
 
-import gc
 import os
 import socket
 import subprocess
@@ -405,13 +404,11 @@ def _run_evaluate(project: ProjectContext, job: Job, user: User | None, progress
     administration.check_admin(user, "evaluate translations")
     params = job.params
     names = {"translations_name": params.get("translations_name"), "dataset_name": params.get("dataset_name")}
-    if params.get("current"):  # frozen as they are built: the collector never walks them
-        dataset, translations = prepare_current(project, params["translations"], names["translations_name"], True)
+    if params.get("current"):
+        dataset, translations = prepare_current(project, params["translations"], names["translations_name"])
     else:  # problems name an upload by its own name, not the server's copy of it
         dataset = load_dataset(params["dataset"], name=names["dataset_name"])
         translations = load_translations(params["translations"], dataset, name=names["translations_name"])
-        gc.collect()
-        gc.freeze()  # the inputs live until this worker ends: the collector's full passes need not walk them again
     analyser = create_analyser(params.get("analyser") or "default", params.get("models") or None)
     source = params.get("translations_name") or str(params["translations"])
     result = evaluate(dataset, translations, analyser, progress, translations_source=source)

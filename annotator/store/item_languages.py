@@ -277,7 +277,7 @@ class ItemLanguageRecords:
         user: str,
         action: str,
         details: Sequence[dict[str, Any]],
-        encoded: dict[int, tuple[object, str]] | None = None,
+        encoded: dict[tuple[CandidateEntry, ...], str] | None = None,
     ) -> PreparedSaves:
         """Encode a batch of saves before taking the write lock, so the transaction only runs the statements.
 
@@ -288,10 +288,10 @@ class ItemLanguageRecords:
         encoded = {} if encoded is None else encoded
 
         def encode(entries: tuple[CandidateEntry, ...]) -> str:
-            hit = encoded.get(id(entries))
+            hit = encoded.get(entries)
             if hit is None:
-                hit = encoded[id(entries)] = (entries, candidates_to_json(entries))  # keeps ``entries`` alive
-            return hit[1]
+                hit = encoded[entries] = candidates_to_json(entries)
+            return hit
 
         details_json: dict[tuple[tuple[str, Any], ...], str] = {}
 
