@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import build_demo
 
+from annotator.clock import utc_now
 from annotator.domain.jobs import JobKind, JobState
 from annotator.evaluation.inspection import content_hash
 from annotator.evaluation.run import ANALYSED_FILE, METRICS_FILE, create_analyser, evaluate, write_results
@@ -18,7 +19,6 @@ from annotator.services import job_files
 from annotator.services.evaluate_project import load_result, prepare_current, save_result
 from annotator.store import job_files as store
 from annotator.store import jobs as job_store
-from annotator.store.repository import utc_now
 
 pytestmark = pytest.mark.both_engines
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 
+from annotator.clock import utc_now
 from annotator.context import ProjectContext
 from annotator.domain import workflow
 from annotator.domain.matching import MatchResult, Outcome
@@ -22,7 +23,6 @@ from annotator.domain.model import User
 from annotator.errors import UserError
 from annotator.evaluation.run import AnalysedTranslation, EvaluationResult
 from annotator.store import schema
-from annotator.store.repository import utc_now
 
 VERDICTS = ("GOOD", "BAD", "MISS")
 _T = schema.inspections

@@ -11,12 +11,12 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from annotator.analysis.base import Analyser, Analysis, empty_analysis
 from annotator.atomic_files import write_text_atomic
+from annotator.clock import utc_now
 from annotator.domain.candidates import Candidate
 from annotator.domain.consistency import SenseChoice, cross_language_consistency
 from annotator.domain.matching import (
@@ -134,7 +134,7 @@ class EvaluationResult:
     analyser: str
     dataset_source: str = ""
     translations_source: str = ""
-    created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    created: str = field(default_factory=lambda: utc_now("seconds"))
     #: well-formed translations not scored, by reason (see SKIP_REASONS): their item-language is not in the dataset
     skipped: dict[str, int] = field(default_factory=dict)
     #: what the run was computed from (``annotator.evaluation.provenance``); empty when the caller gave none

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import annotator
+from annotator.clock import utc_now
 from annotator.context import ProjectContext
 from annotator.domain import jobs as rules
 from annotator.domain.jobs import Job, JobKind, JobState
@@ -47,10 +48,6 @@ class JobRefused(UserError):
 
 class JobCancelled(Exception):
     """Raised from a progress callback once a cancel was requested; the run stops at that point."""
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def host_name() -> str:

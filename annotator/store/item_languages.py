@@ -10,10 +10,11 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from annotator.clock import utc_now
 from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Origin, Status
 from annotator.errors import ConflictError
 from annotator.store import schema
-from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_many, strings_from_json, utc_now, visible
+from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_many, strings_from_json, visible
 
 _IL = schema.item_languages
 
