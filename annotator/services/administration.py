@@ -55,12 +55,12 @@ def set_excluded(project: ProjectContext, item_ids: Iterable[str], excluded: boo
 def save_languages(project: ProjectContext, languages: tuple[str, ...], user: User | None = None) -> None:
     """Add languages (never remove: their curation would be hidden); new ones start pending."""
     check_admin(user, "change the project's languages")
-    settings = project.settings()
-    removed = sorted(set(settings.languages) - set(languages))
-    if removed:
-        raise workflow.WorkflowError(f"Languages are never removed (their curation would be hidden): {removed}.")
-    project.save_settings(replace(settings, languages=languages))
-    with project.db.write() as conn:
+    with project.db.write() as conn:  # one transaction: the settings read and saved, the new rows, the audit row
+        settings = project.settings()
+        removed = sorted(set(settings.languages) - set(languages))
+        if removed:
+            raise workflow.WorkflowError(f"Languages are never removed (their curation would be hidden): {removed}.")
+        project.save_settings(replace(settings, languages=languages))
         record(project, conn, user, "languages", {"languages": list(languages)})
 
 
