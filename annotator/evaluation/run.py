@@ -199,12 +199,9 @@ def _compile_language(
         }
     )
     analyses: dict[str, Analysis] = {}
-    with_stems = getattr(analyser, "with_stems", None)
     for start in range(0, len(segments), batch_size):
         batch = segments[start : start + batch_size]
-        analysed = _analyse(analyser, batch, lang)
-        if callable(with_stems):
-            analysed = with_stems(analysed, lang)
+        analysed = analyser.with_stems(_analyse(analyser, batch, lang), lang)
         analyses.update(zip(batch, analysed, strict=True))
     compiled: dict[str, CandidateSet] = {}
     memo: dict[Candidate, Any] = {}  # items of one lemma share most candidates: compile each once
@@ -264,10 +261,7 @@ def _evaluate(
     by_lang: dict[str, list[int]] = defaultdict(list)
     for index, translation in enumerate(translations):
         by_lang[translation.lang].append(index)
-    prepare = getattr(analyser, "prepare", None)
-    if callable(prepare):
-        prepare(sorted(by_lang))
-    with_stems = getattr(analyser, "with_stems", None)
+    analyser.prepare(sorted(by_lang))
     slots: list[AnalysedTranslation | None] = [None] * total
     done = 0
     progress(0, total, "starting")
@@ -282,8 +276,8 @@ def _evaluate(
                 translation = translations[index]
                 item = dataset.items[translation.item_id]
                 match = match_translation(analysis, patterns[translation.item_id])
-                if match.outcome == Outcome.MISS and callable(with_stems) and analysis.words:
-                    analysis = with_stems([analysis], lang)[0]  # the last step, only where nothing else matched
+                if match.outcome == Outcome.MISS and analysis.words:
+                    analysis = analyser.with_stems([analysis], lang)[0]  # last step: nothing else matched
                     match = match_stem_step(analysis, patterns[translation.item_id])
                 rank = omega_rank(match.omega.synsets, item.sense_ranks) if match.omega else None
                 slots[index] = AnalysedTranslation(translation, item, analysis, match, rank)
