@@ -117,7 +117,8 @@ class SnapshotLexicon:
         string within the cell limit, no lone surrogates); a JSON one is parsed whole, so it gets the smaller
         file limit.
         """
-        from annotator.data_import.tables import FileFormatError, TextLines
+        from annotator.data_import.table_rows import FileFormatError
+        from annotator.data_import.tables import TextLines
         from annotator.errors import UserError
 
         path = Path(path)
