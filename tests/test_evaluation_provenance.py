@@ -21,7 +21,8 @@ from annotator.evaluation.leaderboard import p_value_text, significance_markdown
 from annotator.evaluation.provenance import dataset_digest, live_provenance
 from annotator.project import Project, builtin_path
 from annotator.services import job_files, jobs
-from annotator.services.evaluate_project import dataset_from_project, load_result
+from annotator.services.evaluate_project import dataset_from_project
+from annotator.services.evaluation_results import load_result
 
 
 def sha256(path: Path) -> str:

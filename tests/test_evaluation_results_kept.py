@@ -16,7 +16,8 @@ from annotator.evaluation.inspection import content_hash
 from annotator.evaluation.run import ANALYSED_FILE, METRICS_FILE, create_analyser, evaluate, write_results
 from annotator.project import Project, builtin_path
 from annotator.services import job_files
-from annotator.services.evaluate_project import load_result, prepare_current, save_result
+from annotator.services.evaluate_project import prepare_current
+from annotator.services.evaluation_results import load_result, save_result
 from annotator.store import job_files as store
 from annotator.store import jobs as job_store
 

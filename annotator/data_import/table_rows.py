@@ -48,7 +48,6 @@ class Table:
     notes: list[str] = field(default_factory=list)
 
 
-
 def normalise_header(name: Any) -> str:
     return str(name or "").strip().lower().replace(" ", "_")
 

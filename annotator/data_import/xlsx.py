@@ -64,7 +64,6 @@ class DateCell:
 _EXCEL_EPOCH = datetime(1899, 12, 30)
 
 
-
 # --- XLSX: a streaming reader ------------------------------------------------------------------------------
 
 _MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"

@@ -66,7 +66,6 @@ def leaderboard_latex(rows: Sequence[dict[str, str]]) -> str:
 SIGNIFICANCE_COLUMNS = ("system A", "system B", "lang", "n", "Acc A", "Acc B", "ΔAcc", "p")
 
 
-
 #: Below this many items a pair's paired bootstrap p-value is flagged as unreliable (too few items to resample).
 MIN_RELIABLE_ITEMS = 30
 SMALL_SAMPLE_MARK = "†"

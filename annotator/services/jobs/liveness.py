@@ -78,5 +78,3 @@ def reconcile(conn: Any, active: Sequence[Job]) -> list[Job]:
             finished_at=utc_now(),
         )
     return alive
-
-

@@ -139,14 +139,15 @@ def _run_evaluate(project: ProjectContext, job: Job, user: User | None, progress
     """Score translations against an exported dataset or (``current``) the project's current curation.
 
     A job the Evaluate page started (``page``) keeps its results in the database, where every app server's page
-    reads them (``evaluate_project.save_result``); otherwise they are written beside the translations (or ``out``).
+    reads them (``evaluation_results.save_result``); otherwise they are written beside the translations (or ``out``).
     """
     from dataclasses import replace
 
     from annotator.evaluation.inputs import load_dataset, load_translations
     from annotator.evaluation.provenance import job_provenance
     from annotator.evaluation.run import create_analyser, default_out_dir, evaluate, write_results
-    from annotator.services.evaluate_project import prepare_current, save_result
+    from annotator.services.evaluate_project import prepare_current
+    from annotator.services.evaluation_results import save_result
 
     administration.check_admin(user, "evaluate translations")
     params = job.params
@@ -238,5 +239,3 @@ def reporter_progress(project: ProjectContext, job_id: int) -> str:
     with project.db.read() as conn:
         job = store.get_job(conn, job_id)
     return f"{job.done}/{job.total}" if job and job.total else "the start"
-
-
