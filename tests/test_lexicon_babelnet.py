@@ -16,10 +16,9 @@ from annotator.lexicon.babelnet import (
     SYNSET_ENDPOINT,
     SYNSET_IDS_ENDPOINT,
     BabelNetLexicon,
-    clean_lemma,
-    language_chunks,
     load_api_key,
 )
+from annotator.lexicon.babelnet_wire import clean_lemma, language_chunks
 from annotator.lexicon.base import Lexicon, LexiconError, LexiconQuotaError, SynsetRecord
 from annotator.lexicon.http_cache import HttpCache, cache_key
 

@@ -22,13 +22,8 @@ from annotator.data_import.limits import (
     json_too_deep,
     parse_json,
 )
-from annotator.lexicon.babelnet import (
-    CACHE_VERSION_META,
-    SYNSET_ENDPOINT,
-    SYNSET_IDS_ENDPOINT,
-    build_synset_record,
-    parse_synset_ids,
-)
+from annotator.lexicon.babelnet import CACHE_VERSION_META
+from annotator.lexicon.babelnet_wire import SYNSET_ENDPOINT, SYNSET_IDS_ENDPOINT, build_synset_record, parse_synset_ids
 from annotator.lexicon.base import ENGLISH, LexiconError, LexSense, SynsetRecord
 from annotator.lexicon.http_cache import HttpCache
 
