@@ -50,6 +50,7 @@ def build(root: Path, items: int) -> Project:
     imported = time.perf_counter()
     report = prepopulate(project)
     done = time.perf_counter()
+    add_user(project, "lead", Role.LEAD, (), "bench-password")  # a project's first account is a lead
     add_user(project, "translator", Role.TRANSLATOR, LANGS, "bench-password")
     print(f"set-up: import {imported - started:.1f} s, pre-populate {done - imported:.1f} s ({report.summary()})")
     return project

@@ -51,6 +51,7 @@ def build(root: Path, items: int) -> tuple[Project, str]:
     imported = time.perf_counter()
     prepopulate(project)
     done = time.perf_counter()
+    add_user(project, "lead", Role.LEAD, (), "bench-password")  # a project's first account is a lead
     add_user(project, "translator", Role.TRANSLATOR, LANGS, "bench-password")
     return project, f"import {imported - started:.1f} s, pre-populate {done - imported:.1f} s"
 

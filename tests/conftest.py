@@ -265,7 +265,8 @@ def lead(project: Project) -> User:
 
 
 @pytest.fixture
-def translator_it(project: Project) -> User:
+def translator_it(project: Project, lead: User) -> User:
+    """A translator for IT; the lead comes first (a project's first account must be a lead)."""
     return add_user(project, "ivo", Role.TRANSLATOR, ("IT",), "translator-password")
 
 
@@ -293,6 +294,7 @@ LATER_REVISIONS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] 
     "0009": ((), (("users", "email"), ("session_epochs", "changed_at"))),
     "0010_wordnet_domain": ((), (("items", "domain"),)),
     "eval_core_job_files": (("job_files",), ()),  # issue 22 (sorts after the numbered revisions)
+    "0012_password_change": ((), (("users", "must_change_password"),)),
 }
 
 

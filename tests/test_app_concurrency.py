@@ -35,6 +35,7 @@ def project(engine: str, tmp_path: Path) -> Project:
     setup = CurationService(project, LOCAL_USER)
     setup.replace_candidates(ITEM, "IT", ["riva", "sponda"], ["banca"], 0)
     setup.replace_candidates(ITEM, "DE", ["Ufer"], ["Bank"], 0)
+    add_user(project, "lena", Role.LEAD, (), "lead-password")  # a project's first account is a lead
     return project
 
 

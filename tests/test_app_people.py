@@ -45,6 +45,17 @@ def signed_in_caption(at: AppTest) -> str:
     return " ".join(plain(c.value) for c in at.sidebar.caption if "Signed in as" in c.value)
 
 
+def choose_password(at: AppTest, new: str) -> AppTest:
+    """Logged in with a one-time password: only the change form is there; replacing it opens the app."""
+    assert [t.value for t in at.title] == ["Choose your password"], [t.value for t in at.title]
+    assert not signed_in_caption(at)
+    at.text_input(key="forced_new").input(new)
+    at.text_input(key="forced_repeat").input(new)
+    at.button(key="FormSubmitter:forced_password-Save password").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
 def test_a_lead_adds_a_translator_for_es_who_logs_in_and_sees_only_es(demo: Project) -> None:
     at = people_page(logged_in(*LEAD))
     assert at.header[0].value == "People"
@@ -67,7 +78,7 @@ def test_a_lead_adds_a_translator_for_es_who_logs_in_and_sees_only_es(demo: Proj
     assert not any(password in c.value for c in at.code)
     assert "esther" in at.dataframe[0].value["user name"].tolist()
 
-    esther = logged_in("esther", password)
+    esther = choose_password(logged_in("esther", password), "esther-own-pass")
     assert "translator · ES" in signed_in_caption(esther)
     languages = [box.options for box in esther.selectbox if box.label == "Language"]  # the Curate page's
     assert languages == [["ES"]], languages
@@ -79,6 +90,13 @@ def test_disabling_an_account_in_the_page_ends_its_open_session(demo: Project) -
     at = people_page(logged_in(*LEAD))
     at.selectbox(key="people_pick").set_value("translator").run()
     at.button(key="people_disable").click().run()
+    assert not at.exception, at.exception
+    assert not user(demo, "translator").disabled  # the first click only asks
+    assert any("Disable **translator**?" in w.value for w in at.warning), [w.value for w in at.warning]
+    at.button(key="people_disable_no").click().run()
+    assert not user(demo, "translator").disabled and not at.button(key="people_disable").disabled
+    at.button(key="people_disable").click().run()
+    at.button(key="people_disable_yes").click().run()
     assert not at.exception, at.exception
     assert any("Disabled translator" in plain(s.value) for s in at.success)
     assert user(demo, "translator").disabled
@@ -110,7 +128,7 @@ def test_a_lead_changes_languages_and_role_and_resets_a_password(demo: Project) 
     translator.run()
     assert not signed_in_caption(translator)  # the old password's session ended
     assert logged_in("translator", TRANSLATOR[1]).text_input(key="login_password") is not None
-    assert "translator · RU" in signed_in_caption(logged_in("translator", password))
+    assert "translator · RU" in signed_in_caption(choose_password(logged_in("translator", password), "new-pass-1"))
 
 
 def test_a_translator_can_neither_open_the_page_nor_call_its_services(demo: Project) -> None:
@@ -155,6 +173,7 @@ def test_the_service_keeps_the_command_lines_rules_and_changes_nothing_when_refu
 def test_a_lead_demoted_elsewhere_can_no_longer_manage_accounts(demo: Project) -> None:
     lead = user(demo, "lead")
     second = people.add_person(demo, lead, "lea2", "lead", ()).user
+    accounts.set_password(demo, "lea2", "lea2-own-password")  # as if lea2 had replaced the one-time password
     people.change_person(demo, second, "lead", "translator", ("IT",), None)
     with pytest.raises(PermissionDenied):
         people.reset_password(demo, lead, "lea2")  # the stale User object still says lead: the database does not

@@ -48,7 +48,7 @@ def test_a_token_brings_the_session_back_until_it_expires_or_is_forged(project: 
     assert session_from_token("another-secret-" + "x" * 40, key, token, 3600) is None  # forged / other server
     assert session_from_token(secret, key, token[:-2] + "xx", 3600) is None  # damaged
     assert session_from_token(secret, key, token, -1) is None  # expired
-    forged = session_token(secret, key, Session("lena", 0))  # a valid signature does not make a user up
+    forged = session_token(secret, key, Session("mallory", 0))  # a valid signature does not make a user up
     restored = session_from_token(secret, key, forged, 3600)
     assert restored is not None and session_user(project, restored) is None
 
@@ -132,6 +132,7 @@ def _second_project(tmp_path: Path) -> Project:
 
 def test_a_translator_token_of_one_project_is_not_accepted_by_another_with_the_same_secret(tmp_path: Path) -> None:
     first = Project.open(tmp_path / "project-1", create=True)
+    add_user(first, "lead1", Role.LEAD, (), "lead-password-1")
     add_user(first, "rev1", Role.TRANSLATOR, ("IT",), "translator-password")
     second = _second_project(tmp_path)
     shared = "one-secret-for-every-server-" + "s" * 20

@@ -96,6 +96,8 @@ def test_users_commands(tmp_path: Path, monkeypatch, capsys) -> None:
     data = str(tmp_path / "p")
     main(["init", "--data", data])
     monkeypatch.setattr(sys, "stdin", io.StringIO("a-long-password\n"))
+    assert main(["users", "add", "lena", "--role", "lead", "--password-stdin", "--data", data]) == 0
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a-long-password\n"))
     assert main(["users", "add", "maria", "--languages", "it,es", "--password-stdin", "--data", data]) == 0
     monkeypatch.setattr(sys, "stdin", io.StringIO("short\n"))
     assert main(["users", "add", "bob", "--role", "lead", "--password-stdin", "--data", data]) == 2
@@ -110,6 +112,7 @@ def test_users_email_for_single_sign_on(tmp_path: Path, monkeypatch, capsys) -> 
     data = str(tmp_path / "p")
     main(["init", "--data", data])
     monkeypatch.setenv("ANNOTATOR_PASSWORD", "a-long-password")
+    assert main(["users", "add", "lena", "--role", "lead", "--data", data]) == 0
     assert main(["users", "add", "maria", "--languages", "it", "--email", " Maria@Example.ORG ", "--data", data]) == 0
     assert "Added translator maria (IT) <maria@example.org>" in capsys.readouterr().out
     # the same address (any case) on another account, and a malformed one, are refused with a clear message

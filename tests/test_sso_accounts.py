@@ -33,12 +33,13 @@ pytestmark = pytest.mark.both_engines
 
 @pytest.fixture
 def ivo(project: Project) -> str:
+    add_user(project, "lea", Role.LEAD, (), "lead-password")  # a project's first account is a lead
     add_user(project, "ivo", Role.TRANSLATOR, ("IT",), "translator-password", email="Ivo.Rossi@Example.org")
     return "ivo"
 
 
 def test_an_address_is_stored_lower_case_and_listed(project: Project, ivo: str) -> None:
-    assert [(u.name, u.email) for u in list_users(project)] == [("ivo", "ivo.rossi@example.org")]
+    assert [(u.name, u.email) for u in list_users(project)] == [("ivo", "ivo.rossi@example.org"), ("lea", None)]
 
 
 def test_a_verified_address_in_any_case_logs_in_as_that_account_with_its_role_and_languages(

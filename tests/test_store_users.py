@@ -57,3 +57,21 @@ def test_an_update_changes_only_the_given_columns_and_an_unknown_name_is_refused
     with pytest.raises(UserError, match="No user named 'eve'"), project.db.write() as conn:
         project.repo.update_user(conn, "eve", disabled=True)
     assert dump(project) == before
+
+
+def test_a_one_time_password_flag_round_trips_and_only_enabled_leads_are_counted(project: Project) -> None:
+    with project.db.write() as conn:
+        project.repo.add_user(conn, User("ana", Role.LEAD, must_change_password=True), "h")
+        project.repo.add_user(conn, User("bo", Role.LEAD, disabled=True), "h")
+        project.repo.add_user(conn, User("cy", Role.TRANSLATOR, ("IT",)), "h")
+    with project.db.read() as conn:
+        assert project.repo.get_user(conn, "ana") == User("ana", Role.LEAD, must_change_password=True)
+        assert not project.repo.get_user(conn, "cy").must_change_password  # type: ignore[union-attr]
+        assert project.repo.count_enabled_leads(conn) == 1
+    with project.db.write() as conn:
+        project.repo.update_user(conn, "ana", must_change_password=False)
+        project.repo.update_user(conn, "bo", disabled=False)
+        project.repo.update_user(conn, "cy", role=Role.LEAD)
+    with project.db.read() as conn:
+        assert not project.repo.get_user(conn, "ana").must_change_password  # type: ignore[union-attr]
+        assert project.repo.count_enabled_leads(conn) == 3

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotator.app import clear_cache_guard, guidelines, state
+from annotator.app import clear_cache_guard, guidelines, password_forms, state
 from annotator.app.components import database_faults_shown
 from annotator.app.safe_text import md
 from annotator.domain.model import User
@@ -62,7 +62,7 @@ def build_pages(user: User | None) -> dict[str, list[st.Page]]:
         st.Page(PAGES / "people.py", title="People", url_path="people", icon=":material/manage_accounts:"),
         st.Page(PAGES / "dataset.py", title="Dataset", url_path="dataset", icon=":material/dataset:"),
     ]
-    pages = {"Curation": [start, curate, copies, items, guide]}
+    pages = {"Curation": [start, curate, copies, items, guide, password_forms.page()]}
     if user is None or user.is_lead:
         pages["Lead"] = lead_pages
     else:  # a translator following a lead's link gets told so, not silently sent to Curate
@@ -153,6 +153,8 @@ def sidebar(user: User) -> None:
         langs = ", ".join(user.languages) if user.languages else "all languages"
         st.caption(f"Signed in as **{md(user.display_name or user.name)}** · {user.role.value} · {md(langs)}")
         if state.USER_KEY in st.session_state:  # the local user of a project without accounts has no login
+            if state.sso_identity() is None:  # signed in with a password (the provider keeps the others')
+                st.page_link(password_forms.page(), label=password_forms.TITLE, icon=":material/key:")
             st.button("Log out", key="logout", on_click=state.logout)
 
 
@@ -186,7 +188,11 @@ def main() -> None:
         return
     if user is None:
         st.navigation(build_pages(None), position="hidden")
-        login_form()
+        due = state.password_change_due()
+        if due is not None:  # logged in with a one-time password: nothing else until it is replaced
+            password_forms.forced_change(due.name)
+        else:
+            login_form()
         state.cookie_sent()
         return
     page = st.navigation(build_pages(user))

@@ -102,6 +102,8 @@ def current_user() -> User | None:
         return _resume_from_cookie(project)
     user = accounts.session_user(project, session)
     if user is None:
+        if accounts.password_change_due(project, session) is not None:
+            return None  # a one-time password's session: it stays, but serves only the change form (main)
         st.session_state.pop(USER_KEY, None)
         st.session_state[COOKIE_PENDING_KEY] = None
         st.session_state[SSO_ENDED_KEY] = True  # no silent single sign-on again from the provider's cookie
@@ -260,12 +262,12 @@ def _resume_from_cookie(project: Project) -> User | None:
         return None
     key = project_key(project)
     session = accounts.session_from_token(_secret(project), key, token, accounts.session_hours() * 3600)
-    user = accounts.session_user(project, session) if session is not None else None
+    user = accounts.session_account(project, session) if session is not None else None
     if user is None or session is None:
         st.session_state[COOKIE_PENDING_KEY] = None  # expired, forged or ended: drop it from the browser
         return None
     st.session_state[USER_KEY] = session
-    return user
+    return None if user.must_change_password else user  # a one-time password: only the change form (main)
 
 
 def cookie_script() -> str | None:
@@ -305,16 +307,35 @@ def client_address() -> str:
 def login(name: str, password: str) -> User | None:
     """Check the password (scrypt, in the accounts service) and remember the login for this browser session.
 
-    Raises ``accounts.LoginThrottled`` (a UserError with the time to wait) after too many failures.
+    Returns the account, also when its one-time password must be replaced first (the app then shows only the
+    change form). Raises ``accounts.LoginThrottled`` (a UserError with the time to wait) after too many failures.
     """
     project = get_project()
     session = accounts.log_in(project, name, password, client_address())
     if session is None:
         return None
+    remember_login(session)
+    return accounts.session_account(project, session)  # its password may have to be changed first (main)
+
+
+def remember_login(session: accounts.Session) -> None:
+    """Keep ``session`` as this browser session's login, and send its signed token to the browser's cookie."""
+    project = get_project()
     st.session_state[USER_KEY] = session
     st.session_state[COOKIE_PENDING_KEY] = accounts.session_token(_secret(project), project_key(project), session)
     st.session_state.pop(ENDED_KEY, None)
-    return accounts.session_user(project, session)
+
+
+def login_session() -> accounts.Session | None:
+    """This browser session's login (None: not logged in, or the local user of a project without accounts)."""
+    session = st.session_state.get(USER_KEY)
+    return session if isinstance(session, accounts.Session) else None
+
+
+def password_change_due() -> User | None:
+    """The account logged in here with a one-time password it must replace before anything else; else None."""
+    session = login_session()
+    return accounts.password_change_due(get_project(), session) if session is not None else None
 
 
 def logout() -> None:

@@ -39,10 +39,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing = actions.add_parser("list", help="list users")
     add_data_option(listing)
     listing.set_defaults(func=run_list)
-    passwd = actions.add_parser("passwd", help="set a user's password")
+    passwd = actions.add_parser(
+        "passwd", help="set a user's password, or --reset it to a one-time password they must replace at log-in"
+    )
     add_data_option(passwd)
     passwd.add_argument("name")
     passwd.add_argument("--password-stdin", action="store_true")
+    passwd.add_argument(
+        "--reset",
+        action="store_true",
+        help="print a new one-time password to hand over; its owner must replace it at the next log-in",
+    )
     passwd.set_defaults(func=run_passwd)
     email = actions.add_parser("email", help="set (or --clear) the address a single sign-on login is matched by")
     add_data_option(email)
@@ -60,11 +67,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_add(args: argparse.Namespace) -> int:
     from annotator.domain.settings import parse_languages
-    from annotator.services.accounts import add_user
+    from annotator.services.accounts import FirstAccountNotLead, MissingLanguages, add_user
 
     project = open_project(args)
     langs = parse_languages(args.languages) if args.languages.strip() else ()
-    user = add_user(project, args.name, args.role, langs, _password(args), args.display_name, args.email or None)
+    try:
+        user = add_user(project, args.name, args.role, langs, _password(args), args.display_name, args.email or None)
+    except MissingLanguages as error:  # the service's rule, said with the flag that gives the languages
+        raise UserError(f"{str(error).rstrip('.')} (--languages IT,DE).") from None
+    except FirstAccountNotLead as error:
+        raise UserError(f"{error} Add it with --role lead.") from None
     print(
         f"Added {user.role.value} {user.name}"
         + (f" ({', '.join(user.languages)})" if user.languages else "")
@@ -105,8 +117,15 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_passwd(args: argparse.Namespace) -> int:
-    from annotator.services.accounts import set_password
+    from annotator.services.accounts import reset_password, set_password
 
+    if args.reset:
+        if args.password_stdin:
+            raise UserError("--reset makes the password itself: leave out --password-stdin.")
+        password = reset_password(open_project(args), args.name)
+        print(f"One-time password for {args.name} (hand it over privately; it must be replaced at the next log-in):")
+        print(password)
+        return 0
     set_password(open_project(args), args.name, _password(args))
     print(f"Password changed for {args.name}")
     return 0

@@ -165,6 +165,9 @@ class User:
     disabled: bool = False
     #: The (lower-case) address a single sign-on login is matched by; None for a local-only account.
     email: str | None = None
+    #: The password was set by someone else (a reset, or a new account from the People page): it works once, to
+    #: log in and choose a new one; nothing else is served until then.
+    must_change_password: bool = False
 
     @property
     def is_lead(self) -> bool:

@@ -21,6 +21,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    false,
 )
 
 #: The last pre-Alembic schema number (0.1.x); schema changes are now Alembic revisions, not bumps of this.
@@ -48,6 +49,8 @@ users = Table(
     #: Revision 0009: the address a single sign-on login is matched by; lower-case, unique, optional.
     Column("email", String(254), nullable=True),
     Index("ux_users_email", "email", unique=True),
+    #: Revision 0012: a one-time password (a reset) that must be replaced at the next log-in before anything else.
+    Column("must_change_password", Boolean, nullable=False, default=False, server_default=false()),
 )
 
 items = Table(

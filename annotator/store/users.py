@@ -1,6 +1,6 @@
-"""The ``users`` table: accounts, their role, languages and password hash.
+"""The ``users`` table: accounts, their role, languages, password hash and whether that password must be changed.
 
-Login sessions (``session_epochs``) and the login throttle are written by ``annotator/services/accounts.py``.
+Login sessions (``session_epochs``) and the login throttle are written by ``annotator/services/accounts/``.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ def user_from_row(row: Any) -> User:
         display_name=row.display_name,
         disabled=bool(row.disabled),
         email=row.email,
+        must_change_password=bool(row.must_change_password),
     )
 
 
@@ -45,6 +46,7 @@ class UserRecords:
                 disabled=user.disabled,
                 created_at=utc_now(),
                 email=user.email,
+                must_change_password=user.must_change_password,
             )
         )
 
@@ -66,6 +68,12 @@ class UserRecords:
 
     def count_users(self, conn: Connection) -> int:
         return int(conn.execute(select(func.count()).select_from(schema.users)).scalar_one())
+
+    def count_enabled_leads(self, conn: Connection) -> int:
+        """Enabled lead accounts: a project with accounts must always keep one (only a lead manages the team)."""
+        users = schema.users
+        query = select(func.count()).where(users.c.role == Role.LEAD.value, users.c.disabled.is_(False))
+        return int(conn.execute(query).scalar_one())
 
     def update_user(self, conn: Connection, name: str, **values: Any) -> None:
         if "languages" in values:
