@@ -41,6 +41,7 @@ from annotator.evaluation.inputs import (
     load_translations,
 )
 from annotator.evaluation.provenance import file_provenance
+from annotator.gc_pause import gc_paused
 from annotator.private_files import make_private_folder
 from annotator.progress import ProgressCallback, no_progress
 
@@ -246,7 +247,8 @@ def evaluate(
 
     The result's ``skipped`` comes from ``translations`` when it is the ``Translations`` that parsing returned.
     """
-    return _evaluate(dataset, translations, analyser, progress, batch_size, translations_source)
+    with gc_paused(age_survivors=True):  # 2.3× on the run's wall time: figures in ``annotator/gc_pause.py``
+        return _evaluate(dataset, translations, analyser, progress, batch_size, translations_source)
 
 
 def _evaluate(
