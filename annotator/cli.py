@@ -13,8 +13,10 @@ from annotator.commands import (
     export,
     items,
     jobs,
+    languages,
     lexicon,
     project,
+    publish,
     report,
     serve,
     sheet,
@@ -24,7 +26,21 @@ from annotator.errors import UserError
 from annotator.terminal import sanitised_output
 
 #: The modules that add subcommands, in the order ``--help`` lists them (a broken one fails the import above).
-COMMAND_MODULES = (project, items, lexicon, users, export, sheet, evaluate, report, contrastive, jobs, serve)
+COMMAND_MODULES = (
+    project,
+    languages,
+    items,
+    lexicon,
+    users,
+    export,
+    publish,
+    sheet,
+    evaluate,
+    report,
+    contrastive,
+    jobs,
+    serve,
+)
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -72,13 +88,17 @@ def _run(argv: Sequence[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from annotator.project import committed_writes
+
+    before = committed_writes()
     try:
         return int(args.func(args) or 0)
     except UserError as error:
         print(f"annotator {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted; work saved so far is kept", file=sys.stderr)
+        saved = committed_writes() > before  # said only when this command saved something
+        print("interrupted; " + ("work saved so far is kept" if saved else "nothing was changed"), file=sys.stderr)
         return 130
 
 

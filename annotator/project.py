@@ -23,7 +23,7 @@ from annotator.lexicon.base import Lexicon
 from annotator.private_files import make_private_folder
 from annotator.services.administration import project_limits
 from annotator.store import schema
-from annotator.store.database import Database, sqlite_url
+from annotator.store.database import Database, committed_writes, sqlite_url
 from annotator.store.repository import Repository
 
 #: The settings types are handed over with the project that reads and writes them (the tests and benchmarks
@@ -38,6 +38,7 @@ __all__ = [
     "ProjectExistsError",
     "ProjectSettings",
     "builtin_path",
+    "committed_writes",
     "database_url",
     "display_url",
     "parse_languages",
@@ -49,6 +50,12 @@ DATABASE_FILE = "annotator.sqlite"
 BABELNET_CACHE_FILE = "babelnet-cache.sqlite"
 #: A snapshot path with this prefix names a file shipped inside the package.
 BUILTIN_PREFIX = "builtin:"
+#: What a project without a lexicon is told, wherever it meets the gap (``prepopulate``, ``info``).
+LEXICON_CHOICES = (
+    "choose one with 'annotator lexicon use-wordnet FILE…' (open wordnets, no key), 'annotator lexicon "
+    "use-babelnet' (BabelNet, needs a key) or 'annotator lexicon use-snapshot FILE' (an offline snapshot)."
+)
+NO_LEXICON = f"No lexicon is set for this project yet: {LEXICON_CHOICES}"
 
 
 def resolve_data_dir(data: str | os.PathLike[str] | None = None) -> Path:
@@ -216,7 +223,7 @@ class Project:
             from annotator.lexicon.snapshot import SnapshotLexicon
 
             if not config.snapshot:
-                raise UserError("No lexicon snapshot configured: run 'annotator lexicon use-snapshot FILE'.")
+                raise UserError(NO_LEXICON)
             return SnapshotLexicon.load(self.resolve_path(config.snapshot), project_limits(self))
         if config.provider == "babelnet":
             from annotator.lexicon.babelnet import BabelNetLexicon, load_api_key

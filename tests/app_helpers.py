@@ -12,7 +12,7 @@ from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block, UnknownElement, Widget
 
-from annotator.app import candidate_rows, curate_area
+from annotator.app import curate_area
 
 MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
 
@@ -35,19 +35,6 @@ def plain(markdown: str) -> str:
 
     unescaped = re.sub(r"\\([" + re.escape(string.punctuation) + r"])", r"\1", markdown)
     return unescaped.replace("  \n", "\n").replace("\u2060", "")  # the word joiners that stop GFM autolinks
-
-
-def candidate_lists(at: AppTest) -> dict[str, list[dict[str, str]]]:
-    """The GOOD / BAD lists as the page sends them to the browser (one ``candidate_rows`` element per list), by
-    element key: each row's candidate key, the text shown, its provenance line and its tooltip."""
-    lists = {}
-    for element in at.get("bidi_component"):
-        if element.proto.component_name != candidate_rows.COMPONENT_NAME:
-            continue
-        data = _component_data(element)
-        rows = [dict(zip(("key", "text", "line", "title"), row, strict=True)) for row in data["rows"]]
-        lists[element.key] = rows
-    return lists
 
 
 def _component_data(element: UnknownElement) -> dict[str, Any]:
@@ -93,31 +80,6 @@ def _replace(block: Block, old: object, new: object) -> bool:
     return False
 
 
-def click_row(at: AppTest, list_key: str, action: str, candidate: str) -> AppTest:
-    """Click ``action`` ("move" or "remove") in the row of ``candidate`` (its text as shown) of the candidate list
-    with element key ``list_key`` (``<prefix>rows|good``), then run: the click a person makes in the browser, with
-    the version the page shows. A disabled list refuses, as AppTest does for a disabled button."""
-    data = list_data(at, list_key)
-    if data["disabled"]:
-        raise AssertionError(f"the list {list_key!r} is read-only: a person cannot click its buttons")
-    key = next(row[0] for row in data["rows"] if row[1] == candidate)
-    return send_row_event(at, list_key, {"action": action, "key": key, "version": data["version"]})
-
-
-def list_data(at: AppTest, list_key: str) -> dict[str, Any]:
-    """The data the page sent to the candidate list with element key ``list_key``."""
-    return _component_data(next(e for e in at.get("bidi_component") if e.key == list_key))
-
-
-def send_row_event(at: AppTest, list_key: str, value: object) -> AppTest:
-    """Send ``value`` as the list's click event and run, whatever the page shows (a stale or forged message)."""
-    element = next(e for e in at.get("bidi_component") if e.key == list_key)
-    assert _replace(element.root, element, _ComponentClick(element, candidate_rows.EVENT, value))
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 # --- the Curate work area (``annotator.app.curate_area``): one element, typed events --------------------------------
 
 _seq = [0]
@@ -130,7 +92,8 @@ def area(at: AppTest) -> dict[str, Any]:
 
 def area_rows(at: AppTest, side: str) -> list[dict[str, str]]:
     """One list of the work area as rows: the candidate key, the text shown, its provenance line and its tooltip."""
-    return [dict(zip(("key", "text", "line", "title"), row, strict=True)) for row in area(at)["lists"][side]["rows"]]
+    rows: list[dict[str, str]] = area(at)["lists"][side]["rows"]
+    return rows
 
 
 def send_area_raw(at: AppTest, value: object) -> AppTest:
@@ -147,8 +110,13 @@ def send_area(at: AppTest, kind: str, **fields: object) -> AppTest:
     element shows (``version`` in ``fields`` overrides it, as a stale page would send)."""
     data = area(at)
     _seq[0] += 1
-    event = {"type": kind, "item": data["item"], "lang": data["lang"], "version": data["version"],
-             "seq": f"test:{_seq[0]}", **fields}  # fmt: skip
+    if kind in ("move", "remove") and "side" not in fields:  # the script names the row as it shows it
+        for side in ("good", "bad"):
+            for row in data["lists"][side]["rows"]:
+                if row["key"] == fields.get("key"):
+                    fields = {"side": side, "text": row["text"], **fields}
+    event = {"type": kind, "protocol": data["protocol"], "item": data["item"], "lang": data["lang"],
+             "version": data["version"], "seq": f"test:{_seq[0]}", **fields}  # fmt: skip
     return send_area_raw(at, event)
 
 

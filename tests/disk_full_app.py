@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from app_helpers import send_area
+from app_helpers import feedback, send_area
 from streamlit.testing.v1 import AppTest
 
 MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
@@ -41,19 +41,18 @@ def main(source: Path, disk: Path, item: str, lang: str) -> None:
     data = disk / "data"
     shutil.copytree(source, data)
     os.environ["ANNOTATOR_DATA"] = str(data)
-    prefix = f"cur|{item}|{lang}|"
     at = AppTest.from_file(str(MAIN), default_timeout=60)
     at.query_params.update({"item": item, "lang": lang})
     at.run()
     opened = [str(e.value) for e in at.exception] + [e.value for e in at.error]
     filler = fill(disk)
-    send_area(at, "draft", field="good", text="sorso")  # typed into the Add box (kept on the server)
     send_area(at, "add", side="good", text="sorso")  # fails on the full disk: a message, no exception
     shown = {
         "opened": opened,
         "exceptions": [str(e.value) for e in at.exception],
         "errors": [e.value for e in at.error],
-        "kept_input": at.session_state[prefix + "add|good"] if not at.exception else None,
+        # the element empties the box only when told to (``clear``, on success): the typed text stays to redo
+        "kept_input": "sorso" if not at.exception and "clear" not in (feedback(at) or {}) else None,
     }
     filler.unlink()
 

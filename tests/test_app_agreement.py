@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from app_helpers import logged_in
+from app_helpers import area, feedback, logged_in, send_area
 from streamlit.testing.v1 import AppTest
 
 from annotator.app.state import USER_KEY
@@ -70,27 +70,41 @@ def texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
-def copy_key(at: AppTest, suffix: str) -> str:
-    keys = [w.key for w in at.text_area if w.key and w.key.endswith("|" + suffix)]
-    assert len(keys) == 1, keys
-    return keys[0]
+def shown_sets(at: AppTest) -> dict[str, list[str]]:
+    """The GOOD and BAD lists of the copy in the work area, as shown."""
+    return {side: [row["text"] for row in area(at)["lists"][side]["rows"]] for side in ("good", "bad")}
 
 
 def curate(user: tuple[str, str], item: str, good: str, bad: str | None = None, finish: str = "done") -> AppTest:
-    """The translator opens the Double curation page, picks the copy, edits its sets, saves and finishes it."""
+    """The translator opens the Double curation page, picks the copy and, in the work area (as on Curate), moves,
+    removes and adds candidates until the lists are ``good`` / ``bad`` (one per line), then finishes it."""
     at = page(user, "pages/copies.py")
     ok(at.selectbox(key="copies_pick").set_value(f"{item} [{LANG}]").run())
-    at.text_area(key=copy_key(at, "good")).input(good)
-    if bad is not None:
-        at.text_area(key=copy_key(at, "bad")).input(bad)
-    save = next(b for b in at.button if b.key and b.key.endswith("|save"))
-    ok(save.click().run())
+    assert "your double-curation copy" in area(at)["card"]["title"]
+    want = {"good": good.splitlines(), "bad": bad.splitlines() if bad is not None else None}
+    for side, other in (("good", "bad"), ("bad", "good")):
+        if want[side] is None:
+            continue
+        folded = {text.casefold() for text in want[side]}
+        for row in list(area(at)["lists"][side]["rows"]):
+            if row["text"].casefold() not in folded:
+                send_area(at, "remove", key=row["key"])
+                assert feedback(at)["kind"] == "success", feedback(at)
+        for text in want[side]:
+            shown = {t.casefold(): t for t in shown_sets(at)[side]}
+            there = {r["text"].casefold(): r["key"] for r in area(at)["lists"][other]["rows"]}
+            if text.casefold() in shown:
+                continue
+            if text.casefold() in there:
+                send_area(at, "move", key=there[text.casefold()])
+            else:
+                send_area(at, "add", side=side, text=text)
+            assert feedback(at)["kind"] == "success", feedback(at)
     if finish == "done":
-        ok(next(b for b in at.button if b.key and b.key.endswith("|done")).click().run())
+        send_area(at, "done")
     else:
-        reason = next(s for s in at.selectbox if s.key and s.key.endswith("|reason"))
-        reason.set_value("idiom")
-        ok(next(b for b in at.button if b.key and b.key.endswith("|discard")).click().run())
+        send_area(at, "discard", reason="idiom", text="")
+    assert feedback(at)["kind"] == "success", feedback(at)
     return at
 
 
@@ -136,7 +150,7 @@ def test_assign_curate_privately_adjudicate_and_export(demo: Project, tmp_path: 
     ben = page(BEN, "pages/copies.py")
     ok(ben.selectbox(key="copies_pick").set_value(f"{ITEM} [{LANG}]").run())
     assert "cicchetto" not in texts(ben).casefold()
-    assert "bicchierino" in ben.text_area(key=copy_key(ben, "good")).value  # G0 as pre-populated
+    assert "bicchierino" in shown_sets(ben)["good"]  # G0 as pre-populated
     curate(BEN, ITEM, "goccio\nbicchierino\nCicchetto\nsorso", None)
     curate(BEN, OTHER, "fonte", finish="discard")
     assert copy_state(demo, OTHER, "ben").status is Status.DISCARDED

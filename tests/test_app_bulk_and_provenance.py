@@ -70,7 +70,7 @@ def test_a_lead_is_told_the_rule_of_a_bad_line(demo: Path) -> None:
 
 def test_a_duplicate_is_caught_while_typing(demo: Path) -> None:
     at = logged_in_translator()
-    send_area(at, "draft", field="bad", text="goccio")  # already in GOOD
+    send_area(at, "check", side="bad", text="goccio")  # already in GOOD
     assert area(at)["check"]["message"] == "goccio is already in GOOD."
 
 
@@ -101,7 +101,7 @@ def test_a_done_item_opened_from_a_link_offers_reopen(demo: Path) -> None:
     at.text_input(key="login_name").input(TRANSLATOR[0])
     at.text_input(key="login_password").input(TRANSLATOR[1])
     at.button[0].click().run()
-    notices = [text for _kind, text in area(at)["card"]["notices"]]
+    notices = [n["text"] for n in area(at)["card"]["notices"]]
     assert "This item is done. To change it, reopen it (Reopen, or the o key)." in notices, notices
     assert area(at)["actions"]["reopen"]["enabled"]
     send_area(at, "reopen")

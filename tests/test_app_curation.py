@@ -87,6 +87,25 @@ def errors(at: AppTest) -> list[str]:
     return [unescape(e.value) for e in at.error]
 
 
+def beside(at: AppTest, key: str, kind: str) -> str:
+    """The value of the ``kind`` element that follows the widget ``key`` in its container (what is drawn under it)."""
+    from streamlit.testing.v1.element_tree import Block
+
+    def search(block: Block) -> str | None:
+        children = list(block.children.values())
+        for index, child in enumerate(children):
+            if getattr(child, "key", None) == key:
+                after = [c for c in children[index + 1 :] if getattr(c, "type", None) == kind]
+                return str(after[0].value) if after else ""
+            if isinstance(child, Block):
+                found = search(child)
+                if found is not None:
+                    return found
+        return None
+
+    return search(at._tree) or ""
+
+
 def markdown_text(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
@@ -126,20 +145,19 @@ def test_translator_curates_an_item_and_the_database_holds_exactly_that(demo: Pa
     at = login(start(), TRANSLATOR)
 
     # a valid candidate, checked while typing (the box's draft event): it says how it will be stored
-    send_area(at, "draft", field="good", text="[bere un goccio]_v")
+    send_area(at, "check", side="good", text="[bere un goccio]_v")
     check = area(at)["check"]
     assert (check["side"], check["kind"], check["text"]) == ("good", "ok", "[bere un goccio]_v")
     assert "will be saved as [bere un goccio]_VERB" in check["message"]
-    assert area(at)["drafts"]["good"] == "[bere un goccio]_v"  # kept for a reload
+    assert "[bere un goccio]_v" not in str(area(at)["scope"])  # the draft itself stays in the browser
     send_area(at, "add", side="good", text="[bere un goccio]_v")
     said = feedback(at)
     assert said is not None and said["kind"] == "success" and said["text"] == "Added [bere un goccio]_VERB to GOOD."
     assert (said["where"], said["focus"]) == ("good", "good")  # under the box just used, and the focus stays there
     assert said["clear"] == {"field": "good", "text": "[bere un goccio]_v"}  # the element empties the box
-    assert area(at)["drafts"]["good"] == ""
 
     # an invalid one is refused with the rule's message (its id is for leads), live and on Add; nothing is saved
-    send_area(at, "draft", field="good", text="* goccio")
+    send_area(at, "check", side="good", text="* goccio")
     live = area(at)["check"]
     assert live["kind"] == "error" and "'*' may not be the first or the last token" in live["message"]
     assert "wildcard_edge" not in live["message"] and "rule" not in live["message"]
@@ -214,11 +232,17 @@ def test_discuss_needs_a_note_and_reaches_the_leads_review_queue(demo: Path) -> 
     assert "cicchetto" in table["note"][0]
     r = f"rev|{ITEM}|{LANG}|"
 
-    # the lead edits, then resolves as done with a comment (required)
-    lead.text_input(key=r + "add|good").input("cicchetto")
-    click(lead, r + "addbtn|good")
+    # the lead edits in the same work area as Curate, then resolves as done with a comment (required)
+    assert area(lead)["item"] == ITEM and area(lead)["editable"]
+    send_area(lead, "add", side="good", text="cicchetto")
+    assert feedback(lead)["text"] == "Added cicchetto to GOOD."
+    notices = [n["text"] for n in area(lead)["card"]["notices"]]
+    assert any("Is 'cicchetto' too regional" in n for n in notices)
+    # the note is shown once: in the notice, not again in the thread (issue 34)
+    assert all("too regional" not in c["text"] for c in area(lead)["comments"]["rows"])
     click(lead, r + "resolve")
-    assert any("needs a comment" in e for e in errors(lead))
+    # the refusal is right under the Resolve button (issue 34: it showed far above, out of view)
+    assert "needs a comment" in unescape(beside(lead, r + "resolve", "error"))
     lead.text_area(key=r + "resolve_comment").input("Fine in GOOD: common in the north, understood everywhere.")
     click(lead, r + "resolve")
     assert any("Resolved as done" in unescape(s.value) for s in lead.success)
@@ -255,7 +279,7 @@ def test_discard_needs_a_reason_and_the_lead_can_reopen(demo: Path) -> None:
     # the card says it once and right: no Reopen for a translator (only leads reopen discarded items)
     data = area(at)
     assert not data["actions"]["reopen"]["shown"]
-    notices = [text for _kind, text in data["card"]["notices"]]
+    notices = [n["text"] for n in data["card"]["notices"]]
     assert "Discarded by translator: insufficient context" in notices
     assert any("only a lead may reopen it" in n and "Undo (u)" in n for n in notices)
 
@@ -275,7 +299,7 @@ def test_a_stale_save_is_refused_and_the_current_state_is_shown(demo: Path) -> N
     second = login(start(), TRANSLATOR)
 
     send_area(first, "add", side="good", text="sorso")
-    send_area(second, "draft", field="good", text="cicchetto")
+    send_area(second, "check", side="good", text="cicchetto")
     send_area(second, "add", side="good", text="cicchetto", version=area(first)["version"] - 1)
     said = feedback(second)
     assert said["kind"] == "error" and said["where"] == "good"
@@ -283,7 +307,7 @@ def test_a_stale_save_is_refused_and_the_current_state_is_shown(demo: Path) -> N
     assert "conflict" in message.lower() and "was changed by translator on 20" in message and " UTC " in message
     assert "+00:00" not in message  # a human time, not the stored ISO text
     assert "sorso" in shown_candidates(second)  # the current state, with the other session's candidate
-    assert "clear" not in said and area(second)["drafts"]["good"] == "cicchetto"  # the user's input is kept to redo
+    assert "clear" not in said  # the element keeps the user's input in its box to redo
 
     state = read_state(demo)
     assert [e.text for e in state.good] == ["goccio", "bicchierino", "sorso"]
@@ -337,18 +361,21 @@ def test_item_card_shows_what_the_translator_needs(demo: Path) -> None:
     at = login(start(query={"item": "plant-automobiles", "lang": "ES"}), LEAD)
     card = area(at)["card"]
     assert card["sentence"][card["start"] : card["end"]] == "plant"
-    assert ["bn:00100185n", "https://babelnet.org/synset?id=bn:00100185n"] in card["sense"]
-    assert "δ(λ) = 3 · μ(σ) = 1" in "".join(text for text, _link in card["sense"])
-    overlaps = [text for kind, text in card["notices"] if kind == "warning"]
+    assert {"text": "bn:00100185n", "link": "https://babelnet.org/synset?id=bn:00100185n"} in card["sense"]
+    assert "δ(λ) = 3 · μ(σ) = 1" in "".join(part["text"] for part in card["sense"])
+    overlaps = [n["text"] for n in card["notices"] if n["kind"] == "warning"]
     assert any("planta" in w and "kept in GOOD" in w for w in overlaps)
     rows = candidate_rows(at)
     assert "planta" in [row["text"] for row in rows]
     assert any(row["line"].startswith("lexicon · σ, sense 2") for row in rows)  # provenance: σ and the other sense
     assert all(row["title"].startswith(f"{row['text']}\n{row['line']}\n") for row in rows)  # all of it on hover
     senses = card["senses"]
-    assert senses[0][0].startswith("1. bn:00100185n") and senses[0][0].endswith("← this item (σ)") and senses[0][1]
-    assert any("bn:00037088n" in text for text, _sigma in senses)
-    assert area(at)["placeholder"] == "trago · tomarse * libre · [disparar]_VERB"  # examples in the item's language
+    first = senses[0]
+    assert first["text"].startswith("1. bn:00100185n") and first["text"].endswith("← this item (σ)") and first["sigma"]
+    assert any("bn:00037088n" in s["text"] for s in senses)
+    placeholders = area(at)["placeholders"]  # examples in the item's language; BAD's box a BAD example (issue 34)
+    assert placeholders["good"] == "trago · tomarse * libre · [disparar]_VERB"
+    assert placeholders["bad"] != placeholders["good"]
 
 
 def test_review_is_for_leads_only(demo: Path) -> None:
@@ -381,7 +408,8 @@ def test_items_page_lists_every_item(demo: Path) -> None:
     assert not at.exception, at.exception
     table = at.dataframe[0].value
     assert len(table) == 18 and "shot-whiskey" in list(table["id"])
-    assert set(table.columns) >= {"id", "lemma", "POS", "synset", "δ", "IT", "DE", "ZH"}
+    assert set(table.columns) >= {"id", "lemma", "POS", "synset", "δ", "IT", "DE"}
+    assert not {"ES", "RU", "ZH", "excluded"} & set(table.columns)  # a translator sees their languages (issue 34)
 
 
 def test_project_without_accounts_runs_as_the_local_user(
@@ -413,3 +441,34 @@ def test_project_without_accounts_runs_as_the_local_user(
     with project.db.read() as conn:
         saved = project.repo.get_item_language(conn, "bank-1", "ES")
     assert saved is not None and saved.status is Status.DONE and saved.status_by == "local"
+
+
+def test_filter_notices_are_in_a_translators_words_and_only_for_their_language(demo: Path) -> None:
+    """Issue 34, point 7: a translator saw lead jargon about another language ("target_language: ES 'planta' …")."""
+    translator = login(start(query={"item": "plant-automobiles", "lang": LANG}), TRANSLATOR)
+    notices = [n["text"] for n in area(translator)["card"]["notices"]]
+    assert not any("target_language" in n or "planta" in n for n in notices), notices
+    cricket = login(start(query={"item": "cricket-porch", "lang": LANG}), TRANSLATOR)
+    assert not any("polysemy" in n["text"] for n in area(cricket)["card"]["notices"])
+    lead = login(start(query={"item": "plant-automobiles", "lang": "ES"}), LEAD)
+    notices = [n["text"] for n in area(lead)["card"]["notices"]]
+    assert any(n.startswith("Selection filters: target_language: ES 'planta'") for n in notices), notices
+
+
+def test_review_shows_a_discuss_item_in_the_work_area_and_steps_through_the_queue(demo: Path) -> None:
+    """Issue 32: Review is the same work area as Curate, for a lead's view of the DISCUSS items (Next / Previous)."""
+    at = login(start(), TRANSLATOR)
+    send_area(at, "discuss", text="first question")
+    second = login(start(query={"item": "head-stream", "lang": LANG}), TRANSLATOR)
+    send_area(second, "discuss", text="second question")
+    lead = login(start(), LEAD)
+    lead.switch_page("pages/review.py").run()
+    first = area(lead)
+    assert first["nav"]["position"].startswith("DISCUSS 1 of 2") and first["nav"]["next"]
+    assert first["editable"] and not first["actions"]["done"]["shown"]  # a lead edits; resolving is below
+    send_area(lead, "next")
+    assert area(lead)["item"] != first["item"] and area(lead)["nav"]["position"].startswith("DISCUSS 2 of 2")
+    shown = area(lead)["item"]
+    send_area(lead, "discard", reason="idiom", text="")  # not on a DISCUSS item: said, nothing changed
+    assert feedback(lead)["kind"] == "error" and "DISCUSS" in feedback(lead)["text"]
+    assert read_state(demo, shown).status is Status.DISCUSS and read_state(demo).status is Status.DISCUSS

@@ -138,3 +138,39 @@ def test_translators_do_not_get_the_page(curated: Project, tmp_path: Path) -> No
     assert "for leads" in at.error[0].value
     assert not at.button and not at.dataframe
     assert not (curated.data_dir / "exports").exists()
+
+
+def test_the_page_refuses_an_empty_export_as_the_command_line_does(
+    copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 34, point 2: nothing done yet — the command line exits 2 with a reason; the page gives the same
+    reason, offers the unfinished items explicitly, and writes nothing (no "Exported 0 item(s)")."""
+    from annotator.cli import main
+    from annotator.data_export.dataset import NothingToExport, export_dataset
+
+    data = copy_project("demo", lambda folder: create_demo(str(folder), quiet=True), tmp_path / "data")
+    monkeypatch.setenv("ANNOTATOR_DATA", str(data))
+    project = Project.open(data)
+    assert main(["--data", str(data), "export"]) == 2
+    reason = "Nothing to export: no item matches the selection (left out: 18 incomplete)."
+    assert reason in capsys.readouterr().err
+
+    at = start("lead")
+    warning = " ".join(plain(w.value) for w in at.warning)
+    assert reason in warning and "export the 18 unfinished item(s)" in warning
+    assert "Include items not yet done in every language" in warning
+    assert at.button(key="dataset_export").disabled
+    with pytest.raises(NothingToExport, match="left out: 18 incomplete"):  # the job refuses it too
+        export_dataset(project, tmp_path / "out", allow_empty=False)
+    job = jobs.start(project, "export", {"out": str(tmp_path / "out")})
+    assert jobs.wait(project, job.id, timeout=120).state is JobState.FAILED
+    assert reason in (jobs.get(project, job.id).error or "")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+    at.checkbox(key="dataset_include_incomplete").check().run()
+    assert not at.button(key="dataset_export").disabled and not at.warning
+    at.button(key="dataset_export").click().run()
+    exported = [j for j in jobs.list_jobs(project) if j.id != job.id]
+    assert jobs.wait(project, exported[0].id, timeout=120).state is JobState.DONE
+    at.run()
+    assert any("Exported 18 item(s)" in plain(s.value) for s in at.success)

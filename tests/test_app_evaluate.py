@@ -33,7 +33,7 @@ def demo(app_demo: Path) -> Path:
 def run_evaluation(at: AppTest) -> AppTest:
     """Submit the form, wait for the evaluation job it starts (a worker process), and show the page again."""
     at.radio(key="evaluate_translations_choice").set_value(BUNDLED)
-    at.button(key="FormSubmitter:evaluate_inputs-Run evaluation").click()
+    at.button(key="evaluate_run").click()
     at.run()
     assert not at.exception, at.exception
     project = Project.open(Path(os.environ["ANNOTATOR_DATA"]))
@@ -94,7 +94,7 @@ def test_metrics_miss_browsing_curate_link_and_rerun(demo: Path) -> None:
 def test_missing_upload_is_reported(demo: Path) -> None:
     at = logged_in("lead", "demo-lead-pass")
     at.switch_page("pages/evaluate.py").run()
-    at.button(key="FormSubmitter:evaluate_inputs-Run evaluation").click().run()
+    at.button(key="evaluate_run").click().run()
     assert not at.exception
     assert any("Upload the translations" in e.value for e in at.error)
 

@@ -15,7 +15,7 @@ from annotator.domain.jobs import JobKind, JobState
 from annotator.project import Project, builtin_path
 from annotator.services import jobs
 
-SUBMIT = "FormSubmitter:evaluate_inputs-Run evaluation"
+SUBMIT = "evaluate_run"
 
 
 @pytest.fixture

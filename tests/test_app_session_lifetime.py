@@ -58,18 +58,19 @@ def test_an_open_tab_cannot_save_once_its_session_is_older_than_the_lifetime(dem
     assert any("session has expired (sessions last 12 hours)" in plain(w.value) for w in at.warning)
 
 
-def test_clearing_streamlits_caches_keeps_drafts_and_the_open_project(demo: Path) -> None:
+def test_clearing_streamlits_caches_keeps_remembered_filters_and_the_open_project(demo: Path) -> None:
     at = logged_in(*TRANSLATOR)
-    send_area(at, "draft", field="good", text="sorso")  # the Add box's draft event keeps it on the server
+    at.sidebar.text_input(key="cur_search").input("whiskey").run()  # a filter, kept on the server per user
     project = state.get_project()
     # what Streamlit does on a clear_cache message (AppSession._handle_clear_cache_request)
     st.cache_data.clear()
     st.cache_resource.clear()
     assert state.get_project() is project  # not opened again (no new engine and connection pool)
     again = logged_in(*TRANSLATOR)  # a reload: a new browser session of the same translator
-    assert area(again)["drafts"]["good"] == "sorso"
+    assert again.sidebar.text_input(key="cur_search").value == "whiskey"
     translator = next(u for u in accounts.list_users(project) if u.name == TRANSLATOR[0])
-    assert drafts.store().get(drafts.owner(project, translator), P + "add|good") == "sorso"
+    assert drafts.store().get(drafts.owner(project, translator), "cur_search") == "whiskey"
+    assert area(again)["item"] == "shot-whiskey"
 
 
 def session_state(login: object = None) -> SessionState:

@@ -178,6 +178,7 @@ def test_readme_first_command_serves_the_demo_on_localhost(tmp_path: Path) -> No
         # the server is the serve process itself (exec), not watching the installed code for changes
         arguments = Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")
         assert b"streamlit" in arguments and arguments[arguments.index(b"--server.fileWatcherType") + 1] == b"none"
+        assert arguments[arguments.index(b"--client.showErrorDetails") + 1] == b"none"  # no traceback in a browser
     finally:
         process.terminate()
         process.wait(timeout=20)

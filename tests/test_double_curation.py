@@ -11,7 +11,17 @@ import pytest
 from conftest import dump, rewind_schema
 
 from annotator.commands.project import create_demo
-from annotator.domain.model import Role, Side, Status, User
+from annotator.domain.commands import (
+    AddCandidate,
+    Address,
+    Command,
+    Discard,
+    FlagDiscuss,
+    MarkDone,
+    MoveCandidate,
+    Reopen,
+)
+from annotator.domain.model import DiscardReason, ItemLanguage, Role, Side, Status, User
 from annotator.domain.workflow import WorkflowError
 from annotator.errors import ConflictError, PermissionDenied, UserError
 from annotator.project import Project
@@ -46,6 +56,14 @@ def user(project: Project, name: str) -> User:
         found = project.repo.get_user(conn, name)
     assert found is not None
     return found
+
+
+def edit(
+    service: DoubleCurationService, item_id: str, command: Command, version: int, owner: str | None = None
+) -> ItemLanguage:
+    """A change to ``owner``'s copy (the acting user's by default): the one curation service, a copy's address."""
+    address = Address(item_id, LANG, owner or service.user.name)
+    return CurationService(service.project, service.user).handle(address, command, version)
 
 
 @pytest.fixture
@@ -96,20 +114,20 @@ def test_a_share_picks_that_many_pending_items_and_bad_requests_change_nothing(d
 def finish_both(project: Project) -> None:
     ana = DoubleCurationService(project, user(project, "ana"))
     ben = DoubleCurationService(project, user(project, "ben"))
-    state = ana.add_candidate(ITEM, LANG, Side.GOOD, "cicchetto", 0)
-    state = ana.move_candidate(ITEM, LANG, "bicchierino", Side.BAD, state.version)
-    ana.mark_done(ITEM, LANG, state.version)
-    state = ben.add_candidate(ITEM, LANG, Side.GOOD, "Cicchetto", 0)
-    ben.mark_done(ITEM, LANG, state.version)
-    ana.discard(OTHER, LANG, "idiom", "", 0)
-    ben.flag_discuss(OTHER, LANG, "unclear sense", 0)
+    state = edit(ana, ITEM, AddCandidate(Side.GOOD, "cicchetto"), 0)
+    state = edit(ana, ITEM, MoveCandidate("bicchierino", Side.BAD), state.version)
+    edit(ana, ITEM, MarkDone(), state.version)
+    state = edit(ben, ITEM, AddCandidate(Side.GOOD, "Cicchetto"), 0)
+    edit(ben, ITEM, MarkDone(), state.version)
+    edit(ana, OTHER, Discard(DiscardReason.IDIOM), 0)
+    edit(ben, OTHER, FlagDiscuss("unclear sense"), 0)
 
 
 def test_permissions_every_refusal_leaves_the_database_unchanged(assigned: Project) -> None:
     ana = DoubleCurationService(assigned, user(assigned, "ana"))
     ben = DoubleCurationService(assigned, user(assigned, "ben"))
     dora = DoubleCurationService(assigned, user(assigned, "dora"))
-    state = ana.add_candidate(ITEM, LANG, Side.GOOD, "cicchetto", 0)
+    state = edit(ana, ITEM, AddCandidate(Side.GOOD, "cicchetto"), 0)
     before = dump(assigned)
     refused = [
         (PermissionDenied, lambda: ben.copy(ITEM, LANG, "ana")),  # read another's copy
@@ -119,9 +137,17 @@ def test_permissions_every_refusal_leaves_the_database_unchanged(assigned: Proje
         (PermissionDenied, lambda: ben.adjudicate_discard(ITEM, LANG, "idiom", "", 0)),
         (PermissionDenied, lambda: ben.assign(LANG, ["ana", "ben"], share=1.0)),
         (PermissionDenied, lambda: ben.agreement()),
-        (PermissionDenied, lambda: dora.add_candidate(ITEM, LANG, Side.GOOD, "sorso", 0)),  # wrong language
-        (UserError, lambda: DoubleCurationService(assigned, user(assigned, "lead")).mark_done(ITEM, LANG, 0)),
-        (ConflictError, lambda: ana.add_candidate(ITEM, LANG, Side.GOOD, "sorso", 0)),  # stale version
+        (PermissionDenied, lambda: edit(dora, ITEM, AddCandidate(Side.GOOD, "sorso"), 0)),  # wrong language
+        (UserError, lambda: edit(DoubleCurationService(assigned, user(assigned, "lead")), ITEM, MarkDone(), 0)),
+        (ConflictError, lambda: edit(ana, ITEM, AddCandidate(Side.GOOD, "sorso"), 0)),  # stale version
+        # a copy is changed by its translator only: not another translator, not a lead
+        (PermissionDenied, lambda: edit(ben, ITEM, AddCandidate(Side.GOOD, "sorso"), state.version, "ana")),
+        (
+            PermissionDenied,
+            lambda: edit(
+                DoubleCurationService(assigned, user(assigned, "lead")), ITEM, MarkDone(), state.version, "ana"
+            ),
+        ),
         # ordinary curation of an assigned item-language is closed, for translators and leads alike
         (WorkflowError, lambda: CurationService(assigned, user(assigned, "ana")).mark_done(ITEM, LANG, 0)),
         (
@@ -147,16 +173,16 @@ def test_permissions_every_refusal_leaves_the_database_unchanged(assigned: Proje
 def test_finished_copies_lock_and_the_lead_adjudicates(assigned: Project) -> None:
     ana = DoubleCurationService(assigned, user(assigned, "ana"))
     lead = DoubleCurationService(assigned, user(assigned, "lead"))
-    state = ana.add_candidate(ITEM, LANG, Side.GOOD, "cicchetto", 0)
-    state = ana.mark_done(ITEM, LANG, state.version)
-    state = ana.reopen(ITEM, LANG, state.version)  # ben has not finished: ana may still change her mind
-    state = ana.move_candidate(ITEM, LANG, "bicchierino", Side.BAD, state.version)
-    ana.mark_done(ITEM, LANG, state.version)
+    state = edit(ana, ITEM, AddCandidate(Side.GOOD, "cicchetto"), 0)
+    state = edit(ana, ITEM, MarkDone(), state.version)
+    state = edit(ana, ITEM, Reopen(), state.version)  # ben has not finished: ana may still change her mind
+    state = edit(ana, ITEM, MoveCandidate("bicchierino", Side.BAD), state.version)
+    edit(ana, ITEM, MarkDone(), state.version)
     ben = DoubleCurationService(assigned, user(assigned, "ben"))
-    state = ben.add_candidate(ITEM, LANG, Side.GOOD, "Cicchetto", 0)
-    ben_done = ben.mark_done(ITEM, LANG, state.version)
+    state = edit(ben, ITEM, AddCandidate(Side.GOOD, "Cicchetto"), 0)
+    ben_done = edit(ben, ITEM, MarkDone(), state.version)
     with pytest.raises(WorkflowError, match="with a lead"):
-        ben.reopen(ITEM, LANG, ben_done.version)
+        edit(ben, ITEM, Reopen(), ben_done.version)
 
     comparison = lead.comparison(ITEM, LANG)
     assert comparison.all_finished

@@ -165,7 +165,7 @@ def page(app_url: str) -> Iterator[Page]:
 
 #: The app root's run state (``data-test-script-state``) while Streamlit runs the script or a fragment.
 BUSY_STATES = ("running", "rerunRequested", "stopRequested")
-#: Idle, and drawn: the candidate lists (``annotator.app.candidate_rows``) and the Curate work area
+#: Idle, and drawn: components v2 elements such as the work area of Curate, Review and Double curation
 #: (``annotator.app.curate_area``) build their DOM in an effect React runs after it has painted the run, and on first
 #: mount after their script module has loaded, so "the run is over" alone can come a little before them. Two
 #: animation frames and a task after idle, every such element must be drawn, and the work area have no event waiting.
@@ -197,6 +197,8 @@ class RunCounter:
     def __init__(self, page: Page) -> None:
         self.page = page
         self.finished = 0
+        #: Runs of the whole page only: a fragment's own timed rerun (the jobs panel's, every 2 s) redraws nothing else.
+        self.page_runs = 0
         page.on("websocket", lambda socket: socket.on("framereceived", self._frame))
 
     def _frame(self, payload: str | bytes) -> None:
@@ -205,6 +207,7 @@ class RunCounter:
             message.ParseFromString(payload)
             if message.WhichOneof("type") == "script_finished":
                 self.finished += 1
+                self.page_runs += not message.metadata.run.fragment_ids
 
     def mark(self) -> int:
         """The count now: pass it to ``wait`` to wait for runs that finish after this point."""

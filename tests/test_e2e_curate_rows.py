@@ -109,7 +109,7 @@ def test_pasting_three_lines_one_invalid_adds_nothing_and_names_it(app_url: str,
             page.keyboard.press("Control+V")  # a real paste of three lines
 
             # the page names the bad line, and only that one, under the box
-            error = page.locator('.ca-feedback[data-where="good"][role="alert"]')
+            error = page.locator('.ca-feedback[data-where="good"] [role="alert"]')
             expect(error).to_contain_text("line 2 'prend* permesso'")
             expect(error).to_contain_text("'*' must be a token of its own")
             expect(error).not_to_contain_text("line 1")

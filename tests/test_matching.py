@@ -19,7 +19,7 @@ from annotator.analysis.base import Analysis
 from annotator.analysis.default import DefaultAnalyser
 from annotator.domain.candidates import CandidateError
 from annotator.domain.matching import (
-    CandidateEntry,
+    DatasetCandidate,
     MatchResult,
     Outcome,
     Step,
@@ -34,8 +34,8 @@ ANALYSER = DefaultAnalyser()
 
 
 def classify(lang: str, text: str, good: list[str] = (), bad: list[str] = ()) -> MatchResult:  # type: ignore[assignment]
-    entries = [CandidateEntry(t, "good", (f"good-{i}",)) for i, t in enumerate(good)]
-    entries += [CandidateEntry(t, "bad", (f"bad-{i}",)) for i, t in enumerate(bad)]
+    entries = [DatasetCandidate(t, "good", (f"good-{i}",)) for i, t in enumerate(good)]
+    entries += [DatasetCandidate(t, "bad", (f"bad-{i}",)) for i, t in enumerate(bad)]
     patterns = compile_candidates(entries, lambda segments: ANALYSER.with_stems(ANALYSER.analyse(segments, lang), lang))
     result = match_translation(ANALYSER.analyse([text], lang)[0], patterns)
     if result.outcome == Outcome.MISS:  # the Snowball step, as the evaluation runs it

@@ -334,7 +334,10 @@ def test_an_item_the_lexicon_cannot_serve_is_skipped_by_name_and_the_rest_is_don
     assert report.skipped == [Skipped("ghost", lang, reason) for lang in ("DE", "ES", "IT", "RU", "ZH")]
     assert report.warnings[0] == f"ghost [DE ES IT RU ZH]: skipped, left to do: {reason}"
     assert (report.items, report.item_languages, report.outcome) == (4, 20, "partial")
-    assert report.summary().endswith("5 item-language(s) of 1 item(s) skipped (listed in the warnings) (partial run)")
+    assert report.summary().endswith(
+        "5 item-language(s) of 1 item(s) skipped (listed in the warnings) "
+        "(partial run: some item-languages skipped; run again to retry them)"
+    )
     ghost_it, ghost = state(project, "ghost", "IT")
     assert not ghost_it.prepopulated and ghost_it.version == 0 and ghost.senses == ()
     assert state(project, "verb", "IT")[0].prepopulated  # the last item was done
@@ -357,7 +360,7 @@ def test_an_item_the_lexicon_cannot_serve_is_skipped_by_name_and_the_rest_is_don
     set_excluded(project, ["ghost"], True)  # excluding the item is the lead's way out
     clean = prepopulate(project, lexicon=lexicon)
     assert (clean.skipped, clean.excluded, clean.outcome) == ([], 1, "clean")
-    assert clean.summary().endswith("1 excluded item(s) left out (clean run)")
+    assert clean.summary().endswith("1 excluded item(s) left out (clean run: every item-language done, none skipped)")
     with project.db.read() as conn:
         detail = project.repo.audit(conn, limit=1)[0]["detail"]
     assert (detail["outcome"], detail["skipped"], detail["excluded_items"]) == ("clean", 0, 1)

@@ -17,7 +17,7 @@ import pytest
 from annotator.analysis.base import AnalyserUnavailable
 from annotator.analysis.stanza_analyser import StanzaAnalyser, download_command
 from annotator.cli import main
-from annotator.domain.matching import CandidateEntry, Outcome, Step, compile_candidates, match_translation
+from annotator.domain.matching import DatasetCandidate, Outcome, Step, compile_candidates, match_translation
 from annotator.evaluation.inputs import dataset_from_records, parse_translations
 from annotator.evaluation.run import evaluate
 
@@ -179,7 +179,7 @@ def test_batch_keeps_order_spans_and_tags(analyser: StanzaAnalyser):
 
 def test_matching_through_stanza_analysis(analyser: StanzaAnalyser):
     def classify(text: str, good: list[str], bad: list[str]):
-        entries = [CandidateEntry(t, "good") for t in good] + [CandidateEntry(t, "bad") for t in bad]
+        entries = [DatasetCandidate(t, "good") for t in good] + [DatasetCandidate(t, "bad") for t in bad]
         patterns = compile_candidates(entries, lambda segments: analyser.analyse(segments, "IT"))
         return match_translation(analyser.analyse([text], "IT")[0], patterns)
 

@@ -147,3 +147,13 @@ def test_the_review_page_shows_the_throughput_and_offers_the_csv(demo: Project) 
     assert row["done today"] == 1 and row["done this week"] == 1
     assert any("items/day" in m.value for m in lead.markdown)
     assert "Download throughput (CSV)" in [b.label for b in lead.get("download_button")]
+
+
+def test_a_project_started_today_is_rated_over_one_day() -> None:
+    """Issue 34: "1.2 items/day over 4 day(s)" on a project started on Thursday — the rate counts from the week's
+    first change, not from Monday."""
+    thursday = datetime(2026, 11, 26, 15, 0, tzinfo=UTC)
+    started = [Change(f"item-{n}", "IT", "ana", f"2026-11-26T1{n}:00:00+00:00", "done") for n in range(5)]
+    figures = throughput(started, thursday)
+    assert figures.days == 1 and figures.rate() == pytest.approx(5.0)
+    assert figures.since == datetime(2026, 11, 26, tzinfo=UTC)

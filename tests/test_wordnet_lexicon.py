@@ -152,7 +152,7 @@ def test_use_wordnet_adds_lexicons_into_the_projects_own_folder_and_readding_is_
         (
             "other.xml",
             '<?xml version="1.0" encoding="UTF-8"?>\n<corpus/>\n',
-            "lacks the UTF-8 XML declaration and the WN-LMF DOCTYPE",
+            "lacks the WN-LMF DOCTYPE on line 2",
         ),
         ("broken.xml.gz", "not gzip at all", "cannot decompress"),
     ],

@@ -14,7 +14,7 @@ from wordnet_data import TINY_GOLD, TINY_WSD, write_tiny_wordnet, write_tiny_wsd
 from annotator.cli import main
 from annotator.data_import.items import ItemImportError
 from annotator.data_import.limits import InputLimits
-from annotator.data_import.wsd_xml import rebuild_sentence
+from annotator.data_import.wsd_xml import key_matches_lemma, rebuild_sentence
 from annotator.errors import UserError
 from annotator.lexicon.wordnet import add_lexicons
 from annotator.project import LexiconSettings, Project, ProjectSettings
@@ -59,6 +59,17 @@ def test_sentences_offsets_pos_source_and_domain(wn_project: Project, tmp_path: 
     assert (again.report.added, again.report.unchanged) == (0, 3)
 
 
+def test_a_gold_key_matches_its_lemma_ignoring_case_with_underscores_for_spaces(
+    wn_project: Project, tmp_path: Path
+) -> None:
+    xml_text = TINY_WSD.replace('lemma="shot" pos="NOUN">shot</instance>', 'lemma="Shot" pos="NOUN">shot</instance>', 1)
+    xml, gold = write_tiny_wsd(tmp_path / "wsd", xml_text)
+    assert import_wsd_xml(wn_project, xml, gold).report.added == 3
+    assert key_matches_lemma("ice_cream%1:13:00::", "Ice  cream")
+    assert key_matches_lemma("ice_cream%1:13:00::", "ice_cream")
+    assert not key_matches_lemma("cat%1:05:00::", "dog") and not key_matches_lemma("ice%1:27:00::", "ice cream")
+
+
 def test_first_key_keeps_the_first_of_several_gold_keys(wn_project: Project, tmp_path: Path) -> None:
     xml, gold = write_tiny_wsd(tmp_path / "wsd")
     result = import_wsd_xml(wn_project, xml, gold, first_key=True)
@@ -82,6 +93,12 @@ def test_the_detokeniser_keeps_every_token_findable() -> None:
     [
         (None, ("shot%1:23:00::", "shot%1:99:99::"),
          "instance tiny.d000.s000.t003: sense key 'shot%1:99:99::' is not in"),
+        # a key of another lemma (issue 31: it made a "shot" item with the injection synset)
+        (None, ("tiny.d000.s000.t003 shot%1:23:00::", "tiny.d000.s000.t003 injection%1:04:00::"),
+         "instance tiny.d000.s000.t003: gold key 'injection%1:04:00::' is a sense of 'injection', not of the "
+         "instance's lemma 'shot'"),
+        (None, ("shot%1:04:06:: shot%1:04:00::", "shot%1:04:06:: nip%1:13:00::"),
+         "instance tiny.d001.s000.t004: gold key 'nip%1:13:00::' is a sense of 'nip'"),
         (('pos="VERB">belong', 'pos="PRT">belong'), None, "instance tiny.d000.s001.t006: part of speech 'PRT'"),
         (None, ("tiny.d000.s001.t004 living%5:00:00:extant:00\n", ""), "instance tiny.d000.s001.t004: no line in"),
         (("<wf lemma=\"he\" pos=\"PRON\">He</wf>", "<wf lemma=\"he\" pos=\"PRON\">He\u200b</wf>"), None,
@@ -157,6 +174,7 @@ def test_cli_import_finds_the_gold_file_and_lists_skipped_instances(
     assert main(["import", str(xml), "--data", str(wn_project.data_dir)]) == 0
     out = capsys.readouterr().out
     assert "skipped: tiny.d001.s000.t004: 2 gold keys (shot%1:04:06:: shot%1:04:00::)" in out
+    assert out.count("tiny.d001.s000.t004") == 1  # each skipped instance listed once (issue 34)
     assert "4 instances: 3 added" in out
     (tmp_path / "wsd" / "tiny.gold.key.txt").unlink()
     assert main(["import", str(xml), "--data", str(wn_project.data_dir)]) == 2

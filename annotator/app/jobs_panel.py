@@ -13,7 +13,7 @@ import streamlit as st
 
 from annotator.app.components import database_faults_shown
 from annotator.app.safe_text import md
-from annotator.app.state import get_project, require_lead
+from annotator.app.state import get_project, guarded, require_lead
 from annotator.domain.jobs import Job, JobKind, JobState
 from annotator.errors import UserError
 from annotator.services import jobs
@@ -83,6 +83,7 @@ def _rerun_when_ended(shown: Sequence[Job]) -> None:
 
 
 @st.fragment(run_every=REFRESH_SECONDS)
+@guarded(lead=True)  # every 2 s without the app's log-in gate: an ended session stops drawing here
 @database_faults_shown
 def render_job_status(kind: JobKind) -> None:
     """Under a start button: the latest job of ``kind`` — its progress and Cancel while it runs, how it ended after."""
@@ -93,6 +94,7 @@ def render_job_status(kind: JobKind) -> None:
 
 
 @st.fragment(run_every=REFRESH_SECONDS)
+@guarded(lead=True)
 @database_faults_shown
 def render_jobs(kinds: Sequence[JobKind] | None = None, latest: bool = True) -> None:
     """The latest job of each kind (progress and cancel while it runs; left out with ``latest=False`` where each

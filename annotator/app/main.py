@@ -18,6 +18,7 @@ import streamlit as st
 
 from annotator.app import clear_cache_guard, guidelines, password_forms, state
 from annotator.app.components import database_faults_shown
+from annotator.app.failures import failures_shown
 from annotator.app.safe_text import md
 from annotator.domain.model import User
 from annotator.errors import UserError
@@ -158,6 +159,7 @@ def sidebar(user: User) -> None:
             st.button("Log out", key="logout", on_click=state.logout)
 
 
+@failures_shown  # anything unexpected: one plain message and a reference id, the detail in the server log
 @database_faults_shown
 def main() -> None:
     st.set_page_config(

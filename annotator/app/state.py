@@ -6,15 +6,19 @@ the project has users, the implicit local lead when it has none) live in one pla
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import ParamSpec
 
 import streamlit as st
 
+from annotator.app.failures import failures_shown
 from annotator.domain.model import User
+from annotator.domain.unicode_rules import check_storable
 from annotator.errors import PermissionDenied
 from annotator.project import Project, resolve_data_dir
 from annotator.services import accounts
@@ -100,7 +104,7 @@ def current_user() -> User | None:
         if not accounts.has_users(project):
             return LOCAL_USER
         return _resume_from_cookie(project)
-    user = accounts.session_user(project, session)
+    user = session_check(project, session)
     if user is None:
         if accounts.password_change_due(project, session) is not None:
             return None  # a one-time password's session: it stays, but serves only the change form (main)
@@ -119,6 +123,66 @@ def current_user() -> User | None:
             )
         return None
     return user
+
+
+def session_check(project: Project, session: accounts.Session | None, lead: bool = False) -> User | None:
+    """The one check every way into the app makes (script runs, fragments, downloads, events): the session's user
+    while it is valid — signed session of an enabled account, not expired, its epoch current (``accounts.
+    session_user``) — or the local user of a project that has no accounts; None otherwise, and for a non-lead
+    when ``lead``. Roles and languages are read afresh, so a demoted lead loses lead actions at once."""
+    if session is None:
+        user = None if accounts.has_users(project) else LOCAL_USER
+    else:
+        user = accounts.session_user(project, session)
+    if user is None or (lead and not user.is_lead):
+        return None
+    return user
+
+
+_Params = ParamSpec("_Params")
+
+
+def guarded(*, lead: bool = False) -> Callable[[Callable[_Params, None]], Callable[_Params, None]]:
+    """For every fragment (under ``st.fragment``): a fragment reruns alone — every few seconds with ``run_every``
+    — without the app's log-in gate, so each of its runs checks the session first (``current_user``). An ended
+    session, or a lead page's fragment of someone no longer a lead, reruns the whole app instead: the log-in form
+    then says why the session ended. Anything unexpected inside is shown as a plain message (``failures``)."""
+
+    def wrap(run: Callable[_Params, None]) -> Callable[_Params, None]:
+        @failures_shown  # the check's own failure (a database not answering) too: a message, not a traceback
+        @functools.wraps(run)
+        def checked(*args: _Params.args, **kwargs: _Params.kwargs) -> None:
+            user = current_user()  # in the app's own run: the user its gate has just checked
+            if user is None or (lead and not user.is_lead):
+                if in_page_run():
+                    return  # the page itself refuses (``require_lead``); a rerun here would loop
+                st.rerun(scope="app")
+            run(*args, **kwargs)
+
+        return checked
+
+    return wrap
+
+
+class SessionEnded(PermissionError):
+    """A file asked for by a session that has ended: refused before any of it is made."""
+
+
+def guarded_file(make: Callable[[], bytes | str], *, lead: bool = False) -> Callable[[], bytes | str]:
+    """For every ``st.download_button`` whose ``data`` is made on the click: Streamlit calls it outside any
+    script run, so no log-in gate runs. The login is taken now, while a checked run draws the button, and the
+    click checks it again (``session_check``); an ended session gets no byte (Streamlit answers "Failed to generate
+    file for download" and logs the refusal), and the page's own next run shows the ended-session message."""
+    project = get_project()
+    session = login_session()
+
+    def checked() -> bytes | str:
+        if session_check(project, session, lead=lead) is None:
+            who = session.user if session is not None else "an anonymous visitor"
+            raise SessionEnded(f"download refused: the session of {who} has ended (or lost the rights)")
+        return make()
+
+    return checked
 
 
 def _from_secrets(key: str) -> object:
@@ -311,6 +375,7 @@ def login(name: str, password: str) -> User | None:
     change form). Raises ``accounts.LoginThrottled`` (a UserError with the time to wait) after too many failures.
     """
     project = get_project()
+    check_storable("user name", name)  # a NUL PostgreSQL refuses: said by name, before any query
     session = accounts.log_in(project, name, password, client_address())
     if session is None:
         return None

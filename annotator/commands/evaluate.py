@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from annotator.atomic_files import cannot_write
+from annotator.errors import UserError
 from annotator.evaluation.inputs import SKIP_REASONS, SkippedLine, format_skipped
 from annotator.evaluation.presenters import format_metrics_table
 from annotator.evaluation.report import write_leaderboard
@@ -62,15 +65,43 @@ def skipped_listing(lines: Sequence[SkippedLine], total: int) -> list[str]:
     return out
 
 
+def _first_fields(path: str) -> set[str]:
+    """The field names of a file's first line (a JSON object's keys, or a TSV header); empty when unreadable."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            line = next((text for text in handle if text.strip()), "")
+    except OSError:
+        return set()
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return {name.strip() for name in line.split("\t")}
+    return set(value) if isinstance(value, dict) else set()
+
+
+def looks_swapped(dataset: str, translations: str) -> bool:
+    """The translations given first and the dataset second (``evaluate translations.jsonl dataset.jsonl``)."""
+    translation_fields, dataset_fields = {"system", "translation"}, {"sentence", "languages"}
+    return translation_fields <= _first_fields(dataset) or dataset_fields <= _first_fields(translations)
+
+
 def run(args: argparse.Namespace) -> int:
     out_dir = Path(args.out) if args.out else default_out_dir(args.translations)
-    result = run_evaluation(
-        args.dataset,
-        args.translations,
-        args.analyser,
-        stanza_models=args.stanza_models,
-        progress=TerminalProgress("evaluate"),
-    )
+    try:
+        result = run_evaluation(
+            args.dataset,
+            args.translations,
+            args.analyser,
+            stanza_models=args.stanza_models,
+            progress=TerminalProgress("evaluate"),
+        )
+    except UserError as error:
+        if not looks_swapped(args.dataset, args.translations):
+            raise
+        raise UserError(
+            f"the two files look swapped: the exported dataset comes first, then the translations "
+            f"(annotator evaluate {shlex.quote(args.translations)} {shlex.quote(args.dataset)}).\n{error}"
+        ) from error
     try:  # written after the inputs were read: an OSError here is the output folder's (a full disk, no rights)
         write_results(result, out_dir)
         written = write_leaderboard(result, out_dir) if getattr(args, "leaderboard", False) else {}

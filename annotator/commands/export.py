@@ -18,18 +18,24 @@ from annotator.domain.agreement import format_figure
 from annotator.domain.refinement_stats import format_value
 from annotator.progress import TerminalProgress
 
+#: The selection flags' help: what ``export`` writes, and what ``stats`` counts with the same flag.
+SELECTION_HELP = {
+    "export": (
+        "also export items not yet done in every language (their unfinished languages say their status)",
+        "keep items discarded in some language, for their other languages (default: leave them out)",
+    ),
+    "stats": (
+        "count items not yet done in every language too, as export --include-incomplete would write them",
+        "count items discarded in some language, for their other languages, as export --keep-partially-discarded "
+        "would write them",
+    ),
+}
 
-def _add_selection_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--include-incomplete",
-        action="store_true",
-        help="also export items not yet done in every language (their unfinished languages say their status)",
-    )
-    parser.add_argument(
-        "--keep-partially-discarded",
-        action="store_true",
-        help="keep items discarded in some language, for their other languages (default: leave them out)",
-    )
+
+def _add_selection_flags(parser: argparse.ArgumentParser, command: str = "export") -> None:
+    incomplete, partial = SELECTION_HELP[command]
+    parser.add_argument("--include-incomplete", action="store_true", help=incomplete)
+    parser.add_argument("--keep-partially-discarded", action="store_true", help=partial)
 
 
 def _options(args: argparse.Namespace) -> ExportOptions:
@@ -71,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "stats", help="show the refinement statistics (%% added, %% removed, %% shared) and the dataset counts"
     )
     add_data_option(stats)
-    _add_selection_flags(stats)
+    _add_selection_flags(stats, "stats")
     stats.add_argument("--json", action="store_true", help="print the stats.json an export would write")
     stats.set_defaults(func=run_stats)
 
@@ -126,12 +132,18 @@ def print_stats(selection: Selection) -> None:
     print_table(["lang", "done", "% added", "% removed", "% shared", "pairs", "mean Jaccard"], rows)
     print()
     counts = selection.counts()
-    print(f"Dataset counts (DiBiMT Table 1) over {len(selection.items)} exported item(s)")
+    print(f"Dataset counts (DiBiMT Table 1) over the {len(selection.items)} item(s) an export with these options holds")
     print_table(["", *counts.columns], counts.rows())
     print_agreement(selection.agreement())
     left = ", ".join(f"{n} {why}" for why, n in selection.left_out.items() if n)
     if left:
         print(f"\nLeft out of the export: {left} (see --include-incomplete, --keep-partially-discarded).")
+    unfinished = selection.left_out.get("incomplete", 0)
+    if not selection.items and unfinished:  # e.g. after `export --include-incomplete`: these flags count alike
+        print(
+            f"No item is done in every language yet: `annotator stats --include-incomplete` counts the {unfinished} "
+            "unfinished item(s), as `annotator export --include-incomplete` exports them."
+        )
 
 
 def print_agreement(agreement: dict[str, Any]) -> None:

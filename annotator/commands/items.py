@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from annotator.commands import limits
 from annotator.commands.common import add_data_option, open_project, print_table
 from annotator.domain.selection_filters import RULES
+from annotator.errors import UserError
 from annotator.progress import TerminalProgress
 from annotator.services.administration import set_excluded
 
@@ -71,12 +73,17 @@ def run_import(args: argparse.Namespace) -> int:
         )  # fmt: skip
         for warning in wsd.report.warnings:
             print(f"warning: {args.file}: {warning}")
-        for ident, keys in wsd.multi_key:
+        for ident, keys in wsd.multi_key:  # each skipped instance once, here (the summary only counts them)
             print(f"skipped: {ident}: {len(keys)} gold keys ({' '.join(keys)})")
-        print(f"{args.file}: {wsd.summary()}")
+        print(f"{args.file}: {wsd.summary(list_skipped=False)}")
         return 0
+    from annotator.data_import.tables import FORMATS
     from annotator.services.importing import import_items
 
+    suffix = Path(args.file).suffix.lower()
+    if suffix not in FORMATS:  # the item readers' types and the WSD-framework XML, all named
+        accepted = ", ".join([*sorted(dict.fromkeys(FORMATS)), ".xml (WSD framework, with its gold keys)"])
+        raise UserError(f"{args.file}: unknown file type {suffix or '(none)'!r}; annotator imports {accepted}.")
     project = open_project(args)
     report = import_items(project, args.file, force=args.force, progress=TerminalProgress("importing"))
     for warning in report.warnings:

@@ -32,7 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     start.add_argument("--file", help="import: the item file")
     start.add_argument("--force", action="store_true", help="import: replace changed items with curated work")
     start.add_argument("--languages", help="prepopulate: only these languages, e.g. IT,DE")
-    start.add_argument("--out", help="export/evaluate: output folder")
+    start.add_argument(
+        "--out", help="export/evaluate: output folder (default: DATA/exports, DATA/evaluations/NAME-evaluation)"
+    )
     start.add_argument("--include-incomplete", action="store_true", help="export: see 'annotator export'")
     start.add_argument("--keep-partially-discarded", action="store_true", help="export: see 'annotator export'")
     start.add_argument("--dataset", help="evaluate: the exported dataset.jsonl")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
+import contextlib
+import signal
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from annotator.commands.common import add_data_option, open_project
@@ -58,6 +61,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="WN-LMF file (.xml, .xml.gz, .xml.xz) or wn package id (omw-it:1.4)",
     )
     use_wordnet.set_defaults(func=run_use_wordnet)
+    remove_wordnet = actions.add_parser(
+        "remove-wordnet", help="remove a wordnet lexicon the project no longer wants (audited; not the English one "
+        "while the wordnet is the lexicon)"
+    )  # fmt: skip
+    add_data_option(remove_wordnet)
+    remove_wordnet.add_argument("lexicon", metavar="ID", help="lexicon id or id:version, as use-wordnet printed it")
+    remove_wordnet.set_defaults(func=run_remove_wordnet)
     export = actions.add_parser("export-snapshot", help="freeze the BabelNet response cache as a snapshot file")
     add_data_option(export)
     export.add_argument("out", help="snapshot file to write (.json or .jsonl)")
@@ -108,41 +118,81 @@ def run_prepopulate(args: argparse.Namespace) -> int:
 
 
 def run_use_snapshot(args: argparse.Namespace) -> int:
-    from annotator.lexicon.snapshot import SnapshotLexicon
-    from annotator.services.administration import project_limits
+    from annotator.services.lexicon_admin import use_snapshot
 
     path = Path(args.file).resolve()
-    project = open_project(args)
-    lexicon = SnapshotLexicon.load(path, project_limits(project))  # validate before saving the setting
-    settings = project.settings()
-    project.save_settings(replace(settings, lexicon=replace(settings.lexicon, provider="snapshot", snapshot=str(path))))
-    print(f"Lexicon: snapshot {path} ({lexicon.label})")
+    label = use_snapshot(open_project(args), path)
+    print(f"Lexicon: snapshot {path} ({label})")
     return 0
 
 
 def run_use_babelnet(args: argparse.Namespace) -> int:
-    project = open_project(args)
-    settings = project.settings()
-    project.save_settings(replace(settings, lexicon=replace(settings.lexicon, provider="babelnet", base_url=args.url)))
+    from annotator.services.lexicon_admin import use_babelnet
+
+    use_babelnet(open_project(args), args.url)
     print(f"Lexicon: BabelNet at {args.url} (key from BABELNET_API_KEY or .streamlit/secrets.toml)")
     return 0
 
 
+@contextlib.contextmanager
+def _stopped_cleanly() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the run like Ctrl-C does, so its temporary files are removed on the way out."""
+
+    def stop(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _interrupted(what: str) -> int:
+    print(f"interrupted: {what}; the project's wordnet is as it was.", file=sys.stderr)
+    return 130
+
+
 def run_use_wordnet(args: argparse.Namespace) -> int:
-    from annotator.lexicon.wordnet import WordnetLexicon, add_lexicons
+    from annotator.lexicon.wordnet import lexicon_specifiers
+    from annotator.services.lexicon_admin import use_wordnet
 
     project = open_project(args)
-    for info in add_lexicons(project.wordnet_folder, args.sources, TerminalProgress("adding lexicons")):
-        print(f"Lexicon {info.describe()}")
+    before = lexicon_specifiers(project.wordnet_folder)
     try:
-        lexicon = WordnetLexicon(project.wordnet_folder)
-    except UserError as error:
-        print(f"Not switched to the wordnet yet: {error}")
+        with _stopped_cleanly():
+            result = use_wordnet(project, args.sources, progress=TerminalProgress("adding lexicons"))
+    except KeyboardInterrupt:
+        added = sorted(set(lexicon_specifiers(project.wordnet_folder)) - set(before))
+        if not added:
+            return _interrupted("nothing was added")
+        print(
+            f"interrupted just after the new wordnet was in place: {', '.join(added)} added; the project's lexicon "
+            "setting was not changed yet: run the same command again to finish (what is there is not added twice).",
+            file=sys.stderr,
+        )
+        return 130
+    for info in result.lexicons:
+        print(f"Lexicon {info.describe()}")
+    if result.lexicon is None:
+        print(f"Not switched to the wordnet yet: {result.not_switched}")
         return 0
-    settings = project.settings()
-    project.save_settings(replace(settings, lexicon=replace(settings.lexicon, provider="wordnet")))
-    langs = "; ".join(f"{lang}: {' '.join(ids)}" for lang, ids in lexicon.languages().items()) or "none"
-    print(f"Lexicon: wordnet {lexicon.version} (languages {langs})")
+    langs = "; ".join(f"{lang}: {' '.join(ids)}" for lang, ids in result.lexicon.languages().items()) or "none"
+    print(f"Lexicon: wordnet {result.lexicon.version} (languages {langs})")
+    return 0
+
+
+def run_remove_wordnet(args: argparse.Namespace) -> int:
+    from annotator.services.lexicon_admin import remove_wordnet
+
+    project = open_project(args)
+    try:
+        with _stopped_cleanly():
+            removed = remove_wordnet(project, args.lexicon)
+    except KeyboardInterrupt:
+        return _interrupted("nothing was removed")
+    print(f"Removed the wordnet lexicon {removed.specifier} ({removed.language}).")
     return 0
 
 

@@ -13,6 +13,7 @@ from annotator.errors import UserError
 from annotator.progress import TerminalProgress
 from annotator.project import (
     BUILTIN_PREFIX,
+    LEXICON_CHOICES,
     ProjectExistsError,
     builtin_path,
     database_url,
@@ -34,7 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     init = subparsers.add_parser("init", help="create an empty project in the data folder")
     add_data_option(init)
     init.add_argument("--name", default="annotator project", help="project name shown in the app")
-    init.add_argument("--languages", default="DE,ES,IT,RU,ZH", help="target languages, e.g. DE,ES,IT,RU,ZH")
+    init.add_argument(
+        "--languages", default="DE,ES,IT,RU,ZH", help="target languages as ISO 639-1 codes, e.g. DE,ES,IT,RU,ZH"
+    )
     source = init.add_mutually_exclusive_group()
     source.add_argument("--snapshot", metavar="FILE", help="use an offline lexicon snapshot (JSON/JSONL)")
     source.add_argument("--babelnet", action="store_true", help="use the BabelNet HTTP API (needs a key)")
@@ -55,6 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_init(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(getattr(args, "data", None))
+    languages = parse_languages(args.languages)  # a bad code refused before anything is created (exit 2)
     snapshot = None
     if args.snapshot:
         from annotator.lexicon.snapshot import SnapshotLexicon
@@ -67,7 +71,7 @@ def run_init(args: argparse.Namespace) -> int:
         base_url=args.babelnet_url,
     )
     project = open_project(args, create=True)
-    project.save_settings(ProjectSettings(name=args.name, languages=parse_languages(args.languages), lexicon=lexicon))
+    project.save_settings(ProjectSettings(name=args.name, languages=languages, lexicon=lexicon))
     print(f"Created project {args.name!r} in {data_dir}")
     return 0
 
@@ -128,7 +132,10 @@ def run_info(args: argparse.Namespace) -> int:
     print(f"Database: {display_url(project.db.url)}  (schema revision {project.db.schema_revision()})")
     print(f"Languages: {' '.join(settings.languages)}   Items: {items}")
     lexicon = settings.lexicon
-    print(f"Lexicon: {lexicon.provider}" + (f" {lexicon.snapshot}" if lexicon.provider == "snapshot" else ""))
+    if lexicon.provider == "snapshot" and not lexicon.snapshot:
+        print(f"Lexicon: none set yet; {LEXICON_CHOICES}")
+    else:
+        print(f"Lexicon: {lexicon.provider}" + (f" {lexicon.snapshot}" if lexicon.provider == "snapshot" else ""))
     statuses = ("pending", "in_progress", "done", "discuss", "discarded")
     print_table(
         ["lang", *statuses],

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 import sys
+import tomllib
 from pathlib import Path
 
 from annotator.commands.common import add_data_option
@@ -12,6 +15,9 @@ from annotator.errors import UserError
 from annotator.project import Project, project_exists, resolve_data_dir
 
 APP = Path(__file__).resolve().parent.parent / "app" / "main.py"
+#: Streamlit's settings for the app (theme, headless, no file watching…), inside the package: passed as command-line
+#: options, which win over any ``.streamlit/config.toml`` of the folder ``serve`` is started in.
+STREAMLIT_CONFIG = APP.parent / "streamlit_config.toml"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -68,37 +74,55 @@ def check_secrets(files: list[Path]) -> None:
     accounts.parse_trusted_proxies(os.environ.get("ANNOTATOR_TRUSTED_PROXIES"), "ANNOTATOR_TRUSTED_PROXIES")
 
 
+def streamlit_options(overrides: dict[str, object]) -> list[str]:
+    """The package's Streamlit settings (``streamlit_config.toml``) as ``--section.key value`` options, with
+    ``overrides`` (address, port, upload limit) in place of the file's values."""
+    settings = tomllib.loads(STREAMLIT_CONFIG.read_text(encoding="utf-8"))
+    values: dict[str, object] = {
+        f"{section}.{key}": value for section, table in settings.items() for key, value in table.items()
+    }
+    values.update(overrides)
+    options: list[str] = []
+    for name, value in values.items():
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        options += [f"--{name}", text]
+    return options
+
+
+def check_port_free(address: str, port: int) -> None:
+    """Refuse a port another program already listens on (exit 2, before "serving…" is printed): Streamlit would
+    otherwise start, print its own error and stop, without a word of ``--port``."""
+    try:
+        infos = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        raise UserError(f"Cannot listen on {address!r}: {error.strerror} (--address).") from None
+    family, _, _, _, sockaddr = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: TIME_WAIT is no obstacle
+        try:
+            probe.bind(sockaddr)
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                raise UserError(
+                    f"Port {port} on {address} is already in use (another server is running there). "
+                    f"Start on a free port, e.g. annotator serve --port {port + 1}."
+                ) from None
+            raise UserError(f"Cannot listen on {address}:{port}: {error.strerror}.") from None
+
+
 def run_serve(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(getattr(args, "data", None))
+    check_port_free(args.address, args.port)  # before building a demo or saying "serving"
     if args.demo and not project_exists(data_dir):
         from annotator.commands.project import create_demo
 
         create_demo(str(data_dir))
     Project.open(data_dir).db.dispose()  # no project, or a newer schema: say so now (exit 2), migrate before serving
     env = {**os.environ, "ANNOTATOR_DATA": str(data_dir)}
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(APP),
-        "--server.address",
-        args.address,
-        "--server.port",
-        str(args.port),
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--client.toolbarMode",
-        "viewer",
-        "--server.maxUploadSize",
-        str(_upload_limit_mb(data_dir)),
-        # no watching of the installed code: an upgrade while serving would otherwise offer every open page a
-        # "source file changed, rerun" prompt mid-work; restarting the server is how new code is taken in
-        "--server.fileWatcherType",
-        "none",
-    ]
+    command = [sys.executable, "-m", "streamlit", "run", str(APP)]
+    command += streamlit_options(
+        {"server.address": args.address, "server.port": args.port, "server.maxUploadSize": _upload_limit_mb(data_dir)}
+    )
     secrets = None
     if args.secrets:
         secrets = Path(args.secrets).expanduser().resolve()

@@ -18,9 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export = actions.add_parser("export", help="write one .xlsx per language (default: every project language)")
     add_data_option(export)
     export.add_argument("--lang", default="", help="language(s), e.g. IT or IT,DE (default: all)")
-    export.add_argument(
-        "--out", metavar="DIR", default=None, help="folder for the .xlsx files (default: DATA/exports)"
-    )
+    export.add_argument("--out", metavar="DIR", default=None, help="folder for the .xlsx files (default: DATA/exports)")
     export.set_defaults(func=run_export)
 
     imported = actions.add_parser(

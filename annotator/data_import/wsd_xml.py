@@ -82,6 +82,18 @@ def read_gold_keys(path: Path, limits: InputLimits) -> dict[str, tuple[str, ...]
     return keys
 
 
+def key_matches_lemma(key: str, lemma: str) -> bool:
+    """A WordNet sense key names its lemma before ``%`` (lower case, ``_`` for spaces): ``ice_cream%1:13:00::``.
+
+    A key of another lemma would make an item whose synset is not a sense of its target; an instance without a
+    lemma is left to the row checks, which refuse it.
+    """
+    if not lemma.strip():
+        return True
+    key_lemma = key.partition("%")[0]
+    return key_lemma.casefold() == "_".join(lemma.split()).casefold()
+
+
 def rebuild_sentence(tokens: list[str], detokenize: Callable[[list[str]], str]) -> tuple[str, list[tuple[int, int]]]:
     """The sentence text and each token's (start, end) in it; tokens the detokeniser changed fall back to spaces."""
     text = detokenize(tokens)
@@ -189,6 +201,20 @@ def parse_wsd_xml(
         keys = gold.get(ident)
         if not keys:
             problems.append(_problem(number, ident, "no_gold_key", f"no line in {gold_path.name}", "synset"))
+            return
+        lemma = attrs.get("lemma", "")
+        other = next((key for key in keys if not key_matches_lemma(key, lemma)), None)
+        if other is not None:
+            problems.append(
+                _problem(
+                    number,
+                    ident,
+                    "key_of_another_lemma",
+                    f"gold key {other!r} is a sense of {other.partition('%')[0]!r}, not of the instance's lemma "
+                    f"{lemma!r}",
+                    "synset",
+                )
+            )
             return
         if len(keys) > 1 and not first_key:
             result.multi_key.append((ident, keys))

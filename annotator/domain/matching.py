@@ -338,8 +338,9 @@ def compile_candidate(
 
 
 @dataclass(frozen=True)
-class CandidateEntry:
-    """A candidate as the dataset gives it: canonical text, side and provenance."""
+class DatasetCandidate:
+    """A candidate as the dataset gives it: canonical text, side and provenance (not the stored
+    ``model.CandidateEntry``, which carries a tag and an origin: one name, one type)."""
 
     text: str
     side: str
@@ -347,7 +348,7 @@ class CandidateEntry:
 
 
 def compile_candidates(
-    entries: Sequence[CandidateEntry],
+    entries: Sequence[DatasetCandidate],
     analyse: Callable[[list[str]], Sequence[AnalysedText]] | None = None,
 ) -> list[CandidatePattern]:
     """Compile an item-language's candidates; ``analyse`` (a batch call of the analyser) analyses their segments."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from annotator.errors import UserError
+from annotator.domain.languages import parse_language_list
 
 DEFAULT_LANGUAGES = ("DE", "ES", "IT", "RU", "ZH")
 
@@ -47,10 +47,5 @@ class ProjectSettings:
 
 
 def parse_languages(text: str) -> tuple[str, ...]:
-    langs = tuple(dict.fromkeys(part.strip().upper() for part in text.replace(" ", ",").split(",") if part.strip()))
-    for lang in langs:
-        if not (lang.isalpha() and 2 <= len(lang) <= 3):
-            raise UserError(f"{lang!r} is not a language code (use ISO 639-1 like IT, DE, ZH).")
-    if not langs:
-        raise UserError("Give at least one language.")
-    return langs
+    """``"it,de"`` → ``("IT", "DE")``, every code checked against ISO 639 (``annotator.domain.languages``)."""
+    return parse_language_list(text)

@@ -58,8 +58,9 @@ class Row:
 class Throughput:
     rows: tuple[Row, ...]
     team: tuple[Row, ...]  # per language, then ALL
-    days: int  # days of this week so far, today included
+    days: int  # days of this week the team has been at work so far: from the week's first change, today included
     week_start: datetime
+    since: datetime | None = None  # the day of the week's first change (None: nothing changed this week)
 
     def rate(self, lang: str = ALL) -> float:
         """Items done per day this week (the team, one language or ``ALL``)."""
@@ -165,8 +166,13 @@ def throughput(changes: Iterable[Change], now: datetime) -> Throughput:
     rows_out = tuple(row(key) for key in sorted(k for k in week if k[0] != ALL))
     langs = sorted({lang for (who, lang) in week if who != ALL})
     team = tuple(row((ALL, lang)) for lang in [*langs, ALL])
-    days = (today - start).days + 1
-    return Throughput(rows_out, team, days, start)
+    # a rate over the days since the week's first change: a project started today is not averaged over Monday on
+    first = next((t for t, _change in rows if t >= start_s), None)
+    since = (
+        None if first is None else datetime.fromtimestamp(first, UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    )
+    days = (today - (since or today)).days + 1
+    return Throughput(rows_out, team, days, start, since)
 
 
 def format_seconds(seconds: float | None) -> str:

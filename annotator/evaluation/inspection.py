@@ -20,6 +20,7 @@ from annotator.domain import workflow
 from annotator.domain.matching import MatchResult, Outcome
 from annotator.domain.metrics import compute_metrics
 from annotator.domain.model import User
+from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 from annotator.evaluation.run import AnalysedTranslation, EvaluationResult
 from annotator.store import schema
@@ -92,6 +93,7 @@ def record_verdict(
     workflow.check_lead(user, "record inspection verdicts")
     if verdict not in VERDICTS:
         raise UserError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
+    check_storable("note", note)
     values = {
         "verdict": verdict,
         "note": note.strip(),

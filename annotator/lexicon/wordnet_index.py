@@ -2,23 +2,26 @@
 
 ``wn`` answers one object at a time, each through several SQL queries (4–15 ms per synset with its lemmas in
 four languages, measured here), which would make 100,000 items take half an hour. Pre-population needs only
-lemma → synsets, synset → gloss, ILI and lemmas, and sense key → synset: read once from the same file, streamed,
-into a small gzipped JSON file per lexicon in the project's ``wordnet`` folder (owner-only), loaded in a second.
+lemma → synsets, synset → gloss, ILI and lemmas, and sense key → synset: gathered while the file is checked
+(``wordnet_lmf``), into a small gzipped JSON file per lexicon in the project's ``wordnet`` folder (owner-only),
+loaded in a second.
 """
 
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotator.private_files import open_private
+
 INDEX_FORMAT = "annotator-wordnet-index"
 INDEX_VERSION = 2
-_DC = "{https://globalwordnet.github.io/schemas/dc/}"
 _SAFE = re.compile(r"[^A-Za-z0-9._+-]")
 #: A synset id ending in a WordNet 3.0 offset and synset type (``wn30en-13773250-n``, ``omw-it-00005839-s``).
 _OFFSET_ID = re.compile(r"-(\d{8})-([nvasr])$")
@@ -59,12 +62,16 @@ class LexiconIndex:
         }
 
     def write(self, folder: Path) -> Path:
+        """Written (0600, flushed to disk) under its final name in ``folder``: a build folder, renamed in later."""
         path = index_path(folder, self.id, self.version)
-        scratch = path.with_name(path.name + ".part")
-        with gzip.open(scratch, "wt", encoding="utf-8", compresslevel=3) as out:
-            json.dump(self.to_json(), out, ensure_ascii=False, separators=(",", ":"))
-        scratch.chmod(0o600)
-        scratch.replace(path)
+        with open_private(path, "wb") as raw:
+            with (
+                gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=3) as zipped,
+                io.TextIOWrapper(zipped, "utf-8") as out,
+            ):
+                json.dump(self.to_json(), out, ensure_ascii=False, separators=(",", ":"))
+            raw.flush()
+            os.fsync(raw.fileno())
         return path
 
     @classmethod
@@ -76,7 +83,7 @@ class LexiconIndex:
         return cls(data["id"], data["version"], data["language"], data["synsets"], data["entries"], data["keys"])
 
 
-def _sense_key_from_id(sense_id: str, lexicon_id: str) -> str | None:
+def sense_key_from_id(sense_id: str, lexicon_id: str) -> str | None:
     """OEWN-style ids carry the escaped key (``wn30en-living__5.00.00.extant.00``); others have none here."""
     rest = sense_id[len(lexicon_id) + 1 :] if sense_id.startswith(lexicon_id + "-") else ""
     if "__" not in rest:
@@ -89,11 +96,7 @@ def _sense_key_from_id(sense_id: str, lexicon_id: str) -> str | None:
         return None
 
 
-def _lexicalized(element: Any) -> bool:
-    return element.get("lexicalized", "true").strip().lower() != "false"
-
-
-def _wn_id(own: str) -> str | None:
+def wn_id_of(own: str) -> str | None:
     match = _OFFSET_ID.search(own)
     if not match:
         return None
@@ -101,65 +104,19 @@ def _wn_id(own: str) -> str | None:
     return f"wn:{offset}{'a' if ss_type == 's' else ss_type}"
 
 
-def _finish(lexicon: LexiconIndex, raw_entries: list[list[Any]], raw_keys: dict[str, str]) -> LexiconIndex:
+def finish_index(lexicon: LexiconIndex, raw_entries: list[list[Any]], raw_keys: dict[str, str]) -> LexiconIndex:
     """Own synset ids → ``wn:`` ids (keys, synsets) and ILI-or-``wn:`` refs (senses), once, at add time."""
     own_info = lexicon.synsets
-    wn_ids = {own: _wn_id(own) for own in own_info}
+    wn_ids = {own: wn_id_of(own) for own in own_info}
     lexicon.synsets = {wn_ids[own]: [*info, own] for own, info in own_info.items() if wn_ids[own]}  # type: ignore[misc]
     for lemma, pos, senses in raw_entries:
         refs = []
         for own, number in senses:
             ili = own_info.get(own, ["", "", ""])[0]
-            ref = ili or wn_ids.get(own) or _wn_id(own)
+            ref = ili or wn_ids.get(own) or wn_id_of(own)
             if ref:
                 refs.append([ref, number])
         if refs:
             lexicon.entries.append([lemma, pos, refs])
     lexicon.keys = {key: wn_id for key, own in raw_keys.items() if (wn_id := wn_ids.get(own))}
     return lexicon
-
-
-def read_lmf(path: Path) -> Iterator[LexiconIndex]:
-    """Stream a (decompressed, already ``wn.lmf.is_lmf``-checked) WN-LMF file into one index per ``<Lexicon>``."""
-    from defusedxml.ElementTree import iterparse
-
-    current: LexiconIndex | None = None
-    entries: list[list[Any]] = []
-    keys: dict[str, str] = {}
-    for event, element in iterparse(str(path), events=("start", "end")):
-        tag = element.tag
-        if event == "start":
-            if tag == "Lexicon":
-                current = LexiconIndex(element.get("id", ""), element.get("version", ""), element.get("language", ""))
-                entries, keys = [], {}
-            continue
-        if current is None:
-            continue
-        if tag == "LexicalEntry":
-            lemma_element = element.find("Lemma")
-            if lemma_element is not None:
-                lemma, pos = lemma_element.get("writtenForm", ""), lemma_element.get("partOfSpeech", "")
-                senses = []
-                for number, sense in enumerate(element.findall("Sense"), start=1):
-                    synset = sense.get("synset", "")
-                    key = sense.get(_DC + "identifier") or _sense_key_from_id(sense.get("id", ""), current.id)
-                    if key:
-                        keys.setdefault(key, synset)
-                    if _lexicalized(sense):
-                        senses.append([synset, int(sense.get("n") or number)])
-                if senses:
-                    entries.append([lemma, pos, senses])
-            element.clear()
-        elif tag == "Synset":
-            definition = element.find("Definition")
-            ili = element.get("ili", "")
-            current.synsets[element.get("id", "")] = [
-                ili if ili not in ("", "in") else "",
-                element.get("partOfSpeech", ""),
-                (definition.text or "").strip() if definition is not None else "",
-            ]
-            element.clear()
-        elif tag == "Lexicon":
-            yield _finish(current, entries, keys)
-            current = None
-            element.clear()

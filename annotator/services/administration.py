@@ -18,6 +18,7 @@ from annotator.context import ProjectContext
 from annotator.data_import.limits import META_KEY as LIMITS_META_KEY
 from annotator.data_import.limits import InputLimits
 from annotator.domain import workflow
+from annotator.domain.languages import check_language
 from annotator.domain.model import User
 
 
@@ -53,13 +54,18 @@ def set_excluded(project: ProjectContext, item_ids: Iterable[str], excluded: boo
 
 
 def save_languages(project: ProjectContext, languages: tuple[str, ...], user: User | None = None) -> None:
-    """Add languages (never remove: their curation would be hidden); new ones start pending."""
+    """Add languages (removing one is ``services.languages.remove_language``); new ones start pending.
+
+    A language added is checked against ISO 639 (``domain.languages``); the ones already held are kept as stored."""
     check_admin(user, "change the project's languages")
     with project.db.write() as conn:  # one transaction: the settings read and saved, the new rows, the audit row
         settings = project.settings()
         removed = sorted(set(settings.languages) - set(languages))
         if removed:
-            raise workflow.WorkflowError(f"Languages are never removed (their curation would be hidden): {removed}.")
+            raise workflow.WorkflowError(
+                f"Languages are removed one at a time, and only when nobody has curated them: {removed}."
+            )
+        languages = tuple(lang if lang in settings.languages else check_language(lang) for lang in languages)
         project.save_settings(replace(settings, languages=languages))
         record(project, conn, user, "languages", {"languages": list(languages)})
 

@@ -1,21 +1,20 @@
-"""The curation service: every change to an item-language goes through here (browser, sheet import, CLI).
+"""The curation service: every change to an item-language or a double-curation copy goes through here (browser,
+sheet import, CLI) as one typed command (``annotator.domain.commands``) to ``CurationService.handle``.
 
 It checks permissions where the change is made (not only in the page), refuses stale saves by comparing
-the version the user saw, applies the pure workflow rules, and saves state + history in one transaction.
+the version the user saw, applies the pure command rules, and saves state + history in one transaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
-from annotator.domain import limits, undo, workflow
-from annotator.domain.candidates import CandidateError, parse_candidate
-from annotator.domain.edits import apply_candidate_sets
+from annotator.domain import commands, limits, undo, workflow
+from annotator.domain.commands import Address, Command
 from annotator.domain.model import (
     Comment,
     DiscardReason,
@@ -27,8 +26,10 @@ from annotator.domain.model import (
     Status,
     User,
 )
-from annotator.errors import ConflictError, UserError
+from annotator.domain.unicode_rules import check_storable
+from annotator.errors import ConflictError, PermissionDenied, UserError
 from annotator.store import double_curation
+from annotator.store.double_curation import Copy
 from annotator.store.repository import utc_now
 
 #: The implicit user of a project without accounts (single-user, local use): a lead for every language.
@@ -43,6 +44,8 @@ class ItemView:
     state: ItemLanguage
     history: list[HistoryEntry]
     comments: list[Comment]
+    #: For a double-curation copy: every copy's status (None for the item-language itself).
+    copy_statuses: tuple[Status, ...] | None = None
 
 
 class CurationService:
@@ -55,6 +58,7 @@ class CurationService:
     # --- reading ----------------------------------------------------------------------------------------
 
     def view(self, item_id: str, lang: str) -> ItemView:
+        _storable_ids(item_id, lang)
         with self.project.db.read() as conn:
             item = self.project.repo.get_item(conn, item_id)
             state = self.project.repo.get_item_language(conn, item_id, lang)
@@ -67,188 +71,146 @@ class CurationService:
                 self.project.repo.comments(conn, item_id, lang),
             )
 
+    def view_of(self, address: Address) -> ItemView:
+        """The item-language, or the user's double-curation copy of it seen as one (no history, no thread), with
+        every copy's status (what ``capabilities`` needs to say whether the copy may reopen)."""
+        if not address.is_copy:
+            return self.view(address.item_id, address.lang)
+        owner = address.copy_of or self.user.name
+        if self.user.disabled or (owner != self.user.name and not self.user.is_lead):
+            raise PermissionDenied("A translator sees only their own copy of a double-curated item.")
+        with self.project.db.read() as conn:
+            item, main, copy, _assignment = _load_copy(self.project, conn, address.item_id, address.lang, owner)
+            statuses = tuple(c.status for c in double_curation.copies_of(conn, address.item_id, address.lang))
+        return ItemView(item, as_item_language(copy, main), [], [], statuses)
+
     # --- the one write path -----------------------------------------------------------------------------
 
-    def _change(
-        self,
-        item_id: str,
-        lang: str,
-        expected_version: int,
-        action: str,
-        detail: dict[str, Any],
-        apply: Callable[[Item, ItemLanguage], ItemLanguage],
-        comment: str = "",
-    ) -> ItemLanguage:
-        return self._write(item_id, lang, expected_version, action, lambda _c, i, il: (apply(i, il), detail), comment)
+    def handle(self, address: Address, command: Command, expected_version: int | None = None) -> ItemLanguage:
+        """Apply ``command`` to ``address`` (an item-language or the user's copy of it) as one saved change.
 
-    def _write(
-        self,
-        item_id: str,
-        lang: str,
-        expected_version: int,
-        action: str,
-        decide: Callable[[Connection, Item, ItemLanguage], tuple[ItemLanguage, dict[str, Any]]],
-        comment: str = "",
-    ) -> ItemLanguage:
-        """``decide(conn, item, current)`` gives the new state and the history detail, inside the transaction;
-        the detail gets the changed fields as they were (``undo.BEFORE_KEY``), so every change can be undone."""
-        workflow.check_can_edit(self.user, lang)
+        Checks the user may change the language, refuses a stale ``expected_version`` (the version the page showed)
+        with the current state, applies the command's rule (``annotator.domain.commands``) and saves state, history
+        and any comment in one transaction. A comment carries no version (it changes no state). Text no database
+        can hold is refused by name first (``commands.check_storable``)."""
+        commands.check_storable(address, command)
+        workflow.check_can_edit(self.user, address.lang)
+        unversioned = isinstance(command, commands.UNVERSIONED)
+        if not unversioned and expected_version is None:
+            raise ValueError(f"{type(command).__name__} needs the version the page showed")
+        if address.is_copy:
+            return self._handle_copy(address, command, expected_version or 0)
+        item_id, lang = address.item_id, address.lang
         with self.project.db.write() as conn:
             item = self.project.repo.get_item(conn, item_id)
             current = self.project.repo.get_item_language(conn, item_id, lang)
             if item is None or current is None:
                 raise UserError(f"No item {item_id!r} in language {lang}.")
-            if double_curation.is_open(conn, item_id, lang):  # issue 11: the copies, then a lead's adjudication
+            if not unversioned and double_curation.is_open(conn, item_id, lang):  # issue 11
                 raise workflow.WorkflowError(
                     f"{item_id} [{lang}] is assigned for double curation: its translators edit their own copies "
                     "(Double curation page) and a lead adjudicates them."
                 )
-            if current.version != expected_version:
+            if not unversioned and current.version != expected_version:
                 who = current.updated_by or "someone"
                 raise ConflictError(
                     f"{item_id} [{lang}] was changed by {who} {human_time(current.updated_at)} while you were editing; "
                     "your change was not saved. The current state is shown — redo your change if still needed.",
                     current=current,
                 )
-            new, detail = decide(conn, item, current)
+            history = (
+                self.project.repo.history(conn, item_id, lang) if isinstance(command, commands.NEEDS_HISTORY) else ()
+            )
+            change = commands.decide(commands.Situation(self.user, item, current, address, history), command)
+            new, comment = change.new, change.comment
             limits.check_item_language(new, current)  # what the spreadsheet round trip could not carry
             limits.check_note(comment, "comment")
-            if new == current and not comment.strip():
+            if unversioned:
+                self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), comment.strip()))
+                return current
+            if new == current and not comment.strip() and not change.always_recorded:
                 return current  # nothing changed: no version bump, no history row
-            detail = {**detail, undo.BEFORE_KEY: undo.before_of(current, new)}
-            saved = self.project.repo.save_item_language(conn, new, expected_version, self.user.name, action, detail)
+            detail = {**change.detail, undo.BEFORE_KEY: undo.before_of(current, new)}
+            saved = self.project.repo.save_item_language(
+                conn, new, current.version, self.user.name, change.action, detail
+            )
             if comment.strip():
                 self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), comment.strip()))
             return saved
 
+    def _handle_copy(self, address: Address, command: Command, expected_version: int) -> ItemLanguage:
+        """A copy: only its owner, only while the assignment is open, version-checked; no history, no thread."""
+        owner = address.copy_of or self.user.name
+        if owner != self.user.name:
+            raise PermissionDenied("Only its translator changes a double-curation copy; a lead adjudicates them.")
+        item_id, lang = address.item_id, address.lang
+        with self.project.db.write() as conn:
+            item, main, copy, assignment = _load_copy(self.project, conn, item_id, lang, owner)
+            if not assignment.is_open:
+                raise workflow.WorkflowError(f"{item_id} [{lang}] has been adjudicated; the copies are closed.")
+            current = as_item_language(copy, main)
+            if copy.version != expected_version:
+                raise ConflictError(
+                    f"Your copy of {item_id} [{lang}] was changed in another window; your change was not saved.",
+                    current=current,
+                )
+            statuses = tuple(c.status for c in double_curation.copies_of(conn, item_id, lang))
+            situation = commands.Situation(self.user, item, current, address, (), statuses)
+            new = commands.decide(situation, command).new
+            limits.check_item_language(new, current)
+            if new == current:
+                return current
+            saved = double_curation.save_copy(conn, from_item_language(new, owner), expected_version, utc_now())
+            return as_item_language(saved, main)
+
+    # --- the commands by name (the command line, the sheet import and scripts call these) ---------------
+
     def undo(self, item_id: str, lang: str, expected_version: int) -> ItemLanguage:
         """Undo this user's last change on the item-language, as a new change (action ``undo``) that restores the
         state before it; refused, changing nothing, if anyone changed it since (see ``annotator.domain.undo``)."""
-
-        def decide(conn: Connection, _item: Item, current: ItemLanguage) -> tuple[ItemLanguage, dict[str, Any]]:
-            plan = undo.plan_undo(self.user, current, self.project.repo.history(conn, item_id, lang))
-            return plan.restored, plan.detail
-
-        return self._write(item_id, lang, expected_version, undo.UNDO_ACTION, decide)
-
-    # --- candidate edits --------------------------------------------------------------------------------
+        return self.handle(Address(item_id, lang), commands.Undo(), expected_version)
 
     def add_candidate(self, item_id: str, lang: str, side: Side | str, raw: str, expected_version: int) -> ItemLanguage:
-        side = Side(side)
-
-        def apply(item: Item, il: ItemLanguage) -> ItemLanguage:
-            candidate = parse_candidate(raw, item.target.pos)
-            return _with_provenance(workflow.add_candidate(self.user, il, side, candidate), side)
-
-        return self._change(item_id, lang, expected_version, "add", {"side": side.value, "candidate": raw}, apply)
+        return self.handle(Address(item_id, lang), commands.AddCandidate(Side(side), raw), expected_version)
 
     def add_candidates(
         self, item_id: str, lang: str, side: Side | str, lines: list[str], expected_version: int
     ) -> ItemLanguage:
         """A pasted list, one candidate per line, as one change: all or nothing, and every bad line named."""
-        side = Side(side)
-        entries = [(number, line.strip()) for number, line in enumerate(lines, 1) if line.strip()]
-        if not entries:
-            raise UserError("Nothing to add: write one candidate per line.")
-
-        def apply(item: Item, il: ItemLanguage) -> ItemLanguage:
-            problems, new = [], il
-            for number, raw in entries:
-                try:
-                    new = _with_provenance(
-                        workflow.add_candidate(self.user, new, side, parse_candidate(raw, item.target.pos)), side
-                    )
-                except CandidateError as error:
-                    rule = f" (rule: {error.rule})" if self.user.is_lead else ""  # rule ids mean something to leads
-                    problems.append(f"line {number} {raw!r}: {error.message}{rule}")
-                except UserError as error:
-                    problems.append(f"line {number} {raw!r}: {error}")
-            if problems:
-                raise UserError(f"Nothing added; {len(problems)} bad line(s): " + "; ".join(problems))
-            return new
-
-        detail = {"side": side.value, "candidates": [raw for _n, raw in entries]}
-        return self._change(item_id, lang, expected_version, "add", detail, apply)
+        return self.handle(Address(item_id, lang), commands.AddCandidates(Side(side), tuple(lines)), expected_version)
 
     def remove_candidate(self, item_id: str, lang: str, key: str, expected_version: int) -> ItemLanguage:
-        return self._change(
-            item_id,
-            lang,
-            expected_version,
-            "remove",
-            {"candidate": key},
-            lambda _item, il: workflow.remove_candidate(self.user, il, key),
-        )
+        return self.handle(Address(item_id, lang), commands.RemoveCandidate(key), expected_version)
 
     def move_candidate(self, item_id: str, lang: str, key: str, to: Side | str, expected_version: int) -> ItemLanguage:
-        to = Side(to)
-        return self._change(
-            item_id,
-            lang,
-            expected_version,
-            "move",
-            {"candidate": key, "to": to.value},
-            lambda _item, il: workflow.move_candidate(self.user, il, key, to),
-        )
+        return self.handle(Address(item_id, lang), commands.MoveCandidate(key, Side(to)), expected_version)
 
     def replace_candidates(
         self, item_id: str, lang: str, good: list[str], bad: list[str], expected_version: int, action: str = "edit"
     ) -> ItemLanguage:
         """Set G and B to exactly these candidate lines, keeping origin/provenance of ones already there."""
-
-        def apply(item: Item, il: ItemLanguage) -> ItemLanguage:
-            return apply_candidate_sets(self.user, item, il, good, bad)
-
-        return self._change(item_id, lang, expected_version, action, {"good": good, "bad": bad}, apply)
-
-    # --- status changes ---------------------------------------------------------------------------------
+        command = commands.ReplaceCandidates(tuple(good), tuple(bad), action)
+        return self.handle(Address(item_id, lang), command, expected_version)
 
     def mark_done(self, item_id: str, lang: str, expected_version: int) -> ItemLanguage:
-        return self._change(
-            item_id, lang, expected_version, "done", {}, lambda _i, il: workflow.mark_done(self.user, il)
-        )
+        return self.handle(Address(item_id, lang), commands.MarkDone(), expected_version)
 
     def flag_discuss(self, item_id: str, lang: str, note: str, expected_version: int) -> ItemLanguage:
-        return self._change(
-            item_id,
-            lang,
-            expected_version,
-            "discuss",
-            {"note": note},
-            lambda _i, il: workflow.flag_discuss(self.user, il, note),
-            comment=note,
-        )
+        return self.handle(Address(item_id, lang), commands.FlagDiscuss(note), expected_version)
 
     def update_discuss_note(self, item_id: str, lang: str, note: str, expected_version: int) -> ItemLanguage:
         """Replace the note of a DISCUSS item and post it to the thread, in one change: the stored note is what a
         sheet shows, so a re-export and a re-import see the new note (and the thread records it once). Only the
         translator who flagged the item or a lead may (``workflow.update_discuss_note``)."""
-        return self._change(
-            item_id,
-            lang,
-            expected_version,
-            "discuss_note",
-            {"note": note},
-            lambda _i, il: workflow.update_discuss_note(self.user, il, note),
-            comment=note,
-        )
+        return self.handle(Address(item_id, lang), commands.UpdateDiscussNote(note), expected_version)
 
     def discard(
         self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
     ) -> ItemLanguage:
-        return self._change(
-            item_id,
-            lang,
-            expected_version,
-            "discard",
-            {"reason": str(reason or ""), "note": note},
-            lambda _i, il: workflow.discard(self.user, il, reason, note),
-        )
+        return self.handle(Address(item_id, lang), commands.Discard(_reason(reason), note), expected_version)
 
     def reopen(self, item_id: str, lang: str, expected_version: int) -> ItemLanguage:
-        return self._change(
-            item_id, lang, expected_version, "reopen", {}, lambda _i, il: workflow.reopen(self.user, il)
-        )
+        return self.handle(Address(item_id, lang), commands.Reopen(), expected_version)
 
     def resolve(
         self,
@@ -259,27 +221,65 @@ class CurationService:
         expected_version: int,
         reason: DiscardReason | str | None = None,
     ) -> ItemLanguage:
-        to = Status(to)
-        return self._change(
-            item_id,
-            lang,
-            expected_version,
-            "resolve",
-            {"to": to.value, "comment": comment},
-            lambda _i, il: workflow.resolve_discussion(self.user, il, to, comment, reason),
-            comment=comment,
-        )
+        command = commands.Resolve(Status(to), comment, _reason(reason))
+        return self.handle(Address(item_id, lang), command, expected_version)
 
     def comment(self, item_id: str, lang: str, text: str) -> None:
         """Add to the item-language's discussion thread (no state change, so no version check)."""
-        workflow.check_can_edit(self.user, lang)
-        if not text.strip():
-            raise UserError("A comment cannot be empty.")
-        limits.check_note(text, "comment")
-        with self.project.db.write() as conn:
-            if self.project.repo.get_item_language(conn, item_id, lang) is None:
-                raise UserError(f"No item {item_id!r} in language {lang}.")
-            self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), text.strip()))
+        self.handle(Address(item_id, lang), commands.PostComment(text))
+
+
+def as_item_language(copy: Copy, main: ItemLanguage) -> ItemLanguage:
+    """The copy seen as an item-language, so the ordinary workflow rules apply to it unchanged."""
+    return ItemLanguage(
+        copy.item_id,
+        copy.lang,
+        status=copy.status,
+        version=copy.version,
+        good=copy.good,
+        bad=copy.bad,
+        initial_good=main.initial_good,
+        initial_bad=main.initial_bad,
+        prepopulated=main.prepopulated,
+        discuss_note=copy.discuss_note,
+        discard_reason=copy.discard_reason,
+        discard_note=copy.discard_note,
+        status_by=copy.annotator,
+    )
+
+
+def from_item_language(il: ItemLanguage, annotator: str) -> Copy:
+    return Copy(
+        il.item_id, il.lang, annotator, il.status, il.version, il.good, il.bad,
+        il.discuss_note, il.discard_reason, il.discard_note,
+    )  # fmt: skip
+
+
+def _reason(reason: DiscardReason | str | None) -> Any:
+    """A discard reason as given (the workflow names an unknown one in its refusal)."""
+    if not reason:
+        return None
+    try:
+        return DiscardReason(reason)
+    except ValueError:
+        return reason
+
+
+def _load_copy(project: ProjectContext, conn: Connection, item_id: str, lang: str, annotator: str) -> Any:
+    item = project.repo.get_item(conn, item_id)
+    main = project.repo.get_item_language(conn, item_id, lang)
+    copy = double_curation.get_copy(conn, item_id, lang, annotator)
+    assignment = double_curation.get_assignment(conn, item_id, lang)
+    if item is None or main is None or copy is None or assignment is None:
+        raise UserError(f"{annotator} has no copy of {item_id!r} in language {lang}.")
+    return item, main, copy, assignment
+
+
+def _storable_ids(item_id: str, lang: str) -> None:
+    """An item id or language no database can hold (a forged event's) is refused by name before any query: SQLite's
+    driver cannot encode a lone surrogate and PostgreSQL refuses a NUL, each with its own error otherwise."""
+    check_storable("item id", item_id)
+    check_storable("language", lang)
 
 
 def human_time(iso: str | None) -> str:
@@ -288,14 +288,3 @@ def human_time(iso: str | None) -> str:
     if not iso or len(iso) < 16 or iso[10] != "T":
         return "just now" if not iso else f"at {iso}"
     return f"on {iso[:10]} at {iso[11:16]} UTC"
-
-
-def _with_provenance(il: ItemLanguage, side: Side) -> ItemLanguage:
-    """A candidate added back after its removal gets its pre-populated origin and synsets back (it is the lexicon's
-    suggestion, not a translator's addition); ``workflow.add_candidate`` appends the new entry last."""
-    added = il.side(side)[-1]
-    original = next((e for e in (*il.initial_good, *il.initial_bad) if e.key == added.key), None)
-    if original is None or (original.origin is added.origin and original.synsets == added.synsets):
-        return il
-    kept = (*il.side(side)[:-1], replace(added, origin=original.origin, synsets=original.synsets))
-    return replace(il, good=kept) if side is Side.GOOD else replace(il, bad=kept)

@@ -3,9 +3,10 @@
 A lead gives an item-language to two or more translators of its language. Each edits a private copy of the
 pre-populated sets with the usual rules (the same ``workflow`` functions as the curation service, applied to the
 copy seen as an item-language); a translator never reads another's copy. While the assignment is open the
-item-language itself is closed to ordinary curation (``CurationService`` refuses it). When every copy is finished
-(done, DISCUSS or discarded) the copies lock, and a lead adjudicates: the chosen sets become the item-language's
-curated sets, with a history row naming where each candidate came from.
+item-language itself is closed to ordinary curation (``CurationService`` refuses it). A copy is changed through
+``CurationService.handle`` like the item-language itself, with an ``Address`` naming the copy. When every copy is
+finished (done, DISCUSS or discarded) the copies lock, and a lead adjudicates: the chosen sets become the
+item-language's curated sets, with a history row naming where each candidate came from.
 """
 
 from __future__ import annotations
@@ -21,50 +22,15 @@ from annotator.context import ProjectContext
 from annotator.data_export.copy_records import agreement_records_in
 from annotator.domain import workflow
 from annotator.domain.agreement import AgreementReport, CopyRecord, agreement_report
-from annotator.domain.candidates import parse_candidate
+from annotator.domain.commands import FINISHED
 from annotator.domain.edits import apply_candidate_sets
-from annotator.domain.model import DiscardReason, Item, ItemLanguage, Side, Status, User
+from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status, User
+from annotator.domain.unicode_rules import check_storable, check_storable_lines
 from annotator.errors import ConflictError, PermissionDenied, UserError
+from annotator.services.curation import as_item_language
 from annotator.store import double_curation as store
 from annotator.store.double_curation import Assignment, Copy
 from annotator.store.repository import utc_now
-
-#: Copy states that count as finished: the translator's decision is made.
-FINISHED = (Status.DONE, Status.DISCUSS, Status.DISCARDED)
-
-
-def as_item_language(copy: Copy, main: ItemLanguage) -> ItemLanguage:
-    """The copy seen as an item-language, so the ordinary workflow rules apply to it unchanged."""
-    return ItemLanguage(
-        copy.item_id,
-        copy.lang,
-        status=copy.status,
-        version=copy.version,
-        good=copy.good,
-        bad=copy.bad,
-        initial_good=main.initial_good,
-        initial_bad=main.initial_bad,
-        prepopulated=main.prepopulated,
-        discuss_note=copy.discuss_note,
-        discard_reason=copy.discard_reason,
-        discard_note=copy.discard_note,
-        status_by=copy.annotator,
-    )
-
-
-def from_item_language(il: ItemLanguage, annotator: str) -> Copy:
-    return Copy(
-        il.item_id,
-        il.lang,
-        annotator,
-        il.status,
-        il.version,
-        il.good,
-        il.bad,
-        il.discuss_note,
-        il.discard_reason,
-        il.discard_note,
-    )
 
 
 @dataclass(frozen=True)
@@ -154,6 +120,7 @@ class DoubleCurationService:
             raise UserError("Give either a list of items or a share of the items, not both.")
         if share is not None and not 0 < share <= 1:
             raise UserError(f"The share must be above 0 and at most 1 (100%), not {share}.")
+        check_storable_lines("item id", item_ids or ())
         with self.project.db.write() as conn:
             problems = []
             for name in names:
@@ -231,7 +198,8 @@ class DoubleCurationService:
             return store.copies_for(conn, self.user.name, lang)
 
     def copy(self, item_id: str, lang: str, annotator: str | None = None) -> tuple[Item, ItemLanguage]:
-        """A copy as an item-language (the item card and editor show it). Translators read only their own."""
+        """A copy as an item-language (the item card and editor show it). Translators read only their own.
+        Changing it is ``CurationService.handle`` with an ``Address`` naming the copy: one write path for all."""
         annotator = annotator or self.user.name
         self._check_reader(annotator)
         with self.project.db.read() as conn:
@@ -253,103 +221,6 @@ class DoubleCurationService:
             raise UserError(f"{annotator} has no copy of {item_id!r} in language {lang}.")
         return item, main, copy, assignment
 
-    def _change_copy(
-        self,
-        item_id: str,
-        lang: str,
-        expected_version: int,
-        apply: Callable[[Item, ItemLanguage, list[Copy]], ItemLanguage],
-    ) -> ItemLanguage:
-        """The one write path of a copy: only its owner, only while the assignment is open, version-checked."""
-        workflow.check_can_edit(self.user, lang)
-        with self.project.db.write() as conn:
-            item, main, copy, assignment = self._load(conn, item_id, lang, self.user.name)
-            if not assignment.is_open:
-                raise workflow.WorkflowError(f"{item_id} [{lang}] has been adjudicated; the copies are closed.")
-            if copy.version != expected_version:
-                raise ConflictError(
-                    f"Your copy of {item_id} [{lang}] was changed in another window; your change was not saved.",
-                    current=as_item_language(copy, main),
-                )
-            current = as_item_language(copy, main)
-            new = apply(item, current, store.copies_of(conn, item_id, lang))
-            if new == current:
-                return current
-            saved = store.save_copy(conn, from_item_language(new, self.user.name), expected_version, utc_now())
-            return as_item_language(saved, main)
-
-    def _edit(self, apply: Callable[[Item, ItemLanguage], ItemLanguage]) -> Callable[..., ItemLanguage]:
-        def guarded(item: Item, il: ItemLanguage, _copies: list[Copy]) -> ItemLanguage:
-            if il.status not in (Status.PENDING, Status.IN_PROGRESS):
-                raise workflow.WorkflowError(
-                    f"Your copy of {il.item_id} [{il.lang}] is {il.status.value}: reopen it before editing."
-                )
-            return apply(item, il)
-
-        return guarded
-
-    def add_candidate(self, item_id: str, lang: str, side: Side | str, raw: str, expected_version: int) -> ItemLanguage:
-        side = Side(side)
-        return self._change_copy(
-            item_id,
-            lang,
-            expected_version,
-            self._edit(
-                lambda item, il: workflow.add_candidate(self.user, il, side, parse_candidate(raw, item.target.pos))
-            ),
-        )
-
-    def remove_candidate(self, item_id: str, lang: str, key: str, expected_version: int) -> ItemLanguage:
-        return self._change_copy(
-            item_id, lang, expected_version, self._edit(lambda _i, il: workflow.remove_candidate(self.user, il, key))
-        )
-
-    def move_candidate(self, item_id: str, lang: str, key: str, to: Side | str, expected_version: int) -> ItemLanguage:
-        to = Side(to)
-        return self._change_copy(
-            item_id, lang, expected_version, self._edit(lambda _i, il: workflow.move_candidate(self.user, il, key, to))
-        )
-
-    def replace_candidates(
-        self, item_id: str, lang: str, good: list[str], bad: list[str], expected_version: int
-    ) -> ItemLanguage:
-        return self._change_copy(
-            item_id,
-            lang,
-            expected_version,
-            self._edit(lambda item, il: apply_candidate_sets(self.user, item, il, good, bad)),
-        )
-
-    def mark_done(self, item_id: str, lang: str, expected_version: int) -> ItemLanguage:
-        return self._change_copy(item_id, lang, expected_version, lambda _i, il, _c: workflow.mark_done(self.user, il))
-
-    def flag_discuss(self, item_id: str, lang: str, note: str, expected_version: int) -> ItemLanguage:
-        """DISCUSS on a copy is the translator's decision ("a lead should decide"): it finishes the copy."""
-        return self._change_copy(
-            item_id, lang, expected_version, lambda _i, il, _c: workflow.flag_discuss(self.user, il, note)
-        )
-
-    def discard(
-        self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
-    ) -> ItemLanguage:
-        return self._change_copy(
-            item_id, lang, expected_version, lambda _i, il, _c: workflow.discard(self.user, il, reason, note)
-        )
-
-    def reopen(self, item_id: str, lang: str, expected_version: int) -> ItemLanguage:
-        """The owner reopens a finished copy, until every copy is finished (then the lead has them)."""
-
-        def apply(_item: Item, il: ItemLanguage, copies: list[Copy]) -> ItemLanguage:
-            if il.status not in FINISHED:
-                raise workflow.WorkflowError(f"Your copy of {il.item_id} [{il.lang}] is not finished.")
-            if all(c.status in FINISHED for c in copies):
-                raise workflow.WorkflowError(
-                    f"Every copy of {il.item_id} [{il.lang}] is finished: it is with a lead for adjudication."
-                )
-            return replace(il, status=Status.IN_PROGRESS, discard_reason=None, discard_note="", discuss_note="")
-
-        return self._change_copy(item_id, lang, expected_version, apply)
-
     # --- adjudication (leads) ---------------------------------------------------------------------------
 
     def comparison(self, item_id: str, lang: str) -> Comparison:
@@ -366,6 +237,7 @@ class DoubleCurationService:
     def _adjudicate(
         self, item_id: str, lang: str, expected_version: int, decide: Callable[[Item, ItemLanguage], ItemLanguage]
     ) -> ItemLanguage:
+        check_storable("item id", item_id)
         workflow.check_lead(self.user, "adjudicate double-curated items")
         with self.project.db.write() as conn:
             item = self.project.repo.get_item(conn, item_id)
@@ -417,6 +289,8 @@ class DoubleCurationService:
         self, item_id: str, lang: str, good: list[str], bad: list[str], expected_version: int
     ) -> ItemLanguage:
         """Make ``good``/``bad`` (taken from either copy or edited) the item-language's curated sets, done."""
+        check_storable_lines("final GOOD candidate", good)
+        check_storable_lines("final BAD candidate", bad)
 
         def decide(item: Item, state: ItemLanguage) -> ItemLanguage:
             new = apply_candidate_sets(self.user, item, replace(state, status=Status.IN_PROGRESS), good, bad)
@@ -427,6 +301,7 @@ class DoubleCurationService:
     def adjudicate_discard(
         self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
     ) -> ItemLanguage:
+        check_storable("discard note", note)
         return self._adjudicate(
             item_id, lang, expected_version, lambda _i, state: workflow.discard(self.user, state, reason, note)
         )
@@ -457,4 +332,3 @@ def open_assignment_keys(conn: Connection) -> set[tuple[str, str]]:
 def assigned_keys(conn: Connection) -> set[tuple[str, str]]:
     """(item, language) pairs ever given to double curation (the Items page marks them)."""
     return store.assigned_keys(conn)
-

@@ -29,9 +29,15 @@ class WsdImportReport:
     instances: int = 0
     multi_key: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
-    def summary(self) -> str:
+    def summary(self, list_skipped: bool = True) -> str:
+        """One line; ``list_skipped`` False when the caller listed the skipped instances itself (the command line)."""
         text = f"{self.instances} instances: {self.report.summary()}"
-        if self.multi_key:
+        if self.multi_key and not list_skipped:
+            text += (
+                f"; {len(self.multi_key)} instance(s) with several gold keys skipped (listed above; "
+                "--first-key keeps the first)"
+            )
+        elif self.multi_key:
             shown = ", ".join(ident for ident, _keys in self.multi_key[:SHOWN_SKIPPED])
             more = f" and {len(self.multi_key) - SHOWN_SKIPPED} more" if len(self.multi_key) > SHOWN_SKIPPED else ""
             text += (

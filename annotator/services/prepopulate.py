@@ -201,7 +201,8 @@ class PrepopulationReport:
         parts = [
             f"{self.item_languages} item-languages pre-populated over {self.items} items",
             f"{self.already_done} already done",
-            f"{self.overlaps} overlaps to decide",
+            f"{self.overlaps} overlap(s) to decide (a GOOD word the lexicon also gives for another sense of the "
+            "lemma: kept in GOOD, flagged in Curate for a translator)",
         ]
         if self.skipped:
             items = len({s.item_id for s in self.skipped})
@@ -214,7 +215,15 @@ class PrepopulationReport:
             parts.append(f"{len(self.curated_kept)} curated item-language(s) left as they are (--force redoes them)")
         if self.requests:
             parts.append(", ".join(f"{k}: {v}" for k, v in sorted(self.requests.items())))
-        return "; ".join(parts) + f" ({self.outcome} run)"
+        return "; ".join(parts) + f" ({OUTCOME_WORDS[self.outcome]})"
+
+
+#: What a run's outcome means, in the summary's own words.
+OUTCOME_WORDS = {
+    "clean": "clean run: every item-language done, none skipped",
+    "partial": "partial run: some item-languages skipped; run again to retry them",
+    "stopped": "stopped: the work saved so far is kept; run again to go on",
+}
 
 
 def _lexicon_counters(lexicon: Lexicon) -> dict[str, int]:

@@ -24,6 +24,7 @@ from annotator.data_export.dataset import select as select_export
 from annotator.domain.dataset_counts import DatasetCounts
 from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementTable
+from annotator.domain.unicode_rules import check_storable
 from annotator.store import double_curation, schema
 from annotator.store.repository import QueueEntry, ReviewState, visible
 
@@ -119,7 +120,9 @@ def flagged_items(project: ProjectContext) -> list[Item]:
 def queue_ids(project: ProjectContext, lang: str, statuses: Sequence[Status], search: str) -> list[str]:
     """The Curate queue: ids in import order of ``lang`` in ``statuses`` (all when empty) matching ``search``,
     leaving out the item-languages curated as private copies (issue 11, Double curation page). Ids only: the page
-    keeps the list per filter and moves along it, so this runs once per filter change, not per click."""
+    keeps the list per filter and moves along it, so this runs once per filter change, not per click. A search no
+    database can take (a NUL: PostgreSQL refuses it) is refused by name, the same on both engines."""
+    check_storable("search", search)
     with project.db.read() as conn:
         ids = project.repo.queue_ids(conn, lang, list(statuses) or None, search)
         assigned = double_curation.open_keys(conn)

@@ -68,6 +68,15 @@ CHECKPOINT_EVERY_S = 1.0
 WRITE_LOCK_KEY = 0x616E6E6F
 
 
+#: Write transactions committed by this process (every database): an interrupted command says whether it saved any.
+_COMMITTED = [0]
+
+
+def committed_writes() -> int:
+    """How many write transactions this process has committed so far (an interrupted command tells the user)."""
+    return _COMMITTED[0]
+
+
 class Database:
     """Owns the engine and hands out read and write transactions."""
 
@@ -165,6 +174,7 @@ class Database:
                     self._active.reset(token)
                 stage["committing"] = True
             self._last_write_saved.set(True)
+            _COMMITTED[0] += 1
             self._record_write(time.perf_counter() - started)
             self._checkpoint_if_due(connection)
             self._last_write_ended = time.monotonic()

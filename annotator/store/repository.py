@@ -25,6 +25,7 @@ from annotator.store.item_languages import (
     candidates_to_json,
 )
 from annotator.store.items import ItemRecords
+from annotator.store.languages import LanguageRecords
 from annotator.store.meta import MetaRecords
 from annotator.store.prepopulation import PrepopulationRecords, PrepopulationTodo
 from annotator.store.queues import QueueEntry, QueueRecords, ReviewState
@@ -61,6 +62,7 @@ class Repository(
     HistoryRecords,
     CommentRecords,
     AuditRecords,
+    LanguageRecords,
 ):
     """Typed access to the tables; methods take the connection so callers own the transaction.
 

@@ -5,9 +5,10 @@ file. Streamlit reruns replace a page's elements, taking the focus and the scrol
 DOM across runs (it is mounted under one constant key), so it owns where the focus goes, what the keys do and what
 stays in view. Everything shown comes from ``area_data`` as JSON and reaches the page through ``textContent`` only.
 
-The script sends one typed event at a time as the ``event`` trigger (``parse_event`` checks every field: a forged or
-malformed event is ignored); the page dispatches it to one ``CurationService`` call with the version the element
-was drawn for, so a stale page is refused by the service's version check.
+The script sends one typed event at a time as the ``event`` trigger, named and versioned as ``protocol`` says
+(``parse_event`` checks every field: a forged, malformed or other-version event is ignored); ``annotator.app.work_area``
+turns it into one command for the curation service with the version the element was drawn for, so a stale page is
+refused by the service's version check. The element serves Curate, Review and Double curation alike.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import streamlit as st
 
+from annotator.app.curate_area import protocol
 from annotator.app.safe_text import synset_url, visible_controls
 from annotator.domain.model import DiscardReason, Side
 
@@ -26,32 +28,9 @@ COMPONENT_NAME = "annotator_curate_area"
 KEY = "cur_area"
 #: The trigger the script sets; the page's callback is ``on_event_change``.
 EVENT = "event"
-#: What the script may send, and the fields each needs beyond item, lang, version and seq.
-EVENT_FIELDS: dict[str, tuple[str, ...]] = {
-    "add": ("side", "text"),
-    "add_many": ("side", "text"),
-    "remove": ("key",),
-    "move": ("key",),
-    "done": (),
-    "discuss": ("text",),
-    "discard": ("reason", "text"),
-    "reopen": (),
-    "undo": (),
-    "next": (),
-    "previous": (),
-    "comment": ("text",),
-    "draft": ("field", "text"),
-    "advance": ("on",),
-}
-#: The text fields whose unsaved text is kept (``draft`` events) and their session keys' suffixes.
-DRAFT_FIELDS: dict[str, str] = {
-    "good": f"add|{Side.GOOD.value}",
-    "bad": f"add|{Side.BAD.value}",
-    "discuss": "discuss_note",
-    "discard_note": "discard_note",
-    "discard_reason": "discard_reason",
-    "comment": "comment",
-}
+#: What the script may send, and the fields each needs beyond the envelope (``protocol``).
+EVENT_FIELDS = protocol.EVENTS
+PROTOCOL_VERSION = protocol.VERSION
 MAX_EVENT_TEXT = 40_000
 
 
@@ -76,22 +55,27 @@ class Event:
     text: str = ""
     key: str = ""
     reason: str = ""
-    field: str = ""
     on: bool = False
 
 
 def parse_event(value: object) -> Event | None:
-    """The event in the element's trigger value, or None when it is not one the script sends."""
+    """The event in the element's trigger value, or None when it is not one the script sends (of this protocol
+    version, with every field of its kind well typed)."""
     if not isinstance(value, Mapping):
         return None
     kind = value.get("type")
     if not isinstance(kind, str) or kind not in EVENT_FIELDS:
         return None
+    if value.get("protocol", PROTOCOL_VERSION) != PROTOCOL_VERSION:
+        return None  # a page drawn by another version of the app: reloading it sends the current protocol
     item, lang, version, seq = value.get("item"), value.get("lang"), value.get("version"), value.get("seq")
     if not isinstance(item, str) or not isinstance(lang, str) or type(version) is not int or not isinstance(seq, str):
         return None
     fields: dict[str, Any] = {}
+    optional = protocol.OPTIONAL.get(kind, ())
     for name in EVENT_FIELDS[kind]:
+        if name in optional and value.get(name) is None:
+            continue
         raw = value.get(name)
         if name == "side":
             if raw not in (Side.GOOD.value, Side.BAD.value):
@@ -105,10 +89,6 @@ def parse_event(value: object) -> Event | None:
             if raw not in ("", *(r.value for r in DiscardReason)):
                 return None
             fields["reason"] = raw
-        elif name == "field":
-            if raw not in DRAFT_FIELDS:
-                return None
-            fields["field"] = raw
         else:
             if not isinstance(raw, str) or len(raw) > MAX_EVENT_TEXT:
                 return None

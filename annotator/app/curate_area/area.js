@@ -3,7 +3,9 @@
 // Text from the data goes into the page through textContent, title and value only (never parsed as markup).
 // Events go out one at a time through the "event" trigger; the next waits until the data acknowledges the last
 // (data.ack), so two quick actions never overwrite each other. Single-key shortcuts act only when no text field has
-// the focus; inside fields only Enter, Esc and modified keys act. After every action the focus lands where the
+// the focus, and not at all when the user turned them off (WCAG 2.1.4; the choice is kept in localStorage); inside
+// fields only Enter, Esc and modified keys act. The rows are a grid with a roving tabindex (one row per list in the
+// Tab order, its Move and Remove buttons too); the feedback boxes are live regions present before their text. After every action the focus lands where the
 // data says (the Add box of the side just used, the list cursor, the first Add box on a new item).
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -15,6 +17,8 @@ const LEGEND = [
   ['Esc', 'leave a text box or close a panel (then single keys work again)'],
   ['j / k or ↓ / ↑', 'move the cursor through the GOOD, then the BAD candidates'],
   ['h / l or ← / →', 'jump the cursor to the GOOD / BAD list'],
+  ['1 … 9', 'put the cursor on that row of the list it is in (3: the third candidate)'],
+  ['Tab', 'reach every row\'s Move and Remove buttons'],
   ['Delete or r', 'remove the candidate under the cursor'],
   ['m', 'move the candidate under the cursor to the other list'],
   ['d', 'Done'],
@@ -25,9 +29,15 @@ const LEGEND = [
   ['n / p (Alt+N / Alt+P anywhere)', 'Next / Previous item'],
   ['a', 'turn "Next item after Done" on or off'],
   ['?', 'this legend'],
+  ['"Single-key shortcuts" off', 'only Alt+N / Alt+P, arrows, Delete, Enter and Esc act; letters and digits type nothing'],
 ];
+const SINGLE_KEYS = 'annotator-single-key-shortcuts';
+// protocol:begin
+const PROTOCOL = {"data": {"ack": "str", "actions": {"discard": {"enabled": "bool", "shown": "bool", "tip": "str"}, "discuss": {"enabled": "bool", "shown": "bool", "tip": "str"}, "done": {"enabled": "bool", "shown": "bool", "tip": "str"}, "reopen": {"enabled": "bool", "shown": "bool", "tip": "str"}, "undo": {"enabled": "bool", "shown": "bool", "tip": "str"}}, "advance": "bool", "card": {"end": "int", "gloss": "str", "notices": [{"kind": "str", "text": "str"}], "sense": [{"link": "any", "text": "str"}], "senses": [{"sigma": "bool", "text": "str"}], "senses_title": "str", "sentence": "str", "start": "int", "status": "str", "status_label": "str", "title": "str", "translation": {"end": "int", "label": "str", "outcome": "str", "start": "int", "text": "str"}}, "check": {"hint": "str", "kind": "str", "message": "str", "scope": "str", "side": "str", "text": "str"}, "comments": {"may_post": "bool", "open": "bool", "rows": [{"text": "str", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "editable": "bool", "feedback": {"clear": {"field": "str", "text": "str"}, "close": "str", "focus": "str", "id": "str", "kind": "str", "scope": "str", "text": "str", "where": "str"}, "history": {"rows": [{"action": "str", "detail": "str", "version": "int", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "item": "str", "lang": "str", "lists": {"bad": {"heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}, "good": {"heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}}, "locked": "str", "nav": {"next": "bool", "position": "str", "previous": "bool", "progress": "str"}, "placeholders": {"bad": "str", "good": "str"}, "protocol": "int", "reasons": [{"label": "str", "value": "str"}], "scope": "str", "version": "int"}, "envelope": ["type", "protocol", "item", "lang", "version", "seq"], "events": {"add": ["side", "text"], "add_many": ["side", "text"], "advance": ["on"], "check": ["side", "text"], "comment": ["text"], "discard": ["reason", "text"], "discuss": ["text"], "done": [], "move": ["key", "side", "text"], "next": [], "previous": [], "remove": ["key", "side", "text"], "reopen": [], "undo": []}, "optional": {"move": ["side", "text"], "remove": ["side", "text"]}, "version": 2};
+// protocol:end
+// the text boxes whose unsaved text is kept in the browser for the session (sessionStorage, never the server)
 const FIELDS = ['good', 'bad', 'discuss', 'discard_note', 'discard_reason', 'comment'];
-const DRAFT_DELAY_MS = 400;
+const CHECK_DELAY_MS = 400;
 const ACK_TIMEOUT_MS = 6000;
 
 const nonce = Math.random().toString(36).slice(2, 10);
@@ -42,7 +52,7 @@ let lastFeedback = null;  // id of the feedback last shown
 let shownItem = null;     // "item|lang" on screen
 let cursor = {side: 'good', index: 0};
 let listening = false;
-const draftTimers = {};
+const checkTimers = {};
 
 const el = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -71,7 +81,7 @@ const trash = () => {
 function enqueue(type, fields = {}, options = {}) {
   if (!data) return;
   const drawnFor = data.item + '|' + data.lang;
-  if (type === 'draft') queue = queue.filter((q) => !(q.type === 'draft' && q.fields.field === fields.field));
+  if (type === 'check') queue = queue.filter((q) => !(q.type === 'check' && q.fields.side === fields.side));
   queue.push({type, fields, drawnFor, anyItem: Boolean(options.anyItem)});
   pump();
 }
@@ -80,12 +90,12 @@ function pump() {
   if (inflight && Date.now() - sentAt < ACK_TIMEOUT_MS) return;
   inflight = null;
   while (queue.length) {
-    const next = queue.shift();
+    const waiting = queue.shift();
     // an action meant for the item that was on screen when it was asked for; the page has moved on: drop it
-    if (!next.anyItem && next.drawnFor !== data.item + '|' + data.lang) continue;
+    if (!waiting.anyItem && waiting.drawnFor !== data.item + '|' + data.lang) continue;
     seq += 1;
-    const payload = {...next.fields, type: next.type, item: data.item, lang: data.lang, version: data.version,
-                     seq: nonce + ':' + seq};
+    const payload = {...waiting.fields, type: waiting.type, protocol: PROTOCOL.version, item: data.item, lang: data.lang,
+                     version: data.version, seq: nonce + ':' + seq};
     inflight = payload.seq;
     sentAt = Date.now();
     sendTrigger('event', payload);
@@ -102,17 +112,30 @@ function markPending() {
   else delete root.dataset.pending;
 }
 
-function scheduleDraft(name) {
-  clearTimeout(draftTimers[name]);
-  draftTimers[name] = setTimeout(() => {
+// drafts: per page scope (item, language, page) in this tab's sessionStorage; a storage that refuses is ignored
+const draftKey = (name, scope) => 'annotator-draft|' + (scope || data.scope) + name;
+function saveDraft(name, value, scope) {
+  try {
+    if (value) sessionStorage.setItem(draftKey(name, scope), value);
+    else sessionStorage.removeItem(draftKey(name, scope));
+  } catch (error) { /* private mode or full: the text stays in the box */ }
+}
+function loadDraft(name) {
+  try { return sessionStorage.getItem(draftKey(name)) || ''; } catch (error) { return ''; }
+}
+
+// an Add box is checked on the server (the candidate rules are Python's) once typing pauses
+function scheduleCheck(name) {
+  clearTimeout(checkTimers[name]);
+  checkTimers[name] = setTimeout(() => {
     const box = field(name);
-    if (box) enqueue('draft', {field: name, text: box.value});
-  }, DRAFT_DELAY_MS);
+    if (box && box.value.trim()) enqueue('check', {side: name, text: box.value});
+  }, CHECK_DELAY_MS);
 }
 
 function flushDraft(name) {
-  clearTimeout(draftTimers[name]);
-  delete draftTimers[name];
+  clearTimeout(checkTimers[name]);
+  delete checkTimers[name];
 }
 
 // --- commands (buttons and keys) -------------------------------------------------------------------------------
@@ -142,7 +165,11 @@ function add(side) {
 function togglePanel(name, open) {
   const panel = $(`.ca-${name}-panel`);
   const button = $(`[data-cmd="${name}"]`);
-  if (!panel || !button || button.disabled) return;
+  if (!panel || !button) return;
+  if (button.disabled || button.hidden) {  // say why, where the eyes are (x on a DISCUSS item used to do nothing)
+    showFeedback({kind: 'info', where: 'card', text: button.title || `${button.textContent} is not possible here.`});
+    return;
+  }
   const show = open === undefined ? panel.hidden : open;
   panel.hidden = !show;
   button.setAttribute('aria-expanded', String(show));
@@ -201,12 +228,31 @@ function focusCursor() {
   }
   if (!rows.length) { root.focus({preventScroll: true}); return; }
   cursor.index = Math.max(0, Math.min(cursor.index, rows.length - 1));
-  $$('.ca-row').forEach((row) => { row.tabIndex = -1; row.setAttribute('aria-selected', 'false'); });
   const row = rows[cursor.index];
-  row.tabIndex = 0;
-  row.setAttribute('aria-selected', 'true');
+  rove(row);
   row.focus({preventScroll: true});
   row.scrollIntoView({block: 'nearest'});
+}
+
+// one row of each list in the Tab order (the cursor's, else the first), marked selected where the cursor is
+function rove(current) {
+  for (const side of ['good', 'bad']) {
+    const rows = rowsOf(side);
+    const stop = rows.includes(current) ? current : rows[side === cursor.side ? Math.min(cursor.index, rows.length - 1) : 0];
+    rows.forEach((row) => { row.tabIndex = row === stop ? 0 : -1; row.setAttribute('aria-selected', String(row === current)); });
+  }
+}
+
+function pickRow(number) {
+  // digits: the row with that number in the list the cursor is in (the cursor's list, else GOOD)
+  const side = cursorRow() ? cursorRow().dataset.side : cursor.side;
+  const rows = rowsOf(side);
+  if (number > rows.length) {
+    showFeedback({kind: 'info', where: side, text: `There is no row ${number} in ${data.lists[side].side} (${rows.length} rows).`});
+    return;
+  }
+  cursor = {side, index: number - 1};
+  focusCursor();
 }
 
 function moveCursor(step) {
@@ -226,6 +272,9 @@ function jumpCursor(side) {
   focusCursor();
 }
 
+// a row's event names the candidate as shown, so the page need not read the item to say what was moved
+const rowFields = (row) => ({key: row.dataset.key, side: row.dataset.side, text: row.querySelector('code').textContent});
+
 function cursorRow() {
   const active = document.activeElement;
   const row = active && active.closest ? active.closest('.ca-row') : null;
@@ -233,6 +282,10 @@ function cursorRow() {
 }
 
 // --- keys ------------------------------------------------------------------------------------------------------
+
+function singleKeys() {
+  try { return localStorage.getItem(SINGLE_KEYS) !== 'off'; } catch (error) { return true; }
+}
 
 function onKey(event) {
   if (!root || !root.isConnected || !data) return;
@@ -281,11 +334,23 @@ function onKey(event) {
     if (!$('.ca-legend').hidden) command('legend');
     return;
   }
+  if (key.length === 1 && !singleKeys()) {  // turned off: a letter, digit or sign does nothing at all
+    event.preventDefault();
+    event.stopPropagation();  // not Streamlit's own single keys either (r reruns the page)
+    return;
+  }
   const row = cursorRow();
   let handled = true;
   switch (key) {
-    case 'g': field('good').focus(); break;
-    case 'b': field('bad').focus(); break;
+    case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+      pickRow(Number(key));
+      break;
+    case 'g': case 'b': {
+      const box = field(key === 'g' ? 'good' : 'bad');
+      if (box.disabled) showFeedback({kind: 'info', where: box.dataset.field, text: data.locked});
+      else box.focus();
+      break;
+    }
     case 'd': command('done'); break;
     case 'u': command('undo'); break;
     case 'o': command('reopen'); break;
@@ -302,7 +367,7 @@ function onKey(event) {
     case 'Home': root.scrollIntoView({block: 'start'}); root.focus({preventScroll: true}); break;
     case 'Delete': case 'Backspace': case 'r': case 'm':
       if (row && !data.editable) showFeedback({kind: 'info', where: row.dataset.side, text: data.locked});
-      else if (row) enqueue(key === 'm' ? 'move' : 'remove', {key: row.dataset.key});
+      else if (row) enqueue(key === 'm' ? 'move' : 'remove', rowFields(row));
       else handled = key !== 'Backspace' && key !== 'Delete' ? true : false;
       break;
     default: handled = false;
@@ -340,8 +405,8 @@ function drawCard(d) {
   drawMarked($('.ca-sentence'), c.sentence, c.start, c.end);
   const sense = $('.ca-sense');
   sense.replaceChildren();
-  c.sense.forEach(([text, href]) => {
-    if (href) { const a = el('a', '', text); a.href = href; a.target = '_blank'; a.rel = 'noopener noreferrer'; sense.append(a); }
+  c.sense.forEach(({text, link}) => {
+    if (link) { const a = el('a', '', text); a.href = link; a.target = '_blank'; a.rel = 'noopener noreferrer'; sense.append(a); }
     else sense.append(text);
   });
   $('.ca-gloss').textContent = c.gloss;
@@ -356,8 +421,8 @@ function drawCard(d) {
   const senses = $('.ca-senses');
   senses.hidden = !c.senses.length;
   senses.querySelector('summary').textContent = c.senses_title;
-  senses.querySelector('ol').replaceChildren(...c.senses.map(([text, sigma]) => el('li', sigma ? 'ca-sigma' : '', text)));
-  $('.ca-notices').replaceChildren(...c.notices.map(([kind, text]) => {
+  senses.querySelector('ol').replaceChildren(...c.senses.map(({text, sigma}) => el('li', sigma ? 'ca-sigma' : '', text)));
+  $('.ca-notices').replaceChildren(...c.notices.map(({kind, text}) => {
     const note = el('p', 'ca-notice ca-' + kind, text);
     note.setAttribute('role', 'note');
     return note;
@@ -377,37 +442,48 @@ function drawLists(d) {
     const section = $(`.ca-side[data-side="${side}"]`);
     const list = d.lists[side];
     section.querySelector('.ca-heading').textContent = list.heading;
-    const rows = list.rows.map(([key, text, line, title], index) => {
+    const rows = list.rows.map(({key, text, line, title}, index) => {
       const row = el('li', 'ca-row');
       row.dataset.key = key;
       row.dataset.side = side;
       row.dataset.index = String(index);
       row.tabIndex = -1;
+      row.setAttribute('role', 'row');
       row.setAttribute('aria-selected', 'false');
       row.setAttribute('aria-label', text);
+      row.setAttribute('aria-rowindex', String(index + 1));  // the number a digit key picks
       const label = el('div', 'ca-text');
+      label.setAttribute('role', 'gridcell');
       label.dir = 'auto';
       label.title = title;
       label.append(el('code', '', text), el('span', 'ca-prov', line));
       const move = el('button', 'ca-btn', '→ ' + list.other);
       move.type = 'button';
       move.dataset.row = 'move';
-      move.tabIndex = -1;
       move.setAttribute('aria-label', `Move ${text} to ${list.other}`);
       move.title = `Move to ${list.other} (m)`;
       const remove = el('button', 'ca-btn');
       remove.type = 'button';
       remove.dataset.row = 'remove';
-      remove.tabIndex = -1;
       remove.appendChild(trash());
       remove.setAttribute('aria-label', `Remove ${text} from ${list.side}`);
       remove.title = `Remove from ${list.side} (Delete)`;
       move.disabled = remove.disabled = !d.editable;
-      row.append(label, move, remove);
+      const cell = (button) => { const span = el('span', 'ca-cell'); span.setAttribute('role', 'gridcell');
+                                 span.appendChild(button); return span; };
+      row.append(label, cell(move), cell(remove));
       return row;
     });
     const ul = section.querySelector('.ca-rows');
-    if (!rows.length) rows.push(el('li', 'ca-empty', '(empty)'));
+    ul.setAttribute('aria-label', `${list.side} candidates`);
+    if (!rows.length) {
+      const empty = el('li', 'ca-empty');
+      empty.setAttribute('role', 'row');
+      const cell = el('span', '', '(empty)');
+      cell.setAttribute('role', 'gridcell');
+      empty.appendChild(cell);
+      rows.push(empty);
+    }
     ul.replaceChildren(...rows);
     const removed = section.querySelector('.ca-removed');
     removed.replaceChildren();
@@ -417,10 +493,11 @@ function drawLists(d) {
     }
     const box = field(side);
     box.disabled = !d.editable;
-    box.placeholder = d.placeholder;
+    box.placeholder = d.placeholders[side];
     section.querySelector('[data-cmd="add"]').disabled = !d.editable;
   }
   if (keepRow) focusCursor();
+  else rove(null);
 }
 
 function drawCheck(d) {
@@ -438,30 +515,33 @@ function drawCheck(d) {
 function drawThread(d) {
   const comments = $('.ca-comments');
   comments.querySelector('summary').textContent = d.comments.title;
-  comments.querySelector('.ca-thread').replaceChildren(...d.comments.rows.map(([who, when, text]) => {
+  comments.querySelector('.ca-thread').replaceChildren(...d.comments.rows.map(({who, when, text}) => {
     const li = el('li');
     li.append(el('strong', '', who), ' · ' + when + '\n' + text);
     return li;
   }));
   field('comment').disabled = !d.comments.may_post;
   $('[data-cmd="comment"]').disabled = !d.comments.may_post;
+  comments.hidden = !d.comments.shown;
   if (d.comments.open) comments.open = true;
   const history = $('.ca-history');
+  history.hidden = !d.history.shown;
   history.querySelector('summary').textContent = d.history.title;
-  history.querySelector('tbody').replaceChildren(...d.history.rows.map((cells) => {
+  history.querySelector('tbody').replaceChildren(...d.history.rows.map(({when, who, action, detail, version}) => {
     const tr = el('tr');
-    cells.forEach((cell) => tr.appendChild(el('td', '', String(cell))));
+    [when, who, action, detail, version].forEach((cell) => tr.appendChild(el('td', '', String(cell))));
     return tr;
   }));
 }
 
 function showFeedback(feedback) {
-  $$('.ca-feedback').forEach((box) => { box.replaceChildren(); box.className = 'ca-feedback'; box.removeAttribute('role'); });
+  // the live regions stay in place (empty); only their text changes, so screen readers announce it
+  $$('.ca-feedback').forEach((box) => { box.className = 'ca-feedback'; });
+  $$('.ca-say').forEach((say) => { say.textContent = ''; });
   if (!feedback) return;
   const box = $(`.ca-feedback[data-where="${feedback.where}"]`) || $('.ca-feedback[data-where="card"]');
   box.className = 'ca-feedback ca-' + feedback.kind;
-  box.setAttribute('role', feedback.kind === 'error' ? 'alert' : 'status');
-  box.textContent = feedback.text;
+  box.querySelector(feedback.kind === 'error' ? '[role="alert"]' : '[role="status"]').textContent = feedback.text;
   const rect = box.getBoundingClientRect();
   if (rect.bottom > window.innerHeight || rect.top < 0) box.scrollIntoView({block: 'nearest'});
 }
@@ -473,6 +553,7 @@ function place(where) {
   }
   if (where === 'discard') { field('discard_reason').focus({preventScroll: true}); return; }
   if (where === 'cursor') { focusCursor(); return; }
+  if (where === 'area') { root.focus({preventScroll: true}); return; }
   // 'first': the first Add box of an editable item, otherwise the work area itself (keys keep working)
   const box = field('good');
   if (box && !box.disabled) box.focus({preventScroll: true});
@@ -485,18 +566,18 @@ function arrive(d) {
     const box = field(name);
     flushDraft(name);
     if (name === 'discard_reason') {
-      box.replaceChildren(el('option', '', 'Choose a reason'), ...d.reasons.map(([value, label]) => {
+      box.replaceChildren(el('option', '', 'Choose a reason'), ...d.reasons.map(({value, label}) => {
         const option = el('option', '', label);
         option.value = value;
         return option;
       }));
       box.firstChild.value = '';
     }
-    box.value = d.drafts[name] || '';
+    box.value = loadDraft(name);
   }
-  togglePanelQuiet('discuss', Boolean(d.drafts.discuss) && d.actions.discuss.enabled);
-  togglePanelQuiet('discard', Boolean(d.drafts.discard_note || d.drafts.discard_reason) && d.actions.discard.enabled);
-  $('.ca-comments').open = Boolean(d.drafts.comment) || d.comments.open;
+  togglePanelQuiet('discuss', Boolean(loadDraft('discuss')) && d.actions.discuss.enabled);
+  togglePanelQuiet('discard', Boolean(loadDraft('discard_note') || loadDraft('discard_reason')) && d.actions.discard.enabled);
+  $('.ca-comments').open = Boolean(loadDraft('comment')) || d.comments.open;
   $('.ca-history').open = false;
   $('.ca-senses').open = false;
   $$('.ca-check').forEach((out) => { out.replaceChildren(); out.className = 'ca-check'; });
@@ -518,7 +599,7 @@ function wire() {
       const row = rowButton.closest('.ca-row');
       if (!rowButton.disabled && row) {
         cursor = {side: row.dataset.side, index: Number(row.dataset.index)};
-        enqueue(rowButton.dataset.row, {key: row.dataset.key});
+        enqueue(rowButton.dataset.row, rowFields(row));
       }
       return;
     }
@@ -536,13 +617,19 @@ function wire() {
       const out = $(`.ca-side[data-side="${name}"] .ca-check`);
       if (!event.target.value.trim()) { out.replaceChildren(); out.className = 'ca-check'; }
     }
-    scheduleDraft(name);
+    saveDraft(name, event.target.value);
+    if (name === 'good' || name === 'bad') scheduleCheck(name);
   });
   root.addEventListener('change', (event) => {
-    if (event.target.classList.contains('ca-advance')) {
+    if (event.target.classList.contains('ca-single-keys')) {
+      try { localStorage.setItem(SINGLE_KEYS, event.target.checked ? 'on' : 'off'); } catch (error) { /* kept for the page */ }
+      showFeedback({kind: 'info', where: 'card', text: event.target.checked
+        ? 'Single-key shortcuts are on (? lists them).'
+        : 'Single-key shortcuts are off: letters and digits do nothing outside text boxes; Alt+N / Alt+P still move.'});
+    } else if (event.target.classList.contains('ca-advance')) {
       enqueue('advance', {on: event.target.checked}, {anyItem: true});
     } else if (event.target.dataset && event.target.dataset.field === 'discard_reason') {
-      enqueue('draft', {field: 'discard_reason', text: event.target.value});
+      saveDraft('discard_reason', event.target.value);
     }
   });
   root.addEventListener('paste', (event) => {
@@ -581,6 +668,7 @@ export default function (component) {
   }
   if (!root || !next) return;
   data = next;
+  root.querySelector('.ca-single-keys').checked = singleKeys();
   const here = next.item + '|' + next.lang;
   const arrived = here !== shownItem;
   drawCard(next);
@@ -598,10 +686,18 @@ export default function (component) {
     const cleared = feedback.clear && field(feedback.clear.field);
     if (cleared && cleared.value === feedback.clear.text) {
       cleared.value = '';
+      if (FIELDS.includes(feedback.clear.field)) saveDraft(feedback.clear.field, '');
       if (cleared.closest('.ca-bulk')) cleared.closest('.ca-bulk').hidden = true;
       $$('.ca-check').forEach((out) => { out.replaceChildren(); out.className = 'ca-check'; });
     }
-    if (feedback.close) togglePanelQuiet(feedback.close, false);
+    if (feedback.close) {  // the panel's text was sent and saved: its drafts are done with
+      togglePanelQuiet(feedback.close, false);
+      const names = feedback.close === 'discuss' ? ['discuss'] : ['discard_note', 'discard_reason'];
+      names.forEach((name) => {
+        if (!arrived) field(name).value = '';
+        saveDraft(name, '', feedback.scope);  // the drafts of the item the text was sent for
+      });
+    }
     if (feedback.text) showFeedback(feedback);
     place(feedback.focus || (arrived ? 'first' : 'cursor'));
   } else if (arrived) {

@@ -15,6 +15,7 @@ import streamlit as st
 from annotator.app import components, state
 from annotator.domain.agreement import Agreement, AgreementReport, format_figure
 from annotator.domain.candidates import CandidateError
+from annotator.domain.languages import language_label
 from annotator.domain.model import DiscardReason
 from annotator.errors import ConflictError, UserError
 from annotator.services.double_curation import Comparison, DoubleCurationService
@@ -74,6 +75,38 @@ def figures_row(name: str, figures: Agreement) -> dict[str, Any]:
     }
 
 
+#: Short headers, each whole in a 1366 px window (the table fits without scrolling sideways), with the full
+#: meaning in the header's tooltip.
+AGREEMENT_COLUMNS: dict[str, Any] = {
+    "scope": st.column_config.TextColumn("scope", width=50),
+    "pairs": st.column_config.NumberColumn("pairs", width=52, help="pairs of copies compared on their decision"),
+    "% same decision": st.column_config.TextColumn("% same decision", width=122),
+    "done pairs": st.column_config.NumberColumn("done pairs", width=88, help="pairs of copies both done"),
+    "% exact GOOD": st.column_config.TextColumn("% exact GOOD", width=103),
+    "Jaccard GOOD": st.column_config.TextColumn("Jaccard GOOD", width=103),
+    "Jaccard BAD": st.column_config.TextColumn("Jaccard BAD", width=95),
+    "% pre-populated agree": st.column_config.TextColumn(
+        "% pre-pop.", width=85, help="% of the pre-populated candidates both put on the same side"
+    ),
+    "% added agree": st.column_config.TextColumn(
+        "% added", width=68, help="% of the added candidates both put on the same side"
+    ),
+    "α (nominal)": st.column_config.TextColumn(
+        "α (nominal)", width=120, help="Krippendorff's alpha, nominal, and the units it is computed over"
+    ),
+}
+
+
+def shown_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table as the page shows it: α with its units in one cell, so every column fits."""
+    shown = frame.copy()
+    shown["α (nominal)"] = [
+        alpha if alpha == "n/a" else f"{alpha} ({units} units)"
+        for alpha, units in zip(frame["α (nominal)"], frame["α units"], strict=True)
+    ]
+    return shown.drop(columns=["α units"])
+
+
 def agreement_frame(report: AgreementReport) -> pd.DataFrame:
     rows = [figures_row(lang, report.languages[lang]) for lang in sorted(report.languages)]
     rows.append(figures_row("all", report.overall))
@@ -98,13 +131,16 @@ def agreement_section(svc: DoubleCurationService, languages: tuple[str, ...]) ->
         "compare pairs of done copies; per-candidate figures count every pre-populated candidate (G0 ∪ B0) and every "
         "added one as a unit (GOOD, BAD or deleted). n/a: nothing to count."
     )
-    st.dataframe(agreement_frame(report), hide_index=True, key="agr_table")
+    st.container(key="agreement_figures").dataframe(
+        shown_frame(agreement_frame(report)), hide_index=True, key="agr_table", column_config=AGREEMENT_COLUMNS
+    )
     if report.compared:
         st.bar_chart(chart_frame(report), stack=False, y_label="%", x_label="language")
     if report.pairs:
         st.caption("Per translator pair")
         pairs = [figures_row(f"{lang}: {a} – {b}", figures) for (lang, a, b), figures in sorted(report.pairs.items())]
-        st.dataframe(pd.DataFrame(pairs), hide_index=True, key="agr_pairs")
+        pair_columns = {**AGREEMENT_COLUMNS, "scope": st.column_config.TextColumn("pair", width="medium")}
+        st.dataframe(shown_frame(pd.DataFrame(pairs)), hide_index=True, key="agr_pairs", column_config=pair_columns)
     st.caption(f"{len(report.disagreeing)} item-language(s) where some pair of copies differs")
     if report.disagreeing:
         labels = [f"{item_id} [{lang}]" for item_id, lang in report.disagreeing]
@@ -143,7 +179,7 @@ def assign_section(svc: DoubleCurationService, languages: tuple[str, ...]) -> No
         "ordinary flow."
     )
     cols = st.columns([1, 3])
-    lang = cols[0].selectbox("Language", languages, key=ASSIGN_LANG)
+    lang = cols[0].selectbox("Language", languages, key=ASSIGN_LANG, format_func=language_label)
     cols[1].multiselect("Translators (two or more)", svc.eligible_translators(lang), key=ASSIGN_WHO)
     mode = st.radio("Items", list(MODES), format_func=MODES.get, key=ASSIGN_MODE, horizontal=True)
     if mode == "share":

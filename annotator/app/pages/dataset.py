@@ -19,11 +19,13 @@ import streamlit as st
 
 from annotator.app import jobs_panel
 from annotator.app.components import STATUS_LABEL, show_row_problems
+from annotator.app.publish_panel import render_publish
 from annotator.app.safe_text import code, md
-from annotator.app.state import current_user, get_project, require_lead, service
-from annotator.data_export.dataset import ExportOptions, default_export_root
+from annotator.app.state import current_user, get_project, guarded_file, require_lead, service
+from annotator.data_export.dataset import ExportOptions, default_export_root, nothing_to_export
 from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
 from annotator.domain.jobs import JobKind
+from annotator.domain.languages import language_label
 from annotator.domain.model import Status
 from annotator.domain.refinement_stats import NA, format_value
 from annotator.errors import UserError
@@ -126,18 +128,29 @@ def render_statistics(selection: DatasetOverview) -> None:
 DEFERRED_CLICK: Final = "ignore"
 
 
-def render_export(project: Project, options: ExportOptions) -> None:
+def render_export(project: Project, options: ExportOptions, selection: DatasetOverview | None = None) -> None:
     st.subheader("Export")
     st.caption(
         f"Writes a new folder under {default_export_root(project)}: dataset.jsonl, discarded.jsonl, stats.json, "
         "manifest.json and the line schema. By default it holds the items done in every language; items a lead "
         "excluded and items discarded in any language are left out (see the two options above)."
     )
+    empty = selection is not None and not selection.items
+    if empty and selection is not None:  # refused as the command line refuses it, with the same reason
+        unfinished = selection.left_out.get("incomplete", 0)
+        offer = (
+            f" Tick “Include items not yet done in every language” above to export the {unfinished} unfinished "
+            "item(s) with their current candidates."
+            if unfinished and not options.include_incomplete
+            else ""
+        )
+        st.warning(md(nothing_to_export(selection.left_out) + offer))
     jobs_panel.start_button(  # a background job: a click elsewhere does not stop it, any lead sees it
         JobKind.EXPORT,
         "Write export",
         "dataset_export",
         lambda: {"out": str(default_export_root(project)), **options.to_json()},
+        disabled=empty,
     )
     jobs_panel.render_jobs([JobKind.EXPORT])
     last = jobs.latest_done(project, JobKind.EXPORT)
@@ -145,22 +158,25 @@ def render_export(project: Project, options: ExportOptions) -> None:
     if last is not None and names:  # kept in the database: the same on every app server, whichever wrote it
         folder = Path(str((last.result or {}).get("path", f"export-{last.id}"))).name
         st.markdown(f"Last export: {code(folder)} (job {last.id}, {md(last.finished_at or '')})")
-        columns = st.columns(len(names) + 1)
-        for column, name in zip(columns, names, strict=False):  # read when clicked, not per rerun
-            column.download_button(
+        # one row that wraps, each button as wide as its file name: none cut, the same gap between all
+        row = st.container(horizontal=True, gap="small", wrap=True)
+        for name in names:  # read when clicked, not per rerun
+            row.download_button(
                 name,
-                data=functools.partial(job_files.read_bytes, project, last.id, name),
+                data=guarded_file(functools.partial(job_files.read_bytes, project, last.id, name), lead=True),
                 file_name=name,
                 key=f"dataset_dl_{name}",
                 on_click=DEFERRED_CLICK,
+                width="content",
             )
-        columns[-1].download_button(
+        row.download_button(
             "all (.zip)",
-            data=functools.partial(job_files.zip_bytes, project, last.id, names),
+            data=guarded_file(functools.partial(job_files.zip_bytes, project, last.id, names), lead=True),
             file_name=f"{folder}.zip",
             mime="application/zip",
             key="dataset_dl_zip",
             on_click=DEFERRED_CLICK,
+            width="content",
         )
 
 
@@ -174,10 +190,10 @@ def render_sheets(project: Project) -> None:
     languages = project.settings().languages
     left, right = st.columns(2)
     with left:
-        lang = st.selectbox("Language", languages, key="dataset_sheet_lang")
+        lang = st.selectbox("Language", languages, key="dataset_sheet_lang", format_func=language_label)
         st.download_button(
             f"Download the {lang} sheet",
-            data=lambda: sheet_bytes(project, lang)[1],
+            data=guarded_file(lambda: sheet_bytes(project, lang)[1], lead=True),
             file_name=sheet_file_name(lang),
             mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
             key="dataset_sheet_download",
@@ -234,7 +250,8 @@ def render() -> None:
     selection = dataset_overview(project, options)  # computed once per change of the data
     render_statistics(selection)
     render_progress(project)
-    render_export(project, options)
+    render_export(project, options, selection)
+    render_publish(project, include_incomplete)  # issue 35: the Hugging Face folder as a zip
     render_sheets(project)
 
 

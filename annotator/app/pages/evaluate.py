@@ -8,17 +8,20 @@ and BAD items re-runs nothing.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
 from annotator.app import safe_text
 from annotator.app.jobs_panel import SEEN_ACTIVE_KEY, render_jobs
 from annotator.app.safe_text import code, md
-from annotator.app.state import get_project, require_lead
+from annotator.app.state import get_project, guarded_file, require_lead
 from annotator.domain.jobs import JobKind
+from annotator.domain.languages import language_label
 from annotator.domain.model import User
 from annotator.errors import UserError
 from annotator.evaluation.inputs import format_skipped
@@ -126,6 +129,44 @@ def latest_result() -> EvaluationResult | None:
     return result
 
 
+#: Columns shown only when some row is not 0, and what their absence says.
+OPTIONAL_COLUMNS = {
+    "no prov.": "no BAD match without provenance",
+    "inspected": "no result inspected yet",
+}
+#: Widths that fit the metrics table in a 1366 px window (percentages with their counts in full).
+METRICS_COLUMNS: dict[str, Any] = {
+    "system": st.column_config.TextColumn("system", width=100),
+    "lang": st.column_config.TextColumn("lang", width=45),
+    "pos": st.column_config.TextColumn("pos", width=50),
+    "n": st.column_config.TextColumn("n", width=45),
+    "no prov.": st.column_config.TextColumn("no prov.", width=65, help="BAD matches whose ω has no provenance"),
+    "inspected": st.column_config.TextColumn("inspected", width=75),
+}
+
+
+def bar_chart(chart: pd.DataFrame, measure: str) -> alt.Chart:
+    """Bars per language and system with every label written horizontally (Streamlit's own bar chart turns the
+    language codes and the measure's name 90°)."""
+    return (
+        alt.Chart(chart)
+        .mark_bar()
+        .encode(
+            x=alt.X("language:N", axis=alt.Axis(labelAngle=0, title=None)),
+            xOffset="system:N",
+            y=alt.Y(
+                f"{measure}:Q",
+                axis=alt.Axis(
+                    title=f"{measure} (%)", titleAngle=0, titleAlign="left", titleAnchor="end", titleY=-8, titleX=0
+                ),
+            ),
+            color=alt.Color("system:N", legend=alt.Legend(orient="bottom", title=None)),
+            tooltip=["language", "system", alt.Tooltip(f"{measure}:Q", format=".1f")],
+        )
+        .properties(height=260)
+    )
+
+
 def render_metrics(result: EvaluationResult) -> None:
     st.subheader("Metrics")
     st.caption(
@@ -141,7 +182,14 @@ def render_metrics(result: EvaluationResult) -> None:
             ),
             icon=":material/info:",
         )
-    st.dataframe(pd.DataFrame(metrics_table_rows(result.metrics)), hide_index=True, width="stretch")
+    table = pd.DataFrame(metrics_table_rows(result.metrics))
+    quiet = [name for name in OPTIONAL_COLUMNS if name in table and (table[name] == "0").all()]
+    if quiet:  # columns of zeros only: said once here, so the table fits the page without scrolling sideways
+        table = table.drop(columns=quiet)
+        st.caption(" · ".join(OPTIONAL_COLUMNS[name] for name in quiet))
+    st.container(key="evaluate_metrics").dataframe(
+        table, hide_index=True, width="stretch", column_config=METRICS_COLUMNS
+    )
     chart = pd.DataFrame(
         [
             {
@@ -157,9 +205,9 @@ def render_metrics(result: EvaluationResult) -> None:
     if not chart.empty:
         left, right = st.columns(2)
         left.caption("Accuracy per language")
-        left.bar_chart(chart, x="language", y="Accuracy", color="system", stack=False)
+        left.altair_chart(bar_chart(chart, "Accuracy"), width="stretch")
         right.caption("% MISS per language")
-        right.bar_chart(chart, x="language", y="% MISS", color="system", stack=False)
+        right.altair_chart(bar_chart(chart, "% MISS"), width="stretch")
 
 
 def _highlighted(text: str, span: list[int] | None, outcome: str) -> str:
@@ -167,6 +215,38 @@ def _highlighted(text: str, span: list[int] | None, outcome: str) -> str:
     colour = "#fde2e1" if outcome == "BAD" else "#dff3e4"
     marked = f'<mark style="background:{colour};padding:0 2px">{safe_text.html(match)}</mark>' if match else ""
     return safe_text.html(before) + marked + safe_text.html(after)
+
+
+#: The row last opened in Curate (its container's key), and each filter's value kept while the page is not shown
+#: (Streamlit forgets a widget's value when its page is left).
+OPENED_KEY = "evaluate_opened_row"
+KEPT_PREFIX = "evaluate_kept|"
+#: Scrolls the row opened in Curate back into view once it is drawn (after Back, the page opens at the top).
+SCROLL_TO = """<script>
+(() => { let tries = 0; const find = () => {
+  const row = window.parent.document.querySelector('.st-key-ANCHOR') || document.querySelector('.st-key-ANCHOR');
+  if (row) { row.scrollIntoView({block: 'center'}); } else if (++tries < 50) { setTimeout(find, 100); }
+}; find(); })();
+</script>"""
+
+
+def row_anchor(row: dict[str, Any]) -> str:
+    """A CSS-safe key for a result's container (ids may hold any character)."""
+    digest = hashlib.sha256(f"{row['id']}|{row['lang']}|{row['system']}".encode()).hexdigest()[:16]
+    return f"eval_row_{digest}"
+
+
+def restore_filters(options: dict[str, list[str]]) -> None:
+    """Give each filter back the value it had before the page was left (when that value is still offered)."""
+    for key, offered in options.items():
+        kept = st.session_state.get(KEPT_PREFIX + key)
+        if key not in st.session_state and kept in offered:
+            st.session_state[key] = kept
+
+
+def keep_filters(keys: tuple[str, ...]) -> None:
+    for key in keys:
+        st.session_state[KEPT_PREFIX + key] = st.session_state.get(key)
 
 
 def render_browser(result: EvaluationResult) -> None:
@@ -177,11 +257,19 @@ def render_browser(result: EvaluationResult) -> None:
     )
     rows = [r.to_dict() for r in result.results if str(r.outcome) in ("MISS", "BAD")]
     cols = st.columns(3)
+    langs = ["all", *sorted({r["lang"] for r in rows})]
+    systems = ["all", *sorted({r["system"] for r in rows})]
+    restore_filters({"evaluate_outcome": ["MISS", "BAD"], "evaluate_lang": langs, "evaluate_system": systems})
     outcome = cols[0].segmented_control("Result", ["MISS", "BAD"], default="MISS", key="evaluate_outcome")
-    langs = sorted({r["lang"] for r in rows})
-    systems = sorted({r["system"] for r in rows})
-    lang = cols[1].selectbox("Language", ["all", *langs], key="evaluate_lang")
-    system = cols[2].selectbox("System", ["all", *systems], key="evaluate_system")
+    lang = cols[1].selectbox(
+        "Language",
+        langs,
+        key="evaluate_lang",
+        format_func=lambda c: "all languages" if c == "all" else language_label(c),
+    )
+    system = cols[2].selectbox("System", systems, key="evaluate_system")
+    keep_filters(("evaluate_outcome", "evaluate_lang", "evaluate_system"))
+    opened = st.session_state.pop(OPENED_KEY, None)
     shown = [
         r
         for r in rows
@@ -189,7 +277,8 @@ def render_browser(result: EvaluationResult) -> None:
     ]
     st.caption(f"{len(shown)} translation(s)")
     for row in shown[:200]:
-        with st.container(border=True):
+        anchor = row_anchor(row)
+        with st.container(border=True, key=anchor):
             head, link = st.columns([5, 1], vertical_alignment="center")
             head.markdown(
                 f"**{md(row['id'])}** · {md(row['lang'])} · {md(row['system'])} · "
@@ -201,6 +290,8 @@ def render_browser(result: EvaluationResult) -> None:
                 icon=":material/edit_note:",
             ):
                 from annotator.app.pages import curate  # the card there shows this translation (issue 21)
+
+                st.session_state[OPENED_KEY] = anchor  # back on this page, the list opens at this row
 
                 curate.open_from_evaluate(
                     row["id"], row["lang"], row["system"], row["translation"], row["span"], row["result"]
@@ -218,6 +309,8 @@ def render_browser(result: EvaluationResult) -> None:
                 st.caption(f"matched BAD candidate ω = {code(omega)} (step: {md(row['step'])}, senses {senses}){flag}")
     if len(shown) > 200:
         st.caption("Showing the first 200; narrow the filters to see the rest.")
+    if opened and any(row_anchor(row) == opened for row in shown[:200]):
+        st.html(SCROLL_TO.replace("ANCHOR", opened), unsafe_allow_javascript=True)
 
 
 def render_report(result: EvaluationResult) -> None:
@@ -233,10 +326,11 @@ def render_report(result: EvaluationResult) -> None:
     _created, report, page = built
     st.download_button(
         "Download the report (one HTML file, works offline)",
-        data=page.encode("utf-8"),
+        data=guarded_file(lambda: page.encode("utf-8"), lead=True),  # handed over on the click, if still a lead
         file_name="report.html",
         mime="text/html",
         key="evaluate_report_download",
+        on_click="ignore",  # a download needs no rerun (see pages/dataset.py, DEFERRED_CLICK)
     )
     # one chart per row at its own size: a heat map of many languages never overflows (and clips in) a half column;
     # Vega's own sizing (theme=None), as in report.html: Streamlit's theme fits the whole chart, legend and title
@@ -250,27 +344,35 @@ def render() -> None:
     kept = kept_translations(lead)
     st.header("Evaluate machine translations")
     st.caption("DiBiMT §3.4: each translation is GOOD, BAD or MISS against the GOOD/BAD candidates of its item.")
-    with st.form("evaluate_inputs", border=True):
+    with st.container(border=True):  # not a form: each choice shows only the inputs it needs, at once
         left, right = st.columns(2)
         dataset_choice = left.radio("Score against", [CURRENT, UPLOADED], key="evaluate_dataset_choice")
-        dataset_upload = left.file_uploader("dataset.jsonl", type=["jsonl"], key="evaluate_dataset_file")
+        dataset_upload = None
+        if dataset_choice == UPLOADED:
+            dataset_upload = left.file_uploader("dataset.jsonl", type=["jsonl"], key="evaluate_dataset_file")
         translations_choice = right.radio(
             "Translations",
             [kept_label(kept), UPLOAD, BUNDLED] if kept else [UPLOAD, BUNDLED],
             format_func=lambda option: shown_choice(option, kept),
             key="evaluate_translations_choice",
         )
-        translations_upload = right.file_uploader(
-            "Translations file", type=["jsonl", "tsv", "txt"], key="evaluate_translations_file"
-        )
+        translations_upload = None
+        if translations_choice == UPLOAD:
+            translations_upload = right.file_uploader(
+                "Translations file", type=["jsonl", "tsv", "txt"], key="evaluate_translations_file"
+            )
         analyser = left.selectbox(
             "Analyser",
             ANALYSERS,
             key="evaluate_analyser",
             help="default: simplemma + jieba, no downloads; stanza: needs its models",
         )
-        models = right.text_input("Stanza model folder (stanza only)", key="evaluate_models")
-        submitted = st.form_submit_button("Run evaluation", type="primary")
+        models = ""
+        if analyser == "stanza":
+            models = right.text_input(
+                "Stanza model folder", key="evaluate_models", help="empty: Stanza's own folder on the server"
+            )
+        submitted = st.button("Run evaluation", type="primary", key="evaluate_run")
     if submitted:
         try:
             params = job_params(

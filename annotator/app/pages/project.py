@@ -19,13 +19,16 @@ from annotator.app.safe_text import code, md
 from annotator.app.state import get_project, require_lead
 from annotator.data_import.items import ItemImportError, parse_item_file
 from annotator.domain.jobs import JobKind
-from annotator.domain.settings import parse_languages
+from annotator.domain.languages import language_label
+from annotator.domain.settings import LexiconSettings, parse_languages
 from annotator.errors import UserError
 from annotator.lexicon.sources import allowed_sources
+from annotator.project import Project
 from annotator.services import read_model
 from annotator.services.administration import project_limits, save_languages, set_excluded
 from annotator.services.import_wsd import check_wsd_xml
 from annotator.services.jobs import save_upload
+from annotator.services.languages import remove_language
 
 
 def render_settings() -> None:
@@ -33,11 +36,7 @@ def render_settings() -> None:
     settings = project.settings()
     st.subheader("Settings")
     lexicon = settings.lexicon
-    source = lexicon.snapshot if lexicon.provider == "snapshot" else lexicon.base_url
-    st.markdown(
-        f"**{md(settings.name)}** · folder {code(project.data_dir)} · lexicon **{md(lexicon.provider)}** "
-        f"{code(source or 'not set')}"
-    )
+    st.markdown(f"**{md(settings.name)}** · folder {code(project.data_dir)} · lexicon {_lexicon_source(lexicon)}")
     st.caption(
         "Allowed sources: "
         + md(
@@ -46,22 +45,58 @@ def render_settings() -> None:
             )
         )
     )
-    with st.form("project_languages", border=False):
-        text = st.text_input("Languages", value=",".join(settings.languages), help="ISO 639-1 codes, e.g. DE,ES,IT")
-        if st.form_submit_button("Save languages"):
+    render_languages(project, settings.languages)
+
+
+def _lexicon_source(lexicon: LexiconSettings) -> str:
+    """Where pre-population looks words up, in the provider's own terms (a wordnet project has no BabelNet URL)."""
+    if lexicon.provider == "snapshot":
+        return f"**snapshot** {code(lexicon.snapshot or 'not set')}"
+    if lexicon.provider == "wordnet":
+        return "**open wordnets** (the project's own wordnet database, in the data folder)"
+    return f"**BabelNet** {code(lexicon.base_url)}"
+
+
+def render_languages(project: Project, languages: tuple[str, ...]) -> None:
+    """The project's languages by name; add one (checked against ISO 639), remove one nobody has curated."""
+    st.markdown("**Languages:** " + md(" · ".join(language_label(lang) for lang in languages)))
+    add, remove = st.columns(2)
+    with add.form("project_add_language", border=False):
+        text = st.text_input("Add a language", placeholder="code, e.g. FR", help="ISO 639-1 code, e.g. FR or PT")
+        if st.form_submit_button("Add language") and text.strip():
             try:
-                languages = parse_languages(text)
+                added = [lang for lang in parse_languages(text) if lang not in languages]
+                save_languages(project, (*languages, *added), require_lead())
             except UserError as error:
                 st.error(md(error))
             else:
+                names = ", ".join(language_label(lang) for lang in added) or "nothing new"
+                st.session_state["project_language_changed"] = (
+                    f"Added {names}: its items start as pending; pre-populate them below."
+                )
+                st.rerun()
+    with remove.form("project_remove_language", border=False):
+        lang = st.selectbox(
+            "Remove a language",
+            languages,
+            index=None,
+            format_func=language_label,
+            placeholder="only one nobody has curated",
+        )
+        sure = st.checkbox("Yes, remove it (its pre-populated candidates go with it)")
+        if st.form_submit_button("Remove language") and lang is not None:
+            if not sure:
+                st.warning("Tick “Yes, remove it” first.")
+            else:
                 try:
-                    save_languages(project, languages, require_lead())
+                    removal = remove_language(project, lang, require_lead())
                 except UserError as error:
                     st.error(md(error))
                 else:
-                    st.success(
-                        md(f"Languages: {' '.join(languages)}. New languages start as pending; pre-populate them.")
-                    )
+                    st.session_state["project_language_changed"] = removal.summary()
+                    st.rerun()
+    if message := st.session_state.pop("project_language_changed", None):
+        st.success(md(message))
 
 
 def render_import() -> None:

@@ -1,22 +1,24 @@
 """Review page (leads): the DISCUSS queue across languages, the discarded list, progress (SPEC §5).
 
 DISCUSS and discarded item-languages are few, so they are listed in full on each render; only the one item
-the lead opened is read in detail (one ``view()``), and resolving it goes through the same service as curation.
+the lead opened is read in detail (one ``view()``) and shown in the work area Curate uses (``work_area``); resolving
+it and reopening a discarded one are commands run by the same action runner as every change.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import streamlit as st
 
-from annotator.app import components, state
-from annotator.domain import throughput
+from annotator.app import actions, components, resolve, state, work_area
+from annotator.domain import commands, throughput
+from annotator.domain.commands import Address
 from annotator.domain.model import Status
 from annotator.errors import UserError
 from annotator.project import Project
 from annotator.services import read_model
-from annotator.services.curation import CurationService
 from annotator.services.read_model import QueueEntry, ReviewState
 from annotator.services.throughput import team_throughput, throughput_csv
 
@@ -80,13 +82,26 @@ def render_discuss(project: Project, langs: tuple[str, ...]) -> None:
     except UserError as error:
         st.error(components.md(str(error)))
         return
+    keys = [_key(e) for e, _il in rows]
+    index = keys.index(_key(entry))
+    nav = {
+        "position": f"DISCUSS {index + 1} of {len(rows)} · {entry.item_id} [{entry.lang}]",
+        "progress": "Edit the lists if needed, then resolve below.",
+        "previous": index > 0,
+        "next": index < len(rows) - 1,
+    }
     prefix = f"rev|{entry.item_id}|{entry.lang}|"
-    components.render_item_card(view)
-    components.render_discussion(view, user, prefix)
-    components.render_candidate_editor(view, user, prefix)
+    hooks = work_area.Hooks(step=functools.partial(_step, keys), current=lambda: st.session_state.get(DISCUSS_PICK))
+    work_area.render(view, user, work_area.Place(Address(entry.item_id, entry.lang), prefix, nav, hooks))
     if view.state.status is Status.DISCUSS:
-        components.render_resolve_form(view, prefix)
-    components.render_history(view)
+        resolve.render_resolve_form(view, prefix)
+
+
+def _step(keys: list[str], delta: int) -> None:
+    """Next / Previous in the work area: the neighbouring DISCUSS item of the list."""
+    current = st.session_state.get(DISCUSS_PICK)
+    index = keys.index(current) if current in keys else 0
+    st.session_state[DISCUSS_PICK] = keys[min(max(index + delta, 0), len(keys) - 1)]
 
 
 def render_discarded(project: Project, langs: tuple[str, ...]) -> None:
@@ -116,12 +131,9 @@ def render_discarded(project: Project, langs: tuple[str, ...]) -> None:
     st.button(
         components.md(f"↺ Reopen {entry.item_id} [{entry.lang}]"),
         key="rev_reopen",
-        on_click=components.click_action,
-        args=(
-            CurationService.reopen,
-            (entry.item_id, entry.lang, il.version),
-            f"Reopened {entry.item_id} [{entry.lang}].",
-        ),
+        on_click=actions.run_and_flash,
+        args=(Address(entry.item_id, entry.lang), commands.Reopen(), il.version),
+        kwargs={"success": f"Reopened {entry.item_id} [{entry.lang}]."},
     )
 
 
@@ -190,6 +202,7 @@ def render_throughput(project: Project) -> None:
     st.markdown(
         f"**Throughput** (week from {figures.week_start:%a %d %b}, UTC) · team rate "
         f"**{figures.rate():.1f} items/day** over {figures.days} day(s)"
+        + (f" (from the week's first change, {figures.since:%a %d %b})" if figures.since else "")
     )
     if not figures.rows:
         st.caption("Nobody has marked an item done this week.")
@@ -203,10 +216,11 @@ def render_throughput(project: Project) -> None:
     )
     st.download_button(
         "Download throughput (CSV)",
-        data=throughput_csv(figures),
+        data=state.guarded_file(lambda: throughput_csv(figures), lead=True),  # made on the click, if still a lead
         file_name="throughput.csv",
         mime="text/csv",
         key="rev_throughput_csv",
+        on_click="ignore",  # a download needs no rerun (see pages/dataset.py, DEFERRED_CLICK)
         icon=":material/download:",
     )
 

@@ -12,6 +12,7 @@ import re
 from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
+from annotator.domain.languages import check_in_project
 from annotator.domain.model import Role, User
 from annotator.errors import UserError
 from annotator.services.accounts.passwords import check_password, hash_password
@@ -65,7 +66,7 @@ def add_user(
         raise UserError(f"User name {name!r}: use 2-64 letters, digits, '.', '_' or '-'.")
     role = Role(role)
     check_password(password)
-    langs = tuple(lang.upper() for lang in languages)
+    langs = check_in_project(languages, project.settings().languages)  # ISO 639 codes of this project only
     if role is Role.TRANSLATOR and not langs:
         raise MissingLanguages()
     address = normalize_email(email) if email else None
@@ -99,7 +100,7 @@ def set_role(project: ProjectContext, name: str, role: Role | str, languages: tu
     """Change an account's role and languages (the rules of ``add_user``); the next action of an open session
     already runs with them (every request reads the account afresh), so no session needs to end."""
     role = Role(role)
-    langs = tuple(dict.fromkeys(lang.upper() for lang in languages))
+    langs = check_in_project(languages, project.settings().languages)  # ISO 639 codes of this project only
     if role is Role.TRANSLATOR and not langs:
         raise MissingLanguages()
     with project.db.write() as conn:

@@ -128,7 +128,8 @@ def _run_export(project: ProjectContext, job: Job, user: User | None, progress: 
         with_annotators=bool(job.params.get("with_annotators")),
         annotator_names=bool(job.params.get("annotator_names")),
     )
-    result = export_dataset(project, job.params["out"], options, progress)
+    # an empty selection is refused as on the command line (the Dataset page says why before offering the button)
+    result = export_dataset(project, job.params["out"], options, progress, allow_empty=False)
     from annotator.services import job_files
 
     job_files.keep_folder(project, job.id, JobKind.EXPORT, result.path)  # offered by every server's Dataset page
@@ -139,13 +140,15 @@ def _run_evaluate(project: ProjectContext, job: Job, user: User | None, progress
     """Score translations against an exported dataset or (``current``) the project's current curation.
 
     A job the Evaluate page started (``page``) keeps its results in the database, where every app server's page
-    reads them (``evaluation_results.save_result``); otherwise they are written beside the translations (or ``out``).
+    reads them (``evaluation_results.save_result``); otherwise they are written in ``out``, by default in the project's
+    own ``evaluations`` folder (never beside the translations: for the bundled demo file that was the installed
+    package's folder).
     """
     from dataclasses import replace
 
     from annotator.evaluation.inputs import load_dataset, load_translations
     from annotator.evaluation.provenance import job_provenance
-    from annotator.evaluation.run import create_analyser, default_out_dir, evaluate, write_results
+    from annotator.evaluation.run import create_analyser, evaluate, write_results
     from annotator.services.evaluate_project import prepare_current
     from annotator.services.evaluation_results import save_result
 
@@ -164,9 +167,19 @@ def _run_evaluate(project: ProjectContext, job: Job, user: User | None, progress
     if params.get("page") and not params.get("out"):
         save_result(project, job.id, result)
         return {"summary": f"Scored {len(result.results)} translation(s); results kept in the project's database"}
-    out_dir = Path(params["out"]) if params.get("out") else default_out_dir(params["translations"])
+    out_dir = Path(params["out"]) if params.get("out") else evaluation_folder(project, source)
     write_results(result, out_dir)
     return {"summary": f"Scored {len(result.results)} translation(s); results in {out_dir}", "path": str(out_dir)}
+
+
+#: Where an evaluation job writes its results unless told otherwise (``DATA/evaluations/<translations>-evaluation``).
+EVALUATIONS_FOLDER = "evaluations"
+
+
+def evaluation_folder(project: ProjectContext, translations: str) -> Path:
+    """``deepl.tsv`` → ``DATA/evaluations/deepl-evaluation`` (absolute): beside the project, whatever the worker's
+    folder and wherever the translations file lies; re-running replaces the last run."""
+    return (project.data_dir / EVALUATIONS_FOLDER / f"{Path(translations).stem}-evaluation").resolve()
 
 
 RUNNERS: dict[JobKind, Callable[[ProjectContext, Job, User | None, ProgressCallback], dict[str, Any]]] = {

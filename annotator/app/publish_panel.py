@@ -1,0 +1,102 @@
+"""The Dataset page's "Publish" block (issue 35): the Hugging Face dataset folder, offered as a zip.
+
+The folder is made when the lead clicks "Prepare" (a progress bar while it is written), zipped, and kept in the
+lead's session as bytes for the download button, which hands them over on the click only while the session is still
+a lead's (``state.guarded_file``, as every download) and survives the page's reruns.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import zipfile
+from pathlib import Path
+
+import streamlit as st
+
+from annotator.app.safe_text import md
+from annotator.app.state import guarded_file
+from annotator.data_export.dataset import NothingToExport
+from annotator.data_export.publish import publish
+from annotator.domain.licences import OTHER, publishable_ids
+from annotator.errors import UserError
+from annotator.project import Project
+
+#: Session key of the prepared zip: (file name, bytes, one line saying what it holds).
+PREPARED = "publish_prepared"
+MOST_OPEN = "the most open licence the sources allow"
+
+
+def zip_folder(folder: Path) -> bytes:
+    """The folder's files in a zip, under one top folder named like it (paths relative, sorted: stable bytes)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            archive.write(path, f"{folder.name}/{path.relative_to(folder).as_posix()}")
+    return buffer.getvalue()
+
+
+def _prepare(project: Project, name: str, licence: str | None, include_incomplete: bool) -> None:
+    bar = st.progress(0.0, text="Preparing the dataset folder…")
+
+    def progress(done: int, total: int, message: str) -> None:
+        bar.progress(min(done / total, 1.0) if total else 0.0, text=f"Preparing the dataset folder… ({message})")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            result = publish(
+                project,
+                Path(tmp) / "dataset",
+                name=name or None,
+                licence=licence,
+                include_incomplete=include_incomplete,
+                progress=progress,
+            )
+        except NothingToExport:
+            bar.empty()
+            st.session_state.pop(PREPARED, None)
+            st.warning(
+                "Nothing to publish yet: no item is done in every language. Tick “Include items not yet done in "
+                "every language” above to publish the unfinished ones too."
+            )
+            return
+        except UserError as error:
+            bar.empty()
+            st.session_state.pop(PREPARED, None)
+            st.error(md(error))
+            return
+        data = zip_folder(result.path)
+    bar.empty()
+    rows = ", ".join(f"{config}: {n}" for config, n in result.rows.items())
+    st.session_state[PREPARED] = ("dataset.zip", data, f"Licence {result.licence}; rows {rows}.")
+
+
+def render_publish(project: Project, include_incomplete: bool) -> None:
+    """The block: name, licence, Prepare, then the zip's download button and what it holds."""
+    st.subheader("Publish")
+    st.caption(
+        "A folder ready for the Hugging Face Hub, made from a new export: one Parquet file per language and one "
+        "for the discarded item-languages, a dataset card (README.md) saying how the data was built, Croissant "
+        "metadata and the licences of the lexicon sources. The licence must be one the sources allow."
+    )
+    # a form: choosing a name or a licence reruns nothing until Prepare (a rerun while a download of the export
+    # above is being fetched would re-register its file under a new id)
+    with st.form("publish_form", border=False):
+        left, right = st.columns(2)
+        name = left.text_input("Dataset name", value=project.settings().name, key="publish_name")
+        choice = right.selectbox("Licence", [MOST_OPEN, *publishable_ids(), OTHER], key="publish_licence")
+        prepare = st.form_submit_button("Prepare the dataset folder", key="publish_prepare")
+    if prepare:
+        _prepare(project, name, None if choice == MOST_OPEN else choice, include_incomplete)
+    prepared = st.session_state.get(PREPARED)
+    if prepared:
+        file_name, data, summary = prepared
+        st.caption(md(summary))
+        st.download_button(
+            "Download the dataset folder (.zip)",
+            data=guarded_file(lambda: data, lead=True),  # an ended session gets no byte of it
+            file_name=file_name,
+            mime="application/zip",
+            key="publish_download",
+            on_click="ignore",  # the bytes are ready: downloading needs no rerun of the page
+        )

@@ -1,0 +1,300 @@
+"""The work area of Curate, Review and Double curation: what the element shows, and its events as commands.
+
+One element (``annotator.app.curate_area``) shows an item-language — or a translator's double-curation copy — with
+its card, lists, actions, thread and history. ``render`` draws it for a ``Place`` (which state it edits, the page's
+navigation, the page's hooks); every event the element sends becomes one typed command
+(``annotator.domain.commands``) run by the app's one action runner (``annotator.app.actions.run``) with the version
+the element was drawn for. What a user may do is asked of the domain (``capabilities``), never restated here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from annotator.app import actions, components, curate_area, state
+from annotator.app.area_data import (
+    ACK_KEY,
+    CHECK_KEY,
+    EVAL_KEY,
+    FEEDBACK_KEY,
+    LEFT_KEY,
+    SHOWN_KEY,
+    Hooks,
+    Left,
+    Place,
+    Shown,
+    area_data,
+    left_behind,
+    shown,
+)
+from annotator.app.curate_area import Event
+from annotator.domain import commands, hints, undo
+from annotator.domain.candidates import CandidateError, parse_candidate
+from annotator.domain.commands import Address, Command
+from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Side, User
+from annotator.errors import DatabaseUnavailableError, UserError
+from annotator.services.curation import ItemView
+
+__all__ = ["EVAL_KEY", "Hooks", "Place", "render"]  # pages use work_area.Hooks / Place / EVAL_KEY
+
+
+def render(view: ItemView, user: User, place: Place) -> None:
+    """Draw the element for ``view`` at ``place``; its events come back through ``on_event``."""
+    st.session_state[SHOWN_KEY] = Shown(place, view.state.version, view.state.status, view)
+    curate_area.render(area_data(view, user, place), on_event)
+
+
+# --- what the element sends: one command each ---------------------------------------------------------------------
+
+
+def say(kind: str, text: str, where: str, focus: str | None = None, **extra: Any) -> None:
+    """The feedback of one event, shown by the element where the eyes are (``where``), then focus ``focus``."""
+    said = curate_area.text(text)  # it quotes what people typed: invisible characters made visible
+    st.session_state[FEEDBACK_KEY] = {
+        "id": f"{time.time_ns()}", "kind": kind, "text": said, "where": where, "focus": focus or where, **extra,
+    }  # fmt: skip
+
+
+def _save(
+    here: Shown,
+    event: Event,
+    command: Command,
+    success: str | Callable[[ItemLanguage], str],
+    where: str,
+    focus: str | None = None,
+    after: Callable[[ItemLanguage], None] | None = None,
+    **extra: Any,
+) -> ItemLanguage | None:
+    """Run one command through the one action runner; say what happened where the user looks. A refusal keeps
+    what they typed (the element clears a box only on success)."""
+    was = here.status if here.version == event.version else None
+    outcome = actions.run(here.place.address, command, event.version, was)
+    if outcome.saved is None:
+        say("error", outcome.error, where, focus)
+        if outcome.conflict:
+            here.place.hooks.changed(ItemLanguage(event.item, event.lang))
+        return None
+    saved = outcome.saved
+    say("success", success(saved) if callable(success) else success, where, focus, **extra)
+    if after is not None:
+        after(saved)
+    return saved
+
+
+def _left_behind(here: Shown, event: Event, action: str, focus: str = "area") -> Callable[[ItemLanguage], None]:
+    """After Done / DISCUSS / Discard: note the item just left (``u`` on the next item undoes there), then advance.
+    The focus lands where the next key acts: the work area itself (``u``, ``n`` act), or after Done on a new item
+    the first Add box (``focus``)."""
+
+    def after(saved: ItemLanguage) -> None:
+        here.place.hooks.left(saved)
+        moved = here.place.hooks.current() not in (None, event.item)
+        st.session_state[LEFT_KEY] = Left(event.item, saved.version, event.lang, action) if moved else None
+        feedback = st.session_state.get(FEEDBACK_KEY)
+        if feedback:
+            feedback["where"], feedback["focus"] = "card", (focus if moved else "area")
+
+    return after
+
+
+def _on_add(here: Shown, user: User, event: Event) -> None:
+    to = event.side
+    if to is None:  # parse_event gives every add a side; a page bug, not the user's
+        raise ValueError(f"an add event without a side: {event!r}")
+    name = to.value
+    side = components.SIDE_NAME[to]
+    if not event.text.strip():
+        say("error", f"Type a candidate to add to {side}.", name)
+        return
+    lines = event.text.splitlines()
+    if event.type == "add_many":
+        count = sum(1 for line in lines if line.strip())
+        saved = _save(
+            here, event, commands.AddCandidates(to, tuple(lines)), f"Added {count} candidates to {side}.", name,
+            clear={"field": f"bulk_{name}", "text": event.text},
+        )  # fmt: skip
+    else:
+        saved = _save(
+            here, event, commands.AddCandidate(to, event.text), lambda s: f"Added {s.side(to)[-1].format()} to {side}.",
+            name, clear={"field": name, "text": event.text},
+        )  # fmt: skip
+    if saved is not None:
+        st.session_state.pop(CHECK_KEY, None)
+
+
+def _on_row(here: Shown, user: User, event: Event) -> None:
+    """Move or Remove the row the element names; the message names the candidate as the element showed it."""
+    side = event.side  # the list the row was in, as the element drew it
+    name = event.text or event.key
+    where = side.value if side is not None else "card"
+    if event.type == "move":
+        to = (Side.BAD if side is Side.GOOD else Side.GOOD) if side is not None else None
+        _save(
+            here, event, commands.MoveCandidate(event.key, to),
+            lambda s: f"Moved {name} to {components.SIDE_NAME[(s.find(event.key) or (Side.GOOD, None))[0]]}.",
+            where, "cursor",
+        )  # fmt: skip
+    else:
+        from_side = components.SIDE_NAME[side] if side is not None else "the lists"
+        _save(here, event, commands.RemoveCandidate(event.key), f"Removed {name} from {from_side}.", where, "cursor")
+
+
+def _on_done(here: Shown, user: User, event: Event) -> None:
+    _save(
+        here, event, commands.MarkDone(), f"Marked {event.item} done. Undo (u) takes it back.", "card", "first",
+        after=_left_behind(here, event, "Done", "first"),
+    )  # fmt: skip
+
+
+def _on_discuss(here: Shown, user: User, event: Event) -> None:
+    if not event.text.strip():  # the service refuses it too; saying so here avoids a pointless round trip
+        say("error", "DISCUSS needs a note saying what a lead should look at.", "discuss")
+        return
+    _save(
+        here, event, commands.FlagDiscuss(event.text), f"Flagged {event.item} DISCUSS for a lead.", "card", "area",
+        after=_left_behind(here, event, "DISCUSS flag"), close="discuss", scope=here.place.prefix,
+    )  # fmt: skip
+
+
+def _on_discard(here: Shown, user: User, event: Event) -> None:
+    reason = DiscardReason(event.reason) if event.reason else None
+    note = f" — {event.text.strip()}" if event.text.strip() else ""
+    _save(
+        here, event, commands.Discard(reason, event.text),
+        f"Discarded {event.item}: {components.REASON_NAME[reason] if reason else ''}{note}. Undo (u) takes it back.",
+        "card", "area", after=_left_behind(here, event, "Discard"), close="discard", scope=here.place.prefix,
+    )  # fmt: skip
+
+
+def _on_reopen(here: Shown, user: User, event: Event) -> None:
+    _save(
+        here, event, commands.Reopen(), f"Reopened {event.item}: edit it, then Done.", "card", "area",
+        after=here.place.hooks.changed,
+    )  # fmt: skip
+
+
+def _on_undo(here: Shown, user: User, event: Event) -> None:
+    left = left_behind()
+    st.session_state.pop(LEFT_KEY, None)
+    item, lang, version = event.item, event.lang, event.version
+    if left and left.lang == event.lang:  # u right after leaving an item by Done / DISCUSS / Discard: undo there
+        item, version = left.item_id, left.version
+    try:
+        view = state.service(user).view(item, lang)
+        message = undo.outcome(undo.plan_undo(user, view.state, view.history), view.history)
+    except UserError as error:
+        say("error", str(error), "card", "area")
+        return
+    place = Place(Address(item, lang), here.place.prefix, here.place.nav, here.place.hooks)
+    where = Shown(place, version, view.state.status, view)
+
+    def back(saved: ItemLanguage) -> None:
+        here.place.hooks.changed(saved)
+        if item != event.item:  # show the item the undo changed
+            here.place.hooks.show(item)
+
+    _save(where, Event(event.type, item, lang, version, event.seq), commands.Undo(), message, "card", "area",
+          after=back)  # fmt: skip
+
+
+def _on_step(here: Shown, _user: User, event: Event) -> None:
+    st.session_state[LEFT_KEY] = None
+    here.place.hooks.step(+1 if event.type == "next" else -1)
+    say("info", "", "card", "first")
+
+
+def _on_comment(here: Shown, user: User, event: Event) -> None:
+    _save(here, event, commands.PostComment(event.text), "Comment added.", "comment",
+          clear={"field": "comment", "text": event.text})  # fmt: skip
+
+
+def _on_check(here: Shown, user: User, event: Event) -> None:
+    """Check what is typed in an Add box and say what it would add (the text itself stays in the browser)."""
+    if not event.text.strip() or event.side is None:
+        return
+    st.session_state[CHECK_KEY] = {
+        "scope": here.place.prefix,
+        "side": event.side.value,
+        "text": event.text,
+        **_check(here, user, event),
+    }
+
+
+def _check(here: Shown, user: User, event: Event) -> dict[str, str]:
+    view = here.view  # as drawn: a check reads no database
+    try:
+        candidate = parse_candidate(event.text, view.item.target.pos)
+    except CandidateError as error:
+        return {"kind": "error", "message": components.candidate_error_message(error, user.is_lead), "hint": ""}
+    key = CandidateEntry(candidate.text, candidate.pos).key
+    hint = hints.lexicon_hint(view.item, view.state, key) or ""
+    found = view.state.find(key)
+    if found:
+        return {"kind": "error", "message": f"{candidate.format()} is already in {components.SIDE_NAME[found[0]]}.",
+                "hint": hint}  # fmt: skip
+    warnings = " ".join(candidate.warnings)
+    return {
+        "kind": "ok",
+        "message": f"✓ valid: will be saved as {candidate.format()}. {warnings}".strip(),
+        "hint": hint,
+    }
+
+
+def _on_advance(here: Shown, _user: User, event: Event) -> None:
+    key = here.place.nav.get("advance_key")
+    if key:
+        st.session_state[key] = event.on  # remembered for the user's next session with the filters
+
+
+Handler = Callable[[Shown, User, Event], None]
+#: The element's events, each to the handler that turns it into one command (or a page step).
+HANDLERS: dict[str, Handler] = {
+    "add": _on_add,
+    "add_many": _on_add,
+    "remove": _on_row,
+    "move": _on_row,
+    "done": _on_done,
+    "discuss": _on_discuss,
+    "discard": _on_discard,
+    "reopen": _on_reopen,
+    "undo": _on_undo,
+    "next": _on_step,
+    "previous": _on_step,
+    "comment": _on_comment,
+    "check": _on_check,
+    "advance": _on_advance,
+}
+
+
+def _handle_event() -> None:
+    """One checked event, for the item-language on screen, to one handler."""
+    seq = curate_area.received_seq()
+    if seq is not None:
+        st.session_state[ACK_KEY] = seq  # answered, whatever it was: the element sends its next event
+    event = curate_area.received()
+    if event is None:
+        return  # not an event the element sends: a forged or malformed message changes nothing
+    user = state.current_user()
+    here = shown()
+    if user is None or here is None:
+        return
+    if (event.item, event.lang) != (here.place.address.item_id, here.place.address.lang):
+        say("info", "The page had moved on to another item; nothing was changed.", "card", "first")
+        return
+    if event.type not in ("undo", "check", "advance"):
+        st.session_state[LEFT_KEY] = None  # u undoes on the item just left only right after leaving it
+    HANDLERS[event.type](here, user, event)
+
+
+def on_event() -> None:
+    """The element's ``event`` callback. It runs before the page, outside its fault wrapper: a database that stops
+    answering (reading the login, saving) is queued as "your last change was not saved" for the page to show; what
+    was typed stays in the browser's boxes to redo."""
+    try:
+        _handle_event()
+    except DatabaseUnavailableError as error:
+        components.say_database_fault(error)

@@ -1,0 +1,162 @@
+"""Issue 32, acceptance 2: Python and the work area's script agree on the protocol, and the test fails when either
+side changes a field.
+
+* ``area.js`` carries a copy of ``protocol.schema()`` (the version, every event and its fields, every data field);
+  it must equal Python's.
+* Every data field the script reads (``d.card.sentence``, ``list.rows.map(({key, text, line, title}) …``) is in
+  the schema; every event it sends is one of the schema's events with exactly its fields.
+* The data the page really sends (a Curate run through AppTest) has exactly the schema's fields.
+* A script or a schema changed by one field is caught by the same checks (run on altered copies).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_helpers import area
+from test_app_curation import TRANSLATOR, demo, login, start  # noqa: F401  (demo is a fixture)
+
+from annotator.app.curate_area import protocol
+
+SCRIPT = Path(protocol.__file__).with_name("area.js").read_text(encoding="utf-8")
+#: Array and string methods the script calls on a field: the walk through the schema stops there.
+METHODS = {"map", "length", "for", "forEach", "slice", "trim", "includes"}
+
+
+def roots(data: dict[str, Any]) -> dict[str, Any]:
+    """The script's names for parts of the data (``d``/``data``/``next`` the whole, ``c`` the card, …)."""
+    return {
+        "d": data, "data": data, "next": data, "c": data["card"], "list": data["lists"]["good"],
+        "feedback": data["feedback"], "check": data["check"], "state": data["actions"]["done"],
+    }  # fmt: skip
+
+
+def resolve(node: Any, names: list[str], where: str) -> tuple[Any, list[str]]:
+    """Walk ``names`` down the schema from ``node``; the node reached, or the problem."""
+    for index, name in enumerate(names):
+        if name in METHODS and (isinstance(node, list) or node in ("str", "any") or index):
+            return node, []
+        if isinstance(node, list):
+            node = node[0]
+        if not isinstance(node, dict) or name not in node:
+            return None, [f"{where}: the script reads {'.'.join(names)!r}, which the schema does not have"]
+        node = node[name]
+    return node, []
+
+
+def script_mismatches(script: str, schema: dict[str, Any]) -> list[str]:
+    """Every way ``script`` and ``schema`` disagree (empty when they agree)."""
+    problems = []
+    try:
+        if protocol.embedded(script) != schema:
+            problems.append("the script's protocol block is not Python's schema (regenerate it)")
+    except ValueError as error:
+        problems.append(str(error))
+    body = script[script.index(protocol.END) :]  # the script's own code, after its copy of the schema
+    data, events, optional = schema["data"], schema["events"], schema["optional"]
+    names = roots(data)
+    for match in re.finditer(r"\b(d|data|next|c|list|feedback|check|state)((?:\.[a-z_]+)+)", body):
+        _node, found = resolve(names[match.group(1)], match.group(2)[1:].split("."), match.group(0))
+        problems += found
+    for match in re.finditer(r"\b(d|c|list)((?:\.[a-z_]+)+)\.(?:map|forEach)\(\(\{([a-z_, ]+)\}", body):
+        node, found = resolve(names[match.group(1)], match.group(2)[1:].split("."), match.group(0))
+        problems += found
+        element = node[0] if isinstance(node, list) else {}
+        for name in (n.strip() for n in match.group(3).split(",")):
+            if name not in element:
+                problems.append(f"{match.group(0)}: the rows have no field {name!r}")
+    sent: set[str] = set()
+    for match in re.finditer(r"enqueue\('([a-z_]+)', \{([^}]*)\}", body):
+        kind = match.group(1)
+        fields = {part.split(":")[0].strip() for part in match.group(2).split(",") if part.strip()}
+        sent.add(kind)
+        if kind not in events:
+            problems.append(f"the script sends {kind!r}, which the schema does not have")
+            continue
+        required = set(events[kind]) - set(optional.get(kind, ()))
+        if not required <= fields <= set(events[kind]):
+            problems.append(f"the script sends {kind!r} with {sorted(fields)}, the schema says {events[kind]}")
+    row = re.search(r"const rowFields = \(row\) => \(\{(.*)\}\);", body)
+    row_fields = {name for name in re.findall(r"(?:^|, )([a-z_]+):", row.group(1))} if row else set()
+    for kind in ("move", "remove"):
+        sent.add(kind)
+        if kind not in events or row_fields != set(events[kind]):
+            problems.append(f"a row's {kind} sends {sorted(row_fields)}, the schema says {events.get(kind)}")
+    plain = re.search(r"((?:case '[a-z]+':\s*)+)if \(button && !button\.disabled\) enqueue\(name, \{\}", body)
+    for kind in re.findall(r"case '([a-z]+)':", plain.group(1) if plain else ""):
+        sent.add(kind)
+        if events.get(kind) != []:
+            problems.append(f"the script sends {kind!r} without fields, the schema says {events.get(kind)}")
+    if "enqueue('advance', {on:" in body:
+        sent.add("advance")
+    missing = set(events) - sent
+    if missing:
+        problems.append(f"events of the schema the script never sends: {sorted(missing)}")
+    if "protocol: PROTOCOL.version" not in body:
+        problems.append("the script does not send its protocol version")
+    return problems
+
+
+def data_mismatches(value: Any, schema: Any, path: str = "data") -> list[str]:
+    """Every field of ``value`` (what the page sent) not in ``schema``, or in it and missing (None/absent allowed
+    for objects the page leaves out, such as no feedback yet)."""
+    if value is None or schema == "any":
+        return []
+    if isinstance(schema, dict):
+        if not isinstance(value, dict):
+            return [f"{path}: not an object"]
+        problems = [f"{path}.{k}: sent but not in the schema" for k in value if k not in schema]
+        for key, inner in schema.items():
+            if key not in value:
+                optional_object = isinstance(inner, dict) and path == "data" and key in ("check", "feedback")
+                if not optional_object and not (path.endswith("feedback") or path.endswith("check")):
+                    problems.append(f"{path}.{key}: in the schema but not sent")
+                continue
+            problems += data_mismatches(value[key], inner, f"{path}.{key}")
+        return problems
+    if isinstance(schema, list):
+        if not isinstance(value, list):
+            return [f"{path}: not a list"]
+        return [p for index, item in enumerate(value) for p in data_mismatches(item, schema[0], f"{path}[{index}]")]
+    kinds = {"str": str, "int": int, "bool": bool}
+    return [] if isinstance(value, kinds[schema]) else [f"{path}: {value!r} is not {schema}"]
+
+
+def test_the_script_carries_and_follows_pythons_schema() -> None:
+    assert script_mismatches(SCRIPT, protocol.schema()) == []
+    assert protocol.embedded(SCRIPT)["version"] == protocol.VERSION
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("c.sentence", "c.sentense"),  # the script reads a field Python does not send
+        ("({key, text, line, title}, index)", "({key, text, line, tip}, index)"),  # a row field renamed
+        ("enqueue('add', {side, text})", "enqueue('add', {side, words: text})"),  # an event field renamed
+        ("side: row.dataset.side, ", ""),  # a row event loses a field
+    ],
+)
+def test_a_script_changed_by_one_field_is_caught(old: str, new: str) -> None:
+    assert old in SCRIPT
+    assert script_mismatches(SCRIPT.replace(old, new), protocol.schema())
+
+
+def test_a_schema_changed_by_one_field_is_caught() -> None:
+    schema = protocol.schema()
+    schema["events"]["discuss"] = ["note"]  # Python renames an event's field
+    assert script_mismatches(SCRIPT, schema)
+    schema = protocol.schema()
+    del schema["data"]["card"]["gloss"]  # Python stops sending a field the script reads
+    assert any("c.gloss" in p for p in script_mismatches(SCRIPT, schema))
+
+
+def test_the_data_the_page_sends_is_the_schemas(demo) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    at = login(start(), TRANSLATOR)
+    sent = area(at)
+    assert sent["protocol"] == protocol.VERSION
+    assert data_mismatches(sent, protocol.DATA) == []
+    changed = {**sent, "card": {**sent["card"], "sentense": sent["card"]["sentence"]}}
+    assert data_mismatches(changed, protocol.DATA)  # a field Python adds without the schema is caught
