@@ -26,6 +26,7 @@ from annotator.context import ProjectContext
 from annotator.domain import jobs as rules
 from annotator.domain.jobs import Job, JobKind, JobState
 from annotator.domain.model import User
+from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 from annotator.private_files import make_private_folder, open_private, write_private_bytes
 from annotator.progress import ProgressCallback
@@ -51,9 +52,27 @@ def jobs_folder(project: ProjectContext) -> Path:
 # --- starting, listing, cancelling --------------------------------------------------------------------------
 
 
+#: What a person calls a job's parameters, for the message refusing one (command-line flags name the rest).
+PARAM_LABELS = {
+    "models": "Stanza model folder",
+    "out": "output folder",
+    "file": "item file name",
+    "gold": "gold key file name",
+    "dataset": "dataset file name",
+    "translations": "translations file name",
+    "dataset_name": "dataset file name",
+    "translations_name": "translations file name",
+    "name": "file name",
+}
+
+
 def _check_params(project: ProjectContext, kind: JobKind, params: dict[str, Any]) -> dict[str, Any]:
     """Refuse what the worker could not run, now, with the usual message; paths become absolute."""
     params = dict(params)
+    for name, value in params.items():  # a NUL or lone surrogate would fail the path, the record or the worker
+        for text in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(text, str):
+                check_storable(PARAM_LABELS.get(name, name), text)
     for name in ("file", "gold", "dataset", "translations", "out"):
         if params.get(name):
             params[name] = str(Path(params[name]).expanduser().resolve())
