@@ -52,7 +52,7 @@ def _prepare(project: Project, name: str, licence: str | None, include_incomplet
                 include_incomplete=include_incomplete,
                 progress=progress,
             )
-        except NothingToExport as nothing:  # the real reason (excluded, discarded, unfinished), the tick only if it helps
+        except NothingToExport as nothing:  # the real reason (excluded, discarded, unfinished); the tick if it helps
             bar.empty()
             st.session_state.pop(PREPARED, None)
             unfinished = nothing.left_out.get("incomplete", 0)
