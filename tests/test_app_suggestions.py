@@ -1,0 +1,128 @@
+"""Issue 33 in the Curate work area (AppTest, both engines): why a list is empty on the card, suggestions below the
+lists accepted into GOOD or BAD (a BAD word suggested for GOOD moves), a dismissal that survives a rerun and another
+session of the same user but not another user, and the typing hint for any word — all through the element's events
+(``accept``, ``dismiss``, ``check``), the one action runner and ``CurationService.handle``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from app_helpers import area, area_rows, feedback, send_area
+from streamlit.testing.v1 import AppTest
+from test_suggestions import person, version, wn_project  # noqa: F401  (wn_project is a fixture)
+
+from annotator.domain.model import Side
+from annotator.project import Project
+from annotator.services.curation import CurationService
+
+pytestmark = pytest.mark.both_engines
+
+MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
+
+
+def curate(project: Project, monkeypatch: pytest.MonkeyPatch, name: str, item: str = "a1") -> AppTest:
+    """A fresh browser session of ``name`` on Curate at ``item`` [IT]."""
+    monkeypatch.setenv("ANNOTATOR_DATA", str(project.data_dir))
+    at = AppTest.from_file(str(MAIN), default_timeout=60)
+    at.query_params.update({"item": item, "lang": "IT"})
+    at.run()
+    at.text_input(key="login_name").input(name)
+    at.text_input(key="login_password").input(f"{name}-password-long")
+    at.button[0].click()
+    at.run()
+    assert not at.exception, at.exception
+    assert area(at)["item"] == item
+    return at
+
+
+def suggested(at: AppTest) -> list[str]:
+    return [row["text"] for row in area(at)["suggestions"]["rows"]]
+
+
+def lists(project: Project, item: str = "a1") -> tuple[list[str], list[str]]:
+    with project.db.read() as conn:
+        state = project.repo.get_item_language(conn, item, "IT")
+    assert state is not None
+    return [e.text for e in state.good], [e.text for e in state.bad]
+
+
+def test_the_card_says_why_good_is_empty_and_shows_ranked_suggestions(wn_project: Project, monkeypatch) -> None:
+    person(wn_project, "ivo")
+    at = curate(wn_project, monkeypatch, "ivo")
+    data = area(at)
+    assert data["lists"]["good"]["rows"] == []
+    assert data["lists"]["good"]["empty"].startswith("None of the Italian lexicons consulted (sg-it) has a word")
+    assert data["lists"]["bad"]["empty"] == ""  # BAD is not empty: nothing to explain
+    rows = data["suggestions"]["rows"]
+    assert [r["text"] for r in rows][:3] == ["cicchetto", "bevanda", "sorseggiare"]
+    assert rows[0]["side"] == "good" and "related sense" in rows[0]["label"]
+    assert rows[1]["label"] == "for GOOD · from a related sense (hypernym)"
+    assert "a single serving of a beverage" in rows[1]["reason"]
+    assert data["suggestions"]["title"] == f"Suggestions ({len(rows)})"
+
+
+def test_accepting_a_suggestion_adds_it_good_or_bad(wn_project: Project, monkeypatch) -> None:
+    person(wn_project, "ivo")
+    at = curate(wn_project, monkeypatch, "ivo")
+    send_area(at, "accept", side="good", text="cicchetto")
+    assert feedback(at)["kind"] == "success" and feedback(at)["text"] == "cicchetto is now in GOOD."
+    assert feedback(at)["where"] == "suggestions" and feedback(at)["focus"] == "cursor"
+    assert [r["text"] for r in area_rows(at, "good")] == ["cicchetto"]
+    assert "cicchetto" not in suggested(at)
+    assert area(at)["lists"]["good"]["empty"] == ""
+    send_area(at, "accept", side="bad", text="bevanda")
+    assert lists(wn_project) == (["cicchetto"], ["sparo", "bevanda"])
+    with wn_project.db.read() as conn:
+        actions = [h.action for h in wn_project.repo.history(conn, "a1", "IT")]
+    assert actions[-2:] == ["accept_suggestion", "accept_suggestion"]
+
+
+def test_a_move_to_good_suggestion_moves_the_bad_candidate(wn_project: Project, monkeypatch) -> None:
+    ivo = person(wn_project, "ivo")
+    CurationService(wn_project, ivo).add_candidate("a1", "IT", Side.BAD, "bevanda", version(wn_project, "a1"))
+    at = curate(wn_project, monkeypatch, "ivo")
+    row = next(r for r in area(at)["suggestions"]["rows"] if r["text"] == "bevanda")
+    assert row["side"] == "move" and row["label"].startswith("move from BAD to GOOD")
+    send_area(at, "accept", side="good", text="bevanda")
+    assert feedback(at)["kind"] == "success", feedback(at)
+    assert lists(wn_project) == (["bevanda"], ["sparo"])
+
+
+def test_a_stale_accept_is_refused_and_nothing_changes(wn_project: Project, monkeypatch) -> None:
+    person(wn_project, "ivo")
+    at = curate(wn_project, monkeypatch, "ivo")
+    stale = area(at)["version"]
+    send_area(at, "accept", side="good", text="cicchetto")
+    send_area(at, "accept", side="good", text="bevanda", version=stale)
+    assert feedback(at)["kind"] == "error" and "conflict" in feedback(at)["text"]
+    assert lists(wn_project)[0] == ["cicchetto"]
+
+
+def test_a_dismissal_survives_a_rerun_and_a_new_session_of_the_user_but_not_another_user(
+    wn_project: Project, monkeypatch
+) -> None:
+    person(wn_project, "ivo"), person(wn_project, "ada")
+    at = curate(wn_project, monkeypatch, "ivo")
+    send_area(at, "dismiss", side="good", text="cicchetto")
+    assert feedback(at)["text"] == "Dismissed cicchetto: it will not be suggested to you here again."
+    assert "cicchetto" not in suggested(at)
+    at.run()  # a rerun
+    assert "cicchetto" not in suggested(at) and "bevanda" in suggested(at)
+    assert lists(wn_project) == ([], ["sparo"])  # nothing added or removed
+    again = curate(wn_project, monkeypatch, "ivo")  # another session of the same user
+    assert "cicchetto" not in suggested(again)
+    other = curate(wn_project, monkeypatch, "ada")
+    assert suggested(other)[0] == "cicchetto"
+
+
+def test_typing_a_word_says_which_sense_it_lexicalizes(wn_project: Project, monkeypatch) -> None:
+    person(wn_project, "ivo")
+    at = curate(wn_project, monkeypatch, "ivo")
+    send_area(at, "check", side="good", text="sparo")  # in BAD, from the lexicon: the provenance says
+    assert "another sense" in area(at)["check"]["hint"]
+    send_area(at, "check", side="good", text="cicchetto")  # in no list: the lexicons are asked
+    check = area(at)["check"]
+    assert check["kind"] == "ok" and check["hint"] == "The lexicons have it for this sense (σ) — usually GOOD."
+    send_area(at, "check", side="bad", text="whisky")
+    assert area(at)["check"]["hint"].startswith("The lexicons have it only for senses unrelated to “shot”")
