@@ -21,10 +21,11 @@ const LEGEND = [
   ['Tab', 'reach every row\'s Move and Remove buttons'],
   ['Delete or r', 'remove the candidate under the cursor'],
   ['m', 'move the candidate under the cursor to the other list'],
-  ['f', 'jump the cursor to the first suggestion (below the lists)'],
-  ['g (on a suggestion)', 'accept the suggestion into GOOD (a BAD candidate suggested for GOOD moves there)'],
-  ['b (on a suggestion)', 'accept the suggestion into BAD'],
-  ['Delete or r (on a suggestion)', 'dismiss the suggestion: it is not suggested to you on this item again'],
+  ['f', 'jump the cursor to the first suggestion (below the lists; on arrival it is there when GOOD is empty)'],
+  ['+ (on a suggestion)', 'accept it into GOOD (a BAD candidate suggested for GOOD moves there)'],
+  ['- (on a suggestion)', 'accept it into BAD'],
+  ['Enter (on a suggestion)', 'accept it into the list it is suggested for'],
+  ['Delete or r (on a suggestion)', 'dismiss it: it is not suggested to you on this item again'],
   ['d', 'Done'],
   ['s', 'DISCUSS: write a note for a lead (Ctrl+Enter sends)'],
   ['x', 'Discard: choose a reason (Enter confirms)'],
@@ -366,9 +367,10 @@ function onKey(event) {
     return;
   }
   const row = cursorRow();
-  if (row && row.dataset.side === 'sugg' && ['g', 'b', 'Delete', 'Backspace', 'r', 'm'].includes(key)) {
-    if (key === 'm') showFeedback({kind: 'info', where: 'suggestions', text: 'On a suggestion: g accepts it into GOOD, b into BAD, Delete dismisses it.'});
-    else suggestion(row, key === 'g' ? 'good' : key === 'b' ? 'bad' : 'dismiss');
+  if (row && row.dataset.side === 'sugg' && ['+', '-', 'Enter', 'Delete', 'Backspace', 'r', 'm'].includes(key)) {
+    if (key === 'm') showFeedback({kind: 'info', where: 'suggestions', text: 'On a suggestion: + accepts it into GOOD, - into BAD, Delete dismisses it.'});
+    else if (key === 'Enter') suggestion(row, row.dataset.for === 'bad' ? 'bad' : 'good');
+    else suggestion(row, key === '+' ? 'good' : key === '-' ? 'bad' : 'dismiss');
     event.preventDefault();
     event.stopPropagation();
     return;
@@ -568,8 +570,8 @@ function drawSuggestions(d) {
     words.dir = 'auto';
     words.title = reason;
     words.append(el('code', '', text), el('span', 'ca-prov', label), el('span', 'ca-reason', reason));
-    row.append(words, button('✓ GOOD', 'good', text, 'Accept into GOOD (g)'),
-               button('✗ BAD', 'bad', text, 'Accept into BAD (b)'), button('Dismiss', 'dismiss', text, 'Dismiss (Delete)'));
+    row.append(words, button('✓ GOOD', 'good', text, 'Accept into GOOD (+)'),
+               button('✗ BAD', 'bad', text, 'Accept into BAD (-)'), button('Dismiss', 'dismiss', text, 'Dismiss (Delete)'));
     return row;
   }));
 }
@@ -628,7 +630,15 @@ function place(where) {
   if (where === 'discard') { field('discard_reason').focus({preventScroll: true}); return; }
   if (where === 'cursor') { focusCursor(); return; }
   if (where === 'area') { root.focus({preventScroll: true}); return; }
-  // 'first': the first Add box of an editable item, otherwise the work area itself (keys keep working)
+  // 'first': on an editable item whose GOOD list is empty, its first suggestion (+ accepts it); else the first Add
+  // box of an editable item, otherwise the work area itself (keys keep working)
+  if (data.editable && !rowsOf('good').length && rowsOf('sugg').length) {
+    cursor = {side: 'sugg', index: 0};
+    const first = rowsOf('sugg')[0];
+    rove(first);
+    first.focus({preventScroll: true});
+    return;
+  }
   const box = field('good');
   if (box && !box.disabled) box.focus({preventScroll: true});
   else root.focus({preventScroll: true});
