@@ -5,6 +5,7 @@ session of the same user but not another user, and the typing hint for any word 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,14 @@ from app_helpers import area, area_rows, feedback, send_area
 from streamlit.testing.v1 import AppTest
 from test_suggestions import person, version, wn_project  # noqa: F401  (wn_project is a fixture)
 
+from annotator.domain.jobs import JobKind, JobState
 from annotator.domain.model import Side
+from annotator.evaluation.run import create_analyser, evaluate
 from annotator.project import Project
 from annotator.services.curation import CurationService
+from annotator.services.evaluate_project import prepare_current, save_result
+from annotator.store import jobs as job_store
+from annotator.store.repository import utc_now
 
 pytestmark = pytest.mark.both_engines
 
@@ -126,3 +132,35 @@ def test_typing_a_word_says_which_sense_it_lexicalizes(wn_project: Project, monk
     assert check["kind"] == "ok" and check["hint"] == "The lexicons have it for this sense (σ) — usually GOOD."
     send_area(at, "check", side="bad", text="whisky")
     assert area(at)["check"]["hint"].startswith("The lexicons have it only for senses unrelated to “shot”")
+
+
+def test_every_miss_item_shows_its_machine_translations_and_their_words_are_suggestions(
+    wn_project: Project, monkeypatch, tmp_path: Path
+) -> None:
+    person(wn_project, "ivo")
+    translations = tmp_path / "translations.jsonl"
+    lines = [
+        {"id": "a1", "lang": "IT", "system": "sysA", "translation": "Versò un grappino di whisky."},
+        {"id": "a1", "lang": "IT", "system": "sysB", "translation": "Ha versato un grappino di whisky."},
+        {"id": "g1", "lang": "IT", "system": "sysA", "translation": "Ha sentito uno sparo."},  # a match: no MT line
+    ]
+    translations.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    before = curate(wn_project, monkeypatch, "ivo")
+    assert area(before)["card"]["mt"] == []  # no evaluation yet
+    dataset, loaded = prepare_current(wn_project, translations)
+    result = evaluate(dataset, loaded, create_analyser("default"))
+    with wn_project.db.write() as conn:
+        job_id = job_store.insert_job(conn, JobKind.EVALUATE, "lena", {"page": True}, utc_now())
+        job_store.update_job(conn, job_id, state=JobState.DONE)
+    save_result(wn_project, job_id, result)
+    at = curate(wn_project, monkeypatch, "ivo")  # not arriving from Evaluate
+    assert area(at)["card"]["mt"] == [
+        {"label": "sysA (MISS):", "text": "Versò un grappino di whisky. Its words are among the suggestions below (f)."},
+        {"label": "sysB (MISS):",
+         "text": "Ha versato un grappino di whisky. Its words are among the suggestions below (f)."},
+    ]  # fmt: skip
+    row = next(r for r in area(at)["suggestions"]["rows"] if r["text"] == "grappino")
+    assert row["label"] == "for GOOD · from machine translation" and "sysA, sysB" in row["reason"]
+    send_area(at, "accept", side="good", text="grappino")
+    assert lists(wn_project)[0] == ["grappino"]
+    assert area(curate(wn_project, monkeypatch, "ivo", "g1"))["card"]["mt"] == []

@@ -228,6 +228,22 @@ def _card_suggestions(view: ItemView, user: User, place: Place) -> suggestion_se
         return None
 
 
+def _miss_lines(
+    view: ItemView, place: Place, found: suggestion_service.CardSuggestions | None, t: Callable[[object], str]
+) -> list[dict[str, str]]:
+    """The machine translations of this item-language scored MISS in the newest evaluation (issue 33: on every MISS
+    item, not only when arriving from Evaluate); their words are the MT suggestions, reachable by the cursor."""
+    if found is None or place.address.is_copy:
+        return []
+    try:
+        lines = suggestion_service.miss_translations(state.get_project(), view.item.id, view.state.lang)
+    except (OSError, ValueError):  # the evaluation's file is gone or damaged: the card shows the rest
+        return []
+    words = any(s.source == sugg.MT for s in found.suggestions)
+    where = " Its words are among the suggestions below (f)." if words else ""
+    return [{"label": t(f"{system} (MISS):"), "text": t(text) + where} for system, text in lines]
+
+
 def _suggestions(found: suggestion_service.CardSuggestions | None, t: Callable[[object], str]) -> dict[str, Any]:
     rows = []
     for s in found.suggestions if found is not None else ():
@@ -331,6 +347,7 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
             "senses": [{"text": t(s["text"]), "sigma": s["sigma"]} for s in senses],
             "notices": _notices(view, user, caps),
             "translation": _translation(item.id, il.lang),
+            "mt": _miss_lines(view, place, found, t),
         },
         "actions": actions_data,
         "lists": _lists(view, t, found),

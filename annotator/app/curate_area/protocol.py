@@ -72,6 +72,7 @@ DATA: dict[str, Any] = {
         "senses": [{"text": "str", "sigma": "bool"}],
         "notices": [{"kind": "str", "text": "str"}],
         "translation": {"label": "str", "text": "str", "start": "int", "end": "int", "outcome": "str"},
+        "mt": [{"label": "str", "text": "str"}],
     },
     "actions": {name: _ACTION for name in ("done", "undo", "discuss", "discard", "reopen")},
     "lists": {"good": _LIST, "bad": _LIST},
