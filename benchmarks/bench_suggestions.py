@@ -142,7 +142,7 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
     )
     # the Curate work area's card (issue 33 UI): the reasons and suggestions plus the MISS translations' line, as
     # ``area_data`` asks for them on every run of the page (the evaluation's file read once per process)
-    _m, miss_wall, _mc = timed(
+    timed(
         "the card's MISS-translation line, first card (reads the evaluation once)",
         lambda: suggestions.miss_translations(project, ids[0], "IT"),
     )

@@ -27,6 +27,12 @@ pytestmark = pytest.mark.both_engines
 MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
 
 
+@pytest.fixture
+def wnp(wn_project: Project) -> Project:  # noqa: F811  (the fixture of test_suggestions)
+    """The tiny Italian wordnet project of ``test_suggestions`` (both engines)."""
+    return wn_project
+
+
 def curate(project: Project, monkeypatch: pytest.MonkeyPatch, name: str, item: str = "a1") -> AppTest:
     """A fresh browser session of ``name`` on Curate at ``item`` [IT]."""
     monkeypatch.setenv("ANNOTATOR_DATA", str(project.data_dir))
@@ -53,9 +59,9 @@ def lists(project: Project, item: str = "a1") -> tuple[list[str], list[str]]:
     return [e.text for e in state.good], [e.text for e in state.bad]
 
 
-def test_the_card_says_why_good_is_empty_and_shows_ranked_suggestions(wn_project: Project, monkeypatch) -> None:
-    person(wn_project, "ivo")
-    at = curate(wn_project, monkeypatch, "ivo")
+def test_the_card_says_why_good_is_empty_and_shows_ranked_suggestions(wnp: Project, monkeypatch) -> None:
+    person(wnp, "ivo")
+    at = curate(wnp, monkeypatch, "ivo")
     data = area(at)
     assert data["lists"]["good"]["rows"] == []
     assert data["lists"]["good"]["empty"].startswith("None of the Italian lexicons consulted (sg-it) has a word")
@@ -68,9 +74,9 @@ def test_the_card_says_why_good_is_empty_and_shows_ranked_suggestions(wn_project
     assert data["suggestions"]["title"] == f"Suggestions ({len(rows)})"
 
 
-def test_accepting_a_suggestion_adds_it_good_or_bad(wn_project: Project, monkeypatch) -> None:
-    person(wn_project, "ivo")
-    at = curate(wn_project, monkeypatch, "ivo")
+def test_accepting_a_suggestion_adds_it_good_or_bad(wnp: Project, monkeypatch) -> None:
+    person(wnp, "ivo")
+    at = curate(wnp, monkeypatch, "ivo")
     send_area(at, "accept", side="good", text="cicchetto")
     assert feedback(at)["kind"] == "success" and feedback(at)["text"] == "cicchetto is now in GOOD."
     assert feedback(at)["where"] == "suggestions" and feedback(at)["focus"] == "cursor"
@@ -78,53 +84,53 @@ def test_accepting_a_suggestion_adds_it_good_or_bad(wn_project: Project, monkeyp
     assert "cicchetto" not in suggested(at)
     assert area(at)["lists"]["good"]["empty"] == ""
     send_area(at, "accept", side="bad", text="bevanda")
-    assert lists(wn_project) == (["cicchetto"], ["sparo", "bevanda"])
-    with wn_project.db.read() as conn:
-        actions = [h.action for h in wn_project.repo.history(conn, "a1", "IT")]
+    assert lists(wnp) == (["cicchetto"], ["sparo", "bevanda"])
+    with wnp.db.read() as conn:
+        actions = [h.action for h in wnp.repo.history(conn, "a1", "IT")]
     assert actions[-2:] == ["accept_suggestion", "accept_suggestion"]
 
 
-def test_a_move_to_good_suggestion_moves_the_bad_candidate(wn_project: Project, monkeypatch) -> None:
-    ivo = person(wn_project, "ivo")
-    CurationService(wn_project, ivo).add_candidate("a1", "IT", Side.BAD, "bevanda", version(wn_project, "a1"))
-    at = curate(wn_project, monkeypatch, "ivo")
+def test_a_move_to_good_suggestion_moves_the_bad_candidate(wnp: Project, monkeypatch) -> None:
+    ivo = person(wnp, "ivo")
+    CurationService(wnp, ivo).add_candidate("a1", "IT", Side.BAD, "bevanda", version(wnp, "a1"))
+    at = curate(wnp, monkeypatch, "ivo")
     row = next(r for r in area(at)["suggestions"]["rows"] if r["text"] == "bevanda")
     assert row["side"] == "move" and row["label"].startswith("move from BAD to GOOD")
     send_area(at, "accept", side="good", text="bevanda")
     assert feedback(at)["kind"] == "success", feedback(at)
-    assert lists(wn_project) == (["bevanda"], ["sparo"])
+    assert lists(wnp) == (["bevanda"], ["sparo"])
 
 
-def test_a_stale_accept_is_refused_and_nothing_changes(wn_project: Project, monkeypatch) -> None:
-    person(wn_project, "ivo")
-    at = curate(wn_project, monkeypatch, "ivo")
+def test_a_stale_accept_is_refused_and_nothing_changes(wnp: Project, monkeypatch) -> None:
+    person(wnp, "ivo")
+    at = curate(wnp, monkeypatch, "ivo")
     stale = area(at)["version"]
     send_area(at, "accept", side="good", text="cicchetto")
     send_area(at, "accept", side="good", text="bevanda", version=stale)
     assert feedback(at)["kind"] == "error" and "conflict" in feedback(at)["text"]
-    assert lists(wn_project)[0] == ["cicchetto"]
+    assert lists(wnp)[0] == ["cicchetto"]
 
 
 def test_a_dismissal_survives_a_rerun_and_a_new_session_of_the_user_but_not_another_user(
-    wn_project: Project, monkeypatch
+    wnp: Project, monkeypatch
 ) -> None:
-    person(wn_project, "ivo"), person(wn_project, "ada")
-    at = curate(wn_project, monkeypatch, "ivo")
+    person(wnp, "ivo"), person(wnp, "ada")
+    at = curate(wnp, monkeypatch, "ivo")
     send_area(at, "dismiss", side="good", text="cicchetto")
     assert feedback(at)["text"] == "Dismissed cicchetto: it will not be suggested to you here again."
     assert "cicchetto" not in suggested(at)
     at.run()  # a rerun
     assert "cicchetto" not in suggested(at) and "bevanda" in suggested(at)
-    assert lists(wn_project) == ([], ["sparo"])  # nothing added or removed
-    again = curate(wn_project, monkeypatch, "ivo")  # another session of the same user
+    assert lists(wnp) == ([], ["sparo"])  # nothing added or removed
+    again = curate(wnp, monkeypatch, "ivo")  # another session of the same user
     assert "cicchetto" not in suggested(again)
-    other = curate(wn_project, monkeypatch, "ada")
+    other = curate(wnp, monkeypatch, "ada")
     assert suggested(other)[0] == "cicchetto"
 
 
-def test_typing_a_word_says_which_sense_it_lexicalizes(wn_project: Project, monkeypatch) -> None:
-    person(wn_project, "ivo")
-    at = curate(wn_project, monkeypatch, "ivo")
+def test_typing_a_word_says_which_sense_it_lexicalizes(wnp: Project, monkeypatch) -> None:
+    person(wnp, "ivo")
+    at = curate(wnp, monkeypatch, "ivo")
     send_area(at, "check", side="good", text="sparo")  # in BAD, from the lexicon: the provenance says
     assert "another sense" in area(at)["check"]["hint"]
     send_area(at, "check", side="good", text="cicchetto")  # in no list: the lexicons are asked
@@ -135,9 +141,11 @@ def test_typing_a_word_says_which_sense_it_lexicalizes(wn_project: Project, monk
 
 
 def test_every_miss_item_shows_its_machine_translations_and_their_words_are_suggestions(
-    wn_project: Project, monkeypatch, tmp_path: Path
+    wnp: Project,
+    monkeypatch,
+    tmp_path: Path,
 ) -> None:
-    person(wn_project, "ivo")
+    person(wnp, "ivo")
     translations = tmp_path / "translations.jsonl"
     lines = [
         {"id": "a1", "lang": "IT", "system": "sysA", "translation": "Versò un grappino di whisky."},
@@ -145,22 +153,23 @@ def test_every_miss_item_shows_its_machine_translations_and_their_words_are_sugg
         {"id": "g1", "lang": "IT", "system": "sysA", "translation": "Ha sentito uno sparo."},  # a match: no MT line
     ]
     translations.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    before = curate(wn_project, monkeypatch, "ivo")
+    before = curate(wnp, monkeypatch, "ivo")
     assert area(before)["card"]["mt"] == []  # no evaluation yet
-    dataset, loaded = prepare_current(wn_project, translations)
+    dataset, loaded = prepare_current(wnp, translations)
     result = evaluate(dataset, loaded, create_analyser("default"))
-    with wn_project.db.write() as conn:
+    with wnp.db.write() as conn:
         job_id = job_store.insert_job(conn, JobKind.EVALUATE, "lena", {"page": True}, utc_now())
         job_store.update_job(conn, job_id, state=JobState.DONE)
-    save_result(wn_project, job_id, result)
-    at = curate(wn_project, monkeypatch, "ivo")  # not arriving from Evaluate
+    save_result(wnp, job_id, result)
+    at = curate(wnp, monkeypatch, "ivo")  # not arriving from Evaluate
     assert area(at)["card"]["mt"] == [
-        {"label": "sysA (MISS):", "text": "Versò un grappino di whisky. Its words are among the suggestions below (f)."},
+        {"label": "sysA (MISS):",
+         "text": "Versò un grappino di whisky. Its words are among the suggestions below (f)."},
         {"label": "sysB (MISS):",
          "text": "Ha versato un grappino di whisky. Its words are among the suggestions below (f)."},
     ]  # fmt: skip
     row = next(r for r in area(at)["suggestions"]["rows"] if r["text"] == "grappino")
     assert row["label"] == "for GOOD · from machine translation" and "sysA, sysB" in row["reason"]
     send_area(at, "accept", side="good", text="grappino")
-    assert lists(wn_project)[0] == ["grappino"]
-    assert area(curate(wn_project, monkeypatch, "ivo", "g1"))["card"]["mt"] == []
+    assert lists(wnp)[0] == ["grappino"]
+    assert area(curate(wnp, monkeypatch, "ivo", "g1"))["card"]["mt"] == []

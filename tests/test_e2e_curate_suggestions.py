@@ -107,8 +107,9 @@ def test_the_reason_is_in_view_and_the_first_suggestion_is_one_key_away(url: str
         project = Project.open(data)
         with project.db.read() as conn:
             ivo = project.repo.get_user(conn, "ivo")
-        shown = [s.text for s in suggestions.card_view(project, "a1", "IT", ivo).suggestions]
-        assert "bevanda" not in shown and "bevanda" in [s.text for s in suggestions.card_view(project, "a1", "IT").suggestions]
+        for_ivo = [s.text for s in suggestions.card_view(project, "a1", "IT", ivo).suggestions]
+        for_anyone = [s.text for s in suggestions.card_view(project, "a1", "IT").suggestions]
+        assert "bevanda" not in for_ivo and "bevanda" in for_anyone
 
         # the legend lists the suggestion keys; Esc closes it
         page.keyboard.press("?")
@@ -134,3 +135,15 @@ def test_the_reason_is_in_view_and_the_first_suggestion_is_one_key_away(url: str
         expect(page.locator('.ca-side[data-side="good"] .ca-hint')).to_have_text(
             "The lexicons have it for this sense (σ) — usually GOOD."
         )
+
+        # accepting the last suggestion: its feedback is still in view (the suggestions' box is gone with them)
+        page.keyboard.press("Escape")
+        texts = [str(t) for t in page.locator(".ca-sugg .ca-row code").all_text_contents()]
+        page.locator(".ca-sugg .ca-row").first.focus()
+        for text in texts:
+            page.keyboard.press("+")
+            check_feedback(page, f"{text} is now in GOOD.")
+            settle(page)
+        expect(page.locator(".ca-sugg")).to_be_hidden()
+        assert lists(data, "a2")[0] == texts
+        assert page.evaluate(FOCUSED_JS) == texts[0]  # the cursor on the GOOD list now

@@ -15,10 +15,10 @@ from typing import Any
 import streamlit as st
 
 from annotator.app import components, curate_area, state
+from annotator.domain import suggestions as sugg
 from annotator.domain import undo
 from annotator.domain.capabilities import Capabilities, capabilities
 from annotator.domain.commands import Address
-from annotator.domain import suggestions as sugg
 from annotator.domain.model import Comment, DiscardReason, ItemLanguage, Side, Status, User
 from annotator.errors import UserError
 from annotator.lexicon.base import LexiconError

@@ -621,7 +621,8 @@ function showFeedback(feedback) {
   $$('.ca-feedback').forEach((box) => { box.className = 'ca-feedback'; });
   $$('.ca-say').forEach((say) => { say.textContent = ''; });
   if (!feedback) return;
-  const box = $(`.ca-feedback[data-where="${feedback.where}"]`) || $('.ca-feedback[data-where="card"]');
+  let box = $(`.ca-feedback[data-where="${feedback.where}"]`);
+  if (!box || box.closest('[hidden]')) box = $('.ca-feedback[data-where="card"]');  // (the last suggestion just went)
   box.className = 'ca-feedback ca-' + feedback.kind;
   box.querySelector(feedback.kind === 'error' ? '[role="alert"]' : '[role="status"]').textContent = feedback.text;
   const rect = box.getBoundingClientRect();
