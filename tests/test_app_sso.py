@@ -14,9 +14,11 @@ import pytest
 from app_helpers import MAIN, plain
 from streamlit.testing.v1 import AppTest
 
+from annotator.app import state
 from annotator.domain.model import Role
 from annotator.project import Project
-from annotator.services.accounts import add_user, list_users
+from annotator.services import people
+from annotator.services.accounts import add_user, authenticate, list_users
 
 AUTH = {
     "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
@@ -120,3 +122,30 @@ def test_a_disabled_account_gets_the_same_refusal(app_project: Project) -> None:
     assert any("ask a lead for access" in plain(e.value) for e in at.error)
     assert not signed_in(at)
     assert [u.name for u in list_users(app_project) if not u.disabled] == ["lena"]
+
+
+def test_a_reset_account_signing_in_with_the_provider_replaces_the_one_time_password_in_one_session(
+    app_project: Project,
+) -> None:
+    """A lead's reset of an account that signs in with the provider: the one-time password was seen by the lead,
+    so the next log-in (single sign-on too) replaces it first; the forced form keeps the session it was given
+    (no new session and cookie on each run), and the new password then serves as any other."""
+    lena = next(u for u in list_users(app_project) if u.name == "lena")
+    one_time = people.reset_password(app_project, lena, "ivo").password
+    time.sleep(1.1)  # the provider's sign-in (its iat, whole seconds) comes after the reset
+    at = app(user=identity("ivo@example.org"))
+    assert not at.exception, at.exception
+    assert [t.label for t in at.text_input] == ["New password", "Repeat new password"] and not signed_in(at)
+    assert len(at.get("iframe")) == 1  # the session's cookie, sent once
+    held = at.session_state[state.USER_KEY]
+    for _ in range(2):
+        at.run()
+        assert [t.label for t in at.text_input] == ["New password", "Repeat new password"]
+        assert len(at.get("iframe")) == 0 and at.session_state[state.USER_KEY] is held
+    at.text_input(key="forced_new").input("ivo-own-password")
+    at.text_input(key="forced_repeat").input("ivo-own-password")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    assert "Signed in as **ivo** · translator · IT" in signed_in(at)
+    assert authenticate(app_project, "ivo", one_time) is None
+    assert authenticate(app_project, "ivo", "ivo-own-password") is not None

@@ -21,8 +21,10 @@ from annotator.data_export.dataset import ExportOptions, export_dataset, read_da
 from annotator.data_export.publish import LicenceRefused, PublishFolderTaken, project_sources, publish
 from annotator.domain.dataset_card import size_category
 from annotator.domain.licences import OTHER, SourceLicence, identify, refusals, suggested
+from annotator.domain.unicode_rules import UnstorableTextError
 from annotator.lexicon.licences import snapshot_source
 from annotator.lexicon.wordnet import add_lexicons
+from annotator.lexicon.wordnet_store import remove_lexicon
 from annotator.project import LexiconSettings, Project, ProjectSettings
 from annotator.services.importing import import_items
 
@@ -287,3 +289,34 @@ def test_filter_counts_are_items_not_failures(project: Project, tmp_path: Path) 
         "excluded": 0,
         "flagged": {"polysemy": 0, "one_per_sense": 0, "target_language": 1},
     }
+
+
+def test_publish_names_the_lexicons_of_the_current_wordnet_after_another_run_replaced_it(
+    project: Project, tmp_path: Path
+) -> None:
+    """``wn`` keeps one connection per database path for the life of a process; the database is replaced by a
+    rename, so a long-running app that read the lexicons once must still see a lexicon added or removed later."""
+    files = [str(p) for p in write_tiny_wordnet(tmp_path / "lmf")]
+    italian = [f for f in files if "iwn" not in f]
+    add_lexicons(project.wordnet_folder, italian)
+    settings = ProjectSettings(name="wn", languages=("IT",), lexicon=LexiconSettings("wordnet"))
+    before = [s.source for s in project_sources(project, settings)[0]]
+    assert "tiny tiny-iwn (tiny-iwn:1.0)" not in before
+    add_lexicons(project.wordnet_folder, [f for f in files if "iwn" in f])
+    sources, allowed = project_sources(project, settings)
+    assert "tiny tiny-iwn (tiny-iwn:1.0)" in [s.source for s in sources]
+    assert allowed == ["IT: TINY-IT TINY-IWN"]
+    remove_lexicon(project.wordnet_folder, "tiny-it:1.0")
+    sources, allowed = project_sources(project, settings)
+    assert "tiny tiny-it (tiny-it:1.0)" not in [s.source for s in sources] and allowed == ["IT: TINY-IWN"]
+
+
+@pytest.mark.parametrize("char", ["\x00", "\ud800", "\ufffe"])
+def test_a_dataset_name_holding_unstorable_text_is_refused_by_name_and_nothing_is_written(
+    published: Path, tmp_path: Path, char: str
+) -> None:
+    project = Project.open(published.parent / "data")
+    with pytest.raises(UnstorableTextError, match="The dataset name holds"):
+        publish(project, tmp_path / "out", name=f"Bench{char}mark")
+    project.db.dispose()
+    assert not (tmp_path / "out").exists()

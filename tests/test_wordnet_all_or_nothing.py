@@ -5,7 +5,10 @@ leaves no temporary file; progress moves within a file; modes stay owner-only.""
 
 from __future__ import annotations
 
+import functools
 import gzip
+import http.server
+import io
 import json
 import lzma
 import os
@@ -15,6 +18,9 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import tarfile
+import threading
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,6 +30,7 @@ from wordnet_data import SHOT_DRINK, english_lmf, other_lmf, write_tiny_wordnet
 from annotator.cli import main
 from annotator.data_import.limits import InputLimits
 from annotator.lexicon.wordnet import WordnetLexicon, add_lexicons, lexicon_specifiers
+from annotator.lexicon.wordnet_lmf import WordnetFileError
 from annotator.lexicon.wordnet_store import PAUSE_ENV
 from annotator.project import Project
 from annotator.services.administration import save_project_limits
@@ -368,3 +375,44 @@ def test_one_run_at_a_time(data: Path, iwn: Path, base_project: tuple, capsys: p
     finally:
         child.kill()
         child.wait()
+
+
+@pytest.fixture
+def web(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A local HTTP server over a folder: what ``use-wordnet URL`` downloads."""
+    served = tmp_path / "served"
+    served.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", served
+    server.shutdown()
+
+
+def test_a_downloaded_compression_bomb_is_refused_while_reading_never_unpacked_whole(
+    data: Path, web: tuple[str, Path], tmp_path: Path
+) -> None:
+    """A URL (or wn package) used to be unpacked whole by ``wn`` into the system's temporary folder before any
+    check: a small download could fill the disk. A compressed file is now read through the same bounded reader as
+    a local one, and an archive whose members add up to more than the limit is refused before it is unpacked."""
+    url, served = web
+    limits = replace(InputLimits(), max_snapshot_mb=1)
+    lines = IWN.split("\n", 2)
+    big = f"{lines[0]}\n{lines[1]}\n<!-- {'x' * (3 << 20)} -->\n{lines[2]}".encode()  # 3 MB of text
+    (served / "bomb.xml.gz").write_bytes(gzip.compress(big))
+    folder = data / "wordnet"
+    before = folder_state(data)
+    with pytest.raises(WordnetFileError, match=r"its text is larger than 1\.0 MB") as refused:
+        add_lexicons(folder, [f"{url}/bomb.xml.gz"], limits=limits)
+    assert refused.value.rule == "too_large" and "tmp" not in str(refused.value)
+    member = tarfile.TarInfo("pkg/bomb.xml")
+    member.size = len(big)
+    with tarfile.open(served / "pkg.tar.xz", "w:xz") as tar:
+        tar.addfile(member, io.BytesIO(big))
+    with pytest.raises(WordnetFileError, match=r"its files add up to more than 1\.0 MB") as refused:
+        add_lexicons(folder, [f"{url}/pkg.tar.xz"], limits=limits)
+    assert refused.value.rule == "too_large"
+    assert folder_state(data) == before and leftovers(data) == []
+    assert stat.S_IMODE((folder / "downloads").stat().st_mode) == 0o700  # wn's cache, owner-only like the rest
+    (served / "tiny-iwn.xml.xz").write_bytes(lzma.compress(IWN.encode()))  # a genuine one still comes in
+    assert [i.specifier for i in add_lexicons(folder, [f"{url}/tiny-iwn.xml.xz"], limits=limits)] == ["tiny-iwn:1.0"]

@@ -298,6 +298,9 @@ def sso_login(identity: Mapping[str, object]) -> User | None:
     if st.session_state.get(SSO_ENDED_KEY):
         return None
     project = get_project()
+    held = st.session_state.get(USER_KEY)
+    if isinstance(held, accounts.Session) and accounts.password_change_due(project, held) is not None:
+        return None  # signed in already, one-time password to replace: keep that session, issue no new one per run
     email = accounts.verified_email(identity)
     if email is None:
         raw = identity.get("email")

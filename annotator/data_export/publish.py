@@ -42,8 +42,8 @@ from annotator.data_export.parquet_files import (
 from annotator.domain.dataset_card import CardData, dataset_card, slug
 from annotator.domain.licences import OTHER, SourceLicence, licence_by_id, refusals, suggested
 from annotator.domain.settings import ProjectSettings
+from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
-from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import LexiconError
 from annotator.lexicon.licences import babelnet_source, snapshot_header, snapshot_source, wordnet_sources
 from annotator.lexicon.sources import allowed_sources
@@ -105,16 +105,17 @@ class PublishResult:
 
 
 def _wordnet_sources(project: ProjectContext, settings: ProjectSettings) -> tuple[list[SourceLicence], dict[str, Any]]:
-    from annotator.lexicon.wordnet import project_language, using_folder
+    from annotator.lexicon.wordnet import project_language
+    from annotator.lexicon.wordnet_store import lexicon_metadata
 
     folder = project.wordnet_folder
     if not (folder / "wn.db").exists():
         raise LexiconError(f"No wordnet in {folder}: the project's lexicon sources cannot be named.")
-    with using_folder(folder) as wn:
-        found = wordnet_sources(wn, settings.languages, settings)
-        defaults: dict[str, set[str]] = {}
-        for lexicon in wn.lexicons():
-            defaults.setdefault(project_language(lexicon.language), set()).add(lexicon.id.upper())
+    lexicons = lexicon_metadata(folder)  # the current file: another run may have replaced it since the app started
+    found = wordnet_sources(lexicons, settings.languages, settings)
+    defaults: dict[str, set[str]] = {}
+    for lexicon in lexicons:
+        defaults.setdefault(project_language(lexicon.language), set()).add(lexicon.id.upper())
     return found, {lang: frozenset(ids) for lang, ids in defaults.items()}
 
 
@@ -215,6 +216,8 @@ def publish(
 ) -> PublishResult:
     """Write the dataset folder ``out`` (refused when it exists with files in it, or when ``licence`` is not one the
     sources allow)."""
+    if name is not None:  # typed in the browser: a lone surrogate cannot be written, a NUL has no place in a card
+        check_storable("dataset name", name)
     out = Path(out).resolve()
     _check_out(out)
     with project.db.read() as conn:
@@ -223,14 +226,11 @@ def publish(
     sources, allowed = project_sources(project, settings)
     chosen = choose_licence(licence, sources)
     options = ExportOptions(include_incomplete=include_incomplete)
-    with gc_paused():
-        try:
-            with (folder := AtomicFolder(out.parent, out.name)) as tmp:
-                rows, manifest_id = _fill(
-                    project, tmp, options, name or settings.name, chosen, sources, allowed, progress
-                )
-        except OSError as error:
-            raise cannot_write(out, error) from error
+    try:
+        with (folder := AtomicFolder(out.parent, out.name)) as tmp:
+            rows, manifest_id = _fill(project, tmp, options, name or settings.name, chosen, sources, allowed, progress)
+    except OSError as error:
+        raise cannot_write(out, error) from error
     return PublishResult(folder.final, chosen, rows, manifest_id, sources)
 
 

@@ -1,9 +1,9 @@
 """Which licence each lexicon source of a project has, as its provider states it (issue 35).
 
 BabelNet's data is under the BabelNet Non-Commercial License; each wordnet lexicon says its licence in its WN-LMF
-``license`` attribute (kept by ``wn``); a snapshot says it in its header's ``license`` key when it has one (a
-snapshot frozen from the BabelNet cache names BabelNet as its provider, so it carries BabelNet's licence). The rules
-over these licences are data in ``annotator.domain.licences``.
+``license`` attribute (kept by ``wn``, read from the current database file); a snapshot says it in its header's
+``license`` key when it has one (a snapshot frozen from the BabelNet cache names BabelNet as its provider, so it
+carries BabelNet's licence). The rules over these licences are data in ``annotator.domain.licences``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 from annotator.domain.licences import SourceLicence, identify, licence_by_id
 from annotator.domain.settings import ProjectSettings
 from annotator.lexicon.base import ENGLISH
+from annotator.lexicon.wordnet_store import LexiconMetadata
 
 
 def snapshot_header(path: Path) -> dict[str, Any]:
@@ -59,14 +60,16 @@ def snapshot_source(header: dict[str, Any], name: str) -> SourceLicence:
     return SourceLicence(label, "synsets, glosses and candidates", identify(text), stated=text or "not stated")
 
 
-def wordnet_sources(wn: Any, languages: Sequence[str], settings: ProjectSettings) -> list[SourceLicence]:
+def wordnet_sources(
+    lexicons: Sequence[LexiconMetadata], languages: Sequence[str], settings: ProjectSettings
+) -> list[SourceLicence]:
     """Every lexicon of the project's ``wn`` database whose data can reach the dataset: the English one and those
     of the project's languages (only the allowed ones when the project lists its sources for a language)."""
     from annotator.lexicon.wordnet import project_language
 
     wanted = {lang.upper() for lang in languages}
     found: list[SourceLicence] = []
-    for lexicon in wn.lexicons():
+    for lexicon in lexicons:
         lang = project_language(lexicon.language)
         if lang != ENGLISH and lang not in wanted:
             continue

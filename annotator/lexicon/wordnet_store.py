@@ -18,20 +18,23 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import lzma
 import os
 import re
 import shutil
 import sqlite3
 import sys
+import tarfile
 import tempfile
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from annotator.data_import.limits import MB, InputLimits
+from annotator.data_import.limits import MB, InputLimits, megabytes
 from annotator.lexicon.base import LexiconError
 from annotator.lexicon.wordnet_index import INDEX_VERSION, index_path
 from annotator.lexicon.wordnet_lmf import (
@@ -149,6 +152,37 @@ def installed_lexicons(folder: Path, added: frozenset[str] = frozenset()) -> lis
     except sqlite3.DatabaseError as error:
         raise _damaged(folder, error) from error
     return [LexiconInfo(i, v, lang, syn, sen, f"{i}:{v}" in added) for i, v, lang, syn, sen in rows]
+
+
+@dataclass(frozen=True)
+class LexiconMetadata:
+    """What a lexicon states about itself (label, licence, url, citation): what ``publish`` names as a source."""
+
+    id: str
+    version: str
+    language: str
+    label: str
+    license: str
+    url: str
+    citation: str
+
+    def specifier(self) -> str:
+        return f"{self.id}:{self.version}"
+
+
+def lexicon_metadata(folder: Path) -> list[LexiconMetadata]:
+    """Every lexicon's own metadata, read from the current file (never through ``wn``, whose connection would go
+    on reading a database another run has since replaced)."""
+    database = folder / DATABASE
+    if not database.exists():
+        return []
+    query = "SELECT id, version, language, label, license, url, citation FROM lexicons ORDER BY id"
+    try:
+        with contextlib.closing(_read_only(database)) as conn:
+            rows = conn.execute(query).fetchall()
+    except sqlite3.DatabaseError as error:
+        raise _damaged(folder, error) from error
+    return [LexiconMetadata(*(str(value or "") for value in row)) for row in rows]
 
 
 def lexicon_specifiers(folder: Path) -> list[str]:
@@ -287,21 +321,66 @@ def _add_to_copy(build: Path, files: Sequence[CheckedFile], progress: Callable[[
 # --- adding ---------------------------------------------------------------------------------------------
 
 
+def _compressed_suffix(path: Path) -> str:
+    """``.xml.gz`` / ``.xml.xz`` when the file starts like one (a download's name says nothing), else ``.xml``."""
+    with path.open("rb") as handle:
+        head = handle.read(6)
+    return ".xml.gz" if head.startswith(b"\x1f\x8b") else ".xml.xz" if head.startswith(b"\xfd7zXZ\x00") else ".xml"
+
+
+def _check_archive_size(label: str, archive: Path, limits: InputLimits) -> None:
+    """Refuse an archive whose files add up to more than the limit, reading only its headers (streamed), before
+    ``wn`` unpacks all of it into the system's temporary folder."""
+    total = 0
+    try:
+        with tarfile.open(archive, "r|*") as tar:
+            for member in tar:
+                total += member.size
+                if total > limits.max_snapshot_bytes:
+                    limit = megabytes(limits.max_snapshot_bytes)
+                    raise WordnetFileError(
+                        label, None, "too_large", f"its files add up to more than {limit} (input limit "
+                        "max_snapshot_mb); ask a lead to raise the limit if the package is genuine"
+                    )  # fmt: skip
+    except (tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error) as error:
+        raise WordnetFileError(label, None, "not_compressed_lmf", f"cannot unpack it ({error})") from error
+
+
+def _checked_download(package: str, archive: Path, scratch: Path, limits: InputLimits) -> list[CheckedFile]:
+    if not tarfile.is_tarfile(archive):
+        named = scratch / f"download{_compressed_suffix(archive)}"
+        named.symlink_to(archive)
+        return [check_file(package, named, scratch / "download-0.xml", limits)]
+    _check_archive_size(package, archive, limits)
+    from wn.project import iterpackages
+
+    return [  # checked while iterating: wn removes its unpacked copies when the iteration ends
+        check_file(
+            f"{package} ({item.resource_file().name})", item.resource_file(), scratch / f"download-{n}.xml", limits
+        )
+        for n, item in enumerate(iterpackages(archive))
+    ]
+
+
 def _downloaded(package: str, folder: Path, scratch: Path, limits: InputLimits) -> list[CheckedFile]:
-    """A ``wn`` package id or URL, downloaded into the project's folder; its WN-LMF file(s) checked like any file."""
+    """A ``wn`` package id or URL, downloaded into the project's folder; its WN-LMF file(s) checked like any file.
+
+    A single (compressed) file is read through ``check_file``'s bounded reader; only an archive goes through
+    ``wn``'s unpacking, once its listed sizes fit the limit: ``wn`` unpacks whole, before any check could stop it.
+    """
     with using_folder(folder) as wn:
+        downloads = Path(wn.config.downloads_directory)  # wn's cache, which wn makes 0755
+        make_private_folder(downloads)
+        make_private(downloads)
         try:
             archive = Path(wn.download(package, add=False, progress_handler=None))
         except Exception as error:  # wn raises its own errors and the network's
             raise LexiconError(f"{package}: cannot download this wn package ({error}). Nothing was added.") from error
-        from wn.project import iterpackages
-
-        found = [  # checked while iterating: wn removes its unpacked copies when the iteration ends
-            check_file(
-                f"{package} ({item.resource_file().name})", item.resource_file(), scratch / f"download-{n}.xml", limits
-            )
-            for n, item in enumerate(iterpackages(archive))
-        ]
+        try:
+            found = _checked_download(package, archive, scratch, limits)
+        except LexiconError:
+            archive.unlink(missing_ok=True)  # a refused download is not kept in the cache either
+            raise
     if not found:
         raise LexiconError(f"{package}: the downloaded package holds no WN-LMF file. Nothing was added.")
     return found
@@ -472,9 +551,11 @@ def remove_lexicon(folder: Path, specifier: str) -> LexiconInfo:
 
 __all__ = [
     "LexiconInfo",
+    "LexiconMetadata",
     "add_lexicons",
     "find_lexicon",
     "installed_lexicons",
+    "lexicon_metadata",
     "lexicon_rows",
     "lexicon_specifiers",
     "remove_lexicon",

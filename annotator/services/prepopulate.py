@@ -19,12 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from annotator.context import ProjectContext
-from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
+from annotator.domain.model import CandidateEntry, Item, ItemLanguage, SenseEntry, Status, User
 from annotator.domain.prepopulation import InitialSets, initial_sets, lexicalizations, rank_senses
 from annotator.domain.settings import ProjectSettings
 from annotator.domain.suggestions import lexicon_record
 from annotator.errors import UserError
-from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import (
     ENGLISH,
     Lexicon,
@@ -337,8 +336,8 @@ class _Run:
         self.defaults = default_sources(lexicon)
         self.settings = settings
         self.batch = _Batch()
-        #: JSON of candidate tuples already encoded (keyed by identity; the memoised sets are shared).
-        self.encoded: dict[int, tuple[object, str]] = {}
+        #: JSON of candidate tuples already encoded (the memoised sets recur across items).
+        self.encoded: dict[tuple[CandidateEntry, ...], str] = {}
 
     def allowed(self, lang: str) -> Callable[[str], bool]:
         if lang not in self.policies:
@@ -447,7 +446,7 @@ class _Run:
                 conn, [(s.item_id, s.lang, r) for s, r in zip(batch.states, batch.records, strict=True) if r]
             )
         if self.inventory.trim():
-            self.encoded.clear()  # keyed by the dropped sets' identity
+            self.encoded.clear()  # the dropped sets' JSON: memory stays bounded
         self.report.items += len(batch.lexicon_rows)
         self.report.item_languages += len(batch.states)
         self.report.overlaps += sum(1 for s in batch.states if s.overlaps)
@@ -469,8 +468,7 @@ def prepopulate(
     Excluded items are left out. ``user`` is the lead acting in the app (checked and audited); None for
     the command line. Unknown languages or item ids are refused before anything is asked or written.
     """
-    with gc_paused():
-        return _prepopulate(project, languages, lexicon, progress, batch_size, user, redo)
+    return _prepopulate(project, languages, lexicon, progress, batch_size, user, redo)
 
 
 def _checked_languages(languages: tuple[str, ...] | None, project_languages: tuple[str, ...]) -> tuple[str, ...]:

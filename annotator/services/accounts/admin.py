@@ -14,6 +14,7 @@ from sqlalchemy import Connection
 from annotator.context import ProjectContext
 from annotator.domain.languages import check_in_project
 from annotator.domain.model import Role, User
+from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 from annotator.services.accounts.passwords import check_password, hash_password
 from annotator.services.accounts.sessions import bump_epoch
@@ -66,6 +67,7 @@ def add_user(
         raise UserError(f"User name {name!r}: use 2-64 letters, digits, '.', '_' or '-'.")
     role = Role(role)
     check_password(password)
+    check_storable("display name", display_name)
     langs = check_in_project(languages, project.settings().languages)  # ISO 639 codes of this project only
     if role is Role.TRANSLATOR and not langs:
         raise MissingLanguages()

@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import secrets
 
+from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 
 SCRYPT_N = 2**14
@@ -52,6 +53,7 @@ def check_password(password: str) -> None:
     """The rules every new password follows, on the command line and in the browser alike."""
     if len(password) < MIN_PASSWORD_LENGTH:
         raise UserError(f"A password needs at least {MIN_PASSWORD_LENGTH} characters.")
+    check_storable("password", password)  # a lone surrogate cannot even be hashed (UTF-8 cannot encode it)
 
 
 def one_time_password() -> str:

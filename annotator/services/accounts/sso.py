@@ -11,16 +11,19 @@ from collections.abc import Mapping
 from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
+from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 from annotator.services.accounts.sessions import Session, bump_epoch, epoch, epoch_changed_at, session_hours
 
-#: One '@', no spaces, a dot in the domain: enough to catch typos; the provider vouches for the rest.
-_EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s.]+(\.[^@\s.]+)+$")
+#: One '@', no spaces or control characters, a dot in the domain: enough to catch typos; the provider vouches
+#: for the rest.
+_EMAIL = re.compile(r"^[^@\s\x00-\x1f\x7f]{1,64}@[^@\s.\x00-\x1f\x7f]+(\.[^@\s.\x00-\x1f\x7f]+)+$")
 MAX_EMAIL_LENGTH = 254
 
 
 def normalize_email(email: str) -> str:
     """The address as stored and matched: trimmed and lower-cased; a ``UserError`` naming it when malformed."""
+    check_storable("e-mail address", email)  # said by name, before the database's own refusal
     address = email.strip().lower()
     if len(address) > MAX_EMAIL_LENGTH or not _EMAIL.match(address):
         raise UserError(f"E-mail address {email.strip()!r} is not valid: write it as name@example.org.")
