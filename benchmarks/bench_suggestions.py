@@ -72,7 +72,8 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
     from annotator.lexicon.wordnet import WordnetLexicon
     from annotator.project import Project
     from annotator.services import suggestions
-    from annotator.services.evaluate_project import prepare_current, save_result
+    from annotator.services.evaluate_project import prepare_current
+    from annotator.services.evaluation_results import save_result
     from annotator.store import jobs as job_store
     from annotator.store.repository import utc_now
 

@@ -18,7 +18,8 @@ from annotator.domain.model import Side
 from annotator.evaluation.run import create_analyser, evaluate
 from annotator.project import Project
 from annotator.services.curation import CurationService
-from annotator.services.evaluate_project import prepare_current, save_result
+from annotator.services.evaluate_project import prepare_current
+from annotator.services.evaluation_results import save_result
 from annotator.store import jobs as job_store
 from annotator.store.repository import utc_now
 

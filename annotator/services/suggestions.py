@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from annotator.clock import utc_now
 from annotator.context import ProjectContext
 from annotator.domain.jobs import JobKind, JobState
 from annotator.domain.lexicon_records import SynsetRecord
@@ -59,7 +60,6 @@ from annotator.services import job_files
 from annotator.store import jobs as job_rows
 from annotator.store import suggestions as rows
 from annotator.store.item_languages import candidates_from_json
-from annotator.store.rows import utc_now
 
 #: Item-languages per batch when computing or exporting in bulk.
 BATCH_SIZE = 200
