@@ -41,7 +41,7 @@ def test_a_leads_queue_and_search_are_in_view_without_scrolling(lead_page: tuple
     for name in ("Language", "Queue", "Search"):
         box = sidebar.get_by_label(name, exact=True).first.bounding_box()
         assert box is not None, name
-        assert 0 <= box["y"] and box["y"] + box["height"] <= HEIGHT, (name, box)
+        assert box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT, (name, box)
     scrolled = page.evaluate("""() => document.querySelector('[data-testid="stSidebarContent"]').scrollTop""")
     assert scrolled == 0
     expect(sidebar.get_by_role("combobox", name="Language")).to_have_value("DE — German")  # by its name
@@ -49,7 +49,7 @@ def test_a_leads_queue_and_search_are_in_view_without_scrolling(lead_page: tuple
 
 
 def test_the_work_areas_top_stays_put_from_item_to_item(lead_page: tuple[Page, str], tmp_path: Path) -> None:
-    """Long items (that the page scrolls) and short ones (that it cannot) in a row: the top moves by a few px at most."""
+    """Long items (that the page scrolls) and short ones (that it cannot) in a row: the top moves a few px at most."""
     page, url = lead_page
     page.goto(f"{url}/curate?item=shot-whiskey&lang=IT")
     expect(page.locator(".ca-id")).to_contain_text("shot-whiskey · IT")
