@@ -113,8 +113,12 @@ def publish_folder(temporary: Path, root: Path, name: str) -> Path:
 
 
 @contextmanager
-def atomic_file(path: Path) -> Iterator[Path]:
-    """Yield a temporary path next to ``path``; when the block succeeds it replaces ``path`` in one rename."""
+def atomic_file(path: Path, *, replace: bool = True) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; when the block succeeds it replaces ``path`` in one rename.
+
+    ``replace=False``: an existing ``path`` is kept (put in place as a link, so of two processes writing at once
+    the first wins and neither ever sees the other's half-written file).
+    """
     make_private_folder(path.parent)
     fd, name = tempfile.mkstemp(prefix=f".{path.name}{PARTIAL_MARK}", dir=path.parent)
     os.close(fd)
@@ -122,7 +126,12 @@ def atomic_file(path: Path) -> Iterator[Path]:
     try:
         yield temporary
         make_private(temporary)  # writers such as openpyxl may have replaced the mkstemp file
-        os.replace(temporary, path)
+        if replace:
+            os.replace(temporary, path)
+        else:
+            with contextlib.suppress(FileExistsError):
+                os.link(temporary, path)
+            temporary.unlink()
         _fsync_dir(path.parent)
     except BaseException:
         temporary.unlink(missing_ok=True)
@@ -136,7 +145,13 @@ def write_bytes_synced(path: Path, data: bytes) -> None:
         os.fsync(handle.fileno())
 
 
-def write_text_atomic(path: Path, text: str) -> None:
+def write_bytes_atomic(path: Path, data: bytes, *, replace: bool = True) -> None:
+    """Replace ``path`` with ``data`` in one rename, so a crash never leaves half a file (``replace``: as in
+    ``atomic_file``)."""
+    with atomic_file(path, replace=replace) as temporary:
+        write_bytes_synced(temporary, data)
+
+
+def write_text_atomic(path: Path, text: str, *, replace: bool = True) -> None:
     """Replace ``path`` with ``text`` (UTF-8, LF) in one rename, so a crash never leaves half a file."""
-    with atomic_file(path) as temporary:
-        write_bytes_synced(temporary, text.encode("utf-8"))
+    write_bytes_atomic(path, text.encode("utf-8"), replace=replace)

@@ -3,30 +3,45 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
 from annotator import __version__
+from annotator.commands import (
+    contrastive,
+    evaluate,
+    export,
+    items,
+    jobs,
+    languages,
+    lexicon,
+    project,
+    publish,
+    report,
+    serve,
+    sheet,
+    suggestions,
+    users,
+)
 from annotator.errors import UserError
 from annotator.terminal import sanitised_output
 
-#: Modules under ``annotator.commands`` that add subcommands, in the order ``--help`` lists them.
+#: The modules that add subcommands, in the order ``--help`` lists them (a broken one fails the import above).
 COMMAND_MODULES = (
-    "project",
-    "languages",
-    "items",
-    "lexicon",
-    "users",
-    "curation",
-    "export",
-    "publish",
-    "sheet",
-    "evaluate",
-    "report",
-    "contrastive",
-    "jobs",
-    "serve",
+    project,
+    languages,
+    items,
+    lexicon,
+    users,
+    export,
+    publish,
+    sheet,
+    evaluate,
+    report,
+    contrastive,
+    suggestions,
+    jobs,
+    serve,
 )
 
 
@@ -58,13 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="project data folder (default: $ANNOTATOR_DATA or ./data)",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"annotator.commands.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"annotator.commands.{name}":
-                raise
-            continue
+    for module in COMMAND_MODULES:
         module.register(subparsers)
     return parser
 

@@ -39,7 +39,8 @@ class ProjectContext(Protocol):
     def settings(self) -> ProjectSettings: ...
 
     def save_settings(self, settings: ProjectSettings) -> None:
-        """Store the settings; every item gets a pending item-language for a newly added language."""
+        """Store the settings; every item gets a pending item-language for a newly added language (inside an open
+        ``write()`` it joins that transaction)."""
         ...
 
     def lexicon(self, settings: ProjectSettings | None = None) -> Lexicon:

@@ -193,6 +193,8 @@ class Project:
         return ProjectSettings.from_json(data) if data else ProjectSettings()
 
     def save_settings(self, settings: ProjectSettings) -> None:
+        """Store the settings and give every item a row in each language; inside a caller's ``write()`` this joins
+        it, so a service saves settings and their audit row in one transaction."""
         with self.db.write() as conn:
             self.repo.set_meta(conn, "settings", settings.to_json())
             ids = [item.id for item in self.repo.list_items(conn)]

@@ -74,7 +74,7 @@ def main() -> None:
     from annotator.commands.project import create_demo
     from annotator.data_export.spreadsheet import DATA_SHEET, sheet_bytes
     from annotator.data_import.limits import InputLimits
-    from annotator.data_import.tables import Workbook
+    from annotator.data_import.xlsx import Workbook
     from annotator.project import Project
 
     with tempfile.TemporaryDirectory() as tmp:

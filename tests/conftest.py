@@ -295,6 +295,7 @@ LATER_REVISIONS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] 
     "0010_wordnet_domain": ((), (("items", "domain"),)),
     "eval_core_job_files": (("job_files",), ()),  # issue 22 (sorts after the numbered revisions)
     "0012_password_change": ((), (("users", "must_change_password"),)),
+    "0013_suggestions": (("suggestion_dismissals", "suggestion_cache", "lexicon_records"), ()),  # issue 33
 }
 
 

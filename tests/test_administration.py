@@ -47,3 +47,17 @@ def test_lead_actions_are_audited(project: Project, lead: User, write_jsonl) -> 
     assert actions[2][0].startswith("cli") and actions[3] == ("lena", "languages")
     assert entries[-1]["detail"] == {"file": "items.jsonl", "added": 2, "replaced": 0, "force": False}
     assert all(e["at"] for e in entries)
+
+
+def test_adding_a_language_is_one_transaction_with_its_audit_row(project: Project, lead: User, write_jsonl) -> None:
+    """Issue 32: the settings were saved in one transaction and audited in a second; a failure between them left a
+    change nobody had recorded. Now the check, the settings, the new rows and the audit row commit together."""
+    import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS), user=lead)
+    held: list[float] = []
+    project.db.write_recorder = held.append
+    save_languages(project, ("DE", "ES", "IT", "RU", "ZH", "FR"), user=lead)
+    project.db.write_recorder = None
+    assert len(held) == 1
+    with project.db.read() as conn:
+        assert project.repo.audit(conn)[0]["action"] == "languages"
+        assert len(project.repo.item_languages_of(conn, "head-stream")) == 6

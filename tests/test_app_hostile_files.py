@@ -17,7 +17,7 @@ from annotator.commands.project import create_demo
 from annotator.data_export.spreadsheet import DATA_SHEET, sheet_bytes
 from annotator.data_import.items import ItemImportError
 from annotator.data_import.limits import InputLimits
-from annotator.data_import.tables import Workbook
+from annotator.data_import.xlsx import Workbook
 from annotator.errors import RowProblemsError, UserError
 from annotator.project import Project
 from annotator.services.accounts import Session

@@ -196,3 +196,23 @@ def test_serve_refuses_a_missing_secrets_file(tmp_path: Path, monkeypatch, capsy
     monkeypatch.setenv("ANNOTATOR_SECRETS", str(missing))  # the same through the environment
     assert main(["serve", "--data", data]) == 2
     assert "not found (--secrets / ANNOTATOR_SECRETS)" in capsys.readouterr().err
+
+
+def test_every_command_module_is_registered_and_none_is_listed_that_does_not_exist() -> None:
+    """Issue 32: the list named a ``commands.curation`` that did not exist and skipped it silently; now the modules
+    are imported by name, so a missing or broken one fails at start-up instead of dropping its commands."""
+    import importlib
+    import pkgutil
+
+    import annotator.commands
+    from annotator.cli import COMMAND_MODULES
+
+    folder = annotator.commands.__path__
+    with_register = {
+        info.name
+        for info in pkgutil.iter_modules(folder)
+        if hasattr(importlib.import_module(f"annotator.commands.{info.name}"), "register")
+    }
+    listed = {module.__name__.rsplit(".", 1)[-1] for module in COMMAND_MODULES}
+    assert listed <= with_register
+    assert with_register - listed == {"limits"}  # registered by ``items``, beside the import it concerns

@@ -15,19 +15,14 @@ from annotator.cli import main
 from annotator.commands.project import create_demo
 from annotator.data_export.dataset import ExportOptions, export_dataset
 from annotator.domain.jobs import JobKind, JobState
-from annotator.domain.research_metrics import (
-    NO_DOMAIN,
-    bootstrap_accuracy,
-    domain_breakdown,
-    p_value_text,
-    significance_markdown,
-    significance_rows,
-)
+from annotator.domain.research_metrics import NO_DOMAIN, bootstrap_accuracy, domain_breakdown, significance_rows
 from annotator.evaluation.inputs import SKIP_REASONS, dataset_from_records
+from annotator.evaluation.leaderboard import p_value_text, significance_markdown
 from annotator.evaluation.provenance import dataset_digest, live_provenance
 from annotator.project import Project, builtin_path
 from annotator.services import job_files, jobs
-from annotator.services.evaluate_project import dataset_from_project, load_result
+from annotator.services.evaluate_project import dataset_from_project
+from annotator.services.evaluation_results import load_result
 
 
 def sha256(path: Path) -> str:

@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 from conftest import build_demo
 
+from annotator.clock import utc_now
 from annotator.domain.jobs import JobKind, JobState
 from annotator.evaluation.inspection import content_hash
 from annotator.evaluation.run import ANALYSED_FILE, METRICS_FILE, create_analyser, evaluate, write_results
 from annotator.project import Project, builtin_path
 from annotator.services import job_files
-from annotator.services.evaluate_project import load_result, prepare_current, save_result
+from annotator.services.evaluate_project import prepare_current
+from annotator.services.evaluation_results import load_result, save_result
 from annotator.store import job_files as store
 from annotator.store import jobs as job_store
-from annotator.store.repository import utc_now
 
 pytestmark = pytest.mark.both_engines
 

@@ -23,7 +23,8 @@ from openpyxl import Workbook
 from annotator.commands.project import create_demo
 from annotator.data_import.items import ItemImportError, parse_item_file
 from annotator.data_import.limits import InputLimitError, InputLimits
-from annotator.data_import.tables import FileFormatError, load_table
+from annotator.data_import.table_rows import FileFormatError
+from annotator.data_import.tables import load_table
 from annotator.domain.model import User
 from annotator.errors import UserError
 from annotator.evaluation.inputs import EvaluationInputError, load_dataset, load_translations, parse_dataset

@@ -10,7 +10,7 @@ from conftest import SAMPLE_ITEMS, dump
 from openpyxl import Workbook
 
 from annotator.data_import.items import ItemImportError, derived_id, parse_item_file
-from annotator.data_import.tables import FileFormatError
+from annotator.data_import.table_rows import FileFormatError
 from annotator.domain.model import Side
 from annotator.errors import UserError
 from annotator.project import Project

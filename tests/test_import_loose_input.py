@@ -13,7 +13,7 @@ from openpyxl import Workbook
 
 from annotator.cli import main
 from annotator.data_import.items import ItemImportError, parse_item_file
-from annotator.data_import.tables import FileFormatError
+from annotator.data_import.table_rows import FileFormatError
 from annotator.project import Project
 from annotator.services.importing import import_items
 

@@ -16,10 +16,9 @@ from annotator.lexicon.babelnet import (
     SYNSET_ENDPOINT,
     SYNSET_IDS_ENDPOINT,
     BabelNetLexicon,
-    clean_lemma,
-    language_chunks,
     load_api_key,
 )
+from annotator.lexicon.babelnet_wire import clean_lemma, language_chunks
 from annotator.lexicon.base import Lexicon, LexiconError, LexiconQuotaError, SynsetRecord
 from annotator.lexicon.http_cache import HttpCache, cache_key
 
@@ -370,3 +369,24 @@ def test_an_empty_key_is_refused_before_any_request(server: FakeBabelNet, cache_
     with pytest.raises(LexiconError, match="BABELNET_API_KEY"):
         BabelNetLexicon(api_key="  ", cache=HttpCache(cache_path), base_url=server.base_url)
     assert server.count() == 0
+
+
+def test_retry_after_is_read_as_seconds_or_an_http_date() -> None:
+    """urllib3 reads ``Retry-After``: a number of seconds or an HTTP date (the home-made reader took numbers only)."""
+    from datetime import UTC, datetime, timedelta
+    from email.utils import format_datetime
+
+    import requests
+
+    from annotator.lexicon.babelnet_transport import retry_after
+
+    response = requests.Response()
+    response.headers["Retry-After"] = "2"
+    assert retry_after(response) == 2
+    response.headers["Retry-After"] = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+    wait = retry_after(response)
+    assert wait is not None and 20 <= wait <= 31
+    response.headers["Retry-After"] = "soon"
+    assert retry_after(response) is None
+    del response.headers["Retry-After"]
+    assert retry_after(response) is None

@@ -24,8 +24,8 @@ from annotator.lexicon.babelnet import (
     MAX_ANSWER_ENV,
     SYNSET_ENDPOINT,
     BabelNetLexicon,
-    redact_key,
 )
+from annotator.lexicon.babelnet_wire import redact_key
 from annotator.lexicon.base import LexiconError, LexiconUnavailableError
 from annotator.lexicon.http_cache import HttpCache, cache_key
 

@@ -5,21 +5,23 @@ from __future__ import annotations
 import pytest
 
 from annotator.domain.metrics import ScoredItem
+from annotator.domain.output_text import latex_escape
 from annotator.domain.research_metrics import (
-    LEADERBOARD_COLUMNS,
     accuracy,
     bootstrap_accuracy,
     coverage_scores,
-    latex_escape,
-    leaderboard_csv,
-    leaderboard_latex,
-    leaderboard_markdown,
     leaderboard_rows,
     macro_accuracy,
     paired_bootstrap,
+    significance_rows,
+)
+from annotator.evaluation.leaderboard import (
+    LEADERBOARD_COLUMNS,
+    leaderboard_csv,
+    leaderboard_latex,
+    leaderboard_markdown,
     significance_csv,
     significance_markdown,
-    significance_rows,
 )
 
 # 6 GOOD, 2 BAD, 2 MISS

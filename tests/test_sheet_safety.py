@@ -17,7 +17,7 @@ from test_sheet import Sheet, states, user
 from annotator.cli import main
 from annotator.commands.project import create_demo
 from annotator.data_export.spreadsheet import ABOUT_SHEET, DATA_SHEET, SheetCellTooLongError, export_sheet
-from annotator.data_import.tables import FileFormatError
+from annotator.data_import.table_rows import FileFormatError
 from annotator.domain.limits import SPREADSHEET_CELL_LIMIT
 from annotator.domain.model import CandidateEntry, Origin, Status
 from annotator.project import Project

@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import select
 from store_rows import add_items, begin_staging, item
 
+from annotator.clock import utc_now
 from annotator.project import Project
 from annotator.store import schema
 from annotator.store.rows import (
@@ -17,7 +18,6 @@ from annotator.store.rows import (
     insert_sql,
     inserted_id,
     not_staged,
-    utc_now,
     visible,
 )
 

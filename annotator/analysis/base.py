@@ -91,7 +91,17 @@ class Analyser(Protocol):
 
     name: str
 
+    def prepare(self, langs: Sequence[str]) -> None:
+        """Load what these languages need before any work, so a missing model stops a run before it starts (a
+        backend that loads nothing ahead does nothing)."""
+        ...
+
     def analyse(self, texts: Sequence[str], lang: str) -> list[Analysis]: ...
+
+    def with_stems(self, analyses: Sequence[Analysis], lang: str) -> list[Analysis]:
+        """The analyses with a stem per word for the matcher's last step; a backend without stems returns them
+        unchanged (the stem step then finds nothing)."""
+        ...
 
 
 def empty_analysis(text: str) -> Analysis:

@@ -139,6 +139,10 @@ class DefaultAnalyser:
 
     # --- public -------------------------------------------------------------------------------------------------
 
+    def prepare(self, langs: Sequence[str]) -> None:
+        """Nothing to load ahead: each language's dictionaries are read on first use (cached, see
+        ``dictionary_cache``)."""
+
     def analyse(self, texts: Sequence[str], lang: str) -> list[Analysis]:
         code = _simplemma_lang(lang)
         if code == "zh":

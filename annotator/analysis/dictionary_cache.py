@@ -18,7 +18,6 @@ import logging
 import os
 import struct
 import sys
-import tempfile
 import threading
 import zlib
 from array import array
@@ -30,6 +29,7 @@ import simplemma
 from simplemma.strategies import DefaultStrategy
 from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
 
+from annotator.atomic_files import write_bytes_atomic
 from annotator.private_files import make_private_folder
 
 logger = logging.getLogger(__name__)
@@ -168,24 +168,8 @@ def _decode(blob: bytes, fingerprint: str) -> HashedDictionary:
     return HashedDictionary(blob, base, offsets, count)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write under a temporary name in the same folder and rename, so a reader never sees half a file."""
-    make_private_folder(path.parent)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def _raw_entries(mapping: Mapping[str, str]) -> Mapping[bytes, bytes]:
-    """simplemma's dictionary as bytes → bytes (its own store when it keeps one, as versions 1 and 2 do)."""
-    raw = getattr(mapping, "_dict", None)
-    if isinstance(raw, dict):
-        return raw
+    """simplemma's dictionary as bytes → bytes, read through its public mapping interface."""
     return {_utf8(key): _utf8(value) for key, value in mapping.items()}
 
 
@@ -254,7 +238,7 @@ def _store_copy(path: Path, source: Mapping[str, str], fingerprint: str) -> None
     encoded = _encode(_raw_entries(source), fingerprint)
     if encoded is not None:
         try:
-            _write_atomic(path, encoded)
+            write_bytes_atomic(path, encoded)
         except OSError as error:
             logger.info("cannot cache the simplemma dictionary in %s (%s)", path, error)
 
@@ -349,7 +333,7 @@ def jieba_tokenizer(root: Path | None = None) -> Any:
     encoded = _encode_freq(tokenizer.FREQ, tokenizer.total, fingerprint)
     if encoded is not None:
         try:
-            _write_atomic(path, encoded)
+            write_bytes_atomic(path, encoded)
         except OSError as error:
             logger.info("cannot cache the jieba dictionary in %s (%s)", path, error)
     return tokenizer

@@ -90,6 +90,10 @@ class StanzaAnalyser:
         documents = nlp.bulk_process(list(texts))
         return [_to_analysis(text, document) for text, document in zip(texts, documents, strict=True)]
 
+    def with_stems(self, analyses: Sequence[Analysis], lang: str) -> list[Analysis]:
+        """Stanza gives no stems: the analyses unchanged (its lemmas already cover what stems would)."""
+        return list(analyses)
+
     def pipeline(self, lang: str) -> Any:
         key = lang.upper()
         pipeline = self._pipelines.get(key)

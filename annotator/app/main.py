@@ -10,7 +10,6 @@ end with ``run_page(render)``, which routes such a direct run through ``main()``
 
 from __future__ import annotations
 
-import gc
 import importlib.util
 from collections.abc import Callable
 from pathlib import Path
@@ -205,26 +204,6 @@ def main() -> None:
     with state.running_page(user, controls):
         page.run()
     state.cookie_sent()  # only now: a run cut short by switch_page or rerun never reached the browser
-    freeze_startup_heap()
-
-
-@st.cache_resource(show_spinner=False)
-def freeze_startup_heap() -> bool:
-    """Once per server process, after its first signed-in page: move what is alive then (Streamlit, pandas, the
-    pages, the project) out of the cyclic collector's reach, so its full passes scan only later objects.
-
-    Unfrozen, each full pass walked ~130,000 long-lived objects: 150-450 ms on a loaded 2-core machine, about once
-    a second while a translator works, stalling whatever run it fell into (issue 8: add → row visible). Reference
-    counting still frees frozen objects; only a reference cycle among them would be kept, and they live as long as
-    the process anyway.
-    """
-    from streamlit import runtime
-
-    if not runtime.exists() or type(runtime.get_instance()) is not runtime.Runtime:
-        return False  # AppTest (a mock runtime inside the test process): leave the tests' objects collectable
-    gc.collect()
-    gc.freeze()
-    return True
 
 
 def run_page(render: Callable[[], None]) -> None:

@@ -53,7 +53,6 @@ from annotator.data_export.selection import (
 from annotator.domain.selection_filters import RULES, rule_of
 from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
-from annotator.gc_pause import gc_paused
 from annotator.lexicon.licences import snapshot_header
 from annotator.progress import ProgressCallback, no_progress
 
@@ -232,8 +231,7 @@ def export_dataset(
     without items raises ``NothingToExport`` and writes nothing."""
     options = options or ExportOptions()
     root = Path(root) if root is not None else default_export_root(project)
-    with gc_paused():
-        return _export(project, root, options, progress, allow_empty)
+    return _export(project, root, options, progress, allow_empty)
 
 
 def _export(

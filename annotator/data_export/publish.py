@@ -44,7 +44,6 @@ from annotator.domain.licences import OTHER, SourceLicence, licence_by_id, refus
 from annotator.domain.settings import ProjectSettings
 from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
-from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import LexiconError
 from annotator.lexicon.licences import babelnet_source, snapshot_header, snapshot_source, wordnet_sources
 from annotator.lexicon.sources import allowed_sources
@@ -227,14 +226,11 @@ def publish(
     sources, allowed = project_sources(project, settings)
     chosen = choose_licence(licence, sources)
     options = ExportOptions(include_incomplete=include_incomplete)
-    with gc_paused():
-        try:
-            with (folder := AtomicFolder(out.parent, out.name)) as tmp:
-                rows, manifest_id = _fill(
-                    project, tmp, options, name or settings.name, chosen, sources, allowed, progress
-                )
-        except OSError as error:
-            raise cannot_write(out, error) from error
+    try:
+        with (folder := AtomicFolder(out.parent, out.name)) as tmp:
+            rows, manifest_id = _fill(project, tmp, options, name or settings.name, chosen, sources, allowed, progress)
+    except OSError as error:
+        raise cannot_write(out, error) from error
     return PublishResult(folder.final, chosen, rows, manifest_id, sources)
 
 

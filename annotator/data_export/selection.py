@@ -21,7 +21,6 @@ from annotator.domain.dataset_counts import DatasetCounts, dataset_counts
 from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementRecord, RefinementTable, refinement_table
 from annotator.domain.settings import ProjectSettings
-from annotator.gc_pause import gc_paused
 from annotator.store import double_curation
 from annotator.store.double_curation import CopySetsRow
 from annotator.store.repository import CandidateSetsRow
@@ -185,5 +184,4 @@ def stats_json(selection: Selection) -> dict[str, Any]:
 
 def collect(project: ProjectContext, options: ExportOptions | None = None) -> Selection:
     """What an export with ``options`` would hold right now (``annotator stats`` and the Dataset page)."""
-    with gc_paused():
-        return select(load_project_data(project), options or ExportOptions())
+    return select(load_project_data(project), options or ExportOptions())

@@ -18,7 +18,9 @@ from typing import Any
 from sqlalchemy import Column
 
 from annotator.data_import.limits import InputLimits, ProblemLog
-from annotator.data_import.tables import DateCell, FormulaCell, Row, load_table
+from annotator.data_import.table_rows import Row
+from annotator.data_import.tables import load_table
+from annotator.data_import.xlsx import DateCell, FormulaCell
 from annotator.domain import unicode_rules
 from annotator.domain.candidates import normalize_pos
 from annotator.domain.model import TARGET_POS, Item, Target
@@ -339,8 +341,8 @@ def parse_row(
 def _parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem], limits: InputLimits) -> Item | None:
     values = row.values
     n = row.number
-    if "__error__" in values:
-        problems.append(RowProblem(n, "", values.get("__rule__", "malformed_row"), values["__error__"]))
+    if row.error is not None:
+        problems.append(RowProblem(n, "", row.error.rule, row.error.message))
         return None
     problems.extend(_cell_problems(values, n))
     if problems:

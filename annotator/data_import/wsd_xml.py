@@ -17,7 +17,7 @@ from typing import Any
 
 from annotator.data_import.items import ItemImportError, ParsedItems, RowProblem, parse_row
 from annotator.data_import.limits import InputLimits, ProblemLog
-from annotator.data_import.tables import Row
+from annotator.data_import.table_rows import Row
 from annotator.domain.model import Item
 from annotator.errors import UserError
 from annotator.progress import ProgressCallback, no_progress

@@ -28,3 +28,18 @@ def lexicon_hint(item: Item, il: ItemLanguage, key: str) -> str | None:
         name = f"sense {sense.rank}" if sense else synset
         parts.append(f"{name}: {sense.gloss}" if sense and sense.gloss else name)
     return "The lexicon gives it for another sense — " + "; ".join(parts) + " — usually BAD."
+
+
+def word_lookup_hint(lemma: str, senses: list[tuple[str, bool, int | None, str]]) -> str:
+    """What the lexicons say of any typed word, from its synsets (id, is σ, rank in Ω(λ) or None, gloss): σ (usually
+    GOOD), another sense of λ (usually BAD), or only unrelated senses (neither)."""
+    if not senses:
+        return "The lexicons do not have this word."
+    if any(is_sigma for _s, is_sigma, _r, _g in senses):
+        return "The lexicons have it for this sense (σ) — usually GOOD."
+    other = [(rank, gloss) for _s, _is, rank, gloss in senses if rank is not None]
+    if other:
+        rank, gloss = other[0]
+        return f"The lexicons have it for sense {rank} of “{lemma}”{': ' + gloss if gloss else ''} — usually BAD."
+    gloss = senses[0][3]
+    return f"The lexicons have it only for senses unrelated to “{lemma}”{' (e.g. ' + gloss + ')' if gloss else ''}."

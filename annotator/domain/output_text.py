@@ -29,3 +29,14 @@ def markdown_escape(text: str) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+}  # fmt: skip
+
+
+def latex_escape(text: str) -> str:
+    """Text in a LaTeX table cell: every special character written as its command."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)

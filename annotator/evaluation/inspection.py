@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 
+from annotator.clock import utc_now
 from annotator.context import ProjectContext
 from annotator.domain import workflow
 from annotator.domain.matching import MatchResult, Outcome
@@ -23,7 +24,6 @@ from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 from annotator.evaluation.run import AnalysedTranslation, EvaluationResult
 from annotator.store import schema
-from annotator.store.repository import utc_now
 
 VERDICTS = ("GOOD", "BAD", "MISS")
 _T = schema.inspections

@@ -13,12 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from annotator import __version__
+from annotator.clock import utc_now
 from annotator.domain.output_text import markdown_escape
 from annotator.evaluation.inputs import Dataset
 
@@ -31,11 +31,6 @@ ANALYSER_LIBRARIES: dict[str, tuple[str, ...]] = {
     "stanza": ("stanza", "torch"),
 }
 _CHUNK = 1 << 20
-
-
-def utc_now() -> str:
-    """The time as ``2026-11-25T14:05:00Z`` (UTC, seconds)."""
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def library_version(distribution: str) -> str | None:
@@ -182,7 +177,7 @@ def _document(
         "dataset": dataset,
         "translations": _translations(translations),
         "options": dict(options),
-        "evaluated_at": utc_now(),
+        "evaluated_at": utc_now("seconds", zulu=True),
     }
 
 

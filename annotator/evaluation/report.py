@@ -8,15 +8,13 @@ from typing import Any
 
 from annotator.atomic_files import write_text_atomic
 from annotator.domain.metrics import ScoredItem
-from annotator.domain.research_metrics import (
-    DEFAULT_SEED,
+from annotator.domain.research_metrics import DEFAULT_SEED, leaderboard_rows, significance_rows
+from annotator.evaluation.leaderboard import (
     leaderboard_csv,
     leaderboard_latex,
     leaderboard_markdown,
-    leaderboard_rows,
     significance_csv,
     significance_markdown,
-    significance_rows,
 )
 from annotator.evaluation.provenance import provenance_latex_comment, provenance_markdown
 from annotator.evaluation.run import EvaluationResult

@@ -1,15 +1,7 @@
 """BabelNet HTTP API provider (SPEC §4.2), with every answer kept in a persistent ``HttpCache``.
 
-Wire shapes (checked against BabelNet's published API description and its official Python client):
-
-* ``getSynsetIds?lemma=…&searchLang=EN&pos=NOUN&key=…`` answers ``[{"id": "bn:…n", "pos": "NOUN",
-  "source": "BABELNET"}, …]``.
-* ``getSynset?id=…&targetLang=EN&targetLang=IT…&key=…`` answers ``{"senses": [{"type": "WordNetSense" |
-  "BabelSense", "properties": {"fullLemma", "simpleLemma", "source", "language", "pos", "synsetID": {…},
-  "wordNetSenseNumber" (WordNetSense only), …}}, …], "glosses": [{"source", "sourceSense", "language",
-  "gloss", "tokens"}, …], …}``. The WordNet sense number sits inside ``properties``.
-* A refused key or a spent daily allowance answers ``{"message": "Your key is not valid or the daily
-  requests limit has been reached. …"}`` — the same message for both.
+The wire format is read in ``babelnet_wire.py``, the key in ``babelnet_key.py``, the transport's guards are in
+``babelnet_transport.py``; this module is the client: cache, retries, deadline, what an answer means.
 
 The API key travels only as a query parameter of the outgoing request: it is kept out of the cache,
 exception messages, reprs and (through a redacting filter on urllib3's logger) debug logs, and blanked out of
@@ -28,44 +20,46 @@ import contextlib
 import json
 import logging
 import os
-import random
-import re
-import socket
 import threading
 import time
-import tomllib
-import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import requests
-import urllib3
-from requests.adapters import HTTPAdapter
+from urllib3.exceptions import MaxRetryError
+from urllib3.util.retry import Retry
 
-from annotator.lexicon.base import (
-    ENGLISH,
-    LexiconError,
-    LexiconQuotaError,
-    LexiconUnavailableError,
-    LexSense,
-    SynsetRecord,
+from annotator.lexicon.babelnet_key import API_KEY_ENV, Secret, load_api_key
+from annotator.lexicon.babelnet_transport import (
+    KEY_IN_URL,
+    DeadlinePassed,
+    TooLarge,
+    TrackedAdapter,
+    Watchdog,
+    read_capped,
+    retry_after,
 )
+from annotator.lexicon.babelnet_wire import (
+    ENDPOINTS,
+    SYNSET_ENDPOINT,
+    SYNSET_IDS_ENDPOINT,
+    api_version,
+    build_synset_record,
+    describe_request,
+    is_refusal,
+    language_chunks,
+    parse_synset_ids,
+    redact_key,
+    synset_answer_problem,
+    synset_ids_request_params,
+    synset_request_params,
+)
+from annotator.lexicon.base import ENGLISH, LexiconError, LexiconQuotaError, LexiconUnavailableError, SynsetRecord
 from annotator.lexicon.http_cache import API_KEY_PARAM, HttpCache, cache_key
 
 DEFAULT_BASE_URL = "https://babelnet.io/v9/"
-DEFAULT_SECRETS_PATH = Path(".streamlit/secrets.toml")
-API_KEY_ENV = "BABELNET_API_KEY"
-
-SYNSET_IDS_ENDPOINT = "getSynsetIds"
-SYNSET_ENDPOINT = "getSynset"
-ENDPOINTS = (SYNSET_IDS_ENDPOINT, SYNSET_ENDPOINT)
-
-#: getSynset accepts at most this many targetLang values besides English.
-MAX_EXTRA_TARGET_LANGS = 3
-
 #: Cache metadata entry recording which API version the cached answers come from.
 CACHE_VERSION_META = "babelnet_api_version"
 
@@ -76,349 +70,22 @@ DEADLINE_ENV = "ANNOTATOR_BABELNET_DEADLINE"
 #: languages are tens to hundreds of kB; 16 MB leaves room while keeping a parse well under 300 MB of memory.
 DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024
 MAX_ANSWER_ENV = "ANNOTATOR_BABELNET_MAX_MB"
-_READ_CHUNK = 64 * 1024
-#: BabelNet's answers are a handful of levels deep; deeper is refused (it could not be stored back either).
-MAX_ANSWER_DEPTH = 64
-REDACTED = "<redacted>"
-
-_UPOS_BY_ID_SUFFIX = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}
-_TRAILING_QUALIFIER = re.compile(r"^(?P<lemma>.*?\S)\s*\([^()]*\)$")
-_KEY_IN_URL = re.compile(r"(?i)([?&]key=)[^&\s\"'#]*")
-
 log = logging.getLogger(__name__)
 
-
-# --- keeping the key out of logs ------------------------------------------------------------------------
-
-
-class _RedactKeyFilter(logging.Filter):
-    """Blanks ``key=…`` query parameters in log records (urllib3 logs full request URLs at DEBUG)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if _KEY_IN_URL.search(message):
-            record.msg = _KEY_IN_URL.sub(r"\1<redacted>", message)
-            record.args = None
-        return True
-
-
-def _install_log_redaction() -> None:
-    for name in ("urllib3.connectionpool", "urllib3", "requests"):
-        logger = logging.getLogger(name)
-        if not any(isinstance(existing, _RedactKeyFilter) for existing in logger.filters):
-            logger.addFilter(_RedactKeyFilter())
-
-
-_install_log_redaction()
-
-
-class _Secret:
-    """Holds the API key so that reprs, ``vars()`` dumps and f-strings never show it."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "<hidden>"
-
-    __str__ = __repr__
-
-
-def load_api_key(
-    secrets_path: str | Path | None = DEFAULT_SECRETS_PATH, environ: Mapping[str, str] | None = None
-) -> str | None:
-    """The BabelNet key: ``$BABELNET_API_KEY`` first, then ``secrets.toml`` (top-level ``BABELNET_API_KEY``
-    or ``[babelnet] api_key``). None when neither has one, so callers can say what to configure.
-    """
-    env = os.environ if environ is None else environ
-    from_env = (env.get(API_KEY_ENV) or "").strip()
-    if from_env:
-        return from_env
-    if secrets_path is None:
-        return None
-    path = Path(secrets_path)
-    if not path.is_file():
-        return None
-    try:
-        secrets = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        # The TOML error names a line and column, never the file's values.
-        raise LexiconError(f"{path} is not valid TOML ({exc}); fix it or set {API_KEY_ENV}.") from None
-    value = secrets.get(API_KEY_ENV)
-    section = secrets.get("babelnet")
-    if not value and isinstance(section, dict):
-        value = section.get("api_key")
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    return None
-
-
-# --- parsing the wire format (shared with the snapshot export) -----------------------------------------
-
-
-def clean_lemma(text: str) -> str:
-    """BabelNet lemma → our lemma: underscores become spaces, whitespace collapses, and a trailing
-    disambiguation qualifier (Wikipedia's ``Shot_(drink)``) is dropped because it is not a translation.
-    """
-    cleaned = " ".join(text.replace("_", " ").split())
-    match = _TRAILING_QUALIFIER.match(cleaned)
-    return match.group("lemma") if match else cleaned
-
-
-def language_chunks(langs: Iterable[str]) -> list[tuple[str, ...]]:
-    """Sorted non-English languages in groups of three: one getSynset call each (at least one call).
-
-    Sorting makes the grouping — and so the cache keys — the same whatever order the caller used.
-    """
-    extra = sorted({lang.strip().upper() for lang in langs} - {ENGLISH, ""})
-    if not extra:
-        return [()]
-    return [
-        tuple(extra[start : start + MAX_EXTRA_TARGET_LANGS]) for start in range(0, len(extra), MAX_EXTRA_TARGET_LANGS)
-    ]
-
-
-def synset_request_params(synset_id: str, chunk: Sequence[str]) -> list[tuple[str, str]]:
-    """getSynset parameters for one chunk: English always, then the chunk's languages."""
-    return [("id", synset_id), ("targetLang", ENGLISH), *(("targetLang", lang) for lang in chunk)]
-
-
-def synset_ids_request_params(lemma: str, lang: str, pos: str) -> list[tuple[str, str]]:
-    return [("lemma", lemma.strip()), ("searchLang", lang.strip().upper()), ("pos", pos.strip().upper())]
-
-
-def parse_synset_ids(body: Any, pos: str | None = None) -> list[str]:
-    """Synset ids of a getSynsetIds answer, in BabelNet's order, restricted to ``pos``, without repeats."""
-    if not isinstance(body, list):
-        raise LexiconError(f"BabelNet getSynsetIds answered {type(body).__name__}, expected a list of synset ids.")
-    wanted = pos.upper() if pos else None
-    ids: dict[str, None] = {}
-    for entry in body:
-        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-            continue
-        entry_pos = entry.get("pos")
-        if wanted is not None and isinstance(entry_pos, str) and entry_pos.upper() != wanted:
-            continue
-        ids.setdefault(entry["id"], None)
-    return list(ids)
-
-
-def _sense_number(raw: Mapping[str, Any], props: Mapping[str, Any]) -> int | None:
-    # Real answers carry it in properties; accept a top-level copy too rather than lose the rank.
-    value = props.get("wordNetSenseNumber", raw.get("wordNetSenseNumber"))
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = int(value)
-    return number if number > 0 else None
-
-
-def parse_sense(raw: Any) -> LexSense | None:
-    """One sense of a getSynset answer, or None if it lacks a lemma, language or source."""
-    if not isinstance(raw, dict):
-        return None
-    props = raw.get("properties")
-    if not isinstance(props, dict):
-        props = raw
-    lemma = props.get("fullLemma") or props.get("simpleLemma") or props.get("lemma")
-    if isinstance(lemma, dict):
-        lemma = lemma.get("lemma")
-    lang, source = props.get("language"), props.get("source")
-    if not (isinstance(lemma, str) and isinstance(lang, str) and isinstance(source, str)):
-        return None
-    lemma = clean_lemma(lemma)
-    if not lemma:
-        return None
-    lang, source = lang.upper(), source.upper()
-    number = None
-    if raw.get("type") == "WordNetSense" and source == "WN" and lang == ENGLISH:
-        number = _sense_number(raw, props)
-    return LexSense(lemma=lemma, lang=lang, source=source, wordnet_sense_number=number)
-
-
-def _synset_pos(synset_id: str, bodies: Sequence[Mapping[str, Any]]) -> str:
-    for body in bodies:
-        for raw in body.get("senses") or ():
-            props = raw.get("properties") if isinstance(raw, dict) else None
-            synset_ref = props.get("synsetID") if isinstance(props, dict) else None
-            if isinstance(synset_ref, dict) and isinstance(synset_ref.get("pos"), str):
-                return synset_ref["pos"].upper()
-    return _UPOS_BY_ID_SUFFIX.get(synset_id[-1:].lower(), "") if synset_id else ""
-
-
-def pick_glosses(raw_glosses: Iterable[Any], langs: Iterable[str] | None = None) -> dict[str, str]:
-    """lang → the first gloss in that language; for English the first WordNet gloss is preferred."""
-    wanted = None if langs is None else {lang.upper() for lang in langs}
-    first: dict[str, str] = {}
-    english_wordnet: str | None = None
-    for raw in raw_glosses:
-        if not isinstance(raw, dict):
-            continue
-        lang, text = raw.get("language"), raw.get("gloss")
-        if not (isinstance(lang, str) and isinstance(text, str) and text.strip()):
-            continue
-        lang = lang.upper()
-        if wanted is not None and lang not in wanted:
-            continue
-        first.setdefault(lang, text.strip())
-        source = raw.get("source")
-        if lang == ENGLISH and english_wordnet is None and isinstance(source, str) and source.upper() == "WN":
-            english_wordnet = text.strip()
-    if english_wordnet is not None:
-        first[ENGLISH] = english_wordnet
-    return first
-
-
-def order_senses(senses: Iterable[LexSense]) -> tuple[LexSense, ...]:
-    """Distinct senses, English first, then by language code, keeping BabelNet's order within a language.
-
-    A fixed order makes the merged answer independent of how the languages were chunked.
-    """
-    distinct = list(dict.fromkeys(senses))
-    return tuple(sorted(distinct, key=lambda sense: (sense.lang != ENGLISH, sense.lang)))
-
-
-def build_synset_record(synset_id: str, bodies: Sequence[Any], langs: Iterable[str] | None = None) -> SynsetRecord:
-    """Merge the getSynset answers of one synset (one per language chunk) into a ``SynsetRecord``.
-
-    ``langs`` limits senses and glosses to English plus those languages (None keeps everything).
-    """
-    checked: list[Mapping[str, Any]] = []
-    for body in bodies:
-        if not isinstance(body, dict) or not isinstance(body.get("senses", []), list):
-            raise LexiconError(f"BabelNet getSynset for {synset_id} answered an unexpected shape (no 'senses' list).")
-        checked.append(body)
-    wanted = None if langs is None else {ENGLISH, *(lang.upper() for lang in langs)}
-    senses = (parse_sense(raw) for body in checked for raw in body.get("senses") or ())
-    kept = [sense for sense in senses if sense is not None and (wanted is None or sense.lang in wanted)]
-    glosses = pick_glosses((raw for body in checked for raw in body.get("glosses") or ()), wanted)
-    return SynsetRecord(id=synset_id, pos=_synset_pos(synset_id, checked), glosses=glosses, senses=order_senses(kept))
-
-
-def describe_request(endpoint: str, params: Iterable[tuple[str, str]]) -> str:
-    """A readable request description for messages: ``getSynset id=bn:… targetLang=EN`` (never the key)."""
-    shown = " ".join(f"{name}={value}" for name, value in params if name != API_KEY_PARAM)
-    return f"{endpoint} {shown}".strip()
-
-
-def api_version(base_url: str) -> str:
-    """``v9`` from ``https://babelnet.io/v9/``; ``unknown`` when the URL has no version segment."""
-    segments = [segment for segment in urlparse(base_url).path.split("/") if segment]
-    for segment in reversed(segments):
-        if re.fullmatch(r"v\d+", segment, flags=re.IGNORECASE):
-            return segment.lower()
-    return "unknown"
-
-
-# --- a total deadline per request -------------------------------------------------------------------
-
-
-class _ThreadLinks:
-    """What one thread's HTTP exchanges run over: its connections (their ``sock`` is set from the start of
-    ``connect``, the TLS handshake included) and the sockets they opened (still read after a connection that
-    will close hands its socket over to the response and forgets it)."""
-
-    def __init__(self) -> None:
-        self.connections: weakref.WeakSet[urllib3.connection.HTTPConnection] = weakref.WeakSet()
-        self.sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
-
-    def cut(self) -> None:
-        """Shut every live socket down: a blocked read returns at once."""
-        live = [connection.sock for connection in list(self.connections)] + list(self.sockets)
-        for sock in live:
-            if sock is not None:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-
-
-_thread_links = threading.local()
-
-
-def _links_of_this_thread() -> _ThreadLinks:
-    found = getattr(_thread_links, "links", None)
-    if found is None:
-        found = _thread_links.links = _ThreadLinks()
-    return found
-
-
-class _TrackedHTTPConnection(urllib3.connection.HTTPConnection):
-    """Registers itself and its socket with its thread, so the watchdog can cut it in any phase."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        _links_of_this_thread().connections.add(self)
-
-    def connect(self) -> None:
-        super().connect()
-        if self.sock is not None:
-            _links_of_this_thread().sockets.add(self.sock)
-
-
-class _TrackedHTTPSConnection(_TrackedHTTPConnection, urllib3.connection.HTTPSConnection):
-    """The TLS twin of ``_TrackedHTTPConnection``: its tracking, then urllib3's TLS connection (by the MRO)."""
-
-
-class _TrackedHTTPPool(urllib3.HTTPConnectionPool):
-    ConnectionCls = _TrackedHTTPConnection
-
-
-class _TrackedHTTPSPool(urllib3.HTTPSConnectionPool):
-    ConnectionCls = _TrackedHTTPSConnection
-
-
-_TRACKED_POOLS = {"http": _TrackedHTTPPool, "https": _TrackedHTTPSPool}
-
-
-class _TrackedAdapter(HTTPAdapter):
-    """requests' adapter whose pools open tracked connections (its documented subclassing hook)."""
-
-    def init_poolmanager(self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: Any) -> None:
-        super().init_poolmanager(connections, maxsize, block, **pool_kwargs)
-        self.poolmanager.pool_classes_by_scheme = dict(_TRACKED_POOLS)
-
-    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> urllib3.PoolManager:
-        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
-        if type(manager) is urllib3.ProxyManager:  # SOCKS managers keep their own connection classes
-            manager.pool_classes_by_scheme = dict(_TRACKED_POOLS)
-        return manager
-
-
-class _Watchdog:
-    """Shuts down the sockets of this thread's connections when ``seconds`` have passed, unless stopped first.
-
-    A blocked read then returns at once, whatever the server is doing; ``fired`` tells the caller that what it
-    got (an error, or a body cut short) is the deadline's doing.
-    """
-
-    def __init__(self, seconds: float) -> None:
-        self._links = _links_of_this_thread()
-        self._fired = threading.Event()
-        self._timer = threading.Timer(max(0.0, seconds), self._cut)
-        self._timer.daemon = True
-        self._timer.start()
-
-    @property
-    def fired(self) -> bool:
-        return self._fired.is_set()
-
-    def _cut(self) -> None:
-        self._fired.set()
-        self._links.cut()
-
-    def stop(self) -> None:
-        self._timer.cancel()
-
-
-class _DeadlinePassed(Exception):
-    """The request ran out of its total time (raised inside the transport, turned into a message by it)."""
-
-
-class _TooLarge(Exception):
-    """The answer is larger than the cap."""
+#: What importers know from here besides the client (the key, the wire format now live in their own modules).
+__all__ = [
+    "CACHE_VERSION_META",
+    "DEADLINE_ENV",
+    "DEFAULT_DEADLINE_S",
+    "DEFAULT_MAX_ANSWER_BYTES",
+    "MAX_ANSWER_ENV",
+    "SYNSET_ENDPOINT",
+    "SYNSET_IDS_ENDPOINT",
+    "BabelNetLexicon",
+    "EndpointCounts",
+    "api_version",
+    "load_api_key",
+]
 
 
 def _number_from_env(name: str, environ: Mapping[str, str]) -> float | None:
@@ -434,64 +101,6 @@ def _number_from_env(name: str, environ: Mapping[str, str]) -> float | None:
     return value
 
 
-def redact_key(body: Any, secret: str) -> tuple[Any, bool]:
-    """``body`` (parsed JSON) with every occurrence of ``secret`` (any case) in strings and object keys blanked
-    out, and whether there was one. Iterative; a body nested deeper than ``MAX_ANSWER_DEPTH`` is refused.
-    """
-    pattern = re.compile(re.escape(secret), re.IGNORECASE)
-    found = False
-
-    def clean(text: str) -> str:
-        nonlocal found
-        cleaned = pattern.sub(REDACTED, text)
-        found = found or cleaned != text
-        return cleaned
-
-    if isinstance(body, str):
-        return clean(body), found
-    stack: list[tuple[Any, int]] = [(body, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_ANSWER_DEPTH:
-            raise LexiconError(f"BabelNet answered JSON nested more than {MAX_ANSWER_DEPTH} levels deep; refused.")
-        if isinstance(node, list):
-            for index, value in enumerate(node):
-                if isinstance(value, str):
-                    node[index] = clean(value)
-                elif isinstance(value, list | dict):
-                    stack.append((value, depth + 1))
-        elif isinstance(node, dict):
-            for name in list(node):
-                value = node[name]
-                if isinstance(value, str):
-                    value = clean(value)
-                elif isinstance(value, list | dict):
-                    stack.append((value, depth + 1))
-                new_name = clean(name)
-                if new_name != name:
-                    del node[name]
-                node[new_name] = value
-    return body, found
-
-
-def synset_answer_problem(body: Any) -> str | None:
-    """Why a getSynset answer cannot be used (None when it can): not an object, no senses, no English sense.
-
-    Every getSynset request asks for English, and every synset pre-population asks about has an English
-    lemma, so an answer without one is a broken or hostile server, never a fact to record.
-    """
-    if not isinstance(body, dict):
-        return f"{type(body).__name__}, expected an object"
-    senses = body.get("senses")
-    if not senses:
-        return "no senses"
-    if not isinstance(senses, list):
-        return "'senses' that is not a list"
-    if not any(sense is not None and sense.lang == ENGLISH for sense in map(parse_sense, senses)):
-        return "no English sense"
-    return None
-
-
 # --- the client ---------------------------------------------------------------------------------------
 
 
@@ -505,8 +114,13 @@ class EndpointCounts:
     stored: int = 0
 
 
+#: Answers worth another attempt (with time-outs and connection errors): the server is busy or failing for now.
+RETRIED_STATUSES = frozenset({429, *range(500, 600)})
+
+
 class _Retry:
-    """A transient failure worth another attempt (time-outs, connection errors, HTTP 5xx and 429), if time is left."""
+    """A transient failure worth another attempt (time-outs, connection errors, ``RETRIED_STATUSES``), if time is
+    left; ``wait_hint`` is a 429's ``Retry-After`` in seconds."""
 
     def __init__(self, reason: str, wait_hint: float | None = None) -> None:
         self.reason = reason
@@ -541,7 +155,7 @@ class BabelNetLexicon:
     ) -> None:
         if not isinstance(api_key, str) or not api_key.strip():
             raise LexiconError(f"No BabelNet API key: set {API_KEY_ENV} or put it in .streamlit/secrets.toml.")
-        self._key = _Secret(api_key.strip())
+        self._key = Secret(api_key.strip())
         self.cache = cache
         self.base_url = base_url if base_url.endswith("/") else base_url + "/"
         self.version = api_version(self.base_url)
@@ -641,8 +255,8 @@ class BabelNetLexicon:
         session = getattr(self._local, "session", None)
         if session is None:
             session = requests.Session()
-            session.mount("http://", _TrackedAdapter())
-            session.mount("https://", _TrackedAdapter())
+            session.mount("http://", TrackedAdapter())
+            session.mount("https://", TrackedAdapter())
             session.headers.update({"Accept-Encoding": "gzip", "User-Agent": "annotator (DiBiMT-style benchmark)"})
             self._local.session = session
             with self._sessions_lock:
@@ -674,17 +288,25 @@ class BabelNetLexicon:
             self._bump(endpoint, stored=1)
             return body
 
-    def _backoff(self, attempt: int, wait_hint: float | None) -> float:
-        delay = self.backoff_base * (2**attempt) * (1 + random.random() / 4)
-        if wait_hint is not None:
-            delay = max(delay, wait_hint)
-        return min(delay, self.backoff_max)
+    def _retry_policy(self) -> Retry:
+        """urllib3's ``Retry`` decides how many attempts, which statuses are retried and how long to back off
+        (exponential, jittered, at most ``backoff_max``). It is consulted here rather than mounted in the HTTP
+        adapter because its own sleeps cannot honour the request's total deadline, which bounds them here."""
+        return Retry(
+            total=self.max_retries,
+            status_forcelist=RETRIED_STATUSES,
+            backoff_factor=self.backoff_base,
+            backoff_max=self.backoff_max,
+            backoff_jitter=self.backoff_base / 4,
+            raise_on_status=False,
+        )
 
     def _fetch(self, endpoint: str, params: list[tuple[str, str]]) -> tuple[str, Any]:
         """Send the request with retries, all within the deadline; return (body text, parsed body) of a good answer."""
         url = self.base_url + endpoint
         described = describe_request(endpoint, params)
         deadline_at = time.monotonic() + self.deadline
+        retry = self._retry_policy()
         attempts = self.max_retries + 1
         last_reason = ""
         for attempt in range(attempts):
@@ -696,17 +318,20 @@ class BabelNetLexicon:
             if not isinstance(outcome, _Retry):
                 return outcome
             last_reason = outcome.reason
-            if attempt + 1 < attempts:
-                delay = self._backoff(attempt, outcome.wait_hint)
-                if time.monotonic() + delay >= deadline_at:
-                    raise LexiconUnavailableError(
-                        self._scrub(
-                            f"BabelNet request {described} failed after {attempt + 1} attempt(s): {last_reason}; "
-                            f"no time left for another within its {self.deadline:g} s deadline."
-                        )
+            try:
+                retry = retry.increment("GET", url)  # counts the attempt against ``total``
+            except MaxRetryError:  # that was the last attempt
+                break
+            delay = min(max(retry.get_backoff_time(), outcome.wait_hint or 0.0), self.backoff_max)
+            if time.monotonic() + delay >= deadline_at:
+                raise LexiconUnavailableError(
+                    self._scrub(
+                        f"BabelNet request {described} failed after {attempt + 1} attempt(s): {last_reason}; "
+                        f"no time left for another within its {self.deadline:g} s deadline."
                     )
-                log.info("BabelNet %s: %s; retrying in %.2f s", described, last_reason, delay)
-                self._sleep(delay)
+                )
+            log.info("BabelNet %s: %s; retrying in %.2f s", described, last_reason, delay)
+            self._sleep(delay)
         raise LexiconUnavailableError(
             self._scrub(f"BabelNet request {described} failed after {attempts} attempts: {last_reason}.")
         )
@@ -722,7 +347,7 @@ class BabelNetLexicon:
         response: requests.Response | None = None
         content = b""
         too_large = passed = False
-        watchdog = _Watchdog(remaining)
+        watchdog = Watchdog(remaining)
         try:
             response = self._session().get(
                 url,
@@ -731,10 +356,10 @@ class BabelNetLexicon:
                 allow_redirects=False,  # a redirect would carry the key in the query string to another host
                 stream=True,  # read in chunks: refused past the cap, never held whole
             )
-            content = self._read_capped(response, deadline_at)
-        except _TooLarge:
+            content = read_capped(response, self.max_answer_bytes, deadline_at)
+        except TooLarge:
             too_large = True
-        except _DeadlinePassed:
+        except DeadlinePassed:
             passed = True
         except requests.Timeout:
             failure = _Retry(f"no answer within {per_read:g} s")
@@ -760,23 +385,6 @@ class BabelNetLexicon:
             return failure or _Retry("no response")
         return self._interpret(response, content, endpoint, described)
 
-    def _read_capped(self, response: requests.Response, deadline_at: float) -> bytes:
-        """The (decoded) body, read a chunk at a time: ``_TooLarge`` past the cap, ``_DeadlinePassed`` past the
-        deadline (the watchdog's back-up, for connections it cannot reach, e.g. through a SOCKS proxy)."""
-        announced = response.headers.get("Content-Length", "")
-        if announced.isdigit() and int(announced) > self.max_answer_bytes:
-            raise _TooLarge
-        chunks: list[bytes] = []
-        size = 0
-        for chunk in response.iter_content(_READ_CHUNK):
-            size += len(chunk)
-            if size > self.max_answer_bytes:
-                raise _TooLarge
-            if time.monotonic() >= deadline_at:
-                raise _DeadlinePassed
-            chunks.append(chunk)
-        return b"".join(chunks)
-
     def _interpret(
         self, response: requests.Response, content: bytes, endpoint: str, described: str
     ) -> tuple[str, Any] | _Retry:
@@ -791,7 +399,7 @@ class BabelNetLexicon:
             body, is_json = None, False
         if isinstance(body, dict) and "message" in body and "senses" not in body:
             message = self._scrub(" ".join(str(body["message"]).split()))
-            if not _is_refusal(status, message):
+            if not is_refusal(status, message):
                 raise LexiconError(f"BabelNet rejected the request {described}: {message}")
             raise LexiconQuotaError(
                 f"BabelNet refused to answer: {message} (request {described}). Everything fetched so far is "
@@ -799,8 +407,8 @@ class BabelNetLexicon:
             )
         if 300 <= status < 400:
             raise LexiconError(self._redirect_message(response, described))
-        if status == 429 or status >= 500:
-            return _Retry(f"HTTP {status}", _retry_after(response) if status == 429 else None)
+        if status in RETRIED_STATUSES:
+            return _Retry(f"HTTP {status}", retry_after(response) if status == 429 else None)
         if status >= 400:
             raise LexiconError(f"BabelNet request {described} failed: HTTP {status}.")
         if not is_json:
@@ -833,22 +441,6 @@ class BabelNetLexicon:
         )
 
     def _scrub(self, text: str) -> str:
-        return _KEY_IN_URL.sub(r"\1<redacted>", text).replace(self._key.reveal(), "<redacted>")
+        return KEY_IN_URL.sub(r"\1<redacted>", text).replace(self._key.reveal(), "<redacted>")
 
 
-def _is_refusal(status: int, message: str) -> bool:
-    """Is a ``{"message": ...}`` answer the key/daily-limit refusal (stop the run) rather than a bad request?
-
-    BabelNet uses one message for an invalid key and a spent allowance; it names the key and the limit.
-    Other messages ("Wrong parameters.") on a 400/404 are plain errors in this request.
-    """
-    lowered = message.lower()
-    return status in (401, 403) or "key" in lowered or "limit" in lowered
-
-
-def _retry_after(response: requests.Response) -> float | None:
-    value = response.headers.get("Retry-After", "")
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        return None

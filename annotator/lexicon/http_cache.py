@@ -14,11 +14,11 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
+from annotator.clock import utc_now
 from annotator.private_files import create_private_file
 
 #: The query parameter that carries the API key; it is dropped from every key and stored parameter list.
@@ -128,7 +128,7 @@ class HttpCache:
         """Store an answer; an existing entry wins (two workers fetching the same request agree anyway), unless
         ``replace`` (a deliberate re-fetch: the new answer is the one to keep)."""
         stored_params = json.dumps(param_pairs(params), ensure_ascii=False)
-        stored_at = datetime.now(UTC).isoformat(timespec="seconds")
+        stored_at = utc_now("seconds")
         conflict = (
             "DO UPDATE SET body = excluded.body, params = excluded.params, stored_at = excluded.stored_at"
             if replace

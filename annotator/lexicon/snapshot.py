@@ -22,13 +22,8 @@ from annotator.data_import.limits import (
     json_too_deep,
     parse_json,
 )
-from annotator.lexicon.babelnet import (
-    CACHE_VERSION_META,
-    SYNSET_ENDPOINT,
-    SYNSET_IDS_ENDPOINT,
-    build_synset_record,
-    parse_synset_ids,
-)
+from annotator.lexicon.babelnet import CACHE_VERSION_META
+from annotator.lexicon.babelnet_wire import SYNSET_ENDPOINT, SYNSET_IDS_ENDPOINT, build_synset_record, parse_synset_ids
 from annotator.lexicon.base import ENGLISH, LexiconError, LexSense, SynsetRecord
 from annotator.lexicon.http_cache import HttpCache
 
@@ -117,7 +112,8 @@ class SnapshotLexicon:
         string within the cell limit, no lone surrogates); a JSON one is parsed whole, so it gets the smaller
         file limit.
         """
-        from annotator.data_import.tables import FileFormatError, TextLines
+        from annotator.data_import.table_rows import FileFormatError
+        from annotator.data_import.tables import TextLines
         from annotator.errors import UserError
 
         path = Path(path)

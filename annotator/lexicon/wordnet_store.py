@@ -44,6 +44,7 @@ from annotator.lexicon.wordnet_lmf import (
     check_file,
     project_language,
 )
+from annotator.lexicon.wordnet_relations import relations_path, write_relations
 from annotator.private_files import FILE_MODE, create_private_file, make_private, make_private_folder
 
 DATABASE = "wn.db"
@@ -488,6 +489,9 @@ def add_lexicons(
             else:
                 for index in indexes:  # an index lost by hand: written again, the database untouched
                     os.replace(index, folder / index.name)
+            for one in checked:  # issue 33: the relations suggestions follow, read from the same checked copy
+                if any(not relations_path(folder, lex.id, lex.version).exists() for lex in one.lexicons):
+                    write_relations(one.copy, folder)
         except OSError as error:  # a full disk or a read-only folder while writing the copy: nothing was replaced
             raise _cannot_build(folder, error) from error
         finally:
@@ -536,6 +540,7 @@ def remove_lexicon(folder: Path, specifier: str) -> LexiconInfo:
             pause_point("removing")
             _publish(folder, build, [])
             index_path(folder, info.id, info.version).unlink(missing_ok=True)
+            relations_path(folder, info.id, info.version).unlink(missing_ok=True)
         except (OSError, sqlite3.OperationalError) as error:  # a full disk: the old database stays in place
             raise _cannot_build(folder, error) from error
         finally:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 
-from annotator.domain.output_text import markdown_escape
-from annotator.domain.research_metrics import latex_escape
+from annotator.domain.output_text import latex_escape, markdown_escape
 from annotator.reporting.tables import Table
 
 __all__ = ["latex_escape", "markdown_escape", "to_html", "to_latex", "to_markdown"]

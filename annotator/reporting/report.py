@@ -19,6 +19,7 @@ from typing import Any
 import altair as alt
 
 from annotator.atomic_files import write_text_atomic
+from annotator.clock import utc_now
 from annotator.domain.consistency import (
     PairConsistency,
     SenseChoice,
@@ -27,7 +28,7 @@ from annotator.domain.consistency import (
 )
 from annotator.domain.research_metrics import coverage_scores, macro_accuracy
 from annotator.errors import UserError
-from annotator.evaluation.provenance import provenance_lines, utc_now
+from annotator.evaluation.provenance import provenance_lines
 from annotator.evaluation.run import EvaluationResult, write_results
 from annotator.jsonl_files import jsonl_objects
 from annotator.private_files import make_private_folder
@@ -161,7 +162,7 @@ def build_report(folder: str | Path, stats_path: str | Path | None = None) -> Re
     report = Report(title=f"Evaluation report — {', '.join(names) or 'no systems'}", consistency=pairs)
     provenance = metrics.get("provenance")
     lines = provenance_lines(provenance if isinstance(provenance, dict) else {})
-    report.provenance = provenance_table([*lines, ("Report written (UTC)", utc_now())])
+    report.provenance = provenance_table([*lines, ("Report written (UTC)", utc_now("seconds", zulu=True))])
     report.tables.append(leaderboard_table(rows))
     by_domain = metrics.get("by_domain")
     if isinstance(by_domain, list) and by_domain:

@@ -58,15 +58,15 @@ def save_languages(project: ProjectContext, languages: tuple[str, ...], user: Us
 
     A language added is checked against ISO 639 (``domain.languages``); the ones already held are kept as stored."""
     check_admin(user, "change the project's languages")
-    settings = project.settings()
-    removed = sorted(set(settings.languages) - set(languages))
-    if removed:
-        raise workflow.WorkflowError(
-            f"Languages are removed one at a time, and only when nobody has curated them: {removed}."
-        )
-    languages = tuple(lang if lang in settings.languages else check_language(lang) for lang in languages)
-    project.save_settings(replace(settings, languages=languages))
-    with project.db.write() as conn:
+    with project.db.write() as conn:  # one transaction: the settings read and saved, the new rows, the audit row
+        settings = project.settings()
+        removed = sorted(set(settings.languages) - set(languages))
+        if removed:
+            raise workflow.WorkflowError(
+                f"Languages are removed one at a time, and only when nobody has curated them: {removed}."
+            )
+        languages = tuple(lang if lang in settings.languages else check_language(lang) for lang in languages)
+        project.save_settings(replace(settings, languages=languages))
         record(project, conn, user, "languages", {"languages": list(languages)})
 
 

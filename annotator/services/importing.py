@@ -27,7 +27,6 @@ from annotator.data_import.items import ParsedItems, RowProblem, content_hash, p
 from annotator.domain.model import Item, ItemLanguage, Status, User
 from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
-from annotator.gc_pause import gc_paused
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
 from annotator.store.repository import Repository, StagingImport
@@ -322,8 +321,7 @@ def import_items(
 
     ``parse`` reads a file of another format (WSD-framework XML) into items, given the project's item ids;
     by default ``path`` is an item file."""
-    with gc_paused():  # 100,000 parsed items: full GC passes would cost seconds
-        return _import_items(project, path, force, progress, user, parse)
+    return _import_items(project, path, force, progress, user, parse)
 
 
 def _import_items(

@@ -19,11 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from annotator.context import ProjectContext
-from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
+from annotator.domain.model import CandidateEntry, Item, ItemLanguage, SenseEntry, Status, User
 from annotator.domain.prepopulation import InitialSets, initial_sets, lexicalizations, rank_senses
 from annotator.domain.settings import ProjectSettings
+from annotator.domain.suggestions import lexicon_record
 from annotator.errors import UserError
-from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import (
     ENGLISH,
     Lexicon,
@@ -36,6 +36,7 @@ from annotator.lexicon.sources import allowed_sources
 from annotator.lexicon.wordnet import default_sources, foreign_synset_reason
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
+from annotator.store import suggestions as suggestion_rows
 from annotator.store.repository import PreparedSaves
 
 SYSTEM_USER = "system:prepopulate"
@@ -43,6 +44,8 @@ SYSTEM_USER = "system:prepopulate"
 BATCH_SIZE = 200
 #: Derived G0/B0 answers kept between batches (recomputed from the kept synset records when dropped): bounds memory.
 SETS_KEPT = 200_000
+#: Records of what each lexicon returned kept for reuse (items sharing σ, λ and language share one): bounds memory.
+RECORDS_KEPT = 20_000
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 #: Redo runs are audited under their own action, with the choice that was made.
@@ -82,6 +85,8 @@ class SenseInventory:
         self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
         self._lexicalizations: dict[tuple[str, str], list[str]] = {}
         self._sets: dict[tuple[str, str, str, str], InitialSets] = {}
+        #: The record of what each lexicon returned (JSON), per (σ, λ, language) like the sets.
+        self._records_json: dict[tuple[str, str, str, str], str] = {}
 
     def trim(self) -> bool:
         """Drop the derived answers (Λ_L(σ), G0/B0) once there are more than ``SETS_KEPT``; True when dropped.
@@ -92,6 +97,7 @@ class SenseInventory:
             return False
         self._sets.clear()
         self._lexicalizations.clear()
+        self._records_json.clear()
         return True
 
     def record(self, synset_id: str) -> SynsetRecord:
@@ -143,6 +149,29 @@ class SenseInventory:
                 for synset in {item.synset, *(s.synset for s in senses)}
             }
             found = self._sets[key] = initial_sets(item.synset, senses, by_synset)
+        return found
+
+    def record_json(
+        self,
+        item: Item,
+        senses: list[SenseEntry],
+        lang: str,
+        source_allowed: Callable[[str], bool],
+        consulted: list[str],
+        sets: InitialSets,
+    ) -> str:
+        """What each lexicon returned for (σ, λ, language), as stored JSON: shared like the sets."""
+        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
+        found = self._records_json.get(key)
+        if found is None:
+            records = {synset: self.record(synset) for synset in {item.synset, *(s.synset for s in senses)}}
+            record = lexicon_record(
+                self.lexicon.name, item.target.lemma, lang, item.synset, senses, records, source_allowed,
+                consulted, len(sets.good), len(sets.bad),
+            )  # fmt: skip
+            if len(self._records_json) >= RECORDS_KEPT:
+                self._records_json.clear()  # bounded on its own: on varied data the records seldom repeat
+            found = self._records_json[key] = record.to_json()
         return found
 
 
@@ -288,6 +317,8 @@ class _Batch:
     lexicon_rows: list[tuple[str, str, list[SenseEntry]]] = field(default_factory=list)
     states: list[ItemLanguage] = field(default_factory=list)
     details: list[dict[str, object]] = field(default_factory=list)
+    #: What each lexicon returned, per state (JSON, ``domain.suggestions.LexiconRecord``; "" when no list is empty).
+    records: list[str] = field(default_factory=list)
 
 
 class _Run:
@@ -301,16 +332,30 @@ class _Run:
         self.report = report
         self.inventory = SenseInventory(lexicon, settings.languages)
         self.policies: dict[str, Callable[[str], bool]] = {}
+        self.consulted_by_lang: dict[str, list[str]] = {}
         self.defaults = default_sources(lexicon)
         self.settings = settings
         self.batch = _Batch()
-        #: JSON of candidate tuples already encoded (keyed by identity; the memoised sets are shared).
-        self.encoded: dict[int, tuple[object, str]] = {}
+        #: JSON of candidate tuples already encoded (the memoised sets recur across items).
+        self.encoded: dict[tuple[CandidateEntry, ...], str] = {}
 
     def allowed(self, lang: str) -> Callable[[str], bool]:
         if lang not in self.policies:
             self.policies[lang] = allowed_sources(lang, self.settings.allowed_sources, self.defaults).allows
         return self.policies[lang]
+
+    def consulted(self, lang: str) -> list[str]:
+        """The lexicons asked for ``lang``: a wordnet's lexicon ids of the language that are allowed, else the
+        allowed sources (BabelNet's names; none listed when any source is allowed: those that answered are named)."""
+        if lang not in self.consulted_by_lang:
+            languages = getattr(self.lexicon, "languages", None)
+            if callable(languages):
+                names = [name for name in languages().get(lang, []) if self.allowed(lang)(name)]
+            else:
+                policy = allowed_sources(lang, self.settings.allowed_sources, self.defaults)
+                names = sorted(policy.sources) if policy.sources is not None else []
+            self.consulted_by_lang[lang] = names
+        return self.consulted_by_lang[lang]
 
     def add_item(self, item: Item, states: list[ItemLanguage]) -> None:
         """Compute one item's states into the batch, or record why it is skipped (quota/unavailable stop)."""
@@ -333,8 +378,16 @@ class _Run:
             warnings: list[str] = []
             new_states: list[ItemLanguage] = []
             details: list[dict[str, object]] = []
+            records: list[str] = []
             for state in states:
-                sets = self.inventory.initial_sets(item, senses, state.lang, self.allowed(state.lang))
+                allowed = self.allowed(state.lang)
+                sets = self.inventory.initial_sets(item, senses, state.lang, allowed)
+                # what each lexicon returned: kept where a list starts empty (the cards that say why)
+                empty = not sets.good or not sets.bad
+                consulted = self.consulted(state.lang)
+                records.append(
+                    self.inventory.record_json(item, senses, state.lang, allowed, consulted, sets) if empty else ""
+                )
                 detail: dict[str, object] = {"good": len(sets.good), "bad": len(sets.bad), "lexicon": self.lexicon.name}
                 if redo is not None and state.prepopulated:
                     new_state, extra = _redone_state(item, state, sets, warnings)
@@ -360,6 +413,7 @@ class _Run:
         self.batch.lexicon_rows.append((item.id, gloss, senses))
         self.batch.states.extend(new_states)
         self.batch.details.extend(details)
+        self.batch.records.extend(records)
 
     def flush(self) -> None:
         """Write the batch; item-languages a translator changed meanwhile are left for the next run."""
@@ -381,14 +435,18 @@ class _Run:
                     self.report.warn_skipped(f"{state.item_id} [{state.lang}]: changed meanwhile; left to do")
                 batch.states = [s for s, ok in zip(batch.states, fresh, strict=True) if ok]
                 batch.details = [d for d, ok in zip(batch.details, fresh, strict=True) if ok]
+                batch.records = [r for r, ok in zip(batch.records, fresh, strict=True) if ok]
                 prepared = PreparedSaves(
                     [u for u, ok in zip(prepared.updates, fresh, strict=True) if ok],
                     [h for h, ok in zip(prepared.history, fresh, strict=True) if ok],
                 )
             repo.update_items_lexicon(conn, batch.lexicon_rows)
             repo.apply_saves(conn, prepared)
+            suggestion_rows.put_records(
+                conn, [(s.item_id, s.lang, r) for s, r in zip(batch.states, batch.records, strict=True) if r]
+            )
         if self.inventory.trim():
-            self.encoded.clear()  # keyed by the dropped sets' identity
+            self.encoded.clear()  # the dropped sets' JSON: memory stays bounded
         self.report.items += len(batch.lexicon_rows)
         self.report.item_languages += len(batch.states)
         self.report.overlaps += sum(1 for s in batch.states if s.overlaps)
@@ -410,8 +468,7 @@ def prepopulate(
     Excluded items are left out. ``user`` is the lead acting in the app (checked and audited); None for
     the command line. Unknown languages or item ids are refused before anything is asked or written.
     """
-    with gc_paused():
-        return _prepopulate(project, languages, lexicon, progress, batch_size, user, redo)
+    return _prepopulate(project, languages, lexicon, progress, batch_size, user, redo)
 
 
 def _checked_languages(languages: tuple[str, ...] | None, project_languages: tuple[str, ...]) -> tuple[str, ...]:

@@ -23,7 +23,9 @@ from annotator.data_export.spreadsheet import (
 )
 from annotator.data_import.items import RowProblem
 from annotator.data_import.limits import InputLimits, ProblemLog, check_file_size
-from annotator.data_import.tables import FileFormatError, Row, Workbook, read_table
+from annotator.data_import.table_rows import FileFormatError, Row
+from annotator.data_import.tables import read_table
+from annotator.data_import.xlsx import Workbook
 from annotator.domain import workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.limits import MAX_NOTE_LENGTH, SPREADSHEET_CELL_LIMIT
@@ -241,8 +243,8 @@ def _check_row(
 ) -> _Plan | None:
     """Validate one row; return a plan when it asks for a change, None when it is a no-op or wrong."""
     n, values = row.number, row.values
-    if "__error__" in values:
-        problems.append(RowProblem(n, "", "malformed_row", values["__error__"]))
+    if row.error is not None:
+        problems.append(RowProblem(n, "", "malformed_row", row.error.message))
         return None
     if not _row_language_ok(n, values, lang, problems) or not _cells_whole(n, values, problems):
         return None
@@ -447,7 +449,7 @@ def _check_columns(path: Path, columns: list[str], workbook: WorkbookInfo | None
 
 def _rows_language(rows: list[Row]) -> str | None:
     """The language every row names, when there is exactly one (a CSV saved from a sheet, without ``--lang``)."""
-    found = {_text(row.values.get("lang")).strip().upper() for row in rows if "__error__" not in row.values}
+    found = {_text(row.values.get("lang")).strip().upper() for row in rows if row.error is None}
     return found.pop() if len(found) == 1 and "" not in found else None
 
 

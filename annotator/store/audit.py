@@ -7,8 +7,9 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from annotator.clock import utc_now
 from annotator.store import schema
-from annotator.store.rows import dumps, utc_now
+from annotator.store.rows import dumps
 
 
 class AuditRecords:

@@ -1,4 +1,4 @@
-"""Engine set-up: SQLite used carefully from a threaded server (WAL, busy timeout, BEGIN IMMEDIATE), or PostgreSQL.
+"""Transactions: SQLite used carefully from a threaded server (WAL, busy timeout, BEGIN IMMEDIATE), or PostgreSQL.
 
 Reads run in deferred transactions and never wait for writers (WAL); every read-then-write runs in
 ``BEGIN IMMEDIATE`` so two writers queue on the database lock instead of failing half-way. A writer that
@@ -11,14 +11,14 @@ A database that does not answer (a PostgreSQL restart, a full disk) gives ``Data
 says whether the last change was saved; pooled PostgreSQL connections are pinged before use, so a restart
 between two actions costs nothing.
 The schema is created and migrated by Alembic (``annotator/store/migrations``) on both engines.
+The engines' set-up is ``engines.py``, the classification of errors ``faults.py``, the migrations'
+runner ``schema_migrations.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
-import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -26,27 +26,39 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
-from alembic.config import Config
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, select, text
+from sqlalchemy import Connection
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 
-from annotator.errors import DatabaseBusyError, DatabaseUnavailableError, UserError
+from annotator.errors import DatabaseBusyError, DatabaseUnavailableError
 from annotator.private_files import create_private_file, make_private_folder
-from annotator.store import schema
+from annotator.store.engines import (
+    BUSY_TIMEOUT_ENV,
+    BUSY_TIMEOUT_MS,
+    busy_timeout_ms,
+    configure_postgresql,
+    configure_sqlite,
+    make_engine,
+    sqlite_url,
+)
+from annotator.store.faults import StoreConflictError, is_lock_error, is_unavailable_error, unavailable_message
+from annotator.store.schema_migrations import ALEMBIC_MANAGED, alembic_revision, head_revision, upgrade
+
+#: Names importers know from here (the engines, the errors, the migrations now live in their own modules).
+__all__ = [
+    "ALEMBIC_MANAGED",
+    "BUSY_TIMEOUT_ENV",
+    "BUSY_TIMEOUT_MS",
+    "Database",
+    "StoreConflictError",
+    "head_revision",
+    "sqlite_url",
+]
 
 LOG = logging.getLogger("annotator.store")
 
-#: How long a writer waits for the lock before it is told to try again; ``ANNOTATOR_BUSY_TIMEOUT_MS`` overrides.
-BUSY_TIMEOUT_MS = 15_000
-BUSY_TIMEOUT_ENV = "ANNOTATOR_BUSY_TIMEOUT_MS"
-
-#: A waiting writer retries ``BEGIN IMMEDIATE`` at most this often (SQLite's own handler backs off to 100 ms,
-#: which would let a bulk job that pauses briefly between its transactions starve every other writer).
-_RETRY_PAUSE_MAX_S = 0.002
-#: Bulk jobs leave at least this long between their short transactions so a waiting writer (polling as above) gets
-#: in; time spent computing the next batch counts.
+#: Bulk jobs leave at least this long between their short transactions so a waiting writer (retrying every ≤ 2 ms,
+#: see ``engines.py``) gets in; time spent computing the next batch counts.
 BULK_PAUSE_S = 0.01
 #: Seconds between the WAL checkpoints a process runs after its writes. SQLite's automatic checkpoint would run
 #: inside the committing call (copying pages and syncing the file, seconds on a busy disk); run after the
@@ -54,190 +66,6 @@ BULK_PAUSE_S = 0.01
 CHECKPOINT_EVERY_S = 1.0
 #: The PostgreSQL advisory-lock key every writer takes (one database holds one project): "anno" in ASCII.
 WRITE_LOCK_KEY = 0x616E6E6F
-MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-#: The pre-Alembic ``schema_version`` numbers and the Alembic revision each one equals.
-LEGACY_REVISIONS = {1: "0001", 2: "0002"}
-#: Written to ``meta.schema_version`` once Alembic manages the schema, so an older annotator (which only knows
-#: versions 1 and 2) refuses the database instead of re-creating tables in it.
-ALEMBIC_MANAGED = 1000
-
-
-def alembic_config() -> Config:
-    """Alembic's configuration for the migration scripts shipped in the package (no alembic.ini needed)."""
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    return config
-
-
-@functools.cache
-def _alembic_revisions() -> tuple[frozenset[str], str]:
-    """Every revision this annotator knows, and the head (read once per process)."""
-    scripts = ScriptDirectory.from_config(alembic_config())
-    head = scripts.get_current_head()
-    if head is None:
-        raise RuntimeError("annotator/store/migrations/versions holds no revision (a broken installation)")
-    return frozenset(script.revision for script in scripts.walk_revisions()), head
-
-
-def head_revision() -> str:
-    """The newest schema revision this annotator knows (what ``create_or_migrate`` upgrades to)."""
-    return _alembic_revisions()[1]
-
-
-class StoreConflictError(UserError):
-    """The database refused a change (a duplicate written at the same moment, a value too long)."""
-
-
-def sqlite_url(path: Path) -> str:
-    return f"sqlite:///{path}"
-
-
-def busy_timeout_ms() -> int:
-    value = os.environ.get(BUSY_TIMEOUT_ENV, "").strip()
-    if not value:
-        return BUSY_TIMEOUT_MS
-    if not value.isdigit():
-        raise UserError(f"{BUSY_TIMEOUT_ENV}={value!r}: give the wait in milliseconds, e.g. 15000.")
-    return int(value)
-
-
-def is_lock_error(error: BaseException) -> bool:
-    """SQLite "database is locked"/busy, or a PostgreSQL lock timeout (SQLSTATE 55P03) or deadlock (40P01)."""
-    original = error.orig if isinstance(error, DBAPIError) else error
-    if isinstance(original, sqlite3.OperationalError):
-        text = str(original).lower()
-        return "database is locked" in text or "database table is locked" in text or "busy" in text
-    code = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
-    return code in {"55P03", "40P01"}
-
-
-#: SQLite errors that mean the file cannot be used now (disk full, I/O error), not a bug in a statement.
-_SQLITE_UNAVAILABLE = ("database or disk is full", "disk i/o error", "unable to open database file")
-#: PostgreSQL SQLSTATEs of a full disk (class 53: insufficient resources).
-_PG_DISK_FULL = {"53100"}
-
-
-def is_unavailable_error(error: BaseException) -> bool:
-    """The database did not answer or cannot store anything now; a lock time-out is not one (``is_lock_error``).
-
-    PostgreSQL: any ``OperationalError`` (connection refused or lost, server shutting down or starting up, disk
-    full) or a connection SQLAlchemy found broken. SQLite: only a full disk, an I/O error or a file it cannot
-    open — its other OperationalErrors ("no such table", a syntax error) are bugs and stay tracebacks.
-    """
-    if is_lock_error(error):
-        return False
-    original = error.orig if isinstance(error, DBAPIError) else error
-    if isinstance(original, sqlite3.Error):
-        text = str(original).lower()
-        return any(marker in text for marker in _SQLITE_UNAVAILABLE)
-    if isinstance(error, DBAPIError) and error.connection_invalidated:
-        return True
-    return isinstance(error, OperationalError)
-
-
-def is_disk_full(error: BaseException) -> bool:
-    original = error.orig if isinstance(error, DBAPIError) else error
-    code = getattr(original, "sqlstate", None) or getattr(original, "pgcode", None)
-    return code in _PG_DISK_FULL or "database or disk is full" in str(original).lower()
-
-
-def unavailable_message(error: BaseException, saved: bool | None, changed: bool = True) -> str:
-    """One sentence for the user: what failed (no server address, no SQL) and what became of the last change
-    (``changed`` False: there was none to speak of, a read failed before any write of this thread)."""
-    what = "The disk holding the database is full" if is_disk_full(error) else "The database is not answering"
-    if saved is None:
-        return (
-            f"{what}: it stopped while your last change was being saved, so it may or may not have been saved. "
-            "Reload the page in a moment to see."
-        )
-    outcome = "your last change was saved" if saved else "your last change was not saved"
-    if not changed:
-        outcome = "nothing was changed"
-    then = "Free some space, then try again." if is_disk_full(error) else "Try again in a moment."
-    return f"{what}; {outcome}. {then}"
-
-
-def _begin_immediate(dbapi_connection: sqlite3.Connection, timeout_ms: int) -> None:
-    """``BEGIN IMMEDIATE``, retried every few milliseconds until the timeout (see ``_RETRY_PAUSE_MAX_S``)."""
-    cursor = dbapi_connection.cursor()
-    deadline = time.monotonic() + timeout_ms / 1000
-    pause = 0.0005
-    try:
-        cursor.execute("PRAGMA busy_timeout=0")
-        while True:
-            try:
-                cursor.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as error:
-                if not is_lock_error(error) or time.monotonic() >= deadline:
-                    raise
-            time.sleep(pause)
-            pause = min(pause * 2, _RETRY_PAUSE_MAX_S)
-    finally:
-        cursor.execute(f"PRAGMA busy_timeout={timeout_ms}")
-        cursor.close()
-
-
-def _configure_sqlite(engine: Engine, timeout_ms: int) -> None:
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
-        # Let SQLAlchemy's "begin" event issue BEGIN itself, so we choose DEFERRED or IMMEDIATE.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # switching writes; checking does not
-            cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={timeout_ms}")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA wal_autocheckpoint=0")  # see CHECKPOINT_EVERY_S and Database._checkpoint_if_due
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(connection: Connection) -> None:
-        if connection.info.pop("begin_mode", "DEFERRED") == "IMMEDIATE":
-            _begin_immediate(connection.connection.dbapi_connection, timeout_ms)  # type: ignore[arg-type]
-        else:
-            connection.exec_driver_sql("BEGIN DEFERRED")
-
-
-def _create_engine(url: str, timeout_ms: int) -> Engine:
-    """The engine, or a message naming the driver to install (PostgreSQL's is the ``postgres`` extra).
-
-    PostgreSQL: pooled connections are pinged before use (a server restart between two actions is invisible)
-    and a connection attempt gives up after the busy time-out (a host that drops packets would hang otherwise),
-    unless the URL sets its own ``connect_timeout``.
-    """
-    parsed = make_url(url)
-    options: dict = {}
-    if parsed.get_backend_name() != "sqlite":  # SQLite opens a local file: nothing to ping
-        options["pool_pre_ping"] = True
-        if "connect_timeout" not in parsed.query:
-            options["connect_args"] = {"connect_timeout": max(2, round(timeout_ms / 1000))}
-    try:
-        return create_engine(url, future=True, **options)
-    except (ModuleNotFoundError, NoSuchModuleError) as error:
-        shown = make_url(url).render_as_string(hide_password=True)
-        raise UserError(
-            f"No database driver for {shown} ({error}). For PostgreSQL install the extra: "
-            "pip install 'annotator[postgres]' and use a postgresql+psycopg:// URL."
-        ) from error
-
-
-def _configure_postgresql(engine: Engine, timeout_ms: int) -> None:
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
-        # Every lock wait of this connection (the writers' advisory lock, a migration's table locks) gives up
-        # after the busy time-out with SQLSTATE 55P03, as SQLite's busy handler does. 0 would mean "for ever".
-        with dbapi_connection.cursor() as cursor:
-            cursor.execute(f"SET lock_timeout = {max(1, timeout_ms)}")
-        dbapi_connection.commit()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(connection: Connection) -> None:
-        # A read sees one snapshot, as a deferred SQLite read does; a writer stays READ COMMITTED so that, once it
-        # holds the advisory lock, it sees everything the previous writer committed.
-        if connection.info.pop("begin_mode", "DEFERRED") != "IMMEDIATE":
-            connection.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
 
 
 #: Write transactions committed by this process (every database): an interrupted command says whether it saved any.
@@ -260,11 +88,11 @@ class Database:
             make_private_folder(Path(parsed.database).parent)
             create_private_file(Path(parsed.database))  # it holds password hashes: owner only (0600)
         self.busy_timeout_ms = busy_timeout_ms() if busy_timeout is None else busy_timeout
-        self.engine = _create_engine(url, self.busy_timeout_ms)
+        self.engine = make_engine(url, self.busy_timeout_ms)
         if self.is_sqlite:
-            _configure_sqlite(self.engine, self.busy_timeout_ms)
+            configure_sqlite(self.engine, self.busy_timeout_ms)
         else:
-            _configure_postgresql(self.engine, self.busy_timeout_ms)
+            configure_postgresql(self.engine, self.busy_timeout_ms)
         #: The write transaction open in this thread/context, which nested read()/write() calls join.
         self._active: ContextVar[Connection | None] = ContextVar(f"annotator_db_{id(self)}", default=None)
         #: Whether the last write transaction of this thread/context committed (None: there was none): a read
@@ -407,58 +235,15 @@ class Database:
 
     def create_or_migrate(self) -> None:
         """Create a new schema, or migrate an older one (Alembic, all in one write transaction); refuse a newer one."""
-        from alembic import command
-
-        known, head = _alembic_revisions()
-        if self.schema_revision() == head:  # the usual case: no write lock, no Alembic run
+        if self.schema_revision() == head_revision():  # the usual case: no write lock, no Alembic run
             return
         with self.write() as connection:
-            config = alembic_config()
-            config.attributes["connection"] = connection
-            current = self._alembic_revision(connection)
-            if current is None:
-                legacy = self._legacy_version(connection)
-                if legacy is not None:
-                    if legacy not in LEGACY_REVISIONS:
-                        raise self._newer_error(str(legacy))
-                    command.stamp(config, LEGACY_REVISIONS[legacy])
-            elif current not in known:
-                raise self._newer_error(current)
-            command.upgrade(config, "head")
-            self._mark_alembic_managed(connection)
+            upgrade(connection, self.url)
 
     def schema_revision(self) -> str | None:
         """The Alembic revision the database is at (None before the first migration)."""
         with self.read() as connection:
-            return self._alembic_revision(connection)
-
-    @staticmethod
-    def _alembic_revision(connection: Connection) -> str | None:
-        if not inspect(connection).has_table("alembic_version"):
-            return None
-        return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
-
-    @staticmethod
-    def _legacy_version(connection: Connection) -> int | None:
-        """The pre-Alembic ``schema_version`` of a database made by annotator 0.1 (None for an empty database)."""
-        if not inspect(connection).has_table("meta"):
-            return None
-        value = connection.execute(select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")).scalar()
-        return None if value is None else int(value)
-
-    @staticmethod
-    def _mark_alembic_managed(connection: Connection) -> None:
-        key = schema.meta.c.key == "schema_version"
-        if connection.execute(select(schema.meta.c.key).where(key)).first() is None:
-            connection.execute(schema.meta.insert().values(key="schema_version", value=str(ALEMBIC_MANAGED)))
-        else:
-            connection.execute(schema.meta.update().where(key).values(value=str(ALEMBIC_MANAGED)))
-
-    def _newer_error(self, version: str) -> UserError:
-        return UserError(
-            f"The database {make_url(self.url).render_as_string(hide_password=True)} has schema version "
-            f"{version}, newer than this annotator. Upgrade annotator."
-        )
+            return alembic_revision(connection)
 
     def dispose(self) -> None:
         self.engine.dispose()

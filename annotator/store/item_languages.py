@@ -10,10 +10,11 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from annotator.clock import utc_now
 from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Origin, Status
 from annotator.errors import ConflictError
 from annotator.store import schema
-from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_many, strings_from_json, utc_now, visible
+from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_many, strings_from_json, visible
 
 _IL = schema.item_languages
 
@@ -277,7 +278,7 @@ class ItemLanguageRecords:
         user: str,
         action: str,
         details: Sequence[dict[str, Any]],
-        encoded: dict[int, tuple[object, str]] | None = None,
+        encoded: dict[tuple[CandidateEntry, ...], str] | None = None,
     ) -> PreparedSaves:
         """Encode a batch of saves before taking the write lock, so the transaction only runs the statements.
 
@@ -288,10 +289,10 @@ class ItemLanguageRecords:
         encoded = {} if encoded is None else encoded
 
         def encode(entries: tuple[CandidateEntry, ...]) -> str:
-            hit = encoded.get(id(entries))
+            hit = encoded.get(entries)
             if hit is None:
-                hit = encoded[id(entries)] = (entries, candidates_to_json(entries))  # keeps ``entries`` alive
-            return hit[1]
+                hit = encoded[entries] = candidates_to_json(entries)
+            return hit
 
         details_json: dict[tuple[tuple[str, Any], ...], str] = {}
 

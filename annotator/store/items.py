@@ -8,9 +8,10 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, or_, select
 
+from annotator.clock import utc_now
 from annotator.domain.model import Item, SenseEntry, Target
 from annotator.store import schema
-from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_many, strings_from_json, utc_now, visible
+from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_many, strings_from_json, visible
 
 
 def senses_to_json(senses: Sequence[SenseEntry]) -> str:

@@ -11,6 +11,7 @@ The row types and helpers that callers imported from here before the split are r
 
 from __future__ import annotations
 
+from annotator.clock import utc_now
 from annotator.store.audit import AuditRecords
 from annotator.store.comments import CommentRecords
 from annotator.store.database import Database
@@ -28,7 +29,7 @@ from annotator.store.languages import LanguageRecords
 from annotator.store.meta import MetaRecords
 from annotator.store.prepopulation import PrepopulationRecords, PrepopulationTodo
 from annotator.store.queues import QueueEntry, QueueRecords, ReviewState
-from annotator.store.rows import not_staged, utc_now, visible
+from annotator.store.rows import not_staged, visible
 from annotator.store.staging import StagingImport, StagingRecords
 from annotator.store.users import UserRecords
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import ColumnDefault, Connection, CursorResult, Table, exists, select
@@ -15,10 +14,6 @@ from annotator.store import schema
 
 #: Ids per ``IN (...)`` list: well under SQLite's and PostgreSQL's bound-parameter limits.
 IN_CHUNK = 500
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 #: One encoder for every stored value: ``json.dumps`` with options builds a new encoder on each call.

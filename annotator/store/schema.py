@@ -269,3 +269,38 @@ job_files = Table(
     Column("part", Integer, primary_key=True),
     Column("data", LargeBinary, nullable=False),
 )
+
+#: Issue 33 (revision 0013_suggestions). What pre-population consulted for each item-language: the lexicons asked
+#: (by id, or BabelNet's sources) and what each returned, so an empty GOOD or BAD list has an exact reason.
+lexicon_records = Table(
+    "lexicon_records",
+    metadata,
+    Column("item_id", String(200), ForeignKey("items.id", ondelete="CASCADE"), primary_key=True),
+    Column("lang", String(8), primary_key=True),
+    Column("record", Text, nullable=False),
+)
+
+#: The suggestions of an item-language that are costly to find (related senses in the lexicons; words of MISS
+#: translations), kept with the stamp of what they were computed from; a stale stamp means computing them again.
+suggestion_cache = Table(
+    "suggestion_cache",
+    metadata,
+    Column("item_id", String(200), ForeignKey("items.id", ondelete="CASCADE"), primary_key=True),
+    Column("lang", String(8), primary_key=True),
+    Column("lexicon_stamp", String(300), nullable=False, default=""),
+    Column("related", Text, nullable=False, default="[]"),
+    Column("mt_stamp", String(64), nullable=False, default=""),
+    Column("mt", Text, nullable=False, default="[]"),
+)
+
+#: A suggestion a user dismissed on an item-language: not offered to that user there again.
+suggestion_dismissals = Table(
+    "suggestion_dismissals",
+    metadata,
+    Column("item_id", String(200), ForeignKey("items.id", ondelete="CASCADE"), primary_key=True),
+    Column("lang", String(8), primary_key=True),
+    Column("user", String(64), primary_key=True),
+    Column("key", String(300), primary_key=True),
+    Column("text", String(200), nullable=False),
+    Column("at", String(40), nullable=False),
+)

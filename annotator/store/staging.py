@@ -8,10 +8,11 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, select
 
+from annotator.clock import utc_now
 from annotator.domain.model import Item, Status
 from annotator.store import schema
 from annotator.store.items import ItemRecords
-from annotator.store.rows import insert_many, inserted_id, utc_now
+from annotator.store.rows import insert_many, inserted_id
 
 
 @dataclass(frozen=True)

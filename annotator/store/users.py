@@ -10,10 +10,11 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select
 
+from annotator.clock import utc_now
 from annotator.domain.model import Role, User
 from annotator.errors import UserError
 from annotator.store import schema
-from annotator.store.rows import dumps, utc_now
+from annotator.store.rows import dumps
 
 
 def user_from_row(row: Any) -> User:

@@ -3,19 +3,17 @@ tokens and the cookie name are bound to, and signing and checking a token."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
-import os
 import re
 import secrets
-import tempfile
 import time
 from pathlib import Path
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy import select
 
+from annotator.atomic_files import write_text_atomic
 from annotator.context import ProjectContext
 from annotator.errors import UserError
 from annotator.services.accounts.sessions import Session
@@ -81,26 +79,8 @@ def secret_from_folder(data_dir: Path) -> str:
 
 
 def _write_secret(path: Path, replace: bool) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)  # on PostgreSQL the data folder may hold nothing else yet
-    fd, temporary = tempfile.mkstemp(prefix=f".{SECRET_FILE}-", dir=path.parent)  # mode 0600
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(secrets.token_urlsafe(48) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        if replace:
-            os.replace(temporary, path)
-        else:
-            with contextlib.suppress(FileExistsError):  # another server put its secret there first: use that one
-                os.link(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
+    """A new secret, written whole; ``replace=False`` keeps a secret another server put there first (and uses it)."""
+    write_text_atomic(path, secrets.token_urlsafe(48) + "\n", replace=replace)
 
 
 def project_id(project: ProjectContext) -> str:

@@ -1,0 +1,704 @@
+"""Why a list is empty, and suggestions per item-language (SPEC §5.2, issue 33): one service for the Curate card,
+the Project page and ``annotator suggestions``.
+
+The costly parts are computed once and kept with the item-language (``suggestion_cache``), each with the stamp of
+what it came from: related senses with the lexicon's version, the allowed sources and σ; machine-translation words
+with the evaluation they came from. A stale stamp means computing them again (the card does it for its one
+item-language; a new evaluation refreshes every item-language's MT words at once). The team's suggestions are read
+live by an indexed look-up of the few items sharing a sense of λ, so they follow every save without a counter.
+Nothing here changes a candidate list: accepting a suggestion is the ordinary add or move; a dismissal is kept per
+item-language and user.
+
+For the command handlers of the Curate work area:
+
+- ``card_view(project, item_id, lang, user) -> CardSuggestions``: the reasons and the ranked suggestions (cheap).
+- ``dismiss_suggestion(project, user, item_id, lang, text) -> bool``: not offered to ``user`` there again (False
+  when it already was dismissed); ``restore_suggestion`` takes a dismissal back. Accepting needs no bookkeeping:
+  once the word stands in the list it is no longer suggested. Accepting a ``move-to-GOOD`` suggestion is the
+  ordinary move of the BAD candidate with the same identity (``candidate_key(text)``).
+- ``wordnet_hints.typed_word_hint(project, item, lang, text)``: what the lexicons say of a word typed in an Add box.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from annotator.clock import utc_now
+from annotator.context import ProjectContext
+from annotator.domain.jobs import JobKind, JobState
+from annotator.domain.lexicon_records import SynsetRecord
+from annotator.domain.model import Item, ItemLanguage, User
+from annotator.domain.suggestions import (
+    LexiconRecord,
+    MissTranslation,
+    Suggestion,
+    TeamCandidate,
+    candidate_key,
+    decode_suggestions,
+    empty_reasons,
+    encode_suggestions,
+    final_suggestions,
+    mt_suggestions,
+    related_suggestions,
+    team_suggestions,
+    valid_candidate,
+)
+from annotator.errors import UserError
+from annotator.lexicon.base import ENGLISH, Lexicon, LexiconError, LexiconQuotaError, LexiconUnavailableError
+from annotator.lexicon.sources import MACHINE_TRANSLATED_SOURCES, allowed_sources
+from annotator.lexicon.wordnet import WordnetLexicon, default_sources
+from annotator.lexicon.wordnet_relations import WordnetRelations
+from annotator.progress import ProgressCallback, no_progress
+from annotator.services import job_files
+from annotator.store import jobs as job_rows
+from annotator.store import suggestions as rows
+from annotator.store.item_languages import candidates_from_json
+
+#: Item-languages per batch when computing or exporting in bulk.
+BATCH_SIZE = 200
+#: A word used in more than this share of a language's MISS translations is taken for a function word (when the
+#: analyser gives no parts of speech), once the language has at least ``COMMON_MIN`` of them.
+COMMON_SHARE, COMMON_MIN = 0.08, 30
+#: Senses of each other word of the sentence whose translations are told apart from the target's (most frequent).
+OTHER_WORD_SENSES = 3
+
+
+@dataclass(frozen=True)
+class CardSuggestions:
+    """What the card shows: why G0 / B0 is empty ("" when it is not, or nothing was recorded) and the suggestions."""
+
+    item_id: str
+    lang: str
+    good_empty_reason: str
+    bad_empty_reason: str
+    suggestions: tuple[Suggestion, ...]
+
+    def to_line(self) -> dict[str, Any]:
+        """The JSON line ``annotator suggestions`` writes."""
+        return {
+            "id": self.item_id,
+            "lang": self.lang,
+            "good_empty_reason": self.good_empty_reason,
+            "bad_empty_reason": self.bad_empty_reason,
+            "suggestions": [s.to_dict() for s in self.suggestions],
+        }
+
+
+# --- the lexicon side, kept per process ------------------------------------------------------------------------
+
+
+class _Finder:
+    """The project's lexicon, its relations (wordnet) and source policies, with answers memoised per (σ, language).
+
+    One per project and lexicon version per process, like the typing hints' provider: loading a wordnet takes
+    seconds, each later answer microseconds."""
+
+    def __init__(self, project: ProjectContext, lexicon: Lexicon) -> None:
+        settings = project.settings()
+        self.lexicon = lexicon
+        self.relations: WordnetRelations | None = None
+        if isinstance(lexicon, WordnetLexicon):
+            self.relations = _relations(lexicon.folder)
+        defaults = default_sources(lexicon)
+        self.policies = {lang: allowed_sources(lang, settings.allowed_sources, defaults) for lang in settings.languages}
+        self.stamp_base = _stamp_base(project)
+        self.languages = tuple(sorted(lang for lang in settings.languages if lang != ENGLISH))
+        self._related: dict[tuple[str, str], list[Suggestion]] = {}
+        self._explained: dict[tuple[str, str], frozenset[str]] = {}
+        self._lock = threading.Lock()
+
+    def stamp(self, synset: str) -> str:
+        return _stamp(self.stamp_base, synset)
+
+    def allowed(self, lang: str) -> Callable[[str], bool]:
+        policy = self.policies.get(lang) or allowed_sources(lang)
+        return policy.allows
+
+    def _record(self, synset: str, lang: str) -> SynsetRecord | None:
+        """The synset's senses in ``lang``; None when the lexicon does not know it. A wordnet is asked for the one
+        language (cheap); any other provider for every project language, the request pre-population made, so
+        BabelNet's cache answers it. A provider that cannot answer now (quota, unreachable) raises."""
+        try:
+            return self.lexicon.synset(synset, [lang] if self.relations is not None else self.languages)
+        except (LexiconQuotaError, LexiconUnavailableError):
+            raise
+        except LexiconError:
+            return None
+
+    def related(self, synset: str, lang: str) -> list[Suggestion]:
+        """The related-sense suggestions of (σ, language), memoised; raises when the provider cannot answer now
+        (nothing is kept then, so a later card asks again)."""
+        key = (synset, lang)
+        found = self._related.get(key)
+        if found is None:
+            target = self._record(synset, lang)
+            linked: list[tuple[str, SynsetRecord]] = []
+            if self.relations is not None:
+                for relation, other in self.relations.related(synset):
+                    record = self._record(other, lang)
+                    if record is not None:
+                        linked.append((relation, record))
+            found = related_suggestions(
+                lang, target, linked, self.allowed(lang), lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES
+            )
+            with self._lock:
+                self._related[key] = found
+        return found
+
+    @property
+    def local(self) -> bool:
+        """Asking about any word costs nothing (no request): the sentence's other words can be looked up."""
+        return self.lexicon.name in ("wordnet", "snapshot")
+
+    def translations_of(self, english_lemma: str, lang: str) -> frozenset[str]:
+        """Allowed ``lang`` lemmas (case-folded) of the most frequent senses of an English word, any POS."""
+        key = (english_lemma.casefold(), lang)
+        found = self._explained.get(key)
+        if found is None:
+            words: set[str] = set()
+            allowed = self.allowed(lang)
+            for pos in ("NOUN", "VERB", "ADJ", "ADV"):
+                try:
+                    ids = self.lexicon.synset_ids(english_lemma, pos)[:OTHER_WORD_SENSES]
+                except LexiconError:
+                    continue
+                for synset in ids:
+                    record = self._record(synset, lang)
+                    if record is not None:
+                        words.update(s.lemma.casefold() for s in record.senses if s.lang == lang and allowed(s.source))
+            found = self._explained[key] = frozenset(words)
+        return found
+
+
+def _stamp(base: str, synset: str) -> str:
+    return hashlib.sha1(f"{base}|{synset}".encode()).hexdigest()
+
+
+_stamp_bases: dict[tuple[str, float], str] = {}
+
+
+def _stamp_base(project: ProjectContext) -> str:
+    """What the related suggestions are computed from, without opening the lexicon (a card whose kept part is
+    current never loads the wordnet): the settings (provider, snapshot, allowed sources) and, for a wordnet, its
+    lexicons' ``id:version`` (read once per change of its database), for a snapshot its file's time."""
+    settings = project.settings()
+    parts: list[Any] = [settings.lexicon.provider, settings.lexicon.snapshot, settings.lexicon.base_url]
+    parts.append(sorted((k, sorted(v)) for k, v in settings.allowed_sources.items()))
+    if settings.lexicon.provider == "wordnet":
+        database = project.wordnet_folder / "wn.db"
+        stamp = database.stat().st_mtime if database.exists() else 0.0
+        key = (str(database), stamp)
+        if key not in _stamp_bases:
+            from annotator.lexicon.wordnet_store import lexicon_specifiers
+
+            _stamp_bases[key] = "+".join(lexicon_specifiers(project.wordnet_folder))
+        parts.append(_stamp_bases[key])
+    elif settings.lexicon.snapshot:
+        snapshot = Path(settings.lexicon.snapshot)
+        parts.append(snapshot.stat().st_mtime if snapshot.exists() else 0.0)
+    return json.dumps(parts, default=str)
+
+
+def _relations(folder: Path) -> WordnetRelations:
+    """The relations of every lexicon in the project's ``wn`` database (exported from it once when missing)."""
+    from annotator.lexicon.wordnet_store import using_folder
+
+    with using_folder(folder) as wn:
+        lexicons = [(lexicon.id, lexicon.version) for lexicon in wn.lexicons()]
+
+    def export(specifier: str, target: Path) -> None:
+        with using_folder(folder) as wn:
+            wn.export(wn.lexicons(lexicon=specifier), target)
+
+    return WordnetRelations(folder, lexicons, export)
+
+
+_finders: dict[tuple[str, str], _Finder] = {}
+_finders_lock = threading.Lock()
+
+
+def _finder(project: ProjectContext) -> _Finder:
+    """The project's finder, kept per process: a wordnet's while its database is unchanged (the typing hints'
+    provider), any other provider's while the settings are (it is opened only when none is kept)."""
+    settings = project.settings()
+    key = (str(project.wordnet_folder), json.dumps(settings.to_json(), sort_keys=True, default=str))
+    wordnet: WordnetLexicon | None = None
+    if settings.lexicon.provider == "wordnet":
+        from annotator.services.wordnet_hints import project_wordnet
+
+        wordnet = project_wordnet(project)
+        if wordnet is None:
+            raise UserError("This project has no wordnet yet: add one ('annotator lexicon use-wordnet').")
+    with _finders_lock:
+        finder = _finders.get(key)
+        if finder is None or (wordnet is not None and finder.lexicon is not wordnet):
+            finder = _finders[key] = _Finder(project, wordnet or project.lexicon(settings))
+        return finder
+
+
+# --- machine translations scored MISS --------------------------------------------------------------------------
+
+
+def _evaluation(project: ProjectContext) -> int | None:
+    """The newest evaluation the Evaluate page kept (its job id), whose MISS translations feed suggestions."""
+    with project.db.read() as conn:
+        return _evaluation_in(conn)
+
+
+def _evaluation_in(conn: Any) -> int | None:
+    for job in job_rows.list_jobs(conn, limit=50, kinds=[JobKind.EVALUATE]):
+        if job.state is JobState.DONE and job.params.get("page"):
+            return job.id
+    return None
+
+
+def _mt_stamp(job_id: int | None) -> str:
+    return f"evaluation:{job_id}" if job_id is not None else "none"
+
+
+def _sentence_lemmas(item: Item) -> list[str]:
+    """The English lemmas of the sentence's other words (the target's span left out)."""
+    from annotator.analysis.default import DefaultAnalyser
+
+    sentence = item.sentence[: item.target.start] + " " + item.sentence[item.target.end :]
+    analysis = _english_analyser(DefaultAnalyser).analyse([sentence], "EN")[0]
+    lemmas = [lemma for lemma in analysis.lemmas if len(lemma) > 2 and any(ch.isalpha() for ch in lemma)]
+    return list(dict.fromkeys(lemma for lemma in lemmas if lemma.casefold() != item.target.lemma.casefold()))
+
+
+_analysers: dict[str, Any] = {}
+
+
+def _english_analyser(kind: Callable[[], Any]) -> Any:
+    with _finders_lock:
+        if "EN" not in _analysers:
+            _analysers["EN"] = kind()
+        return _analysers["EN"]
+
+
+def _explained(finder: _Finder, item: Item, lang: str) -> Callable[[str], bool]:
+    """Whether a translation word translates another content word of the sentence rather than the target: a lemma of
+    another word's frequent senses that no sense of λ has (only told apart with a local lexicon)."""
+    if not finder.local:
+        return lambda _lemma: False
+    others: set[str] = set()
+    for lemma in _sentence_lemmas(item):
+        others |= finder.translations_of(lemma, lang)
+    own: set[str] = set()
+    for synset in {item.synset, *(s.synset for s in item.senses)}:
+        record = finder._record(synset, lang)
+        if record is not None:
+            own.update(s.lemma.casefold() for s in record.senses if s.lang == lang)
+    told_apart = others - own
+    return told_apart.__contains__
+
+
+def _miss_rows(project: ProjectContext, job_id: int) -> Iterator[dict[str, Any]]:
+    from annotator.evaluation.run import ANALYSED_FILE
+
+    for line in job_files.lines(project, job_id, ANALYSED_FILE):
+        if line.strip():
+            row = json.loads(line)
+            if row.get("result") == "MISS":
+                yield row
+
+
+def _words(row: dict[str, Any]) -> tuple[tuple[str, str, str | None], ...]:
+    analysis = row.get("analysis") or {}
+    words, lemmas, upos = analysis.get("words") or [], analysis.get("lemmas") or [], analysis.get("upos") or []
+    return tuple(
+        (str(w), str(lemma or w), tag if isinstance(tag, str) else None)
+        for w, lemma, tag in zip(words, lemmas, upos, strict=False)
+    )
+
+
+#: ``meta`` key: the evaluation whose MISS translations every kept MT part comes from (all refreshed at once).
+MT_MARKER = "suggestions_mt_evaluation"
+
+
+def refresh_mt(project: ProjectContext, job_id: int | None = None, progress: ProgressCallback = no_progress) -> int:
+    """Compute the MT suggestions of every item-language with a MISS in the newest evaluation (or ``job_id``) and keep
+    them, then mark the evaluation as read: run once after an evaluation (the Evaluate job calls it), so no card
+    waits. An item-language without a kept part of this evaluation has no MT suggestion. Returns how many have."""
+    job_id = _evaluation(project) if job_id is None else job_id
+    stamp = _mt_stamp(job_id)
+    missed: dict[tuple[str, str], list[MissTranslation]] = {}
+    per_lang: dict[str, int] = Counter()
+    common: dict[str, Counter[str]] = {}
+    if job_id is not None:
+        for row in _miss_rows(project, job_id):
+            words = _words(row)
+            key = (str(row["id"]), str(row["lang"]))
+            missed.setdefault(key, []).append(MissTranslation(str(row["system"]), str(row["translation"]), words))
+            per_lang[key[1]] += 1
+            common.setdefault(key[1], Counter()).update({lemma.casefold() for _w, lemma, _u in words})
+    too_common = {
+        lang: frozenset(w for w, n in counts.items() if n > COMMON_SHARE * per_lang[lang])
+        if per_lang[lang] >= COMMON_MIN
+        else frozenset()
+        for lang, counts in common.items()
+    }
+    finder = _finder(project) if missed else None
+    keys = sorted(missed)
+    total = len(keys)
+    for start in range(0, total, BATCH_SIZE):
+        chunk = keys[start : start + BATCH_SIZE]
+        with project.db.read() as conn:
+            items = project.repo.items_by_id(conn, list(dict.fromkeys(i for i, _l in chunk)))
+            cached = rows.cached_of(conn, chunk)
+        updates = []
+        for item_id, lang in chunk:
+            item = items.get(item_id)
+            if item is None or finder is None:
+                continue
+            explained = _explained(finder, item, lang)
+            mt = mt_suggestions(missed[(item_id, lang)], item.target.pos, explained, too_common[lang].__contains__)
+            base = cached.get((item_id, lang)) or rows.CachedSuggestions("", "[]", "", "[]")
+            updates.append((item_id, lang, base._replace(mt_stamp=stamp, mt=encode_suggestions(mt))))
+        with project.db.write() as conn:
+            rows.put_cache(conn, updates)
+        progress(min(start + BATCH_SIZE, total), total, "machine translations")
+    with project.db.write() as conn:
+        project.repo.set_meta(conn, MT_MARKER, job_id)
+    return total
+
+
+def _mt_part(cached: rows.CachedSuggestions | None, job_id: int | None) -> str:
+    """The kept MT suggestions when they come from the newest evaluation; none otherwise."""
+    return cached.mt if cached is not None and cached.mt_stamp == _mt_stamp(job_id) else "[]"
+
+
+def _mt_ready(project: ProjectContext, job_id: int | None) -> None:
+    """Read the newest evaluation's MISS translations once, if nothing did since it finished."""
+    if job_id is None:
+        return
+    with project.db.read() as conn:
+        done = project.repo.get_meta(conn, MT_MARKER)
+    if done != job_id:
+        refresh_mt(project, job_id)
+
+
+def _all_item_languages(conn: Any) -> list[tuple[str, str, str]]:
+    from sqlalchemy import select
+
+    from annotator.store import schema
+    from annotator.store.rows import visible
+
+    il = schema.item_languages
+    query = select(il.c.item_id, il.c.lang, il.c.initial_good).where(visible(il)).order_by(il.c.item_id, il.c.lang)
+    return [tuple(row) for row in conn.execute(query)]  # type: ignore[misc]
+
+
+# --- one item-language ---------------------------------------------------------------------------------------
+
+
+def _team(
+    conn: Any, item: Item, lang: str, found: Sequence[rows.TeamRow] | None = None
+) -> tuple[list[Suggestion], list[Suggestion]]:
+    """The team's suggestions for the item-language; ``found``: curated rows already read for several items (in
+    bulk), else they are looked up for this item."""
+    rank_of = {sense.synset: sense.rank for sense in item.senses}
+    synsets = list(dict.fromkeys([item.synset, *rank_of]))
+    if found is None:
+        found = rows.team_rows(conn, synsets, lang, item.id)
+    wanted = set(synsets)
+    curated = [
+        TeamCandidate(entry.format(), row.item_id, row.synset, row.user or "")
+        for row in found
+        if row.item_id != item.id and row.synset in wanted
+        for entry in candidates_from_json(row.good)
+    ]
+    return team_suggestions(item.synset, item.target.lemma, curated, rank_of)
+
+
+def _teams(
+    conn: Any, items: dict[str, Item], keys: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[list[Suggestion], list[Suggestion]]]:
+    """The team's suggestions of a batch: one look-up per language for every sense of the batch's items."""
+    result = {}
+    for lang in sorted({lang for _i, lang in keys}):
+        mine = [item_id for item_id, other in keys if other == lang and item_id in items]
+        synsets = sorted({s for i in mine for s in (items[i].synset, *(x.synset for x in items[i].senses))})
+        found: list[rows.TeamRow] = []
+        for start in range(0, len(synsets), 400):
+            found += rows.team_rows(conn, synsets[start : start + 400], lang, "")
+        by_synset: dict[str, list[rows.TeamRow]] = {}
+        for row in found:
+            by_synset.setdefault(row.synset, []).append(row)
+        for item_id in mine:
+            item = items[item_id]
+            near = [r for s in {item.synset, *(x.synset for x in item.senses)} for r in by_synset.get(s, ())]
+            result[(item_id, lang)] = _team(conn, item, lang, near)
+    return result
+
+
+def _fresh_related(finder: _Finder, item: Item, lang: str, cached: rows.CachedSuggestions | None) -> str | None:
+    """The related part to keep when the cached one is missing or stale; None when it is current, or when the
+    provider cannot answer now (quota, unreachable: the card shows what is kept, a later one asks again)."""
+    if _current(cached, finder.stamp_base, item):
+        return None
+    try:
+        return encode_suggestions(finder.related(item.synset, lang))
+    except (LexiconQuotaError, LexiconUnavailableError):
+        return None
+
+
+def _current(cached: rows.CachedSuggestions | None, stamp_base: str, item: Item) -> bool:
+    return cached is not None and cached.lexicon_stamp == _stamp(stamp_base, item.synset)
+
+
+def _view(
+    item: Item,
+    state: ItemLanguage,
+    record_json: str | None,
+    related: str,
+    mt: str,
+    team: tuple[list[Suggestion], list[Suggestion]],
+    dismissed: Iterable[str],
+) -> CardSuggestions:
+    record = LexiconRecord.from_json(record_json) if record_json else None
+    if record is not None and record.synset != item.synset:
+        record = None  # σ changed since pre-population: the record no longer says why
+    good_reason, bad_reason = empty_reasons(
+        record, state.prepopulated and not state.initial_good, state.prepopulated and not state.initial_bad
+    )
+    suggestions = final_suggestions(
+        state, team[0], decode_suggestions(related), decode_suggestions(mt), team[1], dismissed
+    )
+    return CardSuggestions(item.id, state.lang, good_reason, bad_reason, tuple(suggestions))
+
+
+def card_view(project: ProjectContext, item_id: str, lang: str, user: User | None = None) -> CardSuggestions:
+    """The card's reasons and suggestions for one item-language (``user``'s dismissals left out): read in one
+    transaction from what is kept; only a missing or stale related part is computed (and kept) here."""
+    lang = lang.upper()
+    with project.db.read() as conn:
+        item = project.repo.get_item(conn, item_id)
+        state = project.repo.get_item_language(conn, item_id, lang)
+        if item is None or state is None:
+            raise UserError(f"No item-language {item_id} [{lang}] in this project.")
+        record = rows.get_record(conn, item_id, lang)
+        cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
+        team = _team(conn, item, lang)
+        dismissed = rows.dismissed_keys(conn, item_id, lang, user.name) if user is not None else set()
+        job_id = _evaluation_in(conn)
+        marked = project.repo.get_meta(conn, MT_MARKER)
+    if job_id is not None and marked != job_id:
+        refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
+        with project.db.read() as conn:
+            cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
+    if _current(cached, _stamp_base(project), item):
+        related = None  # the lexicon is not even opened
+    else:
+        finder = _finder(project)
+        related = _fresh_related(finder, item, lang, cached)
+    if related is not None:
+        base = cached or rows.CachedSuggestions("", "[]", "", "[]")
+        cached = base._replace(lexicon_stamp=finder.stamp(item.synset), related=related)
+        with project.db.write() as conn:
+            rows.put_cache(conn, [(item_id, lang, cached)])
+    related_part = cached.related if cached is not None else "[]"
+    return _view(item, state, record, related_part, _mt_part(cached, job_id), team, dismissed)
+
+
+def dismiss_suggestion(project: ProjectContext, user: User, item_id: str, lang: str, text: str) -> bool:
+    """Dismiss the suggestion of ``text`` on the item-language for ``user`` (kept: not offered to them there again).
+    Refused for a language the user may not edit; returns False when it was dismissed already."""
+    lang = lang.upper()
+    if not user.may_edit(lang):
+        raise UserError(f"You may not curate {lang}; nothing was changed.")
+    shown = valid_candidate(text) or " ".join(text.split())
+    with project.db.write() as conn:
+        if project.repo.get_item_language(conn, item_id, lang) is None:
+            raise UserError(f"No item-language {item_id} [{lang}] in this project; nothing was changed.")
+        return rows.dismiss(conn, item_id, lang, user.name, candidate_key(shown), shown[:200], utc_now())
+
+
+def restore_suggestion(project: ProjectContext, user: User, item_id: str, lang: str, text: str) -> bool:
+    """Take back ``user``'s dismissal of ``text`` on the item-language (undo); False when there was none."""
+    if not user.may_edit(lang.upper()):
+        raise UserError(f"You may not curate {lang.upper()}; nothing was changed.")
+    shown = valid_candidate(text) or " ".join(text.split())
+    with project.db.write() as conn:
+        return rows.undismiss(conn, item_id, lang.upper(), user.name, candidate_key(shown))
+
+
+# --- in bulk: the command line, the Project page, after pre-population --------------------------------------
+
+
+@dataclass
+class BulkReport:
+    item_languages: int = 0
+    computed: int = 0
+    empty_good: dict[str, int] = field(default_factory=Counter)
+    empty_good_with_suggestions: dict[str, int] = field(default_factory=Counter)
+
+
+def _batches(
+    project: ProjectContext, langs: Sequence[str] | None, items: Sequence[str] | None
+) -> tuple[list[tuple[str, str]], int]:
+    with project.db.read() as conn:
+        every = _all_item_languages(conn)
+    wanted_langs = {lang.upper() for lang in langs} if langs else None
+    if items is not None:
+        known = {item_id for item_id, _l, _g in every}
+        unknown = [item_id for item_id in items if item_id not in known]
+        if unknown:
+            raise UserError(f"No such item(s) in this project: {', '.join(unknown[:20])}. Nothing was written.")
+        wanted_items = set(items)
+    keys = [
+        (item_id, lang)
+        for item_id, lang, _g in every
+        if (wanted_langs is None or lang in wanted_langs) and (items is None or item_id in wanted_items)
+    ]
+    return keys, len(keys)
+
+
+def views(
+    project: ProjectContext,
+    langs: Sequence[str] | None = None,
+    items: Sequence[str] | None = None,
+    progress: ProgressCallback = no_progress,
+    report: BulkReport | None = None,
+) -> Iterator[CardSuggestions]:
+    """Every chosen item-language's reasons and suggestions (no user's dismissals), a batch at a time: stale
+    cached parts are computed and kept on the way, so a later card finds them."""
+    settings = project.settings()
+    if langs:
+        unknown = [lang for lang in langs if lang.upper() not in settings.languages]
+        if unknown:
+            raise UserError(f"Not languages of this project: {', '.join(unknown)}.")
+    keys, total = _batches(project, langs, items)
+    finder = _finder(project)
+    job_id = _evaluation(project)
+    _mt_ready(project, job_id)
+    report = report if report is not None else BulkReport()
+    for start in range(0, total, BATCH_SIZE):
+        chunk = keys[start : start + BATCH_SIZE]
+        with project.db.read() as conn:
+            ids = list(dict.fromkeys(i for i, _l in chunk))
+            found_items = project.repo.items_by_id(conn, ids)
+            states = {(s.item_id, s.lang): s for group in project.repo.item_languages_of_items(conn, ids).values()
+                      for s in group}  # fmt: skip
+            records = rows.records_of(conn, chunk)
+            cached = rows.cached_of(conn, chunk)
+            teams = _teams(conn, found_items, chunk)
+        updates = []
+        out = []
+        for key in chunk:
+            item, state = found_items.get(key[0]), states.get(key)
+            if item is None or state is None:
+                continue
+            old = cached.get(key)
+            related = _fresh_related(finder, item, key[1], old)
+            current = old or rows.CachedSuggestions("", "[]", "", "[]")
+            if related is not None:
+                current = current._replace(lexicon_stamp=finder.stamp(item.synset), related=related)
+                updates.append((key[0], key[1], current))
+            view = _view(item, state, records.get(key), current.related, _mt_part(current, job_id), teams[key], ())
+            report.item_languages += 1
+            if state.prepopulated and not state.initial_good:
+                report.empty_good[key[1]] += 1
+                if view.suggestions:
+                    report.empty_good_with_suggestions[key[1]] += 1
+            out.append(view)
+        if updates:
+            report.computed += len(updates)
+            with project.db.write() as conn:
+                rows.put_cache(conn, updates)
+        yield from out
+        progress(min(start + BATCH_SIZE, total), total, "suggestions")
+
+
+def refresh(project: ProjectContext, progress: ProgressCallback = no_progress) -> BulkReport:
+    """Compute and keep whatever is missing or stale for every item-language (after pre-population)."""
+    report = BulkReport()
+    for _found in views(project, progress=progress, report=report):
+        continue
+    return report
+
+
+def write_jsonl(
+    project: ProjectContext,
+    out: Path,
+    langs: Sequence[str] | None = None,
+    items: Sequence[str] | None = None,
+    progress: ProgressCallback = no_progress,
+) -> BulkReport:
+    """``annotator suggestions``: one JSON line per item-language (id, lang, good_empty_reason, suggestions …),
+    written to a temporary name and renamed, so a failed run leaves no half file."""
+    report = BulkReport()
+    scratch = out.with_name(out.name + ".part")
+    try:
+        with scratch.open("w", encoding="utf-8") as handle:
+            _write_lines(handle, views(project, langs, items, progress, report))
+        scratch.replace(out)
+    finally:
+        scratch.unlink(missing_ok=True)
+    return report
+
+
+def _write_lines(handle: TextIO, found: Iterable[CardSuggestions]) -> None:
+    for view in found:
+        handle.write(json.dumps(view.to_line(), ensure_ascii=False) + "\n")
+
+
+@dataclass(frozen=True)
+class EmptyGoodCounts:
+    """Per language: item-languages pre-populated with an empty GOOD list, and how many of those have suggestions
+    (from what is kept; ``not_computed`` of them have no kept suggestions yet)."""
+
+    lang: str
+    empty_good: int
+    with_suggestions: int
+    not_computed: int
+
+
+def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
+    """The Project page's block: read from the kept suggestions and the team's curated lists (no lexicon)."""
+    from sqlalchemy import select
+
+    from annotator.store import schema
+    from annotator.store.rows import visible
+
+    il, it, cache = schema.item_languages, schema.items, schema.suggestion_cache
+    settings = project.settings()
+    with project.db.read() as conn:
+        query = (
+            select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad)
+            .add_columns(cache.c.related, cache.c.mt, cache.c.mt_stamp)
+            .join(it, it.c.id == il.c.item_id)
+            .outerjoin(cache, (cache.c.item_id == il.c.item_id) & (cache.c.lang == il.c.lang))
+            .where(il.c.prepopulated.is_(True), il.c.initial_good == "[]", visible(il), it.c.excluded.is_(False))
+        )
+        empty = list(conn.execute(query))
+        team_query = (
+            select(il.c.lang, it.c.synset, il.c.item_id)
+            .join(it, it.c.id == il.c.item_id)
+            .where(il.c.status.in_(rows.CURATED_STATUSES), il.c.good != "[]", visible(il))
+        )
+        curated: dict[tuple[str, str], set[str]] = {}
+        for lang, synset, item_id in conn.execute(team_query):
+            curated.setdefault((lang, synset), set()).add(item_id)
+    mt_stamp = _mt_stamp(_evaluation(project))
+    counts = {lang: [0, 0, 0] for lang in settings.languages}
+    for item_id, lang, synset, good, bad, related, mt, stamp in empty:
+        entry = counts.setdefault(lang, [0, 0, 0])
+        entry[0] += 1
+        if related is None:
+            entry[2] += 1
+        good_keys = {c.key for c in candidates_from_json(good)}
+        held = good_keys | {c.key for c in candidates_from_json(bad)}
+        offered = [s for s in decode_suggestions(related) if s.key not in good_keys]
+        offered += [s for s in decode_suggestions(mt if stamp == mt_stamp else "[]") if s.key not in held]
+        team = curated.get((lang, synset), set()) - {item_id}
+        if offered or team:
+            entry[1] += 1
+    return [EmptyGoodCounts(lang, *values) for lang, values in counts.items()]

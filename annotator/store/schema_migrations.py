@@ -1,0 +1,94 @@
+"""The schema's migrations: the Alembic revisions shipped in the package (``migrations/versions``), the head this
+annotator knows, and upgrading a database to it (an annotator 0.1 database stamped at its legacy revision first)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, inspect, select, text
+from sqlalchemy.engine import make_url
+
+from annotator.errors import UserError
+from annotator.store import schema
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+#: The pre-Alembic ``schema_version`` numbers and the Alembic revision each one equals.
+LEGACY_REVISIONS = {1: "0001", 2: "0002"}
+#: Written to ``meta.schema_version`` once Alembic manages the schema, so an older annotator (which only knows
+#: versions 1 and 2) refuses the database instead of re-creating tables in it.
+ALEMBIC_MANAGED = 1000
+
+
+def alembic_config() -> Config:
+    """Alembic's configuration for the migration scripts shipped in the package (no alembic.ini needed)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return config
+
+
+@functools.cache
+def _alembic_revisions() -> tuple[frozenset[str], str]:
+    """Every revision this annotator knows, and the head (read once per process)."""
+    scripts = ScriptDirectory.from_config(alembic_config())
+    head = scripts.get_current_head()
+    if head is None:
+        raise RuntimeError("annotator/store/migrations/versions holds no revision (a broken installation)")
+    return frozenset(script.revision for script in scripts.walk_revisions()), head
+
+
+def head_revision() -> str:
+    """The newest schema revision this annotator knows (what ``create_or_migrate`` upgrades to)."""
+    return _alembic_revisions()[1]
+
+
+def upgrade(connection: Connection, url: str) -> None:
+    """Inside the caller's write transaction: create a new schema, or stamp an annotator 0.1 database at its legacy
+    revision and upgrade it; refuse a revision this annotator does not know (a newer one)."""
+    from alembic import command
+
+    known, _head = _alembic_revisions()
+    config = alembic_config()
+    config.attributes["connection"] = connection
+    current = alembic_revision(connection)
+    if current is None:
+        legacy = _legacy_version(connection)
+        if legacy is not None:
+            if legacy not in LEGACY_REVISIONS:
+                raise _newer_error(url, str(legacy))
+            command.stamp(config, LEGACY_REVISIONS[legacy])
+    elif current not in known:
+        raise _newer_error(url, current)
+    command.upgrade(config, "head")
+    _mark_alembic_managed(connection)
+
+
+def alembic_revision(connection: Connection) -> str | None:
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def _legacy_version(connection: Connection) -> int | None:
+    """The pre-Alembic ``schema_version`` of a database made by annotator 0.1 (None for an empty database)."""
+    if not inspect(connection).has_table("meta"):
+        return None
+    value = connection.execute(select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")).scalar()
+    return None if value is None else int(value)
+
+
+def _mark_alembic_managed(connection: Connection) -> None:
+    key = schema.meta.c.key == "schema_version"
+    if connection.execute(select(schema.meta.c.key).where(key)).first() is None:
+        connection.execute(schema.meta.insert().values(key="schema_version", value=str(ALEMBIC_MANAGED)))
+    else:
+        connection.execute(schema.meta.update().where(key).values(value=str(ALEMBIC_MANAGED)))
+
+
+def _newer_error(url: str, version: str) -> UserError:
+    return UserError(
+        f"The database {make_url(url).render_as_string(hide_password=True)} has schema version "
+        f"{version}, newer than this annotator. Upgrade annotator."
+    )

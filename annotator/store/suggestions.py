@@ -1,0 +1,134 @@
+"""Issue 33's tables: what pre-population consulted (``lexicon_records``), suggestions kept with their stamp
+(``suggestion_cache``), dismissals (``suggestion_dismissals``); and the team's curated GOOD lists of a few synsets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from sqlalchemy import Connection, and_, delete, select, tuple_
+
+from annotator.store import schema
+from annotator.store.rows import IN_CHUNK, execute_many, insert_many, visible
+
+#: Statuses whose GOOD list counts as the team's curation (a pending list is still the lexicon's).
+CURATED_STATUSES = ("in_progress", "done", "discuss")
+
+
+class CachedSuggestions(NamedTuple):
+    lexicon_stamp: str
+    related: str
+    mt_stamp: str
+    mt: str
+
+
+class TeamRow(NamedTuple):
+    """A curated item-language of another item: its item, σ, stored GOOD list, who last changed it."""
+
+    item_id: str
+    synset: str
+    good: str
+    user: str | None
+
+
+def _replace(conn: Connection, table: Any, rows: Sequence[dict[str, Any]]) -> None:
+    """Upsert by (item_id, lang) on both engines: delete the keys, then insert the rows (one batch each)."""
+    if not rows:
+        return
+    sql = f'DELETE FROM "{table.name}" WHERE "item_id" = :item_id AND "lang" = :lang'
+    execute_many(conn, sql, [{"item_id": row["item_id"], "lang": row["lang"]} for row in rows])
+    insert_many(conn, table, rows)
+
+
+def put_records(conn: Connection, rows: Sequence[tuple[str, str, str]]) -> None:
+    """Keep (item id, language, record JSON) rows, each replacing the item-language's earlier record (an upsert,
+    ``INSERT … ON CONFLICT``, which SQLite and PostgreSQL both take: a first pre-population only inserts)."""
+    sql = (
+        'INSERT INTO "lexicon_records" ("item_id", "lang", "record") VALUES (:item_id, :lang, :record) '
+        'ON CONFLICT ("item_id", "lang") DO UPDATE SET "record" = excluded."record"'
+    )
+    execute_many(conn, sql, [{"item_id": i, "lang": lang, "record": r} for i, lang, r in rows])
+
+
+def get_record(conn: Connection, item_id: str, lang: str) -> str | None:
+    table = schema.lexicon_records
+    query = select(table.c.record).where(table.c.item_id == item_id, table.c.lang == lang)
+    return conn.execute(query).scalar_one_or_none()
+
+
+def records_of(conn: Connection, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """The records of these (item id, language) pairs that have one."""
+    table = schema.lexicon_records
+    found: dict[tuple[str, str], str] = {}
+    for start in range(0, len(keys), IN_CHUNK):
+        chunk = list(keys[start : start + IN_CHUNK])
+        query = select(table.c.item_id, table.c.lang, table.c.record).where(
+            tuple_(table.c.item_id, table.c.lang).in_(chunk)
+        )
+        for item_id, lang, record in conn.execute(query):
+            found[(item_id, lang)] = record
+    return found
+
+
+def put_cache(conn: Connection, rows: Sequence[tuple[str, str, CachedSuggestions]]) -> None:
+    _replace(conn, schema.suggestion_cache, [{"item_id": i, "lang": lang, **c._asdict()} for i, lang, c in rows])
+
+
+def cached_of(conn: Connection, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], CachedSuggestions]:
+    table = schema.suggestion_cache
+    found: dict[tuple[str, str], CachedSuggestions] = {}
+    for start in range(0, len(keys), IN_CHUNK):
+        chunk = list(keys[start : start + IN_CHUNK])
+        query = select(
+            table.c.item_id, table.c.lang, table.c.lexicon_stamp, table.c.related, table.c.mt_stamp, table.c.mt
+        ).where(tuple_(table.c.item_id, table.c.lang).in_(chunk))
+        for item_id, lang, *values in conn.execute(query):
+            found[(item_id, lang)] = CachedSuggestions(*values)
+    return found
+
+
+def team_rows(conn: Connection, synsets: Sequence[str], lang: str, other_than: str) -> list[TeamRow]:
+    """Curated item-languages in ``lang`` of the visible, included items (but ``other_than``) whose σ is one of
+    ``synsets``: an indexed look-up (items by synset, item-languages by key), a few rows per synset."""
+    it, il = schema.items, schema.item_languages
+    query = (
+        select(it.c.id, it.c.synset, il.c.good, il.c.updated_by)
+        .join(il, and_(il.c.item_id == it.c.id, il.c.lang == lang))
+        .where(
+            it.c.synset.in_(list(synsets)),
+            it.c.id != other_than,
+            it.c.excluded.is_(False),
+            il.c.status.in_(CURATED_STATUSES),
+            visible(it),
+            visible(il),
+        )
+    )
+    return [TeamRow(*row) for row in conn.execute(query)]
+
+
+def dismiss(conn: Connection, item_id: str, lang: str, user: str, key: str, text: str, at: str) -> bool:
+    """Remember a dismissal; False when it was already dismissed."""
+    table = schema.suggestion_dismissals
+    exists = conn.execute(
+        select(table.c.key).where(
+            table.c.item_id == item_id, table.c.lang == lang, table.c.user == user, table.c.key == key
+        )
+    ).first()
+    if exists:
+        return False
+    conn.execute(table.insert().values(item_id=item_id, lang=lang, user=user, key=key, text=text, at=at))
+    return True
+
+
+def undismiss(conn: Connection, item_id: str, lang: str, user: str, key: str) -> bool:
+    table = schema.suggestion_dismissals
+    result = conn.execute(
+        delete(table).where(table.c.item_id == item_id, table.c.lang == lang, table.c.user == user, table.c.key == key)
+    )
+    return bool(result.rowcount)
+
+
+def dismissed_keys(conn: Connection, item_id: str, lang: str, user: str) -> set[str]:
+    table = schema.suggestion_dismissals
+    query = select(table.c.key).where(table.c.item_id == item_id, table.c.lang == lang, table.c.user == user)
+    return set(conn.execute(query).scalars())
