@@ -37,6 +37,11 @@ def row(at: AppTest, system: str = "demo-mt-b", lang: str = "DE") -> dict:
     return chosen.iloc[0].to_dict()
 
 
+def nothing_inspected(at: AppTest, row: dict) -> bool:
+    """No verdict counted: the metrics table leaves the all-zero "inspected" column out and its note says why."""
+    return "inspected" not in row and any("no result inspected yet" in c.value for c in at.caption)
+
+
 def queued(at: AppTest) -> list[str]:
     return [t.value for t in at.text if " · " in t.value and t.value.count(" · ") == 2]
 
@@ -46,7 +51,7 @@ def test_verdict_recorded_used_by_metrics_and_dropped_when_a_candidate_changes(d
     at.switch_page("pages/evaluate.py").run()
     run_evaluation(at)
     before = row(at)
-    assert before["inspected"] == "0"
+    assert nothing_inspected(at, before)
     assert LABEL not in queued(at)
 
     at.selectbox(key="inspection_mark_choice").set_value(LABEL)
@@ -66,7 +71,7 @@ def test_verdict_recorded_used_by_metrics_and_dropped_when_a_candidate_changes(d
 
     run_evaluation(at)  # a fresh run: the stored verdict replaces the matcher's MISS
     after = row(at)
-    assert after["inspected"] == "1"
+    assert after["inspected"] == "1" and not nothing_inspected(at, after)
     assert LABEL not in queued(at)
     good_before = int(before["Accuracy"].split("(")[1].split("/")[0])
     assert int(after["Accuracy"].split("(")[1].split("/")[0]) == good_before + 1
@@ -77,7 +82,7 @@ def test_verdict_recorded_used_by_metrics_and_dropped_when_a_candidate_changes(d
     service.add_candidate("shot-whiskey", "DE", Side.BAD, "Gewehrschuss", version)
     at.switch_page("pages/evaluate.py").run()
     run_evaluation(at)
-    assert row(at)["inspected"] == "0"  # the candidates changed: the verdict no longer applies
+    assert nothing_inspected(at, row(at))  # the candidates changed: the verdict no longer applies
     assert LABEL in queued(at)  # ... and the result waits for a new verdict
 
 

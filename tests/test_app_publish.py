@@ -16,6 +16,7 @@ from test_app_dataset import SCRIPT, build_curated_demo
 
 from annotator.app.publish_panel import PREPARED
 from annotator.app.state import USER_KEY
+from annotator.commands.project import create_demo
 from annotator.project import LexiconSettings, Project
 from annotator.services.accounts import Session
 
@@ -68,13 +69,35 @@ def test_a_licence_the_sources_forbid_is_refused_with_the_reason(curated: Projec
     assert not [b for b in at.get("download_button") if b.key == "publish_download"]
 
 
-def test_nothing_to_publish_says_what_to_tick_and_offers_nothing(curated: Project) -> None:
+def publish_warnings(at: AppTest) -> list[str]:
+    """The Publish block's warnings, told from the Export block's by their words (each block speaks once)."""
+    return [plain(w.value) for w in at.warning if "Nothing to publish" in plain(w.value)]
+
+
+def test_nothing_to_publish_names_the_reason_and_offers_nothing(curated: Project) -> None:
     with curated.db.write() as conn:
         ids = [item.id for item in curated.repo.list_items(conn)]
         curated.repo.set_excluded(conn, ids, True)
     at = start()
     at.button(key="publish_prepare").click().run()
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
-    (warning,) = [plain(w.value) for w in at.warning]
-    assert "Nothing to publish yet" in warning and "--" not in warning
+    (warning,) = publish_warnings(at)
+    # every item is excluded: the reason says so, and ticking "not yet done" would not help, so it is not offered
+    assert "left out: 18 excluded" in warning and "Tick" not in warning and "--" not in warning
+    warnings = [plain(w.value) for w in at.warning]
+    assert len(warnings) == 2 and sum("Nothing to export" in w for w in warnings) == 1  # one per block
+    assert PREPARED not in at.session_state
+    assert not [b for b in at.get("download_button") if b.key == "publish_download"]
+
+
+def test_nothing_done_yet_says_what_to_tick(copy_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    data = copy_project("demo", lambda folder: create_demo(str(folder), quiet=True), tmp_path / "data")
+    monkeypatch.setenv("ANNOTATOR_DATA", str(data))
+    monkeypatch.chdir(tmp_path)
+    at = start()
+    at.button(key="publish_prepare").click().run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    (warning,) = publish_warnings(at)
+    assert "left out: 18 incomplete" in warning and "--" not in warning
+    assert "Tick “Include items not yet done in every language” above to publish the 18 unfinished" in warning
     assert PREPARED not in at.session_state

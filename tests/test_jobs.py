@@ -92,13 +92,17 @@ def test_a_worker_is_recognised_by_its_command_line_even_while_exec_fills_it_in(
     # Popen returns once exec has closed its pipe, before the kernel has set the new command line: a worker
     # checked at that moment used to look dead, and its job was failed before it started
     assert jobs.runs_job(b"", 7)
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "work", "7"])
-    try:
-        assert jobs.pid_alive(child.pid, 7)
-        assert not jobs.pid_alive(child.pid, 8)
-    finally:
-        child.kill()
-        child.wait()
+    script = "import time; print('running', flush=True); time.sleep(60)"
+    with subprocess.Popen([sys.executable, "-c", script, "work", "7"], stdout=subprocess.PIPE, text=True) as child:
+        try:
+            assert jobs.pid_alive(child.pid, 7)  # at once, whether or not the kernel has filled its command line in
+            # another job's number is told apart only by the command line: checked once the child runs its own
+            # code, so the kernel has set it (checked at once, a busy machine still showed the empty one)
+            assert child.stdout is not None and child.stdout.readline() == "running\n"
+            assert jobs.pid_alive(child.pid, 7)
+            assert not jobs.pid_alive(child.pid, 8)
+        finally:
+            child.kill()
     assert not jobs.pid_alive(child.pid, 7)
 
 

@@ -16,7 +16,7 @@ import streamlit as st
 
 from annotator.app.safe_text import md
 from annotator.app.state import guarded_file
-from annotator.data_export.dataset import NothingToExport
+from annotator.data_export.dataset import NothingToExport, nothing_to_export
 from annotator.data_export.publish import publish
 from annotator.domain.licences import OTHER, publishable_ids
 from annotator.errors import UserError
@@ -52,13 +52,17 @@ def _prepare(project: Project, name: str, licence: str | None, include_incomplet
                 include_incomplete=include_incomplete,
                 progress=progress,
             )
-        except NothingToExport:
+        except NothingToExport as nothing:  # the real reason (excluded, discarded, unfinished); the tick if it helps
             bar.empty()
             st.session_state.pop(PREPARED, None)
-            st.warning(
-                "Nothing to publish yet: no item is done in every language. Tick “Include items not yet done in "
-                "every language” above to publish the unfinished ones too."
+            unfinished = nothing.left_out.get("incomplete", 0)
+            offer = (
+                f" Tick “Include items not yet done in every language” above to publish the {unfinished} unfinished "
+                "item(s) too."
+                if unfinished and not include_incomplete
+                else ""
             )
+            st.warning(md(nothing_to_export(nothing.left_out, "publish") + offer))
             return
         except UserError as error:
             bar.empty()

@@ -208,14 +208,21 @@ def default_export_root(project: ProjectContext) -> Path:
 
 
 class NothingToExport(UserError):
-    """The selection holds no item: an empty dataset is refused unless asked for, it is almost always a mistake."""
+    """The selection holds no item: an empty dataset is refused unless asked for, it is almost always a mistake.
+
+    ``left_out`` (why each item was left out, with counts) lets the page say the real reason in its own words."""
+
+    def __init__(self, message: str, left_out: dict[str, int] | None = None) -> None:
+        super().__init__(message)
+        self.left_out = dict(left_out or {})
 
 
-def nothing_to_export(left_out: dict[str, int]) -> str:
-    """Why a selection without items is not exported: the command line and the Dataset page say the same."""
+def nothing_to_export(left_out: dict[str, int], action: str = "export") -> str:
+    """Why a selection without items is not exported (``action`` "publish" for the Publish block): the command line
+    and the Dataset page say the same."""
     left = ", ".join(f"{n} {why}" for why, n in left_out.items() if n) or "the project has no items"
     return (
-        f"Nothing to export: no item matches the selection (left out: {left}). Items are exported when done in "
+        f"Nothing to {action}: no item matches the selection (left out: {left}). Items are {action}ed when done in "
         "every language."
     )
 
@@ -242,7 +249,8 @@ def _export(
     if not selection.items and not allow_empty:
         raise NothingToExport(
             nothing_to_export(selection.left_out)
-            + " Add --include-incomplete to export unfinished ones, or --allow-empty to write an empty dataset anyway."
+            + " Add --include-incomplete to export unfinished ones, or --allow-empty to write an empty dataset anyway.",
+            selection.left_out,
         )
     stats = stats_json(selection)
     created = datetime.now(UTC).replace(microsecond=0)
