@@ -146,10 +146,14 @@ def guarded(*, lead: bool = False) -> Callable[[Callable[_Params, None]], Callab
     """For every fragment (under ``st.fragment``): a fragment reruns alone — every few seconds with ``run_every``
     — without the app's log-in gate, so each of its runs checks the session first (``current_user``). An ended
     session, or a lead page's fragment of someone no longer a lead, reruns the whole app instead: the log-in form
-    then says why the session ended. Anything unexpected inside is shown as a plain message (``failures``)."""
+    then says why the session ended. A database not answering, even to that check, is said as the page says it
+    (``components.database_faults_shown``); anything unexpected inside is shown as a plain message (``failures``)."""
 
     def wrap(run: Callable[_Params, None]) -> Callable[_Params, None]:
-        @failures_shown  # the check's own failure (a database not answering) too: a message, not a traceback
+        from annotator.app.components import database_faults_shown  # components builds on this module
+
+        @failures_shown  # anything unexpected: a message, not a traceback
+        @database_faults_shown  # the check's own read too: an action's "not saved", the Try again button, kept text
         @functools.wraps(run)
         def checked(*args: _Params.args, **kwargs: _Params.kwargs) -> None:
             user = current_user()  # in the app's own run: the user its gate has just checked
