@@ -82,7 +82,7 @@ def test_reload_second_tab_logout_and_disabled_account(app_url: str, demo: Path)
             second.goto(app_url)
             expect(second.get_by_text("Signed in as")).to_be_visible()
             settle(second)
-            expect(second).to_have_url(f"{app_url}/curate?item=shot-whiskey&lang=IT")  # still signed in, on the work
+            expect(second).to_have_url(f"{app_url}/curate?item=shot-whiskey&lang=IT")  # still signed in: Curate opens
             expect(second.get_by_role("textbox", name="Add to GOOD")).to_be_visible()
 
             # a lead's page opened by its address says so (and the login survives the new page load)
