@@ -9,9 +9,9 @@ Steps: init (IT ZH DE RU ES; ES has no lexicon here, so every ES item-language s
 over real WordNet senses (fixed seed), pre-populate (child processes, wall and CPU time), then in this process: one
 evaluation of a MISS translation per item-language kept as the Evaluate page keeps it, the MT words of every
 item-language (``refresh_mt``), the related senses of every item-language (``refresh``), and ``card_view`` for 300
-random item-languages: the first card, the median and 95th percentile of the
-rest with everything kept (what a translator meets), and of cards whose kept part is stale (computed on the card).
-CPU time is the fair figure on a busy shared machine.
+random item-languages (also with the work area's MISS-translation line, ``miss_translations``): the first card, the
+median and 95th percentile of the rest with everything kept (what a translator meets), and of cards whose kept part
+is stale (computed on the card). CPU time is the fair figure on a busy shared machine.
 """
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
     from annotator.lexicon.wordnet import WordnetLexicon
     from annotator.project import Project
     from annotator.services import suggestions
-    from annotator.services.evaluate_project import prepare_current, save_result
+    from annotator.services.evaluate_project import prepare_current
+    from annotator.services.evaluation_results import save_result
     from annotator.store import jobs as job_store
     from annotator.store.repository import utc_now
 
@@ -139,6 +140,24 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
     print(
         f"  per card, everything kept ({len(times)} cards): median {1000 * statistics.median(times):.1f} ms, "
         f"95th percentile {1000 * times[int(0.95 * len(times))]:.1f} ms"
+    )
+    # the Curate work area's card (issue 33 UI): the reasons and suggestions plus the MISS translations' line, as
+    # ``area_data`` asks for them on every run of the page (the evaluation's file read once per process)
+    timed(
+        "the card's MISS-translation line, first card (reads the evaluation once)",
+        lambda: suggestions.miss_translations(project, ids[0], "IT"),
+    )
+    card_times = []
+    for item_id, lang in sample:
+        start = time.perf_counter()
+        suggestions.card_view(project, item_id, lang)
+        suggestions.miss_translations(project, item_id, lang)
+        card_times.append(time.perf_counter() - start)
+    card_times.sort()
+    print(
+        f"  work-area card with suggestions and MT line ({len(card_times)} cards): median "
+        f"{1000 * statistics.median(card_times):.1f} ms, 95th percentile "
+        f"{1000 * card_times[int(0.95 * len(card_times))]:.1f} ms"
     )
     from sqlalchemy import delete
 

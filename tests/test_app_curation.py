@@ -134,8 +134,8 @@ def test_login_is_required_and_checks_the_password(demo: Path) -> None:
     login(at, TRANSLATOR)
     assert area(at)["nav"]["position"].startswith("Item 1 of 18")
     assert "Demo Translator" in "\n".join(c.value for c in at.sidebar.caption)
-    # a translator sees only their own languages
-    assert at.sidebar.selectbox(key="cur_lang").options == ["IT", "DE"]
+    # a translator sees only their own languages, each with its name (issue 34)
+    assert at.sidebar.selectbox(key="cur_lang").options == ["IT — Italian", "DE — German"]
     assert at.query_params == {"item": ITEM, "lang": LANG}
 
 
@@ -434,7 +434,7 @@ def test_project_without_accounts_runs_as_the_local_user(
     at = AppTest.from_file(str(MAIN), default_timeout=30).run()
     assert not at.exception, at.exception
     assert not [t for t in at.text_input if t.key == "login_name"]
-    assert at.sidebar.selectbox(key="cur_lang").options == ["IT", "ES"]
+    assert at.sidebar.selectbox(key="cur_lang").options == ["IT — Italian", "ES — Spanish"]
     at.sidebar.selectbox(key="cur_lang").select("ES")
     at.run()
     send_area(at, "done")

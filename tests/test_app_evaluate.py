@@ -77,6 +77,7 @@ def test_metrics_miss_browsing_curate_link_and_rerun(demo: Path) -> None:
     at.button(key="eval_open|shot-whiskey|DE|demo-mt-b").click().run()
     assert not at.exception, at.exception
     assert at.query_params["item"] == "shot-whiskey" and at.query_params["lang"] == "DE"
+    assert at.sidebar.selectbox(key="cur_queue").value == "todo"  # the queue holding it, not "All" (issue 34)
     card = area(at)["card"]
     assert card["sentence"].startswith("He poured a")  # the Curate page shows the item
     shown = card["translation"]  # and the machine translation that MISSed, as the Evaluate page showed it

@@ -81,7 +81,7 @@ def test_a_lead_adds_a_translator_for_es_who_logs_in_and_sees_only_es(demo: Proj
     esther = choose_password(logged_in("esther", password), "esther-own-pass")
     assert "translator · ES" in signed_in_caption(esther)
     languages = [box.options for box in esther.selectbox if box.label == "Language"]  # the Curate page's
-    assert languages == [["ES"]], languages
+    assert languages == [["ES — Spanish"]], languages
 
 
 def test_disabling_an_account_in_the_page_ends_its_open_session(demo: Project) -> None:

@@ -25,7 +25,8 @@ from annotator.project import LexiconSettings, Project, ProjectSettings
 from annotator.services import suggestions
 from annotator.services.accounts import add_user
 from annotator.services.curation import CurationService
-from annotator.services.evaluate_project import prepare_current, save_result
+from annotator.services.evaluate_project import prepare_current
+from annotator.services.evaluation_results import save_result
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
 from annotator.services.sheet_import import import_sheet

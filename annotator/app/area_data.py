@@ -14,12 +14,15 @@ from typing import Any
 
 import streamlit as st
 
-from annotator.app import components, curate_area
+from annotator.app import components, curate_area, state
+from annotator.domain import suggestions as sugg
 from annotator.domain import undo
 from annotator.domain.capabilities import Capabilities, capabilities
 from annotator.domain.commands import Address
 from annotator.domain.model import Comment, DiscardReason, ItemLanguage, Side, Status, User
 from annotator.errors import UserError
+from annotator.lexicon.base import LexiconError
+from annotator.services import suggestions as suggestion_service
 from annotator.services.curation import ItemView
 
 #: Session keys: the feedback of the last event, the last event's id (the element's acknowledgement), the check of
@@ -210,8 +213,53 @@ def _marked(text: str, start: int, end: int) -> tuple[str, int, int]:
     return before + word + after, len(before), len(before) + len(word)
 
 
-def _lists(view: ItemView, t: Callable[[object], str]) -> dict[str, Any]:
+#: How a suggestion's source is named on its row.
+SOURCE_NAME = {sugg.TEAM: "the team's curation", sugg.RELATED: "a related sense", sugg.MT: "machine translation"}
+
+
+def _card_suggestions(view: ItemView, user: User, place: Place) -> suggestion_service.CardSuggestions | None:
+    """Why a list is empty and the ranked suggestions (issue 33), for an item-language (a double-curation copy is
+    curated on its own: none shown there). A lexicon that cannot answer now leaves the card without them."""
+    if place.address.is_copy:
+        return None
+    try:
+        return suggestion_service.card_view(state.get_project(), view.item.id, view.state.lang, user)
+    except (UserError, LexiconError):
+        return None
+
+
+def _miss_lines(
+    view: ItemView, place: Place, found: suggestion_service.CardSuggestions | None, t: Callable[[object], str]
+) -> list[dict[str, str]]:
+    """The machine translations of this item-language scored MISS in the newest evaluation (issue 33: on every MISS
+    item, not only when arriving from Evaluate); their words are the MT suggestions, reachable by the cursor."""
+    if found is None or place.address.is_copy:
+        return []
+    try:
+        lines = suggestion_service.miss_translations(state.get_project(), view.item.id, view.state.lang)
+    except (OSError, ValueError):  # the evaluation's file is gone or damaged: the card shows the rest
+        return []
+    words = any(s.source == sugg.MT for s in found.suggestions)
+    where = " Its words are among the suggestions below (f)." if words else ""
+    return [{"label": t(f"{system} (MISS):"), "text": t(text) + where} for system, text in lines]
+
+
+def _suggestions(found: suggestion_service.CardSuggestions | None, t: Callable[[object], str]) -> dict[str, Any]:
+    rows = []
+    for s in found.suggestions if found is not None else ():
+        side = "move" if s.side == sugg.MOVE_TO_GOOD else s.side.lower()
+        where = {"good": "for GOOD", "bad": "for BAD", "move": "move from BAD to GOOD"}[side]
+        source = SOURCE_NAME.get(s.source, s.source)
+        relation = f" ({s.relation})" if s.relation and s.source != sugg.MT else ""
+        rows.append({"key": s.key, "text": t(s.text), "side": side, "label": t(f"{where} · from {source}{relation}"),
+                     "reason": t(s.reason)})  # fmt: skip
+    return {"title": f"Suggestions ({len(rows)})", "rows": rows}
+
+
+def _lists(view: ItemView, t: Callable[[object], str], found: suggestion_service.CardSuggestions | None = None
+           ) -> dict[str, Any]:  # fmt: skip
     item, il = view.item, view.state
+    reasons = {Side.GOOD: found.good_empty_reason if found else "", Side.BAD: found.bad_empty_reason if found else ""}
     lists = {}
     for side in (Side.GOOD, Side.BAD):
         other = Side.BAD if side is Side.GOOD else Side.GOOD
@@ -228,6 +276,7 @@ def _lists(view: ItemView, t: Callable[[object], str]) -> dict[str, Any]:
             "other": components.SIDE_NAME[other],
             "rows": rows,
             "removed": [t(e.format()) for e in initial if il.find(e.key) is None],
+            "empty": t(reasons[side]) if not rows else "",
         }
     return lists
 
@@ -275,6 +324,7 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
     check = shown_check if isinstance(shown_check, dict) and shown_check.get("scope") == place.prefix else None
     feedback = st.session_state.pop(FEEDBACK_KEY, None)
     good_example, bad_example = PLACEHOLDERS.get(il.lang.upper(), GENERIC_PLACEHOLDER)
+    found = _card_suggestions(view, user, place)
     return {
         "protocol": curate_area.PROTOCOL_VERSION,
         "item": item.id,
@@ -297,9 +347,11 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
             "senses": [{"text": t(s["text"]), "sigma": s["sigma"]} for s in senses],
             "notices": _notices(view, user, caps),
             "translation": _translation(item.id, il.lang),
+            "mt": _miss_lines(view, place, found, t),
         },
         "actions": actions_data,
-        "lists": _lists(view, t),
+        "lists": _lists(view, t, found),
+        "suggestions": _suggestions(found, t),
         "placeholders": {"good": good_example, "bad": bad_example},
         "reasons": [{"value": r.value, "label": components.REASON_NAME[r]} for r in DiscardReason],
         "scope": place.prefix,

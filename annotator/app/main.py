@@ -198,9 +198,10 @@ def main() -> None:
         state.cookie_sent()
         return
     page = st.navigation(build_pages(user))
+    controls = st.sidebar.container()  # the page's own controls (Curate's filters), above the account lines
     sidebar(user)
     state.show_flashes()
-    with state.running_page(user):
+    with state.running_page(user, controls):
         page.run()
     state.cookie_sent()  # only now: a run cut short by switch_page or rerun never reached the browser
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import ParamSpec
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from annotator.app.failures import failures_shown
 from annotator.domain.model import User
@@ -44,17 +45,25 @@ _page_run = threading.local()
 
 
 @contextmanager
-def running_page(user: User) -> Iterator[None]:
-    """Mark that ``main`` is running a page for ``user`` (each session's script runs in its own thread)."""
-    _page_run.active, _page_run.user = True, user
+def running_page(user: User, controls: DeltaGenerator | None = None) -> Iterator[None]:
+    """Mark that ``main`` is running a page for ``user`` (each session's script runs in its own thread), with the
+    place at the top of the sidebar it keeps for the page's own controls."""
+    _page_run.active, _page_run.user, _page_run.controls = True, user, controls
     try:
         yield
     finally:
-        _page_run.active, _page_run.user = False, None
+        _page_run.active, _page_run.user, _page_run.controls = False, None, None
 
 
 def in_page_run() -> bool:
     return bool(getattr(_page_run, "active", False))
+
+
+def sidebar_controls() -> DeltaGenerator:
+    """Where a page draws its sidebar controls: first under the navigation, above the account lines, so that a
+    lead's long navigation does not push them below the fold (issue 34: Curate's Queue and Search at 1366×768)."""
+    controls = getattr(_page_run, "controls", None)
+    return controls if controls is not None else st.sidebar
 
 
 #: The open projects of this server process, by (data folder, database URL). A plain module-level map, not

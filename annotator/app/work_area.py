@@ -37,6 +37,8 @@ from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.commands import Address, Command
 from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Side, User
 from annotator.errors import DatabaseUnavailableError, UserError
+from annotator.lexicon.base import LexiconError
+from annotator.services import wordnet_hints
 from annotator.services.curation import ItemView
 
 __all__ = ["EVAL_KEY", "Hooks", "Place", "render"]  # pages use work_area.Hooks / Place / EVAL_KEY
@@ -231,7 +233,7 @@ def _check(here: Shown, user: User, event: Event) -> dict[str, str]:
     except CandidateError as error:
         return {"kind": "error", "message": components.candidate_error_message(error, user.is_lead), "hint": ""}
     key = CandidateEntry(candidate.text, candidate.pos).key
-    hint = hints.lexicon_hint(view.item, view.state, key) or ""
+    hint = hints.lexicon_hint(view.item, view.state, key) or _typed_hint(view, candidate.text)
     found = view.state.find(key)
     if found:
         return {"kind": "error", "message": f"{candidate.format()} is already in {components.SIDE_NAME[found[0]]}.",
@@ -242,6 +244,37 @@ def _check(here: Shown, user: User, event: Event) -> dict[str, str]:
         "message": f"✓ valid: will be saved as {candidate.format()}. {warnings}".strip(),
         "hint": hint,
     }
+
+
+def _on_accept(here: Shown, user: User, event: Event) -> None:
+    """A suggestion taken into GOOD or BAD (a BAD word proposed for GOOD is moved); the cursor stays in the
+    suggestions, on the next one."""
+    if event.side is None:  # parse_event gives every accept a side; a page bug, not the user's
+        raise ValueError(f"an accept event without a side: {event!r}")
+    side = components.SIDE_NAME[event.side]
+    _save(
+        here, event, commands.AcceptSuggestion(event.side, event.text),
+        lambda s: f"{event.text} is now in {side}.", "suggestions", "cursor",
+    )  # fmt: skip
+
+
+def _on_dismiss(here: Shown, user: User, event: Event) -> None:
+    """A suggestion turned down: not offered to this user on this item-language again."""
+    if event.side is None:
+        raise ValueError(f"a dismiss event without a side: {event!r}")
+    _save(
+        here, event, commands.DismissSuggestion(event.side, event.text),
+        f"Dismissed {event.text}: it will not be suggested to you here again.", "suggestions", "cursor",
+    )  # fmt: skip
+
+
+def _typed_hint(view: ItemView, text: str) -> str:
+    """Which synsets of the project's lexicons the typed word lexicalizes (σ, another sense of λ, or unrelated); ""
+    when the lexicon cannot say (not a wordnet, or it cannot be opened now)."""
+    try:
+        return wordnet_hints.typed_word_hint(state.get_project(), view.item, view.state.lang, text) or ""
+    except (UserError, LexiconError):
+        return ""
 
 
 def _on_advance(here: Shown, _user: User, event: Event) -> None:
@@ -267,6 +300,8 @@ HANDLERS: dict[str, Handler] = {
     "comment": _on_comment,
     "check": _on_check,
     "advance": _on_advance,
+    "accept": _on_accept,
+    "dismiss": _on_dismiss,
 }
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from annotator.domain import undo, unicode_rules, workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.edits import apply_candidate_sets
-from annotator.domain.model import DiscardReason, HistoryEntry, Item, ItemLanguage, Side, Status, User
+from annotator.domain.model import CandidateEntry, DiscardReason, HistoryEntry, Item, ItemLanguage, Side, Status, User
 from annotator.errors import UserError
 
 #: Copy states that count as finished: the translator's decision is made.
@@ -328,8 +328,16 @@ def _comment(s: Situation, c: PostComment) -> Change:
 
 
 def _accept(s: Situation, c: AcceptSuggestion) -> Change:
+    """An add; a suggestion for the side other than the one the word stands in (a related-sense word pre-population
+    put in BAD, proposed for GOOD) is the move of that candidate (same identity, SPEC §3)."""
     _check_copy_editable(s)
     side = Side(c.side)
+    candidate = parse_candidate(c.text, s.item.target.pos)
+    key = CandidateEntry(candidate.text, candidate.pos).key
+    found = s.current.find(key)
+    if found is not None and found[0] is not side:
+        new = workflow.move_candidate(s.user, s.current, key, side)
+        return Change(new, "accept_suggestion", {"side": side.value, "candidate": c.text, "moved": True})
     new = _add_one(s, s.current, side, c.text)
     return Change(new, "accept_suggestion", {"side": side.value, "candidate": c.text})
 

@@ -26,9 +26,11 @@ from annotator.domain.model import (
     Status,
     User,
 )
+from annotator.domain.suggestions import candidate_key, valid_candidate
 from annotator.domain.unicode_rules import check_storable
 from annotator.errors import ConflictError, PermissionDenied, UserError
 from annotator.store import double_curation
+from annotator.store import suggestions as suggestion_rows
 from annotator.store.double_curation import Copy
 from annotator.store.repository import utc_now
 
@@ -134,6 +136,8 @@ class CurationService:
             saved = self.project.repo.save_item_language(
                 conn, new, current.version, self.user.name, change.action, detail
             )
+            if isinstance(command, commands.DismissSuggestion):
+                _remember_dismissal(conn, self.user, item_id, lang, command.text)
             if comment.strip():
                 self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), comment.strip()))
             return saved
@@ -157,6 +161,8 @@ class CurationService:
             statuses = tuple(c.status for c in double_curation.copies_of(conn, item_id, lang))
             situation = commands.Situation(self.user, item, current, address, (), statuses)
             new = commands.decide(situation, command).new
+            if isinstance(command, commands.DismissSuggestion):
+                _remember_dismissal(conn, self.user, item_id, lang, command.text)
             limits.check_item_language(new, current)
             if new == current:
                 return current
@@ -288,3 +294,10 @@ def human_time(iso: str | None) -> str:
     if not iso or len(iso) < 16 or iso[10] != "T":
         return "just now" if not iso else f"at {iso}"
     return f"on {iso[:10]} at {iso[11:16]} UTC"
+
+
+def _remember_dismissal(conn: Connection, user: User, item_id: str, lang: str, text: str) -> None:
+    """A dismissed suggestion is not offered to ``user`` on the item-language again (``services.suggestions`` reads
+    the same rows), kept in the command's own transaction so the history row and the dismissal go together."""
+    shown = valid_candidate(text) or " ".join(text.split())
+    suggestion_rows.dismiss(conn, item_id, lang, user.name, candidate_key(shown), shown[:200], utc_now())

@@ -370,6 +370,35 @@ def refresh_mt(project: ProjectContext, job_id: int | None = None, progress: Pro
     return total
 
 
+#: Per process: the newest evaluation's MISS translations, (item, language) -> [(system, translation)], per project.
+_miss_texts: dict[str, tuple[int, dict[tuple[str, str], list[tuple[str, str]]]]] = {}
+#: MISS translations shown on a card at most (the systems' lines; their words are the MT suggestions).
+MISS_SHOWN = 3
+
+
+def miss_translations(project: ProjectContext, item_id: str, lang: str) -> list[tuple[str, str]]:
+    """The newest evaluation's translations of the item-language scored MISS, as (system, text), for the card's MT
+    line. The evaluation's file is read once per evaluation and process (only its MISS lines' system and text are
+    kept), so a card costs a dictionary look-up."""
+    with project.db.read() as conn:
+        job_id = _evaluation_in(conn)
+    if job_id is None:
+        return []
+    key = str(project.data_dir)
+    with _finders_lock:
+        kept = _miss_texts.get(key)
+    if kept is None or kept[0] != job_id:
+        texts: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for row in _miss_rows(project, job_id):
+            texts.setdefault((str(row["id"]), str(row["lang"]).upper()), []).append(
+                (str(row["system"]), str(row["translation"]))
+            )
+        kept = (job_id, texts)
+        with _finders_lock:
+            _miss_texts[key] = kept
+    return kept[1].get((item_id, lang.upper()), [])[:MISS_SHOWN]
+
+
 def _mt_part(cached: rows.CachedSuggestions | None, job_id: int | None) -> str:
     """The kept MT suggestions when they come from the newest evaluation; none otherwise."""
     return cached.mt if cached is not None and cached.mt_stamp == _mt_stamp(job_id) else "[]"

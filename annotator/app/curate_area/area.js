@@ -15,12 +15,17 @@ const LEGEND = [
   ['g / b', 'type in Add to GOOD / Add to BAD'],
   ['Enter (in an Add box)', 'add the candidate; several pasted lines are added together (all or nothing)'],
   ['Esc', 'leave a text box or close a panel (then single keys work again)'],
-  ['j / k or ↓ / ↑', 'move the cursor through the GOOD, then the BAD candidates'],
+  ['j / k or ↓ / ↑', 'move the cursor through the GOOD, then the BAD candidates, then the suggestions'],
   ['h / l or ← / →', 'jump the cursor to the GOOD / BAD list'],
   ['1 … 9', 'put the cursor on that row of the list it is in (3: the third candidate)'],
   ['Tab', 'reach every row\'s Move and Remove buttons'],
   ['Delete or r', 'remove the candidate under the cursor'],
   ['m', 'move the candidate under the cursor to the other list'],
+  ['f', 'jump the cursor to the first suggestion (below the lists; on arrival it is there when GOOD is empty)'],
+  ['+ (on a suggestion)', 'accept it into GOOD (a BAD candidate suggested for GOOD moves there)'],
+  ['- (on a suggestion)', 'accept it into BAD'],
+  ['Enter (on a suggestion)', 'accept it into the list it is suggested for'],
+  ['Delete or r (on a suggestion)', 'dismiss it: it is not suggested to you on this item again'],
   ['d', 'Done'],
   ['s', 'DISCUSS: write a note for a lead (Ctrl+Enter sends)'],
   ['x', 'Discard: choose a reason (Enter confirms)'],
@@ -33,7 +38,7 @@ const LEGEND = [
 ];
 const SINGLE_KEYS = 'annotator-single-key-shortcuts';
 // protocol:begin
-const PROTOCOL = {"data": {"ack": "str", "actions": {"discard": {"enabled": "bool", "shown": "bool", "tip": "str"}, "discuss": {"enabled": "bool", "shown": "bool", "tip": "str"}, "done": {"enabled": "bool", "shown": "bool", "tip": "str"}, "reopen": {"enabled": "bool", "shown": "bool", "tip": "str"}, "undo": {"enabled": "bool", "shown": "bool", "tip": "str"}}, "advance": "bool", "card": {"end": "int", "gloss": "str", "notices": [{"kind": "str", "text": "str"}], "sense": [{"link": "any", "text": "str"}], "senses": [{"sigma": "bool", "text": "str"}], "senses_title": "str", "sentence": "str", "start": "int", "status": "str", "status_label": "str", "title": "str", "translation": {"end": "int", "label": "str", "outcome": "str", "start": "int", "text": "str"}}, "check": {"hint": "str", "kind": "str", "message": "str", "scope": "str", "side": "str", "text": "str"}, "comments": {"may_post": "bool", "open": "bool", "rows": [{"text": "str", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "editable": "bool", "feedback": {"clear": {"field": "str", "text": "str"}, "close": "str", "focus": "str", "id": "str", "kind": "str", "scope": "str", "text": "str", "where": "str"}, "history": {"rows": [{"action": "str", "detail": "str", "version": "int", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "item": "str", "lang": "str", "lists": {"bad": {"heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}, "good": {"heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}}, "locked": "str", "nav": {"next": "bool", "position": "str", "previous": "bool", "progress": "str"}, "placeholders": {"bad": "str", "good": "str"}, "protocol": "int", "reasons": [{"label": "str", "value": "str"}], "scope": "str", "version": "int"}, "envelope": ["type", "protocol", "item", "lang", "version", "seq"], "events": {"add": ["side", "text"], "add_many": ["side", "text"], "advance": ["on"], "check": ["side", "text"], "comment": ["text"], "discard": ["reason", "text"], "discuss": ["text"], "done": [], "move": ["key", "side", "text"], "next": [], "previous": [], "remove": ["key", "side", "text"], "reopen": [], "undo": []}, "optional": {"move": ["side", "text"], "remove": ["side", "text"]}, "version": 2};
+const PROTOCOL = {"data": {"ack": "str", "actions": {"discard": {"enabled": "bool", "shown": "bool", "tip": "str"}, "discuss": {"enabled": "bool", "shown": "bool", "tip": "str"}, "done": {"enabled": "bool", "shown": "bool", "tip": "str"}, "reopen": {"enabled": "bool", "shown": "bool", "tip": "str"}, "undo": {"enabled": "bool", "shown": "bool", "tip": "str"}}, "advance": "bool", "card": {"end": "int", "gloss": "str", "mt": [{"label": "str", "text": "str"}], "notices": [{"kind": "str", "text": "str"}], "sense": [{"link": "any", "text": "str"}], "senses": [{"sigma": "bool", "text": "str"}], "senses_title": "str", "sentence": "str", "start": "int", "status": "str", "status_label": "str", "title": "str", "translation": {"end": "int", "label": "str", "outcome": "str", "start": "int", "text": "str"}}, "check": {"hint": "str", "kind": "str", "message": "str", "scope": "str", "side": "str", "text": "str"}, "comments": {"may_post": "bool", "open": "bool", "rows": [{"text": "str", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "editable": "bool", "feedback": {"clear": {"field": "str", "text": "str"}, "close": "str", "focus": "str", "id": "str", "kind": "str", "scope": "str", "text": "str", "where": "str"}, "history": {"rows": [{"action": "str", "detail": "str", "version": "int", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "item": "str", "lang": "str", "lists": {"bad": {"empty": "str", "heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}, "good": {"empty": "str", "heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}}, "locked": "str", "nav": {"next": "bool", "position": "str", "previous": "bool", "progress": "str"}, "placeholders": {"bad": "str", "good": "str"}, "protocol": "int", "reasons": [{"label": "str", "value": "str"}], "scope": "str", "suggestions": {"rows": [{"key": "str", "label": "str", "reason": "str", "side": "str", "text": "str"}], "title": "str"}, "version": "int"}, "envelope": ["type", "protocol", "item", "lang", "version", "seq"], "events": {"accept": ["side", "text"], "add": ["side", "text"], "add_many": ["side", "text"], "advance": ["on"], "check": ["side", "text"], "comment": ["text"], "discard": ["reason", "text"], "discuss": ["text"], "dismiss": ["side", "text"], "done": [], "move": ["key", "side", "text"], "next": [], "previous": [], "remove": ["key", "side", "text"], "reopen": [], "undo": []}, "optional": {"move": ["side", "text"], "remove": ["side", "text"]}, "version": 3};
 // protocol:end
 // the text boxes whose unsaved text is kept in the browser for the session (sessionStorage, never the server)
 const FIELDS = ['good', 'bad', 'discuss', 'discard_note', 'discard_reason', 'comment'];
@@ -216,15 +221,17 @@ function command(name, source) {
   }
 }
 
-// --- the cursor through both lists ---------------------------------------------------------------------------
+// --- the cursor through both lists, then the suggestions --------------------------------------------------------
 
-const rowsOf = (side) => $$(`.ca-side[data-side="${side}"] .ca-row`);
+const SIDES = ['good', 'bad', 'sugg'];
+const rowsOf = (side) => (side === 'sugg' ? $$('.ca-sugg .ca-row') : $$(`.ca-side[data-side="${side}"] .ca-row`));
 
 function focusCursor() {
   let rows = rowsOf(cursor.side);
-  if (!rows.length) {
-    cursor.side = cursor.side === 'good' ? 'bad' : 'good';
-    rows = rowsOf(cursor.side);
+  if (!rows.length) {  // that list is empty now: the nearest one with rows (the suggestions, then GOOD, then BAD)
+    const next = (cursor.side === 'sugg' ? ['good', 'bad'] : [cursor.side === 'good' ? 'bad' : 'good', 'sugg'])
+      .find((side) => rowsOf(side).length);
+    if (next) { cursor.side = next; rows = rowsOf(next); }
   }
   if (!rows.length) { root.focus({preventScroll: true}); return; }
   cursor.index = Math.max(0, Math.min(cursor.index, rows.length - 1));
@@ -236,7 +243,7 @@ function focusCursor() {
 
 // one row of each list in the Tab order (the cursor's, else the first), marked selected where the cursor is
 function rove(current) {
-  for (const side of ['good', 'bad']) {
+  for (const side of SIDES) {
     const rows = rowsOf(side);
     const stop = rows.includes(current) ? current : rows[side === cursor.side ? Math.min(cursor.index, rows.length - 1) : 0];
     rows.forEach((row) => { row.tabIndex = row === stop ? 0 : -1; row.setAttribute('aria-selected', String(row === current)); });
@@ -248,7 +255,8 @@ function pickRow(number) {
   const side = cursorRow() ? cursorRow().dataset.side : cursor.side;
   const rows = rowsOf(side);
   if (number > rows.length) {
-    showFeedback({kind: 'info', where: side, text: `There is no row ${number} in ${data.lists[side].side} (${rows.length} rows).`});
+    const name = side === 'sugg' ? 'the suggestions' : data.lists[side].side;
+    showFeedback({kind: 'info', where: side === 'sugg' ? 'suggestions' : side, text: `There is no row ${number} in ${name} (${rows.length} rows).`});
     return;
   }
   cursor = {side, index: number - 1};
@@ -256,14 +264,33 @@ function pickRow(number) {
 }
 
 function moveCursor(step) {
-  const good = rowsOf('good').length;
-  const all = good + rowsOf('bad').length;
+  const counts = SIDES.map((side) => rowsOf(side).length);
+  const all = counts.reduce((a, b) => a + b, 0);
   if (!all) { root.focus({preventScroll: true}); return; }
-  let flat = (cursor.side === 'good' ? 0 : good) + cursor.index;
+  let flat = counts.slice(0, SIDES.indexOf(cursor.side)).reduce((a, b) => a + b, 0) + cursor.index;
   const focusedRow = document.activeElement && document.activeElement.closest && document.activeElement.closest('.ca-row');
   if (focusedRow && root.contains(focusedRow)) flat = Math.max(0, Math.min(flat + step, all - 1));
-  cursor = flat < good ? {side: 'good', index: flat} : {side: 'bad', index: flat - good};
+  let side = 0;
+  while (flat >= counts[side]) { flat -= counts[side]; side += 1; }
+  cursor = {side: SIDES[side], index: flat};
   focusCursor();
+}
+
+function jumpSuggestions() {
+  if (!rowsOf('sugg').length) {
+    showFeedback({kind: 'info', where: 'card', text: 'There are no suggestions for this item.'});
+    return;
+  }
+  cursor = {side: 'sugg', index: 0};
+  focusCursor();
+}
+
+// a suggestion row's event: the word as suggested, for the list chosen (dismiss: the list it was suggested for)
+function suggestion(row, what) {
+  if (!data.editable) { showFeedback({kind: 'info', where: 'suggestions', text: data.locked}); return; }
+  cursor = {side: 'sugg', index: Number(row.dataset.index)};
+  if (what === 'dismiss') enqueue('dismiss', {side: row.dataset.for === 'bad' ? 'bad' : 'good', text: row.dataset.text});
+  else enqueue('accept', {side: what, text: row.dataset.text});
 }
 
 function jumpCursor(side) {
@@ -340,6 +367,14 @@ function onKey(event) {
     return;
   }
   const row = cursorRow();
+  if (row && row.dataset.side === 'sugg' && ['+', '-', 'Enter', 'Delete', 'Backspace', 'r', 'm'].includes(key)) {
+    if (key === 'm') showFeedback({kind: 'info', where: 'suggestions', text: 'On a suggestion: + accepts it into GOOD, - into BAD, Delete dismisses it.'});
+    else if (key === 'Enter') suggestion(row, row.dataset.for === 'bad' ? 'bad' : 'good');
+    else suggestion(row, key === '+' ? 'good' : key === '-' ? 'bad' : 'dismiss');
+    event.preventDefault();
+    event.stopPropagation();
+    return;
+  }
   let handled = true;
   switch (key) {
     case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
@@ -359,6 +394,7 @@ function onKey(event) {
     case 's': togglePanel('discuss', true); break;
     case 'x': togglePanel('discard', true); break;
     case '?': command('legend'); break;
+    case 'f': jumpSuggestions(); break;
     case 'a': enqueue('advance', {on: !$('.ca-advance').checked}, {anyItem: true}); break;
     case 'j': case 'ArrowDown': moveCursor(+1); break;
     case 'k': case 'ArrowUp': moveCursor(-1); break;
@@ -418,6 +454,12 @@ function drawCard(d) {
     drawMarked($('.ca-tr-text'), c.translation.text, c.translation.start, c.translation.end,
                c.translation.outcome === 'BAD' ? 'ca-bad' : 'ca-miss');
   }
+  $('.ca-mt').replaceChildren(...c.mt.map(({label, text}) => {
+    const line = el('div', 'ca-translation');
+    line.append(el('span', 'ca-tr-label', label), ' ', el('span', '', text));
+    line.lastChild.dir = 'auto';
+    return line;
+  }));
   const senses = $('.ca-senses');
   senses.hidden = !c.senses.length;
   senses.querySelector('summary').textContent = c.senses_title;
@@ -479,7 +521,7 @@ function drawLists(d) {
     if (!rows.length) {
       const empty = el('li', 'ca-empty');
       empty.setAttribute('role', 'row');
-      const cell = el('span', '', '(empty)');
+      const cell = el('span', list.empty ? 'ca-why' : '', list.empty || '(empty)');
       cell.setAttribute('role', 'gridcell');
       empty.appendChild(cell);
       rows.push(empty);
@@ -496,8 +538,48 @@ function drawLists(d) {
     box.placeholder = d.placeholders[side];
     section.querySelector('[data-cmd="add"]').disabled = !d.editable;
   }
+  drawSuggestions(d);
   if (keepRow) focusCursor();
   else rove(null);
+}
+
+function drawSuggestions(d) {
+  const section = $('.ca-sugg');
+  section.hidden = !d.suggestions.rows.length;
+  section.querySelector('.ca-heading').textContent = d.suggestions.title;
+  const button = (label, what, text, title) => {
+    const b = el('button', 'ca-btn', label);
+    b.type = 'button';
+    b.dataset.sugg = what;
+    b.setAttribute('aria-label', `${title} ${text}`);
+    b.title = title;
+    b.disabled = !d.editable;
+    const span = el('span', 'ca-cell');
+    span.setAttribute('role', 'gridcell');
+    span.appendChild(b);
+    return span;
+  };
+  section.querySelector('.ca-rows').replaceChildren(...d.suggestions.rows.map(({key, text, side, label, reason}, index) => {
+    const row = el('li', 'ca-row');
+    row.dataset.key = key;
+    row.dataset.side = 'sugg';
+    row.dataset.for = side;
+    row.dataset.text = text;
+    row.dataset.index = String(index);
+    row.tabIndex = -1;
+    row.setAttribute('role', 'row');
+    row.setAttribute('aria-selected', 'false');
+    row.setAttribute('aria-label', `${text}, ${label}`);
+    row.setAttribute('aria-rowindex', String(index + 1));
+    const words = el('div', 'ca-text');
+    words.setAttribute('role', 'gridcell');
+    words.dir = 'auto';
+    words.title = reason;
+    words.append(el('code', '', text), el('span', 'ca-prov', label), el('span', 'ca-reason', reason));
+    row.append(words, button('✓ GOOD', 'good', text, 'Accept into GOOD (+)'),
+               button('✗ BAD', 'bad', text, 'Accept into BAD (-)'), button('Dismiss', 'dismiss', text, 'Dismiss (Delete)'));
+    return row;
+  }));
 }
 
 function drawCheck(d) {
@@ -539,7 +621,8 @@ function showFeedback(feedback) {
   $$('.ca-feedback').forEach((box) => { box.className = 'ca-feedback'; });
   $$('.ca-say').forEach((say) => { say.textContent = ''; });
   if (!feedback) return;
-  const box = $(`.ca-feedback[data-where="${feedback.where}"]`) || $('.ca-feedback[data-where="card"]');
+  let box = $(`.ca-feedback[data-where="${feedback.where}"]`);
+  if (!box || box.closest('[hidden]')) box = $('.ca-feedback[data-where="card"]');  // (the last suggestion just went)
   box.className = 'ca-feedback ca-' + feedback.kind;
   box.querySelector(feedback.kind === 'error' ? '[role="alert"]' : '[role="status"]').textContent = feedback.text;
   const rect = box.getBoundingClientRect();
@@ -554,7 +637,15 @@ function place(where) {
   if (where === 'discard') { field('discard_reason').focus({preventScroll: true}); return; }
   if (where === 'cursor') { focusCursor(); return; }
   if (where === 'area') { root.focus({preventScroll: true}); return; }
-  // 'first': the first Add box of an editable item, otherwise the work area itself (keys keep working)
+  // 'first': on an editable item whose GOOD list is empty, its first suggestion (+ accepts it); else the first Add
+  // box of an editable item, otherwise the work area itself (keys keep working)
+  if (data.editable && !rowsOf('good').length && rowsOf('sugg').length) {
+    cursor = {side: 'sugg', index: 0};
+    const first = rowsOf('sugg')[0];
+    rove(first);
+    first.focus({preventScroll: true});
+    return;
+  }
   const box = field('good');
   if (box && !box.disabled) box.focus({preventScroll: true});
   else root.focus({preventScroll: true});
@@ -594,6 +685,12 @@ function togglePanelQuiet(name, show) {
 
 function wire() {
   root.addEventListener('click', (event) => {
+    const suggButton = event.target.closest('button[data-sugg]');
+    if (suggButton && root.contains(suggButton)) {
+      const row = suggButton.closest('.ca-row');
+      if (!suggButton.disabled && row) suggestion(row, suggButton.dataset.sugg);
+      return;
+    }
     const rowButton = event.target.closest('button[data-row]');
     if (rowButton && root.contains(rowButton)) {
       const row = rowButton.closest('.ca-row');

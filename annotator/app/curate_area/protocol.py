@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-VERSION = 2
+VERSION = 3
 
 #: Sent with every event.
 ENVELOPE: tuple[str, ...] = ("type", "protocol", "item", "lang", "version", "seq")
@@ -36,12 +36,18 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "comment": ("text",),
     "check": ("side", "text"),
     "advance": ("on",),
+    "accept": ("side", "text"),
+    "dismiss": ("side", "text"),
 }
 #: Fields an event may leave out (the row's side and shown text only name the candidate in the message).
 OPTIONAL: dict[str, tuple[str, ...]] = {"remove": ("side", "text"), "move": ("side", "text")}
 
 _ROW = {"key": "str", "text": "str", "line": "str", "title": "str"}
-_LIST = {"heading": "str", "side": "str", "other": "str", "rows": [_ROW], "removed": ["str"]}
+#: ``empty``: why the list is empty, in a translator's words ("" when it is not, or nothing was recorded).
+_LIST = {"heading": "str", "side": "str", "other": "str", "rows": [_ROW], "removed": ["str"], "empty": "str"}
+#: A suggestion (issue 33): ``side`` good, bad or move (a BAD candidate proposed for GOOD); ``source`` team, related,
+#: mt, said in ``label``; ``reason`` why it is proposed.
+_SUGGESTION = {"key": "str", "text": "str", "side": "str", "label": "str", "reason": "str"}
 _ACTION = {"shown": "bool", "enabled": "bool", "tip": "str"}
 #: The data the element receives, field by field ("str", "int", "bool", "any", a nested object, or [element]).
 DATA: dict[str, Any] = {
@@ -66,9 +72,11 @@ DATA: dict[str, Any] = {
         "senses": [{"text": "str", "sigma": "bool"}],
         "notices": [{"kind": "str", "text": "str"}],
         "translation": {"label": "str", "text": "str", "start": "int", "end": "int", "outcome": "str"},
+        "mt": [{"label": "str", "text": "str"}],
     },
     "actions": {name: _ACTION for name in ("done", "undo", "discuss", "discard", "reopen")},
     "lists": {"good": _LIST, "bad": _LIST},
+    "suggestions": {"title": "str", "rows": [_SUGGESTION]},
     "placeholders": {"good": "str", "bad": "str"},
     "reasons": [{"value": "str", "label": "str"}],
     "scope": "str",

@@ -22,6 +22,7 @@ import streamlit as st
 from annotator.app import components, drafts, resolve, state, work_area
 from annotator.app.guidelines import guidelines_button
 from annotator.domain.commands import Address
+from annotator.domain.languages import language_label
 from annotator.domain.model import ItemLanguage, Status
 from annotator.errors import UserError
 from annotator.project import Project
@@ -48,6 +49,8 @@ URL_SEEN_KEY = "cur_url_seen"
 #: Filters and position kept for the user across reloads and tabs (see ``annotator.app.drafts``).
 REMEMBERED_KEYS = (LANG_KEY, QUEUE_KEY, SEARCH_KEY, ADVANCE_KEY, ITEM_KEY, PINNED_KEY)
 PROGRESS_TTL_S = 5.0
+#: The main column's top padding on this page: the work area's own scroll margin (``.ca`` in curate_area/area.css).
+WORK_AREA_TOP = "4rem"
 
 
 def load_queue(project: Project, lang: str, queue: str, search: str) -> list[str]:
@@ -112,10 +115,23 @@ def _open_from_url(langs: list[str]) -> None:
         st.error(f"You may not curate {components.md(lang)} items (your languages: {components.md(', '.join(langs))}).")
         return
     st.session_state[LANG_KEY] = lang
-    st.session_state[QUEUE_KEY] = "all"
+    st.session_state[QUEUE_KEY] = queue_holding(item, lang)
     st.session_state[SEARCH_KEY] = ""
     st.session_state[ITEM_KEY] = item
     st.session_state[PINNED_KEY] = True
+
+
+def queue_holding(item: str, lang: str) -> str:
+    """The narrowest queue the item opened by a link is in (To do, DISCUSS, Done, …): Next then goes on among items
+    like it — after "Open in Curate" on the Evaluate page, the rest of that language's work — not through "All"."""
+    project = state.get_project()
+    try:
+        for name, (_label, statuses) in QUEUES.items():
+            if statuses and item in read_model.queue_ids(project, lang, statuses, item):
+                return name
+    except UserError:  # an id no database can search for (a NUL): the card names what is wrong with it
+        pass
+    return "all"  # an id the language does not have: the card says so, the queue stays the widest
 
 
 def _sync_url(item: str, lang: str) -> None:
@@ -169,8 +185,11 @@ def render() -> None:
     if st.session_state.get(QUEUE_KEY) not in QUEUES:
         st.session_state[QUEUE_KEY] = "todo"
 
-    with st.sidebar:
-        st.selectbox("Language", langs, key=LANG_KEY, persist_state="session")
+    # the work area's top stays put from item to item: it scrolls itself 4rem below the window's top on each item,
+    # which a page shorter than the window could not reach (the top then sat 3rem lower: a 49 px jump at 768 px)
+    st.html(f"<style>.stMainBlockContainer {{ padding-top: {WORK_AREA_TOP}; }}</style>")
+    with state.sidebar_controls():
+        st.selectbox("Language", langs, key=LANG_KEY, format_func=language_label, persist_state="session")
         st.selectbox("Queue", list(QUEUES), format_func=lambda q: QUEUES[q][0], key=QUEUE_KEY, persist_state="session")
         st.text_input("Search", key=SEARCH_KEY, type="search", placeholder="lemma, word or id", persist_state="session")
         st.button("↻ Refresh queue", on_click=refresh_queue, help="Re-read the queue (others may have changed it).")

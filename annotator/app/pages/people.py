@@ -14,6 +14,7 @@ import streamlit as st
 
 from annotator.app import state
 from annotator.app.safe_text import code, md, visible_controls
+from annotator.domain.languages import language_label
 from annotator.domain.model import Role, User
 from annotator.errors import UserError
 from annotator.services import accounts, people
@@ -168,7 +169,13 @@ def render_add(languages: list[str], first: bool) -> None:
         left.text_input("User name", key="people_new_name", help="2-64 letters, digits, '.', '_' or '-'")
         right.text_input("Display name (optional)", key="people_new_display")
         left.radio("Role", ROLES, key="people_new_role", horizontal=True)
-        right.multiselect("Languages", languages, key="people_new_languages", help="a translator needs at least one")
+        right.multiselect(
+            "Languages",
+            languages,
+            key="people_new_languages",
+            format_func=language_label,
+            help="a translator needs at least one",
+        )
         left.text_input("E-mail for single sign-on (optional)", key="people_new_email")
         st.form_submit_button("Add account", type="primary", on_click=add_account)
     if first:
@@ -198,7 +205,7 @@ def render_edit(users: list[User], languages: list[str], me: User) -> None:
         st.markdown(f"**{md(name)}** · {'disabled' if user.disabled else 'active'}")
         left, right = st.columns(2)
         left.radio("Role", ROLES, key="people_edit_role", horizontal=True)
-        right.multiselect("Languages", options, key="people_edit_languages")
+        right.multiselect("Languages", options, key="people_edit_languages", format_func=language_label)
         left.text_input("E-mail for single sign-on", key="people_edit_email", help="empty: local log-in only")
         st.form_submit_button("Save changes", on_click=change_account, args=(name,))
     first, second = st.columns(2)
