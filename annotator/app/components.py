@@ -6,14 +6,13 @@ Changes are not made here: every change goes through the one action runner (``an
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Any, Literal, ParamSpec
+from typing import Any, Literal
 
 import streamlit as st
 
 from annotator.app import safe_text, state
 from annotator.app.safe_text import code, md, synset_md
+from annotator.app.state import database_faults_shown, say_database_fault
 from annotator.domain.candidates import CandidateError
 from annotator.domain.model import (
     CandidateEntry,
@@ -26,7 +25,7 @@ from annotator.domain.model import (
     Status,
 )
 from annotator.domain.undo import BEFORE_KEY
-from annotator.errors import DatabaseUnavailableError, RowProblemsError
+from annotator.errors import RowProblemsError
 from annotator.services.read_model import QueueEntry
 
 STATUS_LABEL = {
@@ -58,13 +57,10 @@ REASON_NAME = {
     DiscardReason.OTHER: "other",
 }
 SIDE_NAME = {Side.GOOD: "GOOD", Side.BAD: "BAD"}
-_Params = ParamSpec("_Params")
-#: Session key: the text inputs' values kept when a database fault stopped the page (``database_faults_shown``).
-_KEPT_INPUTS_KEY = "database_fault_kept_inputs"
-#: Session key: an action said the database is not answering; the page, failing too, need not say it again.
-_ACTION_FAULT_KEY = "database_fault_in_action"
 CANDIDATE_PLACEHOLDER = "goccio · prendersi * permesso · [sparare]_VERB"
-__all__ = ["code", "md", "synset_md"]  # re-exported: pages use components.md / components.code
+#: Re-exported: pages use components.md / components.code, and the database fault wrapper (in ``state``, whose
+#: ``guarded`` puts it round every fragment) by its name here.
+__all__ = ["code", "database_faults_shown", "md", "say_database_fault", "synset_md"]
 
 
 def candidate_error_message(error: CandidateError, lead: bool = True) -> str:
@@ -82,46 +78,6 @@ def status_badge(status: Status) -> None:
 def lazy_expander(label: str, key: str, expanded: bool = False) -> Any:
     """An expander whose content is only built while it is open (``.open``), to keep every rerun cheap."""
     return st.expander(label, expanded=expanded, key=key, on_change="rerun")
-
-
-# --- database faults -------------------------------------------------------------------------------------
-
-
-def say_database_fault(error: DatabaseUnavailableError) -> None:
-    """An action's change met a database that is not answering: queue what became of it ("your last change was
-    not saved"), shown once by ``database_faults_shown`` when the page, failing too, stops."""
-    state.flash("error", error.unsaved_message)
-    st.session_state[_ACTION_FAULT_KEY] = True
-
-
-def database_faults_shown(run: Callable[_Params, None]) -> Callable[_Params, None]:
-    """Wrap the app's whole run, and each fragment (a fragment reruns alone, outside it): a database that stops
-    answering (a PostgreSQL restart, a full disk) while the page is read shows one message saying whether the last
-    change was saved, never a traceback.
-
-    An action's own message ("your last change was not saved", from ``run_action``) and the others it queued are
-    drawn here instead, once, with a "Try again" button (a click runs the page again).
-    The inputs the page could not draw are gone from the browser, so their text is kept and set again before
-    the next run draws them: what the user typed is there to redo.
-    """
-
-    @functools.wraps(run)
-    def guarded(*args: _Params.args, **kwargs: _Params.kwargs) -> None:
-        for key, value in st.session_state.pop(_KEPT_INPUTS_KEY, {}).items():
-            st.session_state[key] = value  # set before its widget is drawn: the browser shows the kept text
-        try:
-            run(*args, **kwargs)
-        except DatabaseUnavailableError as error:
-            said = st.session_state.pop(_ACTION_FAULT_KEY, False)  # the action's message is queued: enough
-            state.show_flash_messages([*state.take_flashes(), *([] if said else [("error", str(error))])])
-            st.session_state[_KEPT_INPUTS_KEY] = {
-                key: value for key, value in st.session_state.items() if isinstance(value, str) and value
-            }
-            st.button("Try again", key=f"database_retry|{run.__qualname__}", icon=":material/refresh:")
-            st.stop()
-        st.session_state.pop(_ACTION_FAULT_KEY, None)
-
-    return guarded
 
 
 def moved_progress(was: Status | None, result: Any) -> None:

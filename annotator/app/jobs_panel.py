@@ -11,7 +11,6 @@ from typing import Any
 
 import streamlit as st
 
-from annotator.app.components import database_faults_shown
 from annotator.app.safe_text import md
 from annotator.app.state import get_project, guarded, require_lead
 from annotator.domain.jobs import Job, JobKind, JobState
@@ -84,7 +83,6 @@ def _rerun_when_ended(shown: Sequence[Job]) -> None:
 
 @st.fragment(run_every=REFRESH_SECONDS)
 @guarded(lead=True)  # every 2 s without the app's log-in gate: an ended session stops drawing here
-@database_faults_shown
 def render_job_status(kind: JobKind) -> None:
     """Under a start button: the latest job of ``kind`` — its progress and Cancel while it runs, how it ended after."""
     latest = jobs.list_jobs(get_project(), limit=1, kinds=[kind])
@@ -95,7 +93,6 @@ def render_job_status(kind: JobKind) -> None:
 
 @st.fragment(run_every=REFRESH_SECONDS)
 @guarded(lead=True)
-@database_faults_shown
 def render_jobs(kinds: Sequence[JobKind] | None = None, latest: bool = True) -> None:
     """The latest job of each kind (progress and cancel while it runs; left out with ``latest=False`` where each
     start button shows its own), and the recent ones in a table."""

@@ -20,7 +20,7 @@ from streamlit.delta_generator import DeltaGenerator
 from annotator.app.failures import failures_shown
 from annotator.domain.model import User
 from annotator.domain.unicode_rules import check_storable
-from annotator.errors import PermissionDenied
+from annotator.errors import DatabaseUnavailableError, PermissionDenied
 from annotator.project import Project, resolve_data_dir
 from annotator.services import accounts
 from annotator.services.curation import LOCAL_USER, CurationService
@@ -155,10 +155,12 @@ def guarded(*, lead: bool = False) -> Callable[[Callable[_Params, None]], Callab
     """For every fragment (under ``st.fragment``): a fragment reruns alone — every few seconds with ``run_every``
     — without the app's log-in gate, so each of its runs checks the session first (``current_user``). An ended
     session, or a lead page's fragment of someone no longer a lead, reruns the whole app instead: the log-in form
-    then says why the session ended. Anything unexpected inside is shown as a plain message (``failures``)."""
+    then says why the session ended. A database not answering, even to that check, is said as the page says it
+    (``database_faults_shown``); anything unexpected inside is shown as a plain message (``failures``)."""
 
     def wrap(run: Callable[_Params, None]) -> Callable[_Params, None]:
-        @failures_shown  # the check's own failure (a database not answering) too: a message, not a traceback
+        @failures_shown  # anything unexpected: a message, not a traceback
+        @database_faults_shown  # the check's own read too: an action's "not saved", the Try again button, kept text
         @functools.wraps(run)
         def checked(*args: _Params.args, **kwargs: _Params.kwargs) -> None:
             user = current_user()  # in the app's own run: the user its gate has just checked
@@ -491,3 +493,48 @@ def show_flashes() -> list[tuple[str, str]]:
     if quiet:
         st.sidebar.success(quiet, icon=":material/check_circle:")
     return messages
+
+
+# --- database faults -------------------------------------------------------------------------------------
+
+#: Session key: the text inputs' values kept when a database fault stopped the page (``database_faults_shown``).
+_KEPT_INPUTS_KEY = "database_fault_kept_inputs"
+#: Session key: an action said the database is not answering; the page, failing too, need not say it again.
+_ACTION_FAULT_KEY = "database_fault_in_action"
+
+
+def say_database_fault(error: DatabaseUnavailableError) -> None:
+    """An action's change met a database that is not answering: queue what became of it ("your last change was
+    not saved"), shown once by ``database_faults_shown`` when the page, failing too, stops."""
+    flash("error", error.unsaved_message)
+    st.session_state[_ACTION_FAULT_KEY] = True
+
+
+def database_faults_shown(run: Callable[_Params, None]) -> Callable[_Params, None]:
+    """Wrap the app's whole run, and each fragment (a fragment reruns alone, outside it): a database that stops
+    answering (a PostgreSQL restart, a full disk) while the page is read shows one message saying whether the last
+    change was saved, never a traceback.
+
+    An action's own message ("your last change was not saved", from ``run_action``) and the others it queued are
+    drawn here instead, once, with a "Try again" button (a click runs the page again).
+    The inputs the page could not draw are gone from the browser, so their text is kept and set again before
+    the next run draws them: what the user typed is there to redo.
+    """
+
+    @functools.wraps(run)
+    def guarded(*args: _Params.args, **kwargs: _Params.kwargs) -> None:
+        for key, value in st.session_state.pop(_KEPT_INPUTS_KEY, {}).items():
+            st.session_state[key] = value  # set before its widget is drawn: the browser shows the kept text
+        try:
+            run(*args, **kwargs)
+        except DatabaseUnavailableError as error:
+            said = st.session_state.pop(_ACTION_FAULT_KEY, False)  # the action's message is queued: enough
+            show_flash_messages([*take_flashes(), *([] if said else [("error", str(error))])])
+            st.session_state[_KEPT_INPUTS_KEY] = {
+                key: value for key, value in st.session_state.items() if isinstance(value, str) and value
+            }
+            st.button("Try again", key=f"database_retry|{run.__qualname__}", icon=":material/refresh:")
+            st.stop()
+        st.session_state.pop(_ACTION_FAULT_KEY, None)
+
+    return guarded

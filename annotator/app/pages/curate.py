@@ -209,7 +209,6 @@ def _where(ids: list[str], index: int, current: str | None, queue: str, lang: st
 
 @st.fragment
 @state.guarded()
-@components.database_faults_shown
 def item_area(owner: str) -> None:
     """The current item and everything done to it; reruns alone when the work area sends an event."""
     project = state.get_project()
