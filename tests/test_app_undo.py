@@ -107,7 +107,7 @@ def test_a_translator_undoes_their_done_or_discard_on_the_item_just_left(demo: P
 
 
 def test_drafts_stay_in_the_browser_not_on_the_server(demo: Path) -> None:  # noqa: F811
-    """Issue 32: typed text is kept in the browser's session storage (``area.js``), not sent every 400 ms; the old
+    """Issue 32: typed text is kept in the browser's local storage (``area.js``), not sent every 400 ms; the old
     draft event is no longer part of the protocol, so a page that sends one changes and keeps nothing."""
     at = login(start(), TRANSLATOR)
     send_area(at, "draft", field="discuss", text="Is this sentence an idiom?")

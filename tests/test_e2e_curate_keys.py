@@ -6,7 +6,7 @@
 3. With "Single-key shortcuts" off, typing letters and digits on the page does nothing (WCAG 2.1.4); Alt+N still moves.
 4. Focus after every action lands where the next key acts: ``u u`` undoes then redoes, ``s … Ctrl+Enter n`` flags
    DISCUSS then moves on (nothing typed into a box), ``x`` on a DISCUSS item says why it cannot.
-5. What is typed stays in the browser's session storage: a reload brings it back, the server never had it.
+5. What is typed stays in the browser's local storage (per log-in): a reload brings it back, the server never had it.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ events the element sends back are turned into commands by ``annotator.app.work_a
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -355,6 +356,7 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
         "placeholders": {"good": good_example, "bad": bad_example},
         "reasons": [{"value": r.value, "label": components.REASON_NAME[r]} for r in DiscardReason],
         "scope": place.prefix,
+        "login": _login_tag(),
         "check": check,
         "feedback": feedback,
         "ack": st.session_state.get(ACK_KEY),
@@ -384,6 +386,16 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
             ],
         },
     }
+
+
+def _login_tag() -> str:
+    """A non-secret tag of this log-in (the same in every tab it reaches through the cookie, another after the next
+    log-in): the browser keeps drafts under it and drops other log-ins' drafts, so none come back (issue 34)."""
+    session = state.login_session()
+    if session is None:
+        return "local"
+    whole = f"{session.user}|{session.epoch}|{session.issued_at!r}"
+    return hashlib.sha256(whole.encode("utf-8")).hexdigest()[:16]
 
 
 def _why_not(il: ItemLanguage, user: User, caps: Capabilities) -> str:

@@ -38,9 +38,9 @@ const LEGEND = [
 ];
 const SINGLE_KEYS = 'annotator-single-key-shortcuts';
 // protocol:begin
-const PROTOCOL = {"data": {"ack": "str", "actions": {"discard": {"enabled": "bool", "shown": "bool", "tip": "str"}, "discuss": {"enabled": "bool", "shown": "bool", "tip": "str"}, "done": {"enabled": "bool", "shown": "bool", "tip": "str"}, "reopen": {"enabled": "bool", "shown": "bool", "tip": "str"}, "undo": {"enabled": "bool", "shown": "bool", "tip": "str"}}, "advance": "bool", "card": {"end": "int", "gloss": "str", "mt": [{"label": "str", "text": "str"}], "notices": [{"kind": "str", "text": "str"}], "sense": [{"link": "any", "text": "str"}], "senses": [{"sigma": "bool", "text": "str"}], "senses_title": "str", "sentence": "str", "start": "int", "status": "str", "status_label": "str", "title": "str", "translation": {"end": "int", "label": "str", "outcome": "str", "start": "int", "text": "str"}}, "check": {"hint": "str", "kind": "str", "message": "str", "scope": "str", "side": "str", "text": "str"}, "comments": {"may_post": "bool", "open": "bool", "rows": [{"text": "str", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "editable": "bool", "feedback": {"clear": {"field": "str", "text": "str"}, "close": "str", "focus": "str", "id": "str", "kind": "str", "scope": "str", "text": "str", "where": "str"}, "history": {"rows": [{"action": "str", "detail": "str", "version": "int", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "item": "str", "lang": "str", "lists": {"bad": {"empty": "str", "heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}, "good": {"empty": "str", "heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}}, "locked": "str", "nav": {"next": "bool", "position": "str", "previous": "bool", "progress": "str"}, "placeholders": {"bad": "str", "good": "str"}, "protocol": "int", "reasons": [{"label": "str", "value": "str"}], "scope": "str", "suggestions": {"rows": [{"key": "str", "label": "str", "reason": "str", "side": "str", "text": "str"}], "title": "str"}, "version": "int"}, "envelope": ["type", "protocol", "item", "lang", "version", "seq"], "events": {"accept": ["side", "text"], "add": ["side", "text"], "add_many": ["side", "text"], "advance": ["on"], "check": ["side", "text"], "comment": ["text"], "discard": ["reason", "text"], "discuss": ["text"], "dismiss": ["side", "text"], "done": [], "move": ["key", "side", "text"], "next": [], "previous": [], "remove": ["key", "side", "text"], "reopen": [], "undo": []}, "optional": {"move": ["side", "text"], "remove": ["side", "text"]}, "version": 3};
+const PROTOCOL = {"data": {"ack": "str", "actions": {"discard": {"enabled": "bool", "shown": "bool", "tip": "str"}, "discuss": {"enabled": "bool", "shown": "bool", "tip": "str"}, "done": {"enabled": "bool", "shown": "bool", "tip": "str"}, "reopen": {"enabled": "bool", "shown": "bool", "tip": "str"}, "undo": {"enabled": "bool", "shown": "bool", "tip": "str"}}, "advance": "bool", "card": {"end": "int", "gloss": "str", "mt": [{"label": "str", "text": "str"}], "notices": [{"kind": "str", "text": "str"}], "sense": [{"link": "any", "text": "str"}], "senses": [{"sigma": "bool", "text": "str"}], "senses_title": "str", "sentence": "str", "start": "int", "status": "str", "status_label": "str", "title": "str", "translation": {"end": "int", "label": "str", "outcome": "str", "start": "int", "text": "str"}}, "check": {"hint": "str", "kind": "str", "message": "str", "scope": "str", "side": "str", "text": "str"}, "comments": {"may_post": "bool", "open": "bool", "rows": [{"text": "str", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "editable": "bool", "feedback": {"clear": {"field": "str", "text": "str"}, "close": "str", "focus": "str", "id": "str", "kind": "str", "scope": "str", "text": "str", "where": "str"}, "history": {"rows": [{"action": "str", "detail": "str", "version": "int", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "item": "str", "lang": "str", "lists": {"bad": {"empty": "str", "heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}, "good": {"empty": "str", "heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}}, "locked": "str", "login": "str", "nav": {"next": "bool", "position": "str", "previous": "bool", "progress": "str"}, "placeholders": {"bad": "str", "good": "str"}, "protocol": "int", "reasons": [{"label": "str", "value": "str"}], "scope": "str", "suggestions": {"rows": [{"key": "str", "label": "str", "reason": "str", "side": "str", "text": "str"}], "title": "str"}, "version": "int"}, "envelope": ["type", "protocol", "item", "lang", "version", "seq"], "events": {"accept": ["side", "text"], "add": ["side", "text"], "add_many": ["side", "text"], "advance": ["on"], "check": ["side", "text"], "comment": ["text"], "discard": ["reason", "text"], "discuss": ["text"], "dismiss": ["side", "text"], "done": [], "move": ["key", "side", "text"], "next": [], "previous": [], "remove": ["key", "side", "text"], "reopen": [], "undo": []}, "optional": {"move": ["side", "text"], "remove": ["side", "text"]}, "version": 4};
 // protocol:end
-// the text boxes whose unsaved text is kept in the browser for the session (sessionStorage, never the server)
+// the text boxes whose unsaved text is kept in the browser for the log-in (localStorage, never the server)
 const FIELDS = ['good', 'bad', 'discuss', 'discard_note', 'discard_reason', 'comment'];
 const CHECK_DELAY_MS = 400;
 const ACK_TIMEOUT_MS = 6000;
@@ -117,16 +117,33 @@ function markPending() {
   else delete root.dataset.pending;
 }
 
-// drafts: per page scope (item, language, page) in this tab's sessionStorage; a storage that refuses is ignored
-const draftKey = (name, scope) => 'annotator-draft|' + (scope || data.scope) + name;
+// drafts: per log-in and page scope (item, language, page) in localStorage, so a reload and every tab of the log-in
+// see them; another log-in's drafts are dropped when the element loads, so none come back after the next log-in.
+// A storage that refuses is ignored.
+const DRAFT_PREFIX = 'annotator-draft|';
+const draftKey = (name, scope) => DRAFT_PREFIX + data.login + '|' + (scope || data.scope) + name;
 function saveDraft(name, value, scope) {
   try {
-    if (value) sessionStorage.setItem(draftKey(name, scope), value);
-    else sessionStorage.removeItem(draftKey(name, scope));
+    if (value) localStorage.setItem(draftKey(name, scope), value);
+    else localStorage.removeItem(draftKey(name, scope));
   } catch (error) { /* private mode or full: the text stays in the box */ }
 }
 function loadDraft(name) {
-  try { return sessionStorage.getItem(draftKey(name)) || ''; } catch (error) { return ''; }
+  try { return localStorage.getItem(draftKey(name)) || ''; } catch (error) { return ''; }
+}
+let draftsSweptFor = null;  // the log-in whose stale drafts were last swept
+function sweepDrafts(login) {
+  if (draftsSweptFor === login) return;
+  draftsSweptFor = login;
+  try {
+    const mine = DRAFT_PREFIX + login + '|';
+    const stale = [];
+    for (let i = 0; i < localStorage.length; i += 1) {
+      const key = localStorage.key(i);
+      if (key && key.startsWith(DRAFT_PREFIX) && !key.startsWith(mine)) stale.push(key);
+    }
+    for (const key of stale) localStorage.removeItem(key);
+  } catch (error) { /* a storage that refuses holds no drafts */ }
 }
 
 // an Add box is checked on the server (the candidate rules are Python's) once typing pauses
@@ -765,6 +782,7 @@ export default function (component) {
   }
   if (!root || !next) return;
   data = next;
+  sweepDrafts(next.login);
   root.querySelector('.ca-single-keys').checked = singleKeys();
   const here = next.item + '|' + next.lang;
   const arrived = here !== shownItem;

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-VERSION = 3
+VERSION = 4
 
 #: Sent with every event.
 ENVELOPE: tuple[str, ...] = ("type", "protocol", "item", "lang", "version", "seq")
@@ -80,6 +80,7 @@ DATA: dict[str, Any] = {
     "placeholders": {"good": "str", "bad": "str"},
     "reasons": [{"value": "str", "label": "str"}],
     "scope": "str",
+    "login": "str",
     "check": {"scope": "str", "side": "str", "text": "str", "kind": "str", "message": "str", "hint": "str"},
     "feedback": {"id": "str", "kind": "str", "text": "str", "where": "str", "focus": "str",
                  "clear": {"field": "str", "text": "str"}, "close": "str", "scope": "str"},
