@@ -47,7 +47,7 @@ def test_login_focus_people_page_and_a_new_translator(app_url: str, demo: Path, 
             form.get_by_role("textbox", name="User name").fill("esther")
             form.get_by_text("translator", exact=True).click()
             form.get_by_role("combobox").first.click()
-            lead.get_by_role("option", name="ES").click()
+            lead.get_by_role("option", name="ES — Spanish", exact=True).click()
             lead.keyboard.press("Escape")
             form.get_by_role("button", name="Add account").click()
             expect(lead.get_by_text("Added translator esther (ES).")).to_be_visible()
