@@ -121,7 +121,7 @@ class _Finder:
         policy = self.policies.get(lang) or allowed_sources(lang)
         return policy.allows
 
-    def _record(self, synset: str, lang: str) -> SynsetRecord | None:
+    def record(self, synset: str, lang: str) -> SynsetRecord | None:
         """The synset's senses in ``lang``; None when the lexicon does not know it. A wordnet is asked for the one
         language (cheap); any other provider for every project language, the request pre-population made, so
         BabelNet's cache answers it. A provider that cannot answer now (quota, unreachable) raises."""
@@ -138,11 +138,11 @@ class _Finder:
         key = (synset, lang)
         found = self._related.get(key)
         if found is None:
-            target = self._record(synset, lang)
+            target = self.record(synset, lang)
             linked: list[tuple[str, SynsetRecord]] = []
             if self.relations is not None:
                 for relation, other in self.relations.related(synset):
-                    record = self._record(other, lang)
+                    record = self.record(other, lang)
                     if record is not None:
                         linked.append((relation, record))
             found = related_suggestions(
@@ -170,7 +170,7 @@ class _Finder:
                 except LexiconError:
                     continue
                 for synset in ids:
-                    record = self._record(synset, lang)
+                    record = self.record(synset, lang)
                     if record is not None:
                         words.update(s.lemma.casefold() for s in record.senses if s.lang == lang and allowed(s.source))
             found = self._explained[key] = frozenset(words)
@@ -293,7 +293,7 @@ def _explained(finder: _Finder, item: Item, lang: str) -> Callable[[str], bool]:
         others |= finder.translations_of(lemma, lang)
     own: set[str] = set()
     for synset in {item.synset, *(s.synset for s in item.senses)}:
-        record = finder._record(synset, lang)
+        record = finder.record(synset, lang)
         if record is not None:
             own.update(s.lemma.casefold() for s in record.senses if s.lang == lang)
     told_apart = others - own
