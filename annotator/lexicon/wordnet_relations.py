@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from annotator.atomic_files import atomic_file
+
 RELATIONS_FORMAT = "annotator-wordnet-relations"
 RELATIONS_VERSION = 1
 #: The synset relations suggestions follow, in the order a translator would try them.
@@ -51,7 +53,6 @@ class RelationIndex:
 
     def write(self, folder: Path) -> Path:
         path = relations_path(folder, self.id, self.version)
-        scratch = path.with_name(path.name + ".part")
         document = {
             "format": RELATIONS_FORMAT,
             "format_version": RELATIONS_VERSION,
@@ -59,10 +60,8 @@ class RelationIndex:
             "version": self.version,
             "relations": self.relations,
         }
-        with gzip.open(scratch, "wt", encoding="utf-8", compresslevel=3) as out:
+        with atomic_file(path) as scratch, gzip.open(scratch, "wt", encoding="utf-8", compresslevel=3) as out:
             json.dump(document, out, ensure_ascii=False, separators=(",", ":"))
-        scratch.chmod(0o600)
-        scratch.replace(path)
         return path
 
     @classmethod
