@@ -37,6 +37,8 @@ _POS_LETTER = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 #: Columns shown to people: invisible and bidi control characters in them are refused (issue 14 item 10).
 #: (The id has its own rules, ``id_not_printable`` among them, in ``_id_problems``.)
 _TEXT_COLUMNS = ("sentence", "lemma", "source", "gloss", "domain", *ALIASES["target"])
+
+
 def _length(column: Column[Any]) -> int:
     """The ``n`` of a ``String(n)`` column."""
     length = getattr(column.type, "length", None)
@@ -87,18 +89,64 @@ class ItemImportError(RowProblemsError):
         super().__init__(path.name, problems, "nothing was imported")
 
 
+#: An item as the values of the ``items`` columns a file gives (``id``, ``sentence``, ``target_text`` … ``domain``).
+#: Why not the ``Item`` itself: an import holds every item of its file from reading to writing, and a dict of
+#: strings and numbers is never tracked by the cyclic garbage collector, while each ``Item`` and ``Target``
+#: (dataclasses; a NamedTuple too) is walked by every full collection, which more of them trigger: with 10,000
+#: items the collector cost a sixth of the import (``bench_import_prepopulate.py``).
+ItemValues = dict[str, Any]
+
+
+def item_values(item: Item) -> ItemValues:
+    t = item.target
+    return {
+        "id": item.id,
+        "sentence": item.sentence,
+        "target_text": t.text,
+        "target_start": t.start,
+        "target_end": t.end,
+        "lemma": t.lemma,
+        "pos": t.pos,
+        "synset": item.synset,
+        "source": item.source,
+        "gloss": item.gloss,
+        "domain": item.domain,
+    }
+
+
+def item_from_values(values: ItemValues) -> Item:
+    return Item(
+        id=values["id"],
+        sentence=values["sentence"],
+        target=Target(values["target_text"], values["target_start"], values["target_end"], values["lemma"],
+                      values["pos"]),
+        synset=values["synset"],
+        source=values["source"],
+        gloss=values["gloss"],
+        domain=values["domain"],
+    )  # fmt: skip
+
+
 @dataclass
 class ParsedItems:
-    items: list[Item]
+    """The valid items of a file (as ``ItemValues``, see there why) and the warnings on its rows."""
+
+    records: list[ItemValues]
     warnings: list[RowProblem] = field(default_factory=list)
 
+    @property
+    def items(self) -> list[Item]:
+        return [item_from_values(values) for values in self.records]
 
-def content_hash(item: Item) -> str:
+
+def content_hash(item: Item | ItemValues) -> str:
     """What an item *is*: re-importing the same content is a no-op, a change is detected."""
-    t = item.target
-    raw = "\x1f".join([item.sentence, str(t.start), str(t.end), t.lemma, t.pos, item.synset, item.source])
-    if item.domain:  # optional: items without one keep the hash they always had
-        raw += "\x1fdomain=" + item.domain
+    v = item if isinstance(item, dict) else item_values(item)
+    raw = "\x1f".join(
+        [v["sentence"], str(v["target_start"]), str(v["target_end"]), v["lemma"], v["pos"], v["synset"], v["source"]]
+    )
+    if v["domain"]:  # optional: items without one keep the hash they always had
+        raw += "\x1fdomain=" + v["domain"]
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -519,7 +567,7 @@ def parse_item_file(
             hint = " (the header is one column: is the separator right?)"
         raise ItemImportError(path, [RowProblem(1, "", "missing_column", f"missing column(s): {names}{hint}")])
     existing = {id_key(known): known for known in known_ids}
-    items: list[Item] = []
+    items: list[ItemValues] = []
     seen: dict[str, tuple[str, int]] = {}
     total = len(rows)
     for number, row in enumerate(rows, start=1):
@@ -546,7 +594,7 @@ def parse_item_file(
             )
             continue
         seen[folded] = (item.id, row.number)
-        items.append(item)
+        items.append(item_values(item))
     if problems.total:
         raise ItemImportError(path, problems)
     return ParsedItems(items, warnings)

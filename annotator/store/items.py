@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, or_, select
@@ -83,6 +83,10 @@ def item_from_row(row: Sequence[Any]) -> Item:
     )
 
 
+#: The values of a newly imported item's columns that no item file gives: not pre-populated, not filtered, included.
+NEW_ITEM: dict[str, Any] = {"senses": "[]", "filter_failures": "[]", "excluded": False}
+
+
 class ItemRecords:
     """Items (hidden while an import stages them, see ``rows.visible``); part of ``Repository``."""
 
@@ -128,21 +132,17 @@ class ItemRecords:
 
     def insert_items(self, conn: Connection, rows: list[tuple[Item, str, int]], import_id: int = 0) -> None:
         """Insert many new items at once: (item, content hash, position); hidden while ``import_id`` stages."""
+        self.insert_new_items(
+            conn, [{**self._item_values(i), "content_hash": h, "position": p} for i, h, p in rows], import_id
+        )
+
+    def insert_new_items(self, conn: Connection, rows: Sequence[Mapping[str, Any]], import_id: int = 0) -> None:
+        """Insert many new items given as their columns' values: those of the file (``id`` … ``domain``), the
+        ``content_hash`` and ``position``; Ω(λ), filter results and exclusion start empty unless given."""
         if rows:
             at = utc_now()
             insert_many(
-                conn,
-                schema.items,
-                [
-                    {
-                        **self._item_values(i),
-                        "content_hash": h,
-                        "position": p,
-                        "imported_at": at,
-                        "import_id": import_id,
-                    }
-                    for i, h, p in rows
-                ],
+                conn, schema.items, [{**NEW_ITEM, **v, "imported_at": at, "import_id": import_id} for v in rows]
             )
 
     def insert_item(self, conn: Connection, item: Item, content_hash: str, position: int) -> None:
