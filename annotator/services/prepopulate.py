@@ -17,9 +17,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 from annotator.context import ProjectContext
-from annotator.domain.model import CandidateEntry, Item, ItemLanguage, SenseEntry, Status, User
+from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
 from annotator.domain.prepopulation import InitialSets, initial_sets, lexicalizations, rank_senses
 from annotator.domain.settings import ProjectSettings
 from annotator.domain.suggestions import lexicon_record
@@ -42,8 +43,6 @@ from annotator.store.repository import PreparedSaves
 SYSTEM_USER = "system:prepopulate"
 #: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
 BATCH_SIZE = 200
-#: Derived G0/B0 answers kept between batches (recomputed from the kept synset records when dropped): bounds memory.
-SETS_KEPT = 200_000
 #: Records of what each lexicon returned kept for reuse (items sharing σ, λ and language share one): bounds memory.
 RECORDS_KEPT = 20_000
 #: Skipped item-languages named in the audit row (all of them are counted).
@@ -83,22 +82,10 @@ class SenseInventory:
         self.languages = tuple(sorted(lang for lang in languages if lang != ENGLISH))
         self._records: dict[str, SynsetRecord | LexiconError] = {}
         self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
-        self._lexicalizations: dict[tuple[str, str], list[str]] = {}
-        self._sets: dict[tuple[str, str, str, str], InitialSets] = {}
-        #: The record of what each lexicon returned (JSON), per (σ, λ, language) like the sets.
+        #: Λ_L(σ) per (σ, language), as tuples of strings: the collector never walks them (see ``initial_sets``).
+        self._lexicalizations: dict[tuple[str, str], tuple[str, ...]] = {}
+        #: The record of what each lexicon returned (JSON), per (σ, λ, language).
         self._records_json: dict[tuple[str, str, str, str], str] = {}
-
-    def trim(self) -> bool:
-        """Drop the derived answers (Λ_L(σ), G0/B0) once there are more than ``SETS_KEPT``; True when dropped.
-
-        The lexicon's own answers (synset records, Ω(λ)) stay, so nothing is asked of the lexicon again.
-        """
-        if len(self._sets) <= SETS_KEPT:
-            return False
-        self._sets.clear()
-        self._lexicalizations.clear()
-        self._records_json.clear()
-        return True
 
     def record(self, synset_id: str) -> SynsetRecord:
         found = self._records.get(synset_id)
@@ -114,12 +101,13 @@ class SenseInventory:
             raise found
         return found
 
-    def lexicalizations(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> list[str]:
+    def lexicalizations(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[str, ...]:
         """Λ_L(σ), memoised: a synset serves every item of its lemma."""
         key = (synset_id, lang)
-        if key not in self._lexicalizations:
-            self._lexicalizations[key] = lexicalizations(self.record(synset_id), lang, source_allowed)
-        return self._lexicalizations[key]
+        found = self._lexicalizations.get(key)
+        if found is None:
+            found = self._lexicalizations[key] = tuple(lexicalizations(self.record(synset_id), lang, source_allowed))
+        return found
 
     def senses(self, lemma: str, pos: str) -> list[SenseEntry]:
         key = (lemma.casefold(), pos)
@@ -140,16 +128,17 @@ class SenseInventory:
     def initial_sets(
         self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
     ) -> InitialSets:
-        """G0/B0 depend only on (σ, λ, language): items sharing them share one computed (and encoded) answer."""
-        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
-        found = self._sets.get(key)
-        if found is None:
-            by_synset = {
-                synset: self.lexicalizations(synset, lang, source_allowed)
-                for synset in {item.synset, *(s.synset for s in senses)}
-            }
-            found = self._sets[key] = initial_sets(item.synset, senses, by_synset)
-        return found
+        """G0/B0 of one item-language, derived afresh from the memoised Λ_L of its senses.
+
+        Not memoised itself: keeping every item's candidate objects alive for the run made the collector walk them
+        again and again (pre-population 53 % slower at 10,000 items than deriving them anew; figures in
+        ``_Run``'s docstring). Derived, encoded and dropped item by item, they die young and cost it nothing.
+        """
+        by_synset = {
+            synset: self.lexicalizations(synset, lang, source_allowed)
+            for synset in {item.synset, *(s.synset for s in senses)}
+        }
+        return initial_sets(item.synset, senses, by_synset)
 
     def record_json(
         self,
@@ -309,20 +298,39 @@ def _redone_state(
     return _prepopulated_state(item, base, sets, warnings), detail
 
 
+class _Computed(NamedTuple):
+    """One pre-populated item-language as the batch keeps it until its write: strings and numbers only."""
+
+    item_id: str
+    lang: str
+    #: The version it was read at: the write checks nobody saved it meanwhile.
+    version: int
+    overlaps: bool
+    reopened: bool
+    #: What each lexicon returned (JSON, ``domain.suggestions.LexiconRecord``; "" when no list starts empty).
+    record: str
+
+
 @dataclass
 class _Batch:
-    """Pre-populated states waiting for their write: items' (id, gloss, Ω(λ)), item-language states and the
-    history detail of each state."""
+    """Pre-populated item-languages waiting for their write, already encoded (``prepare_saves``): items'
+    (id, gloss, Ω(λ)), and per item-language its row update, its history row and what the report counts."""
 
     lexicon_rows: list[tuple[str, str, list[SenseEntry]]] = field(default_factory=list)
-    states: list[ItemLanguage] = field(default_factory=list)
-    details: list[dict[str, object]] = field(default_factory=list)
-    #: What each lexicon returned, per state (JSON, ``domain.suggestions.LexiconRecord``; "" when no list is empty).
-    records: list[str] = field(default_factory=list)
+    computed: list[_Computed] = field(default_factory=list)
+    updates: list[dict[str, Any]] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
 
 
 class _Run:
-    """One pre-population run: computes a batch outside any transaction, then writes it in a short one."""
+    """One pre-population run: computes a batch outside any transaction, then writes it in a short one.
+
+    Each item's states are encoded for the write as soon as they are computed, and the batch keeps only strings,
+    numbers and dicts of them, which Python's cyclic collector never walks. Keeping the states and their candidate
+    objects (and a run-long memo of G0/B0) alive instead made every full collection walk them: at 10,000 items × 5
+    languages (``benchmarks/bench_import_prepopulate.py``, CPU) this layout runs in 6.4 s where the kept objects
+    took 9.7 s; 46285f4, which paused the collector instead, 6.5 s.
+    """
 
     def __init__(
         self, project: ProjectContext, settings: ProjectSettings, lexicon: Lexicon, report: PrepopulationReport
@@ -336,8 +344,6 @@ class _Run:
         self.defaults = default_sources(lexicon)
         self.settings = settings
         self.batch = _Batch()
-        #: JSON of candidate tuples already encoded (the memoised sets recur across items).
-        self.encoded: dict[tuple[CandidateEntry, ...], str] = {}
 
     def allowed(self, lang: str) -> Callable[[str], bool]:
         if lang not in self.policies:
@@ -378,16 +384,14 @@ class _Run:
             warnings: list[str] = []
             new_states: list[ItemLanguage] = []
             details: list[dict[str, object]] = []
-            records: list[str] = []
+            computed: list[_Computed] = []
             for state in states:
                 allowed = self.allowed(state.lang)
                 sets = self.inventory.initial_sets(item, senses, state.lang, allowed)
                 # what each lexicon returned: kept where a list starts empty (the cards that say why)
                 empty = not sets.good or not sets.bad
                 consulted = self.consulted(state.lang)
-                records.append(
-                    self.inventory.record_json(item, senses, state.lang, allowed, consulted, sets) if empty else ""
-                )
+                record = self.inventory.record_json(item, senses, state.lang, allowed, consulted, sets) if empty else ""
                 detail: dict[str, object] = {"good": len(sets.good), "bad": len(sets.bad), "lexicon": self.lexicon.name}
                 if redo is not None and state.prepopulated:
                     new_state, extra = _redone_state(item, state, sets, warnings)
@@ -396,6 +400,11 @@ class _Run:
                     new_state = _prepopulated_state(item, state, sets, warnings)
                 new_states.append(new_state)
                 details.append(detail)
+                computed.append(
+                    _Computed(
+                        state.item_id, state.lang, state.version, bool(sets.overlaps), "reopened_from" in detail, record
+                    )
+                )
         except (LexiconQuotaError, LexiconUnavailableError):
             raise
         except LexiconError as error:
@@ -410,47 +419,39 @@ class _Run:
                 f"({item.target.lemma}, {item.target.pos}) in the lexicon"
             )
         report.warnings.extend(warnings)
-        self.batch.lexicon_rows.append((item.id, gloss, senses))
-        self.batch.states.extend(new_states)
-        self.batch.details.extend(details)
-        self.batch.records.extend(records)
+        prepared = self.project.repo.prepare_saves(new_states, SYSTEM_USER, "prepopulate", details)
+        batch = self.batch
+        batch.lexicon_rows.append((item.id, gloss, senses))
+        batch.computed.extend(computed)
+        batch.updates.extend(prepared.updates)
+        batch.history.extend(prepared.history)
 
     def flush(self) -> None:
         """Write the batch; item-languages a translator changed meanwhile are left for the next run."""
         batch, self.batch = self.batch, _Batch()
-        if not batch.states:
+        if not batch.computed:
             return
         repo = self.project.repo
-        prepared = repo.prepare_saves(batch.states, SYSTEM_USER, "prepopulate", batch.details, self.encoded)
         self.project.db.pause_for_other_writers()
         with self.project.db.write() as conn:
             current = repo.versions_of(conn, [item_id for item_id, _g, _s in batch.lexicon_rows])
-            fresh = [current.get((s.item_id, s.lang)) == s.version for s in batch.states]
+            fresh = [current.get((c.item_id, c.lang)) == c.version for c in batch.computed]
             if not all(fresh):
-                moved = [s for s, ok in zip(batch.states, fresh, strict=True) if not ok]
-                for state in moved:
+                for moved in (c for c, ok in zip(batch.computed, fresh, strict=True) if not ok):
                     self.report.skipped.append(
-                        Skipped(state.item_id, state.lang, "changed by someone during pre-population; run again")
+                        Skipped(moved.item_id, moved.lang, "changed by someone during pre-population; run again")
                     )
-                    self.report.warn_skipped(f"{state.item_id} [{state.lang}]: changed meanwhile; left to do")
-                batch.states = [s for s, ok in zip(batch.states, fresh, strict=True) if ok]
-                batch.details = [d for d, ok in zip(batch.details, fresh, strict=True) if ok]
-                batch.records = [r for r, ok in zip(batch.records, fresh, strict=True) if ok]
-                prepared = PreparedSaves(
-                    [u for u, ok in zip(prepared.updates, fresh, strict=True) if ok],
-                    [h for h, ok in zip(prepared.history, fresh, strict=True) if ok],
-                )
+                    self.report.warn_skipped(f"{moved.item_id} [{moved.lang}]: changed meanwhile; left to do")
+                batch.computed = [c for c, ok in zip(batch.computed, fresh, strict=True) if ok]
+                batch.updates = [u for u, ok in zip(batch.updates, fresh, strict=True) if ok]
+                batch.history = [h for h, ok in zip(batch.history, fresh, strict=True) if ok]
             repo.update_items_lexicon(conn, batch.lexicon_rows)
-            repo.apply_saves(conn, prepared)
-            suggestion_rows.put_records(
-                conn, [(s.item_id, s.lang, r) for s, r in zip(batch.states, batch.records, strict=True) if r]
-            )
-        if self.inventory.trim():
-            self.encoded.clear()  # the dropped sets' JSON: memory stays bounded
+            repo.apply_saves(conn, PreparedSaves(batch.updates, batch.history))
+            suggestion_rows.put_records(conn, [(c.item_id, c.lang, c.record) for c in batch.computed if c.record])
         self.report.items += len(batch.lexicon_rows)
-        self.report.item_languages += len(batch.states)
-        self.report.overlaps += sum(1 for s in batch.states if s.overlaps)
-        self.report.reopened += sum(1 for d in batch.details if "reopened_from" in d)
+        self.report.item_languages += len(batch.computed)
+        self.report.overlaps += sum(1 for c in batch.computed if c.overlaps)
+        self.report.reopened += sum(1 for c in batch.computed if c.reopened)
 
 
 def prepopulate(
