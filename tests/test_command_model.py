@@ -13,11 +13,11 @@ import pytest
 from conftest import dump
 from test_double_curation import ITEM, LANG, demo, demo_template, user  # noqa: F401  (fixtures)
 
-from annotator.domain import commands
+from annotator.domain import commands, workflow
 from annotator.domain.capabilities import capabilities
 from annotator.domain.commands import AcceptSuggestion, Address, Change, DismissSuggestion, Situation
 from annotator.domain.model import ItemLanguage, Side, Status
-from annotator.errors import ConflictError, PermissionDenied
+from annotator.errors import ConflictError, PermissionDenied, UserError
 from annotator.project import Project
 from annotator.services.curation import CurationService
 from annotator.services.double_curation import DoubleCurationService
@@ -33,11 +33,16 @@ class PutFirst:
 
 
 def put_first(s: Situation, c: PutFirst) -> Change:
+    """Its rule, written as the app's own are: the rights and the state from ``workflow``, a refusal in words."""
+    workflow.check_can_edit(s.user, s.current.lang)
+    workflow.check_editable(s.current, s.user)
     found = s.current.find(c.key)
-    assert found is not None
+    if found is None:
+        raise UserError(f"{c.key} is in neither list.")
     side, entry = found
-    rest = tuple(e for e in s.current.side(side) if e.key != c.key)
-    new = replace(s.current, **{side.value: (entry, *rest)})
+    first = (entry, *(e for e in s.current.side(side) if e.key != c.key))
+    moved = replace(s.current, good=first) if side is Side.GOOD else replace(s.current, bad=first)
+    new = replace(moved, status=workflow.status_after_edit(s.current))
     return Change(new, "put_first", {"candidate": c.key})
 
 
