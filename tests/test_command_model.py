@@ -129,6 +129,15 @@ def test_the_app_has_one_action_runner_and_no_page_restates_a_permission() -> No
                              text), path  # fmt: skip
         # no page decides who may reopen or edit: capabilities() does
         assert "status_by == user.name" not in text and "status_by != user.name" not in text, path
+        # nor who may resolve a DISCUSS item: the Resolve form is offered on ``capabilities().resolve`` alone
+        assert not re.search(r"Status\.\w+\b[^\n]*\bis_lead|\bis_lead\b[^\n]*Status\.", text), path
+        lines = text.splitlines()
+        for number, line in enumerate(lines):
+            if "render_resolve_form(" in line and "def render_resolve_form" not in line:
+                assert lines[number - 1].rstrip().endswith(".resolve:") or ".resolve:" in lines[number - 1], (
+                    path,
+                    number + 1,
+                )
     assert runners == ["actions.py"]
     services = Path(APP.parent, "services")
     defined = [p.name for p in services.glob("*.py") if re.search(r"def (handle|_change_copy)\(", p.read_text())]

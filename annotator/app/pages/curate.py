@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import streamlit as st
 
 from annotator.app import components, drafts, resolve, state, work_area
+from annotator.app.area_data import caps_of
 from annotator.app.guidelines import guidelines_button
 from annotator.domain.commands import Address
 from annotator.domain.languages import language_label
@@ -264,7 +265,7 @@ def item_area(owner: str) -> None:
         "advance_key": ADVANCE_KEY,
     }
     work_area.render(view, user, work_area.Place(Address(current, lang), prefix, nav, HOOKS))
-    if view.state.status is Status.DISCUSS and user.is_lead:
+    if caps_of(view, user).resolve:  # the domain's answer, as the work area's buttons have it
         resolve.render_resolve_form(view, prefix)
     drafts.remember(owner, REMEMBERED_KEYS)
 
