@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from annotator.domain.model import TARGET_POS, Item
 
@@ -42,20 +43,34 @@ class DatasetCounts:
         return [[row, *(getattr(col, row) for col in self.columns.values())] for row in ROWS]
 
 
-def _column(items: list[Item]) -> CountColumn:
+class CountedItem(NamedTuple):
+    """What Table 1 counts of an item: its id, λ (lemma and POS) and σ."""
+
+    id: str
+    lemma: str
+    pos: str
+    synset: str
+
+
+def _column(items: list[CountedItem]) -> CountColumn:
     return CountColumn(
         items=len({item.id for item in items}),
-        lemmas=len({item.target.lemma.casefold() for item in items}),
+        lemmas=len({item.lemma.casefold() for item in items}),
         synsets=len({item.synset for item in items}),
     )
 
 
 def dataset_counts(items: Iterable[Item]) -> DatasetCounts:
     """Counts for all items, NOUN and VERB always, then any other POS present (ADJ, ADV, in UPOS order)."""
+    return counts_of(CountedItem(item.id, item.target.lemma, item.target.pos, item.synset) for item in items)
+
+
+def counts_of(items: Iterable[CountedItem]) -> DatasetCounts:
+    """``dataset_counts`` over the counted fields only (the export keeps its items as plain rows, not ``Item``s)."""
     items = list(items)
-    by_pos: dict[str, list[Item]] = {}
+    by_pos: dict[str, list[CountedItem]] = {}
     for item in items:
-        by_pos.setdefault(item.target.pos, []).append(item)
+        by_pos.setdefault(item.pos, []).append(item)
     order = [*ALWAYS_SHOWN, *(p for p in TARGET_POS if p not in ALWAYS_SHOWN and p in by_pos)]
     order += sorted(p for p in by_pos if p not in order)
     columns = {ALL: _column(items)}

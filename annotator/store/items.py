@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, bindparam, func, or_, select
 
@@ -46,6 +46,15 @@ ITEM_COLUMNS = tuple(
 )
 
 
+def senses_from_json(raw: str) -> tuple[SenseEntry, ...]:
+    """Ω(λ) as stored; ``[]`` until pre-population fetched it."""
+    if raw == "[]":  # not pre-populated yet
+        return ()
+    return tuple(
+        SenseEntry(d["synset"], d["rank"], d.get("gloss", ""), d.get("wordnet_sense_number")) for d in json.loads(raw)
+    )
+
+
 def item_from_row(row: Sequence[Any]) -> Item:
     """An item from a row of ``select(*ITEM_COLUMNS)``."""
     (
@@ -71,16 +80,53 @@ def item_from_row(row: Sequence[Any]) -> Item:
         synset=synset,
         source=source,
         gloss=gloss,
-        senses=()
-        if senses == "[]"  # not pre-populated yet
-        else tuple(
-            SenseEntry(d["synset"], d["rank"], d.get("gloss", ""), d.get("wordnet_sense_number"))
-            for d in json.loads(senses)
-        ),
+        senses=senses_from_json(senses),
         filter_failures=strings_from_json(filter_failures),
         excluded=bool(excluded),
         domain=domain or "",
     )
+
+
+class ItemRow(NamedTuple):
+    """An item for bulk reads that keep the whole project in memory (export, statistics): only strings, numbers
+    and tuples of strings, with Ω(λ) left as its stored JSON text. ``iter_item_rows`` yields the same fields as a
+    plain tuple (``ItemValues``), which Python's cyclic garbage collector stops tracking (it untracks only exact
+    tuples, never a NamedTuple instance, nor an ``Item``, about nine tracked objects); ``ItemRow(*values)`` names
+    them where a reader wants names, and ``item()`` builds the ``Item`` for one row at a time."""
+
+    id: str
+    sentence: str
+    target_text: str
+    target_start: int
+    target_end: int
+    lemma: str
+    pos: str
+    synset: str
+    source: str
+    gloss: str
+    #: Ω(λ) as stored (JSON text).
+    senses: str
+    filter_failures: tuple[str, ...]
+    excluded: bool
+    domain: str
+
+    def item(self) -> Item:
+        return Item(
+            id=self.id,
+            sentence=self.sentence,
+            target=Target(self.target_text, self.target_start, self.target_end, self.lemma, self.pos),
+            synset=self.synset,
+            source=self.source,
+            gloss=self.gloss,
+            senses=senses_from_json(self.senses),
+            filter_failures=self.filter_failures,
+            excluded=self.excluded,
+            domain=self.domain,
+        )
+
+
+#: An ``ItemRow``'s fields as a plain tuple (see ``ItemRow``).
+ItemValues = tuple[str, str, str, int, int, str, str, str, str, str, str, tuple[str, ...], bool, str]
 
 
 class ItemRecords:
@@ -235,6 +281,45 @@ class ItemRecords:
             query = query.limit(limit)
         for row in conn.execute(query):
             yield item_from_row(row)
+
+    def iter_item_rows(self, conn: Connection) -> Iterator[ItemValues]:
+        """Every item as the fields of an ``ItemRow`` in a plain tuple, in import order (bulk reads: export,
+        statistics)."""
+        it = schema.items
+        query = select(*ITEM_COLUMNS).where(visible(it)).order_by(it.c.position)
+        for row in conn.execute(query):
+            (
+                item_id,
+                sentence,
+                text,
+                start,
+                end,
+                lemma,
+                pos,
+                synset,
+                source,
+                gloss,
+                senses,
+                failures,
+                excluded,
+                domain,
+            ) = row
+            yield (
+                item_id,
+                sentence,
+                text,
+                start,
+                end,
+                lemma,
+                pos,
+                synset,
+                source,
+                gloss,
+                senses,
+                strings_from_json(failures),
+                bool(excluded),
+                domain or "",
+            )
 
     def count_items(self, conn: Connection) -> int:
         it = schema.items
