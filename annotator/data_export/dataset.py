@@ -196,7 +196,7 @@ def _dataset_lines(selection: Selection, progress: ProgressCallback) -> Iterator
                 for state in exported.states
                 if (item.id, state.lang) in selection.copies
             }
-        yield (dataset_line(item.item(), exported.states, annotators) + "\n").encode("utf-8")
+        yield (dataset_line(item, exported.states, annotators) + "\n").encode("utf-8")
         progress(done, total, DATASET_FILE)
 
 

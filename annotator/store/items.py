@@ -46,15 +46,6 @@ ITEM_COLUMNS = tuple(
 )
 
 
-def senses_from_json(raw: str) -> tuple[SenseEntry, ...]:
-    """Ω(λ) as stored; ``[]`` until pre-population fetched it."""
-    if raw == "[]":  # not pre-populated yet
-        return ()
-    return tuple(
-        SenseEntry(d["synset"], d["rank"], d.get("gloss", ""), d.get("wordnet_sense_number")) for d in json.loads(raw)
-    )
-
-
 def item_from_row(row: Sequence[Any]) -> Item:
     """An item from a row of ``select(*ITEM_COLUMNS)``."""
     (
@@ -80,7 +71,12 @@ def item_from_row(row: Sequence[Any]) -> Item:
         synset=synset,
         source=source,
         gloss=gloss,
-        senses=senses_from_json(senses),
+        senses=()
+        if senses == "[]"  # not pre-populated yet
+        else tuple(
+            SenseEntry(d["synset"], d["rank"], d.get("gloss", ""), d.get("wordnet_sense_number"))
+            for d in json.loads(senses)
+        ),
         filter_failures=strings_from_json(filter_failures),
         excluded=bool(excluded),
         domain=domain or "",
@@ -92,7 +88,7 @@ class ItemRow(NamedTuple):
     and tuples of strings, with Ω(λ) left as its stored JSON text. ``iter_item_rows`` yields the same fields as a
     plain tuple (``ItemValues``), which Python's cyclic garbage collector stops tracking (it untracks only exact
     tuples, never a NamedTuple instance, nor an ``Item``, about nine tracked objects); ``ItemRow(*values)`` names
-    them where a reader wants names, and ``item()`` builds the ``Item`` for one row at a time."""
+    them where a reader wants names."""
 
     id: str
     sentence: str
@@ -109,20 +105,6 @@ class ItemRow(NamedTuple):
     filter_failures: tuple[str, ...]
     excluded: bool
     domain: str
-
-    def item(self) -> Item:
-        return Item(
-            id=self.id,
-            sentence=self.sentence,
-            target=Target(self.target_text, self.target_start, self.target_end, self.lemma, self.pos),
-            synset=self.synset,
-            source=self.source,
-            gloss=self.gloss,
-            senses=senses_from_json(self.senses),
-            filter_failures=self.filter_failures,
-            excluded=self.excluded,
-            domain=self.domain,
-        )
 
 
 #: An ``ItemRow``'s fields as a plain tuple (see ``ItemRow``).
@@ -287,39 +269,8 @@ class ItemRecords:
         statistics)."""
         it = schema.items
         query = select(*ITEM_COLUMNS).where(visible(it)).order_by(it.c.position)
-        for row in conn.execute(query):
-            (
-                item_id,
-                sentence,
-                text,
-                start,
-                end,
-                lemma,
-                pos,
-                synset,
-                source,
-                gloss,
-                senses,
-                failures,
-                excluded,
-                domain,
-            ) = row
-            yield (
-                item_id,
-                sentence,
-                text,
-                start,
-                end,
-                lemma,
-                pos,
-                synset,
-                source,
-                gloss,
-                senses,
-                strings_from_json(failures),
-                bool(excluded),
-                domain or "",
-            )
+        for row in conn.execute(query):  # the stored columns as they are, but the three item_from_row decodes
+            yield (*row[:11], strings_from_json(row[11]), bool(row[12]), row[13] or "")
 
     def count_items(self, conn: Connection) -> int:
         it = schema.items
