@@ -6,11 +6,11 @@ with ``include_incomplete``. The refinement statistics cover every done item-lan
 whatever the options. Pure apart from ``load_project_data`` / ``collect``, so the rules are tested without files.
 
 Data layout: the snapshot and the selection hold the whole project for the export's run (a 10,000-item project is
-60,000 rows), so every row they keep is a tuple of strings and numbers (``ItemRow``, ``CandidateSetsRow``,
-``ExportedItem``…), never a dataclass, an enum member, a dict or a list per row. Python's cyclic garbage collector
-stops tracking such tuples at its first look; with dataclass rows its full collections walked the whole project
-again and again, a third of the export's time (10,000 items × 5 languages, one core: 46285f4, which paused the
-collector, 1.45 s wall / 1.39 s CPU; dataclass rows without the pause 2.05 s / 2.00 s; these rows 1.45 s / 1.40 s).
+60,000 rows), so every row they keep is a plain tuple of strings and numbers (the fields of ``ItemRow`` and
+``CandidateSetsRow``), never a dataclass, an enum member, a NamedTuple instance, a dict or a list per row: Python's
+cyclic garbage collector stops tracking an exact tuple of such values at its first look, but walked the 300,000
+objects of dataclass rows at each of its full collections, a third of the export's time. Readers get NamedTuple
+views (``Rows``), built per access so they die young. Figures in ``dataset.py``'s ``_export``.
 """
 
 from __future__ import annotations
@@ -66,19 +66,18 @@ class ExportOptions:
 
 #: Where ``select`` reads the fields it tests in the plain tuples (``ItemRow`` and ``CandidateSetsRow`` order).
 _ID: Final = 0
+_LEMMA: Final = 5
+_POS: Final = 6
 _SYNSET: Final = 7
 _EXCLUDED: Final = 12
 _LANG: Final = 1
 _STATUS: Final = 2
 _GOOD: Final = 3
 _INITIAL_GOOD: Final = 5
-assert (ItemRow._fields[_ID], ItemRow._fields[_SYNSET], ItemRow._fields[_EXCLUDED]) == ("id", "synset", "excluded")
-assert [CandidateSetsRow._fields[i] for i in (_LANG, _STATUS, _GOOD, _INITIAL_GOOD)] == [
-    "lang",
-    "status",
-    "good",
-    "initial_good",
-]
+assert (ItemRow._fields[_ID], ItemRow._fields[_LEMMA], ItemRow._fields[_POS]) == ("id", "lemma", "pos")
+assert (ItemRow._fields[_SYNSET], ItemRow._fields[_EXCLUDED]) == ("synset", "excluded")
+assert (CandidateSetsRow._fields[_LANG], CandidateSetsRow._fields[_STATUS]) == ("lang", "status")
+assert (CandidateSetsRow._fields[_GOOD], CandidateSetsRow._fields[_INITIAL_GOOD]) == ("good", "initial_good")
 
 
 @dataclass(frozen=True)
@@ -249,7 +248,8 @@ class Selection:
             yield RefinementRecord(item_id, lang, synset, frozenset(initial), frozenset(final))
 
     def counts(self) -> DatasetCounts:
-        return counts_of(CountedItem(e.item.id, e.item.lemma, e.item.pos, e.item.synset) for e in self.items)
+        values = self.items.values
+        return counts_of(CountedItem(item[_ID], item[_LEMMA], item[_POS], item[_SYNSET]) for item, _states in values)
 
 
 def select(data: ProjectData, options: ExportOptions) -> Selection:
