@@ -157,21 +157,25 @@ def language_refinement(lang: str, records: Sequence[RefinementRecord]) -> Langu
 
 def _language_sums(lang: str, records: Sequence[_Reduced]) -> LanguageRefinement:
     added = removed = final = initial = 0
-    by_synset: dict[str, list[_Reduced]] = {}
+    first_seen: dict[str, int] = {}  # σ -> the order it first appears in (a dict of strings and ints: untracked)
     for record in records:
         _item_id, synset, final_good, initial_good, record_added, record_removed = record
         final += len(final_good)
         initial += initial_good
         added += record_added
         removed += record_removed
-        by_synset.setdefault(synset, []).append(record)
+        first_seen.setdefault(synset, len(first_seen))
     pairs = identical = 0
     jaccard_sum = 0.0
-    for group in by_synset.values():
-        if len(group) < 2:
+    # The records of each σ together, the σs in the order they first appear and each σ's items by id: the order the
+    # Jaccard sum is added up in (floating point). Sorting one list, not a list per σ, keeps no container per σ.
+    ranked = sorted(records, key=lambda r: (first_seen[r[1]], r[0]))
+    for _synset, group in itertools.groupby(ranked, key=lambda r: r[1]):
+        finals = [record[2] for record in group]
+        if len(finals) < 2:
             continue
         # One record per item: unordered pairs of distinct items with the same σ.
-        members = [(record[2], frozenset(record[2])) for record in sorted(group, key=lambda r: r[0])]
+        members = [(final_good, frozenset(final_good)) for final_good in finals]
         for (final_a, set_a), (final_b, set_b) in itertools.combinations(members, 2):
             pairs += 1
             identical += final_a == final_b
