@@ -10,7 +10,9 @@ Data layout: the snapshot and the selection hold the whole project for the expor
 ``CandidateSetsRow``), never a dataclass, an enum member, a NamedTuple instance, a dict or a list per row: Python's
 cyclic garbage collector stops tracking an exact tuple of such values at its first look, but walked the 300,000
 objects of dataclass rows at each of its full collections, a third of the export's time. Readers get NamedTuple
-views (``Rows``), built per access so they die young. Figures in ``dataset.py``'s ``_export``.
+views (``Rows``), built per access so they die young. ``bench_export.py``, 10,000 items × 5 languages, CPU time
+on one core: 46285f4 (which paused the collector) 1.41 s, dataclass rows without the pause 2.0 s, these rows 1.34 s;
+100,000 items: 46285f4 14.9 s, these rows 13.8 s.
 """
 
 from __future__ import annotations
