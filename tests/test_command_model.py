@@ -13,11 +13,11 @@ import pytest
 from conftest import dump
 from test_double_curation import ITEM, LANG, demo, demo_template, user  # noqa: F401  (fixtures)
 
-from annotator.domain import commands
+from annotator.domain import commands, workflow
 from annotator.domain.capabilities import capabilities
 from annotator.domain.commands import AcceptSuggestion, Address, Change, DismissSuggestion, Situation
 from annotator.domain.model import ItemLanguage, Side, Status
-from annotator.errors import ConflictError, PermissionDenied
+from annotator.errors import ConflictError, PermissionDenied, UserError
 from annotator.project import Project
 from annotator.services.curation import CurationService
 from annotator.services.double_curation import DoubleCurationService
@@ -33,11 +33,16 @@ class PutFirst:
 
 
 def put_first(s: Situation, c: PutFirst) -> Change:
+    """Its rule, written as the app's own are: the rights and the state from ``workflow``, a refusal in words."""
+    workflow.check_can_edit(s.user, s.current.lang)
+    workflow.check_editable(s.current, s.user)
     found = s.current.find(c.key)
-    assert found is not None
+    if found is None:
+        raise UserError(f"{c.key} is in neither list.")
     side, entry = found
-    rest = tuple(e for e in s.current.side(side) if e.key != c.key)
-    new = replace(s.current, **{side.value: (entry, *rest)})
+    first = (entry, *(e for e in s.current.side(side) if e.key != c.key))
+    moved = replace(s.current, good=first) if side is Side.GOOD else replace(s.current, bad=first)
+    new = replace(moved, status=workflow.status_after_edit(s.current))
     return Change(new, "put_first", {"candidate": c.key})
 
 
@@ -124,6 +129,15 @@ def test_the_app_has_one_action_runner_and_no_page_restates_a_permission() -> No
                              text), path  # fmt: skip
         # no page decides who may reopen or edit: capabilities() does
         assert "status_by == user.name" not in text and "status_by != user.name" not in text, path
+        # nor who may resolve a DISCUSS item: the Resolve form is offered on ``capabilities().resolve`` alone
+        assert not re.search(r"Status\.\w+\b[^\n]*\bis_lead|\bis_lead\b[^\n]*Status\.", text), path
+        lines = text.splitlines()
+        for number, line in enumerate(lines):
+            if "render_resolve_form(" in line and "def render_resolve_form" not in line:
+                assert lines[number - 1].rstrip().endswith(".resolve:") or ".resolve:" in lines[number - 1], (
+                    path,
+                    number + 1,
+                )
     assert runners == ["actions.py"]
     services = Path(APP.parent, "services")
     defined = [p.name for p in services.glob("*.py") if re.search(r"def (handle|_change_copy)\(", p.read_text())]

@@ -369,21 +369,21 @@ def test_an_item_the_lexicon_cannot_serve_is_skipped_by_name_and_the_rest_is_don
 def test_dropping_the_kept_answers_between_batches_changes_no_set(
     loaded: Project, lexicon: SnapshotLexicon, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past SETS_KEPT derived answers, G0/B0 are dropped and recomputed from the kept synset records (memory stays
-    bounded at 100,000 items): every set is the same as without the drop."""
+    """G0/B0 are kept encoded per (σ, λ, language) for the items sharing them; past SETS_KEPT they are dropped and
+    derived again from the kept synset records (memory stays bounded at 100,000 items): every set is the same."""
     import annotator.services.prepopulate as prepopulate_module
 
     inventory = prepopulate_module.SenseInventory(lexicon, ("IT", "DE"))
     item = import_row_item(loaded, "drink")
     senses = inventory.senses(item.target.lemma, item.target.pos)
     allowed = lambda source: True  # noqa: E731
-    before = inventory.initial_sets(item, senses, "IT", allowed)
+    before = inventory.encoded_sets(item, senses, "IT", allowed)
+    assert before == prepopulate_module.EncodedSets.of(inventory.initial_sets(item, senses, "IT", allowed))
     monkeypatch.setattr(prepopulate_module, "SETS_KEPT", 0)
     assert inventory.trim() is True and inventory.trim() is False  # dropped once; nothing left to drop
-    after = inventory.initial_sets(item, senses, "IT", allowed)
-    assert after == before and after is not before  # recomputed, equal
+    assert inventory.encoded_sets(item, senses, "IT", allowed) == before  # derived again, equal
 
-    monkeypatch.setattr(prepopulate_module, "BATCH_SIZE", 1)  # a drop after every item
+    monkeypatch.setattr(prepopulate_module, "BATCH_SIZE", 1)  # a write after every item
     report = prepopulate(loaded, lexicon=lexicon)
     assert report.items == 4 and report.item_languages == 20
     for item_id in ("drink", "drink-2"):

@@ -117,6 +117,16 @@ def test_prepared_saves_encode_a_shared_candidate_list_once() -> None:
     assert len(encoded) == 2  # the shared tuple and the empty one, each encoded once
 
 
+def test_prepared_saves_take_lists_already_encoded_in_place_of_the_states_own() -> None:
+    """Pre-population keeps G0/B0 encoded: given per state by column, they are written as given, the rest encoded."""
+    states = [ItemLanguage("a", "IT", Status.PENDING, 0, GOOD), ItemLanguage("b", "IT", Status.PENDING, 0, GOOD)]
+    given = [{"initial_good": '["given"]', "good": '["given good"]'}, {}]
+    prepared = ItemLanguageRecords.prepare_saves(states, "system", "prepopulate", [{}, {}], encoded_lists=given)
+    first, second = prepared.updates
+    assert (first["initial_good"], first["good"], first["bad"]) == ('["given"]', '["given good"]', "[]")
+    assert (second["initial_good"], second["good"]) == ("[]", candidates_to_json(GOOD))
+
+
 def test_bulk_reads_cover_many_items_in_order_and_hide_a_running_import(project: Project) -> None:
     ids = [f"i{n:04d}" for n in range(600)]  # more than one IN (...) chunk
     add_items(project, [item(i) for i in ids], langs=("IT", "DE"))

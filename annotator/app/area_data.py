@@ -141,7 +141,7 @@ def _notices(view: ItemView, user: User, caps: Capabilities) -> list[dict[str, s
     if il.status is Status.DISCUSS:
         who = il.status_by or "?"
         notices.append(("warning", f"DISCUSS ({who}): {il.discuss_note}" if il.discuss_note else f"DISCUSS ({who})"))
-        if not user.is_lead and view.copy_statuses is None:
+        if not caps.resolve and view.copy_statuses is None:
             notices.append(("info", "A lead will resolve it; you can add to the comments below."))
     if il.status is Status.DISCARDED:
         reason = components.REASON_NAME.get(il.discard_reason, "?") if il.discard_reason else "?"

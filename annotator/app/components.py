@@ -87,16 +87,16 @@ def moved_progress(was: Status | None, result: Any) -> None:
     showed is known, the counts are moved by one instead of dropped, so the next run need not re-read them (the
     add → row path is timed, SPEC issue 8); otherwise they are dropped and re-read.
     """
-    cached = st.session_state.get(state.PROGRESS_KEY)
-    if was is None or not isinstance(result, ItemLanguage) or not cached or cached[0] != result.lang:
+    cached: state.ProgressCache | None = st.session_state.get(state.PROGRESS_KEY)
+    if was is None or not isinstance(result, ItemLanguage) or not cached or cached.lang != result.lang:
         st.session_state.pop(state.PROGRESS_KEY, None)
         return
     if result.status is was:
         return
-    counts = dict(cached[2])
+    counts = dict(cached.counts)
     counts[was.value] = max(counts.get(was.value, 0) - 1, 0)
     counts[result.status.value] = counts.get(result.status.value, 0) + 1
-    st.session_state[state.PROGRESS_KEY] = (cached[0], cached[1], counts)
+    st.session_state[state.PROGRESS_KEY] = cached._replace(counts=counts)
 
 
 # --- the item card ---------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from annotator.app.safe_text import md
 from annotator.errors import UserError
 from annotator.services import accounts
 
-#: Session key of the change page's last outcome: ("error" | "success", message).
+#: Session key of the change page's last outcome (a ``state.Outcome``).
 OUTCOME_KEY = "password_outcome"
 PAGE_FILE = Path(__file__).resolve().parent / "pages" / "password.py"
 URL_PATH = "password"
@@ -47,7 +47,7 @@ def replace_one_time() -> None:
         new = _new_password("forced_new", "forced_repeat")
         state.remember_login(accounts.replace_one_time_password(state.get_project(), session, new))
     except UserError as error:
-        st.session_state[OUTCOME_KEY] = ("error", str(error))
+        st.session_state[OUTCOME_KEY] = state.Outcome("error", str(error))
         return
     finally:
         _clear("forced_new", "forced_repeat")
@@ -63,9 +63,9 @@ def forced_change(user_name: str) -> None:
         "one-time password stops working once you have.",
         icon=":material/key:",
     )
-    outcome = st.session_state.pop(OUTCOME_KEY, None)
+    outcome: state.Outcome | None = st.session_state.pop(OUTCOME_KEY, None)
     if outcome is not None:
-        st.error(md(outcome[1]))
+        st.error(md(outcome.message))
     with st.form("forced_password", border=True, width=420):
         st.text_input("New password", type="password", key="forced_new", autocomplete="new-password", help=RULES)
         st.text_input("Repeat new password", type="password", key="forced_repeat", autocomplete="new-password")
@@ -84,11 +84,11 @@ def change_own() -> None:
         project = state.get_project()
         state.remember_login(accounts.change_password(project, session, current, new, state.client_address()))
     except UserError as error:
-        st.session_state[OUTCOME_KEY] = ("error", str(error))
+        st.session_state[OUTCOME_KEY] = state.Outcome("error", str(error))
         return
     finally:
         _clear("own_current", "own_new", "own_repeat")
-    st.session_state[OUTCOME_KEY] = (
+    st.session_state[OUTCOME_KEY] = state.Outcome(
         "success",
         "Password changed. Your other sessions (other browsers and devices) have ended.",
     )
@@ -97,9 +97,9 @@ def change_own() -> None:
 def render_change() -> None:
     """The "Change password" page: anyone logged in with a user name and password changes their own."""
     st.header(TITLE)
-    outcome = st.session_state.pop(OUTCOME_KEY, None)
+    outcome: state.Outcome | None = st.session_state.pop(OUTCOME_KEY, None)
     if outcome is not None:
-        (st.error if outcome[0] == "error" else st.success)(md(outcome[1]))
+        (st.error if outcome.kind == "error" else st.success)(md(outcome.message))
     if state.login_session() is None:
         st.info("This project has no accounts yet, so there is no password to change.")
         return

@@ -11,6 +11,7 @@ import io
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 import streamlit as st
 
@@ -22,8 +23,18 @@ from annotator.domain.licences import OTHER, publishable_ids
 from annotator.errors import UserError
 from annotator.project import Project
 
-#: Session key of the prepared zip: (file name, bytes, one line saying what it holds).
+#: Session key of the prepared zip (a ``PreparedZip``).
 PREPARED = "publish_prepared"
+
+
+class PreparedZip(NamedTuple):
+    """The zip made by Prepare, kept for its download button: file name, bytes, one line saying what it holds."""
+
+    file_name: str
+    data: bytes
+    summary: str
+
+
 MOST_OPEN = "the most open licence the sources allow"
 
 
@@ -72,7 +83,7 @@ def _prepare(project: Project, name: str, licence: str | None, include_incomplet
         data = zip_folder(result.path)
     bar.empty()
     rows = ", ".join(f"{config}: {n}" for config, n in result.rows.items())
-    st.session_state[PREPARED] = ("dataset.zip", data, f"Licence {result.licence}; rows {rows}.")
+    st.session_state[PREPARED] = PreparedZip("dataset.zip", data, f"Licence {result.licence}; rows {rows}.")
 
 
 def render_publish(project: Project, include_incomplete: bool) -> None:
@@ -92,14 +103,14 @@ def render_publish(project: Project, include_incomplete: bool) -> None:
         prepare = st.form_submit_button("Prepare the dataset folder", key="publish_prepare")
     if prepare:
         _prepare(project, name, None if choice == MOST_OPEN else choice, include_incomplete)
-    prepared = st.session_state.get(PREPARED)
+    prepared: PreparedZip | None = st.session_state.get(PREPARED)
     if prepared:
-        file_name, data, summary = prepared
-        st.caption(md(summary))
+        data = prepared.data
+        st.caption(md(prepared.summary))
         st.download_button(
             "Download the dataset folder (.zip)",
             data=guarded_file(lambda: data, lead=True),  # an ended session gets no byte of it
-            file_name=file_name,
+            file_name=prepared.file_name,
             mime="application/zip",
             key="publish_download",
             on_click="ignore",  # the bytes are ready: downloading needs no rerun of the page

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import ParamSpec
+from typing import NamedTuple, ParamSpec
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -37,8 +37,25 @@ COOKIE_PENDING_KEY = "auth_cookie_pending"
 COOKIE_TRIED_KEY = "auth_cookie_tried"
 #: Session key of the messages to show once, at the top of the next render.
 FLASH_KEY = "flash_messages"
-#: Session key of the cached progress counts; any saved change drops it.
+#: Session key of the cached progress counts (a ``ProgressCache``); any saved change drops it.
 PROGRESS_KEY = "progress_counts"
+
+
+class ProgressCache(NamedTuple):
+    """A language's status counts as the session keeps them between runs, and when they were read."""
+
+    lang: str
+    read_at: float  # time.monotonic()
+    counts: dict[str, int]
+
+
+class Outcome(NamedTuple):
+    """An action's result kept in the session for the next run to show: ``kind`` "error" or "success"."""
+
+    kind: str
+    message: str
+    #: A one-time password to show once (People), else None.
+    password: str | None = None
 
 
 _page_run = threading.local()

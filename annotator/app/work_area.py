@@ -41,7 +41,7 @@ from annotator.lexicon.base import LexiconError
 from annotator.services import wordnet_hints
 from annotator.services.curation import ItemView
 
-__all__ = ["EVAL_KEY", "Hooks", "Place", "render"]  # pages use work_area.Hooks / Place / EVAL_KEY
+__all__ = ["EVAL_KEY", "HANDLERS", "Hooks", "Place", "render", "save"]  # pages use work_area.Hooks / Place / EVAL_KEY
 
 
 def render(view: ItemView, user: User, place: Place) -> None:
@@ -61,7 +61,7 @@ def say(kind: str, text: str, where: str, focus: str | None = None, **extra: Any
     }  # fmt: skip
 
 
-def _save(
+def save(
     here: Shown,
     event: Event,
     command: Command,
@@ -72,7 +72,8 @@ def _save(
     **extra: Any,
 ) -> ItemLanguage | None:
     """Run one command through the one action runner; say what happened where the user looks. A refusal keeps
-    what they typed (the element clears a box only on success)."""
+    what they typed (the element clears a box only on success). Public: a handler in ``HANDLERS`` is a call of this,
+    so a new kind of change the element sends needs no page's code (``tests/test_command_model_pages.py``)."""
     was = here.status if here.version == event.version else None
     outcome = actions.run(here.place.address, command, event.version, was)
     if outcome.saved is None:
@@ -115,12 +116,12 @@ def _on_add(here: Shown, user: User, event: Event) -> None:
     lines = event.text.splitlines()
     if event.type == "add_many":
         count = sum(1 for line in lines if line.strip())
-        saved = _save(
+        saved = save(
             here, event, commands.AddCandidates(to, tuple(lines)), f"Added {count} candidates to {side}.", name,
             clear={"field": f"bulk_{name}", "text": event.text},
         )  # fmt: skip
     else:
-        saved = _save(
+        saved = save(
             here, event, commands.AddCandidate(to, event.text), lambda s: f"Added {s.side(to)[-1].format()} to {side}.",
             name, clear={"field": name, "text": event.text},
         )  # fmt: skip
@@ -135,18 +136,18 @@ def _on_row(here: Shown, user: User, event: Event) -> None:
     where = side.value if side is not None else "card"
     if event.type == "move":
         to = (Side.BAD if side is Side.GOOD else Side.GOOD) if side is not None else None
-        _save(
+        save(
             here, event, commands.MoveCandidate(event.key, to),
             lambda s: f"Moved {name} to {components.SIDE_NAME[(s.find(event.key) or (Side.GOOD, None))[0]]}.",
             where, "cursor",
         )  # fmt: skip
     else:
         from_side = components.SIDE_NAME[side] if side is not None else "the lists"
-        _save(here, event, commands.RemoveCandidate(event.key), f"Removed {name} from {from_side}.", where, "cursor")
+        save(here, event, commands.RemoveCandidate(event.key), f"Removed {name} from {from_side}.", where, "cursor")
 
 
 def _on_done(here: Shown, user: User, event: Event) -> None:
-    _save(
+    save(
         here, event, commands.MarkDone(), f"Marked {event.item} done. Undo (u) takes it back.", "card", "first",
         after=_left_behind(here, event, "Done", "first"),
     )  # fmt: skip
@@ -156,7 +157,7 @@ def _on_discuss(here: Shown, user: User, event: Event) -> None:
     if not event.text.strip():  # the service refuses it too; saying so here avoids a pointless round trip
         say("error", "DISCUSS needs a note saying what a lead should look at.", "discuss")
         return
-    _save(
+    save(
         here, event, commands.FlagDiscuss(event.text), f"Flagged {event.item} DISCUSS for a lead.", "card", "area",
         after=_left_behind(here, event, "DISCUSS flag"), close="discuss", scope=here.place.prefix,
     )  # fmt: skip
@@ -165,7 +166,7 @@ def _on_discuss(here: Shown, user: User, event: Event) -> None:
 def _on_discard(here: Shown, user: User, event: Event) -> None:
     reason = DiscardReason(event.reason) if event.reason else None
     note = f" — {event.text.strip()}" if event.text.strip() else ""
-    _save(
+    save(
         here, event, commands.Discard(reason, event.text),
         f"Discarded {event.item}: {components.REASON_NAME[reason] if reason else ''}{note}. Undo (u) takes it back.",
         "card", "area", after=_left_behind(here, event, "Discard"), close="discard", scope=here.place.prefix,
@@ -173,7 +174,7 @@ def _on_discard(here: Shown, user: User, event: Event) -> None:
 
 
 def _on_reopen(here: Shown, user: User, event: Event) -> None:
-    _save(
+    save(
         here, event, commands.Reopen(), f"Reopened {event.item}: edit it, then Done.", "card", "area",
         after=here.place.hooks.changed,
     )  # fmt: skip
@@ -199,7 +200,7 @@ def _on_undo(here: Shown, user: User, event: Event) -> None:
         if item != event.item:  # show the item the undo changed
             here.place.hooks.show(item)
 
-    _save(where, Event(event.type, item, lang, version, event.seq), commands.Undo(), message, "card", "area",
+    save(where, Event(event.type, item, lang, version, event.seq), commands.Undo(), message, "card", "area",
           after=back)  # fmt: skip
 
 
@@ -210,7 +211,7 @@ def _on_step(here: Shown, _user: User, event: Event) -> None:
 
 
 def _on_comment(here: Shown, user: User, event: Event) -> None:
-    _save(here, event, commands.PostComment(event.text), "Comment added.", "comment",
+    save(here, event, commands.PostComment(event.text), "Comment added.", "comment",
           clear={"field": "comment", "text": event.text})  # fmt: skip
 
 
@@ -252,7 +253,7 @@ def _on_accept(here: Shown, user: User, event: Event) -> None:
     if event.side is None:  # parse_event gives every accept a side; a page bug, not the user's
         raise ValueError(f"an accept event without a side: {event!r}")
     side = components.SIDE_NAME[event.side]
-    _save(
+    save(
         here, event, commands.AcceptSuggestion(event.side, event.text),
         lambda s: f"{event.text} is now in {side}.", "suggestions", "cursor",
     )  # fmt: skip
@@ -262,7 +263,7 @@ def _on_dismiss(here: Shown, user: User, event: Event) -> None:
     """A suggestion turned down: not offered to this user on this item-language again."""
     if event.side is None:
         raise ValueError(f"a dismiss event without a side: {event!r}")
-    _save(
+    save(
         here, event, commands.DismissSuggestion(event.side, event.text),
         f"Dismissed {event.text}: it will not be suggested to you here again.", "suggestions", "cursor",
     )  # fmt: skip

@@ -4,7 +4,7 @@ optimistic locking; each save appends its ``history`` row in the same transactio
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -288,11 +288,14 @@ class ItemLanguageRecords:
         action: str,
         details: Sequence[dict[str, Any]],
         encoded: dict[tuple[CandidateEntry, ...], str] | None = None,
+        encoded_lists: Sequence[Mapping[str, str]] | None = None,
     ) -> PreparedSaves:
         """Encode a batch of saves before taking the write lock, so the transaction only runs the statements.
 
-        Pre-populated sets are shared by many item-languages (one tuple per synset and language), so each
-        distinct tuple is encoded once; a caller running many batches passes one ``encoded`` cache to all.
+        A candidate tuple shared by many states is encoded once (a caller running many batches may pass one
+        ``encoded`` cache to all). ``encoded_lists``, per state, gives lists already encoded as stored by column
+        (``good``, ``bad``, ``initial_good``, ``initial_bad``), which then replace the state's own: pre-population
+        keeps its G0/B0 encoded, never as candidate objects.
         """
         at = utc_now()
         encoded = {} if encoded is None else encoded
@@ -317,14 +320,15 @@ class ItemLanguageRecords:
             return hit
 
         updates, entries = [], []
-        for state, detail in zip(states, details, strict=True):
+        given = encoded_lists if encoded_lists is not None else [{}] * len(states)
+        for state, detail, lists in zip(states, details, given, strict=True):
             version = state.version + 1
             params = {
                 "status": state.status.value,
-                "good": encode(state.good),
-                "bad": encode(state.bad),
-                "initial_good": encode(state.initial_good),
-                "initial_bad": encode(state.initial_bad),
+                "good": lists.get("good") or encode(state.good),
+                "bad": lists.get("bad") or encode(state.bad),
+                "initial_good": lists.get("initial_good") or encode(state.initial_good),
+                "initial_bad": lists.get("initial_bad") or encode(state.initial_bad),
                 "overlaps": dumps(list(state.overlaps)) if state.overlaps else "[]",
                 "prepopulated": state.prepopulated,
                 "discuss_note": state.discuss_note,

@@ -15,11 +15,12 @@ read once per filter and kept in the session: next/previous cost nothing, and an
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import streamlit as st
 
 from annotator.app import components, drafts, resolve, state, work_area
+from annotator.app.area_data import caps_of
 from annotator.app.guidelines import guidelines_button
 from annotator.domain.commands import Address
 from annotator.domain.languages import language_label
@@ -44,6 +45,7 @@ SEARCH_KEY = "cur_search"
 ADVANCE_KEY = "cur_advance"
 ITEM_KEY = "cur_item"
 PINNED_KEY = "cur_pinned"
+#: Session key of the queue read once and kept for next/previous (a ``QueueCache``).
 CACHE_KEY = "cur_queue_cache"
 URL_SEEN_KEY = "cur_url_seen"
 #: Filters and position kept for the user across reloads and tabs (see ``annotator.app.drafts``).
@@ -53,14 +55,32 @@ PROGRESS_TTL_S = 5.0
 WORK_AREA_TOP = "4rem"
 
 
+class QueueCache(NamedTuple):
+    """A queue's item ids as the session keeps them, and what they were read for (project, language, queue, search)."""
+
+    project: str
+    lang: str
+    queue: str
+    search: str
+    ids: list[str]
+
+    def serves(self, project: str, lang: str, queue: str, search: str) -> bool:
+        return (self.project, self.lang, self.queue, self.search) == (project, lang, queue, search)
+
+
+def kept_queue() -> QueueCache | None:
+    cached: QueueCache | None = st.session_state.get(CACHE_KEY)
+    return cached
+
+
 def load_queue(project: Project, lang: str, queue: str, search: str) -> list[str]:
     """The item ids of the queue, read once per (language, queue, search) and kept for next/previous."""
-    key = (str(project.data_dir), lang, queue, search.strip())
-    cached = st.session_state.get(CACHE_KEY)
-    if cached and cached[0] == key:
-        return cached[1]
+    wanted = (str(project.data_dir), lang, queue, search.strip())
+    cached = kept_queue()
+    if cached and cached.serves(*wanted):
+        return cached.ids
     ids = read_model.queue_ids(project, lang, QUEUES[queue][1], search)
-    st.session_state[CACHE_KEY] = (key, ids)
+    st.session_state[CACHE_KEY] = QueueCache(*wanted, ids)
     return ids
 
 
@@ -71,8 +91,8 @@ def refresh_queue(_saved: ItemLanguage | None = None) -> None:
 
 def step(delta: int) -> None:
     """Move along the queue (button and shortcut callback)."""
-    cached = st.session_state.get(CACHE_KEY)
-    ids: list[str] = cached[1] if cached else []
+    cached = kept_queue()
+    ids: list[str] = cached.ids if cached else []
     if not ids:
         return
     current = st.session_state.get(ITEM_KEY)
@@ -85,13 +105,13 @@ def _advance_after_status(saved: ItemLanguage) -> None:
     """After Done / DISCUSS / Discard the item leaves the queue: drop it from the kept list at once (the header and
     Next stop counting it; no re-read of the whole queue), then go to the item that followed it, or keep showing
     this one when auto-advance is off."""
-    cached = st.session_state.get(CACHE_KEY)
-    ids: list[str] = cached[1] if cached else []
+    cached = kept_queue()
+    ids: list[str] = cached.ids if cached else []
     current = st.session_state.get(ITEM_KEY)
     following = ids[ids.index(current) + 1 :] if current in ids else []
-    statuses = QUEUES[cached[0][2]][1] if cached else ()
+    statuses = QUEUES[cached.queue][1] if cached else ()
     if cached and current in ids and statuses and saved.status not in statuses:
-        st.session_state[CACHE_KEY] = (cached[0], [item_id for item_id in ids if item_id != current])
+        st.session_state[CACHE_KEY] = cached._replace(ids=[item_id for item_id in ids if item_id != current])
     if st.session_state.get(ADVANCE_KEY) and following:
         st.session_state[ITEM_KEY] = following[0]
         st.session_state[PINNED_KEY] = False
@@ -147,12 +167,12 @@ def progress_counts(project: Project, lang: str) -> dict[str, int]:
     The read is cheap (the (lang, status) index), but a rerun need not even pay that: the session's own saved
     changes drop the cached counts (``state.PROGRESS_KEY``), so they show at once.
     """
-    cached = st.session_state.get(state.PROGRESS_KEY)
+    cached: state.ProgressCache | None = st.session_state.get(state.PROGRESS_KEY)
     now = time.monotonic()
-    if cached and cached[0] == lang and now - cached[1] < PROGRESS_TTL_S:
-        return cached[2]
+    if cached and cached.lang == lang and now - cached.read_at < PROGRESS_TTL_S:
+        return cached.counts
     counts = read_model.progress_counts(project, lang)
-    st.session_state[state.PROGRESS_KEY] = (lang, now, counts)
+    st.session_state[state.PROGRESS_KEY] = state.ProgressCache(lang, now, counts)
     return counts
 
 
@@ -245,7 +265,7 @@ def item_area(owner: str) -> None:
         "advance_key": ADVANCE_KEY,
     }
     work_area.render(view, user, work_area.Place(Address(current, lang), prefix, nav, HOOKS))
-    if view.state.status is Status.DISCUSS and user.is_lead:
+    if caps_of(view, user).resolve:  # the domain's answer, as the work area's buttons have it
         resolve.render_resolve_form(view, prefix)
     drafts.remember(owner, REMEMBERED_KEYS)
 

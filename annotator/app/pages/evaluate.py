@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import altair as alt
 import pandas as pd
@@ -28,13 +28,30 @@ from annotator.evaluation.inputs import format_skipped
 from annotator.evaluation.presenters import metrics_table_rows
 from annotator.evaluation.run import ANALYSERS, EvaluationResult
 from annotator.project import builtin_path
-from annotator.reporting.report import report_for_result
+from annotator.reporting.report import Report, report_for_result
 from annotator.services import jobs
 from annotator.services.evaluate_project import load_result, split_at_span
 
 CURATE_PAGE = Path(__file__).resolve().parent / "curate.py"
+#: Session key of the newest finished evaluation, read once per job (a ``KeptResult``).
 RESULT_KEY = "evaluate_result"
+#: Session key of the report built for a run (a ``BuiltReport``).
 REPORT_KEY = "evaluate_report_built"
+
+
+class KeptResult(NamedTuple):
+    job_id: int
+    result: EvaluationResult
+
+
+class BuiltReport(NamedTuple):
+    """A run's report: which run (its creation time), the report and its self-contained HTML page."""
+
+    created: str
+    report: Report
+    page: str
+
+
 DEMO_TRANSLATIONS = "demo/translations.jsonl"
 CURRENT = "Current curation in this project"
 UPLOADED = "An exported dataset.jsonl"
@@ -121,11 +138,11 @@ def latest_result() -> EvaluationResult | None:
     job = jobs.latest_done(get_project(), JobKind.EVALUATE, page=True)
     if job is None:
         return None
-    kept = st.session_state.get(RESULT_KEY)
-    if kept is not None and kept[0] == job.id:
-        return kept[1]
+    kept: KeptResult | None = st.session_state.get(RESULT_KEY)
+    if kept is not None and kept.job_id == job.id:
+        return kept.result
     result = load_result(get_project(), job.id)
-    st.session_state[RESULT_KEY] = (job.id, result)
+    st.session_state[RESULT_KEY] = KeptResult(job.id, result)
     return result
 
 
@@ -316,14 +333,14 @@ def render_browser(result: EvaluationResult) -> None:
 def render_report(result: EvaluationResult) -> None:
     """The per-system report (DiBiMT Tables 3–6, appendix D) of this run: its charts here, the HTML to download."""
     st.subheader("Report")
-    built = st.session_state.get(REPORT_KEY)
-    if built is None or built[0] != result.created:
+    built: BuiltReport | None = st.session_state.get(REPORT_KEY)
+    if built is None or built.created != result.created:
         if not st.button("Build the report (charts, consistency heat maps, tables)", key="evaluate_report"):
             return
         with st.spinner("Building the report…"):
             report, page = report_for_result(result)
-        built = st.session_state[REPORT_KEY] = (result.created, report, page)
-    _created, report, page = built
+        built = st.session_state[REPORT_KEY] = BuiltReport(result.created, report, page)
+    report, page = built.report, built.page
     st.download_button(
         "Download the report (one HTML file, works offline)",
         data=guarded_file(lambda: page.encode("utf-8"), lead=True),  # handed over on the click, if still a lead

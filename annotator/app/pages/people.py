@@ -19,7 +19,7 @@ from annotator.domain.model import Role, User
 from annotator.errors import UserError
 from annotator.services import accounts, people
 
-#: Session key of the outcome of the last action: (kind, Markdown message, one-time password or None).
+#: Session key of the outcome of the last action (a ``state.Outcome``: its message is Markdown).
 OUTCOME_KEY = "people_outcome"
 PICK_KEY = "people_pick"
 #: Session key of the account whose Disable button was pressed and awaits "Yes, disable".
@@ -30,7 +30,7 @@ ROLES = [Role.TRANSLATOR.value, Role.LEAD.value]
 
 
 def _done(kind: str, message: str, password: str | None = None) -> None:
-    st.session_state[OUTCOME_KEY] = (kind, message, password)
+    st.session_state[OUTCOME_KEY] = state.Outcome(kind, message, password)
 
 
 def _langs(key: str) -> tuple[str, ...]:
@@ -128,11 +128,11 @@ def reset_account(name: str) -> None:
 
 def render_outcome() -> None:
     """The last action's message, and its one-time password — shown this once, then forgotten."""
-    outcome = st.session_state.pop(OUTCOME_KEY, None)
+    outcome: state.Outcome | None = st.session_state.pop(OUTCOME_KEY, None)
     if outcome is None:
         return
-    kind, message, password = outcome
-    (st.error if kind == "error" else st.success)(message)
+    (st.error if outcome.kind == "error" else st.success)(outcome.message)
+    password = outcome.password
     if password:
         st.warning(
             "One-time password, shown only now — copy it and hand it over privately; it cannot be shown again "

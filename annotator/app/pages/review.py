@@ -13,9 +13,11 @@ from typing import Any
 import streamlit as st
 
 from annotator.app import actions, components, resolve, state, work_area
+from annotator.app.area_data import caps_of
 from annotator.domain import commands, throughput
+from annotator.domain.capabilities import capabilities
 from annotator.domain.commands import Address
-from annotator.domain.model import Status
+from annotator.domain.model import ItemLanguage, Status
 from annotator.errors import UserError
 from annotator.project import Project
 from annotator.services import read_model
@@ -93,7 +95,7 @@ def render_discuss(project: Project, langs: tuple[str, ...]) -> None:
     prefix = f"rev|{entry.item_id}|{entry.lang}|"
     hooks = work_area.Hooks(step=functools.partial(_step, keys), current=lambda: st.session_state.get(DISCUSS_PICK))
     work_area.render(view, user, work_area.Place(Address(entry.item_id, entry.lang), prefix, nav, hooks))
-    if view.state.status is Status.DISCUSS:
+    if caps_of(view, user).resolve:  # the domain's answer, as the work area's buttons have it
         resolve.render_resolve_form(view, prefix)
 
 
@@ -128,9 +130,14 @@ def render_discarded(project: Project, langs: tuple[str, ...]) -> None:
     )
     entry, il = _pick("Reopen one", rows, DISCARDED_PICK)
     st.markdown(components.sentence_html_from_entry(entry), unsafe_allow_html=True)
+    may = capabilities(
+        state.require_lead(), ItemLanguage(il.item_id, il.lang, il.status, il.version, status_by=il.status_by)
+    )
     st.button(
         components.md(f"↺ Reopen {entry.item_id} [{entry.lang}]"),
         key="rev_reopen",
+        disabled=not may.reopen,
+        help=may.reopen_refused or None,
         on_click=actions.run_and_flash,
         args=(Address(entry.item_id, entry.lang), commands.Reopen(), il.version),
         kwargs={"success": f"Reopened {entry.item_id} [{entry.lang}]."},
