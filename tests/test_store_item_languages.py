@@ -10,7 +10,12 @@ from store_rows import add_items, begin_staging, item
 from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Origin, Status
 from annotator.errors import ConflictError
 from annotator.project import Project
-from annotator.store.item_languages import ItemLanguageRecords, candidates_from_json, candidates_to_json
+from annotator.store.item_languages import (
+    CandidateSetsRow,
+    ItemLanguageRecords,
+    candidates_from_json,
+    candidates_to_json,
+)
 
 pytestmark = pytest.mark.both_engines
 
@@ -135,8 +140,9 @@ def test_bulk_reads_cover_many_items_in_order_and_hide_a_running_import(project:
         assert project.repo.item_languages_of(conn, "staged") == {}
     assert sorted(by_item) == ids and all(len(v) == 2 for v in by_item.values())
     assert [il.item_id for il in italian] == ids
-    first_four = [(r.item_id, r.lang) for r in everything[:4]]
+    first_four = [CandidateSetsRow(*r)[:2] for r in everything[:4]]
     assert first_four == [("i0000", "DE"), ("i0000", "IT"), ("i0001", "DE"), ("i0001", "IT")]
-    row = everything[2]
+    row = CandidateSetsRow(*everything[2])
     assert (row.status, row.status_by, candidates_from_json(row.good)) == (Status.DONE, None, GOOD)
+    assert all(type(r) is tuple for r in everything)  # plain tuples: the export keeps them all (see the row type)
     assert len(everything) == 1_200

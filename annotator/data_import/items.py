@@ -94,10 +94,10 @@ class ItemImportError(RowProblemsError):
 #: each walking the whole heap. ``bench_import_prepopulate.py --items 10000``, import CPU: 0.80 s holding rows and
 #: items as objects, 0.69 s as dicts (``Rows``, this), 0.65 s at 46285f4, which paused the collector instead; at
 #: 100,000 items five full collections (0.45 s) became none.
-ItemValues = dict[str, Any]
+ItemColumns = dict[str, Any]
 
 
-def item_values(item: Item) -> ItemValues:
+def item_columns(item: Item) -> ItemColumns:
     t = item.target
     return {
         "id": item.id,
@@ -114,7 +114,7 @@ def item_values(item: Item) -> ItemValues:
     }
 
 
-def item_from_values(values: ItemValues) -> Item:
+def item_from_columns(values: ItemColumns) -> Item:
     return Item(
         id=values["id"],
         sentence=values["sentence"],
@@ -129,19 +129,19 @@ def item_from_values(values: ItemValues) -> Item:
 
 @dataclass
 class ParsedItems:
-    """The valid items of a file (as ``ItemValues``, see there why) and the warnings on its rows."""
+    """The valid items of a file (as ``ItemColumns``, see there why) and the warnings on its rows."""
 
-    records: list[ItemValues]
+    records: list[ItemColumns]
     warnings: list[RowProblem] = field(default_factory=list)
 
     @property
     def items(self) -> list[Item]:
-        return [item_from_values(values) for values in self.records]
+        return [item_from_columns(values) for values in self.records]
 
 
-def content_hash(item: Item | ItemValues) -> str:
+def content_hash(item: Item | ItemColumns) -> str:
     """What an item *is*: re-importing the same content is a no-op, a change is detected."""
-    v = item if isinstance(item, dict) else item_values(item)
+    v = item if isinstance(item, dict) else item_columns(item)
     raw = "\x1f".join(
         [v["sentence"], str(v["target_start"]), str(v["target_end"]), v["lemma"], v["pos"], v["synset"], v["source"]]
     )
@@ -567,7 +567,7 @@ def parse_item_file(
             hint = " (the header is one column: is the separator right?)"
         raise ItemImportError(path, [RowProblem(1, "", "missing_column", f"missing column(s): {names}{hint}")])
     existing = {id_key(known): known for known in known_ids}
-    items: list[ItemValues] = []
+    items: list[ItemColumns] = []
     seen: dict[str, tuple[str, int]] = {}
     total = len(rows)
     for number, row in enumerate(rows, start=1):
@@ -594,7 +594,7 @@ def parse_item_file(
             )
             continue
         seen[folded] = (item.id, row.number)
-        items.append(item_values(item))
+        items.append(item_columns(item))
     if problems.total:
         raise ItemImportError(path, problems)
     return ParsedItems(items, warnings)

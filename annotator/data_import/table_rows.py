@@ -40,7 +40,7 @@ class Rows(Sequence[Row]):
 
     Why: a dict of plain cells is never tracked by the cyclic garbage collector, while a ``Row`` (or a tuple holding
     a dict) is, and 10,000 of them alive at once bring about a full collection of the whole heap (the figures:
-    ``items.ItemValues``, which keeps the parsed items so for the same reason)."""
+    ``items.ItemColumns``, which keeps the parsed items so for the same reason)."""
 
     def __init__(self, rows: Iterable[Row] = ()) -> None:
         self._numbers: list[int] = []

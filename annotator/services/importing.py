@@ -24,11 +24,11 @@ from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
 from annotator.data_import.items import (
-    ItemValues,
+    ItemColumns,
     ParsedItems,
     RowProblem,
     content_hash,
-    item_from_values,
+    item_from_columns,
     parse_item_file,
 )
 from annotator.domain.model import Item, ItemLanguage, Status, User
@@ -100,10 +100,10 @@ class ImportInProgressError(UserError):
 class _Plan:
     """What the file changes, decided against the live data before anything is written.
 
-    New items stay ``ItemValues`` until written, their content hash and position added to the same dict: a tuple
-    holding a dict would be tracked by the garbage collector, the dict alone is not (see ``ItemValues``)."""
+    New items stay ``ItemColumns`` until written, their content hash and position added to the same dict: a tuple
+    holding a dict would be tracked by the garbage collector, the dict alone is not (see ``ItemColumns``)."""
 
-    new_rows: list[ItemValues] = field(default_factory=list)
+    new_rows: list[ItemColumns] = field(default_factory=list)
     #: (new item, its new hash, the hash it had when classified)
     replacements: list[tuple[Item, str, str]] = field(default_factory=list)
     #: (item id, new gloss) of items otherwise unchanged: the gloss is not part of what an item *is*
@@ -202,7 +202,7 @@ def _plan(
     position = repo.next_position(conn)
     total = len(parsed.records)
     changed: list[tuple[Item, str, str]] = []
-    same: list[ItemValues] = []
+    same: list[ItemColumns] = []
     for done, record in enumerate(parsed.records, start=1):
         digest = content_hash(record)
         old = hashes.get(record["id"])
@@ -214,7 +214,7 @@ def _plan(
         elif old == digest:
             same.append(record)
         else:
-            changed.append((item_from_values(record), digest, old))
+            changed.append((item_from_columns(record), digest, old))
         if done % 1000 == 0 or done == total:
             progress(done, total, "checking")
     del hashes
@@ -308,7 +308,7 @@ def _commit(
     repo.end_import(conn, import_id)
 
 
-def _gloss_changes(repo: Repository, conn: Connection, same: list[ItemValues]) -> list[tuple[str, str]]:
+def _gloss_changes(repo: Repository, conn: Connection, same: list[ItemColumns]) -> list[tuple[str, str]]:
     """Items identical but for their gloss: the new glosses from the file (one read), applied at the commit.
 
     An empty gloss in the file keeps the stored one (pre-population may have learnt it from the lexicon).
