@@ -92,8 +92,8 @@ class ItemImportError(RowProblemsError):
 #: and numbers is never tracked by the cyclic garbage collector; each ``Item`` and ``Target`` (dataclasses; a
 #: NamedTuple or a tuple holding a dict too) is, and enough of them alive at once bring about full collections,
 #: each walking the whole heap. ``bench_import_prepopulate.py --items 10000``, import CPU: 0.80 s holding rows and
-#: items as objects, 0.69 s as dicts (``Rows``, this), 0.65 s at 46285f4, which paused the collector instead; at
-#: 100,000 items five full collections (0.45 s) became none.
+#: items as objects, 0.62 s as dicts (``Rows``, this; and ``_find_word``), 0.68 s at 46285f4, which paused the
+#: collector instead; at 100,000 items five full collections (0.45 s) became one (5.6 s CPU; 46285f4 5.8 s).
 ItemColumns = dict[str, Any]
 
 
