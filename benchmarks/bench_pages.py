@@ -148,7 +148,8 @@ PAGES = [
     Page("Review: DISCUSS (open another)", "pages/review.py", _review),
     Page("Review: Discarded (pick another)", "pages/review.py", _review_discarded, {"rev_tab": "Discarded"}),
     Page("Dataset (export option)", "annotator.app.pages.dataset", _dataset),
-    Page("Evaluate set-up (a field)", "pages/evaluate.py", _evaluate),
+    # the model folder field shows only with the stanza analyser chosen (it was always shown at 46285f4)
+    Page("Evaluate set-up (a field)", "pages/evaluate.py", _evaluate, {"evaluate_analyser": "stanza"}),
     Page("Project (a checkbox)", "pages/project.py", _project),
 ]
 
