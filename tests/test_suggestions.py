@@ -298,6 +298,20 @@ def test_the_project_page_counts_empty_good_lists_and_those_with_suggestions(wn_
     assert (counts["IT"].empty_good, counts["IT"].with_suggestions, counts["IT"].not_computed) == (2, 2, 0)
 
 
+def test_the_empty_good_counts_follow_a_team_member_s_curation_of_the_same_sense(wn_project: Project) -> None:
+    """The empty rows are kept between calls while the data does not change: a curated GOOD list on another item of
+    the same σ must still count at once (and the item's own list never counts for itself)."""
+    counts = {c.lang: c for c in suggestions.empty_good_counts(wn_project)}
+    assert (counts["IT"].empty_good, counts["IT"].with_suggestions, counts["IT"].not_computed) == (2, 0, 2)
+    ivo = person(wn_project, "ivo")
+    CurationService(wn_project, ivo).add_candidate("a1", "IT", Side.GOOD, "grappino", version(wn_project, "a1"))
+    counts = {c.lang: c for c in suggestions.empty_good_counts(wn_project)}
+    assert (counts["IT"].empty_good, counts["IT"].with_suggestions, counts["IT"].not_computed) == (2, 1, 2)
+    CurationService(wn_project, ivo).add_candidate("a2", "IT", Side.GOOD, "bicchierino", version(wn_project, "a2"))
+    counts = {c.lang: c for c in suggestions.empty_good_counts(wn_project)}
+    assert (counts["IT"].empty_good, counts["IT"].with_suggestions, counts["IT"].not_computed) == (2, 2, 2)
+
+
 def test_the_command_line_writes_one_line_per_item_language(wn_project: Project, tmp_path: Path, capsys) -> None:
     out = tmp_path / "suggestions.jsonl"
     data = str(wn_project.data_dir)
