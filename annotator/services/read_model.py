@@ -140,18 +140,25 @@ class ItemStatuses:
     """The Items page's data: every item, its status per language, and the pairs given to double curation."""
 
     items: list[Item]
-    status: dict[str, dict[str, Status]]
+    status: dict[str, dict[str, str]]  # lang -> item id -> the stored value of its ``Status``
     assigned: set[tuple[str, str]]
 
 
 def item_statuses(project: ProjectContext, languages: Sequence[str]) -> ItemStatuses:
-    """Items with their statuses from the lightweight queue query (not the candidate sets), in one transaction."""
+    """Items with their statuses, in one transaction: the statuses of every language from one query as plain
+    strings, not the queue's entries (a NamedTuple with an enum member and the item's text per item-language: 10,000
+    tracked objects at 2,000 items for the collector to walk, and 78 of the Items page's 120 ms CPU to read)."""
+    il, it = schema.item_languages, schema.items
+    status: dict[str, dict[str, str]] = {lang: {} for lang in languages}
+    query = (
+        select(il.c.lang, il.c.item_id, il.c.status)
+        .join(it, it.c.id == il.c.item_id)
+        .where(il.c.lang.in_(list(languages)), visible(it))
+    )
     with project.db.read() as conn:
         items = project.repo.list_items(conn)
-        status = {
-            lang: {e.item_id: e.status for e in project.repo.queue(conn, lang, include_excluded=True)}
-            for lang in languages
-        }
+        for lang, item_id, value in conn.execute(query):
+            status[lang][item_id] = value
         assigned = double_curation.assigned_keys(conn)  # issue 11: shown as "×2" after the status
     return ItemStatuses(items, status, assigned)
 

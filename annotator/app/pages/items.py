@@ -16,7 +16,7 @@ import streamlit as st
 from annotator.app import components, state
 from annotator.app.safe_text import md, synset_url, visible_controls
 from annotator.domain.languages import language_label
-from annotator.domain.model import Role
+from annotator.domain.model import Role, Status
 from annotator.project import Project
 from annotator.services import read_model
 
@@ -40,7 +40,7 @@ def item_rows(project: Project, languages: tuple[str, ...], lead: bool = True) -
         }
         for lang in languages:
             found = status[lang].get(item.id)
-            row[lang] = (components.STATUS_LABEL[found] if found else "") + (
+            row[lang] = (components.STATUS_LABEL[Status(found)] if found else "") + (
                 " ×2" if (item.id, lang) in assigned else ""
             )
         row.update(
