@@ -50,6 +50,8 @@ def shown_ids(project: Project, lead) -> set[str]:  # type: ignore[no-untyped-de
     langs = project.settings().languages
     found = {entry.item_id for status in Status for entry, _state in read_model.review_list(project, langs, status)}
     found |= {item.id for item in read_model.flagged_items(project)}
+    statuses = read_model.item_statuses(project, langs)  # the Items page
+    found |= {item.id for item in statuses.items} | {i for by_lang in statuses.status.values() for i in by_lang}
     service = DoubleCurationService(project, lead)
     found |= {summary.item_id for summary in service.assignments()}
     found |= {record.item_id for record in agreement_records(project)}
@@ -109,3 +111,22 @@ def test_the_live_evaluation_dataset_leaves_staged_items_out(project: Project, w
     import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS))
     stage(project, write_jsonl)
     assert not set(dataset_from_project(project).items) & set(STAGED)
+
+
+def test_the_items_page_statuses_are_the_queue_s_in_every_language(project: Project, write_jsonl) -> None:
+    """``item_statuses`` reads the statuses with a query of its own: the same as the queue (excluded items too)."""
+    import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS))
+    langs = project.settings().languages
+    first, second = SAMPLE_ITEMS[0]["id"], SAMPLE_ITEMS[1]["id"]
+    with project.db.write() as conn:
+        conn.exec_driver_sql(f"UPDATE item_languages SET status = 'discuss' WHERE item_id = '{first}' AND lang = 'IT'")
+        conn.exec_driver_sql(f"UPDATE items SET excluded = TRUE WHERE id = '{second}'")
+    found = read_model.item_statuses(project, langs)
+    with project.db.read() as conn:
+        queues = {
+            lang: {e.item_id: e.status.value for e in project.repo.queue(conn, lang, include_excluded=True)}
+            for lang in langs
+        }
+    assert found.status == queues
+    assert found.status["IT"][first] == "discuss" and second in found.status["IT"]
+    assert [item.id for item in found.items] == [row["id"] for row in SAMPLE_ITEMS]
