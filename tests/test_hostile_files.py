@@ -131,7 +131,6 @@ def test_hostile_files_stay_under_300_mb_in_a_subprocess(tmp_path: Path, million
         path.unlink()
 
 
-
 def test_evaluate_refuses_huge_translations_without_holding_them(tmp_path: Path) -> None:
     """After a refusal the command line looks at both files' first line for a swapped order; that look reads a
     bounded piece of a line, so a 300 MB file or a 90 MB line is refused in a small process (it took 673 MB)."""
@@ -148,6 +147,7 @@ def test_evaluate_refuses_huge_translations_without_holding_them(tmp_path: Path)
         assert "swapped" not in measured.stderr
         assert 0 < measured.peak_rss_mb < 150, (path.name, measured.peak_rss_mb)  # the files are 90 and 300 MB
         path.unlink()
+
 
 # --- ids ------------------------------------------------------------------------------------------------------
 
