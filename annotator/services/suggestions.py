@@ -35,6 +35,7 @@ from annotator.context import ProjectContext
 from annotator.domain.jobs import JobKind, JobState
 from annotator.domain.lexicon_records import SynsetRecord
 from annotator.domain.model import Item, ItemLanguage, User
+from annotator.domain.settings import ProjectSettings
 from annotator.domain.suggestions import (
     LexiconRecord,
     MissTranslation,
@@ -187,11 +188,11 @@ def _stamp(base: str, synset: str) -> str:
 _stamp_bases: dict[tuple[str, float], str] = {}
 
 
-def _stamp_base(project: ProjectContext) -> str:
+def _stamp_base(project: ProjectContext, settings: ProjectSettings | None = None) -> str:
     """What the related suggestions are computed from, without opening the lexicon (a card whose kept part is
     current never loads the wordnet): the settings (provider, snapshot, allowed sources) and, for a wordnet, its
     lexicons' ``id:version`` (read once per change of its database), for a snapshot its file's time."""
-    settings = project.settings()
+    settings = project.settings() if settings is None else settings
     parts: list[Any] = [settings.lexicon.provider, settings.lexicon.snapshot, settings.lexicon.base_url]
     parts.append(sorted((k, sorted(v)) for k, v in settings.allowed_sources.items()))
     if settings.lexicon.provider == "wordnet":
@@ -227,10 +228,10 @@ _finders: dict[tuple[str, str], _Finder] = {}
 _finders_lock = threading.Lock()
 
 
-def _finder(project: ProjectContext) -> _Finder:
+def _finder(project: ProjectContext, settings: ProjectSettings | None = None) -> _Finder:
     """The project's finder, kept per process: a wordnet's while its database is unchanged (the typing hints'
     provider), any other provider's while the settings are (it is opened only when none is kept)."""
-    settings = project.settings()
+    settings = project.settings() if settings is None else settings
     key = (str(project.wordnet_folder), json.dumps(settings.to_json(), sort_keys=True, default=str))
     wordnet: WordnetLexicon | None = None
     if settings.lexicon.provider == "wordnet":
@@ -547,10 +548,11 @@ def _card(
         refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
         with project.db.read() as conn:
             cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
-    if _current(cached, _stamp_base(project), item):
+    settings = project.settings()  # once per card: the stamp, and the finder when the related part is computed
+    if _current(cached, _stamp_base(project, settings), item):
         related = None  # the lexicon is not even opened
     else:
-        finder = _finder(project)
+        finder = _finder(project, settings)
         related = _fresh_related(finder, item, lang, cached)
     if related is not None:
         base = cached or rows.CachedSuggestions("", "[]", "", "[]")
