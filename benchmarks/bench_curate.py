@@ -25,10 +25,12 @@ import statistics
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 from synthetic import LANGS, write_inputs
 
+from annotator.commands.serve import STREAMLIT_CONFIG
 from annotator.domain.model import Role, Side
 from annotator.project import LexiconSettings, Project, ProjectSettings
 from annotator.services.accounts import add_user
@@ -111,6 +113,7 @@ def measure_page(project: Project, interactions: int) -> None:
     # module, so the callback the element called was never the wrapped one: 46285f4's figures are script runs alone.)
     callback.wrap(work_area, "on_event")
     os.environ["ANNOTATOR_DATA"] = str(project.data_dir)
+    served_settings()
     at = AppTest.from_file(str(MAIN), default_timeout=120).run()
     at.text_input(key="login_name").input("translator")
     at.text_input(key="login_password").input("bench-password")
@@ -144,6 +147,18 @@ def measure_page(project: Project, interactions: int) -> None:
     print(summary("server: its two script runs alone", reruns))
     print(summary("server CPU: one interaction (add + next)", cpus))
     print(summary("AppTest wall time, same interaction", walls))
+
+
+def served_settings() -> None:
+    """Streamlit's settings as ``annotator serve`` passes them (the package's ``streamlit_config.toml``, as command-line
+    options), so the page runs as users get it. Not only looks: ``browser.gatherUsageStats = false`` spares every
+    ``st`` call its usage record (about 1 ms of a run here). 46285f4 kept them in the repository's
+    ``.streamlit/config.toml``, which ``AppTest`` read from the folder it was started in."""
+    from streamlit.web import bootstrap
+
+    settings = tomllib.loads(STREAMLIT_CONFIG.read_text(encoding="utf-8"))
+    bootstrap.load_config_options({f"{section}_{key}": value for section, table in settings.items()
+                                   for key, value in table.items()})  # fmt: skip
 
 
 def project_good(project: Project, item: str, lang: str) -> list[str]:
