@@ -544,11 +544,12 @@ def _card(
         dismissed = rows.dismissed_keys(conn, item_id, lang, user.name) if user is not None else set()
         job_id = _evaluation_in(conn)
         marked = project.repo.get_meta(conn, MT_MARKER) if job_id is not None else None
+        raw = project.repo.get_meta(conn, "settings")  # here, not project.settings(): no transaction of its own
+    settings = ProjectSettings.from_json(raw) if raw else ProjectSettings()  # the stamp, and the finder if needed
     if job_id is not None and marked != job_id:
         refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
         with project.db.read() as conn:
             cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
-    settings = project.settings()  # once per card: the stamp, and the finder when the related part is computed
     if _current(cached, _stamp_base(project, settings), item):
         related = None  # the lexicon is not even opened
     else:
