@@ -523,7 +523,9 @@ def card_view(project: ProjectContext, item_id: str, lang: str, user: User | Non
 def shown_card(project: ProjectContext, item: Item, state: ItemLanguage, user: User | None = None) -> CardSuggestions:
     """``card_view`` for an item-language a page has just read (``CurationService.view``): its item and state are
     not read a second time, and the evaluation the card was read with (``CardSuggestions.evaluation``) gives its
-    MISS lines without looking it up again (``miss_lines``) — each look-up is a query on every card's run."""
+    MISS lines without looking it up again (``miss_lines``) — each look-up is a query on every card's run. With the
+    settings read in the card's own transaction: 10–11 → 6 queries and 3–4 → 1 transactions per card; CPU per Curate
+    event + rerun ≈ 2.7 → 0.9 ms for the card (bench_curate.py --items 2000, 46285f4's whole script run ≈ 6 ms)."""
     return _card(project, item.id, state.lang.upper(), (item, state), user)
 
 
