@@ -246,3 +246,23 @@ def test_offsets_name_the_sentence_as_given(tmp_path: Path, write_jsonl) -> None
     nfc = items["nfc"]
     assert nfc.target.text == "café" and nfc.target.start == 13  # the second "café", in the NFC sentence
     assert nfc.sentence.find("café") == 3 and nfc.sentence[13:17] == "café"
+
+
+def test_the_whole_word_search_finds_what_the_word_pattern_finds() -> None:
+    """ASCII text is searched without a compiled pattern per word (issue 32): the same offsets as the pattern,
+    case, word boundaries (letters, digits, ``_``), non-overlapping matches and non-ASCII text alike."""
+    from annotator.data_import.items import _find_word, _word_pattern
+
+    cases = [
+        ("The Bank, by the bank; banks and a_bank, bank_1 or 1bank.", "bank"),
+        ("aaa aa aaaa aa", "aa"),
+        ("a.a.a", "a.a"),
+        ("re-do, re-do!", "re-do"),
+        ("x _y y_ y", "y"),
+        ("Die Straße und die STRASSE", "straße"),
+        ("ſun and Sun and sun", "sun"),
+        ("İstanbul istanbul", "istanbul"),
+    ]
+    for sentence, word in cases:
+        assert _find_word(sentence, word) == [m.start() for m in _word_pattern(word).finditer(sentence)], sentence
+    assert _find_word("The Bank, by the bank; banks", "bank") == [4, 17]

@@ -366,20 +366,22 @@ def test_an_item_the_lexicon_cannot_serve_is_skipped_by_name_and_the_rest_is_don
     assert (detail["outcome"], detail["skipped"], detail["excluded_items"]) == ("clean", 0, 1)
 
 
-def test_sets_derived_item_by_item_are_the_same_in_every_batch(
+def test_dropping_the_kept_answers_between_batches_changes_no_set(
     loaded: Project, lexicon: SnapshotLexicon, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """G0/B0 are derived afresh for each item-language from the memoised Λ_L of its senses (no run-long memo of the
-    sets, whose objects the collector kept walking): items sharing σ and λ get equal sets, batch after batch."""
+    """G0/B0 are kept encoded per (σ, λ, language) for the items sharing them; past SETS_KEPT they are dropped and
+    derived again from the kept synset records (memory stays bounded at 100,000 items): every set is the same."""
     import annotator.services.prepopulate as prepopulate_module
 
     inventory = prepopulate_module.SenseInventory(lexicon, ("IT", "DE"))
     item = import_row_item(loaded, "drink")
     senses = inventory.senses(item.target.lemma, item.target.pos)
     allowed = lambda source: True  # noqa: E731
-    before = inventory.initial_sets(item, senses, "IT", allowed)
-    after = inventory.initial_sets(item, senses, "IT", allowed)
-    assert after == before and after is not before  # derived again, equal
+    before = inventory.encoded_sets(item, senses, "IT", allowed)
+    assert before == prepopulate_module.EncodedSets.of(inventory.initial_sets(item, senses, "IT", allowed))
+    monkeypatch.setattr(prepopulate_module, "SETS_KEPT", 0)
+    assert inventory.trim() is True and inventory.trim() is False  # dropped once; nothing left to drop
+    assert inventory.encoded_sets(item, senses, "IT", allowed) == before  # derived again, equal
 
     monkeypatch.setattr(prepopulate_module, "BATCH_SIZE", 1)  # a write after every item
     report = prepopulate(loaded, lexicon=lexicon)

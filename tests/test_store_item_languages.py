@@ -10,7 +10,12 @@ from store_rows import add_items, begin_staging, item
 from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Origin, Status
 from annotator.errors import ConflictError
 from annotator.project import Project
-from annotator.store.item_languages import ItemLanguageRecords, candidates_from_json, candidates_to_json
+from annotator.store.item_languages import (
+    CandidateSetsRow,
+    ItemLanguageRecords,
+    candidates_from_json,
+    candidates_to_json,
+)
 
 pytestmark = pytest.mark.both_engines
 
@@ -112,6 +117,16 @@ def test_prepared_saves_encode_a_shared_candidate_list_once() -> None:
     assert len(encoded) == 2  # the shared tuple and the empty one, each encoded once
 
 
+def test_prepared_saves_take_lists_already_encoded_in_place_of_the_states_own() -> None:
+    """Pre-population keeps G0/B0 encoded: given per state by column, they are written as given, the rest encoded."""
+    states = [ItemLanguage("a", "IT", Status.PENDING, 0, GOOD), ItemLanguage("b", "IT", Status.PENDING, 0, GOOD)]
+    given = [{"initial_good": '["given"]', "good": '["given good"]'}, {}]
+    prepared = ItemLanguageRecords.prepare_saves(states, "system", "prepopulate", [{}, {}], encoded_lists=given)
+    first, second = prepared.updates
+    assert (first["initial_good"], first["good"], first["bad"]) == ('["given"]', '["given good"]', "[]")
+    assert (second["initial_good"], second["good"]) == ("[]", candidates_to_json(GOOD))
+
+
 def test_bulk_reads_cover_many_items_in_order_and_hide_a_running_import(project: Project) -> None:
     ids = [f"i{n:04d}" for n in range(600)]  # more than one IN (...) chunk
     add_items(project, [item(i) for i in ids], langs=("IT", "DE"))
@@ -125,8 +140,9 @@ def test_bulk_reads_cover_many_items_in_order_and_hide_a_running_import(project:
         assert project.repo.item_languages_of(conn, "staged") == {}
     assert sorted(by_item) == ids and all(len(v) == 2 for v in by_item.values())
     assert [il.item_id for il in italian] == ids
-    first_four = [(r.item_id, r.lang) for r in everything[:4]]
+    first_four = [CandidateSetsRow(*r)[:2] for r in everything[:4]]
     assert first_four == [("i0000", "DE"), ("i0000", "IT"), ("i0001", "DE"), ("i0001", "IT")]
-    row = everything[2]
+    row = CandidateSetsRow(*everything[2])
     assert (row.status, row.status_by, candidates_from_json(row.good)) == (Status.DONE, None, GOOD)
+    assert all(type(r) is tuple for r in everything)  # plain tuples: the export keeps them all (see the row type)
     assert len(everything) == 1_200

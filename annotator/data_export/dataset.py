@@ -55,6 +55,7 @@ from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
 from annotator.lexicon.licences import snapshot_header
 from annotator.progress import ProgressCallback, no_progress
+from annotator.store.items import ItemRow
 
 #: Issue 32: the export is split by job (``selection.py`` what it holds, ``dataset_lines.py`` its lines, this
 #: module the folder); the names callers import from here stay importable from here.
@@ -187,14 +188,15 @@ def _dataset_lines(selection: Selection, progress: ProgressCallback) -> Iterator
     total = len(selection.items)
     ids = selection.annotator_ids() if selection.options.with_annotators else {}
     for done, exported in enumerate(selection.items, start=1):
+        item = exported.item
         annotators = None
         if ids:
             annotators = {
-                lang: annotators_json(selection.copies[(exported.item.id, lang)], ids)
-                for lang in exported.languages
-                if (exported.item.id, lang) in selection.copies
+                state.lang: annotators_json(selection.copies[(item.id, state.lang)], ids)
+                for state in exported.states
+                if (item.id, state.lang) in selection.copies
             }
-        yield (dataset_line(exported.item, exported.languages, annotators) + "\n").encode("utf-8")
+        yield (dataset_line(item, exported.states, annotators) + "\n").encode("utf-8")
         progress(done, total, DATASET_FILE)
 
 
@@ -279,7 +281,7 @@ def _export(
                 "options": options.to_json(),
                 "counts": {
                     "items": len(selection.items),
-                    "item_languages": sum(len(e.languages) for e in selection.items),
+                    "item_languages": sum(len(e.states) for e in selection.items),
                     "items_per_language": stats["items_per_language"],
                     "discarded_item_languages": len(selection.discarded),
                     "left_out": dict(selection.left_out),
@@ -292,10 +294,14 @@ def _export(
     except OSError as error:  # the output folder is a file, cannot be created, is read-only, the disk is full…
         raise cannot_write(root, error) from error
     final = folder.final
-    flagged = Counter(rule for item in data.items for rule in {rule_of(f) for f in item.filter_failures})
+    flagged: Counter[str] = Counter()
+    excluded = 0
+    for item in map(ItemRow._make, data.items):
+        flagged.update({rule_of(failure) for failure in item.filter_failures})
+        excluded += item.excluded
     project_items = {
         "total": len(data.items),
-        "excluded": sum(item.excluded for item in data.items),
+        "excluded": excluded,
         "flagged": {rule: flagged.get(rule, 0) for rule in RULES},
     }
     paths = {name: final / name for name in [*sorted(files), MANIFEST_FILE]}

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from annotator.data_import.limits import InputLimitError, InputLimits
 from annotator.errors import UserError
@@ -33,6 +34,54 @@ class Row:
     error: RowError | None = None
 
 
+class Rows(Sequence[Row]):
+    """A file's rows as it keeps them until they are validated: the numbers, the cells (a dict per row) and the
+    few errors apart; each ``Row`` is made when it is looked at.
+
+    Why: a dict of plain cells is never tracked by the cyclic garbage collector, while a ``Row`` (or a tuple holding
+    a dict) is, and 10,000 of them alive at once bring about a full collection of the whole heap (the figures:
+    ``items.ItemColumns``, which keeps the parsed items so for the same reason)."""
+
+    def __init__(self, rows: Iterable[Row] = ()) -> None:
+        self._numbers: list[int] = []
+        self._values: list[dict[str, Any]] = []
+        self._errors: dict[int, RowError] = {}
+        for row in rows:
+            self.append(row)
+
+    def append(self, row: Row) -> None:
+        if row.error is not None:
+            self._errors[len(self._numbers)] = row.error
+        self._numbers.append(row.number)
+        self._values.append(row.values)
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Row]: ...
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        index = range(len(self))[index]  # negative indices, and IndexError past the end
+        return Row(self._numbers[index], self._values[index], self._errors.get(index))
+
+    def __iter__(self) -> Iterator[Row]:
+        errors = self._errors
+        for index, (number, values) in enumerate(zip(self._numbers, self._values, strict=True)):
+            yield Row(number, values, errors.get(index) if errors else None)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __repr__(self) -> str:
+        return f"Rows({list(self)!r})"
+
+
 def bad_row(number: int, message: str, rule: str = "malformed_row") -> Row:
     return Row(number, {}, RowError(message, rule))
 
@@ -43,7 +92,7 @@ class Table:
 
     name: str
     columns: list[str]
-    rows: list[Row]
+    rows: Rows
     #: e.g. "read as UTF-16 (Excel 'Unicode text')", "separator: semicolon (;)" — shown to the user as notes.
     notes: list[str] = field(default_factory=list)
 

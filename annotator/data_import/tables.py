@@ -32,6 +32,7 @@ from annotator.data_import.limits import (
 from annotator.data_import.table_rows import (
     FileFormatError,
     Row,
+    Rows,
     Table,
     bad_row,
     cell_too_long,
@@ -218,7 +219,7 @@ def _read_delimited(path: Path, declared: str, limits: InputLimits) -> Table:
             raise too_many_columns(name, 1, len(header), limits)
         columns = [normalise_header(h) for h in header]
         check_unique_columns(name, columns)
-        rows: list[Row] = []
+        rows = Rows()
         number = 1
         consumed.clear()
         try:
@@ -343,7 +344,7 @@ def _first_long_field(value: Any, limit: int, path: str = "") -> str | None:
 
 
 def _read_jsonl(path: Path, limits: InputLimits) -> Table:
-    rows: list[Row] = []
+    rows = Rows()
     columns: dict[str, None] = {}
     headers: dict[str, str] = {}
 
@@ -407,7 +408,7 @@ def load_table(
 
 def read_table(
     path: Path | str, sheet: str | None = None, limits: InputLimits | None = None
-) -> tuple[list[str], list[Row]]:
+) -> tuple[list[str], Rows]:
     """The header (normalised names) and the non-empty data rows of a CSV/TSV/XLSX/JSONL file."""
     table = load_table(path, sheet, limits)
     return table.columns, table.rows

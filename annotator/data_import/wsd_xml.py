@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator.data_import.items import ItemImportError, ParsedItems, RowProblem, parse_row
+from annotator.data_import.items import ItemImportError, ParsedItems, RowProblem, item_columns, parse_row
 from annotator.data_import.limits import InputLimits, ProblemLog
 from annotator.data_import.table_rows import Row
 from annotator.domain.model import Item
@@ -255,7 +255,7 @@ def parse_wsd_xml(
             problems.append(_problem(number, ident, "duplicate_id", "the id is used twice (ids ignore case)", "id"))
             return
         seen.add(folded)
-        result.parsed.items.append(item)
+        result.parsed.records.append(item_columns(item))
 
     for event, element in _events(xml_path):
         tag = element.tag

@@ -18,6 +18,7 @@ from annotator.data_import.limits import InputLimitError, InputLimits, check_fil
 from annotator.data_import.table_rows import (
     FileFormatError,
     Row,
+    Rows,
     Table,
     bad_row,
     cell_too_long,
@@ -557,7 +558,7 @@ def read_xlsx(path: Path, sheet: str | None, limits: InputLimits, typed_cells: b
         header_row, header = first
         columns = [normalise_header(h) for h in header]
         check_unique_columns(path.name, columns, header_row)
-        rows: list[Row] = []
+        rows = Rows()
         for number, cells in iterator:
             if not any(str(c).strip() for c in cells):
                 continue

@@ -23,7 +23,14 @@ from pathlib import Path
 from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
-from annotator.data_import.items import ParsedItems, RowProblem, content_hash, parse_item_file
+from annotator.data_import.items import (
+    ItemColumns,
+    ParsedItems,
+    RowProblem,
+    content_hash,
+    item_from_columns,
+    parse_item_file,
+)
 from annotator.domain.model import Item, ItemLanguage, Status, User
 from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
@@ -91,9 +98,12 @@ class ImportInProgressError(UserError):
 
 @dataclass
 class _Plan:
-    """What the file changes, decided against the live data before anything is written."""
+    """What the file changes, decided against the live data before anything is written.
 
-    new_rows: list[tuple[Item, str, int]] = field(default_factory=list)
+    New items stay ``ItemColumns`` until written, their content hash and position added to the same dict: a tuple
+    holding a dict would be tracked by the garbage collector, the dict alone is not (see ``ItemColumns``)."""
+
+    new_rows: list[ItemColumns] = field(default_factory=list)
     #: (new item, its new hash, the hash it had when classified)
     replacements: list[tuple[Item, str, str]] = field(default_factory=list)
     #: (item id, new gloss) of items otherwise unchanged: the gloss is not part of what an item *is*
@@ -190,20 +200,21 @@ def _plan(
     plan = _Plan()
     hashes = repo.item_hashes(conn)
     position = repo.next_position(conn)
-    total = len(parsed.items)
+    total = len(parsed.records)
     changed: list[tuple[Item, str, str]] = []
-    same: list[Item] = []
-    for done, item in enumerate(parsed.items, start=1):
-        digest = content_hash(item)
-        old = hashes.get(item.id)
+    same: list[ItemColumns] = []
+    for done, record in enumerate(parsed.records, start=1):
+        digest = content_hash(record)
+        old = hashes.get(record["id"])
         if old is None:
-            plan.new_rows.append((item, digest, position))
+            record.update(content_hash=digest, position=position)
+            plan.new_rows.append(record)
             position += 1
             report.added += 1
         elif old == digest:
-            same.append(item)
+            same.append(record)
         else:
-            changed.append((item, digest, old))
+            changed.append((item_from_columns(record), digest, old))
         if done % 1000 == 0 or done == total:
             progress(done, total, "checking")
     del hashes
@@ -240,7 +251,7 @@ def _stage(
         with project.db.write() as conn:
             if not project.repo.touch_import(conn, import_id, time.time()):
                 raise ImportInProgressError("This import was cancelled by another process; nothing was imported.")
-            project.repo.stage_new_items(conn, import_id, chunk, languages)
+            project.repo.stage_new_values(conn, import_id, chunk, languages)
         progress(start + len(chunk), len(rows), "writing")
 
 
@@ -286,7 +297,7 @@ def _commit(
     settings = repo.get_meta(conn, "settings")
     now_languages = ProjectSettings.from_json(settings).languages if settings else tuple(languages)
     if set(now_languages) - set(languages):  # a lead added a language while this import was staging
-        repo.ensure_item_languages(conn, [item.id for item, _d, _p in plan.new_rows], now_languages)
+        repo.ensure_item_languages(conn, [values["id"] for values in plan.new_rows], now_languages)
     repo.set_glosses(conn, plan.glosses)
     detail = {"file": name, "added": report.added, "replaced": report.replaced, "force": force}
     if report.glosses:
@@ -297,16 +308,16 @@ def _commit(
     repo.end_import(conn, import_id)
 
 
-def _gloss_changes(repo: Repository, conn: Connection, same: list[Item]) -> list[tuple[str, str]]:
+def _gloss_changes(repo: Repository, conn: Connection, same: list[ItemColumns]) -> list[tuple[str, str]]:
     """Items identical but for their gloss: the new glosses from the file (one read), applied at the commit.
 
     An empty gloss in the file keeps the stored one (pre-population may have learnt it from the lexicon).
     """
-    with_gloss = [item for item in same if item.gloss]
+    with_gloss = [(values["id"], values["gloss"]) for values in same if values["gloss"]]
     if not with_gloss:
         return []
     stored = repo.item_glosses(conn)
-    return [(item.id, item.gloss) for item in with_gloss if stored.get(item.id) != item.gloss]
+    return [(item_id, gloss) for item_id, gloss in with_gloss if stored.get(item_id) != gloss]
 
 
 def import_items(
@@ -361,9 +372,10 @@ def _import_items(
         # Positions were planned in a read; another import may have committed since. Only one import stages at
         # a time (checked above, under the write lock), so shifting the plan here keeps every position unique.
         if plan.new_rows:
-            shift = project.repo.next_position(conn) - plan.new_rows[0][2]
+            shift = project.repo.next_position(conn) - plan.new_rows[0]["position"]
             if shift:
-                plan.new_rows = [(item, digest, position + shift) for item, digest, position in plan.new_rows]
+                for values in plan.new_rows:
+                    values["position"] += shift
     committed = False
     try:
         _stage(project, import_id, plan, languages, progress)

@@ -38,11 +38,15 @@ from annotator.lexicon.wordnet import default_sources, foreign_synset_reason
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
 from annotator.store import suggestions as suggestion_rows
+from annotator.store.item_languages import candidates_to_json
 from annotator.store.repository import PreparedSaves
 
 SYSTEM_USER = "system:prepopulate"
 #: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
 BATCH_SIZE = 200
+#: G0/B0 answers kept for items sharing σ, λ and language (encoded: strings only), dropped past this many: bounds
+#: memory (about 1 KB each: 100 MB at most).
+SETS_KEPT = 100_000
 #: Records of what each lexicon returned kept for reuse (items sharing σ, λ and language share one): bounds memory.
 RECORDS_KEPT = 20_000
 #: Skipped item-languages named in the audit row (all of them are counted).
@@ -69,6 +73,31 @@ def is_curated(state: ItemLanguage) -> bool:
     return state.status is not Status.PENDING or (state.good, state.bad) != (state.initial_good, state.initial_bad)
 
 
+class EncodedSets(NamedTuple):
+    """G0/B0 of one (σ, λ, language) as the run keeps them: encoded as stored, with what the report needs.
+
+    Strings and numbers only, kept in the memo as a plain tuple (the collector untracks exact tuples of strings, not
+    a NamedTuple's instances), so the memo costs Python's cyclic collector nothing: a memo of ``InitialSets``
+    (candidate objects) made its every full pass walk them all, and deriving the sets anew for every item instead
+    lost the reuse (items sharing σ and λ: ten per key at 100,000 items). Figures in ``_Run``'s docstring.
+    """
+
+    good: str
+    bad: str
+    good_count: int
+    bad_count: int
+    overlaps: tuple[str, ...]
+    #: Lexicon lemmas that are not valid candidates (reported, not stored).
+    skipped: tuple[str, ...]
+
+    @classmethod
+    def of(cls, sets: InitialSets) -> EncodedSets:
+        return cls(
+            candidates_to_json(sets.good), candidates_to_json(sets.bad), len(sets.good), len(sets.bad),
+            sets.overlaps, sets.skipped,
+        )  # fmt: skip
+
+
 class SenseInventory:
     """Memoised lexicon look-ups for one run: Ω(λ) per (lemma, POS) and synset records per id.
 
@@ -84,8 +113,22 @@ class SenseInventory:
         self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
         #: Λ_L(σ) per (σ, language), as tuples of strings: the collector never walks them (see ``initial_sets``).
         self._lexicalizations: dict[tuple[str, str], tuple[str, ...]] = {}
-        #: The record of what each lexicon returned (JSON), per (σ, λ, language).
+        #: ``EncodedSets`` per (σ, λ, POS, language), each as a plain tuple (see ``EncodedSets``).
+        self._sets: dict[tuple[str, str, str, str], tuple[str, str, int, int, tuple[str, ...], tuple[str, ...]]] = {}
+        #: The record of what each lexicon returned (JSON), per (σ, λ, language) like the sets.
         self._records_json: dict[tuple[str, str, str, str], str] = {}
+
+    def trim(self) -> bool:
+        """Drop the derived answers (Λ_L(σ), G0/B0) once there are more than ``SETS_KEPT``; True when dropped.
+
+        The lexicon's own answers (synset records, Ω(λ)) stay, so nothing is asked of the lexicon again.
+        """
+        if len(self._sets) <= SETS_KEPT:
+            return False
+        self._sets.clear()
+        self._lexicalizations.clear()
+        self._records_json.clear()
+        return True
 
     def record(self, synset_id: str) -> SynsetRecord:
         found = self._records.get(synset_id)
@@ -128,17 +171,25 @@ class SenseInventory:
     def initial_sets(
         self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
     ) -> InitialSets:
-        """G0/B0 of one item-language, derived afresh from the memoised Λ_L of its senses.
-
-        Not memoised itself: keeping every item's candidate objects alive for the run made the collector walk them
-        again and again (pre-population 53 % slower at 10,000 items than deriving them anew; figures in
-        ``_Run``'s docstring). Derived, encoded and dropped item by item, they die young and cost it nothing.
-        """
+        """G0/B0 of one item-language as candidate objects, derived from the memoised Λ_L of its senses (the run keeps
+        them encoded instead: ``encoded_sets``)."""
         by_synset = {
             synset: self.lexicalizations(synset, lang, source_allowed)
             for synset in {item.synset, *(s.synset for s in senses)}
         }
         return initial_sets(item.synset, senses, by_synset)
+
+    def encoded_sets(
+        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
+    ) -> EncodedSets:
+        """G0/B0 depend only on (σ, λ, language): items sharing them share one computed and encoded answer."""
+        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
+        kept = self._sets.get(key)
+        if kept is not None:
+            return EncodedSets(*kept)
+        found = EncodedSets.of(self.initial_sets(item, senses, lang, source_allowed))
+        self._sets[key] = (found.good, found.bad, found.good_count, found.bad_count, found.overlaps, found.skipped)
+        return found
 
     def record_json(
         self,
@@ -147,7 +198,7 @@ class SenseInventory:
         lang: str,
         source_allowed: Callable[[str], bool],
         consulted: list[str],
-        sets: InitialSets,
+        sets: EncodedSets,
     ) -> str:
         """What each lexicon returned for (σ, λ, language), as stored JSON: shared like the sets."""
         key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
@@ -156,7 +207,7 @@ class SenseInventory:
             records = {synset: self.record(synset) for synset in {item.synset, *(s.synset for s in senses)}}
             record = lexicon_record(
                 self.lexicon.name, item.target.lemma, lang, item.synset, senses, records, source_allowed,
-                consulted, len(sets.good), len(sets.bad),
+                consulted, sets.good_count, sets.bad_count,
             )  # fmt: skip
             if len(self._records_json) >= RECORDS_KEPT:
                 self._records_json.clear()  # bounded on its own: on varied data the records seldom repeat
@@ -257,28 +308,26 @@ def _lexicon_counters(lexicon: Lexicon) -> dict[str, int]:
     return flat
 
 
-def _prepopulated_state(item: Item, state: ItemLanguage, sets: InitialSets, warnings: list[str]) -> ItemLanguage:
+def _prepopulated_state(
+    item: Item, state: ItemLanguage, sets: EncodedSets, warnings: list[str]
+) -> tuple[ItemLanguage, dict[str, str]]:
+    """The state pre-populated, and its lists already encoded (``prepare_saves``'s ``encoded_lists``): G0/B0, and
+    GOOD/BAD = G0/B0 when nobody had touched them (the returned state's own GOOD/BAD then stay empty)."""
     lang = state.lang
     warnings.extend(
         f"{item.id} [{lang}]: lexicon lemma {lemma!r} is not a valid candidate; left out" for lemma in sets.skipped
     )
-    if not sets.good:
+    if not sets.good_count:
         warnings.append(f"{item.id} [{lang}]: no {lang} lexicalization of {item.synset} from allowed sources")
-    untouched = state.status is Status.PENDING and not state.good and not state.bad
-    return replace(
-        state,
-        initial_good=sets.good,
-        initial_bad=sets.bad,
-        overlaps=sets.overlaps,
-        prepopulated=True,
-        good=sets.good if untouched else state.good,
-        bad=sets.bad if untouched else state.bad,
-    )
+    lists = {"initial_good": sets.good, "initial_bad": sets.bad}
+    if state.status is Status.PENDING and not state.good and not state.bad:
+        lists.update(good=sets.good, bad=sets.bad)
+    return replace(state, overlaps=sets.overlaps, prepopulated=True), lists
 
 
 def _redone_state(
-    item: Item, state: ItemLanguage, sets: InitialSets, warnings: list[str]
-) -> tuple[ItemLanguage, dict[str, object]]:
+    item: Item, state: ItemLanguage, sets: EncodedSets, warnings: list[str]
+) -> tuple[ItemLanguage, dict[str, str], dict[str, object]]:
     """A done item-language pre-populated again: new G0/B0, and GOOD/BAD set to them. A curated one (only
     reached when forced) goes back to pending; the history detail keeps everything it held."""
     detail: dict[str, object] = {
@@ -295,7 +344,7 @@ def _redone_state(
             previous_discard_note=state.discard_note,
         )
         base = replace(base, discuss_note="", discard_reason=None, discard_note="", status_by=None)
-    return _prepopulated_state(item, base, sets, warnings), detail
+    return (*_prepopulated_state(item, base, sets, warnings), detail)
 
 
 class _Computed(NamedTuple):
@@ -325,11 +374,12 @@ class _Batch:
 class _Run:
     """One pre-population run: computes a batch outside any transaction, then writes it in a short one.
 
-    Each item's states are encoded for the write as soon as they are computed, and the batch keeps only strings,
-    numbers and dicts of them, which Python's cyclic collector never walks. Keeping the states and their candidate
-    objects (and a run-long memo of G0/B0) alive instead made every full collection walk them: at 10,000 items × 5
-    languages (``benchmarks/bench_import_prepopulate.py``, CPU) this layout runs in 6.4 s where the kept objects
-    took 9.7 s; 46285f4, which paused the collector instead, 6.5 s.
+    Each item's states are encoded for the write as soon as they are computed, and the batch and the memo of G0/B0
+    keep only strings, numbers, exact tuples and dicts of them, which Python's cyclic collector never walks. Keeping
+    the states, their candidate objects and a run-long memo of ``InitialSets`` alive instead made every full
+    collection walk them. Pre-population alone (snapshot loaded, one core, CPU): at 10,000 items × 5 languages
+    9.2 s with the kept objects, 5.7 s with this layout, 5.45 s at 46285f4 (which paused the collector instead);
+    at 100,000, 31.8 s against 29.9 s, with peak RSS 262 MB against 485 MB (``benchmarks/bench_import_prepopulate.py``).
     """
 
     def __init__(
@@ -383,22 +433,26 @@ class _Run:
             gloss = item.gloss or self.inventory.record(item.synset).gloss(ENGLISH)
             warnings: list[str] = []
             new_states: list[ItemLanguage] = []
+            lists: list[dict[str, str]] = []
             details: list[dict[str, object]] = []
             computed: list[_Computed] = []
             for state in states:
                 allowed = self.allowed(state.lang)
-                sets = self.inventory.initial_sets(item, senses, state.lang, allowed)
+                sets = self.inventory.encoded_sets(item, senses, state.lang, allowed)
                 # what each lexicon returned: kept where a list starts empty (the cards that say why)
-                empty = not sets.good or not sets.bad
+                empty = not sets.good_count or not sets.bad_count
                 consulted = self.consulted(state.lang)
                 record = self.inventory.record_json(item, senses, state.lang, allowed, consulted, sets) if empty else ""
-                detail: dict[str, object] = {"good": len(sets.good), "bad": len(sets.bad), "lexicon": self.lexicon.name}
+                detail: dict[str, object] = {
+                    "good": sets.good_count, "bad": sets.bad_count, "lexicon": self.lexicon.name,
+                }  # fmt: skip
                 if redo is not None and state.prepopulated:
-                    new_state, extra = _redone_state(item, state, sets, warnings)
+                    new_state, encoded, extra = _redone_state(item, state, sets, warnings)
                     detail.update(extra)
                 else:
-                    new_state = _prepopulated_state(item, state, sets, warnings)
+                    new_state, encoded = _prepopulated_state(item, state, sets, warnings)
                 new_states.append(new_state)
+                lists.append(encoded)
                 details.append(detail)
                 computed.append(
                     _Computed(
@@ -419,7 +473,7 @@ class _Run:
                 f"({item.target.lemma}, {item.target.pos}) in the lexicon"
             )
         report.warnings.extend(warnings)
-        prepared = self.project.repo.prepare_saves(new_states, SYSTEM_USER, "prepopulate", details)
+        prepared = self.project.repo.prepare_saves(new_states, SYSTEM_USER, "prepopulate", details, encoded_lists=lists)
         batch = self.batch
         batch.lexicon_rows.append((item.id, gloss, senses))
         batch.computed.extend(computed)
@@ -448,6 +502,7 @@ class _Run:
             repo.update_items_lexicon(conn, batch.lexicon_rows)
             repo.apply_saves(conn, PreparedSaves(batch.updates, batch.history))
             suggestion_rows.put_records(conn, [(c.item_id, c.lang, c.record) for c in batch.computed if c.record])
+        self.inventory.trim()
         self.report.items += len(batch.lexicon_rows)
         self.report.item_languages += len(batch.computed)
         self.report.overlaps += sum(1 for c in batch.computed if c.overlaps)

@@ -8,7 +8,7 @@ database transaction: a refusal half-way rolls back every row. Untouched and unc
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -447,7 +447,7 @@ def _check_columns(path: Path, columns: list[str], workbook: WorkbookInfo | None
         raise FileFormatError(f"{path.name}: row 1: missing column(s): {', '.join(missing)}")
 
 
-def _rows_language(rows: list[Row]) -> str | None:
+def _rows_language(rows: Sequence[Row]) -> str | None:
     """The language every row names, when there is exactly one (a CSV saved from a sheet, without ``--lang``)."""
     found = {_text(row.values.get("lang")).strip().upper() for row in rows if row.error is None}
     return found.pop() if len(found) == 1 and "" not in found else None

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, bindparam, func, or_, select
 
@@ -83,6 +83,37 @@ def item_from_row(row: Sequence[Any]) -> Item:
     )
 
 
+class ItemRow(NamedTuple):
+    """An item for bulk reads that keep the whole project in memory (export, statistics): only strings, numbers
+    and tuples of strings, with Ω(λ) left as its stored JSON text. ``iter_item_rows`` yields the same fields as a
+    plain tuple (``ItemValues``), which Python's cyclic garbage collector stops tracking (it untracks only exact
+    tuples, never a NamedTuple instance, nor an ``Item``, about nine tracked objects); ``ItemRow(*values)`` names
+    them where a reader wants names."""
+
+    id: str
+    sentence: str
+    target_text: str
+    target_start: int
+    target_end: int
+    lemma: str
+    pos: str
+    synset: str
+    source: str
+    gloss: str
+    #: Ω(λ) as stored (JSON text).
+    senses: str
+    filter_failures: tuple[str, ...]
+    excluded: bool
+    domain: str
+
+
+#: An ``ItemRow``'s fields as a plain tuple (see ``ItemRow``).
+ItemValues = tuple[str, str, str, int, int, str, str, str, str, str, str, tuple[str, ...], bool, str]
+
+#: The values of a newly imported item's columns that no item file gives: not pre-populated, not filtered, included.
+NEW_ITEM: dict[str, Any] = {"senses": "[]", "filter_failures": "[]", "excluded": False}
+
+
 class ItemRecords:
     """Items (hidden while an import stages them, see ``rows.visible``); part of ``Repository``."""
 
@@ -128,21 +159,17 @@ class ItemRecords:
 
     def insert_items(self, conn: Connection, rows: list[tuple[Item, str, int]], import_id: int = 0) -> None:
         """Insert many new items at once: (item, content hash, position); hidden while ``import_id`` stages."""
+        self.insert_new_items(
+            conn, [{**self._item_values(i), "content_hash": h, "position": p} for i, h, p in rows], import_id
+        )
+
+    def insert_new_items(self, conn: Connection, rows: Sequence[Mapping[str, Any]], import_id: int = 0) -> None:
+        """Insert many new items given as their columns' values: those of the file (``id`` … ``domain``), the
+        ``content_hash`` and ``position``; Ω(λ), filter results and exclusion start empty unless given."""
         if rows:
             at = utc_now()
             insert_many(
-                conn,
-                schema.items,
-                [
-                    {
-                        **self._item_values(i),
-                        "content_hash": h,
-                        "position": p,
-                        "imported_at": at,
-                        "import_id": import_id,
-                    }
-                    for i, h, p in rows
-                ],
+                conn, schema.items, [{**NEW_ITEM, **v, "imported_at": at, "import_id": import_id} for v in rows]
             )
 
     def insert_item(self, conn: Connection, item: Item, content_hash: str, position: int) -> None:
@@ -235,6 +262,14 @@ class ItemRecords:
             query = query.limit(limit)
         for row in conn.execute(query):
             yield item_from_row(row)
+
+    def iter_item_rows(self, conn: Connection) -> Iterator[ItemValues]:
+        """Every item as the fields of an ``ItemRow`` in a plain tuple, in import order (bulk reads: export,
+        statistics)."""
+        it = schema.items
+        query = select(*ITEM_COLUMNS).where(visible(it)).order_by(it.c.position)
+        for row in conn.execute(query):  # the stored columns as they are, but the three item_from_row decodes
+            yield (*row[:11], strings_from_json(row[11]), bool(row[12]), row[13] or "")
 
     def count_items(self, conn: Connection) -> int:
         it = schema.items

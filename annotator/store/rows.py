@@ -89,8 +89,8 @@ def insert_many(conn: Connection, table: Table, rows: Sequence[dict[str, Any]]) 
     leave out takes its scalar default, as SQLAlchemy fills it in, or the database's (NULL, a serial id)."""
     if not rows:
         return
-    defaults = {
-        column.name: column.default.arg
+    defaults = {  # plain str names: SQLAlchemy's are a str subclass the GC tracks, as it then does each row's dict
+        str(column.name): column.default.arg
         for column in table.columns
         if column.name not in rows[0] and isinstance(column.default, ColumnDefault) and column.default.is_scalar
     }

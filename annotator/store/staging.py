@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection, select
 
@@ -59,15 +60,23 @@ class StagingRecords(ItemRecords):
         The ids are new, so no existing pair needs reading (the old ``ensure_item_languages`` per chunk read
         every pair in the project, which made imports quadratic).
         """
+        values = [{**self._item_values(i), "content_hash": h, "position": p} for i, h, p in rows]
+        self.stage_new_values(conn, import_id, values, langs)
+
+    def stage_new_values(
+        self, conn: Connection, import_id: int, rows: Sequence[Mapping[str, Any]], langs: Sequence[str]
+    ) -> None:
+        """``stage_new_items`` of items given as their columns' values (see ``insert_new_items``)."""
         if not rows:
             return
-        self.insert_items(conn, rows, import_id)
+        self.insert_new_items(conn, rows, import_id)
+        pending = Status.PENDING.value
         insert_many(
             conn,
             schema.item_languages,
             [
-                {"item_id": item.id, "lang": lang, "status": Status.PENDING.value, "version": 0, "import_id": import_id}
-                for item, _digest, _position in rows
+                {"item_id": values["id"], "lang": lang, "status": pending, "version": 0, "import_id": import_id}
+                for values in rows
                 for lang in langs
             ],
         )
