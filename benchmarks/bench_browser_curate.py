@@ -161,6 +161,7 @@ def focus_test(page: Page, data: Path) -> list[str]:
 def project_copy(tmp: Path, items: int, cache: Path | None) -> Path:
     """A fresh copy of the built project's data folder (built once into ``cache`` when given; minutes at 10,000)."""
     if cache is None:
+        (tmp / "build").mkdir()  # the inputs are written there before the project is created
         return build(tmp / "build", items).data_dir
     built = cache / f"items-{items}"
     if not (built / "data").is_dir():

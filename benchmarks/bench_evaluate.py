@@ -229,7 +229,7 @@ def main() -> None:
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
 
     counts = {o: len(result.with_outcome(o)) for o in ("GOOD", "BAD", "MISS")}
-    candidates = sum(len(specs) for item in dataset.items.values() for specs in item.languages.values())
+    candidates = sum(len(specs) for item in dataset.items.values() for specs in item.candidates.values())
     print(f"dataset: {len(ids)} items x {len(langs)} languages, {candidates} candidates")
     print(f"translations: {len(translations)} ({counts['GOOD']} GOOD, {counts['BAD']} BAD, {counts['MISS']} MISS)")
     print(f"start-up (simplemma + jieba dictionaries): {startup:.2f} s")

@@ -253,6 +253,15 @@ def test_a_miss_translation_s_target_word_is_suggested_with_its_system(wn_projec
     assert "sysA, sysB" in found["grappino"]["reason"]
     assert "whisky" not in found  # the translation of another content word of the sentence ("whiskey")
     assert not [s for s in suggestions.card_view(wn_project, "g1", "IT").suggestions if s.source == "mt"]
+    # the work area's card: read from the view the page has just read, the same answer, with the evaluation read
+    # once for both the suggestions and the card's MISS lines
+    view = CurationService(wn_project, person(wn_project, "ivo")).view("a1", "IT")
+    shown = suggestions.shown_card(wn_project, view.item, view.state)
+    assert shown == suggestions.card_view(wn_project, "a1", "IT") and shown.evaluation == job_id
+    lines = suggestions.miss_lines(wn_project, shown.evaluation, "a1", "IT")
+    assert lines == suggestions.miss_translations(wn_project, "a1", "IT") and [system for system, _ in lines] == [
+        "sysA", "sysB"
+    ]  # fmt: skip
 
 
 def test_a_dismissed_suggestion_stays_dismissed_for_that_user_only(wn_project: Project) -> None:

@@ -224,7 +224,7 @@ def _card_suggestions(view: ItemView, user: User, place: Place) -> suggestion_se
     if place.address.is_copy:
         return None
     try:
-        return suggestion_service.card_view(state.get_project(), view.item.id, view.state.lang, user)
+        return suggestion_service.shown_card(state.get_project(), view.item, view.state, user)  # as the view read it
     except (UserError, LexiconError):
         return None
 
@@ -237,7 +237,7 @@ def _miss_lines(
     if found is None or place.address.is_copy:
         return []
     try:
-        lines = suggestion_service.miss_translations(state.get_project(), view.item.id, view.state.lang)
+        lines = suggestion_service.miss_lines(state.get_project(), found.evaluation, view.item.id, view.state.lang)
     except (OSError, ValueError):  # the evaluation's file is gone or damaged: the card shows the rest
         return []
     words = any(s.source == sugg.MT for s in found.suggestions)

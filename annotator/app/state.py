@@ -72,6 +72,17 @@ def running_page(user: User, controls: DeltaGenerator | None = None) -> Iterator
         _page_run.active, _page_run.user, _page_run.controls = False, None, None
 
 
+@contextmanager
+def callback_checked(user: User) -> Iterator[None]:
+    """Mark that a widget callback has just checked the session for ``user``: what it calls (the action runner)
+    takes that user instead of checking again — one check per callback, as per script run."""
+    _page_run.callback_user = user
+    try:
+        yield
+    finally:
+        _page_run.callback_user = None
+
+
 def in_page_run() -> bool:
     return bool(getattr(_page_run, "active", False))
 
@@ -119,11 +130,14 @@ def cookie_name(project: Project) -> str:
 def current_user() -> User | None:
     """The logged-in user, ``LOCAL_USER`` for a project without accounts, or None when a login is needed.
 
-    Read from the database once per script run (one primary-key look-up) and in every widget callback, so a
-    disabled account is locked out at once.
+    Read from the database once per script run (one primary-key look-up) and once in every widget callback
+    (``callback_checked``), so a disabled account is locked out at once.
     """
     if in_page_run():
         return _page_run.user
+    checked: User | None = getattr(_page_run, "callback_user", None)
+    if checked is not None:
+        return checked
     project = get_project()
     session = st.session_state.get(USER_KEY)
     if not isinstance(session, accounts.Session):

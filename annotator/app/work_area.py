@@ -323,7 +323,8 @@ def _handle_event() -> None:
         return
     if event.type not in ("undo", "check", "advance"):
         st.session_state[LEFT_KEY] = None  # u undoes on the item just left only right after leaving it
-    HANDLERS[event.type](here, user, event)
+    with state.callback_checked(user):  # the action runner takes the user just checked
+        HANDLERS[event.type](here, user, event)
 
 
 def on_event() -> None:

@@ -62,13 +62,27 @@ class EvaluationInputError(UserError):
 
 
 class CandidateSpec(NamedTuple):
-    """A dataset candidate, parsed: side (``good``/``bad``), position within its side, provenance synsets (a plain
-    record: 300,000 of them at 10,000 items × 5 languages)."""
+    """A dataset candidate, parsed: side (``good``/``bad``), position within its side, provenance synsets. Made on
+    request from the item's ``StoredSpec`` (``DatasetItem.specs``) and dropped after use."""
 
     candidate: Candidate
     side: str
     position: int  # within its side (``index`` would shadow ``tuple.index``)
     synsets: tuple[str, ...] = ()
+
+
+#: How a ``DatasetItem`` keeps a candidate: its text, its cross-PoS tag (or None), side, position within its side,
+#: then its provenance synsets — one flat tuple of strings and ints. Python's cyclic collector stops tracking such a
+#: tuple at its first pass (a nested one takes a pass per level and may reach the oldest generation first), so the
+#: 300,000 candidates of 10,000 items × 5 languages cost its full passes nothing; as ``CandidateSpec`` records holding
+#: ``Candidate`` objects (a NamedTuple or dataclass instance is tracked for good) they made the set-up from the live
+#: curation 2× slower unless the collector was paused (issue 32; figures in ``evaluate_project.prepare_current``).
+StoredSpec = tuple[Any, ...]
+
+
+def stored_spec(candidate: Candidate, side: str, position: int, synsets: tuple[str, ...] = ()) -> StoredSpec:
+    """A parsed candidate as a ``DatasetItem`` keeps it."""
+    return (candidate.text, candidate.pos, side, position, *synsets)
 
 
 @dataclass(frozen=True)
@@ -83,9 +97,23 @@ class DatasetItem:
     sense_rank: int | None  # μ(σ); None when σ is not in Ω(λ)
     polysemy_degree: int | None  # δ(λ); None when Ω(λ) was not pre-populated
     sense_ranks: dict[str, int]
-    languages: dict[str, tuple[CandidateSpec, ...]]
+    #: each language's candidates, GOOD then BAD (``StoredSpec``: plain tuples, see there); ``specs`` or
+    #: ``languages`` give them as ``CandidateSpec`` records
+    candidates: dict[str, tuple[StoredSpec, ...]]
     line: int = 0
     domain: str | None = None  # the item's optional domain, for the by-domain breakdown
+
+    def specs(self, lang: str) -> tuple[CandidateSpec, ...]:
+        """The candidates of ``lang`` (none when the item is not in it), made now: callers use them and drop them."""
+        return tuple(
+            CandidateSpec(Candidate(spec[0], spec[1]), spec[2], spec[3], spec[4:])
+            for spec in self.candidates.get(lang, ())
+        )
+
+    @property
+    def languages(self) -> dict[str, tuple[CandidateSpec, ...]]:
+        """Every language's candidates (``specs``), by language."""
+        return {lang: self.specs(lang) for lang in self.candidates}
 
 
 @dataclass(frozen=True)
@@ -95,7 +123,7 @@ class Dataset:
 
     @property
     def languages(self) -> list[str]:
-        return sorted({lang for item in self.items.values() for lang in item.languages})
+        return sorted({lang for item in self.items.values() for lang in item.candidates})
 
 
 def _problem(problems: list[Problem], source: str, line: int, rule: str, message: str) -> None:
@@ -109,7 +137,7 @@ _NULLABLE = ("sense_rank", "polysemy_degree")
 
 def _side_specs(
     entries: Any, side: str, where: str, source: str, line: int, problems: list[Problem], parsed: ParseCache
-) -> list[CandidateSpec]:
+) -> list[StoredSpec]:
     specs = []
     for index, entry in enumerate(entries):
         text = entry.get("text") if isinstance(entry, dict) else entry
@@ -119,7 +147,7 @@ def _side_specs(
         except CandidateError as error:
             _problem(problems, source, line, f"candidate_{error.rule}", f"{where} candidate {text!r}: {error.message}")
             continue
-        specs.append(CandidateSpec(candidate, side, index, tuple(map(str, synsets)) if synsets else ()))
+        specs.append(stored_spec(candidate, side, index, tuple(map(str, synsets)) if synsets else ()))
     return specs
 
 
@@ -181,7 +209,7 @@ def _parse_item(record: Any, source: str, line: int, problems: list[Problem], pa
         else:
             _problem(problems, source, line, "bad_value", f"item '{item_id}': each sense needs 'synset' and 'rank'")
             break
-    languages: dict[str, tuple[CandidateSpec, ...]] = {}
+    languages: dict[str, tuple[StoredSpec, ...]] = {}
     if not isinstance(record["languages"], dict):
         _problem(problems, source, line, "bad_value", f"item '{item_id}': 'languages' must be an object")
         return None
@@ -190,7 +218,7 @@ def _parse_item(record: Any, source: str, line: int, problems: list[Problem], pa
         if not isinstance(sets, dict):
             _problem(problems, source, line, "bad_value", f"item '{item_id}' {lang}: expected {{'good': [...]}}")
             continue
-        specs: list[CandidateSpec] = []
+        specs: list[StoredSpec] = []
         for side in (GOOD, BAD):
             where = f"item '{item_id}' {lang} {side}"
             specs.extend(_side_specs(sets.get(side) or [], side, where, source, line, problems, parsed))
@@ -206,7 +234,7 @@ def _parse_item(record: Any, source: str, line: int, problems: list[Problem], pa
         sense_rank=ints["sense_rank"],
         polysemy_degree=ints["polysemy_degree"],
         sense_ranks=sense_ranks,
-        languages=languages,
+        candidates=languages,
         line=line,
         domain=record["domain"] if isinstance(record.get("domain"), str) and record["domain"] else None,
     )
@@ -668,7 +696,7 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
         reason = (
             "unknown_item" if item is None
             else "unknown_language" if lang not in dataset_langs
-            else "item_language_not_in_dataset" if lang not in item.languages
+            else "item_language_not_in_dataset" if lang not in item.candidates
             else ""
         )  # fmt: skip
         if reason:

@@ -55,7 +55,7 @@ def result_key(result: AnalysedTranslation) -> tuple[str, str, str]:
 
 def content_hash(result: AnalysedTranslation) -> str:
     """Hash of the translation and the item-language's GOOD and BAD candidates (order-insensitive)."""
-    specs = result.item.languages.get(result.translation.lang, ())
+    specs = result.item.specs(result.translation.lang)
     sides = {
         side: sorted(spec.candidate.format().casefold() for spec in specs if spec.side == side)
         for side in ("good", "bad")

@@ -109,8 +109,8 @@ def dataset_digest(dataset: Dataset) -> str:
     for item_id in sorted(dataset.items):
         item = dataset.items[item_id]
         languages = {
-            lang: [[spec.side, spec.position, spec.candidate.text, list(spec.synsets)] for spec in specs]
-            for lang, specs in sorted(item.languages.items())
+            lang: [[side, position, text, synsets] for text, _pos, side, position, *synsets in specs]
+            for lang, specs in sorted(item.candidates.items())
         }
         record = [
             item.id, item.sentence, item.lemma, item.pos, item.synset, item.sense_rank, item.polysemy_degree,

@@ -191,14 +191,13 @@ def _compile_language(
 ) -> dict[str, CandidateSet]:
     """Compile the candidates of every item in ``lang``, analysing all their segments in batches, once."""
     ids = sorted(set(item_ids))
-    segments = sorted(
-        {
-            segment
-            for item_id in ids
-            for spec in dataset.items[item_id].languages[lang]
-            for segment in candidate_segments(spec.candidate)
-        }
-    )
+    candidates: dict[tuple[str, str | None], Candidate] = {}  # made once per language from the stored specs
+    stored = [dataset.items[item_id].candidates[lang] for item_id in ids]
+    for specs in stored:
+        for spec in specs:
+            if spec[:2] not in candidates:
+                candidates[spec[:2]] = Candidate(spec[0], spec[1])
+    segments = sorted({segment for candidate in candidates.values() for segment in candidate_segments(candidate)})
     analyses: dict[str, Analysis] = {}
     for start in range(0, len(segments), batch_size):
         batch = segments[start : start + batch_size]
@@ -206,17 +205,17 @@ def _compile_language(
         analyses.update(zip(batch, analysed, strict=True))
     compiled: dict[str, CandidateSet] = {}
     memo: dict[Candidate, Any] = {}  # items of one lemma share most candidates: compile each once
-    for item_id in ids:
+    for item_id, specs in zip(ids, stored, strict=True):
         compiled[item_id] = candidate_set(
             compile_candidate(
-                spec.candidate,
-                spec.side,
-                index=spec.position,
-                synsets=spec.synsets,
+                candidates[spec[:2]],
+                spec[2],
+                index=spec[3],
+                synsets=spec[4:],  # text, tag, side, position, synsets (``inputs.StoredSpec``)
                 segment_analyses=analyses,
                 memo=memo,
             )
-            for spec in dataset.items[item_id].languages[lang]
+            for spec in specs
         )
     return compiled
 

@@ -12,11 +12,10 @@ from typing import Any
 from annotator.analysis.base import Analysis
 from annotator.atomic_files import write_text_atomic
 from annotator.context import ProjectContext
-from annotator.domain.candidates import Candidate
 from annotator.domain.jobs import JobKind
 from annotator.domain.matching import CandidateMatch, MatchResult, Outcome, Step
 from annotator.domain.metrics import compute_metrics
-from annotator.evaluation.inputs import CandidateSpec, DatasetItem, Translation
+from annotator.evaluation.inputs import DatasetItem, Translation
 from annotator.evaluation.run import ANALYSED_FILE, METRICS_FILE, AnalysedTranslation, EvaluationResult, write_results
 from annotator.services import job_files
 
@@ -66,10 +65,8 @@ def _scored_items(result: EvaluationResult) -> list[DatasetItem]:
 
 def _item_line(item: DatasetItem) -> str:
     languages = {
-        lang: [
-            [spec.side, spec.position, spec.candidate.text, spec.candidate.pos, list(spec.synsets)] for spec in specs
-        ]
-        for lang, specs in item.languages.items()
+        lang: [[side, position, text, pos, synsets] for text, pos, side, position, *synsets in specs]
+        for lang, specs in item.candidates.items()
     }
     fields = {
         "id": item.id,
@@ -89,10 +86,7 @@ def _item_line(item: DatasetItem) -> str:
 
 def _item_from_line(fields: dict[str, Any]) -> DatasetItem:
     languages = {
-        lang: tuple(
-            CandidateSpec(Candidate(text, pos), side, index, tuple(synsets))
-            for side, index, text, pos, synsets in specs
-        )
+        lang: tuple((text, pos, side, index, *synsets) for side, index, text, pos, synsets in specs)
         for lang, specs in fields["languages"].items()
     }
     return DatasetItem(
@@ -104,7 +98,7 @@ def _item_from_line(fields: dict[str, Any]) -> DatasetItem:
         sense_rank=fields["sense_rank"],
         polysemy_degree=fields["polysemy_degree"],
         sense_ranks=dict(fields["sense_ranks"]),
-        languages=languages,
+        candidates=languages,
         line=fields["line"],
         domain=fields.get("domain"),  # absent in the files of a run kept before domains were carried
     )
