@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from bench_curate import served_settings
 from bench_export import LANGS, seed
 from sqlalchemy import create_engine, text
 
@@ -200,6 +201,7 @@ def evaluation_setup(project: Project, translations: Path, runs: int) -> None:
 
 
 def main() -> None:
+    served_settings()  # the pages run with the settings ``annotator serve`` gives them (see ``bench_curate``)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--reruns", type=int, default=7)
