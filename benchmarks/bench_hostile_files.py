@@ -24,20 +24,8 @@ RSS_TARGET_MB = 300.0
 
 
 def _dataset(folder: Path) -> Path:
-    line = {
-        "id": "shot-whiskey",
-        "sentence": "He poured a shot of whiskey.",
-        "target": {"text": "shot", "start": 12, "end": 16, "lemma": "shot", "pos": "NOUN"},
-        "synset": "bn:00057755n",
-        "gloss": "",
-        "source": "",
-        "polysemy_degree": 2,
-        "sense_rank": 1,
-        "senses": [{"synset": "bn:00057755n", "rank": 1}],
-        "languages": {"IT": {"good": [{"text": "goccio", "pos": None, "origin": "lexicon", "synsets": []}], "bad": []}},
-    }
     path = folder / "dataset.jsonl"
-    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(hf.DATASET_LINE) + "\n", encoding="utf-8")
     return path
 
 

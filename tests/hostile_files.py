@@ -285,3 +285,18 @@ def sheet_shapes(exported: Path, folder: Path, data_member: str) -> dict[str, Pa
         (folder / shape).mkdir(exist_ok=True)
         shapes[shape] = _append_rows(exported, folder / shape / exported.name, data_member, extra)
     return shapes
+
+
+#: One valid exported dataset line, for the evaluation's inputs (the tests' and the benchmark's).
+DATASET_LINE = {
+    "id": "shot-whiskey",
+    "sentence": "He poured a shot of whiskey.",
+    "target": {"text": "shot", "start": 12, "end": 16, "lemma": "shot", "pos": "NOUN"},
+    "synset": "bn:00057755n",
+    "gloss": "",
+    "source": "",
+    "polysemy_degree": 2,
+    "sense_rank": 1,
+    "senses": [{"synset": "bn:00057755n", "rank": 1}],
+    "languages": {"IT": {"good": [{"text": "goccio", "pos": None, "origin": "lexicon", "synsets": []}], "bad": []}},
+}

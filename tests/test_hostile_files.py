@@ -135,7 +135,7 @@ def test_evaluate_refuses_huge_translations_without_holding_them(tmp_path: Path)
     """After a refusal the command line looks at both files' first line for a swapped order; that look reads a
     bounded piece of a line, so a 300 MB file or a 90 MB line is refused in a small process (it took 673 MB)."""
     dataset = tmp_path / "dataset.jsonl"
-    dataset.write_text(json.dumps(DATASET_LINE) + "\n")
+    dataset.write_text(json.dumps(hf.DATASET_LINE) + "\n")
     for build, limit in [
         (lambda: hf.translations_long(tmp_path, 300 * MB, "big.jsonl"), "max_file_mb"),
         (lambda: hf.translations_long(tmp_path, 90 * MB), "max_cell_chars"),
@@ -360,23 +360,8 @@ def test_snapshots_refuse_the_same_shapes(tmp_path: Path) -> None:
     assert SnapshotLexicon.load(hf.snapshot_long_gloss(tmp_path, 2_000, "fine.jsonl")).synset_ids("shot", "NOUN")
 
 
-#: One valid exported dataset line, for the evaluation's inputs.
-DATASET_LINE = {
-    "id": "shot-whiskey",
-    "sentence": "He poured a shot of whiskey.",
-    "target": {"text": "shot", "start": 12, "end": 16, "lemma": "shot", "pos": "NOUN"},
-    "synset": "bn:00057755n",
-    "gloss": "",
-    "source": "",
-    "polysemy_degree": 2,
-    "sense_rank": 1,
-    "senses": [{"synset": "bn:00057755n", "rank": 1}],
-    "languages": {"IT": {"good": [{"text": "goccio", "pos": None, "origin": "lexicon", "synsets": []}], "bad": []}},
-}
-
-
 def test_evaluation_inputs_refuse_the_same_shapes(tmp_path: Path) -> None:
-    dataset_line = DATASET_LINE
+    dataset_line = hf.DATASET_LINE
     dataset_path = tmp_path / "dataset.jsonl"
     dataset_path.write_text(json.dumps(dataset_line) + "\n")
     dataset = load_dataset(dataset_path)
