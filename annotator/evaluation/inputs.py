@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import orjson
 
@@ -519,17 +519,51 @@ class SkippedLine:
     reason: str
 
 
-class Translations(list[Translation]):
+#: How ``Translations`` keeps a translation: ``Translation``'s fields as an exact tuple of strings and an int.
+TranslationRow = tuple[str, str, str, str, int]
+
+
+class Translations(Sequence[Translation]):
     """The parsed translations, plus ``skipped``: how many well-formed lines were skipped, by reason.
 
     An export leaves out unfinished, discarded or excluded item-languages by default, so translations of them are
     normal input: they are skipped (and counted) rather than refused.
+
+    Each is kept as an exact tuple (``rows``) and given as a ``Translation`` built on access: the collector stops
+    tracking such a tuple at its first pass, where 98,132 ``Translation`` records (a NamedTuple instance stays
+    tracked) reached its oldest generation and set off its full passes over the whole heap — the set-up from the live
+    curation without the collector paused: CPU 1.93–1.99 → see ``evaluate_project.prepare_current`` (issue 32).
     """
 
     def __init__(self, translations: Iterable[Translation] = (), skipped: dict[str, int] | None = None) -> None:
-        super().__init__(translations)
+        self.rows: list[TranslationRow] = [_row(translation) for translation in translations]
         self.skipped: dict[str, int] = dict(skipped or {})
         self.skipped_lines: list[SkippedLine] = []
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Translation: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Translation]: ...
+
+    def __getitem__(self, index: int | slice) -> Translation | list[Translation]:
+        if isinstance(index, slice):
+            return [Translation._make(row) for row in self.rows[index]]
+        return Translation._make(self.rows[index])
+
+    def __iter__(self) -> Iterator[Translation]:
+        return map(Translation._make, self.rows)
+
+    def append(self, translation: Translation) -> None:
+        self.rows.append(_row(translation))
+
+
+def _row(translation: Translation) -> TranslationRow:
+    item_id, lang, system, text, line = translation
+    return (item_id, lang, system, text, line)
 
 
 def format_skipped(skipped: dict[str, int]) -> str:
@@ -647,7 +681,9 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
     translations = Translations()
     skipped: dict[str, int] = defaultdict(int)
     skipped_lines: list[SkippedLine] = []
-    seen: dict[tuple[str, str, str], int] = {}
+    # the line of each (item, language, system) read: by language and system, then item (a tuple per line, kept to
+    # the end, would be tracked by the collector for a while: see ``Translations``)
+    seen: dict[tuple[str, str], dict[str, int]] = {}
     dataset_langs = set(dataset.languages)
     lines = _split_lines(text)
     items = dataset.items
@@ -681,17 +717,20 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
             rule, what = hidden
             _problem(problems, source, number, rule, f"the system name {system!r} holds {what}")
             continue
-        key = (item_id, lang, system)
-        if key in seen:
+        lines_of = seen.get((lang, system))
+        if lines_of is None:
+            lines_of = seen[(lang, system)] = {}
+        first = lines_of.get(item_id)
+        if first is not None:
             _problem(
                 problems,
                 source,
                 number,
                 "duplicate_translation",
-                f"a second translation of '{item_id}' into {lang} by '{system}' (first on line {seen[key]})",
+                f"a second translation of '{item_id}' into {lang} by '{system}' (first on line {first})",
             )
             continue
-        seen[key] = number
+        lines_of[item_id] = number
         item = items.get(item_id)
         reason = (
             "unknown_item" if item is None
@@ -704,9 +743,7 @@ def parse_translations(text: str, dataset: Dataset, source: str = "translations.
             if len(skipped_lines) < SKIPPED_LINES_KEPT:
                 skipped_lines.append(SkippedLine(number, item_id, lang, reason))
             continue
-        translations.append(
-            Translation(item_id, lang, system, unicodedata.normalize("NFC", row["translation"]), number)
-        )
+        translations.rows.append((item_id, lang, system, unicodedata.normalize("NFC", row["translation"]), number))
     if not translations and not problems:
         if skipped:
             known = ", ".join(sorted(dataset_langs))

@@ -62,8 +62,7 @@ def dataset_from_project(project: ProjectContext) -> Dataset:
     with project.db.read() as conn:
         raw = project.repo.get_meta(conn, "settings")
         languages = tuple(sorted((ProjectSettings.from_json(raw) if raw else ProjectSettings()).languages))
-        # plain tuples, the fetched rows dropped at once: 60,000 rows the collector would otherwise keep walking
-        rows = [tuple(row) for row in project.repo.evaluation_rows(conn, languages)]
+        rows = project.repo.evaluation_rows(conn, languages)  # exact tuples: the collector stops tracking them
     return build_dataset(rows, languages, "current curation")  # never a path: every server shows this name
 
 
@@ -74,26 +73,29 @@ def build_dataset(rows: Sequence[Sequence[Any]], languages: tuple[str, ...], sou
     hide a surrogate) is doubted and goes, as the exported line would hold it, through the file reader's checks
     (``DatasetReader.check``), which accept it or refuse it with the file's words. ``rows``: as
     ``Repository.evaluation_rows`` gives them, in any order."""
-    columns: dict[str, tuple[Any, ...]] = {}  # an item's own columns, by its id
-    states: dict[str, dict[str, State]] = {}  # its item-languages' states, by its id and language
+    # What lives through the build is kept as few long-lived objects as it can be (the rows themselves, dicts keyed
+    # by text, exact tuples): each one the collector tracks, even for a while, adds to its passes (see
+    # ``prepare_current``).
+    columns: dict[str, Sequence[Any]] = {}  # an item's own columns, by its id
+    states: dict[str, dict[str, Sequence[Any]]] = {lang: {} for lang in languages}  # its item-languages' rows
     for row in rows:
         lang = row[_LANG]
         if lang is None:
-            columns[row[0]] = tuple(row[:_ITEM_FIELDS])
-        else:
-            states.setdefault(row[0], {})[lang] = tuple(row[_STATE])
+            columns[row[0]] = row[:_ITEM_FIELDS]
+        elif lang in states:
+            states[lang][row[0]] = row
     reader = DatasetReader(source)
-    lists: dict[tuple[str, str], tuple[StoredSpec, ...] | None] = {}
+    lists: Lists = {GOOD: {}, BAD: {}}
     seen: Seen = {}
     canonical: Canonical = {}
     codes_ok = all(_LANG_CODE.fullmatch(lang) for lang in languages)
     number = 0
     for item_id in sorted(columns):  # the export's order: Python's, not the database collation's
         item = columns[item_id]
-        held = states.get(item_id, {})
         kept: dict[str, State | None] = {}
         for lang in languages:
-            state = held.get(lang)
+            found = states[lang].get(item_id)
+            state = None if found is None else tuple(found[_STATE])
             status = state[0] if state is not None else Status.PENDING.value
             if status not in _STATUSES:
                 reader.problems.append(
@@ -114,12 +116,14 @@ def build_dataset(rows: Sequence[Sequence[Any]], languages: tuple[str, ...], sou
 
 
 _STATUSES = frozenset(status.value for status in Status)
+#: Each side's stored candidate lists parsed in one build, by their stored text (``None``: doubted).
+Lists = dict[str, dict[str, "tuple[StoredSpec, ...] | None"]]
 
 
 def _trusted(
-    item: tuple[Any, ...],
+    item: Sequence[Any],
     kept: dict[str, State | None],
-    lists: dict[tuple[str, str], tuple[StoredSpec, ...] | None],
+    lists: Lists,
     canonical: Canonical,
     seen: Seen,
     number: int,
@@ -151,10 +155,11 @@ def _trusted(
     for lang, state in kept.items():
         specs: list[StoredSpec] = []
         for side, stored in ((GOOD, state[1] if state else None), (BAD, state[2] if state else None)):
-            key = (stored or "", side)
-            if key not in lists:
-                lists[key] = _specs(stored or "", side, canonical, seen)
-            found = lists[key]
+            parsed = lists[side]
+            key = stored or ""
+            if key not in parsed:
+                parsed[key] = _specs(key, side, canonical, seen)
+            found = parsed[key]
             if found is _DOUBT:
                 return None
             specs.extend(found)
@@ -203,16 +208,16 @@ def _senses(stored: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]] 
     return sorted(pairs, key=lambda pair: pair[1]), pairs
 
 
-#: What ``_specs`` learnt in one build: each stored candidate (text, tag, origin, synsets) as its text and tag (a
-#: plain tuple, shared by every item that has it) or ``None`` (doubted).
-Seen = dict[Any, Any]
+#: The synset ids found right in one build (``_stored_candidate``), by themselves.
+Seen = dict[Any, bool]
 
 
 def _specs(stored: str, side: str, canonical: Canonical, seen: Seen) -> tuple[StoredSpec, ...] | None:
     """A stored candidate list parsed as the file reader parses it once exported (a cross-PoS candidate's text in
     its ``[text]_UPOS`` form), or None (doubted) when any candidate is not stored as the app stores it: in its
     canonical form, with a known origin and tag and distinct synset ids. A JSON escape is doubted too (it may hide
-    a surrogate or a control character). Each distinct stored candidate is checked once per build."""
+    a surrogate or a control character). Each distinct text and tag is parsed once per build, each synset id
+    checked once; nothing else is kept per candidate but its ``StoredSpec``."""
     if not stored:
         return ()
     if "\\u" in stored or not _encodable([stored]):
@@ -228,48 +233,51 @@ def _specs(stored: str, side: str, canonical: Canonical, seen: Seen) -> tuple[St
     specs = []
     try:
         for index, entry in enumerate(entries):
-            synsets = entry["synsets"]
-            key = (entry["text"], entry["pos"], entry["origin"], *synsets)  # flat: see ``StoredSpec``
-            candidate = seen.get(key, _UNSEEN)
-            if candidate is _UNSEEN:
-                candidate = seen[key] = _stored_candidate(key[0], key[1], key[2], key[3:], canonical, seen)
-            if candidate is None or len(entry) != 4 or type(synsets) is not list:  # 4: _CANDIDATE_KEYS
+            text, pos, synsets = entry["text"], entry["pos"], entry["synsets"]
+            if (
+                len(entry) != 4  # 4: _CANDIDATE_KEYS
+                or type(synsets) is not list
+                or not _stored_candidate(text, pos, entry["origin"], synsets, canonical, seen)
+            ):
                 return _DOUBT
-            specs.append((candidate[0], candidate[1], side, index, *key[3:]))
+            specs.append((text, pos, side, index, *synsets))  # flat: see ``StoredSpec``
     except (TypeError, KeyError):  # not an object with those keys, or an unhashable value: not as the app stores
         return _DOUBT
     return tuple(specs)
 
 
-_UNSEEN = object()
-#: Whether a stored (text, tag) is in its canonical form: it parses back to itself (``_stored_candidate``).
-Canonical = dict[tuple[str, "str | None"], bool]
+#: Whether a stored text is in its canonical form with its tag: it parses back to itself (``_stored_candidate``);
+#: by tag (None for none), then text — dicts keyed by text, no tuple kept per candidate.
+Canonical = dict["str | None", dict[str, bool]]
 
 
 def _stored_candidate(
-    text: Any, pos: Any, origin: Any, synsets: tuple[Any, ...], canonical: Canonical, seen: Seen
-) -> tuple[str, str | None] | None:
-    """The candidate's text and tag, when it is stored as the app stores it; else None. A synset id found right is
-    remembered in ``seen`` (by itself: no candidate key is a plain text); whether a candidate's canonical form parses
-    back to itself, in ``canonical`` (no ``Candidate`` is kept: see ``StoredSpec``)."""
+    text: Any, pos: Any, origin: Any, synsets: list[Any], canonical: Canonical, seen: Seen
+) -> bool:
+    """Whether the candidate is stored as the app stores it. A synset id found right is remembered in ``seen``;
+    whether a candidate's canonical form parses back to itself, in ``canonical`` (no ``Candidate`` is kept: see
+    ``StoredSpec``)."""
     if type(text) is not str or not (pos is None or pos in _CROSS_POS) or origin not in _ORIGINS:
-        return None
+        return False
     for synset in synsets:
         if synset not in seen:
             if not (type(synset) is str and _SYNSET_ID.fullmatch(synset)):
-                return None
+                return False
             seen[synset] = True
     if len(set(synsets)) != len(synsets):
-        return None
-    found = canonical.get((text, pos))
+        return False
+    texts = canonical.get(pos)
+    if texts is None:
+        texts = canonical[pos] = {}
+    found = texts.get(text)
     if found is None:
         try:
             candidate = parse_candidate(f"[{text}]_{pos}" if pos else text)
             found = candidate.text == text and candidate.pos == pos
         except CandidateError:
             found = False
-        canonical[(text, pos)] = found
-    return (text, pos) if found else None
+        texts[text] = found
+    return found
 
 
 def prepare_current(

@@ -66,4 +66,6 @@ class EvaluationRowRecords:
             visible(il),
             il.c.item_id.in_(select(it.c.id).where(visible(it), it.c.excluded.is_(False))),
         )
-        return conn.execute(union_all(items, item_languages)).all()
+        # exact tuples, each ``Row`` dropped as it is read: 60,000 rows fetched at once reached the collector's oldest
+        # generation and set off its passes over the whole heap (issue 32)
+        return [tuple(row) for row in conn.execute(union_all(items, item_languages))]
