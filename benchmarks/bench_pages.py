@@ -15,7 +15,7 @@ with its own evaluation cache).
 First it prints "Evaluate: set-up from the live curation" (issue 22 target ≤ 1.5 s): the dataset built from the rows,
 100,000 translations (two systems) read and checked, the analyser created — the median of ``--setup-runs`` runs,
 wall and CPU time (the machine may be shared: CPU time says what the work itself cost). Each run is set up as the
-evaluation job does it (inputs frozen for the collector), without an earlier run's garbage. Nothing is kept between
+evaluation job does it, without an earlier run's garbage. Nothing is kept between
 runs (issue 22: no persisted cache): each run reads and parses every item again. The target was set where the code of
 5cda67c (with its persisted cache, warm) set up in 0.8 s; to compare on one machine, run this script with ``--keep``
 in a ``git worktree`` of 5cda67c too (its own folder: the schema differs), taking turns.
@@ -182,16 +182,14 @@ def evaluation_setup(project: Project, translations: Path, runs: int) -> None:
     walls, cpus = [], []
     items = translated = 0
     for _ in range(runs):
-        gc.unfreeze()  # the job's worker is a fresh process: no garbage of an earlier run to collect on the way,
-        gc.collect()  # nor an earlier run's dataset to free (dropped here, outside the timing)
+        gc.collect()  # the job's worker is a fresh process: no garbage of an earlier run to collect on the way
         wall, cpu = time.perf_counter(), time.process_time()
-        dataset, loaded = prepare_current(project, translations, freeze=True)  # as the job runs it
+        dataset, loaded = prepare_current(project, translations)  # as the job runs it
         create_analyser("default")
         walls.append(1000 * (time.perf_counter() - wall))
         cpus.append(1000 * (time.process_time() - cpu))
         items, translated = len(dataset.items), len(loaded)
-        del dataset, loaded
-    gc.unfreeze()
+        del dataset, loaded  # dropped here, outside the timing
     median = statistics.median(walls)
     print(
         f"{'Evaluate: set-up from the live curation':<36} {items} items, {translated} translations: "

@@ -6,7 +6,6 @@ started is kept in the database by ``evaluation_results``.
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 from collections.abc import Sequence
@@ -30,7 +29,6 @@ from annotator.evaluation.inputs import (
     Translations,
     load_translations,
 )
-from annotator.gc_pause import gc_paused
 from annotator.services.evaluation_results import load_result as load_result  # the Evaluate page's import
 from annotator.services.evaluation_results import split_at_span as split_at_span
 from annotator.store.repository import EvaluationRow
@@ -281,25 +279,21 @@ def _stored_candidate(
 
 
 def prepare_current(
-    project: ProjectContext, translations: str | Path, translations_name: str | None = None, freeze: bool = False
+    project: ProjectContext, translations: str | Path, translations_name: str | None = None
 ) -> tuple[Dataset, Translations]:
     """Scoring the current curation up to the first analysis: the dataset from the rows and the translations read
     and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 22 target ≤ 1.5 s).
 
-    Built with the collector paused (``gc_pause``). ``freeze``: the caller keeps the inputs to its end (the evaluation
-    job's worker), so they are moved out of the collector's reach (``gc.freeze``) before it resumes, which would
-    otherwise walk them all at once; measured together with the pause. Since the dataset keeps its candidates as
-    flat tuples (``inputs.StoredSpec``) the pause gains less: CPU without → with it 1.84–1.93 → 1.29–1.51 s at
-    10,000 items × 5 languages and 98,132 translations (1.3–1.4×; before that layout 2.59–2.73 → 1.29–1.43 s), the
-    rest being the 98,132 ``Translation`` records (tracked for good) and young-generation passes over what the
-    reading decodes (issue 32: kept while removing it costs more than 10 %).
+    No pause of the collector, no freeze (issue 32): what lives long is laid out so it does not track it — the rows
+    and the translations as exact tuples (``Translations``), the candidates as flat ones (``inputs.StoredSpec``), the
+    build's memos as dicts keyed by text — so its full passes, set off by tracked objects reaching its oldest
+    generation, almost never run. CPU at 10,000 items × 5 languages and 98,132 translations, SQLite, one core:
+    46285f4 with the pause and the freeze 1.36–1.42 s; before this layout, without them 1.93–1.99 s (98,132
+    ``Translation`` records and 54,000 fetched rows tracked: 5 full passes), with them 1.41–1.46 s; now, without
+    them, see the figures in the report of issue 32 / ``bench_pages.py --only set-up``.
     """
-    with gc_paused():
-        dataset = dataset_from_project(project)
-        loaded = load_translations(translations, dataset, name=translations_name)
-        if freeze:
-            gc.freeze()
-        return dataset, loaded
+    dataset = dataset_from_project(project)
+    return dataset, load_translations(translations, dataset, name=translations_name)
 
 
 def _record(

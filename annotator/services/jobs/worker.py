@@ -156,8 +156,8 @@ def _run_evaluate(project: ProjectContext, job: Job, user: User | None, progress
     administration.check_admin(user, "evaluate translations")
     params = job.params
     names = {"translations_name": params.get("translations_name"), "dataset_name": params.get("dataset_name")}
-    if params.get("current"):  # frozen as they are built: the collector never walks them (see ``gc_pause``)
-        dataset, translations = prepare_current(project, params["translations"], names["translations_name"], True)
+    if params.get("current"):
+        dataset, translations = prepare_current(project, params["translations"], names["translations_name"])
     else:  # problems name an upload by its own name, not the server's copy of it
         dataset = load_dataset(params["dataset"], name=names["dataset_name"])
         translations = load_translations(params["translations"], dataset, name=names["translations_name"])
