@@ -249,9 +249,7 @@ def _specs(stored: str, side: str, canonical: Canonical, seen: Seen) -> tuple[St
 Canonical = dict["str | None", dict[str, bool]]
 
 
-def _stored_candidate(
-    text: Any, pos: Any, origin: Any, synsets: list[Any], canonical: Canonical, seen: Seen
-) -> bool:
+def _stored_candidate(text: Any, pos: Any, origin: Any, synsets: list[Any], canonical: Canonical, seen: Seen) -> bool:
     """Whether the candidate is stored as the app stores it. A synset id found right is remembered in ``seen``;
     whether a candidate's canonical form parses back to itself, in ``canonical`` (no ``Candidate`` is kept: see
     ``StoredSpec``)."""

@@ -417,4 +417,3 @@ def render() -> None:
     render_report(result)
     render_browser(result)
     render_inspection(result)
-
