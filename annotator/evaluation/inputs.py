@@ -532,7 +532,7 @@ class Translations(Sequence[Translation]):
     Each is kept as an exact tuple (``rows``) and given as a ``Translation`` built on access: the collector stops
     tracking such a tuple at its first pass, where 98,132 ``Translation`` records (a NamedTuple instance stays
     tracked) reached its oldest generation and set off its full passes over the whole heap — the set-up from the live
-    curation without the collector paused: CPU 1.93–1.99 → see ``evaluate_project.prepare_current`` (issue 32).
+    curation without the collector paused (issue 32; figures in ``evaluate_project.prepare_current``).
     """
 
     def __init__(self, translations: Iterable[Translation] = (), skipped: dict[str, int] | None = None) -> None:
