@@ -2,15 +2,17 @@
 left (issue 32; every other pause and freeze, in import, pre-population, export, the app's start-up and, since
 session 38, the set-up from the live curation, was removed).
 
-The run keeps, per translation, an ``AnalysedTranslation`` with its ``Translation`` view, ``Analysis`` and
-``MatchResult`` (and ``CandidateMatch`` records), and per language the compiled candidates: tracked objects whose
-promotions set off the collector's full passes over the whole heap (8 at 20,000 translations, about 1 s of CPU).
+The run's tracked objects set off the collector's full passes over the whole heap: 8 at 20,000 translations, about
+1.1 s of CPU. Most come from the compiled candidates (``CandidatePattern``, ``Candidate``, ``SurfacePiece`` per
+language) and the segment analyses, not from the results: with no result kept (``AnalysedTranslation`` and its
+``Analysis`` and ``MatchResult`` dropped) there are still 7 full passes, 0.76 s.
 ``benchmarks/bench_evaluate.py`` (20,000 translations, pinned to one core of a shared 2-core machine, runs taking
 turns, session 38): without → with the pause, CPU 3.10–3.49 → 1.99–2.49 s (median 3.34 → 2.43 s, 1.4×); wall
-4.2–11.1 → 2.7–6.7 s (the machine's load: other work shared the core). Earlier figures (wall 3,049 → 6,901
-translations/s, 2.3×; CPU 1.4×) were taken on a busier machine. Below the 2× the project asks of a trick, so it is
-kept only because removing it costs about +40 % CPU on the run (issue 32, acceptance 4); the way out is the results
-and the compiled candidates as exact tuples with views built on access, as ``inputs.Translations`` does.
+4.2–11.1 → 2.7–6.7 s (other work shared the core: no ratio can be read from it). The figures before (wall 3,049 →
+6,901 translations/s, 2.3×; CPU 1.4×) agree on CPU time. Below the 2× the project asks of a trick, so it is
+kept only because removing it costs about +40 % CPU on the run (issue 32, acceptance 4); the way out is the matcher's
+compiled candidates (``domain.matching``) and then the results as exact tuples with views built on access, as
+``inputs.Translations`` does.
 Reference counting still frees everything the work drops, so pausing loses nothing.
 """
 
