@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import Connection, Select, func, select
 
 from annotator.context import ProjectContext
 from annotator.data_export.dataset import ExportOptions, load_project_data
@@ -38,20 +38,42 @@ _overviews: dict[tuple[str, tuple], dict[ExportOptions, DatasetOverview]] = {}
 
 
 def data_version(project: ProjectContext) -> tuple:
-    """Changes whenever anything the statistics read changes (see the module docstring); one small query."""
-    h, a, it = schema.history, schema.audit, schema.items
+    """Changes whenever anything the statistics read changes (see the module docstring); one statement."""
     with project.db.read() as conn:
-        history = tuple(conn.execute(select(func.count(), func.max(h.c.id)).select_from(h)).one())
-        audit = tuple(conn.execute(select(func.count(), func.max(a.c.id)).select_from(a)).one())
-        items = tuple(  # exclusions and replaced items move it even when written without an audit row
-            conn.execute(
-                select(func.count(), func.sum(case((it.c.excluded, 1), else_=0)), func.max(it.c.imported_at)).where(
-                    visible(it)
-                )
-            ).one()
-        )
-        settings = conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "settings")).scalar()
-    return (*history, *audit, *items, settings or "")
+        return data_version_in(conn)
+
+
+def data_version_in(conn: Connection) -> tuple:
+    """``data_version`` inside a caller's read (a page block reading its data with it: one transaction)."""
+    return tuple(conn.execute(_VERSION_QUERY).one())
+
+
+def _version_query() -> Select:
+    """The version as one row of scalar subqueries, each answered from an index: on SQLite a bare ``count(*)``
+    counts a b-tree's entries and ``max`` reads the end of one, where ``count(*), max(id)`` in one select (and any
+    ``WHERE`` on ``items``) walked every row — 5.8 ms at 10,000 items (51,000 history rows), 0.2 ms now.
+
+    Items: all rows, the excluded ones (a partial index, revision 0014) and the newest import time (an index), and
+    the ``imports`` rows of imports still staging (their count and newest id): an import's commit deletes its row,
+    which shows its items. The staged rows themselves move the version too (a recomputation while an import
+    stages, never a stale table)."""
+    h, a, it, im = schema.history, schema.audit, schema.items, schema.imports
+    parts = (
+        select(func.count()).select_from(h),
+        select(func.max(h.c.id)),
+        select(func.count()).select_from(a),
+        select(func.max(a.c.id)),
+        select(func.count()).select_from(it),
+        select(func.count()).select_from(it).where(it.c.excluded),  # the partial index ix_items_excluded
+        select(func.max(it.c.imported_at)),
+        select(func.count()).select_from(im),
+        select(func.max(im.c.id)),
+        select(func.coalesce(func.max(schema.meta.c.value), "")).where(schema.meta.c.key == "settings"),
+    )
+    return select(*(part.scalar_subquery() for part in parts))
+
+
+_VERSION_QUERY = _version_query()
 
 
 @dataclass(frozen=True)
@@ -64,6 +86,8 @@ class DatasetOverview:
     dataset_counts: DatasetCounts
     left_out: dict[str, int]
     items: int
+    #: lang -> status -> count (``status_counts``: the progress bars), read once per version like the tables
+    progress: dict[str, dict[str, int]]
 
     def refinement(self) -> RefinementTable:
         return self.table
@@ -78,6 +102,7 @@ def _compute(project: ProjectContext) -> dict[ExportOptions, DatasetOverview]:
     It runs in a Streamlit request thread, so it leaves the cyclic collector alone (issue 24): pausing it there
     paused it for every session of the process."""
     data = load_project_data(project)
+    progress = status_counts(project)
     overviews: dict[ExportOptions, DatasetOverview] = {}
     table: RefinementTable | None = None
     for incomplete, partial in product((False, True), repeat=2):
@@ -85,7 +110,7 @@ def _compute(project: ProjectContext) -> dict[ExportOptions, DatasetOverview]:
         selection = select_export(data, options)
         table = table or selection.refinement()  # over every done item-language: options do not matter
         overviews[options] = DatasetOverview(
-            options, table, selection.counts(), dict(selection.left_out), len(selection.items)
+            options, table, selection.counts(), dict(selection.left_out), len(selection.items), progress
         )
     return overviews
 

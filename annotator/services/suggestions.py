@@ -719,59 +719,68 @@ class EmptyGoodCounts:
     not_computed: int
 
 
-#: ``_empty_rows`` per (database, ``read_model.data_version``); the current version and the one before are kept.
+#: ``_EmptyRows`` per (database, ``read_model.data_version``); the current version and the one before are kept.
 _EMPTY_ROWS_KEEP = 2
-_empty_rows_memo: dict[tuple[str, tuple], tuple[tuple[str, str, str, str, bool], ...]] = {}
+_empty_rows_memo: dict[tuple[str, tuple], _EmptyRows] = {}
 _empty_rows_lock = threading.Lock()
 
 
-def _empty_rows(project: ProjectContext) -> tuple[tuple[str, str, str, str, bool], ...]:
+@dataclass(frozen=True)
+class _EmptyRows:
+    """What ``empty_good_counts`` keeps per data version: the project's languages and the empty rows."""
+
+    languages: tuple[str, ...]
+    rows: tuple[tuple[str, str, str, str, bool], ...]
+
+
+def _empty_rows(conn: Any, url: str, version: tuple) -> _EmptyRows:
     """(item id, lang, GOOD, BAD, whether another curated item-language of its σ has a GOOD list) of every visible,
-    included item-language pre-populated with an empty GOOD list.
+    included item-language pre-populated with an empty GOOD list, and the project's languages (in the version).
 
-    Finding them scans every item-language (their JSON lists make the rows wide: 12 ms at 2,000 items) and the Project
-    page reruns this on every widget change, so it is kept per ``data_version`` (which every item-language, item and
-    settings change moves); only the kept suggestions, which change without it, are read on each call. Plain tuples
-    of str and bool: the collector stops walking them. The team's lists are read only for the σ of the empty rows (a
-    subquery through ``ix_items_synset``), not every curated item-language. Issue 32, Project page rerun (AppTest,
-    median): 2,000 items 46285f4 24–30 ms, reading every row on each rerun 68–84 ms, kept per version 28–40 ms (the
-    block itself ~2 ms: the version's four small queries); 10,000 items 27.5 → 37 ms, first render 42 → 106 ms (the
-    one scan after each change of the data)."""
-    from sqlalchemy import select
+    The Project page reruns this on every widget change, so it is kept per ``data_version`` (which every
+    item-language, item and settings change moves); only the kept suggestions, which change without it, are read on
+    each call. Plain tuples of str and bool: the collector stops walking them. The rows come from a partial index
+    holding only the empty ones (revision 0014): scanning every item-language for them (their JSON lists make the
+    rows wide) took 12 ms at 2,000 items and ~60 ms at 10,000 after each change. The team's lists are read only for
+    the σ of the empty rows (a subquery through ``ix_items_synset``), not every curated item-language.
+    Issue 32, Project page (AppTest, median, 46285f4 → before → now): see docs/ARCHITECTURE.md "Read model"."""
+    from sqlalchemy import literal_column, select
 
-    from annotator.services.read_model import data_version
     from annotator.store import schema
     from annotator.store.rows import visible
 
-    key = (project.db.url, data_version(project))
+    key = (url, version)
     with _empty_rows_lock:
         found = _empty_rows_memo.get(key)
     if found is not None:
         return found
     il, it = schema.item_languages, schema.items
-    empty_where = (il.c.prepopulated.is_(True), il.c.initial_good == "[]", visible(il), it.c.excluded.is_(False))
-    with project.db.read() as conn:
-        query = (
-            select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad)
+    empty_where = (literal_column(schema.EMPTY_GOOD_WHERE), visible(il), it.c.excluded.is_(False))  # the index's
+    query = (
+        select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad)
+        .join(it, it.c.id == il.c.item_id)
+        .where(*empty_where)
+        .order_by(il.c.item_id, il.c.lang)
+    )
+    empty = list(conn.execute(query))
+    curated: dict[tuple[str, str], set[str]] = {}
+    if empty:
+        empty_synsets = select(it.c.synset).join(il, it.c.id == il.c.item_id).where(*empty_where)
+        team_query = (
+            select(il.c.lang, it.c.synset, il.c.item_id)
             .join(it, it.c.id == il.c.item_id)
-            .where(*empty_where)
-            .order_by(il.c.item_id, il.c.lang)
+            .where(il.c.status.in_(rows.CURATED_STATUSES), il.c.good != "[]", visible(il))
+            .where(it.c.synset.in_(empty_synsets))
         )
-        empty = list(conn.execute(query))
-        curated: dict[tuple[str, str], set[str]] = {}
-        if empty:
-            empty_synsets = select(it.c.synset).join(il, it.c.id == il.c.item_id).where(*empty_where)
-            team_query = (
-                select(il.c.lang, it.c.synset, il.c.item_id)
-                .join(it, it.c.id == il.c.item_id)
-                .where(il.c.status.in_(rows.CURATED_STATUSES), il.c.good != "[]", visible(il))
-                .where(it.c.synset.in_(empty_synsets))
-            )
-            for lang, synset, item_id in conn.execute(team_query):
-                curated.setdefault((lang, synset), set()).add(item_id)
-    found = tuple(
-        (item_id, lang, good, bad, bool(curated.get((lang, synset), set()) - {item_id}))
-        for item_id, lang, synset, good, bad in empty
+        for lang, synset, item_id in conn.execute(team_query):
+            curated.setdefault((lang, synset), set()).add(item_id)
+    settings = version[-1]  # the settings' stored text ends the version
+    found = _EmptyRows(
+        ProjectSettings.from_json(json.loads(settings)).languages if settings else ProjectSettings().languages,
+        tuple(
+            (item_id, lang, good, bad, bool(curated.get((lang, synset), set()) - {item_id}))
+            for item_id, lang, synset, good, bad in empty
+        ),
     )
     with _empty_rows_lock:
         _empty_rows_memo[key] = found
@@ -781,16 +790,17 @@ def _empty_rows(project: ProjectContext) -> tuple[tuple[str, str, str, str, bool
 
 
 def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
-    """The Project page's block: read from the kept suggestions and the team's curated lists (no lexicon); the empty
-    rows come from ``_empty_rows`` (kept while the data does not change), their kept suggestions are read each time."""
-    settings = project.settings()
-    empty = _empty_rows(project)
-    mt_stamp = _mt_stamp(_evaluation(project))
-    counts = {lang: [0, 0, 0] for lang in settings.languages}
-    kept: dict[tuple[str, str], rows.CachedSuggestions] = {}
-    if empty:
-        with project.db.read() as conn:
-            kept = rows.cached_of(conn, [(item_id, lang) for item_id, lang, *_ in empty])
+    """The Project page's block: read from the kept suggestions and the team's curated lists (no lexicon), in one
+    read transaction (the data version, the empty rows kept for it by ``_empty_rows``, the newest evaluation and the
+    empty rows' kept suggestions, which change without the version)."""
+    from annotator.services.read_model import data_version_in
+
+    with project.db.read() as conn:
+        found = _empty_rows(conn, project.db.url, data_version_in(conn))
+        empty = found.rows
+        mt_stamp = _mt_stamp(_evaluation_in(conn))
+        kept = rows.cached_of(conn, [(item_id, lang) for item_id, lang, *_ in empty]) if empty else {}
+    counts = {lang: [0, 0, 0] for lang in found.languages}
     for item_id, lang, good, bad, team in empty:
         entry = counts.setdefault(lang, [0, 0, 0])
         entry[0] += 1

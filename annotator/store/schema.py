@@ -22,12 +22,18 @@ from sqlalchemy import (
     Table,
     Text,
     false,
+    text,
 )
 
 #: The last pre-Alembic schema number (0.1.x); schema changes are now Alembic revisions, not bumps of this.
 SCHEMA_VERSION = 2
 
 metadata = MetaData()
+
+#: An item-language pre-populated with an empty GOOD list (revision 0014's partial index). Queries that want the
+#: index write this very text (``literal_column``), not a bound parameter: a planner uses a partial index only when
+#: the query's condition shows it holds.
+EMPTY_GOOD_WHERE = "prepopulated AND initial_good = '[]'"
 
 meta = Table(
     "meta",
@@ -79,6 +85,9 @@ items = Table(
     Index("ix_items_lemma", "lemma"),
     Index("ix_items_synset", "synset"),
     Index("ux_items_position", "position", unique=True),  # revision 0003: one queue position per item
+    # revision 0014: ``read_model.data_version`` reads the newest import time and counts the excluded items from these
+    Index("ix_items_imported_at", "imported_at"),
+    Index("ix_items_excluded", "id", sqlite_where=text("excluded"), postgresql_where=text("excluded")),
 )
 
 item_languages = Table(
@@ -102,6 +111,14 @@ item_languages = Table(
     Column("updated_at", String(40), nullable=True),
     Column("import_id", Integer, nullable=False, default=0, server_default="0"),
     Index("ix_item_languages_lang_status", "lang", "status"),
+    # revision 0014: the item-languages pre-populated with an empty GOOD list (issue 33's Project block), a few rows
+    Index(
+        "ix_item_languages_empty_good",
+        "item_id",
+        "lang",
+        sqlite_where=text(EMPTY_GOOD_WHERE),
+        postgresql_where=text(EMPTY_GOOD_WHERE),
+    ),
 )
 
 history = Table(
