@@ -299,7 +299,7 @@ LATER_REVISIONS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] 
 }
 #: Indexes a later revision adds to older tables (dropped first when rewinding before it).
 LATER_INDEXES: dict[str, tuple[str, ...]] = {
-    "0014_empty_good": ("ix_item_languages_empty_good", "ix_items_imported_at", "ix_items_excluded"),  # issue 32
+    "0014_empty_good": ("ix_item_languages_empty_good", "ix_items_imported_at", "ix_items_flagged"),  # issue 32
 }
 
 

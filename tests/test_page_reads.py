@@ -240,7 +240,7 @@ def test_an_existing_database_gets_the_indexes_and_keeps_its_data(project: Proje
     with reopened.db.read() as conn:
         item_indexes = {i["name"] for i in inspect(conn).get_indexes("items")}
         il_indexes = {i["name"] for i in inspect(conn).get_indexes("item_languages")}
-    assert {"ix_items_imported_at", "ix_items_excluded"} <= item_indexes
+    assert {"ix_items_imported_at", "ix_items_flagged"} <= item_indexes
     assert "ix_item_languages_empty_good" in il_indexes
     assert dump(reopened) == rows_before  # indexes only: every row as it was
     assert suggestions.empty_good_counts(reopened) == before_counts

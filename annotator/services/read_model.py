@@ -24,6 +24,7 @@ from annotator.data_export.dataset import select as select_export
 from annotator.domain.dataset_counts import DatasetCounts
 from annotator.domain.model import Item, Status
 from annotator.domain.refinement_stats import RefinementTable
+from annotator.domain.settings import ProjectSettings
 from annotator.domain.unicode_rules import check_storable
 from annotator.store import double_curation, schema
 from annotator.store.repository import QueueEntry, ReviewState, visible
@@ -53,7 +54,8 @@ def _version_query() -> Select:
     counts a b-tree's entries and ``max`` reads the end of one, where ``count(*), max(id)`` in one select (and any
     ``WHERE`` on ``items``) walked every row — 5.8 ms at 10,000 items (51,000 history rows), 0.2 ms now.
 
-    Items: all rows, the excluded ones (a partial index, revision 0014) and the newest import time (an index), and
+    Items: all rows, the excluded ones (from the partial index of flagged items, revision 0014: every excluded item
+    is flagged) and the newest import time (an index), and
     the ``imports`` rows of imports still staging (their count and newest id): an import's commit deletes its row,
     which shows its items. The staged rows themselves move the version too (a recomputation while an import
     stages, never a stale table)."""
@@ -64,7 +66,7 @@ def _version_query() -> Select:
         select(func.count()).select_from(a),
         select(func.max(a.c.id)),
         select(func.count()).select_from(it),
-        select(func.count()).select_from(it).where(it.c.excluded),  # the partial index ix_items_excluded
+        select(func.count()).select_from(it).where(it.c.excluded),  # through ix_items_flagged (excluded: flagged)
         select(func.max(it.c.imported_at)),
         select(func.count()).select_from(im),
         select(func.max(im.c.id)),
@@ -134,6 +136,24 @@ def review_list(project: ProjectContext, langs: Sequence[str], status: Status) -
     """The Review page's DISCUSS or discarded list: every such item-language with its notes, in one query."""
     with project.db.read() as conn:
         return project.repo.queue_with_states(conn, langs, status)
+
+
+@dataclass(frozen=True)
+class ProjectPage:
+    """The Project page's own data: its settings, the audit trail's newest entries and the flagged items."""
+
+    settings: ProjectSettings
+    recent_changes: list[dict[str, Any]]
+    flagged: list[Item]
+
+
+def project_page(project: ProjectContext, changes: int = 50) -> ProjectPage:
+    """What the Project page shows on every rerun, in one read transaction (it read them with three)."""
+    with project.db.read() as conn:
+        stored = project.repo.get_meta(conn, "settings")
+        recent = project.repo.audit(conn, limit=changes)
+        flagged = project.repo.flagged_items(conn)
+    return ProjectPage(ProjectSettings.from_json(stored) if stored else ProjectSettings(), recent, flagged)
 
 
 def flagged_items(project: ProjectContext) -> list[Item]:

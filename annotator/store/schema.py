@@ -30,6 +30,9 @@ SCHEMA_VERSION = 2
 
 metadata = MetaData()
 
+#: An item that failed a selection filter or that a lead excluded (the Project page's list; revision 0014's partial
+#: index ``ix_items_flagged``).
+FLAGGED_WHERE = "filter_failures != '[]' OR excluded"
 #: An item-language pre-populated with an empty GOOD list (revision 0014's partial index). Queries that want the
 #: index write this very text (``literal_column``), not a bound parameter: a planner uses a partial index only when
 #: the query's condition shows it holds.
@@ -85,9 +88,12 @@ items = Table(
     Index("ix_items_lemma", "lemma"),
     Index("ix_items_synset", "synset"),
     Index("ux_items_position", "position", unique=True),  # revision 0003: one queue position per item
-    # revision 0014: ``read_model.data_version`` reads the newest import time and counts the excluded items from these
+    # revision 0014: ``read_model.data_version`` reads the newest import time from this one, and counts the excluded
+    # items from the next (every excluded item is flagged)
     Index("ix_items_imported_at", "imported_at"),
-    Index("ix_items_excluded", "id", sqlite_where=text("excluded"), postgresql_where=text("excluded")),
+    Index(
+        "ix_items_flagged", "position", sqlite_where=text(FLAGGED_WHERE), postgresql_where=text(FLAGGED_WHERE)
+    ),  # and the Project page's flagged items, without reading every item
 )
 
 item_languages = Table(

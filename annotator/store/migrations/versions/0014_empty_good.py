@@ -1,7 +1,9 @@
 """Indexes for the pages' read model (issue 32): the item-languages pre-populated with an empty GOOD list (a partial
 index: the Project page's block on them read only those rows instead of scanning every item-language — 10,000 items:
-first render after a change 106 ms, the scan alone ~60 ms), and the items' newest import time and excluded items, so
-``read_model.data_version`` reads each part from an index instead of walking every item.
+first render after a change 106 ms, the scan alone ~60 ms); the items' newest import time, so
+``read_model.data_version`` reads it from an index instead of walking every item; and the items failing a selection
+filter or excluded (a partial index), which the Project page lists on every rerun and the data version counts the
+excluded items from.
 
 Revision ID: 0014_empty_good
 Revises: 0013_suggestions
@@ -20,6 +22,7 @@ depends_on = None
 
 #: Written out here as it was when the revision was made (``schema.EMPTY_GOOD_WHERE`` describes the result).
 EMPTY_GOOD_WHERE = "prepopulated AND initial_good = '[]'"
+FLAGGED_WHERE = "filter_failures != '[]' OR excluded"
 
 
 def upgrade() -> None:
@@ -32,11 +35,11 @@ def upgrade() -> None:
         postgresql_where=where,
     )
     op.create_index("ix_items_imported_at", "items", ["imported_at"])
-    excluded = sa.text("excluded")
-    op.create_index("ix_items_excluded", "items", ["id"], sqlite_where=excluded, postgresql_where=excluded)
+    flagged = sa.text(FLAGGED_WHERE)
+    op.create_index("ix_items_flagged", "items", ["position"], sqlite_where=flagged, postgresql_where=flagged)
 
 
 def downgrade() -> None:
-    op.drop_index("ix_items_excluded", table_name="items")
+    op.drop_index("ix_items_flagged", table_name="items")
     op.drop_index("ix_items_imported_at", table_name="items")
     op.drop_index("ix_item_languages_empty_good", table_name="item_languages")
