@@ -246,6 +246,33 @@ def test_an_existing_database_gets_the_indexes_and_keeps_its_data(project: Proje
     assert suggestions.empty_good_counts(reopened) == before_counts
 
 
+def test_the_project_page_reads_settings_audit_and_flagged_items_in_one_transaction(
+    project: Project, lead: User
+) -> None:
+    set_excluded(project, ["extra-2"], True, lead)
+    with project.db.write() as conn:
+        project.repo.set_filter_results(conn, {"extra-0": ["δ(λ) < 3"]})
+    begun: list[object] = []
+
+    def began(conn) -> None:  # type: ignore[no-untyped-def]
+        begun.append(conn)
+
+    event.listen(project.db.engine, "begin", began)
+    try:
+        with statements() as seen:
+            page = read_model.project_page(project)
+    finally:
+        event.remove(project.db.engine, "begin", began)
+    assert len(begun) == 1  # 46285f4: three
+    assert page.settings == project.settings() and page.recent_changes == read_model.recent_changes(project)
+    assert [i.id for i in page.flagged] == [i.id for i in read_model.flagged_items(project)] == ["extra-0", "extra-2"]
+    flagged = next(s for s in seen if "filter_failures" in s and s.startswith("SELECT"))
+    if project.db.is_sqlite:  # the partial index of flagged items, not every item read
+        with project.db.read() as conn:
+            plan = " ".join(str(row) for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {flagged}"))
+        assert "ix_items_flagged" in plan, plan
+
+
 # --- the Dataset page ----------------------------------------------------------------------------------------------
 
 
