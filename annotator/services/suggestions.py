@@ -755,7 +755,11 @@ def _empty_rows(conn: Any, url: str, version: tuple) -> _EmptyRows:
     if found is not None:
         return found
     il, it = schema.item_languages, schema.items
-    empty_where = (literal_column(schema.EMPTY_GOOD_WHERE), visible(il), it.c.excluded.is_(False))  # the index's
+    empty_where: tuple[Any, ...] = (
+        literal_column(schema.EMPTY_GOOD_WHERE),  # its partial index's very text (a bound '[]' would not use it)
+        visible(il),
+        it.c.excluded.is_(False),
+    )
     query = (
         select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad)
         .join(it, it.c.id == il.c.item_id)
