@@ -92,7 +92,11 @@ items = Table(
     # items from the next (every excluded item is flagged)
     Index("ix_items_imported_at", "imported_at"),
     Index(
-        "ix_items_flagged", "position", sqlite_where=text(FLAGGED_WHERE), postgresql_where=text(FLAGGED_WHERE)
+        "ix_items_flagged",
+        "position",
+        "excluded",  # so that counting the excluded items reads the index alone
+        sqlite_where=text(FLAGGED_WHERE),
+        postgresql_where=text(FLAGGED_WHERE),
     ),  # and the Project page's flagged items, without reading every item
 )
 

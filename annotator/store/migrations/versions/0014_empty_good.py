@@ -36,7 +36,9 @@ def upgrade() -> None:
     )
     op.create_index("ix_items_imported_at", "items", ["imported_at"])
     flagged = sa.text(FLAGGED_WHERE)
-    op.create_index("ix_items_flagged", "items", ["position"], sqlite_where=flagged, postgresql_where=flagged)
+    op.create_index(  # ``excluded`` too: the data version counts the excluded items from the index alone
+        "ix_items_flagged", "items", ["position", "excluded"], sqlite_where=flagged, postgresql_where=flagged
+    )
 
 
 def downgrade() -> None:
