@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
-from sqlalchemy import Connection, Select, func, select
+from sqlalchemy import Connection, Select, func, literal_column, select
 
 from annotator.context import ProjectContext
 from annotator.data_export.dataset import ExportOptions, load_project_data
@@ -66,7 +66,8 @@ def _version_query() -> Select:
         select(func.count()).select_from(a),
         select(func.max(a.c.id)),
         select(func.count()).select_from(it),
-        select(func.count()).select_from(it).where(it.c.excluded),  # through ix_items_flagged (excluded: flagged)
+        # spelt as the partial index ix_items_flagged can prove (``excluded = 1``, SQLite's rendering, could not)
+        select(func.count()).select_from(it).where(literal_column("excluded")),
         select(func.max(it.c.imported_at)),
         select(func.count()).select_from(im),
         select(func.max(im.c.id)),
