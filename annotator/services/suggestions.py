@@ -804,7 +804,7 @@ def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
     with project.db.read() as conn:
         found = _empty_rows(conn, project.db.url, data_version_in(conn))
         empty = found.rows
-        mt_stamp = _mt_stamp(_evaluation_in(conn))
+        mt_stamp = _mt_stamp(_evaluation_in(conn)) if empty else ""  # nothing to offer MT words to otherwise
         kept = rows.cached_of(conn, [(item_id, lang) for item_id, lang, *_ in empty]) if empty else {}
     counts = {lang: [0, 0, 0] for lang in found.languages}
     for item_id, lang, good, bad, team in empty:
