@@ -757,8 +757,13 @@ function wire() {
   });
 }
 
+// the data arrives as one JSON document in bytes (curate_area.encode)
+const decoder = new TextDecoder();
+const decode = (raw) => (raw && raw.byteLength ? JSON.parse(decoder.decode(raw)) : null);
+
 export default function (component) {
-  const {data: next, parentElement, setTriggerValue} = component;
+  const {data: raw, parentElement, setTriggerValue} = component;
+  const next = decode(raw);
   sendTrigger = setTriggerValue;
   const found = parentElement.querySelector('.ca');
   if (found && found !== root) {  // (re)mounted: nothing from an element that is gone is waited for
