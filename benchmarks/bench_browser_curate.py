@@ -330,7 +330,7 @@ def main() -> None:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=20)
     print(f"{args.items} items × 5 languages, {args.rounds} rounds in Chromium at 1366×768")
-    print("load average (1, 5, 15 min) at the end: " + ", ".join(f"{load:.2f}" for load in os.getloadavg()))
+    print("load average at the end (over 1, 5 and 15 minutes): " + ", ".join(f"{load:.2f}" for load in os.getloadavg()))
     print(summary("add → row shown (target median ≤ 100 ms)", add_ms))
     parts = (
         "  Enter → event sent",
