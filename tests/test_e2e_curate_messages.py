@@ -3,7 +3,8 @@
 The element's script (``area.js``, 39 KB) is a file of the package's component asset folder (declared in
 ``annotator/pyproject.toml``): the browser loads it once, and a run's message carries the data (one JSON document in
 bytes), the HTML and the style only — 62 KB per run before, every add, remove and Done. The work area still draws
-every change (the row of an add is shown, the feedback said).
+every change (the row of an add is shown, the feedback said), and rebuilds only the parts whose data changed: an add
+replaces its list's rows and the history, while the card, the other list and the suggestions keep their nodes.
 """
 
 from __future__ import annotations
@@ -63,3 +64,25 @@ def add(page: Page, text: str) -> None:
     page.keyboard.press("Enter")
     check_feedback(page, f"Added {text} to GOOD.")
     settle(page)
+
+
+#: Nodes of parts an add to GOOD leaves alone, and of the GOOD list it redraws.
+KEPT = (".ca-sentence", ".ca-senses li", ".ca-side[data-side=bad] .ca-row", ".ca-sugg .ca-heading")
+REDRAWN = ".ca-side[data-side=good] .ca-rows > li"
+
+
+def test_an_add_rebuilds_its_list_not_the_card_or_the_other_list(app_url: str, demo: Path) -> None:  # noqa: F811
+    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+        log_in_translator(page, app_url)
+        settle(page)
+        page.evaluate(
+            "([kept, redrawn]) => { window.__kept = kept.map((s) => document.querySelector('.ca ' + s));"
+            " window.__redrawn = document.querySelector(redrawn); }",
+            [list(KEPT), REDRAWN],
+        )
+        assert page.evaluate("() => window.__kept.every(Boolean) && Boolean(window.__redrawn)")
+        add(page, "prova")
+        expect(page.locator(".ca-side[data-side=good] .ca-row code", has_text="prova")).to_be_visible()
+        kept = page.evaluate("() => window.__kept.map((node) => node.isConnected)")
+        assert kept == [True] * len(KEPT), dict(zip(KEPT, kept, strict=True))
+        assert page.evaluate("() => !window.__redrawn.isConnected")  # its list was drawn again, with the new row

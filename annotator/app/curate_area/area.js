@@ -474,7 +474,9 @@ function drawCard(d) {
     button.disabled = !state.enabled;
     button.title = state.tip || '';
   }
-  if (!changed('card', c)) return;
+  // (the title and status above change on an add; the card's content below only on another item or evaluation)
+  const {title, status: _s, status_label: _l, ...content} = c;
+  if (!changed('card', content)) return;
   drawMarked($('.ca-sentence'), c.sentence, c.start, c.end);
   const sense = $('.ca-sense');
   sense.replaceChildren();
