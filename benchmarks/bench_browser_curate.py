@@ -14,6 +14,11 @@ typed with a 1.5 s pause in the middle, and ``dn`` after an invalid add — noth
 in its box. Targets: add ≤ 100 ms median, Next ≤ 150 ms median. It waits between steps until Streamlit's run is over
 and the work area has no event waiting, and prints the load average: timings on a shared machine move with it.
 Each change is seen by checking the page on every animation frame.
+
+An add is also split by the page's own clock (a probe installed before the app's script notes every websocket message
+and the work area's ``data-drawn``): Enter → event sent, sent → the server's answer received, answer → work area
+drawn, drawn → row seen; with the bytes received per add. CPU per round (server process; the page's main thread in
+thread time) and page CPU per add are the figures a busy machine disturbs least: compare revisions on those first.
 """
 
 from __future__ import annotations
