@@ -1,9 +1,10 @@
 """The Curate work area as one element (issue 21): item card, GOOD/BAD lists, Add boxes, actions, feedback.
 
 One components v2 element whose HTML, CSS and script live in ``area.html``, ``area.css`` and ``area.js`` next to this
-file. Streamlit reruns replace a page's elements, taking the focus and the scroll with them; this element keeps its
-DOM across runs (it is mounted under one constant key), so it owns where the focus goes, what the keys do and what
-stays in view. Everything shown comes from ``area_data`` as JSON and reaches the page through ``textContent`` only.
+file (the script served from there as a file, see ``_component``). Streamlit reruns replace a page's elements, taking
+the focus and the scroll with them; this element keeps its DOM across runs (it is mounted under one constant key), so
+it owns where the focus goes, what the keys do and what stays in view. Everything shown comes from ``area_data`` as
+JSON and reaches the page through ``textContent`` only.
 
 The script sends one typed event at a time as the ``event`` trigger, named and versioned as ``protocol`` says
 (``parse_event`` checks every field: a forged, malformed or other-version event is ignored); ``annotator.app.work_area``
