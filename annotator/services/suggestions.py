@@ -142,19 +142,23 @@ class _Finder:
         key = (synset, lang)
         found = self._related.get(key)
         if found is None:
-            target = self.record(synset, lang)
-            linked: list[tuple[str, SynsetRecord]] = []
-            if self.relations is not None:
-                for relation, other in self.relations.related(synset):
-                    record = self.record(other, lang)
-                    if record is not None:
-                        linked.append((relation, record))
-            found = related_suggestions(
-                lang, target, linked, self.allowed(lang), lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES
-            )
+            found = self.compute_related(synset, lang)
             with self._lock:
                 self._related[key] = found
         return found
+
+    def compute_related(self, synset: str, lang: str) -> list[Suggestion]:
+        """``related`` without keeping the answer (pre-population keeps it encoded instead: ``RelatedParts``)."""
+        target = self.record(synset, lang)
+        linked: list[tuple[str, SynsetRecord]] = []
+        if self.relations is not None:
+            for relation, other in self.relations.related(synset):
+                record = self.record(other, lang)
+                if record is not None:
+                    linked.append((relation, record))
+        return related_suggestions(
+            lang, target, linked, self.allowed(lang), lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES
+        )
 
     @property
     def local(self) -> bool:
@@ -245,6 +249,37 @@ def _finder(project: ProjectContext, settings: ProjectSettings | None = None) ->
         if finder is None or (wordnet is not None and finder.lexicon is not wordnet):
             finder = _finders[key] = _Finder(project, wordnet or project.lexicon(settings))
         return finder
+
+
+class RelatedParts:
+    """The related part of every item-language, computed by pre-population while it has the project's lexicon open
+    and written in its batches (``store.suggestions.put_related``), so no card opens the lexicon for it: the first
+    card after a server start loaded the whole snapshot (0.4–0.5 s at 10,000 items) and every new card wrote its part
+    in a transaction of its own. Answers are kept per (σ, language) as their stored JSON (strings: nothing for the
+    collector to walk), at most ``RELATED_KEPT`` of them."""
+
+    def __init__(self, project: ProjectContext, lexicon: Lexicon) -> None:
+        self.finder = _Finder(project, lexicon)
+        self._kept: dict[tuple[str, str], str] = {}
+
+    def part(self, synset: str, lang: str) -> tuple[str, str] | None:
+        """(stamp, related JSON) of an item-language of σ in ``lang``; None when the provider cannot answer now (a
+        card computes it later)."""
+        key = (synset, lang)
+        found = self._kept.get(key)
+        if found is None:
+            try:
+                found = encode_suggestions(self.finder.compute_related(synset, lang))
+            except (LexiconQuotaError, LexiconUnavailableError):
+                return None
+            if len(self._kept) >= RELATED_KEPT:
+                self._kept.clear()
+            self._kept[key] = found
+        return self.finder.stamp(synset), found
+
+
+#: (σ, language) answers ``RelatedParts`` keeps during one pre-population (a few hundred bytes each).
+RELATED_KEPT = 100_000
 
 
 # --- machine translations scored MISS --------------------------------------------------------------------------

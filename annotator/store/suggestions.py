@@ -74,6 +74,23 @@ def put_cache(conn: Connection, rows: Sequence[tuple[str, str, CachedSuggestions
     _replace(conn, schema.suggestion_cache, [{"item_id": i, "lang": lang, **c._asdict()} for i, lang, c in rows])
 
 
+def put_related(conn: Connection, rows: Sequence[tuple[str, str, str, str]]) -> None:
+    """Keep (item id, language, lexicon stamp, related JSON) rows, each replacing the item-language's related part
+    and keeping its MT part (an upsert, as ``put_records``): what pre-population computes for every item-language."""
+    sql = (
+        'INSERT INTO "suggestion_cache" ("item_id", "lang", "lexicon_stamp", "related", "mt_stamp", "mt") '
+        "VALUES (:item_id, :lang, :lexicon_stamp, :related, :mt_stamp, :mt) "
+        'ON CONFLICT ("item_id", "lang") DO UPDATE SET "lexicon_stamp" = excluded."lexicon_stamp", '
+        '"related" = excluded."related"'
+    )
+    execute_many(
+        conn,
+        sql,
+        [{"item_id": i, "lang": lang, "lexicon_stamp": st, "related": r, "mt_stamp": "", "mt": "[]"}
+         for i, lang, st, r in rows],
+    )  # fmt: skip
+
+
 def cached_of(conn: Connection, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], CachedSuggestions]:
     table = schema.suggestion_cache
     found: dict[tuple[str, str], CachedSuggestions] = {}
@@ -89,21 +106,27 @@ def cached_of(conn: Connection, keys: Sequence[tuple[str, str]]) -> dict[tuple[s
 
 def team_rows(conn: Connection, synsets: Sequence[str], lang: str, other_than: str) -> list[TeamRow]:
     """Curated item-languages in ``lang`` of the visible, included items (but ``other_than``) whose σ is one of
-    ``synsets``: an indexed look-up (items by synset, item-languages by key), a few rows per synset."""
+    ``synsets``: an indexed look-up (items by synset, item-languages by key), a few rows per synset.
+
+    The item-languages are read by key for the items of those synsets (``item_id IN (items by synset)``) and their
+    status is checked here: with ``lang = ? AND status IN (…)`` in the statement SQLite walked the language's whole
+    curated list through ``ix_item_languages_lang_status`` instead (10,000 items: 18 ms → 0.4 ms per card)."""
     it, il = schema.items, schema.item_languages
+    wanted = list(synsets)
+    of_synsets = select(it.c.id).where(it.c.synset.in_(wanted))
     query = (
-        select(it.c.id, it.c.synset, il.c.good, il.c.updated_by)
+        select(it.c.id, it.c.synset, il.c.good, il.c.updated_by, il.c.status)
         .join(il, and_(il.c.item_id == it.c.id, il.c.lang == lang))
         .where(
-            it.c.synset.in_(list(synsets)),
+            il.c.item_id.in_(of_synsets),
+            it.c.synset.in_(wanted),
             it.c.id != other_than,
             it.c.excluded.is_(False),
-            il.c.status.in_(CURATED_STATUSES),
             visible(it),
             visible(il),
         )
     )
-    return [TeamRow(*row) for row in conn.execute(query)]
+    return [TeamRow(*row[:4]) for row in conn.execute(query) if row[4] in CURATED_STATUSES]
 
 
 def dismiss(conn: Connection, item_id: str, lang: str, user: str, key: str, text: str, at: str) -> bool:
