@@ -575,14 +575,16 @@ def _card(
                 raise UserError(f"No item-language {item_id} [{lang}] in this project.")
         else:
             item, state = shown
+        raw = project.repo.get_meta(conn, "settings")  # here, not project.settings(): no transaction of its own
+        settings = ProjectSettings.from_json(raw) if raw else ProjectSettings()  # the stamp, the finder if needed
+        if settings.lexicon.provider == "snapshot" and not settings.lexicon.snapshot:
+            project.lexicon(settings)  # no lexicon to open: it refuses (as the finder would), before any other read
         record = rows.get_record(conn, item_id, lang)
         cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
         team = _team(conn, item, lang)
         dismissed = rows.dismissed_keys(conn, item_id, lang, user.name) if user is not None else set()
         job_id = _evaluation_in(conn)
         marked = project.repo.get_meta(conn, MT_MARKER) if job_id is not None else None
-        raw = project.repo.get_meta(conn, "settings")  # here, not project.settings(): no transaction of its own
-    settings = ProjectSettings.from_json(raw) if raw else ProjectSettings()  # the stamp, and the finder if needed
     if job_id is not None and marked != job_id:
         refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
         with project.db.read() as conn:
