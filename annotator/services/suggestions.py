@@ -3,8 +3,9 @@ the Project page and ``annotator suggestions``.
 
 The costly parts are computed once and kept with the item-language (``suggestion_cache``), each with the stamp of
 what it came from: related senses with the lexicon's version, the allowed sources and σ; machine-translation words
-with the evaluation they came from. A stale stamp means computing them again (the card does it for its one
-item-language; a new evaluation refreshes every item-language's MT words at once). The team's suggestions are read
+with the evaluation they came from. Pre-population keeps the related part of every item-language it fills
+(``RelatedParts``), so a card normally only reads; a stale stamp means computing it again (the card does it for its
+one item-language; a new evaluation refreshes every item-language's MT words at once). The team's suggestions are read
 live by an indexed look-up of the few items sharing a sense of λ, so they follow every save without a counter.
 Nothing here changes a candidate list: accepting a suggestion is the ordinary add or move; a dismissal is kept per
 item-language and user.
