@@ -13,9 +13,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import Engine, event
 from test_prepopulate import ROWS, SNAPSHOT
 
 from annotator.domain.model import Item, ItemLanguage, Role, Side, Status
@@ -48,9 +49,10 @@ class Statements:
 
 
 @contextmanager
-def counted(project: Project) -> Iterator[Statements]:
+def counted(project: Project | None = None) -> Iterator[Statements]:
+    """Statements on ``project``'s engine, or on every engine of the process (the app opens its own)."""
     found = Statements()
-    engine = project.db.engine
+    engine: Any = project.db.engine if project is not None else Engine
 
     def on_statement(_conn, _cursor, statement, parameters, _context, _many) -> None:  # type: ignore[no-untyped-def]
         found.sql.append((statement, parameters))
@@ -163,3 +165,20 @@ def test_the_team_look_up_reads_the_items_of_the_senses_not_the_language_s_curat
         with project.db.engine.connect() as conn:
             plan = " | ".join(row[-1] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters))
         assert "ix_items_synset" in plan and "ix_item_languages_lang_status" not in plan, plan
+
+
+def test_next_on_the_curate_page_reads_the_new_card_and_writes_nothing(
+    snapshot_project: tuple[Project, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each new card used to compute its related part and write it in a transaction of its own."""
+    from app_helpers import area, logged_in, send_area
+
+    project, _path = snapshot_project
+    add_user(project, "lena", Role.LEAD, (), "lena-password-long")
+    monkeypatch.setenv("ANNOTATOR_DATA", str(project.data_dir))
+    at = logged_in("lena", "lena-password-long")
+    shown_before = (area(at)["item"], area(at)["lang"])
+    with counted() as done:
+        send_area(at, "next")
+    assert (area(at)["item"], area(at)["lang"]) != shown_before
+    assert done.writes == [], done.writes
