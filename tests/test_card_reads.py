@@ -115,7 +115,7 @@ def test_pre_population_keeps_the_related_part_so_a_card_opens_no_lexicon_and_wr
 def test_a_redo_replaces_the_related_part_and_keeps_the_machine_translations_part(
     snapshot_project: tuple[Project, Path],
 ) -> None:
-    project, path = snapshot_project
+    project, _path = snapshot_project
     with project.db.write() as conn:
         before = kept.cached_of(conn, [("fire", "DE")])[("fire", "DE")]
         kept.put_cache(conn, [("fire", "DE", before._replace(related="[]", mt_stamp="evaluation:7", mt="[1]"))])

@@ -465,13 +465,13 @@ class _Run:
                 new_states.append(new_state)
                 lists.append(encoded)
                 details.append(detail)
-                related = self.related.part(item.synset, state.lang) if self.related is not None else None
+                related = ("", "")
+                if self.related is not None:  # σ's record is in hand: its sets were just computed from it
+                    related = self.related.part(item.synset, self.inventory.record(item.synset), state.lang) or related
+                reopened = "reopened_from" in detail
                 computed.append(
-                    _Computed(
-                        state.item_id, state.lang, state.version, bool(sets.overlaps), "reopened_from" in detail, record,
-                        *(related or ("", "")),
-                    )
-                )  # fmt: skip
+                    _Computed(state.item_id, state.lang, state.version, bool(sets.overlaps), reopened, record, *related)
+                )
         except (LexiconQuotaError, LexiconUnavailableError):
             raise
         except LexiconError as error:

@@ -148,9 +148,10 @@ class _Finder:
                 self._related[key] = found
         return found
 
-    def compute_related(self, synset: str, lang: str) -> list[Suggestion]:
-        """``related`` without keeping the answer (pre-population keeps it encoded instead: ``RelatedParts``)."""
-        target = self.record(synset, lang)
+    def compute_related(self, synset: str, lang: str, target: SynsetRecord | None = None) -> list[Suggestion]:
+        """``related`` without keeping the answer (pre-population keeps it encoded instead: ``RelatedParts``);
+        ``target``: σ's record when the caller has it (with ``lang``'s senses), else it is asked for."""
+        target = self.record(synset, lang) if target is None else target
         linked: list[tuple[str, SynsetRecord]] = []
         if self.relations is not None:
             for relation, other in self.relations.related(synset):
@@ -262,21 +263,27 @@ class RelatedParts:
     def __init__(self, project: ProjectContext, lexicon: Lexicon) -> None:
         self.finder = _Finder(project, lexicon)
         self._kept: dict[tuple[str, str], str] = {}
+        self._stamps: dict[str, str] = {}
 
-    def part(self, synset: str, lang: str) -> tuple[str, str] | None:
-        """(stamp, related JSON) of an item-language of σ in ``lang``; None when the provider cannot answer now (a
-        card computes it later)."""
+    def part(self, synset: str, target: SynsetRecord, lang: str) -> tuple[str, str] | None:
+        """(stamp, related JSON) of an item-language of σ (``target``: its record as pre-population read it, every
+        project language's senses) in ``lang``; None when the provider cannot answer now (a card computes it later)."""
         key = (synset, lang)
         found = self._kept.get(key)
         if found is None:
             try:
-                found = encode_suggestions(self.finder.compute_related(synset, lang))
+                related = self.finder.compute_related(synset, lang, target)
+                found = encode_suggestions(related) if related else "[]"  # most have none: no JSON encoder run
             except (LexiconQuotaError, LexiconUnavailableError):
                 return None
             if len(self._kept) >= RELATED_KEPT:
                 self._kept.clear()
+                self._stamps.clear()
             self._kept[key] = found
-        return self.finder.stamp(synset), found
+        stamp = self._stamps.get(synset)
+        if stamp is None:
+            stamp = self._stamps[synset] = self.finder.stamp(synset)  # one per σ, not per language
+        return stamp, found
 
 
 #: (σ, language) answers ``RelatedParts`` keeps during one pre-population (a few hundred bytes each).
