@@ -568,7 +568,10 @@ def shown_card(project: ProjectContext, item: Item, state: ItemLanguage, user: U
     not read a second time, and the evaluation the card was read with (``CardSuggestions.evaluation``) gives its
     MISS lines without looking it up again (``miss_lines``) — each look-up is a query on every card's run. With the
     settings read in the card's own transaction: 10–11 → 6 queries and 3–4 → 1 transactions per card; CPU per Curate
-    event + rerun ≈ 2.7 → 0.9 ms for the card (bench_curate.py --items 2000, 46285f4's whole script run ≈ 6 ms)."""
+    event + rerun ≈ 2.7 → 0.9 ms for the card (bench_curate.py --items 2000, 46285f4's whole script run ≈ 6 ms).
+    Issue 32 since: a new card no longer computes and writes its related part (pre-population keeps it:
+    ``RelatedParts``), the team look-up reads items by σ (10,000 items: 18 → 0.4 ms), and with no lexicon configured
+    the card refuses after one query instead of after all of them (Review's DISCUSS rerun in bench_pages.py)."""
     return _card(project, item.id, state.lang.upper(), (item, state), user)
 
 
