@@ -591,7 +591,7 @@ def _card(
         if settings.lexicon.provider == "snapshot" and not settings.lexicon.snapshot:
             project.lexicon(settings)  # no lexicon to open: it refuses (as the finder would), before any other read
         record = rows.get_record(conn, item_id, lang)
-        cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
+        cached = rows.cached_one(conn, item_id, lang)
         team = _team(conn, item, lang)
         dismissed = rows.dismissed_keys(conn, item_id, lang, user.name) if user is not None else set()
         job_id = _evaluation_in(conn)
