@@ -220,10 +220,10 @@ class Project:
         settings = settings or self.settings()
         config = settings.lexicon
         if config.provider == "snapshot":
+            if not config.snapshot:  # said before the import: a card asks on every run (issue 32, first render)
+                raise UserError(NO_LEXICON)
             from annotator.lexicon.snapshot import SnapshotLexicon
 
-            if not config.snapshot:
-                raise UserError(NO_LEXICON)
             return SnapshotLexicon.load(self.resolve_path(config.snapshot), project_limits(self))
         if config.provider == "babelnet":
             from annotator.lexicon.babelnet import BabelNetLexicon, load_api_key

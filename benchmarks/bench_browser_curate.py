@@ -14,6 +14,11 @@ typed with a 1.5 s pause in the middle, and ``dn`` after an invalid add — noth
 in its box. Targets: add ≤ 100 ms median, Next ≤ 150 ms median. It waits between steps until Streamlit's run is over
 and the work area has no event waiting, and prints the load average: timings on a shared machine move with it.
 Each change is seen by checking the page on every animation frame.
+
+An add is also split by the page's own clock (a probe installed before the app's script notes every websocket message
+and the work area's ``data-drawn``): Enter → event sent, sent → the server's answer received, answer → work area
+drawn, drawn → row seen; with the bytes received per add. CPU per round (server process; the page's main thread in
+thread time) and page CPU per add are the figures a busy machine disturbs least: compare revisions on those first.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import urllib.request
 from pathlib import Path
 
 from bench_curate import build, summary
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import CDPSession, Page, expect, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from annotator.project import Project
@@ -82,6 +87,25 @@ ROW_SHOWN_JS = """text => Array.from(document.querySelectorAll('.ca .ca-row code
 CARD_SHOWN_JS = """prev => { const id = new URLSearchParams(location.search).get('item') || '';
   const area = document.querySelector('.ca'); const sentence = document.querySelector('[data-testid="item-sentence"]');
   return id !== prev && area && (area.dataset.drawn || '').startsWith(id + '|') && sentence.checkVisibility(); }"""
+#: Installed before the app's own script: every websocket message in and out with its page time and size, and the
+#: time of the last Enter keydown, so an add's time splits into the browser's part and the server's (``split``).
+PROBE_JS = """(() => {
+  const Native = window.WebSocket;
+  const size = (d) => d.byteLength ?? d.size ?? d.length ?? 0;
+  window.__frames = [];
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => window.__frames.push(['in', performance.now(), size(e.data)]));
+    }
+    send(d) { window.__frames.push(['out', performance.now(), size(d)]); super.send(d); }
+  };
+  document.addEventListener('keydown', (e) => { if (e.key === 'Enter') window.__enterAt = performance.now(); }, true);
+  new MutationObserver(() => { window.__drawnAt = performance.now(); }).observe(
+    document, {subtree: true, attributes: true, attributeFilter: ['data-drawn']});
+})()"""
+#: ``ROW_SHOWN_JS`` that also notes the page time at which it first held.
+ROW_SHOWN_AT_JS = f"text => ({ROW_SHOWN_JS})(text) && (window.__shownAt = performance.now(), true)"
 SHORTCUTS = "gbdsxonpu?123"
 TEXT_BOXES = (
     ("Add to GOOD", None),
@@ -90,6 +114,35 @@ TEXT_BOXES = (
     ("Discard note (required for 'other')", "x"),
     ("Add a comment", None),
 )
+
+
+def split(page: Page) -> tuple[float, float, float, float, int, int]:
+    """The last add, from the page's clock: Enter → the event sent, sent → the last message before the row was drawn
+    (the server's answer), that message → the work area drawn (``data-drawn`` set: Streamlit's and the element's
+    script), drawn → the row seen on a frame (ms); the bytes received in between and the largest message's bytes.
+    The probe's list is emptied."""
+    enter, drawn, shown, frames = page.evaluate(
+        "() => { const r = [window.__enterAt, window.__drawnAt, window.__shownAt, window.__frames];"
+        " window.__frames = []; return r; }"
+    )
+    sent = min((t for kind, t, _ in frames if kind == "out" and t >= enter), default=enter)
+    answers = [(t, n) for kind, t, n in frames if kind == "in" and sent <= t <= drawn]
+    last = max((t for t, _ in answers), default=sent)
+    sizes = [n for _, n in answers]
+    return sent - enter, last - sent, drawn - last, shown - drawn, sum(sizes), max(sizes, default=0)
+
+
+def server_cpu(pid: int) -> float:
+    """The server process's CPU time so far (user + system, seconds): what a busy machine disturbs least."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def browser_cpu(cdp: CDPSession) -> float:
+    """The page's main-thread busy time so far (Chromium's TaskDuration, seconds; in the thread's CPU time, as
+    ``Performance.enable`` was asked for: what a busy machine disturbs least)."""
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return float(next(m["value"] for m in metrics if m["name"] == "TaskDuration"))
 
 
 def idle(page: Page) -> None:
@@ -188,13 +241,17 @@ def main() -> None:
         add_ms: list[float] = []
         done_ms: list[float] = []
         next_ms: list[float] = []
+        add_cpu: list[float] = []
+        splits: list[tuple[float, float, float, float, int, int]] = []
         keys_per_item: list[int] = []
         failures: list[str] = []
         focus_problems: list[str] = []
+        cpu_rounds = (0.0, 0.0)
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
                 page = browser.new_page(viewport={"width": 1366, "height": 768})
+                page.add_init_script(PROBE_JS)
                 page.set_default_timeout(30_000)
                 page.goto(url)
                 page.get_by_role("textbox", name="User name").fill("translator")
@@ -208,6 +265,9 @@ def main() -> None:
                 expect(page.get_by_role("switch", name="Next item after Done")).to_be_checked()
                 idle(page)
                 page.keyboard.press("g")
+                cdp = page.context.new_cdp_session(page)
+                cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
+                cpu_before = server_cpu(process.pid), browser_cpu(cdp)
                 for n in range(args.rounds):
                     keys = setup_keys if n == 0 else 0
                     if focused(page) != "Add to GOOD":
@@ -215,19 +275,23 @@ def main() -> None:
                         page.keyboard.press("g")
                         keys += 1
                     candidate = f"benchcand{n}"
+                    page.evaluate("() => { window.__frames = []; }")
                     page.keyboard.type(candidate)
+                    page_cpu = browser_cpu(cdp)
                     started = time.perf_counter()
                     page.keyboard.press("Enter")
                     keys += 1
                     try:
-                        page.wait_for_function(ROW_SHOWN_JS, arg=candidate, polling="raf", timeout=30_000)
+                        page.wait_for_function(ROW_SHOWN_AT_JS, arg=candidate, polling="raf", timeout=30_000)
                     except PlaywrightTimeoutError:
                         failures.append(f"round {n}: {candidate} was not shown within 30 s")
                         page.reload()
                         idle(page)
                         continue
                     add_ms.append((time.perf_counter() - started) * 1000)
+                    splits.append(split(page))
                     idle(page)
+                    add_cpu.append((browser_cpu(cdp) - page_cpu) * 1000)
                     for key in ("Escape", "l", "Delete"):  # to the BAD list's cursor, remove its first candidate
                         page.keyboard.press(key)
                         keys += 1
@@ -252,6 +316,7 @@ def main() -> None:
                     page.wait_for_function(CARD_SHOWN_JS, arg=before, polling="raf", timeout=30_000)
                     next_ms.append((time.perf_counter() - started) * 1000)
                     idle(page)
+                cpu_rounds = server_cpu(process.pid) - cpu_before[0], browser_cpu(cdp) - cpu_before[1]
                 focus_problems = focus_test(page, data)
                 page.keyboard.press("Escape")
                 before = current_item(page)
@@ -270,10 +335,26 @@ def main() -> None:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=20)
     print(f"{args.items} items × 5 languages, {args.rounds} rounds in Chromium at 1366×768")
-    print("load average (1, 5, 15 min) at the end: " + ", ".join(f"{load:.2f}" for load in os.getloadavg()))
+    print("load average at the end (over 1, 5 and 15 minutes): " + ", ".join(f"{load:.2f}" for load in os.getloadavg()))
     print(summary("add → row shown (target median ≤ 100 ms)", add_ms))
+    parts = (
+        "  Enter → event sent",
+        "  event sent → answer received",
+        "  answer → work area drawn",
+        "  drawn → row seen",
+    )
+    for index, label in enumerate(parts):
+        print(summary(label, [row[index] for row in splits]))
+    print(summary("  page CPU per add (+ the polling)", add_cpu))
+    if splits:
+        received = statistics.median(row[4] for row in splits) / 1000
+        largest = statistics.median(row[5] for row in splits) / 1000
+        print(f"  received per add: median {received:.1f} KB, its largest message {largest:.1f} KB")
     print(summary("Done → next card", done_ms))
     print(summary("Next → new card (target median ≤ 150 ms)", next_ms))
+    if args.rounds:  # a round: type + add, Esc l Delete, Done, Next (with the benchmark's own polling in the page)
+        print(f"CPU per round: server {cpu_rounds[0] / args.rounds * 1000:.1f} ms, "
+              f"browser page {cpu_rounds[1] / args.rounds * 1000:.1f} ms")  # fmt: skip
     median_keys = statistics.median(keys_per_item) if keys_per_item else float("nan")
     print(f"command keys per curated item (add one GOOD, remove one BAD, Done; typed text aside): median {median_keys}"
           f", all {sorted(keys_per_item)}")  # fmt: skip

@@ -39,7 +39,7 @@ def plain(markdown: str) -> str:
 
 def _component_data(element: UnknownElement) -> dict[str, Any]:
     proto = element.proto
-    data: dict[str, Any] = json.loads(proto.json or proto.mixed.json)
+    data: dict[str, Any] = json.loads(proto.bytes or proto.json or proto.mixed.json)  # (the work area: bytes)
     return data
 
 

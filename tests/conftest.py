@@ -297,6 +297,10 @@ LATER_REVISIONS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] 
     "0012_password_change": ((), (("users", "must_change_password"),)),
     "0013_suggestions": (("suggestion_dismissals", "suggestion_cache", "lexicon_records"), ()),  # issue 33
 }
+#: Indexes a later revision adds to older tables (dropped first when rewinding before it).
+LATER_INDEXES: dict[str, tuple[str, ...]] = {
+    "0014_empty_good": ("ix_item_languages_empty_good", "ix_items_imported_at", "ix_items_flagged"),  # issue 32
+}
 
 
 def rewind_schema(conn, revision: str) -> None:  # type: ignore[no-untyped-def]
@@ -304,6 +308,9 @@ def rewind_schema(conn, revision: str) -> None:  # type: ignore[no-untyped-def]
     manages it), so the next ``Project.open`` migrates it forward as it would an older release's database."""
     from sqlalchemy import inspect
 
+    for later, indexes in LATER_INDEXES.items():
+        for index in indexes if later > revision else ():
+            conn.exec_driver_sql(f"DROP INDEX {index}")
     for later in sorted(LATER_REVISIONS, reverse=True):
         if later <= revision:
             continue

@@ -11,7 +11,11 @@ side changes a field.
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +23,7 @@ import pytest
 from app_helpers import area
 from test_app_curation import TRANSLATOR, demo, login, start  # noqa: F401  (demo is a fixture)
 
+from annotator.app import curate_area
 from annotator.app.curate_area import protocol
 
 SCRIPT = Path(protocol.__file__).with_name("area.js").read_text(encoding="utf-8")
@@ -160,3 +165,40 @@ def test_the_data_the_page_sends_is_the_schemas(demo) -> None:  # type: ignore[n
     assert data_mismatches(sent, protocol.DATA) == []
     changed = {**sent, "card": {**sent["card"], "sentense": sent["card"]["sentence"]}}
     assert data_mismatches(changed, protocol.DATA)  # a field Python adds without the schema is caught
+
+
+def test_the_package_declares_the_elements_asset_folder() -> None:
+    """The manifest Streamlit reads (``annotator/pyproject.toml``, next to the installed code) names the element as
+    ``curate_area`` declares it, its asset folder holds the script, and the package ships the manifest."""
+    package = Path(curate_area.__file__).parent.parent.parent
+    manifest = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))
+    (component,) = manifest["tool"]["streamlit"]["component"]["components"]
+    assert f"{manifest['project']['name']}.{component['name']}" == curate_area.COMPONENT_NAME
+    assert (package / component["asset_dir"]).resolve() == Path(curate_area.__file__).parent.resolve()
+    assert (package / component["asset_dir"] / "area.js").is_file()
+    project = tomllib.loads((package.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["name"] == manifest["project"]["name"]
+    assert "pyproject.toml" in project["tool"]["setuptools"]["package-data"]["annotator"]
+
+
+def test_in_a_running_app_the_script_is_a_file_and_the_data_one_json_document(tmp_path: Path) -> None:
+    """Imported by a running app (as ``annotator serve`` does), the element's message names ``area.js`` instead of
+    carrying it (the style stays inline), and its data is the JSON document ``curate_area.encode`` makes. (In a
+    fresh interpreter: this one imported the module outside any app, where the element has its script inline.)"""
+    data = {"protocol": protocol.VERSION, "item": "ïtem <b>", "card": {"title": "«x»"}}
+    app = tmp_path / "app.py"
+    app.write_text(f"from annotator.app import curate_area\ncurate_area.render({data!r}, lambda: None)\n")
+    probe = (
+        "import json\nfrom streamlit.testing.v1 import AppTest\n"
+        f"at = AppTest.from_file({str(app)!r}).run()\n"
+        "assert not at.exception, at.exception\n"
+        "p = at.get('bidi_component')[0].proto\n"
+        "print(json.dumps([p.component_name, p.js_source_path, p.css_source_path, p.js_content, p.css_content.strip(),"
+        " p.html_content.strip(), p.bytes.decode('utf-8')]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    name, js_path, css_path, js, css, html, sent = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (name, js_path, js) == (curate_area.COMPONENT_NAME, "area.js", "")
+    assert (css_path, css, html) == ("", curate_area.CSS.strip(), curate_area.HTML.strip())
+    assert json.loads(sent) == data and sent.encode("utf-8") == curate_area.encode(data)

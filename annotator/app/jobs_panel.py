@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from annotator.app.safe_text import md
-from annotator.app.state import get_project, guarded, require_lead
+from annotator.app.state import get_project, guarded, require_lead, run_shared
 from annotator.domain.jobs import Job, JobKind, JobState
 from annotator.errors import UserError
 from annotator.services import jobs
@@ -21,6 +21,20 @@ from annotator.services import jobs
 REFRESH_SECONDS = 2.0
 #: Session key: ids of the jobs the panel last saw active.
 SEEN_ACTIVE_KEY = "jobs_seen_active"
+#: Jobs shown in the "Recent jobs" table.
+RECENT = 20
+#: ``state.run_shared`` key: the jobs read once for the page run's panels, by the kinds they list.
+BOARDS_KEY = "jobs_boards"
+
+
+def _board(kinds: Sequence[JobKind] | None = None) -> jobs.JobBoard:
+    """The jobs as this page run shows them: read once for all the page's panels (the Project page has one under
+    each of its three start buttons and the table), afresh when a panel reruns on its own."""
+    boards: dict[tuple[JobKind, ...], jobs.JobBoard] = run_shared().setdefault(BOARDS_KEY, {})
+    key = tuple(kinds or ())
+    if key not in boards:
+        boards[key] = jobs.board(get_project(), RECENT, kinds)
+    return boards[key]
 
 
 def start_button(
@@ -35,6 +49,7 @@ def start_button(
         st.error(md(error))
         return None
     st.info(f"Job {job.id} ({kind.value}) started in the background; its progress and outcome are shown below.")
+    run_shared().pop(BOARDS_KEY, None)  # the panels drawn after this button show the new job
     st.session_state.setdefault(SEEN_ACTIVE_KEY, set()).add(job.id)
     return job
 
@@ -85,10 +100,10 @@ def _rerun_when_ended(shown: Sequence[Job]) -> None:
 @guarded(lead=True)  # every 2 s without the app's log-in gate: an ended session stops drawing here
 def render_job_status(kind: JobKind) -> None:
     """Under a start button: the latest job of ``kind`` — its progress and Cancel while it runs, how it ended after."""
-    latest = jobs.list_jobs(get_project(), limit=1, kinds=[kind])
-    if latest:
-        _render_job(latest[0])
-    _rerun_when_ended(latest)
+    latest = _board().latest.get(kind)
+    if latest is not None:
+        _render_job(latest)
+    _rerun_when_ended([latest] if latest is not None else [])
 
 
 @st.fragment(run_every=REFRESH_SECONDS)
@@ -96,7 +111,7 @@ def render_job_status(kind: JobKind) -> None:
 def render_jobs(kinds: Sequence[JobKind] | None = None, latest: bool = True) -> None:
     """The latest job of each kind (progress and cancel while it runs; left out with ``latest=False`` where each
     start button shows its own), and the recent ones in a table."""
-    recent = jobs.list_jobs(get_project(), limit=20, kinds=kinds)
+    recent = _board(kinds).recent
     st.subheader("Jobs")
     if not recent:
         st.caption("No background job yet.")

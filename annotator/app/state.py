@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import NamedTuple, ParamSpec
+from typing import Any, NamedTuple, ParamSpec
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -65,11 +65,11 @@ _page_run = threading.local()
 def running_page(user: User, controls: DeltaGenerator | None = None) -> Iterator[None]:
     """Mark that ``main`` is running a page for ``user`` (each session's script runs in its own thread), with the
     place at the top of the sidebar it keeps for the page's own controls."""
-    _page_run.active, _page_run.user, _page_run.controls = True, user, controls
+    _page_run.active, _page_run.user, _page_run.controls, _page_run.shared = True, user, controls, {}
     try:
         yield
     finally:
-        _page_run.active, _page_run.user, _page_run.controls = False, None, None
+        _page_run.active, _page_run.user, _page_run.controls, _page_run.shared = False, None, None, {}
 
 
 @contextmanager
@@ -85,6 +85,13 @@ def callback_checked(user: User) -> Iterator[None]:
 
 def in_page_run() -> bool:
     return bool(getattr(_page_run, "active", False))
+
+
+def run_shared() -> dict[str, Any]:
+    """What the parts of one page run read once and share (the jobs panels' one read); outside a page run — a
+    fragment rerunning on its own — an empty dict each time, so that rerun reads afresh."""
+    shared: dict[str, Any] | None = getattr(_page_run, "shared", None)
+    return shared if shared is not None and in_page_run() else {}
 
 
 def sidebar_controls() -> DeltaGenerator:

@@ -305,7 +305,6 @@ def related_suggestions(
     allowed for the language (``excluded_sources``: sources never offered, e.g. machine-translated ones)."""
     found: list[Suggestion] = []
     seen: set[str] = set()
-    language = language_name(lang)
     if target is not None:
         for sense in target.senses:
             if sense.lang != lang or allowed(sense.source) or excluded_sources(sense.source):
@@ -317,7 +316,7 @@ def related_suggestions(
             found.append(
                 Suggestion(
                     text, GOOD, RELATED, OTHER_LEXICON, target.id,
-                    f"A word for this very sense in {sense.source}, a lexicon not allowed for {language}.",
+                    f"A word for this very sense in {sense.source}, a lexicon not allowed for {language_name(lang)}.",
                 )
             )  # fmt: skip
     for relation, record in related:

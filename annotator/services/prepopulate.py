@@ -37,6 +37,7 @@ from annotator.lexicon.sources import allowed_sources
 from annotator.lexicon.wordnet import default_sources, foreign_synset_reason
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
+from annotator.services.suggestions import RelatedParts
 from annotator.store import suggestions as suggestion_rows
 from annotator.store.item_languages import candidates_to_json
 from annotator.store.repository import PreparedSaves
@@ -358,6 +359,9 @@ class _Computed(NamedTuple):
     reopened: bool
     #: What each lexicon returned (JSON, ``domain.suggestions.LexiconRecord``; "" when no list starts empty).
     record: str
+    #: Its related suggestions' stamp and JSON (``services.suggestions.RelatedParts``; "" when not computed).
+    related_stamp: str
+    related: str
 
 
 @dataclass
@@ -383,10 +387,17 @@ class _Run:
     """
 
     def __init__(
-        self, project: ProjectContext, settings: ProjectSettings, lexicon: Lexicon, report: PrepopulationReport
+        self,
+        project: ProjectContext,
+        settings: ProjectSettings,
+        lexicon: Lexicon,
+        report: PrepopulationReport,
+        related: RelatedParts | None = None,
     ) -> None:
         self.project = project
         self.lexicon = lexicon
+        #: The project's own lexicon's related suggestions, kept with each item-language (None: a lexicon passed in)
+        self.related = related
         self.report = report
         self.inventory = SenseInventory(lexicon, settings.languages)
         self.policies: dict[str, Callable[[str], bool]] = {}
@@ -454,10 +465,12 @@ class _Run:
                 new_states.append(new_state)
                 lists.append(encoded)
                 details.append(detail)
+                related = ("", "")
+                if self.related is not None:  # σ's record is in hand: its sets were just computed from it
+                    related = self.related.part(item.synset, self.inventory.record(item.synset), state.lang) or related
+                reopened = "reopened_from" in detail
                 computed.append(
-                    _Computed(
-                        state.item_id, state.lang, state.version, bool(sets.overlaps), "reopened_from" in detail, record
-                    )
+                    _Computed(state.item_id, state.lang, state.version, bool(sets.overlaps), reopened, record, *related)
                 )
         except (LexiconQuotaError, LexiconUnavailableError):
             raise
@@ -502,6 +515,9 @@ class _Run:
             repo.update_items_lexicon(conn, batch.lexicon_rows)
             repo.apply_saves(conn, PreparedSaves(batch.updates, batch.history))
             suggestion_rows.put_records(conn, [(c.item_id, c.lang, c.record) for c in batch.computed if c.record])
+            suggestion_rows.put_related(
+                conn, [(c.item_id, c.lang, c.related_stamp, c.related) for c in batch.computed if c.related_stamp]
+            )
         self.inventory.trim()
         self.report.items += len(batch.lexicon_rows)
         self.report.item_languages += len(batch.computed)
@@ -582,10 +598,14 @@ def _prepopulate(
         item_ids, report.already_done, report.excluded = todo.item_ids, todo.already_done, len(todo.excluded)
     else:
         item_ids, report.excluded = _redo_todo(project, redo)
-    lexicon = lexicon or project.lexicon(settings)
+    # the related suggestions are kept only from the project's own lexicon: what a card's stamp says they came from
+    related = None
+    if lexicon is None:
+        lexicon = project.lexicon(settings)
+        related = RelatedParts(project, lexicon) if item_ids else None
     total = len(item_ids)
     before = _lexicon_counters(lexicon)
-    run = _Run(project, settings, lexicon, report)
+    run = _Run(project, settings, lexicon, report, related)
     finished = False
     # A redo asks the lexicon again, not its cache (for providers that keep one: BabelNet), since the cached
     # answers may be what made the first run wrong.

@@ -3,8 +3,9 @@ the Project page and ``annotator suggestions``.
 
 The costly parts are computed once and kept with the item-language (``suggestion_cache``), each with the stamp of
 what it came from: related senses with the lexicon's version, the allowed sources and σ; machine-translation words
-with the evaluation they came from. A stale stamp means computing them again (the card does it for its one
-item-language; a new evaluation refreshes every item-language's MT words at once). The team's suggestions are read
+with the evaluation they came from. Pre-population keeps the related part of every item-language it fills
+(``RelatedParts``), so a card normally only reads; a stale stamp means computing it again (the card does it for its
+one item-language; a new evaluation refreshes every item-language's MT words at once). The team's suggestions are read
 live by an indexed look-up of the few items sharing a sense of λ, so they follow every save without a counter.
 Nothing here changes a candidate list: accepting a suggestion is the ordinary add or move; a dismissal is kept per
 item-language and user.
@@ -142,19 +143,24 @@ class _Finder:
         key = (synset, lang)
         found = self._related.get(key)
         if found is None:
-            target = self.record(synset, lang)
-            linked: list[tuple[str, SynsetRecord]] = []
-            if self.relations is not None:
-                for relation, other in self.relations.related(synset):
-                    record = self.record(other, lang)
-                    if record is not None:
-                        linked.append((relation, record))
-            found = related_suggestions(
-                lang, target, linked, self.allowed(lang), lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES
-            )
+            found = self.compute_related(synset, lang)
             with self._lock:
                 self._related[key] = found
         return found
+
+    def compute_related(self, synset: str, lang: str, target: SynsetRecord | None = None) -> list[Suggestion]:
+        """``related`` without keeping the answer (pre-population keeps it encoded instead: ``RelatedParts``);
+        ``target``: σ's record when the caller has it (with ``lang``'s senses), else it is asked for."""
+        target = self.record(synset, lang) if target is None else target
+        linked: list[tuple[str, SynsetRecord]] = []
+        if self.relations is not None:
+            for relation, other in self.relations.related(synset):
+                record = self.record(other, lang)
+                if record is not None:
+                    linked.append((relation, record))
+        return related_suggestions(
+            lang, target, linked, self.allowed(lang), lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES
+        )
 
     @property
     def local(self) -> bool:
@@ -245,6 +251,45 @@ def _finder(project: ProjectContext, settings: ProjectSettings | None = None) ->
         if finder is None or (wordnet is not None and finder.lexicon is not wordnet):
             finder = _finders[key] = _Finder(project, wordnet or project.lexicon(settings))
         return finder
+
+
+class RelatedParts:
+    """The related part of every item-language, computed by pre-population while it has the project's lexicon open
+    and written in its batches (``store.suggestions.put_related``), so no card opens the lexicon for it: the first
+    card after a server start loaded the whole snapshot (0.4–0.5 s at 10,000 items) and every new card wrote its part
+    in a transaction of its own. Answers are kept per (σ, language) as their stored JSON (strings: nothing for the
+    collector to walk), at most ``RELATED_KEPT`` of them. Cost (issue 32, one core, CPU, pre-population opening the
+    project's snapshot itself): 2,000 items × 5 languages 1.62–1.68 → 1.73–1.74 s; writing 50,000 parts ≈ 0.12 s.
+    ``bench_curate.py --items 2000``, first Curate render after log-in: 3.3 s → 0.7 s (9fb1c3c → this, busy machine)."""
+
+    def __init__(self, project: ProjectContext, lexicon: Lexicon) -> None:
+        self.finder = _Finder(project, lexicon)
+        self._kept: dict[tuple[str, str], str] = {}
+        self._stamps: dict[str, str] = {}
+
+    def part(self, synset: str, target: SynsetRecord, lang: str) -> tuple[str, str] | None:
+        """(stamp, related JSON) of an item-language of σ (``target``: its record as pre-population read it, every
+        project language's senses) in ``lang``; None when the provider cannot answer now (a card computes it later)."""
+        key = (synset, lang)
+        found = self._kept.get(key)
+        if found is None:
+            try:
+                related = self.finder.compute_related(synset, lang, target)
+                found = encode_suggestions(related) if related else "[]"  # most have none: no JSON encoder run
+            except (LexiconQuotaError, LexiconUnavailableError):
+                return None
+            if len(self._kept) >= RELATED_KEPT:
+                self._kept.clear()
+                self._stamps.clear()
+            self._kept[key] = found
+        stamp = self._stamps.get(synset)
+        if stamp is None:
+            stamp = self._stamps[synset] = self.finder.stamp(synset)  # one per σ, not per language
+        return stamp, found
+
+
+#: (σ, language) answers ``RelatedParts`` keeps during one pre-population (a few hundred bytes each).
+RELATED_KEPT = 100_000
 
 
 # --- machine translations scored MISS --------------------------------------------------------------------------
@@ -525,7 +570,10 @@ def shown_card(project: ProjectContext, item: Item, state: ItemLanguage, user: U
     not read a second time, and the evaluation the card was read with (``CardSuggestions.evaluation``) gives its
     MISS lines without looking it up again (``miss_lines``) — each look-up is a query on every card's run. With the
     settings read in the card's own transaction: 10–11 → 6 queries and 3–4 → 1 transactions per card; CPU per Curate
-    event + rerun ≈ 2.7 → 0.9 ms for the card (bench_curate.py --items 2000, 46285f4's whole script run ≈ 6 ms)."""
+    event + rerun ≈ 2.7 → 0.9 ms for the card (bench_curate.py --items 2000, 46285f4's whole script run ≈ 6 ms).
+    Issue 32 since: a new card no longer computes and writes its related part (pre-population keeps it:
+    ``RelatedParts``), the team look-up reads items by σ (10,000 items: 18 → 0.4 ms), and with no lexicon configured
+    the card refuses after one query instead of after all of them (Review's DISCUSS rerun in bench_pages.py)."""
     return _card(project, item.id, state.lang.upper(), (item, state), user)
 
 
@@ -540,14 +588,16 @@ def _card(
                 raise UserError(f"No item-language {item_id} [{lang}] in this project.")
         else:
             item, state = shown
+        raw = project.repo.get_meta(conn, "settings")  # here, not project.settings(): no transaction of its own
+        settings = ProjectSettings.from_json(raw) if raw else ProjectSettings()  # the stamp, the finder if needed
+        if settings.lexicon.provider == "snapshot" and not settings.lexicon.snapshot:
+            project.lexicon(settings)  # no lexicon to open: it refuses (as the finder would), before any other read
         record = rows.get_record(conn, item_id, lang)
-        cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
+        cached = rows.cached_one(conn, item_id, lang)
         team = _team(conn, item, lang)
         dismissed = rows.dismissed_keys(conn, item_id, lang, user.name) if user is not None else set()
         job_id = _evaluation_in(conn)
         marked = project.repo.get_meta(conn, MT_MARKER) if job_id is not None else None
-        raw = project.repo.get_meta(conn, "settings")  # here, not project.settings(): no transaction of its own
-    settings = ProjectSettings.from_json(raw) if raw else ProjectSettings()  # the stamp, and the finder if needed
     if job_id is not None and marked != job_id:
         refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
         with project.db.read() as conn:
@@ -719,59 +769,74 @@ class EmptyGoodCounts:
     not_computed: int
 
 
-#: ``_empty_rows`` per (database, ``read_model.data_version``); the current version and the one before are kept.
+#: ``_EmptyRows`` per (database, ``read_model.data_version``); the current version and the one before are kept.
 _EMPTY_ROWS_KEEP = 2
-_empty_rows_memo: dict[tuple[str, tuple], tuple[tuple[str, str, str, str, bool], ...]] = {}
+_empty_rows_memo: dict[tuple[str, tuple], _EmptyRows] = {}
 _empty_rows_lock = threading.Lock()
 
 
-def _empty_rows(project: ProjectContext) -> tuple[tuple[str, str, str, str, bool], ...]:
+@dataclass(frozen=True)
+class _EmptyRows:
+    """What ``empty_good_counts`` keeps per data version: the project's languages and the empty rows."""
+
+    languages: tuple[str, ...]
+    rows: tuple[tuple[str, str, str, str, bool], ...]
+
+
+def _empty_rows(conn: Any, url: str, version: tuple) -> _EmptyRows:
     """(item id, lang, GOOD, BAD, whether another curated item-language of its σ has a GOOD list) of every visible,
-    included item-language pre-populated with an empty GOOD list.
+    included item-language pre-populated with an empty GOOD list, and the project's languages (in the version).
 
-    Finding them scans every item-language (their JSON lists make the rows wide: 12 ms at 2,000 items) and the Project
-    page reruns this on every widget change, so it is kept per ``data_version`` (which every item-language, item and
-    settings change moves); only the kept suggestions, which change without it, are read on each call. Plain tuples
-    of str and bool: the collector stops walking them. The team's lists are read only for the σ of the empty rows (a
-    subquery through ``ix_items_synset``), not every curated item-language. Issue 32, Project page rerun (AppTest,
-    median): 2,000 items 46285f4 24–30 ms, reading every row on each rerun 68–84 ms, kept per version 28–40 ms (the
-    block itself ~2 ms: the version's four small queries); 10,000 items 27.5 → 37 ms, first render 42 → 106 ms (the
-    one scan after each change of the data)."""
-    from sqlalchemy import select
+    The Project page reruns this on every widget change, so it is kept per ``data_version`` (which every
+    item-language, item and settings change moves); only the kept suggestions, which change without it, are read on
+    each call. Plain tuples of str and bool: the collector stops walking them. The rows come from a partial index
+    holding only the empty ones (revision 0014): scanning every item-language for them (their JSON lists make the
+    rows wide) took 12 ms at 2,000 items and ~60 ms at 10,000 after each change. The team's lists are read only for
+    the σ of the empty rows (a subquery through ``ix_items_synset``), not every curated item-language.
+    Issue 32, Project page rerun (AppTest, script CPU, median of 15, three alternations): 2,000 items 46285f4
+    21–24 ms, with this block before ~30 ms (15 read transactions a run), now 20–25 ms (6); 10,000 items 23–27 →
+    21–24 ms."""
+    from sqlalchemy import literal_column, select
 
-    from annotator.services.read_model import data_version
     from annotator.store import schema
     from annotator.store.rows import visible
 
-    key = (project.db.url, data_version(project))
+    key = (url, version)
     with _empty_rows_lock:
         found = _empty_rows_memo.get(key)
     if found is not None:
         return found
     il, it = schema.item_languages, schema.items
-    empty_where = (il.c.prepopulated.is_(True), il.c.initial_good == "[]", visible(il), it.c.excluded.is_(False))
-    with project.db.read() as conn:
-        query = (
-            select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad)
+    empty_where: tuple[Any, ...] = (
+        literal_column(schema.EMPTY_GOOD_WHERE),  # its partial index's very text (a bound '[]' would not use it)
+        visible(il),
+        it.c.excluded.is_(False),
+    )
+    query = (
+        select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad)
+        .join(it, it.c.id == il.c.item_id)
+        .where(*empty_where)
+        .order_by(il.c.item_id, il.c.lang)
+    )
+    empty = list(conn.execute(query))
+    curated: dict[tuple[str, str], set[str]] = {}
+    if empty:
+        empty_synsets = select(it.c.synset).join(il, it.c.id == il.c.item_id).where(*empty_where)
+        team_query = (
+            select(il.c.lang, it.c.synset, il.c.item_id)
             .join(it, it.c.id == il.c.item_id)
-            .where(*empty_where)
-            .order_by(il.c.item_id, il.c.lang)
+            .where(il.c.status.in_(rows.CURATED_STATUSES), il.c.good != "[]", visible(il))
+            .where(it.c.synset.in_(empty_synsets))
         )
-        empty = list(conn.execute(query))
-        curated: dict[tuple[str, str], set[str]] = {}
-        if empty:
-            empty_synsets = select(it.c.synset).join(il, it.c.id == il.c.item_id).where(*empty_where)
-            team_query = (
-                select(il.c.lang, it.c.synset, il.c.item_id)
-                .join(it, it.c.id == il.c.item_id)
-                .where(il.c.status.in_(rows.CURATED_STATUSES), il.c.good != "[]", visible(il))
-                .where(it.c.synset.in_(empty_synsets))
-            )
-            for lang, synset, item_id in conn.execute(team_query):
-                curated.setdefault((lang, synset), set()).add(item_id)
-    found = tuple(
-        (item_id, lang, good, bad, bool(curated.get((lang, synset), set()) - {item_id}))
-        for item_id, lang, synset, good, bad in empty
+        for lang, synset, item_id in conn.execute(team_query):
+            curated.setdefault((lang, synset), set()).add(item_id)
+    settings = version[-1]  # the settings' stored text ends the version
+    found = _EmptyRows(
+        ProjectSettings.from_json(json.loads(settings)).languages if settings else ProjectSettings().languages,
+        tuple(
+            (item_id, lang, good, bad, bool(curated.get((lang, synset), set()) - {item_id}))
+            for item_id, lang, synset, good, bad in empty
+        ),
     )
     with _empty_rows_lock:
         _empty_rows_memo[key] = found
@@ -781,16 +846,17 @@ def _empty_rows(project: ProjectContext) -> tuple[tuple[str, str, str, str, bool
 
 
 def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
-    """The Project page's block: read from the kept suggestions and the team's curated lists (no lexicon); the empty
-    rows come from ``_empty_rows`` (kept while the data does not change), their kept suggestions are read each time."""
-    settings = project.settings()
-    empty = _empty_rows(project)
-    mt_stamp = _mt_stamp(_evaluation(project))
-    counts = {lang: [0, 0, 0] for lang in settings.languages}
-    kept: dict[tuple[str, str], rows.CachedSuggestions] = {}
-    if empty:
-        with project.db.read() as conn:
-            kept = rows.cached_of(conn, [(item_id, lang) for item_id, lang, *_ in empty])
+    """The Project page's block: read from the kept suggestions and the team's curated lists (no lexicon), in one
+    read transaction (the data version, the empty rows kept for it by ``_empty_rows``, the newest evaluation and the
+    empty rows' kept suggestions, which change without the version)."""
+    from annotator.services.read_model import data_version_in
+
+    with project.db.read() as conn:
+        found = _empty_rows(conn, project.db.url, data_version_in(conn))
+        empty = found.rows
+        mt_stamp = _mt_stamp(_evaluation_in(conn)) if empty else ""  # nothing to offer MT words to otherwise
+        kept = rows.cached_of(conn, [(item_id, lang) for item_id, lang, *_ in empty]) if empty else {}
+    counts = {lang: [0, 0, 0] for lang in found.languages}
     for item_id, lang, good, bad, team in empty:
         entry = counts.setdefault(lang, [0, 0, 0])
         entry[0] += 1

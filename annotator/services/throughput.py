@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 from sqlalchemy import select
 
 from annotator.context import ProjectContext
-from annotator.data_export.spreadsheet import is_formula_like
 from annotator.domain.model import User
+from annotator.domain.output_text import is_formula_like  # not via spreadsheet: no openpyxl on the Review page
 from annotator.domain.throughput import Change, Throughput, format_seconds, read_since, throughput
 from annotator.domain.workflow import check_lead
 from annotator.services.read_model import data_version

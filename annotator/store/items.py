@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, bindparam, func, or_, select
+from sqlalchemy import Connection, bindparam, func, literal_column, select
 
 from annotator.clock import utc_now
 from annotator.domain.model import Item, SenseEntry, Target
@@ -280,7 +280,7 @@ class ItemRecords:
         it = schema.items
         query = (
             select(*ITEM_COLUMNS)
-            .where(or_(it.c.filter_failures != "[]", it.c.excluded.is_(True)), visible(it))
+            .where(literal_column(f"({schema.FLAGGED_WHERE})"), visible(it))  # its partial index's very text
             .order_by(it.c.position)
         )
         return [item_from_row(r) for r in conn.execute(query)]

@@ -11,7 +11,7 @@ import json
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, CursorResult, Engine, create_engine, event, select
+from sqlalchemy import Connection, CursorResult, Engine, create_engine, event, func, or_, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
@@ -79,6 +79,18 @@ def list_jobs(conn: Connection, limit: int = 20, kinds: Sequence[JobKind] | None
     return [job_from_row(r) for r in conn.execute(query)]
 
 
+def board_jobs(conn: Connection, limit: int, kinds: Sequence[JobKind] | None = None) -> list[Job]:
+    """Newest first, in one statement: the ``limit`` newest jobs (of ``kinds``), the newest of every kind and every
+    active job — what the jobs panel shows and checks (``services.jobs.board`` sorts them out)."""
+    recent = select(J.c.id).order_by(J.c.id.desc()).limit(limit)
+    if kinds:
+        recent = recent.where(J.c.kind.in_([JobKind(k).value for k in kinds]))
+    newest = select(func.max(J.c.id)).group_by(J.c.kind)
+    active = J.c.state.in_([JobState.QUEUED.value, JobState.RUNNING.value])
+    query = select(J).where(or_(J.c.id.in_(recent), J.c.id.in_(newest), active)).order_by(J.c.id.desc())
+    return [job_from_row(r) for r in conn.execute(query)]
+
+
 def active_jobs(conn: Connection, kind: JobKind | None = None) -> list[Job]:
     query = select(J).where(J.c.state.in_([JobState.QUEUED.value, JobState.RUNNING.value])).order_by(J.c.id)
     if kind is not None:
@@ -86,9 +98,7 @@ def active_jobs(conn: Connection, kind: JobKind | None = None) -> list[Job]:
     return [job_from_row(r) for r in conn.execute(query)]
 
 
-def update_job(
-    conn: Connection, job_id: int, states: Collection[JobState] | None = None, **values: Any
-) -> bool:
+def update_job(conn: Connection, job_id: int, states: Collection[JobState] | None = None, **values: Any) -> bool:
     """Change a job's columns, only if it is still in one of ``states``; True when the row changed."""
     if "result" in values and values["result"] is not None:
         values["result"] = _dumps(values["result"])

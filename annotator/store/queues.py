@@ -85,8 +85,7 @@ class QueueRecords:
             *(it.c[name] for name in ("lemma", "pos", "target_text", "sentence", "target_start", "target_end")),
         )
         return [
-            _queue_entry(r)
-            for r in conn.execute(self._queue_query(columns, lang, statuses, search, include_excluded))
+            _queue_entry(r) for r in conn.execute(self._queue_query(columns, lang, statuses, search, include_excluded))
         ]
 
     def queue_ids(

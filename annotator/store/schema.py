@@ -22,12 +22,21 @@ from sqlalchemy import (
     Table,
     Text,
     false,
+    text,
 )
 
 #: The last pre-Alembic schema number (0.1.x); schema changes are now Alembic revisions, not bumps of this.
 SCHEMA_VERSION = 2
 
 metadata = MetaData()
+
+#: An item that failed a selection filter or that a lead excluded (the Project page's list; revision 0014's partial
+#: index ``ix_items_flagged``).
+FLAGGED_WHERE = "filter_failures != '[]' OR excluded"
+#: An item-language pre-populated with an empty GOOD list (revision 0014's partial index). Queries that want the
+#: index write this very text (``literal_column``), not a bound parameter: a planner uses a partial index only when
+#: the query's condition shows it holds.
+EMPTY_GOOD_WHERE = "prepopulated AND initial_good = '[]'"
 
 meta = Table(
     "meta",
@@ -79,6 +88,16 @@ items = Table(
     Index("ix_items_lemma", "lemma"),
     Index("ix_items_synset", "synset"),
     Index("ux_items_position", "position", unique=True),  # revision 0003: one queue position per item
+    # revision 0014: ``read_model.data_version`` reads the newest import time from this one, and counts the excluded
+    # items from the next (every excluded item is flagged)
+    Index("ix_items_imported_at", "imported_at"),
+    Index(
+        "ix_items_flagged",
+        "position",
+        "excluded",  # so that counting the excluded items reads the index alone
+        sqlite_where=text(FLAGGED_WHERE),
+        postgresql_where=text(FLAGGED_WHERE),
+    ),  # and the Project page's flagged items, without reading every item
 )
 
 item_languages = Table(
@@ -102,6 +121,14 @@ item_languages = Table(
     Column("updated_at", String(40), nullable=True),
     Column("import_id", Integer, nullable=False, default=0, server_default="0"),
     Index("ix_item_languages_lang_status", "lang", "status"),
+    # revision 0014: the item-languages pre-populated with an empty GOOD list (issue 33's Project block), a few rows
+    Index(
+        "ix_item_languages_empty_good",
+        "item_id",
+        "lang",
+        sqlite_where=text(EMPTY_GOOD_WHERE),
+        postgresql_where=text(EMPTY_GOOD_WHERE),
+    ),
 )
 
 history = Table(

@@ -65,6 +65,8 @@ const el = (tag, className, text) => {
   if (text !== undefined) node.textContent = text;
   return node;
 };
+// (an equal text is not written again: writing replaces the node, which is then laid out again)
+const setText = (node, text) => { if (node.textContent !== text) node.textContent = text; };
 const $ = (selector) => root.querySelector(selector);
 const $$ = (selector) => Array.from(root.querySelectorAll(selector));
 const field = (name) => $(`.ca-field[data-field="${name}"]`);
@@ -80,6 +82,16 @@ const trash = () => {
   svg.appendChild(path);
   return svg;
 };
+
+// A part of the element is rebuilt only when its data changed: an add redraws its list and the history, not the card,
+// the other list and the suggestions as well (every node replaced is styled and laid out again before the row shows).
+let drawnParts = {};
+function changed(part, ...values) {
+  const key = JSON.stringify(values);
+  if (drawnParts[part] === key) return false;
+  drawnParts[part] = key;
+  return true;
+}
 
 // --- sending -------------------------------------------------------------------------------------------------
 
@@ -445,16 +457,26 @@ function drawMarked(node, text, start, end, className) {
 
 function drawCard(d) {
   const c = d.card;
-  $('.ca-position').textContent = d.nav.position;
-  $('.ca-progress').textContent = d.nav.progress;
+  setText($('.ca-position'), d.nav.position);
+  setText($('.ca-progress'), d.nav.progress);
   $('[data-cmd="previous"]').disabled = !d.nav.previous;
   $('[data-cmd="next"]').disabled = !d.nav.next;
   $('.ca-advance').checked = Boolean(d.advance);
-  $('.ca-id').textContent = c.title;
+  setText($('.ca-id'), c.title);
   const status = $('.ca-status');
-  status.textContent = c.status_label;
+  setText(status, c.status_label);
   status.dataset.status = c.status;
-  $('.ca-version').textContent = 'v' + d.version;
+  setText($('.ca-version'), 'v' + d.version);
+  for (const [name, state] of Object.entries(d.actions)) {
+    const button = $(`[data-cmd="${name}"]`);
+    if (!button) continue;
+    button.hidden = !state.shown;
+    button.disabled = !state.enabled;
+    button.title = state.tip || '';
+  }
+  // (the title and status above change on an add; the card's content below only on another item or evaluation)
+  const {title, status: _s, status_label: _l, ...content} = c;
+  if (!changed('card', content)) return;
   drawMarked($('.ca-sentence'), c.sentence, c.start, c.end);
   const sense = $('.ca-sense');
   sense.replaceChildren();
@@ -486,13 +508,6 @@ function drawCard(d) {
     note.setAttribute('role', 'note');
     return note;
   }));
-  for (const [name, state] of Object.entries(d.actions)) {
-    const button = $(`[data-cmd="${name}"]`);
-    if (!button) continue;
-    button.hidden = !state.shown;
-    button.disabled = !state.enabled;
-    button.title = state.tip || '';
-  }
 }
 
 function drawLists(d) {
@@ -500,6 +515,11 @@ function drawLists(d) {
   for (const side of ['good', 'bad']) {
     const section = $(`.ca-side[data-side="${side}"]`);
     const list = d.lists[side];
+    const box = field(side);
+    box.disabled = !d.editable;
+    box.placeholder = d.placeholders[side];
+    section.querySelector('[data-cmd="add"]').disabled = !d.editable;
+    if (!changed('list-' + side, list, d.editable)) continue;
     section.querySelector('.ca-heading').textContent = list.heading;
     const rows = list.rows.map(({key, text, line, title}, index) => {
       const row = el('li', 'ca-row');
@@ -550,10 +570,6 @@ function drawLists(d) {
       removed.append("Removed from the lexicon's suggestions: ");
       list.removed.forEach((text, index) => { if (index) removed.append(', '); removed.append(el('code', '', text)); });
     }
-    const box = field(side);
-    box.disabled = !d.editable;
-    box.placeholder = d.placeholders[side];
-    section.querySelector('[data-cmd="add"]').disabled = !d.editable;
   }
   drawSuggestions(d);
   if (keepRow) focusCursor();
@@ -561,6 +577,7 @@ function drawLists(d) {
 }
 
 function drawSuggestions(d) {
+  if (!changed('suggestions', d.suggestions, d.editable)) return;
   const section = $('.ca-sugg');
   section.hidden = !d.suggestions.rows.length;
   section.querySelector('.ca-heading').textContent = d.suggestions.title;
@@ -613,8 +630,8 @@ function drawCheck(d) {
 
 function drawThread(d) {
   const comments = $('.ca-comments');
-  comments.querySelector('summary').textContent = d.comments.title;
-  comments.querySelector('.ca-thread').replaceChildren(...d.comments.rows.map(({who, when, text}) => {
+  if (changed('comments', d.comments.title)) comments.querySelector('summary').textContent = d.comments.title;
+  if (changed('comment-rows', d.comments.rows)) comments.querySelector('.ca-thread').replaceChildren(...d.comments.rows.map(({who, when, text}) => {
     const li = el('li');
     li.append(el('strong', '', who), ' · ' + when + '\n' + text);
     return li;
@@ -625,8 +642,8 @@ function drawThread(d) {
   if (d.comments.open) comments.open = true;
   const history = $('.ca-history');
   history.hidden = !d.history.shown;
-  history.querySelector('summary').textContent = d.history.title;
-  history.querySelector('tbody').replaceChildren(...d.history.rows.map(({when, who, action, detail, version}) => {
+  if (changed('history', d.history.title)) history.querySelector('summary').textContent = d.history.title;
+  if (changed('history-rows', d.history.rows)) history.querySelector('tbody').replaceChildren(...d.history.rows.map(({when, who, action, detail, version}) => {
     const tr = el('tr');
     [when, who, action, detail, version].forEach((cell) => tr.appendChild(el('td', '', String(cell))));
     return tr;
@@ -757,12 +774,18 @@ function wire() {
   });
 }
 
+// the data arrives as one JSON document in bytes (curate_area.encode)
+const decoder = new TextDecoder();
+const decode = (raw) => (raw && raw.byteLength ? JSON.parse(decoder.decode(raw)) : null);
+
 export default function (component) {
-  const {data: next, parentElement, setTriggerValue} = component;
+  const {data: raw, parentElement, setTriggerValue} = component;
+  const next = decode(raw);
   sendTrigger = setTriggerValue;
   const found = parentElement.querySelector('.ca');
   if (found && found !== root) {  // (re)mounted: nothing from an element that is gone is waited for
     root = found;
+    drawnParts = {};
     shownItem = null;
     lastFeedback = null;
     queue = [];

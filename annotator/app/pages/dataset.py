@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -30,7 +31,7 @@ from annotator.domain.model import Status
 from annotator.domain.refinement_stats import NA, format_value
 from annotator.errors import UserError
 from annotator.project import Project
-from annotator.services import job_files, jobs, read_model
+from annotator.services import job_files, jobs
 from annotator.services.read_model import DatasetOverview, dataset_overview
 
 STAT_COLUMNS = {"added_pct": "% added", "removed_pct": "% removed", "shared_pct": "% shared"}
@@ -84,19 +85,20 @@ def counts_frame(selection: DatasetOverview) -> pd.DataFrame:
     )
 
 
-def progress_frame(project: Project) -> pd.DataFrame:
-    counts = read_model.status_counts(project)
+def progress_frame(selection: DatasetOverview, languages: Sequence[str]) -> pd.DataFrame:
+    """The progress per language; its counts come with the overview (read once per change of the data)."""
+    counts = selection.progress
     rows = []
-    for lang in project.settings().languages:
+    for lang in languages:
         by_status = counts.get(lang, {})
         total = sum(by_status.values())
         rows.append({"language": lang, **{STATUS_LABEL[s]: by_status.get(s.value, 0) for s in Status}, "total": total})
     return pd.DataFrame(rows)
 
 
-def render_progress(project: Project) -> None:
+def render_progress(selection: DatasetOverview, languages: Sequence[str]) -> None:
     st.subheader("Progress per language")
-    frame = progress_frame(project)
+    frame = progress_frame(selection, languages)
     st.dataframe(frame, hide_index=True, width="stretch")
     for row in frame.to_dict("records"):
         done, total = int(row["done"]), int(row["total"])
@@ -180,14 +182,13 @@ def render_export(project: Project, options: ExportOptions, selection: DatasetOv
         )
 
 
-def render_sheets(project: Project) -> None:
+def render_sheets(project: Project, languages: Sequence[str]) -> None:
     st.subheader("Spreadsheets")
     st.caption(
         "One .xlsx per language for offline curation: edit GOOD/BAD (one candidate per line), status, "
         "reason and note; import it back here. All rows are checked first; nothing is applied if any is "
         "wrong."
     )
-    languages = project.settings().languages
     left, right = st.columns(2)
     with left:
         lang = st.selectbox("Language", languages, key="dataset_sheet_lang", format_func=language_label)
@@ -249,10 +250,11 @@ def render() -> None:
     )
     selection = dataset_overview(project, options)  # computed once per change of the data
     render_statistics(selection)
-    render_progress(project)
+    languages = project.settings().languages  # read once for the page's parts
+    render_progress(selection, languages)
     render_export(project, options, selection)
     render_publish(project, include_incomplete)  # issue 35: the Hugging Face folder as a zip
-    render_sheets(project)
+    render_sheets(project, languages)
 
 
 if __name__ == "__main__":  # run as a page script (see annotator.app.main.run_page)

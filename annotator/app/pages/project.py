@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -21,7 +22,8 @@ from annotator.app.suggestion_counts import render_empty_good_counts
 from annotator.data_import.items import ItemImportError, parse_item_file
 from annotator.domain.jobs import JobKind
 from annotator.domain.languages import language_label
-from annotator.domain.settings import LexiconSettings, parse_languages
+from annotator.domain.model import Item
+from annotator.domain.settings import LexiconSettings, ProjectSettings, parse_languages
 from annotator.errors import UserError
 from annotator.lexicon.sources import allowed_sources
 from annotator.project import Project
@@ -32,9 +34,8 @@ from annotator.services.jobs import save_upload
 from annotator.services.languages import remove_language
 
 
-def render_settings() -> None:
+def render_settings(settings: ProjectSettings) -> None:
     project = get_project()
-    settings = project.settings()
     st.subheader("Settings")
     lexicon = settings.lexicon
     st.markdown(f"**{md(settings.name)}** · folder {code(project.data_dir)} · lexicon {_lexicon_source(lexicon)}")
@@ -186,7 +187,7 @@ def render_prepopulate() -> None:
     render_empty_good_counts(get_project())  # issue 33
 
 
-def render_filters() -> None:
+def render_filters(flagged: list[Item]) -> None:
     project = get_project()
     st.subheader("Selection filters")
     st.caption(
@@ -195,7 +196,6 @@ def render_filters() -> None:
     )
     jobs_panel.start_button(JobKind.FILTERS, "Run the filters", "project_filters")
     jobs_panel.render_job_status(JobKind.FILTERS)
-    flagged = read_model.flagged_items(project)
     if not flagged:
         st.info("No item is flagged or excluded.")
         return
@@ -223,10 +223,8 @@ def render_filters() -> None:
         st.success(f"{sum(chosen.values())} item(s) excluded.")
 
 
-def render_audit() -> None:
+def render_audit(entries: list[dict[str, Any]]) -> None:
     with st.expander("Recent project changes (who, when, what)"):
-        project = get_project()
-        entries = read_model.recent_changes(project, limit=50)
         if entries:
             st.dataframe(pd.DataFrame(entries), hide_index=True, width="stretch")
         else:
@@ -236,14 +234,15 @@ def render_audit() -> None:
 def render() -> None:
     require_lead()
     st.header("Project")
-    render_settings()
-    render_audit()
+    page = read_model.project_page(get_project())  # settings, audit trail and flagged items: one read
+    render_settings(page.settings)
+    render_audit(page.recent_changes)
     st.divider()
     render_import()
     st.divider()
     render_prepopulate()
     st.divider()
-    render_filters()
+    render_filters(page.flagged)
     st.divider()
     jobs_panel.render_jobs(latest=False)  # each job's progress and outcome show under its own button
 

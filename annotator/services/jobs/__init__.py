@@ -3,7 +3,9 @@
 
 from annotator.services.jobs.control import (
     JOBS_FOLDER,
+    JobBoard,
     JobRefused,
+    board,
     cancel,
     get,
     jobs_folder,
@@ -30,8 +32,10 @@ __all__ = [
     "JOBS_FOLDER",
     "PROGRESS_INTERVAL_ENV",
     "RUNNERS",
+    "JobBoard",
     "JobCancelled",
     "JobRefused",
+    "board",
     "cancel",
     "get",
     "host_name",
