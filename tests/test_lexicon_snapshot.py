@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -246,3 +247,35 @@ def test_export_refuses_a_cache_from_a_stopped_run_unless_told(server: FakeBabel
     frozen = SnapshotLexicon.load(export.path)
     assert frozen.synset_ids("shot", "NOUN") == []
     assert frozen.synset(ids[0], ["IT"]) == client.synset(ids[0], ["IT"])
+
+
+def _many_synsets(count: int, senses: int) -> dict[str, Any]:
+    synsets = [
+        {
+            "id": f"bn:{n:08d}n",
+            "pos": "NOUN",
+            "glosses": {"EN": f"gloss {n}"},
+            "senses": [{"lemma": f"word{n}-{k}", "lang": "IT", "source": "WIKT"} for k in range(senses)],
+        }
+        for n in range(count)
+    ]
+    lemmas = [{"lemma": "word", "lang": "EN", "pos": "NOUN", "synsets": [s["id"] for s in synsets]}]
+    header = {"format": "annotator-lexicon-snapshot", "format_version": 1, "label": "t", "version": "1"}
+    return {**header, "lemmas": lemmas, "synsets": synsets}
+
+
+def test_a_loaded_snapshot_keeps_its_synsets_out_of_the_collectors_reach() -> None:
+    """Its synsets and senses are kept as tuples of strings (``StoredSynset``): 1,800 senses add no tracked object,
+    where ``LexSense`` objects made every full pass of a pre-population walk them all; answers are built on request."""
+    data = _many_synsets(300, 6)
+    gc.collect()
+    before = len(gc.get_objects())
+    lexicon = SnapshotLexicon.from_data(data)
+    gc.collect()
+    gc.collect()
+    assert len(gc.get_objects()) - before < 300  # the 300 synsets and 1,800 senses are not among them
+    record = lexicon.synset("bn:00000007n", ["IT"])
+    assert [(s.lemma, s.lang, s.source) for s in record.senses] == [(f"word7-{k}", "IT", "WIKT") for k in range(6)]
+    assert record.gloss() == "gloss 7"
+    assert lexicon.synset_ids_in("word7-3", "IT", "NOUN") == ["bn:00000007n"]
+    assert lexicon.synset("bn:00000007n", ["DE"]).senses == ()

@@ -26,6 +26,7 @@ from annotator.data_import.limits import (
     JsonTooDeepError,
     check_file_size,
     find_surrogate,
+    may_hold_long_string,
     may_hold_surrogate,
     parse_json,
 )
@@ -308,10 +309,10 @@ def read_json_lines(
 def json_value_problem(value: Any, limits: InputLimits, raw: str | None = None) -> tuple[str, str, str] | None:
     """(rule, field, message) when a parsed JSON record holds a lone surrogate or a string over the cell limit.
 
-    With the line's ``raw`` text the record is only walked when the text could hold either (an escaped surrogate,
-    or more characters than one cell may have): the common line costs two C-speed checks.
+    With the ``raw`` text (a line, or a whole snapshot file) the record is only walked when the text could hold
+    either (an escaped surrogate, or a string longer than one cell may be): the common case costs C-speed checks.
     """
-    if raw is not None and len(raw) <= limits.max_cell_chars and not may_hold_surrogate(raw):
+    if raw is not None and not may_hold_surrogate(raw) and not may_hold_long_string(raw, limits.max_cell_chars):
         return None
     found = find_surrogate(value)
     if found:
@@ -406,9 +407,7 @@ def load_table(
     return table
 
 
-def read_table(
-    path: Path | str, sheet: str | None = None, limits: InputLimits | None = None
-) -> tuple[list[str], Rows]:
+def read_table(path: Path | str, sheet: str | None = None, limits: InputLimits | None = None) -> tuple[list[str], Rows]:
     """The header (normalised names) and the non-empty data rows of a CSV/TSV/XLSX/JSONL file."""
     table = load_table(path, sheet, limits)
     return table.columns, table.rows

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import chain
 from pathlib import Path
 from typing import Any, Literal
 
@@ -52,8 +53,36 @@ class LemmaEntry:
         return (lemma_lookup_key(self.lemma), self.lang, self.pos)
 
 
+#: A synset as the snapshot keeps it in memory: (id, POS, (language, gloss) pairs, senses as (lemma, language,
+#: source, WordNet sense number)). Exact tuples of strings (not even a dict inside: a tuple holding one stays
+#: tracked), which Python's cyclic collector does not track: a 12,000-synset snapshot's 192,000 senses as
+#: ``LexSense`` objects made every full pass of a pre-population walk them, and its load alone ran six. ``synset``
+#: builds the records it answers with. Issue 32, one core, CPU, the 10,000-item benchmark snapshot (12,000
+#: synsets): load 2.05–2.10 → 1.23–1.25 s; pre-population opening it, 46285f4 (collector paused) 6.75 / 7.36 /
+#: 7.82 s against 7.23 / 7.46 / 7.93 s (before: +8 to +14 %).
+StoredSense = tuple[str, str, str, int | None]
+StoredSynset = tuple[str, str, tuple[tuple[str, str], ...], tuple[StoredSense, ...]]
+
+
+def stored_synset(record: SynsetRecord) -> StoredSynset:
+    senses = tuple((s.lemma, s.lang, s.source, s.wordnet_sense_number) for s in record.senses)
+    return (record.id, record.pos, tuple(record.glosses.items()), senses)
+
+
+def _answer_record(stored: StoredSynset, wanted: set[str] | None = None) -> SynsetRecord:
+    synset_id, pos, glosses, senses = stored
+    if wanted is None:
+        return SynsetRecord(id=synset_id, pos=pos, glosses=dict(glosses), senses=tuple(LexSense(*s) for s in senses))
+    return SynsetRecord(
+        id=synset_id,
+        pos=pos,
+        glosses={lang: text for lang, text in glosses if lang in wanted},
+        senses=tuple(LexSense(*sense) for sense in senses if sense[1] in wanted),
+    )
+
+
 class SnapshotLexicon:
-    """``Lexicon`` answered from a snapshot held in memory.
+    """``Lexicon`` answered from a snapshot held in memory (its synsets as ``StoredSynset`` tuples).
 
     English ``synset_ids`` come from the snapshot's English lemma entries (the provider's own answer).
     ``synset_ids_in`` for other languages uses a lemma entry when there is one, else a reverse index
@@ -68,19 +97,20 @@ class SnapshotLexicon:
         label: str,
         version: str,
         lemmas: Iterable[LemmaEntry],
-        synsets: Iterable[SynsetRecord],
+        synsets: Iterable[SynsetRecord] = (),
         provider: str = "",
         origin: str = "<memory>",
+        stored: Iterable[StoredSynset] = (),
     ) -> None:
         self.label = label
         self.version = version
         self.provider = provider
         self.origin = origin
-        self._synsets: dict[str, SynsetRecord] = {}
-        for record in synsets:
-            if record.id in self._synsets:
-                raise LexiconError(f"{origin}: synset {record.id} appears twice.")
-            self._synsets[record.id] = record
+        self._synsets: dict[str, StoredSynset] = {}
+        for record in chain(map(stored_synset, synsets), stored):
+            if record[0] in self._synsets:
+                raise LexiconError(f"{origin}: synset {record[0]} appears twice.")
+            self._synsets[record[0]] = record
         self._lemmas: dict[tuple[str, str, str], LemmaEntry] = {}
         for entry in lemmas:
             if entry.key in self._lemmas:
@@ -92,15 +122,15 @@ class SnapshotLexicon:
                     f"{missing[0]}."
                 )
             self._lemmas[entry.key] = entry
-        reverse: dict[tuple[str, str, str], list[str]] = {}
-        for record in self._synsets.values():
-            for sense in record.senses:
-                ids = reverse.setdefault((lemma_lookup_key(sense.lemma), sense.lang, record.pos), [])
-                if record.id not in ids:
-                    ids.append(record.id)
-        #: Kept as tuples of strings, which Python's cyclic collector never walks: one list per (lemma, language,
-        #: POS), 150,000 for a 10,000-synset snapshot, made each of its full passes during a run longer.
-        self._reverse: dict[tuple[str, str, str], tuple[str, ...]] = {key: tuple(ids) for key, ids in reverse.items()}
+        #: Built and kept as tuples of strings, which Python's cyclic collector never walks: one list per (lemma,
+        #: language, POS), 150,000 for a 10,000-synset snapshot, made each of its full passes longer.
+        self._reverse: dict[tuple[str, str, str], tuple[str, ...]] = {}
+        for synset_id, pos, _, senses in self._synsets.values():
+            for lemma, lang, _, _ in senses:
+                key = (lemma_lookup_key(lemma), lang, pos)
+                ids = self._reverse.get(key, ())
+                if synset_id not in ids:
+                    self._reverse[key] = (*ids, synset_id)
 
     def __repr__(self) -> str:
         return f"SnapshotLexicon(origin={self.origin!r}, version={self.version!r}, synsets={len(self._synsets)})"
@@ -171,13 +201,7 @@ class SnapshotLexicon:
         record = self._synsets.get(synset_id)
         if record is None:
             raise LexiconError(f"Synset {synset_id} is not in the lexicon snapshot {self.origin}.")
-        wanted = {ENGLISH, *(lang.upper() for lang in langs)}
-        return SynsetRecord(
-            id=record.id,
-            pos=record.pos,
-            glosses={lang: text for lang, text in record.glosses.items() if lang in wanted},
-            senses=tuple(sense for sense in record.senses if sense.lang in wanted),
-        )
+        return _answer_record(record, {ENGLISH, *(lang.upper() for lang in langs)})
 
     # --- contents -----------------------------------------------------------------------------------
 
@@ -185,7 +209,7 @@ class SnapshotLexicon:
         return list(self._lemmas.values())
 
     def synset_records(self) -> list[SynsetRecord]:
-        return list(self._synsets.values())
+        return [_answer_record(record) for record in self._synsets.values()]
 
     def to_data(self) -> dict[str, Any]:
         """The JSON form of this snapshot (what ``from_data`` reads back)."""
@@ -311,7 +335,7 @@ def _parse_lemma(record: Any, origin: str, where: str) -> LemmaEntry:
     return LemmaEntry(lemma, lang, pos, tuple(dict.fromkeys(item.strip() for item in synsets)))
 
 
-def _parse_sense(record: Any, origin: str, where: str) -> LexSense:
+def _parse_sense(record: Any, origin: str, where: str) -> StoredSense:
     if not isinstance(record, dict):
         raise _problem(origin, where, "a sense must be a JSON object")
     lemma = " ".join(_required_str(record, "lemma", origin, where).replace("_", " ").split())
@@ -320,10 +344,10 @@ def _parse_sense(record: Any, origin: str, where: str) -> LexSense:
     number = record.get("wordnet_sense_number")
     if number is not None and (not isinstance(number, int) or isinstance(number, bool) or number < 1):
         raise _problem(origin, where, f"'wordnet_sense_number' must be a positive integer or null, got {number!r}")
-    return LexSense(lemma=lemma, lang=lang, source=source, wordnet_sense_number=number)
+    return (lemma, lang, source, number)
 
 
-def _parse_synset(record: Any, origin: str, where: str) -> SynsetRecord:
+def _parse_synset(record: Any, origin: str, where: str) -> StoredSynset:
     if not isinstance(record, dict):
         raise _problem(origin, where, "a synset must be a JSON object")
     synset_id = _required_str(record, "id", origin, where)
@@ -340,26 +364,21 @@ def _parse_synset(record: Any, origin: str, where: str) -> SynsetRecord:
     if not isinstance(senses, list):
         raise _problem(origin, where, "field 'senses' must be a list")
     parsed = tuple(_parse_sense(sense, origin, f"{where}, senses[{index}]") for index, sense in enumerate(senses))
-    return SynsetRecord(
-        id=synset_id,
-        pos=pos,
-        glosses={lang.upper(): text for lang, text in glosses.items()},
-        senses=parsed,
-    )
+    return (synset_id, pos, tuple({lang.upper(): text for lang, text in glosses.items()}.items()), parsed)
 
 
 def _build(
     origin: str,
     header: tuple[str, str, str],
     lemmas: list[tuple[str, LemmaEntry]],
-    synsets: list[tuple[str, SynsetRecord]],
+    synsets: list[tuple[str, StoredSynset]],
 ) -> SnapshotLexicon:
     """Cross-record checks (duplicates, dangling references) with the offending record's location."""
     seen_synsets: dict[str, str] = {}
-    for where, record in synsets:
-        if record.id in seen_synsets:
-            raise _problem(origin, where, f"synset {record.id} already defined at {seen_synsets[record.id]}")
-        seen_synsets[record.id] = where
+    for where, (synset_id, *_) in synsets:
+        if synset_id in seen_synsets:
+            raise _problem(origin, where, f"synset {synset_id} already defined at {seen_synsets[synset_id]}")
+        seen_synsets[synset_id] = where
     seen_lemmas: dict[tuple[str, str, str], str] = {}
     for where, entry in lemmas:
         if entry.key in seen_lemmas:
@@ -380,7 +399,7 @@ def _build(
         version=version,
         provider=provider,
         lemmas=[entry for _, entry in lemmas],
-        synsets=[record for _, record in synsets],
+        stored=[record for _, record in synsets],
         origin=origin,
     )
 
@@ -392,8 +411,8 @@ def _parse_json(text: str, origin: str, limits: InputLimits | None = None) -> Sn
         raise _problem(origin, "top level", f"the JSON is {exc.reason} [{exc.rule}]") from None
     except json.JSONDecodeError as exc:
         raise _problem(origin, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON ({exc.msg})") from None
+    _check_limits(data, origin, "top level", limits, text)
     del text
-    _check_limits(data, origin, "top level", limits)
     return _from_json_document(data, origin)
 
 
@@ -421,7 +440,7 @@ def _parse_jsonl(text: str, origin: str) -> SnapshotLexicon:
 def _parse_jsonl_lines(numbered: Iterable[tuple[int, str]], origin: str, limits: InputLimits | None) -> SnapshotLexicon:
     header: tuple[str, str, str] | None = None
     lemmas: list[tuple[str, LemmaEntry]] = []
-    synsets: list[tuple[str, SynsetRecord]] = []
+    synsets: list[tuple[str, StoredSynset]] = []
     for number, line in numbered:
         if not line.strip():
             continue
