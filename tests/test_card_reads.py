@@ -182,3 +182,33 @@ def test_next_on_the_curate_page_reads_the_new_card_and_writes_nothing(
         send_area(at, "next")
     assert (area(at)["item"], area(at)["lang"]) != shown_before
     assert done.writes == [], done.writes
+
+
+def test_a_snapshot_named_inside_the_data_folder_is_stamped_by_its_own_time(
+    project: Project, tmp_path: Path, write_jsonl, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept related part names the snapshot as ``Project.lexicon`` opens it (relative to the data folder), so a
+    run started from any folder stamps it alike, and a changed file makes the next card compute it again."""
+    path = project.data_dir / "snapshot.json"
+    path.parent.mkdir(parents=True, exist_ok=True)  # (a PostgreSQL project's folder holds no database file)
+    path.write_text(json.dumps(SNAPSHOT), encoding="utf-8")
+    project.save_settings(
+        ProjectSettings(
+            name="s", lexicon=LexiconSettings("snapshot", snapshot="snapshot.json"), allowed_sources={"DE": ["WIKTLB"]}
+        )
+    )
+    import_items(project, write_jsonl("items.jsonl", ROWS))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    prepopulate(project)
+    item, state = shown(project, "fire", "DE")
+    with counted(project) as done:
+        suggestions.shown_card(project, item, state)
+    assert done.writes == []  # kept by pre-population, current
+    later = path.stat().st_mtime_ns + 5_000_000_000
+    os.utime(path, ns=(later, later))
+    with counted(project) as done:
+        card = suggestions.shown_card(project, item, state)
+    assert done.writes  # the changed snapshot's part computed again and kept
+    assert "Schuss" in {s.text for s in card.suggestions}

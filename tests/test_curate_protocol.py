@@ -26,7 +26,7 @@ from test_app_curation import TRANSLATOR, demo, login, start  # noqa: F401  (dem
 from annotator.app import curate_area
 from annotator.app.curate_area import protocol
 
-SCRIPT = Path(protocol.__file__).with_name("area.js").read_text(encoding="utf-8")
+SCRIPT = (Path(protocol.__file__).parent / "assets" / "area.js").read_text(encoding="utf-8")
 #: Array and string methods the script calls on a field: the walk through the schema stops there.
 METHODS = {"map", "length", "for", "forEach", "slice", "trim", "includes"}
 
@@ -174,7 +174,8 @@ def test_the_package_declares_the_elements_asset_folder() -> None:
     manifest = tomllib.loads((package / "pyproject.toml").read_text(encoding="utf-8"))
     (component,) = manifest["tool"]["streamlit"]["component"]["components"]
     assert f"{manifest['project']['name']}.{component['name']}" == curate_area.COMPONENT_NAME
-    assert (package / component["asset_dir"]).resolve() == Path(curate_area.__file__).parent.resolve()
+    assert (package / component["asset_dir"]).resolve() == Path(curate_area.__file__).parent.resolve() / "assets"
+    assert sorted(p.name for p in (package / component["asset_dir"]).iterdir()) == ["area.css", "area.html", "area.js"]
     assert (package / component["asset_dir"] / "area.js").is_file()
     project = tomllib.loads((package.parent / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["name"] == manifest["project"]["name"]
@@ -202,3 +203,13 @@ def test_in_a_running_app_the_script_is_a_file_and_the_data_one_json_document(tm
     assert (name, js_path, js) == (curate_area.COMPONENT_NAME, "area.js", "")
     assert (css_path, css, html) == ("", curate_area.CSS.strip(), curate_area.HTML.strip())
     assert json.loads(sent) == data and sent.encode("utf-8") == curate_area.encode(data)
+
+
+def test_text_without_a_utf8_form_still_reaches_the_element() -> None:
+    """A lone surrogate (a forged or pasted ``\\ud800`` the check echoes back) has no UTF-8 form: the document goes
+    with its non-ASCII characters escaped, and says the same, rather than failing every run of the page."""
+    data = {"protocol": protocol.VERSION, "check": {"text": "a\ud800b"}, "card": {"title": "Schuß 射击"}}
+    sent = curate_area.encode(data)
+    assert json.loads(sent.decode("ascii")) == data
+    plain = {"card": {"title": "Schuß 射击"}}
+    assert curate_area.encode(plain) == json.dumps(plain, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -211,7 +211,7 @@ def _stamp_base(project: ProjectContext, settings: ProjectSettings | None = None
             _stamp_bases[key] = "+".join(lexicon_specifiers(project.wordnet_folder))
         parts.append(_stamp_bases[key])
     elif settings.lexicon.snapshot:
-        snapshot = Path(settings.lexicon.snapshot)
+        snapshot = project.resolve_path(settings.lexicon.snapshot)  # as ``Project.lexicon`` opens it, from any folder
         parts.append(snapshot.stat().st_mtime if snapshot.exists() else 0.0)
     return json.dumps(parts, default=str)
 
@@ -601,7 +601,7 @@ def _card(
     if job_id is not None and marked != job_id:
         refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
         with project.db.read() as conn:
-            cached = rows.cached_of(conn, [(item_id, lang)]).get((item_id, lang))
+            cached = rows.cached_one(conn, item_id, lang)
     if _current(cached, _stamp_base(project, settings), item):
         related = None  # the lexicon is not even opened
     else:

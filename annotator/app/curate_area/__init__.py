@@ -1,10 +1,11 @@
 """The Curate work area as one element (issue 21): item card, GOOD/BAD lists, Add boxes, actions, feedback.
 
-One components v2 element whose HTML, CSS and script live in ``area.html``, ``area.css`` and ``area.js`` next to this
-file (the script served from there as a file, see ``_component``). Streamlit reruns replace a page's elements, taking
-the focus and the scroll with them; this element keeps its DOM across runs (it is mounted under one constant key), so
-it owns where the focus goes, what the keys do and what stays in view. Everything shown comes from ``area_data`` as
-JSON and reaches the page through ``textContent`` only.
+One components v2 element whose HTML, CSS and script live in ``assets/`` (``area.html``, ``area.css``, ``area.js``;
+Streamlit serves that folder as the element's own, outside the log-in, so it holds nothing else; the script is served
+from there as a file, see ``_component``). Streamlit reruns replace a page's elements, taking the focus and the scroll
+with them; this element keeps its DOM across runs (it is mounted under one constant key), so it owns where the focus
+goes, what the keys do and what stays in view. Everything shown comes from ``area_data`` as JSON and reaches the page
+through ``textContent`` only.
 
 The script sends one typed event at a time as the ``event`` trigger, named and versioned as ``protocol`` says
 (``parse_event`` checks every field: a forged, malformed or other-version event is ignored); ``annotator.app.work_area``
@@ -40,7 +41,7 @@ MAX_EVENT_TEXT = 40_000
 
 
 def _asset(name: str) -> str:
-    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+    return resources.files(__name__).joinpath("assets", name).read_text(encoding="utf-8")
 
 
 HTML, CSS, JS = _asset("area.html"), _asset("area.css"), _asset("area.js")
@@ -142,8 +143,13 @@ def synset_link(synset: str) -> str | None:
 def encode(data: dict[str, Any]) -> bytes:
     """The data as the element receives it: one JSON document, in bytes. Streamlit forwards bytes as they are; a dict
     it would serialise twice (the message and its identity) and probe each of its ~20 fields for a data frame first
-    (≈ 15 µs each): 0.41 → 0.03 ms of every run (``area.js`` decodes it with ``TextDecoder`` and ``JSON.parse``)."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    (≈ 15 µs each): 0.41 → 0.03 ms of every run (``area.js`` decodes it with ``TextDecoder`` and ``JSON.parse``).
+    Text with a lone surrogate (a forged or pasted ``\\ud800`` echoed back, say) has no UTF-8 form: that document
+    goes with every non-ASCII character escaped, as JSON allows, instead of failing the page's run."""
+    try:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(data, separators=(",", ":")).encode("ascii")
 
 
 def render(data: dict[str, Any], on_event: Callable[[], None]) -> None:

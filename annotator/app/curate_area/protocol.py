@@ -130,5 +130,5 @@ def write_script_block(path: Path) -> None:
 
 
 if __name__ == "__main__":  # python -m annotator.app.curate_area.protocol: regenerate area.js's copy
-    write_script_block(Path(__file__).with_name("area.js"))
+    write_script_block(Path(__file__).parent / "assets" / "area.js")
     sys.exit(0)

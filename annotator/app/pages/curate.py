@@ -51,7 +51,8 @@ URL_SEEN_KEY = "cur_url_seen"
 #: Filters and position kept for the user across reloads and tabs (see ``annotator.app.drafts``).
 REMEMBERED_KEYS = (LANG_KEY, QUEUE_KEY, SEARCH_KEY, ADVANCE_KEY, ITEM_KEY, PINNED_KEY)
 PROGRESS_TTL_S = 5.0
-#: The main column's top padding on this page: the work area's own scroll margin (``.ca`` in curate_area/area.css).
+#: The main column's top padding on this page: the work area's own scroll margin (``.ca`` in
+#: curate_area/assets/area.css).
 WORK_AREA_TOP = "4rem"
 
 
