@@ -50,6 +50,21 @@ def statements() -> Iterator[list[str]]:
         event.remove(Engine, "before_cursor_execute", note)
 
 
+@contextmanager
+def transactions(project: Project) -> Iterator[list[object]]:
+    """The transactions the project's engine begins while the block runs (one entry per ``BEGIN``)."""
+    begun: list[object] = []
+
+    def began(conn) -> None:  # type: ignore[no-untyped-def]
+        begun.append(conn)
+
+    event.listen(project.db.engine, "begin", began)
+    try:
+        yield begun
+    finally:
+        event.remove(project.db.engine, "begin", began)
+
+
 def reading(table: str, seen: list[str]) -> list[str]:
     return [s for s in seen if s.startswith("SELECT") and f"FROM {table}" in s]
 
@@ -204,17 +219,8 @@ def test_the_data_version_is_one_statement_and_moves_with_every_kind_of_change(p
 
 def test_the_empty_good_block_reads_in_one_transaction_from_its_partial_index(project: Project, lead: User) -> None:
     empty_good(project, [("shot-whiskey", "IT"), ("extra-1", "IT"), ("extra-2", "DE")])
-    begun: list[object] = []
-
-    def began(conn) -> None:  # type: ignore[no-untyped-def]
-        begun.append(conn)
-
-    event.listen(project.db.engine, "begin", began)
-    try:
-        with statements() as seen:
-            counts = {c.lang: c for c in suggestions.empty_good_counts(project)}
-    finally:
-        event.remove(project.db.engine, "begin", began)
+    with transactions(project) as begun, statements() as seen:
+        counts = {c.lang: c for c in suggestions.empty_good_counts(project)}
     assert (counts["IT"].empty_good, counts["DE"].empty_good, counts["ES"].empty_good) == (2, 1, 0)
     assert counts["IT"].not_computed == 2
     assert len(begun) == 1  # version, empty rows, newest evaluation, kept suggestions: one read
@@ -259,17 +265,8 @@ def test_the_project_page_reads_settings_audit_and_flagged_items_in_one_transact
     set_excluded(project, ["extra-2"], True, lead)
     with project.db.write() as conn:
         project.repo.set_filter_results(conn, {"extra-0": ["δ(λ) < 3"]})
-    begun: list[object] = []
-
-    def began(conn) -> None:  # type: ignore[no-untyped-def]
-        begun.append(conn)
-
-    event.listen(project.db.engine, "begin", began)
-    try:
-        with statements() as seen:
-            page = read_model.project_page(project)
-    finally:
-        event.remove(project.db.engine, "begin", began)
+    with transactions(project) as begun, statements() as seen:
+        page = read_model.project_page(project)
     assert len(begun) == 1  # 46285f4: three
     assert page.settings == project.settings() and page.recent_changes == read_model.recent_changes(project)
     assert [i.id for i in page.flagged] == [i.id for i in read_model.flagged_items(project)] == ["extra-0", "extra-2"]
