@@ -118,7 +118,9 @@ def test_a_dismissal_survives_a_rerun_and_a_new_session_of_the_user_but_not_anot
     person(wnp, "ivo"), person(wnp, "ada")
     at = curate(wnp, monkeypatch, "ivo")
     send_area(at, "dismiss", side="good", text="cicchetto")
-    assert feedback(at)["text"] == "Dismissed cicchetto: it will not be suggested to you here again. Undo (u) brings it back."
+    assert feedback(at)["text"] == (
+        "Dismissed cicchetto: it will not be suggested to you here again. Undo (u) brings it back."
+    )
     assert "cicchetto" not in suggested(at)
     at.run()  # a rerun
     assert "cicchetto" not in suggested(at) and "bevanda" in suggested(at)

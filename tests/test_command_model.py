@@ -20,9 +20,9 @@ from annotator.domain.commands import AcceptSuggestion, Address, Change, Dismiss
 from annotator.domain.model import ItemLanguage, Side, Status
 from annotator.errors import ConflictError, PermissionDenied, UserError
 from annotator.project import Project
-from annotator.store import schema
 from annotator.services.curation import CurationService
 from annotator.services.double_curation import DoubleCurationService
+from annotator.store import schema
 
 APP = Path(__file__).resolve().parent.parent / "annotator" / "app"
 

@@ -45,7 +45,8 @@ def dismissals(project: Project) -> list[tuple[str, str, str, str, str]]:
 
 
 def test_an_accepted_suggestion_keeps_its_source_in_the_history_the_card_and_the_export(
-    wn_project: Project, tmp_path: Path
+    wn_project: Project,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     ivo = CurationService(wn_project, person(wn_project, "ivo"))
     saved = ivo.handle(A1, AcceptSuggestion(Side.GOOD, "bevanda"), version(wn_project, "a1"))
@@ -79,7 +80,7 @@ def test_an_accepted_suggestion_keeps_its_source_in_the_history_the_card_and_the
     assert "sorseggiare" in by_text(suggestions.card_view(wn_project, "a1", "IT")) and undone.bad == reopened.bad
 
 
-def test_a_forged_accept_of_a_text_not_suggested_is_an_ordinary_add(wn_project: Project) -> None:
+def test_a_forged_accept_of_a_text_not_suggested_is_an_ordinary_add(wn_project: Project) -> None:  # noqa: F811
     ivo = CurationService(wn_project, person(wn_project, "ivo"))
     assert "grappa" not in by_text(suggestions.card_view(wn_project, "a1", "IT", ivo.user))
     saved = ivo.handle(A1, AcceptSuggestion(Side.GOOD, "grappa"), version(wn_project, "a1"))
@@ -93,7 +94,7 @@ def test_a_forged_accept_of_a_text_not_suggested_is_an_ordinary_add(wn_project: 
     assert added.good[-1].suggested is None and history(wn_project)[-1].action == "add"
 
 
-def test_a_dismissal_is_personal_keeps_its_kind_and_is_restored(wn_project: Project) -> None:
+def test_a_dismissal_is_personal_keeps_its_kind_and_is_restored(wn_project: Project) -> None:  # noqa: F811
     ivo_user, ada_user = person(wn_project, "ivo"), person(wn_project, "ada")
     ivo, lead = CurationService(wn_project, ivo_user), CurationService(wn_project, wn_project_lead(wn_project))
     added = ivo.add_candidate("a1", "IT", Side.GOOD, "goccio", version(wn_project, "a1"))
@@ -113,7 +114,8 @@ def test_a_dismissal_is_personal_keeps_its_kind_and_is_restored(wn_project: Proj
     )
     # restoring brings it back, again without a version
     assert ivo.handle(A1, RestoreSuggestion("bevanda")) == added
-    assert "bevanda" in by_text(suggestions.card_view(wn_project, "a1", "IT", ivo_user)) and dismissals(wn_project) == []
+    assert "bevanda" in by_text(suggestions.card_view(wn_project, "a1", "IT", ivo_user))
+    assert dismissals(wn_project) == []
     # the lead's open page saves without a conflict
     saved = lead.add_candidate("a1", "IT", Side.BAD, "colpo", seen_by_lead)
     assert saved.version == seen_by_lead + 1
