@@ -52,7 +52,14 @@ from annotator.domain.suggestions import (
     team_suggestions,
 )
 from annotator.errors import UserError
-from annotator.lexicon.base import ENGLISH, Lexicon, LexiconError, LexiconQuotaError, LexiconUnavailableError
+from annotator.lexicon.base import (
+    ENGLISH,
+    Lexicon,
+    LexiconError,
+    LexiconQuotaError,
+    LexiconUnavailableError,
+    RelatedSynsets,
+)
 from annotator.lexicon.sources import MACHINE_TRANSLATED_SOURCES, allowed_sources
 from annotator.lexicon.wordnet import WordnetLexicon, default_sources
 from annotator.lexicon.wordnet_relations import WordnetRelations
@@ -152,14 +159,27 @@ class _Finder:
         ``target``: σ's record when the caller has it (with ``lang``'s senses), else it is asked for."""
         target = self.record(synset, lang) if target is None else target
         linked: list[tuple[str, SynsetRecord]] = []
-        if self.relations is not None:
-            for relation, other in self.relations.related(synset):
-                record = self.record(other, lang)
-                if record is not None:
-                    linked.append((relation, record))
+        for relation, other in self.links(synset):
+            record = self.record(other, lang)
+            if record is not None:
+                linked.append((relation, record))
         return related_suggestions(
             lang, target, linked, self.allowed(lang), lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES
         )
+
+    def links(self, synset: str) -> list[tuple[str, str]]:
+        """σ's relations: a wordnet's from its WN-LMF files, BabelNet's outgoing edges, a snapshot's kept edges;
+        none from a provider that knows none. A provider that cannot answer now raises (nothing is kept)."""
+        if self.relations is not None:
+            return self.relations.related(synset)
+        if isinstance(self.lexicon, RelatedSynsets):
+            try:
+                return self.lexicon.related(synset)
+            except (LexiconQuotaError, LexiconUnavailableError):
+                raise
+            except LexiconError:
+                return []
+        return []
 
     @property
     def local(self) -> bool:
@@ -212,7 +232,13 @@ def _stamp_base(project: ProjectContext, settings: ProjectSettings | None = None
     elif settings.lexicon.snapshot:
         snapshot = project.resolve_path(settings.lexicon.snapshot)  # as ``Project.lexicon`` opens it, from any folder
         parts.append(snapshot.stat().st_mtime if snapshot.exists() else 0.0)
+    if settings.lexicon.provider != "wordnet":
+        parts.append(EDGES_STAMP)  # parts kept before BabelNet's and snapshots' relations were followed are stale
     return json.dumps(parts, default=str)
+
+
+#: In the stamp of a BabelNet or snapshot project's related parts: they follow the provider's edges.
+EDGES_STAMP = "edges-v1"
 
 
 def _relations(folder: Path) -> WordnetRelations:
