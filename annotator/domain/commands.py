@@ -206,8 +206,6 @@ class Change:
     action: str
     detail: dict[str, Any] = field(default_factory=dict)
     comment: str = ""
-    #: Recorded even when the state is unchanged (a dismissed suggestion leaves the lists as they were).
-    always_recorded: bool = False
 
 
 Rule = Callable[[Situation, Any], Change]

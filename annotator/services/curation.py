@@ -138,7 +138,7 @@ class CurationService:
             if unversioned:
                 self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), comment.strip()))
                 return current
-            if new == current and not comment.strip() and not change.always_recorded:
+            if new == current and not comment.strip():
                 return current  # nothing changed: no version bump, no history row
             detail = {**change.detail, undo.BEFORE_KEY: undo.before_of(current, new)}
             saved = self.project.repo.save_item_language(
