@@ -294,6 +294,8 @@ class FakeBabelNet:
             status, body = self._synset_ids(params)
         elif endpoint == "getSynset":
             status, body = self._synset(params)
+        elif endpoint == "getOutgoingEdges":
+            status, body = self._edges(params)
         else:
             status, body = 404, {"message": f"Unknown method {endpoint}."}
         if fault is not None and fault.kind == "echo_key":
@@ -446,6 +448,25 @@ class FakeBabelNet:
             "bkeyConcepts": False,
         }
 
+    def _edges(self, params: dict[str, list[str]]) -> tuple[int, Any]:
+        """getOutgoingEdges: the record's ``edges`` ([[kind, target], …]) as BabelNet sends them, every edge with its
+        pointer (WordNet symbol, name, group) — a kind not in ``_POINTERS`` is sent as Wikipedia's "semantically
+        related" edge, which BabelNet has for most synsets and a client must not follow."""
+        ids = params.get("id", [])
+        if len(ids) != 1:
+            return 400, {"message": "Wrong parameters."}
+        record = self._synsets.get(ids[0])
+        if record is None:
+            return 400, {"message": f"Wrong parameters: no synset {ids[0]}."}
+        edges = []
+        for kind, target in record.get("edges", []):
+            symbol, name, group = _POINTERS.get(kind, ("r", "Semantically related form", "OTHER"))
+            pointer = {"fSymbol": symbol, "name": name, "shortName": name.lower(), "relationGroup": group,
+                       "isAutomatic": symbol == "r"}  # fmt: skip
+            edges.append({"language": "EN", "pointer": pointer, "target": target, "weight": 0.0,
+                          "normalizedWeight": 0.0})  # fmt: skip
+        return 200, edges
+
     def _sense_json(self, record: Mapping[str, Any], sense: Mapping[str, Any]) -> dict[str, Any]:
         with self._lock:
             self._sense_counter += 1
@@ -491,6 +512,18 @@ class FakeBabelNet:
             source = "WN" if lang == "EN" else "OMWN"
             glosses.append({"source": source, "sourceSense": 2, "language": lang, "gloss": text, "tokens": []})
         return glosses
+
+
+#: Relation kinds as BabelNet's pointers: (WordNet symbol, name, relation group).
+_POINTERS = {
+    "hypernym": ("@", "Hypernym", "HYPERNYM"),
+    "instance_hypernym": ("@i", "Instance hypernym", "HYPERNYM"),
+    "hyponym": ("~", "Hyponym", "HYPONYM"),
+    "similar": ("&", "Similar to", "OTHER"),
+    "also": ("^", "Also See", "OTHER"),
+    "derivation": ("+", "Derivationally related form", "OTHER"),
+    "meronym": ("%p", "Part meronym", "MERONYM"),
+}
 
 
 def _echo_key(body: Any, key: str) -> Any:

@@ -118,7 +118,9 @@ def test_a_dismissal_survives_a_rerun_and_a_new_session_of_the_user_but_not_anot
     person(wnp, "ivo"), person(wnp, "ada")
     at = curate(wnp, monkeypatch, "ivo")
     send_area(at, "dismiss", side="good", text="cicchetto")
-    assert feedback(at)["text"] == "Dismissed cicchetto: it will not be suggested to you here again."
+    assert feedback(at)["text"] == (
+        "Dismissed cicchetto: it will not be suggested to you here again. Undo (u) brings it back."
+    )
     assert "cicchetto" not in suggested(at)
     at.run()  # a rerun
     assert "cicchetto" not in suggested(at) and "bevanda" in suggested(at)
@@ -174,3 +176,26 @@ def test_every_miss_item_shows_its_machine_translations_and_their_words_are_sugg
     send_area(at, "accept", side="good", text="grappino")
     assert lists(wnp)[0] == ["grappino"]
     assert area(curate(wnp, monkeypatch, "ivo", "g1"))["card"]["mt"] == []
+
+
+def test_u_right_after_a_dismissal_brings_it_back_and_then_undoes_the_last_change(wnp: Project, monkeypatch) -> None:
+    person(wnp, "ivo")
+    at = curate(wnp, monkeypatch, "ivo")
+    send_area(at, "add", side="good", text="goccio")
+    drawn = area(at)["version"]
+    send_area(at, "dismiss", side="good", text="bevanda")
+    assert "Undo (u) brings it back" in feedback(at)["text"]
+    assert area(at)["version"] == drawn and "bevanda" not in suggested(at)  # no version moved
+    assert "bevanda" in area(at)["actions"]["undo"]["tip"]
+    send_area(at, "undo")
+    assert feedback(at)["kind"] == "success", feedback(at)
+    assert feedback(at)["text"] == "Undone: dismissing the suggestion bevanda; it is suggested to you again."
+    assert "bevanda" in suggested(at) and area(at)["version"] == drawn and lists(wnp) == (["goccio"], ["sparo"])
+    send_area(at, "undo")  # the undo chain is as it was: the add is next
+    assert feedback(at)["text"] == "Undone: adding goccio.", feedback(at)
+    assert lists(wnp) == ([], ["sparo"])
+    send_area(at, "dismiss", side="good", text="bevanda")
+    send_area(at, "accept", side="good", text="cicchetto")  # another action in between: u no longer restores
+    send_area(at, "undo")
+    assert feedback(at)["text"] == "Undone: accepting the suggestion cicchetto into GOOD.", feedback(at)
+    assert "bevanda" not in suggested(at)

@@ -16,11 +16,12 @@ from test_e2e_browser import chromium_page, log_in, save_screenshot, serve_app, 
 from test_e2e_keyboard import Keys, check_feedback
 from test_suggestions import ENGLISH, ITALIAN, ITALIAN_NOT_ALLOWED, ITEMS, other
 
-from annotator.domain.model import Role
+from annotator.domain.model import Role, Side
 from annotator.lexicon.wordnet import add_lexicons
 from annotator.project import LexiconSettings, Project, ProjectSettings
 from annotator.services import suggestions
 from annotator.services.accounts import add_user
+from annotator.services.curation import CurationService
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
 
@@ -85,6 +86,7 @@ def test_the_reason_is_in_view_and_the_first_suggestion_is_one_key_away(url: str
         expect(reason).to_contain_text("None of the Italian lexicons consulted (sg-it) has a word for this sense.")
         in_view(page, '.ca-side[data-side="good"] .ca-why')  # the reason, on arrival, without scrolling
         in_view(page, ".ca-sugg .ca-row")  # and the first suggestion
+        expect(page.locator(".ca-sugg-below")).to_be_hidden()  # in view: no "suggestions below" hint
         assert str(page.evaluate(FOCUSED_JS)).startswith("cicchetto, for GOOD")
         save_screenshot(page, tmp_path, "curate-suggestions.png")
 
@@ -147,3 +149,57 @@ def test_the_reason_is_in_view_and_the_first_suggestion_is_one_key_away(url: str
         expect(page.locator(".ca-sugg")).to_be_hidden()
         assert lists(data, "a2")[0] == texts
         assert page.evaluate(FOCUSED_JS) == texts[0]  # the cursor on the GOOD list now
+
+
+def out_of_view(page: Page, selector: str) -> bool:
+    box = page.evaluate(IN_VIEW_JS, selector)
+    return bool(box["top"] >= box["height"] or box["bottom"] <= 0)
+
+
+def test_suggestions_below_the_fold_are_announced_and_reached_by_one_key(url: str, data: Path) -> None:
+    """Long lists and the open key legend push the suggestions below the fold: "N suggestions below — f" is in view
+    then (and only then),
+    f goes there, + accepts; scrolled back up the hint returns with the new count, and clicking it goes there too."""
+    project = Project.open(data)
+    with project.db.read() as conn:
+        ivo = project.repo.get_user(conn, "ivo")
+    assert ivo is not None
+    service = CurationService(project, ivo)
+    with project.db.read() as conn:
+        state = project.repo.get_item_language(conn, "a1", "IT")
+    assert state is not None
+    words = [f"parola lunga numero {n}" for n in range(1, 13)]
+    saved = service.add_candidates("a1", "IT", Side.GOOD, words, state.version)
+    service.add_candidates("a1", "IT", Side.BAD, [f"altra parola {n}" for n in range(1, 13)], saved.version)
+    offered = len(suggestions.card_view(project, "a1", "IT", ivo).suggestions)
+    assert offered >= 2
+    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+        page.goto(url)
+        log_in(page, "ivo", "ivo-password-long")
+        expect(page.locator(".ca-id")).to_contain_text("a1 · IT")
+        settle(page)
+        hint = page.locator(".ca-sugg-below")
+        expect(hint).to_be_hidden()  # long lists, yet the suggestions' heading still shows at the bottom
+        page.keyboard.press("Escape")  # out of the Add box the cursor is in on arrival (GOOD is not empty)
+        page.keyboard.press("?")  # the key legend opens above the card: the suggestions go below the fold
+        expect(page.locator(".ca-legend")).to_be_visible()
+        assert out_of_view(page, ".ca-sugg"), page.evaluate(IN_VIEW_JS, ".ca-sugg")
+        expect(hint).to_be_visible()
+        expect(hint).to_have_text(f"{offered} suggestions below — f")
+        in_view(page, ".ca-sugg-below")
+        page.keyboard.press("f")
+        expect(page.locator(".ca-sugg .ca-row").first).to_be_focused()
+        in_view(page, ".ca-sugg .ca-row")
+        expect(hint).to_be_hidden()
+        first = str(page.locator(".ca-sugg .ca-row code").first.text_content())
+        page.keyboard.press("+")  # one key accepts it
+        check_feedback(page, f"{first} is now in GOOD.")
+        settle(page)
+        assert lists(data, "a1")[0] == [*words, first]
+        page.keyboard.press("Home")  # back to the top of the work area: the suggestions are below again
+        expect(hint).to_be_visible()
+        expect(hint).to_have_text(f"{offered - 1} suggestion{'s' if offered - 1 != 1 else ''} below — f")
+        in_view(page, ".ca-sugg-below")
+        hint.click()
+        expect(page.locator(".ca-sugg .ca-row").first).to_be_focused()
+        expect(hint).to_be_hidden()

@@ -147,7 +147,7 @@ def test_an_unknown_synset_in_a_lemma_entry_is_refused(tmp_path: Path) -> None:
     ("change", "expected"),
     [
         ({"format": "something-else"}, r"top level: format is 'something-else', expected 'annotator-lexicon-snapshot'"),
-        ({"format_version": 2}, r"top level: format_version 2 is newer than this annotator reads \(1\)"),
+        ({"format_version": 3}, r"top level: format_version 3 is newer than this annotator reads \(2\)"),
         ({"version": ""}, r"top level: field 'version' must be a non-empty string"),
         ({"label": None}, r"top level: field 'label' must be a non-empty string"),
     ],

@@ -17,7 +17,6 @@ from annotator.data_export.spreadsheet import DATA_SHEET, export_sheet
 from annotator.domain.hints import word_lookup_hint
 from annotator.domain.jobs import JobKind, JobState
 from annotator.domain.model import Role, Side, User
-from annotator.errors import UserError
 from annotator.evaluation.run import create_analyser, evaluate
 from annotator.lexicon.snapshot import SnapshotLexicon
 from annotator.lexicon.wordnet import add_lexicons
@@ -270,22 +269,6 @@ def test_a_miss_translation_s_target_word_is_suggested_with_its_system(wn_projec
     assert lines == suggestions.miss_translations(wn_project, "a1", "IT") and [system for system, _ in lines] == [
         "sysA", "sysB"
     ]  # fmt: skip
-
-
-def test_a_dismissed_suggestion_stays_dismissed_for_that_user_only(wn_project: Project) -> None:
-    ivo, ada = person(wn_project, "ivo"), person(wn_project, "ada")
-    assert suggestions.dismiss_suggestion(wn_project, ivo, "a1", "IT", "bevanda") is True
-    assert suggestions.dismiss_suggestion(wn_project, ivo, "a1", "IT", "Bevanda") is False  # same candidate
-    assert "bevanda" not in by_text(suggestions.card_view(wn_project, "a1", "IT", ivo))
-    assert "bevanda" in by_text(suggestions.card_view(wn_project, "a1", "IT", ada))
-    assert "bevanda" in by_text(suggestions.card_view(wn_project, "a2", "IT", ivo))  # per item-language
-    assert suggestions.restore_suggestion(wn_project, ivo, "a1", "IT", "bevanda") is True
-    assert "bevanda" in by_text(suggestions.card_view(wn_project, "a1", "IT", ivo))
-    outsider = User("dora", Role.TRANSLATOR, ("DE",))  # a translator of another language
-    with pytest.raises(UserError, match="may not curate IT"):
-        suggestions.dismiss_suggestion(wn_project, outsider, "a1", "IT", "bevanda")
-    with pytest.raises(UserError, match="may not curate IT"):
-        suggestions.restore_suggestion(wn_project, outsider, "a1", "IT", "bevanda")
 
 
 def test_typing_any_word_says_which_synsets_of_the_lexicons_it_lexicalizes(wn_project: Project) -> None:

@@ -34,6 +34,8 @@ ACK_KEY = "cur_area_ack"
 CHECK_KEY = "cur_area_check"
 SHOWN_KEY = "cur_area_shown"
 LEFT_KEY = "cur_area_left"
+#: The suggestion just dismissed (``u`` right after it takes the dismissal back).
+DISMISSED_KEY = "cur_area_dismissed"
 EVAL_KEY = "cur_eval_translation"
 #: Examples in the Add boxes, in the language being curated (a German box never shows Italian); GOOD then BAD.
 PLACEHOLDERS = {
@@ -105,6 +107,20 @@ class Left:
     action: str
 
 
+@dataclass(frozen=True)
+class Dismissed:
+    """The suggestion the user has just dismissed on an item-language (what ``u`` right after it brings back)."""
+
+    item_id: str
+    lang: str
+    text: str
+
+
+def just_dismissed(item_id: str, lang: str) -> Dismissed | None:
+    value = st.session_state.get(DISMISSED_KEY)
+    return value if isinstance(value, Dismissed) and (value.item_id, value.lang) == (item_id, lang) else None
+
+
 def left_behind() -> Left | None:
     value = st.session_state.get(LEFT_KEY)
     return value if isinstance(value, Left) else None
@@ -127,6 +143,9 @@ def _undo_tip(view: ItemView, user: User) -> tuple[bool, str]:
     left = left_behind()
     if left and left.lang == view.state.lang:
         return True, f"Undo your {left.action} on {left.item_id}, the item you just left (u)."
+    dismissed = just_dismissed(view.item.id, view.state.lang)
+    if dismissed is not None:
+        return True, f"Bring back the suggestion {dismissed.text} you just dismissed (u)."
     try:
         plan = undo.plan_undo(user, view.state, view.history)
     except UserError as error:

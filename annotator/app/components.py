@@ -23,6 +23,7 @@ from annotator.domain.model import (
     Origin,
     Side,
     Status,
+    SuggestedFrom,
 )
 from annotator.domain.undo import BEFORE_KEY
 from annotator.errors import RowProblemsError
@@ -129,6 +130,23 @@ def sentence_html_from_entry(entry: QueueEntry) -> str:
 # --- the candidate lists -------------------------------------------------------------------------------
 
 
+#: A suggestion's source as a card names it.
+SUGGESTION_SOURCE = {"team": "the team's curation", "related": "a related sense", "mt": "machine translation"}
+
+
+def accepted_from(origin: SuggestedFrom, item: Item) -> str:
+    """Where an accepted suggestion came from, in words: "hypernym of σ (wn:drink-n)", "the team's curation (same
+    sense)", "machine translation (MISS translation: sys-a)"."""
+    if origin.source == "related" and origin.synset:
+        if origin.synset == item.synset:
+            return "this sense, in a lexicon not allowed for the language"
+        rank = item.rank_of(origin.synset)
+        where = f"sense {rank} of “{item.target.lemma}”" if rank else origin.synset
+        return f"{origin.relation or 'a relation'} of σ ({where})"
+    source = SUGGESTION_SOURCE.get(origin.source, origin.source or "a suggestion")
+    return f"{source} ({origin.relation})" if origin.relation else source
+
+
 def provenance(entry: CandidateEntry, item: Item, il: ItemLanguage, side: Side) -> tuple[str, str]:
     """A short 'where it came from' line and a plain-text tooltip with the glosses of the senses it stands for."""
     if entry.origin is Origin.LEXICON:
@@ -142,6 +160,11 @@ def provenance(entry: CandidateEntry, item: Item, il: ItemLanguage, side: Side) 
         tip = "\n".join(glosses) or "Pre-populated from the lexicon."
     else:
         line, tip = "added during curation", "Not from the lexicon: added by a translator or a lead."
+    if entry.suggested is not None:
+        accepted = accepted_from(entry.suggested, item)
+        line = f"{line} · " if entry.origin is Origin.LEXICON else ""
+        line += f"accepted from: {accepted}"
+        tip += f"\nAccepted from a suggestion: {accepted}."
     other = il.initial_bad if side is Side.GOOD else il.initial_good
     if any(e.key == entry.key for e in other):
         line += f" · moved from {SIDE_NAME[Side.BAD if side is Side.GOOD else Side.GOOD]}"

@@ -19,15 +19,18 @@ from annotator.app import actions, components, curate_area, state
 from annotator.app.area_data import (
     ACK_KEY,
     CHECK_KEY,
+    DISMISSED_KEY,
     EVAL_KEY,
     FEEDBACK_KEY,
     LEFT_KEY,
     SHOWN_KEY,
+    Dismissed,
     Hooks,
     Left,
     Place,
     Shown,
     area_data,
+    just_dismissed,
     left_behind,
     shown,
 )
@@ -181,6 +184,14 @@ def _on_reopen(here: Shown, user: User, event: Event) -> None:
 
 
 def _on_undo(here: Shown, user: User, event: Event) -> None:
+    dismissed = just_dismissed(event.item, event.lang)
+    st.session_state.pop(DISMISSED_KEY, None)
+    if dismissed is not None:  # u right after a dismissal: the suggestion comes back (nothing else is touched)
+        save(
+            here, event, commands.RestoreSuggestion(dismissed.text),
+            f"Undone: dismissing the suggestion {dismissed.text}; it is suggested to you again.", "suggestions", "area",
+        )  # fmt: skip
+        return
     left = left_behind()
     st.session_state.pop(LEFT_KEY, None)
     item, lang, version = event.item, event.lang, event.version
@@ -260,12 +271,18 @@ def _on_accept(here: Shown, user: User, event: Event) -> None:
 
 
 def _on_dismiss(here: Shown, user: User, event: Event) -> None:
-    """A suggestion turned down: not offered to this user on this item-language again."""
+    """A suggestion turned down for this user on this item-language (nobody else's view, no version, no history);
+    ``u`` right after it brings it back."""
     if event.side is None:
         raise ValueError(f"a dismiss event without a side: {event!r}")
+
+    def remember(_saved: ItemLanguage) -> None:
+        st.session_state[DISMISSED_KEY] = Dismissed(event.item, event.lang, event.text)
+
     save(
         here, event, commands.DismissSuggestion(event.side, event.text),
-        f"Dismissed {event.text}: it will not be suggested to you here again.", "suggestions", "cursor",
+        f"Dismissed {event.text}: it will not be suggested to you here again. Undo (u) brings it back.",
+        "suggestions", "cursor", after=remember,
     )  # fmt: skip
 
 
@@ -323,6 +340,7 @@ def _handle_event() -> None:
         return
     if event.type not in ("undo", "check", "advance"):
         st.session_state[LEFT_KEY] = None  # u undoes on the item just left only right after leaving it
+        st.session_state[DISMISSED_KEY] = None  # and brings a dismissed suggestion back only right after it
     with state.callback_checked(user):  # the action runner takes the user just checked
         HANDLERS[event.type](here, user, event)
 

@@ -17,7 +17,18 @@ from typing import Any
 from annotator.domain import undo, unicode_rules, workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.edits import apply_candidate_sets
-from annotator.domain.model import CandidateEntry, DiscardReason, HistoryEntry, Item, ItemLanguage, Side, Status, User
+from annotator.domain.model import (
+    CandidateEntry,
+    DiscardReason,
+    HistoryEntry,
+    Item,
+    ItemLanguage,
+    Side,
+    Status,
+    SuggestedFrom,
+    User,
+)
+from annotator.domain.suggestions import Suggestion
 from annotator.errors import UserError
 
 #: Copy states that count as finished: the translator's decision is made.
@@ -134,9 +145,17 @@ class AcceptSuggestion:
 
 @dataclass(frozen=True)
 class DismissSuggestion:
-    """A suggested candidate turned down: no candidate changes, the history records it (so it is not offered again)."""
+    """A suggested candidate turned down, for the user who dismisses it only: it is not offered to them there again.
+    Personal (``PERSONAL``): no candidate, version or history row changes, so nobody's open page or undo is touched."""
 
     side: Side
+    text: str
+
+
+@dataclass(frozen=True)
+class RestoreSuggestion:
+    """The user's dismissal of ``text`` taken back (``u`` right after a dismissal): it is offered to them again."""
+
     text: str
 
 
@@ -156,6 +175,7 @@ Command = (
     | PostComment
     | AcceptSuggestion
     | DismissSuggestion
+    | RestoreSuggestion
 )
 
 
@@ -174,6 +194,8 @@ class Situation:
     history: Sequence[HistoryEntry] = ()
     #: For a copy: the statuses of every copy of the item-language (the owner's included).
     copy_statuses: Sequence[Status] = ()
+    #: What the user is offered now on the item-language (read only for the commands in ``NEEDS_SUGGESTIONS``).
+    suggestions: Sequence[Suggestion] = ()
 
 
 @dataclass(frozen=True)
@@ -184,8 +206,6 @@ class Change:
     action: str
     detail: dict[str, Any] = field(default_factory=dict)
     comment: str = ""
-    #: Recorded even when the state is unchanged (a dismissed suggestion leaves the lists as they were).
-    always_recorded: bool = False
 
 
 Rule = Callable[[Situation, Any], Change]
@@ -327,28 +347,60 @@ def _comment(s: Situation, c: PostComment) -> Change:
     return Change(s.current, "comment", comment=c.text)
 
 
+def offered(s: Situation, key: str) -> Suggestion | None:
+    """The suggestion standing for candidate ``key`` among those the user is offered now, if any."""
+    return next((suggestion for suggestion in s.suggestions if suggestion.key == key), None)
+
+
+def _tagged(il: ItemLanguage, side: Side, key: str, origin: SuggestedFrom) -> ItemLanguage:
+    """``il`` with the candidate ``key`` of ``side`` marked as accepted from ``origin``."""
+    kept = tuple(replace(e, suggested=origin) if e.key == key else e for e in il.side(side))
+    return replace(il, good=kept) if side is Side.GOOD else replace(il, bad=kept)
+
+
 def _accept(s: Situation, c: AcceptSuggestion) -> Change:
-    """An add; a suggestion for the side other than the one the word stands in (a related-sense word pre-population
-    put in BAD, proposed for GOOD) is the move of that candidate (same identity, SPEC §3)."""
+    """Only a text the user is offered now is accepted as a suggestion: the candidate keeps where it came from
+    (source, relation, synset: the card and the export show it) and the history row names them
+    (``suggestion_source``, ``suggestion_relation``, ``suggestion_synset``). Any other text (a forged event, a
+    suggestion gone since) is an ordinary add. A suggestion for the side other than the one the word stands in (a
+    related-sense word pre-population put in BAD, proposed for GOOD) is the move of that candidate (SPEC §3)."""
     _check_copy_editable(s)
     side = Side(c.side)
     candidate = parse_candidate(c.text, s.item.target.pos)
     key = CandidateEntry(candidate.text, candidate.pos).key
+    suggestion = offered(s, key)
+    if suggestion is None or s.address.is_copy:
+        return _add(s, AddCandidate(side, c.text))
+    origin = SuggestedFrom(suggestion.source, suggestion.relation, suggestion.synset)
+    detail: dict[str, Any] = {"side": side.value, "candidate": candidate.format()}
     found = s.current.find(key)
     if found is not None and found[0] is not side:
         new = workflow.move_candidate(s.user, s.current, key, side)
-        return Change(new, "accept_suggestion", {"side": side.value, "candidate": c.text, "moved": True})
-    new = _add_one(s, s.current, side, c.text)
-    return Change(new, "accept_suggestion", {"side": side.value, "candidate": c.text})
+        detail["moved"] = True
+    else:
+        new = _add_one(s, s.current, side, c.text)
+    detail |= {"suggestion_source": origin.source, "suggestion_relation": origin.relation,
+               "suggestion_synset": origin.synset}  # fmt: skip
+    return Change(_tagged(new, side, key, origin), ACCEPT_ACTION, detail)
 
 
 def _dismiss(s: Situation, c: DismissSuggestion) -> Change:
-    _check_copy_editable(s)
+    """Rights only (the user may edit the item-language now); the service keeps the dismissal for the user alone."""
+    _not_on_copies("suggestions")(s)
     workflow.check_can_edit(s.user, s.current.lang)
     workflow.check_editable(s.current, s.user)
     parse_candidate(c.text, s.item.target.pos)  # a suggestion is a candidate: nonsense is refused, named
-    side = Side(c.side)
-    return Change(s.current, "dismiss_suggestion", {"side": side.value, "candidate": c.text}, always_recorded=True)
+    return Change(s.current, DISMISS_ACTION, {"side": Side(c.side).value, "candidate": c.text})
+
+
+def _restore(s: Situation, c: RestoreSuggestion) -> Change:
+    _not_on_copies("suggestions")(s)
+    workflow.check_can_edit(s.user, s.current.lang)
+    return Change(s.current, "restore_suggestion", {"candidate": c.text})
+
+
+#: The history action of an accepted suggestion; the action a dismissal is named by (it writes no history row).
+ACCEPT_ACTION, DISMISS_ACTION = "accept_suggestion", "dismiss_suggestion"
 
 
 #: The rule of every command kind: the one place a new kind is added.
@@ -368,11 +420,16 @@ RULES: dict[type, Rule] = {
     PostComment: _comment,
     AcceptSuggestion: _accept,
     DismissSuggestion: _dismiss,
+    RestoreSuggestion: _restore,
 }
 #: Commands whose rule reads the history (only these pay for reading it).
 NEEDS_HISTORY: tuple[type, ...] = (Undo,)
+#: Commands whose rule reads what the user is offered now (``Situation.suggestions``).
+NEEDS_SUGGESTIONS: tuple[type, ...] = (AcceptSuggestion, DismissSuggestion)
 #: Commands that change no state and carry no version (the thread only).
 UNVERSIONED: tuple[type, ...] = (PostComment,)
+#: Commands that change only what the acting user is offered: no version check, no version bump, no history row.
+PERSONAL: tuple[type, ...] = (DismissSuggestion, RestoreSuggestion)
 
 
 def check_storable(address: Address, command: Any) -> None:
@@ -382,7 +439,7 @@ def check_storable(address: Address, command: Any) -> None:
     unicode_rules.check_storable("language", address.lang)
     if address.copy_of is not None:
         unicode_rules.check_storable("translator", address.copy_of)
-    if isinstance(command, (AddCandidate, AcceptSuggestion, DismissSuggestion)):
+    if isinstance(command, (AddCandidate, AcceptSuggestion, DismissSuggestion, RestoreSuggestion)):
         unicode_rules.check_storable("candidate", command.text)
     elif isinstance(command, AddCandidates):
         for number, line in enumerate(command.lines, 1):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 from annotator.domain.candidates import Candidate, key_string
 
@@ -103,14 +104,35 @@ class Item:
         return None
 
 
+class SuggestedFrom(NamedTuple):
+    """The suggestion a candidate was accepted from (SPEC §5.2): its source (team, related, mt), the relation
+    (hypernym, same sense, MISS translation: …) and the synset it was found on ("" for a machine translation)."""
+
+    source: str
+    relation: str
+    synset: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"source": self.source, "relation": self.relation, "synset": self.synset}
+
+    @classmethod
+    def from_json(cls, data: object) -> SuggestedFrom | None:
+        """The stored object, or None for anything else (a candidate added by hand has none)."""
+        if not isinstance(data, dict):
+            return None
+        return cls(str(data.get("source", "")), str(data.get("relation", "")), str(data.get("synset", "")))
+
+
 @dataclass(frozen=True)
 class CandidateEntry:
-    """A candidate as stored in G or B: text and tag, where it came from, and the synsets it stands for."""
+    """A candidate as stored in G or B: text and tag, where it came from, and the synsets it stands for;
+    ``suggested``: the suggestion it was accepted from (None when typed, imported or pre-populated)."""
 
     text: str
     pos: str | None = None
     origin: Origin = Origin.TRANSLATOR
     synsets: tuple[str, ...] = ()
+    suggested: SuggestedFrom | None = None
 
     @property
     def candidate(self) -> Candidate:

@@ -21,7 +21,16 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from annotator.domain import workflow
-from annotator.domain.model import CandidateEntry, DiscardReason, HistoryEntry, ItemLanguage, Origin, Status, User
+from annotator.domain.model import (
+    CandidateEntry,
+    DiscardReason,
+    HistoryEntry,
+    ItemLanguage,
+    Origin,
+    Status,
+    SuggestedFrom,
+    User,
+)
 from annotator.errors import PermissionDenied
 
 #: The history action of an undo, and the detail key that holds the state before a change.
@@ -47,8 +56,17 @@ ACTION_LABEL = {
     "reopen": "Reopen",
     "resolve": "resolution",
     "sheet_edit": "editing the sets (sheet import)",
+    "accept_suggestion": "accepting the suggestion {}",
+    "dismiss_suggestion": "dismissing the suggestion {}",
+    "adjudicate": "adjudication",
+    "prepopulate": "pre-population",
     UNDO_ACTION: "undo",
 }
+
+
+def action_words(action: str) -> str:
+    """A history action in words (never its id: an action this module does not name reads as its words)."""
+    return ACTION_LABEL.get(action, action.replace("_", " "))
 
 
 class UndoRefused(workflow.WorkflowError):
@@ -59,13 +77,15 @@ class UndoRefused(workflow.WorkflowError):
 
 
 def _entry_json(entry: CandidateEntry) -> dict[str, Any]:
-    return {"text": entry.text, "pos": entry.pos, "origin": entry.origin.value, "synsets": list(entry.synsets)}
+    found = {"text": entry.text, "pos": entry.pos, "origin": entry.origin.value, "synsets": list(entry.synsets)}
+    return found | ({"suggestion": entry.suggested.to_json()} if entry.suggested is not None else {})
 
 
 def _entry_from_json(data: Mapping[str, Any]) -> CandidateEntry:
     return CandidateEntry(
-        str(data["text"]), data.get("pos"), Origin(data.get("origin", "translator")), tuple(data.get("synsets", ()))
-    )
+        str(data["text"]), data.get("pos"), Origin(data.get("origin", "translator")), tuple(data.get("synsets", ())),
+        SuggestedFrom.from_json(data.get("suggestion")),
+    )  # fmt: skip
 
 
 def _entries_json(old: Sequence[CandidateEntry], new: Sequence[CandidateEntry]) -> list[Any]:
@@ -147,14 +167,17 @@ class UndoPlan:
 
 def describe(entry: HistoryEntry) -> str:
     """A change as a translator would name it: "adding goccio", "Done", "undo of Done"."""
-    label = ACTION_LABEL.get(entry.action, entry.action)
+    label = action_words(entry.action)
     subject = entry.detail.get("candidate")
     if subject is None and isinstance(entry.detail.get("candidates"), list):
         subject = ", ".join(map(str, entry.detail["candidates"]))
     if entry.action == UNDO_ACTION:
         undid = str(entry.detail.get("undid") or "")
-        return f"undo of {ACTION_LABEL.get(undid, undid).format('').strip()}" if undid else label
-    return label.format(subject or "").strip()
+        return f"undo of {action_words(undid).replace('{}', '').strip()}" if undid else label
+    words = label.replace("{}", str(subject or "")).strip()
+    if entry.action == "accept_suggestion" and entry.detail.get("side") in ("good", "bad"):
+        words += f" into {str(entry.detail['side']).upper()}"
+    return words
 
 
 def outcome(plan: UndoPlan, history: Sequence[HistoryEntry]) -> str:

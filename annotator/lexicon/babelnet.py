@@ -42,14 +42,17 @@ from annotator.lexicon.babelnet_transport import (
     retry_after,
 )
 from annotator.lexicon.babelnet_wire import (
+    EDGES_ENDPOINT,
     ENDPOINTS,
     SYNSET_ENDPOINT,
     SYNSET_IDS_ENDPOINT,
     api_version,
     build_synset_record,
     describe_request,
+    edges_request_params,
     is_refusal,
     language_chunks,
+    parse_edges,
     parse_synset_ids,
     redact_key,
     synset_answer_problem,
@@ -206,6 +209,11 @@ class BabelNetLexicon:
         chunks = language_chunks(langs)
         bodies = [self._get_json(SYNSET_ENDPOINT, synset_request_params(synset_id, chunk)) for chunk in chunks]
         return build_synset_record(synset_id, bodies, [lang for chunk in chunks for lang in chunk])
+
+    def related(self, synset_id: str) -> list[tuple[str, str]]:
+        """σ's relations that suggestions follow (hypernym, hyponym, derivation, similar…): one getOutgoingEdges
+        call, kept in the cache like every answer (``parse_edges``)."""
+        return parse_edges(self._get_json(EDGES_ENDPOINT, edges_request_params(synset_id)), synset_id)
 
     @contextlib.contextmanager
     def fresh(self) -> Iterator[None]:
@@ -418,7 +426,7 @@ class BabelNetLexicon:
         if echoed or secret.lower() in text.lower():
             log.warning("BabelNet request %s: the answer contained the API key; it was blanked out", described)
             text = json.dumps(body, ensure_ascii=False)
-        if endpoint == SYNSET_IDS_ENDPOINT and not isinstance(body, list):
+        if endpoint in (SYNSET_IDS_ENDPOINT, EDGES_ENDPOINT) and not isinstance(body, list):
             raise LexiconError(f"BabelNet request {described} answered {type(body).__name__}, expected a list.")
         if endpoint == SYNSET_ENDPOINT:
             problem = synset_answer_problem(body)

@@ -23,10 +23,28 @@ from urllib.parse import urlparse
 
 from annotator.lexicon.base import ENGLISH, LexiconError, LexSense, SynsetRecord
 from annotator.lexicon.http_cache import API_KEY_PARAM
+from annotator.lexicon.wordnet_relations import RELATIONS
 
 SYNSET_IDS_ENDPOINT = "getSynsetIds"
 SYNSET_ENDPOINT = "getSynset"
-ENDPOINTS = (SYNSET_IDS_ENDPOINT, SYNSET_ENDPOINT)
+EDGES_ENDPOINT = "getOutgoingEdges"
+ENDPOINTS = (SYNSET_IDS_ENDPOINT, SYNSET_ENDPOINT, EDGES_ENDPOINT)
+
+#: BabelNet's pointers (by WordNet symbol, then by name) as the relation kinds related-sense suggestions follow
+#: (the wordnet path's names: ``wordnet_relations.RELATIONS``); any other edge (meronyms, Wikipedia's
+#: "semantically related", gloss relations…) is not one a translator finds a missing word through.
+POINTER_RELATIONS = {
+    "@": "hypernym", "@i": "instance_hypernym", "~": "hyponym", "&": "similar", "^": "also", "$": "verb_group",
+    "*": "entails", "+": "derivation",
+}  # fmt: skip
+POINTER_NAMES = {
+    "hypernym": "hypernym", "instance hypernym": "instance_hypernym", "hyponym": "hyponym", "similar to": "similar",
+    "also see": "also", "verb group": "verb_group", "entailment": "entails",
+    "derivationally related form": "derivation",
+}  # fmt: skip
+#: Related synsets kept per synset at most (each costs getSynset requests of the daily allowance when first asked
+#: for): the first in the relations' order, so hyponyms (the longest lists, the least often right) are left out.
+MAX_RELATED = 10
 
 #: getSynset accepts at most this many targetLang values besides English.
 MAX_EXTRA_TARGET_LANGS = 3
@@ -68,6 +86,43 @@ def synset_request_params(synset_id: str, chunk: Sequence[str]) -> list[tuple[st
 
 def synset_ids_request_params(lemma: str, lang: str, pos: str) -> list[tuple[str, str]]:
     return [("lemma", lemma.strip()), ("searchLang", lang.strip().upper()), ("pos", pos.strip().upper())]
+
+
+def edges_request_params(synset_id: str) -> list[tuple[str, str]]:
+    return [("id", synset_id)]
+
+
+def _edge_relation(pointer: Any) -> str | None:
+    if not isinstance(pointer, dict):
+        return None
+    symbol, name = pointer.get("fSymbol"), pointer.get("name")
+    found = POINTER_RELATIONS.get(symbol) if isinstance(symbol, str) else None
+    if found is None and isinstance(name, str):
+        found = POINTER_NAMES.get(" ".join(name.replace("_", " ").split()).casefold())
+    return found
+
+
+def parse_edges(body: Any, synset_id: str = "") -> list[tuple[str, str]]:
+    """(relation, target synset id) of a getOutgoingEdges answer (``[{"pointer": {"fSymbol", "name", …},
+    "target": "bn:…", …}, …]``): only the kinds suggestions follow, in their order (``RELATIONS``), each target
+    once, never ``synset_id`` itself, at most ``MAX_RELATED``."""
+    if not isinstance(body, list):
+        raise LexiconError(f"BabelNet getOutgoingEdges answered {type(body).__name__}, expected a list of edges.")
+    order = {relation: number for number, relation in enumerate(RELATIONS)}
+    links = []
+    for position, edge in enumerate(body):
+        if not isinstance(edge, dict) or not isinstance(edge.get("target"), str) or not edge["target"].strip():
+            continue
+        relation = _edge_relation(edge.get("pointer"))
+        if relation is not None:
+            links.append((order[relation], position, relation, edge["target"].strip()))
+    seen: set[str] = {synset_id}
+    kept: list[tuple[str, str]] = []
+    for _order, _position, relation, target in sorted(links):
+        if target not in seen and len(kept) < MAX_RELATED:
+            seen.add(target)
+            kept.append((relation, target))
+    return kept
 
 
 def parse_synset_ids(body: Any, pos: str | None = None) -> list[str]:

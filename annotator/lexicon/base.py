@@ -19,6 +19,7 @@ __all__ = [
     "LexiconError",
     "LexiconQuotaError",
     "LexiconUnavailableError",
+    "RelatedSynsets",
     "SynsetRecord",
 ]
 
@@ -56,4 +57,16 @@ class Lexicon(Protocol):
 
     def synset_ids_in(self, lemma: str, lang: str, pos: str) -> list[str]:
         """Synsets holding ``lemma`` as a lexicalization in ``lang`` (for the target-language filter, §4.4.3)."""
+        ...
+
+
+@runtime_checkable
+class RelatedSynsets(Protocol):
+    """A provider that also knows σ's relations (BabelNet's outgoing edges, a snapshot holding them): what the
+    related-sense suggestions follow when the project's lexicon is not a wordnet (whose relations are read from its
+    WN-LMF files instead)."""
+
+    def related(self, synset_id: str) -> list[tuple[str, str]]:
+        """(relation, related synset id) of ``synset_id``: hypernym, instance_hypernym, hyponym, similar, also,
+        verb_group, entails, derivation, in that kind's order for translators, each related synset once."""
         ...

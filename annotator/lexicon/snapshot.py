@@ -24,12 +24,24 @@ from annotator.data_import.limits import (
     parse_json,
 )
 from annotator.lexicon.babelnet import CACHE_VERSION_META
-from annotator.lexicon.babelnet_wire import SYNSET_ENDPOINT, SYNSET_IDS_ENDPOINT, build_synset_record, parse_synset_ids
+from annotator.lexicon.babelnet_wire import (
+    EDGES_ENDPOINT,
+    SYNSET_ENDPOINT,
+    SYNSET_IDS_ENDPOINT,
+    build_synset_record,
+    parse_edges,
+    parse_synset_ids,
+)
 from annotator.lexicon.base import ENGLISH, LexiconError, LexSense, SynsetRecord
 from annotator.lexicon.http_cache import HttpCache
+from annotator.lexicon.wordnet_relations import RELATIONS
 
 FORMAT = "annotator-lexicon-snapshot"
-FORMAT_VERSION = 1
+#: 2: a synset may hold ``edges`` (its relations, ``[[relation, synset id], …]``: what related-sense suggestions
+#: follow); a version 1 file (no edges) is still read.
+FORMAT_VERSION = 2
+#: A synset's relations as kept: (relation, related synset id) pairs, in ``SnapshotLexicon.related``'s order.
+Edges = tuple[tuple[str, str], ...]
 
 SnapshotFormat = Literal["json", "jsonl"]
 
@@ -101,6 +113,7 @@ class SnapshotLexicon:
         provider: str = "",
         origin: str = "<memory>",
         stored: Iterable[StoredSynset] = (),
+        edges: Mapping[str, Sequence[tuple[str, str]]] | None = None,
     ) -> None:
         self.label = label
         self.version = version
@@ -111,6 +124,12 @@ class SnapshotLexicon:
             if record[0] in self._synsets:
                 raise LexiconError(f"{origin}: synset {record[0]} appears twice.")
             self._synsets[record[0]] = record
+        #: Each synset's relations (only synsets that have some), as exact tuples of strings (untracked).
+        self._edges: dict[str, Edges] = {
+            synset_id: tuple((str(relation), str(target)) for relation, target in links)
+            for synset_id, links in (edges or {}).items()
+            if links
+        }
         self._lemmas: dict[tuple[str, str, str], LemmaEntry] = {}
         for entry in lemmas:
             if entry.key in self._lemmas:
@@ -203,6 +222,10 @@ class SnapshotLexicon:
             raise LexiconError(f"Synset {synset_id} is not in the lexicon snapshot {self.origin}.")
         return _answer_record(record, {ENGLISH, *(lang.upper() for lang in langs)})
 
+    def related(self, synset_id: str) -> list[tuple[str, str]]:
+        """The synset's relations the snapshot holds (format version 2; none in a version 1 file)."""
+        return list(self._edges.get(synset_id, ()))
+
     # --- contents -----------------------------------------------------------------------------------
 
     def lemma_entries(self) -> list[LemmaEntry]:
@@ -219,6 +242,7 @@ class SnapshotLexicon:
             provider=self.provider,
             lemmas=self.lemma_entries(),
             synsets=self.synset_records(),
+            edges=self._edges,
         )
 
 
@@ -347,6 +371,24 @@ def _parse_sense(record: Any, origin: str, where: str) -> StoredSense:
     return (lemma, lang, source, number)
 
 
+def _parse_edges(record: Mapping[str, Any], origin: str, where: str) -> Edges:
+    """A synset's ``edges`` (format version 2): ``[[relation, synset id], …]``, relations among ``RELATIONS``."""
+    raw = record.get("edges", [])
+    if not isinstance(raw, list):
+        raise _problem(origin, where, "field 'edges' must be a list of [relation, synset id] pairs")
+    edges = []
+    for index, edge in enumerate(raw):
+        if not (isinstance(edge, list) and len(edge) == 2 and all(isinstance(part, str) and part.strip()
+                                                                   for part in edge)):  # fmt: skip
+            raise _problem(origin, where, f"edges[{index}] must be a [relation, synset id] pair of strings")
+        if edge[0] not in RELATIONS:
+            raise _problem(
+                origin, where, f"edges[{index}]: unknown relation {edge[0]!r} (one of: {', '.join(RELATIONS)})"
+            )
+        edges.append((edge[0], edge[1].strip()))
+    return tuple(edges)
+
+
 def _parse_synset(record: Any, origin: str, where: str) -> StoredSynset:
     if not isinstance(record, dict):
         raise _problem(origin, where, "a synset must be a JSON object")
@@ -372,6 +414,7 @@ def _build(
     header: tuple[str, str, str],
     lemmas: list[tuple[str, LemmaEntry]],
     synsets: list[tuple[str, StoredSynset]],
+    edges: Mapping[str, Edges] | None = None,
 ) -> SnapshotLexicon:
     """Cross-record checks (duplicates, dangling references) with the offending record's location."""
     seen_synsets: dict[str, str] = {}
@@ -401,6 +444,7 @@ def _build(
         lemmas=[entry for _, entry in lemmas],
         stored=[record for _, record in synsets],
         origin=origin,
+        edges=edges,
     )
 
 
@@ -430,7 +474,12 @@ def _from_json_document(data: Any, origin: str) -> SnapshotLexicon:
     synsets = [
         (f"synsets[{i}]", _parse_synset(record, origin, f"synsets[{i}]")) for i, record in enumerate(synsets_raw)
     ]
-    return _build(origin, header, lemmas, synsets)
+    edges = {
+        synsets[i][1][0]: _parse_edges(record, origin, f"synsets[{i}]")
+        for i, record in enumerate(synsets_raw)
+        if "edges" in record
+    }
+    return _build(origin, header, lemmas, synsets, edges)
 
 
 def _parse_jsonl(text: str, origin: str) -> SnapshotLexicon:
@@ -441,6 +490,7 @@ def _parse_jsonl_lines(numbered: Iterable[tuple[int, str]], origin: str, limits:
     header: tuple[str, str, str] | None = None
     lemmas: list[tuple[str, LemmaEntry]] = []
     synsets: list[tuple[str, StoredSynset]] = []
+    edges: dict[str, Edges] = {}
     for number, line in numbered:
         if not line.strip():
             continue
@@ -463,13 +513,15 @@ def _parse_jsonl_lines(numbered: Iterable[tuple[int, str]], origin: str, limits:
             lemmas.append((where, _parse_lemma(record, origin, where)))
         elif kind == "synset":
             synsets.append((where, _parse_synset(record, origin, where)))
+            if "edges" in record:
+                edges[synsets[-1][1][0]] = _parse_edges(record, origin, where)
         elif kind == "header":
             raise _problem(origin, where, "a second header line")
         else:
             raise _problem(origin, where, f"unknown record type {kind!r} (expected 'lemma' or 'synset')")
     if header is None:
         raise _problem(origin, "line 1", "empty file: no snapshot header")
-    return _build(origin, header, lemmas, synsets)
+    return _build(origin, header, lemmas, synsets, edges)
 
 
 # --- writing ----------------------------------------------------------------------------------------
@@ -486,13 +538,16 @@ def _sense_record(sense: LexSense) -> dict[str, Any]:
     return record
 
 
-def _synset_record(record: SynsetRecord) -> dict[str, Any]:
-    return {
+def _synset_record(record: SynsetRecord, edges: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+    written: dict[str, Any] = {
         "id": record.id,
         "pos": record.pos,
         "glosses": dict(record.glosses),
         "senses": [_sense_record(sense) for sense in record.senses],
     }
+    if edges:
+        written["edges"] = [[relation, target] for relation, target in edges]
+    return written
 
 
 def _header(label: str, version: str, provider: str) -> dict[str, Any]:
@@ -506,13 +561,21 @@ def _header(label: str, version: str, provider: str) -> dict[str, Any]:
 
 
 def snapshot_data(
-    *, label: str, version: str, provider: str, lemmas: Iterable[LemmaEntry], synsets: Iterable[SynsetRecord]
+    *,
+    label: str,
+    version: str,
+    provider: str,
+    lemmas: Iterable[LemmaEntry],
+    synsets: Iterable[SynsetRecord],
+    edges: Mapping[str, Sequence[tuple[str, str]]] | None = None,
 ) -> dict[str, Any]:
-    """The JSON form of a snapshot (also what the fake BabelNet server is fed with in tests)."""
+    """The JSON form of a snapshot (also what the fake BabelNet server is fed with in tests); ``edges``: each
+    synset's relations, written inside its record."""
+    edges = edges or {}
     return {
         **_header(label, version, provider),
         "lemmas": [_lemma_record(entry) for entry in lemmas],
-        "synsets": [_synset_record(record) for record in synsets],
+        "synsets": [_synset_record(record, edges.get(record.id, ())) for record in synsets],
     }
 
 
@@ -534,11 +597,14 @@ def write_snapshot(
     lemmas: Iterable[LemmaEntry],
     synsets: Iterable[SynsetRecord],
     fmt: SnapshotFormat | None = None,
+    edges: Mapping[str, Sequence[tuple[str, str]]] | None = None,
 ) -> Path:
     """Write a snapshot atomically (temporary file, then rename); JSONL when ``fmt`` or the extension says so."""
     path = Path(path)
     chosen = fmt or ("jsonl" if path.suffix.lower() == ".jsonl" else "json")
-    data = snapshot_data(label=label, version=version, provider=provider, lemmas=lemmas, synsets=synsets)
+    data = snapshot_data(
+        label=label, version=version, provider=provider, lemmas=lemmas, synsets=synsets, edges=edges
+    )
     if chosen == "jsonl":
         text = "\n".join(_jsonl_lines(data)) + "\n"
     else:
@@ -581,6 +647,16 @@ def _cached_synsets(cache: HttpCache) -> list[SynsetRecord]:
     return [build_synset_record(synset_id, found) for synset_id, found in sorted(bodies.items())]
 
 
+def _cached_edges(cache: HttpCache) -> dict[str, Edges]:
+    """The relations the cache holds (getOutgoingEdges answers), per synset."""
+    found: dict[str, Edges] = {}
+    for cached in cache.entries(EDGES_ENDPOINT):
+        synset_id = cached.param("id")
+        if synset_id:
+            found[synset_id] = tuple(parse_edges(json.loads(cached.body), synset_id))
+    return found
+
+
 def export_cache_as_snapshot(
     cache: HttpCache,
     path: str | Path,
@@ -594,8 +670,9 @@ def export_cache_as_snapshot(
     """Freeze everything the BabelNet cache holds into a snapshot file that ``SnapshotLexicon`` loads.
 
     getSynsetIds answers become lemma entries; the per-language-chunk getSynset answers of a synset are
-    merged into one synset. A lemma whose synsets were not all fetched (a stopped run) would give an
-    incomplete Ω(λ), so the export refuses unless ``allow_incomplete``, which leaves such lemmas out.
+    merged into one synset; a synset's getOutgoingEdges answer becomes its ``edges``. A lemma whose synsets were
+    not all fetched (a stopped run) would give an incomplete Ω(λ), so the export refuses unless
+    ``allow_incomplete``, which leaves such lemmas out.
     """
     synsets = _cached_synsets(cache)
     known = {record.id for record in synsets}
@@ -615,7 +692,8 @@ def export_cache_as_snapshot(
     if version is None:
         api = cache.get_meta(CACHE_VERSION_META) or "unknown"
         version = f"babelnet-{api}-cache-{datetime.now(UTC):%Y%m%d}"
+    edges = {synset_id: links for synset_id, links in _cached_edges(cache).items() if synset_id in known}
     written = write_snapshot(
-        path, label=label, version=version, provider=provider, lemmas=lemmas, synsets=synsets, fmt=fmt
+        path, label=label, version=version, provider=provider, lemmas=lemmas, synsets=synsets, fmt=fmt, edges=edges
     )
     return CacheExport(path=written, lemma_count=len(lemmas), synset_count=len(synsets), skipped_lemmas=tuple(skipped))

@@ -7,6 +7,7 @@ the version the user saw, applies the pure command rules, and saves state + hist
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,9 +27,10 @@ from annotator.domain.model import (
     Status,
     User,
 )
-from annotator.domain.suggestions import candidate_key, valid_candidate
+from annotator.domain.suggestions import Suggestion, candidate_key, valid_candidate
 from annotator.domain.unicode_rules import check_storable
 from annotator.errors import ConflictError, PermissionDenied, UserError
+from annotator.lexicon.base import LexiconError
 from annotator.store import double_curation
 from annotator.store import suggestions as suggestion_rows
 from annotator.store.double_curation import Copy
@@ -98,11 +100,13 @@ class CurationService:
         commands.check_storable(address, command)
         workflow.check_can_edit(self.user, address.lang)
         unversioned = isinstance(command, commands.UNVERSIONED)
-        if not unversioned and expected_version is None:
+        personal = isinstance(command, commands.PERSONAL)
+        if not unversioned and not personal and expected_version is None:
             raise ValueError(f"{type(command).__name__} needs the version the page showed")
         if address.is_copy:
             return self._handle_copy(address, command, expected_version or 0)
         item_id, lang = address.item_id, address.lang
+        offered = self._offered(item_id, lang) if isinstance(command, commands.NEEDS_SUGGESTIONS) else ()
         with self.project.db.write() as conn:
             item = self.project.repo.get_item(conn, item_id)
             current = self.project.repo.get_item_language(conn, item_id, lang)
@@ -113,7 +117,7 @@ class CurationService:
                     f"{item_id} [{lang}] is assigned for double curation: its translators edit their own copies "
                     "(Double curation page) and a lead adjudicates them."
                 )
-            if not unversioned and current.version != expected_version:
+            if not unversioned and not personal and current.version != expected_version:
                 who = current.updated_by or "someone"
                 raise ConflictError(
                     f"{item_id} [{lang}] was changed by {who} {human_time(current.updated_at)} while you were editing; "
@@ -123,21 +127,23 @@ class CurationService:
             history = (
                 self.project.repo.history(conn, item_id, lang) if isinstance(command, commands.NEEDS_HISTORY) else ()
             )
-            change = commands.decide(commands.Situation(self.user, item, current, address, history), command)
+            situation = commands.Situation(self.user, item, current, address, history, suggestions=offered)
+            change = commands.decide(situation, command)
+            if personal:  # the user's own view of the suggestions: no version, no history row, nobody else's page
+                _keep_personal(conn, self.user, item_id, lang, command, offered)
+                return current
             new, comment = change.new, change.comment
             limits.check_item_language(new, current)  # what the spreadsheet round trip could not carry
             limits.check_note(comment, "comment")
             if unversioned:
                 self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), comment.strip()))
                 return current
-            if new == current and not comment.strip() and not change.always_recorded:
+            if new == current and not comment.strip():
                 return current  # nothing changed: no version bump, no history row
             detail = {**change.detail, undo.BEFORE_KEY: undo.before_of(current, new)}
             saved = self.project.repo.save_item_language(
                 conn, new, current.version, self.user.name, change.action, detail
             )
-            if isinstance(command, commands.DismissSuggestion):
-                _remember_dismissal(conn, self.user, item_id, lang, command.text)
             if comment.strip():
                 self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), comment.strip()))
             return saved
@@ -161,13 +167,21 @@ class CurationService:
             statuses = tuple(c.status for c in double_curation.copies_of(conn, item_id, lang))
             situation = commands.Situation(self.user, item, current, address, (), statuses)
             new = commands.decide(situation, command).new
-            if isinstance(command, commands.DismissSuggestion):
-                _remember_dismissal(conn, self.user, item_id, lang, command.text)
             limits.check_item_language(new, current)
             if new == current:
                 return current
             saved = double_curation.save_copy(conn, from_item_language(new, owner), expected_version, utc_now())
             return as_item_language(saved, main)
+
+    def _offered(self, item_id: str, lang: str) -> tuple[Suggestion, ...]:
+        """What the user is offered now on the item-language (what an accepted or dismissed suggestion must be to
+        count as one); none when the lexicon cannot say now (an accept is then an ordinary add)."""
+        from annotator.services.suggestions import card_view
+
+        try:
+            return card_view(self.project, item_id, lang, self.user).suggestions
+        except (UserError, LexiconError):
+            return ()
 
     # --- the commands by name (the command line, the sheet import and scripts call these) ---------------
 
@@ -296,8 +310,18 @@ def human_time(iso: str | None) -> str:
     return f"on {iso[:10]} at {iso[11:16]} UTC"
 
 
-def _remember_dismissal(conn: Connection, user: User, item_id: str, lang: str, text: str) -> None:
-    """A dismissed suggestion is not offered to ``user`` on the item-language again (``services.suggestions`` reads
-    the same rows), kept in the command's own transaction so the history row and the dismissal go together."""
+def _keep_personal(
+    conn: Connection, user: User, item_id: str, lang: str, command: Command, offered: Sequence[Suggestion]
+) -> None:
+    """A dismissal (with the suggestion's source and relation, when it was one the user is offered: what the
+    acceptance rates per kind count) or its restoring, for ``user`` only, in the command's transaction."""
+    text = command.text if isinstance(command, (commands.DismissSuggestion, commands.RestoreSuggestion)) else ""
     shown = valid_candidate(text) or " ".join(text.split())
-    suggestion_rows.dismiss(conn, item_id, lang, user.name, candidate_key(shown), shown[:200], utc_now())
+    key = candidate_key(shown)
+    if isinstance(command, commands.RestoreSuggestion):
+        suggestion_rows.undismiss(conn, item_id, lang, user.name, key)
+        return
+    found = next((s for s in offered if s.key == key), None)
+    source, relation = (found.source, found.relation) if found is not None else ("", "")
+    shown = found.text if found is not None else shown  # as it was offered
+    suggestion_rows.dismiss(conn, item_id, lang, user.name, key, shown[:200], utc_now(), source, relation)

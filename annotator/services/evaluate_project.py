@@ -44,7 +44,7 @@ State = tuple[str, str, str]
 _TARGET_POS = frozenset(("NOUN", "VERB", "ADJ", "ADV"))
 _CROSS_POS = frozenset((*CORE_TAGS, *WARNED_TAGS))
 _ORIGINS = frozenset(origin.value for origin in Origin)
-_CANDIDATE_KEYS = frozenset(("origin", "pos", "synsets", "text"))
+_CANDIDATE_KEYS = frozenset(("origin", "pos", "synsets", "text"))  # and "suggestion" on an accepted suggestion
 _SYNSET_ID = re.compile(r"\S+")
 _LANG_CODE = re.compile(r"[A-Z]{2,3}")
 #: A stored candidate list that is doubted (see ``_specs``).
@@ -233,7 +233,7 @@ def _specs(stored: str, side: str, canonical: Canonical, seen: Seen) -> tuple[St
         for index, entry in enumerate(entries):
             text, pos, synsets = entry["text"], entry["pos"], entry["synsets"]
             if (
-                len(entry) != 4  # 4: _CANDIDATE_KEYS
+                len(entry) != (4 if "suggestion" not in entry else 5)  # _CANDIDATE_KEYS, and an accepted one's
                 or type(synsets) is not list
                 or not _stored_candidate(text, pos, entry["origin"], synsets, canonical, seen)
             ):

@@ -13,9 +13,11 @@ item-language and user.
 For the command handlers of the Curate work area:
 
 - ``card_view(project, item_id, lang, user) -> CardSuggestions``: the reasons and the ranked suggestions (cheap).
-- ``dismiss_suggestion(project, user, item_id, lang, text) -> bool``: not offered to ``user`` there again (False
-  when it already was dismissed); ``restore_suggestion`` takes a dismissal back. Accepting needs no bookkeeping:
-  once the word stands in the list it is no longer suggested. Accepting a ``move-to-GOOD`` suggestion is the
+- Accepting, dismissing and restoring are commands (``AcceptSuggestion``, ``DismissSuggestion``,
+  ``RestoreSuggestion``) to ``CurationService.handle``, which reads ``card_view`` to know what the user is offered:
+  an accepted suggestion keeps its source and relation on the candidate and in the history row; a dismissal is the
+  user's own (``suggestion_dismissals``, with the suggestion's source and relation), changing no version or history.
+  Once the word stands in the list it is no longer suggested. Accepting a ``move-to-GOOD`` suggestion is the
   ordinary move of the BAD candidate with the same identity (``candidate_key(text)``).
 - ``wordnet_hints.typed_word_hint(project, item, lang, text)``: what the lexicons say of a word typed in an Add box.
 """
@@ -31,7 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from annotator.clock import utc_now
 from annotator.context import ProjectContext
 from annotator.domain.jobs import JobKind, JobState
 from annotator.domain.lexicon_records import SynsetRecord
@@ -42,7 +43,6 @@ from annotator.domain.suggestions import (
     MissTranslation,
     Suggestion,
     TeamCandidate,
-    candidate_key,
     decode_suggestions,
     empty_reasons,
     encode_suggestions,
@@ -50,10 +50,16 @@ from annotator.domain.suggestions import (
     mt_suggestions,
     related_suggestions,
     team_suggestions,
-    valid_candidate,
 )
 from annotator.errors import UserError
-from annotator.lexicon.base import ENGLISH, Lexicon, LexiconError, LexiconQuotaError, LexiconUnavailableError
+from annotator.lexicon.base import (
+    ENGLISH,
+    Lexicon,
+    LexiconError,
+    LexiconQuotaError,
+    LexiconUnavailableError,
+    RelatedSynsets,
+)
 from annotator.lexicon.sources import MACHINE_TRANSLATED_SOURCES, allowed_sources
 from annotator.lexicon.wordnet import WordnetLexicon, default_sources
 from annotator.lexicon.wordnet_relations import WordnetRelations
@@ -153,14 +159,27 @@ class _Finder:
         ``target``: σ's record when the caller has it (with ``lang``'s senses), else it is asked for."""
         target = self.record(synset, lang) if target is None else target
         linked: list[tuple[str, SynsetRecord]] = []
-        if self.relations is not None:
-            for relation, other in self.relations.related(synset):
-                record = self.record(other, lang)
-                if record is not None:
-                    linked.append((relation, record))
+        for relation, other in self.links(synset):
+            record = self.record(other, lang)
+            if record is not None:
+                linked.append((relation, record))
         return related_suggestions(
             lang, target, linked, self.allowed(lang), lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES
         )
+
+    def links(self, synset: str) -> list[tuple[str, str]]:
+        """σ's relations: a wordnet's from its WN-LMF files, BabelNet's outgoing edges, a snapshot's kept edges;
+        none from a provider that knows none. A provider that cannot answer now raises (nothing is kept)."""
+        if self.relations is not None:
+            return self.relations.related(synset)
+        if isinstance(self.lexicon, RelatedSynsets):
+            try:
+                return self.lexicon.related(synset)
+            except (LexiconQuotaError, LexiconUnavailableError):
+                raise
+            except LexiconError:
+                return []
+        return []
 
     @property
     def local(self) -> bool:
@@ -213,7 +232,13 @@ def _stamp_base(project: ProjectContext, settings: ProjectSettings | None = None
     elif settings.lexicon.snapshot:
         snapshot = project.resolve_path(settings.lexicon.snapshot)  # as ``Project.lexicon`` opens it, from any folder
         parts.append(snapshot.stat().st_mtime if snapshot.exists() else 0.0)
+    if settings.lexicon.provider != "wordnet":
+        parts.append(EDGES_STAMP)  # parts kept before BabelNet's and snapshots' relations were followed are stale
     return json.dumps(parts, default=str)
+
+
+#: In the stamp of a BabelNet or snapshot project's related parts: they follow the provider's edges.
+EDGES_STAMP = "edges-v1"
 
 
 def _relations(folder: Path) -> WordnetRelations:
@@ -614,28 +639,6 @@ def _card(
             rows.put_cache(conn, [(item_id, lang, cached)])
     related_part = cached.related if cached is not None else "[]"
     return _view(item, state, record, related_part, _mt_part(cached, job_id), team, dismissed, job_id)
-
-
-def dismiss_suggestion(project: ProjectContext, user: User, item_id: str, lang: str, text: str) -> bool:
-    """Dismiss the suggestion of ``text`` on the item-language for ``user`` (kept: not offered to them there again).
-    Refused for a language the user may not edit; returns False when it was dismissed already."""
-    lang = lang.upper()
-    if not user.may_edit(lang):
-        raise UserError(f"You may not curate {lang}; nothing was changed.")
-    shown = valid_candidate(text) or " ".join(text.split())
-    with project.db.write() as conn:
-        if project.repo.get_item_language(conn, item_id, lang) is None:
-            raise UserError(f"No item-language {item_id} [{lang}] in this project; nothing was changed.")
-        return rows.dismiss(conn, item_id, lang, user.name, candidate_key(shown), shown[:200], utc_now())
-
-
-def restore_suggestion(project: ProjectContext, user: User, item_id: str, lang: str, text: str) -> bool:
-    """Take back ``user``'s dismissal of ``text`` on the item-language (undo); False when there was none."""
-    if not user.may_edit(lang.upper()):
-        raise UserError(f"You may not curate {lang.upper()}; nothing was changed.")
-    shown = valid_candidate(text) or " ".join(text.split())
-    with project.db.write() as conn:
-        return rows.undismiss(conn, item_id, lang.upper(), user.name, candidate_key(shown))
 
 
 # --- in bulk: the command line, the Project page, after pre-population --------------------------------------

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, select
 
 from annotator.clock import utc_now
-from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Origin, Status
+from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Origin, Status, SuggestedFrom
 from annotator.errors import ConflictError
 from annotator.store import schema
 from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_many, strings_from_json, visible
@@ -20,8 +20,14 @@ _IL = schema.item_languages
 
 
 def candidates_to_json(entries: Sequence[CandidateEntry]) -> str:
+    """The stored list: ``suggestion`` (source, relation, synset) only on a candidate accepted from a suggestion, so
+    every other list is stored, and exported, as before."""
     return dumps(
-        [{"text": e.text, "pos": e.pos, "origin": e.origin.value, "synsets": list(e.synsets)} for e in entries]
+        [
+            {"text": e.text, "pos": e.pos, "origin": e.origin.value, "synsets": list(e.synsets)}
+            | ({"suggestion": e.suggested.to_json()} if e.suggested is not None else {})
+            for e in entries
+        ]
     )
 
 
@@ -29,7 +35,13 @@ def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
     if raw == "[]":  # most rows a bulk job reads are untouched (pending, empty)
         return ()
     return tuple(
-        CandidateEntry(d["text"], d.get("pos"), Origin(d.get("origin", "translator")), tuple(d.get("synsets", ())))
+        CandidateEntry(
+            d["text"],
+            d.get("pos"),
+            Origin(d.get("origin", "translator")),
+            tuple(d.get("synsets", ())),
+            SuggestedFrom.from_json(d.get("suggestion")),
+        )
         for d in json.loads(raw)
     )
 

@@ -320,7 +320,9 @@ suggestion_cache = Table(
     Column("mt", Text, nullable=False, default="[]"),
 )
 
-#: A suggestion a user dismissed on an item-language: not offered to that user there again.
+#: A suggestion a user dismissed on an item-language: not offered to that user there again (nobody else's view, no
+#: version or history changes). ``source`` / ``relation`` (revision 0015_suggestion_kinds): the suggestion's kind when
+#: it was dismissed ("" when the text was not one offered then), what acceptance rates per kind count.
 suggestion_dismissals = Table(
     "suggestion_dismissals",
     metadata,
@@ -330,4 +332,6 @@ suggestion_dismissals = Table(
     Column("key", String(300), primary_key=True),
     Column("text", String(200), nullable=False),
     Column("at", String(40), nullable=False),
+    Column("source", String(20), nullable=False, server_default=""),
+    Column("relation", String(200), nullable=False, server_default=""),
 )

@@ -151,8 +151,11 @@ def team_rows(conn: Connection, synsets: Sequence[str], lang: str, other_than: s
     return [TeamRow(*row[:4]) for row in conn.execute(_TEAM, values) if row[4] in CURATED_STATUSES]
 
 
-def dismiss(conn: Connection, item_id: str, lang: str, user: str, key: str, text: str, at: str) -> bool:
-    """Remember a dismissal; False when it was already dismissed."""
+def dismiss(
+    conn: Connection, item_id: str, lang: str, user: str, key: str, text: str, at: str, source: str = "",
+    relation: str = "",
+) -> bool:
+    """Remember a dismissal with the suggestion's source and relation; False when it was already dismissed."""
     table = schema.suggestion_dismissals
     exists = conn.execute(
         select(table.c.key).where(
@@ -161,7 +164,12 @@ def dismiss(conn: Connection, item_id: str, lang: str, user: str, key: str, text
     ).first()
     if exists:
         return False
-    conn.execute(table.insert().values(item_id=item_id, lang=lang, user=user, key=key, text=text, at=at))
+    conn.execute(
+        table.insert().values(
+            item_id=item_id, lang=lang, user=user, key=key, text=text, at=at, source=source[:20],
+            relation=relation[:200],
+        )
+    )  # fmt: skip
     return True
 
 

@@ -21,7 +21,7 @@ const LEGEND = [
   ['Tab', 'reach every row\'s Move and Remove buttons'],
   ['Delete or r', 'remove the candidate under the cursor'],
   ['m', 'move the candidate under the cursor to the other list'],
-  ['f', 'jump the cursor to the first suggestion (below the lists; on arrival it is there when GOOD is empty)'],
+  ['f', 'jump the cursor to the first suggestion (below the lists, "N suggestions below — f" says so when they are out of view; on arrival it is there when GOOD is empty)'],
   ['+ (on a suggestion)', 'accept it into GOOD (a BAD candidate suggested for GOOD moves there)'],
   ['- (on a suggestion)', 'accept it into BAD'],
   ['Enter (on a suggestion)', 'accept it into the list it is suggested for'],
@@ -30,7 +30,7 @@ const LEGEND = [
   ['s', 'DISCUSS: write a note for a lead (Ctrl+Enter sends)'],
   ['x', 'Discard: choose a reason (Enter confirms)'],
   ['o', 'Reopen'],
-  ['u', 'Undo your last change on this item, or your Done / Discard on the item just left (u again redoes)'],
+  ['u', 'Undo your last change on this item, or your Done / Discard on the item just left (u again redoes); right after a dismissal, bring the suggestion back'],
   ['n / p (Alt+N / Alt+P anywhere)', 'Next / Previous item'],
   ['a', 'turn "Next item after Done" on or off'],
   ['?', 'this legend'],
@@ -238,6 +238,9 @@ function command(name, source) {
       return true;
     case 'add-all':
       addAll(source && source.dataset.side);
+      return true;
+    case 'suggestions':
+      jumpSuggestions();
       return true;
     case 'legend': {
       const legend = $('.ca-legend');
@@ -576,7 +579,30 @@ function drawLists(d) {
   else rove(null);
 }
 
+// "5 suggestions below — f": said while the suggestions exist and lie below the fold (their section watched by an
+// IntersectionObserver), so a translator scrolled to the lists knows they are there
+let belowFold = false;
+function drawBelowHint(d) {
+  const hint = $('.ca-sugg-below');
+  const count = d.suggestions.rows.length;
+  setText(hint, `${count} suggestion${count === 1 ? '' : 's'} below — f`);
+  hint.setAttribute('aria-label', `${count} suggestion${count === 1 ? '' : 's'} below the lists: go there (f)`);
+  hint.hidden = !(count && belowFold);
+}
+
+function watchSuggestions() {
+  if (typeof IntersectionObserver === 'undefined') return;
+  // (the section counts as in view once 48 px of it show: a heading's edge at the bottom is not the suggestions)
+  new IntersectionObserver((entries) => {
+    const entry = entries[entries.length - 1];
+    const height = entry.rootBounds ? entry.rootBounds.height : window.innerHeight;
+    belowFold = !entry.isIntersecting && entry.boundingClientRect.top >= height / 2;
+    if (data) drawBelowHint(data);
+  }, {rootMargin: '0px 0px -48px 0px'}).observe($('.ca-sugg'));
+}
+
 function drawSuggestions(d) {
+  drawBelowHint(d);
   if (!changed('suggestions', d.suggestions, d.editable)) return;
   const section = $('.ca-sugg');
   section.hidden = !d.suggestions.rows.length;
@@ -790,7 +816,9 @@ export default function (component) {
     lastFeedback = null;
     queue = [];
     inflight = null;
+    belowFold = false;
     wire();
+    watchSuggestions();
     if (!found.querySelector('.ca-legend tbody').childElementCount) {
       found.querySelector('.ca-legend tbody').replaceChildren(...LEGEND.map(([keys, what]) => {
         const tr = el('tr');
