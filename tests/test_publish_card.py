@@ -345,7 +345,7 @@ def test_hostile_text_stays_text_in_every_format(demo: Path, tmp_path: Path) -> 
     """A name and a snapshot's metadata crafted to make headings, images, links, YAML keys or LaTeX commands."""
     hostile = 'Bench "x" --- license: mit {\\evil} # 100% $x$ & ![p](https://evil.example/p.png) <b>'
     snapshot = json.loads((DEMO / "snapshot.json").read_text(encoding="utf-8"))
-    snapshot["provider"] = "x ## Licence: CC0 ![pixel](https://evil.example/pixel.png) [click](https://evil.example)"
+    snapshot["provider"] = "x\n## Licence: CC0\n![pixel](https://evil.example/pixel.png) [click](https://evil.example)"
     snapshot["label"] = "<img src=https://evil.example/l.png> # Heading"
     (demo.parent / "hostile.json").write_text(json.dumps(snapshot), encoding="utf-8")
     data = tmp_path / "data"
