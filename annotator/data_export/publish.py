@@ -384,7 +384,7 @@ def _fill(
     document = croissant_document(
         name=slug(card.name),
         description=f"{card.name}: a DiBiMT-style benchmark of lexical ambiguity in machine translation "
-        f"(English into {', '.join(languages)}). Export manifest {manifest_id}.",
+        f"(English into {', '.join(lang for lang in languages if rows[lang])}). Export manifest {manifest_id}.",
         licence_url=target.url if target else "LICENSES/README.md",
         version="1.0.0",
         date_published=published[:10],

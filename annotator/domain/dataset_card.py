@@ -191,8 +191,13 @@ def published_configs(data: CardData) -> list[str]:
     return [config for config in [*data.languages, "discarded"] if data.rows.get(config, 0) > 0]
 
 
+def languages_with_rows(data: CardData) -> list[str]:
+    """The target languages the published data holds (a language without a row is not the dataset's)."""
+    return [lang for lang in data.languages if data.rows.get(lang, 0) > 0]
+
+
 def yaml_header(data: CardData) -> str:
-    langs = sorted({SENTENCE_LANGUAGE, *(lang.lower() for lang in data.languages)})
+    langs = sorted({SENTENCE_LANGUAGE, *(lang.lower() for lang in languages_with_rows(data))})
     lines = ["---", f"license: {_q(data.licence)}"]
     if data.licence == OTHER:
         lines += [f"license_name: {_q('lexicon-sources')}", f"license_link: {_q('LICENSES/README.md')}"]
@@ -591,13 +596,26 @@ def _limitations(data: CardData) -> list[str]:
         "- **Lexicon noise.** Candidates come from the lexicons as they are: a wordnet built by translating or "
         "linking senses (through the ILI), or from Wiktionary, holds wrong or over-general words for a sense; a "
         "row no person changed carries that noise unchecked (the last column above), and so does any row "
-        "whose lexicon words a translator kept without checking each one.",
+        "whose lexicon words a translator kept without checking each one. Measured where people checked: "
+        + _noise(data)
+        + ".",
         "- **Senses.** Ω(λ) and μ(σ) follow the English WordNet 3.0 sense order; a target has one sense per item; "
         "the English sentences come from the corpora in the `source` column with their own domains and biases.",
         "- **Known gaps.** " + _to_fill("anything the team knows is wrong or missing (languages, domains, rules)"),
         "",
     ]
     return out
+
+
+def _noise(data: CardData) -> str:
+    """How much of the lexicon's GOOD lists translators removed in the done rows (SPEC §6 % removed), per language."""
+    languages = data.refinement.get("languages", {})
+    parts = [
+        f"{lang} {format_value(row.get('removed_pct'))} % of G0 removed over {row.get('item_languages', 0)} done row(s)"
+        for lang, row in languages.items()
+        if row.get("item_languages")
+    ]
+    return "; ".join(parts) if parts else "nowhere, no row is done"
 
 
 def _personal(data: CardData) -> list[str]:
@@ -745,13 +763,20 @@ def dataset_card(data: CardData) -> str:
     """The whole ``README.md``: YAML header, then the sections in the order a reviewer reads them."""
     rows, usable = _total(data, "rows"), _total(data, "usable")
     authors = ", ".join(_text(a) for a in data.authors) or _to_fill("the authors (annotator publish --author)")
+    with_rows = languages_with_rows(data)
+    without = [lang for lang in data.languages if lang not in with_rows]
     body = [
         f"# {_text(data.name)}",
         "",
         f"A DiBiMT-style benchmark of lexical ambiguity in machine translation from English into "
-        f"{', '.join(data.languages)}: {data.items} item(s), {rows} language row(s) of which {usable} usable "
-        "(done, with something in GOOD), one configuration per language"
-        + (" and one for the discarded item-languages." if data.rows.get("discarded") else "."),
+        f"{', '.join(with_rows) or 'no language'}: {data.items} item(s), {rows} language row(s) of which {usable} "
+        "usable (done, with something in GOOD), one configuration per language"
+        + (" and one for the discarded item-languages." if data.rows.get("discarded") else ".")
+        + (
+            f" The project's {', '.join(without)} rows are not published (none matches the selection)."
+            if without
+            else ""
+        ),
         "",
         f"- Authors: {authors}",
         f"- URL: {hub_url(data.hub_id) or _to_fill('the Hub URL (annotator publish --hub-id OWNER/NAME)')}",
