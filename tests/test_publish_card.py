@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from markdown_it import MarkdownIt
-from test_export import EXCLUDED, curate_demo
+from test_export import EXCLUDED, curate_demo, validator
 
 from annotator.cli import main
 from annotator.commands.project import create_demo
@@ -118,6 +118,9 @@ def test_default_publish_has_only_usable_rows_and_the_card_counts_equal_the_parq
     check_card_counts_equal_the_parquet(out)
     it = pq.read_table(out / "data" / "IT" / "test.parquet").to_pylist()
     assert all(row["usable"] and row["status"] == "done" for row in it)
+    manifest = json.loads((out / "export" / "manifest.json").read_text())
+    validator("manifest.schema.json").validate(manifest)
+    assert manifest["options"]["usable_only"] is True and manifest["counts"]["left_out"]["unusable"] == 0
     assert EMPTY_DONE[0] not in {row["id"] for row in it}  # done but nothing in GOOD: not usable, left out
     card = (out / "README.md").read_text(encoding="utf-8")
     left = {row["language"]: row for row in table_after(card, "Rows left out as not usable")}

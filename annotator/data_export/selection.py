@@ -146,9 +146,21 @@ def empty_row(item_id: str, lang: str) -> CandidateSetsValues:
 _identity = functools.lru_cache(maxsize=1 << 16)(key_string)
 
 
-def keys(stored: str, origin: str | None = None) -> frozenset[str]:
-    """SPEC §3 identities (case-folded text + tag) of a stored candidate list (only those of ``origin``, if given)."""
-    return frozenset(_identity(c["text"], c["pos"]) for c in json.loads(stored) if origin in (None, c["origin"]))
+def keys(stored: str) -> frozenset[str]:
+    """SPEC §3 identities (case-folded text + tag) of a stored candidate list."""
+    return frozenset(_identity(c["text"], c["pos"]) for c in json.loads(stored))
+
+
+def _identities(stored: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A stored list's §3 identities, all and those of origin ``lexicon``, from one decoding (plain tuples: the
+    collector stops tracking them)."""
+    everything, lexicon = [], []
+    for candidate in json.loads(stored):
+        identity = _identity(candidate["text"], candidate["pos"])
+        everything.append(identity)
+        if candidate["origin"] == LEXICON:
+            lexicon.append(identity)
+    return tuple(everything), tuple(lexicon)
 
 
 class ExportedItem(NamedTuple):
@@ -266,19 +278,17 @@ class Selection:
         a synset (pre-population fills it per synset) and Gf often the same as G0, so most lists are met again.
         The identities are remembered as plain tuples, which the collector does not track (see the module
         docstring), and the remembered lists are dropped with the generator."""
-        seen: dict[str, tuple[str, ...]] = {}
-        from_lexicon: dict[str, tuple[str, ...]] = {}
+        seen: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         for item_id, lang, synset, initial_good, good in self.done:
             initial = seen.get(initial_good)
             if initial is None:
-                initial = seen[initial_good] = tuple(keys(initial_good))
+                initial = seen[initial_good] = _identities(initial_good)
             final = seen.get(good)
             if final is None:
-                final = seen[good] = tuple(keys(good))
-            lexicon = from_lexicon.get(good)
-            if lexicon is None:
-                lexicon = from_lexicon[good] = tuple(keys(good, origin=LEXICON))
-            yield RefinementRecord(item_id, lang, synset, frozenset(initial), frozenset(final), frozenset(lexicon))
+                final = seen[good] = _identities(good)
+            yield RefinementRecord(
+                item_id, lang, synset, frozenset(initial[0]), frozenset(final[0]), frozenset(final[1])
+            )
 
     def counts(self) -> DatasetCounts:
         values = self.items.values
