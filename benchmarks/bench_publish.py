@@ -29,7 +29,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.keep or tmp)
         fresh = not (folder / "data" / "annotator.sqlite").exists()
-        project = Project.open(folder / "data", create=True)
+        project = Project.open(folder / "data", create=fresh)
         if fresh:
             project.save_settings(ProjectSettings(name="bench", languages=LANGS, lexicon=LexiconSettings("snapshot")))
             started = time.perf_counter()

@@ -14,7 +14,7 @@ from app_helpers import plain
 from streamlit.testing.v1 import AppTest
 from test_app_dataset import SCRIPT, build_curated_demo
 
-from annotator.app.publish_panel import PREPARED
+from annotator.app.publish_panel import PREPARED, UNUSABLE_LABEL
 from annotator.app.state import USER_KEY
 from annotator.commands.project import create_demo
 from annotator.project import LexiconSettings, Project
@@ -99,5 +99,21 @@ def test_nothing_done_yet_says_what_to_tick(copy_project, tmp_path: Path, monkey
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
     (warning,) = publish_warnings(at)
     assert "left out: 18 incomplete" in warning and "--" not in warning
-    assert "Tick “Include items not yet done in every language” above to publish the 18 unfinished" in warning
+    assert "Tick “Include items not yet done in every language” above to publish the usable rows of the 18" in warning
     assert PREPARED not in at.session_state
+    at.checkbox(key="dataset_include_incomplete").check().run()
+    at.button(key="publish_prepare").click().run()
+    (warning,) = publish_warnings(at)  # pre-populated, nobody curated: no row is usable
+    assert "left out: 18 unusable" in warning and f"Tick “{UNUSABLE_LABEL}”" in warning and "--" not in warning
+    at.checkbox(key="publish_include_unusable").check()
+    at.text_input(key="publish_hub_id").input("lab-x/demo-bench")
+    at.text_area(key="publish_authors").input("Ada Lovelace\n\nAlan Turing\n")
+    at.button(key="publish_prepare").click().run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    _name, data, summary = at.session_state[PREPARED]
+    assert "IT: 18" in summary and "placeholder(s) marked TO FILL" in summary
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        card = archive.read("dataset/README.md").decode()
+        usable = pq.read_table(io.BytesIO(archive.read("dataset/data/IT/test.parquet"))).column("usable").to_pylist()
+    assert 'load_dataset("lab-x/demo-bench"' in card and "author = {Ada Lovelace and Alan Turing}" in card
+    assert usable == [False] * 18

@@ -232,11 +232,17 @@ def test_publish_refuses_a_folder_with_files_and_an_unknown_licence_before_writi
     with pytest.raises(LicenceRefused, match="'mit-ish' is not a licence publish knows"):
         publish(project, tmp_path / "new", licence="mit-ish")
     assert not (tmp_path / "new").exists()
-    result = publish(project, tmp_path / "incomplete", licence="cc-by-sa-4.0", include_incomplete=True)
+    usable = publish(project, tmp_path / "usable", include_incomplete=True)
+    # the unfinished items' usable rows only: ES book-table is in progress, RU match-pipe pending
+    assert usable.rows == {"DE": 16, "ES": 15, "IT": 16, "RU": 15, "ZH": 16, "discarded": 1}
+    result = publish(
+        project, tmp_path / "incomplete", licence="cc-by-sa-4.0", include_incomplete=True, include_unusable=True
+    )
     assert result.rows == {**dict.fromkeys(LANGS, 16), "discarded": 1}  # excluded and DE-discarded items out
-    statuses = pq.read_table(tmp_path / "incomplete" / "data" / "ES" / "test.parquet").column("status").to_pylist()
+    table = pq.read_table(tmp_path / "incomplete" / "data" / "ES" / "test.parquet").to_pylist()
+    unfinished = [(row["id"], row["status"], row["usable"]) for row in table if row["status"] != "done"]
     assert (
-        statuses.count("in_progress") == 1
+        unfinished == [("book-table", "in_progress", False)]
         and yaml_header((tmp_path / "incomplete" / "README.md").read_text())["license"] == "cc-by-sa-4.0"
     )
     project.db.dispose()
@@ -253,14 +259,14 @@ def test_a_snapshot_states_its_licence_in_its_header_or_is_babelnets_when_frozen
 
 
 def test_the_card_stays_valid_whatever_the_projects_name_holds(published: Path, tmp_path: Path) -> None:
-    hostile = 'Bench "x"\n---\nlicense: mit {\\evil} # not a comment'
+    hostile = 'Bench "x" --- license: mit {\\evil} # not a comment'  # a line break is refused (test_publish_card)
     project = Project.open(published.parent / "data")
     result = publish(project, tmp_path / "hostile", name=hostile)
     project.db.dispose()
     card = (result.path / "README.md").read_text(encoding="utf-8")
     header = yaml_header(card)
     assert header["pretty_name"] == hostile and header["license"] == "cc-by-4.0"
-    assert 'title = {Bench "x" --- license: mit (/evil) # not a comment}' in card
+    assert 'title = {Bench "x" --- license: mit (/evil) \\# not a comment}' in card
     assert json.loads((result.path / "croissant.json").read_text())["name"] == "bench-x-license-mit-evil-not-a-comment"
 
 
@@ -269,7 +275,7 @@ def test_a_project_whose_filters_never_ran_does_not_claim_zero_flagged(project: 
     snapshot = LexiconSettings("snapshot", snapshot="builtin:demo/snapshot.json")
     project.save_settings(ProjectSettings(name="fresh", languages=("IT",), lexicon=snapshot))
     import_items(project, items)
-    result = publish(project, tmp_path / "fresh", include_incomplete=True)
+    result = publish(project, tmp_path / "fresh", include_incomplete=True, include_unusable=True)
     card = (result.path / "README.md").read_text(encoding="utf-8")
     assert "The selection filters were not run on this project" in card and "0 item(s) flagged" not in card
     assert result.rows == {"IT": 18, "discarded": 0} and "Apache License 2.0" in card

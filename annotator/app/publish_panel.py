@@ -36,6 +36,7 @@ class PreparedZip(NamedTuple):
 
 
 MOST_OPEN = "the most open licence the sources allow"
+UNUSABLE_LABEL = "Also publish rows that are not usable (not done, or GOOD empty)"
 
 
 def zip_folder(folder: Path) -> bytes:
@@ -47,7 +48,17 @@ def zip_folder(folder: Path) -> bytes:
     return buffer.getvalue()
 
 
-def _prepare(project: Project, name: str, licence: str | None, include_incomplete: bool) -> None:
+class _Asked(NamedTuple):
+    """What the lead typed and ticked in the form."""
+
+    name: str
+    licence: str | None
+    include_unusable: bool
+    hub_id: str
+    authors: str
+
+
+def _prepare(project: Project, asked: _Asked, include_incomplete: bool) -> None:
     bar = st.progress(0.0, text="Preparing the dataset folder…")
 
     def progress(done: int, total: int, message: str) -> None:
@@ -58,21 +69,27 @@ def _prepare(project: Project, name: str, licence: str | None, include_incomplet
             result = publish(
                 project,
                 Path(tmp) / "dataset",
-                name=name or None,
-                licence=licence,
+                name=asked.name or None,
+                licence=asked.licence,
                 include_incomplete=include_incomplete,
                 progress=progress,
+                include_unusable=asked.include_unusable,
+                hub_id=asked.hub_id.strip() or None,
+                authors=tuple(line.strip() for line in asked.authors.splitlines() if line.strip()),
             )
         except NothingToExport as nothing:  # the real reason (excluded, discarded, unfinished); the tick if it helps
             bar.empty()
             st.session_state.pop(PREPARED, None)
             unfinished = nothing.left_out.get("incomplete", 0)
-            offer = (
-                f" Tick “Include items not yet done in every language” above to publish the {unfinished} unfinished "
-                "item(s) too."
-                if unfinished and not include_incomplete
-                else ""
-            )
+            unusable = nothing.left_out.get("unusable", 0)
+            offer = ""
+            if unfinished and not include_incomplete:
+                offer = (
+                    f" Tick “Include items not yet done in every language” above to publish the usable rows of the "
+                    f"{unfinished} unfinished item(s) too."
+                )
+            elif unusable and not asked.include_unusable:
+                offer = f" Tick “{UNUSABLE_LABEL}” to publish the {unusable} item(s) whose rows are not usable."
             st.warning(md(nothing_to_export(nothing.left_out, "publish") + offer))
             return
         except UserError as error:
@@ -83,7 +100,8 @@ def _prepare(project: Project, name: str, licence: str | None, include_incomplet
         data = zip_folder(result.path)
     bar.empty()
     rows = ", ".join(f"{config}: {n}" for config, n in result.rows.items())
-    st.session_state[PREPARED] = PreparedZip("dataset.zip", data, f"Licence {result.licence}; rows {rows}.")
+    to_fill = f" The card holds {result.placeholders} placeholder(s) marked TO FILL." if result.placeholders else ""
+    st.session_state[PREPARED] = PreparedZip("dataset.zip", data, f"Licence {result.licence}; rows {rows}.{to_fill}")
 
 
 def render_publish(project: Project, include_incomplete: bool) -> None:
@@ -91,8 +109,10 @@ def render_publish(project: Project, include_incomplete: bool) -> None:
     st.subheader("Publish")
     st.caption(
         "A folder ready for the Hugging Face Hub, made from a new export: one Parquet file per language and one "
-        "for the discarded item-languages, a dataset card (README.md) saying how the data was built, Croissant "
-        "metadata and the licences of the lexicon sources. The licence must be one the sources allow."
+        "for the discarded item-languages, a dataset card (README.md) saying what the data is and how it was "
+        "built, Croissant metadata and the licences of the lexicon sources. The licence must be one the sources "
+        "allow. Only usable rows (done, with something in GOOD) are published unless you tick below; what the "
+        "project cannot know is marked TO FILL in the card."
     )
     # a form: choosing a name or a licence reruns nothing until Prepare (a rerun while a download of the export
     # above is being fetched would re-register its file under a new id)
@@ -100,9 +120,13 @@ def render_publish(project: Project, include_incomplete: bool) -> None:
         left, right = st.columns(2)
         name = left.text_input("Dataset name", value=project.settings().name, key="publish_name")
         choice = right.selectbox("Licence", [MOST_OPEN, *publishable_ids(), OTHER], key="publish_licence")
+        hub_id = left.text_input("Hugging Face Hub id (OWNER/NAME, optional)", key="publish_hub_id")
+        authors = right.text_area("Authors (one per line, optional)", key="publish_authors", height=80)
+        unusable = st.checkbox(UNUSABLE_LABEL, key="publish_include_unusable")
         prepare = st.form_submit_button("Prepare the dataset folder", key="publish_prepare")
     if prepare:
-        _prepare(project, name, None if choice == MOST_OPEN else choice, include_incomplete)
+        asked = _Asked(name, None if choice == MOST_OPEN else choice, unusable, hub_id, authors)
+        _prepare(project, asked, include_incomplete)
     prepared: PreparedZip | None = st.session_state.get(PREPARED)
     if prepared:
         data = prepared.data

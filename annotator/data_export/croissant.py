@@ -1,6 +1,8 @@
 """Croissant 1.0 metadata of a published dataset (``croissant.json``, issue 35): the MLCommons format dataset tracks
 ask for. One ``cr:FileObject`` per Parquet file (with its SHA-256) and one ``cr:RecordSet`` per configuration whose
-fields are typed from the file's Arrow schema; ``mlcroissant`` reads it (tests/test_publish.py).
+fields are typed from the file's Arrow schema; ``mlcroissant`` reads it (tests/test_publish.py). The creators, the
+publisher and the Responsible-AI properties (``rai:``, Croissant RAI 1.0) say who made the data and what it is; what
+the project cannot know is a placeholder starting ``TO FILL``, as in the card.
 """
 
 from __future__ import annotations
@@ -111,11 +113,22 @@ def croissant_document(
     version: str,
     date_published: str,
     cite_as: str,
-    url: str,
+    url: str | None,
     files: Sequence[ConfigFile],
     field_descriptions: Mapping[str, str],
+    creators: Sequence[str] = (),
+    publisher: str | None = None,
+    rai: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The ``croissant.json`` document (pure: the files' digests and schemas are given)."""
+    """The ``croissant.json`` document (pure: the files' digests and schemas are given). Without a ``url`` (no Hub
+    id given) the document has none: a placeholder is not a URL."""
+    people = [{"@type": "sc:Person", "name": name} for name in creators] or [
+        {"@type": "sc:Person", "name": "TO FILL: the authors (annotator publish --author)"}
+    ]
+    if publisher:
+        organisation = {"@type": "sc:Organization", "name": publisher, "url": f"https://huggingface.co/{publisher}"}
+    else:
+        organisation = {"@type": "sc:Organization", "name": "TO FILL: the publisher (annotator publish --hub-id)"}
     return {
         "@context": CONTEXT,
         "@type": "sc:Dataset",
@@ -123,10 +136,13 @@ def croissant_document(
         "description": description,
         "conformsTo": CONFORMS_TO,
         "license": licence_url,
-        "url": url,
+        **({"url": url} if url else {}),
         "version": version,
         "datePublished": date_published,
         "citeAs": cite_as,
+        "creator": people,
+        "publisher": organisation,
+        **{f"rai:{key}": value for key, value in (rai or {}).items()},
         "distribution": [
             {
                 "@type": "cr:FileObject",

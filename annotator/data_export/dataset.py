@@ -74,6 +74,7 @@ __all__ = [
     "default_export_root",
     "export_dataset",
     "load_project_data",
+    "public_path",
     "read_dataset",
     "schema_path",
     "select",
@@ -100,16 +101,35 @@ def schema_path(name: str = SCHEMA_FILE) -> Path:
     return Path(str(resources.files("annotator").joinpath("schema", name)))
 
 
+def public_path(project: ProjectContext, path: str) -> str:
+    """A configured file as a manifest or a published card may name it, never by a path of the server: ``builtin:``
+    names and paths relative to the project's folder as they are, a path inside that folder relative to it, any
+    other by its file name."""
+    candidate = Path(path)
+    if path.startswith("builtin:") or not candidate.is_absolute():
+        return path
+    try:
+        return candidate.relative_to(project.data_dir.resolve()).as_posix()
+    except ValueError:
+        try:
+            return candidate.relative_to(project.data_dir).as_posix()
+        except ValueError:
+            return candidate.name
+
+
 def lexicon_info(project: ProjectContext, settings: ProjectSettings) -> dict[str, Any]:
-    """Which lexicon the project is configured with (provider and version) for the manifest; never the API key."""
+    """Which lexicon the project is configured with (provider and version) for the manifest; never the API key, nor
+    a path of the server (``public_path``)."""
     config = settings.lexicon
     info: dict[str, Any] = {"provider": config.provider, "version": None}
     if config.provider == "snapshot":
-        info["snapshot"] = config.snapshot
+        info["snapshot"] = public_path(project, config.snapshot) if config.snapshot else config.snapshot
         if config.snapshot:
             try:
                 header = snapshot_header(project.resolve_path(config.snapshot))
-            except (OSError, ValueError) as error:
+            except OSError as error:
+                info["error"] = f"snapshot not readable: {error.strerror or type(error).__name__}"
+            except ValueError as error:
                 info["error"] = f"snapshot not readable: {error}"
             else:
                 info.update(version=header.get("version"), label=header.get("label"), source=header.get("provider"))
@@ -123,8 +143,10 @@ def lexicon_info(project: ProjectContext, settings: ProjectSettings) -> dict[str
 
         try:
             specifiers = lexicon_specifiers(project.wordnet_folder)
-        except (LexiconError, OSError, sqlite3.Error) as error:  # wn not installed, its folder or database unreadable
-            info["error"] = f"wordnet not readable: {error}"
+        except OSError as error:  # its folder or database unreadable: the reason, not the server's path
+            info["error"] = f"wordnet not readable: {error.strerror or type(error).__name__}"
+        except (LexiconError, sqlite3.Error) as error:  # wn not installed, the database unreadable
+            info["error"] = f"wordnet not readable: {error}".replace(str(project.data_dir), "DATA")
         else:
             info.update(version="+".join(specifiers) or None, lexicons=specifiers)
     return info

@@ -5,12 +5,17 @@ written in batches, so memory stays bounded by a batch per language whatever the
 JSONL line holds for that language: the candidate lists as lists of canonical strings (``good``, ``bad``), with
 their origins and synsets in parallel lists (synset ids never hold spaces, so each candidate's synsets are one
 space-separated string), and ``senses`` / ``sense_ranks`` as parallel lists; the JSONL line can be rebuilt from it.
+Three columns say what the row is worth, the same facts the card counts (``RowFacts``, tallied from the rows as
+written): ``status``, ``filters_failed`` (the selection rules the item broke, flagged but not excluded by a lead)
+and ``usable`` (done with something in GOOD).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Container, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +48,8 @@ LANGUAGE_SCHEMA = pa.schema(
         ("good_synsets", pa.list_(pa.string())),
         ("bad_synsets", pa.list_(pa.string())),
         ("status", pa.string()),
+        ("filters_failed", pa.list_(pa.string())),
+        ("usable", pa.bool_()),
     ]
 )
 
@@ -66,8 +73,8 @@ DISCARDED_SCHEMA = pa.schema(
 BATCH_ROWS = 5_000
 
 
-def language_row(line: dict[str, Any], lang: str) -> dict[str, Any]:
-    """The row of ``lang`` in one ``dataset.jsonl`` line."""
+def language_row(line: dict[str, Any], lang: str, filters_failed: Iterable[str] = ()) -> dict[str, Any]:
+    """The row of ``lang`` in one ``dataset.jsonl`` line; ``filters_failed`` the rules its item broke."""
     target = line["target"]
     entry = line["languages"][lang]
     good, bad = entry["good"], entry["bad"]
@@ -95,7 +102,40 @@ def language_row(line: dict[str, Any], lang: str) -> dict[str, Any]:
         "good_synsets": [" ".join(c["synsets"]) for c in good],
         "bad_synsets": [" ".join(c["synsets"]) for c in bad],
         "status": entry.get("status", "done"),
+        "filters_failed": list(filters_failed),
+        "usable": entry.get("status", "done") == "done" and bool(good),
     }
+
+
+@dataclass
+class RowFacts:
+    """What a configuration's rows are, tallied from the rows as written: rows by status, rows with an empty GOOD
+    list, usable rows, rows failing each selection rule, rows a person changed (an edit or a status)."""
+
+    rows: int = 0
+    status: Counter[str] = field(default_factory=Counter)
+    empty_good: int = 0
+    usable: int = 0
+    filters_failed: Counter[str] = field(default_factory=Counter)
+    changed_by_people: int = 0
+
+    def add(self, row: Mapping[str, Any], changed: bool) -> None:
+        self.rows += 1
+        self.status[row["status"]] += 1
+        self.empty_good += not row["good"]
+        self.usable += bool(row["usable"])
+        self.filters_failed.update(row["filters_failed"])
+        self.changed_by_people += changed
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rows": self.rows,
+            "status": dict(sorted(self.status.items())),
+            "empty_good": self.empty_good,
+            "usable": self.usable,
+            "filters_failed": dict(sorted(self.filters_failed.items())),
+            "changed_by_people": self.changed_by_people,
+        }
 
 
 def discarded_row(line: dict[str, Any]) -> dict[str, Any]:
@@ -150,16 +190,27 @@ def write_parquet_files(
     discarded_jsonl: Path,
     languages: Iterable[str],
     progress: Callable[[int], None] = lambda done: None,
+    *,
+    filters_failed: Mapping[str, Iterable[str]] | None = None,
+    changed_by_people: Container[tuple[str, str]] = (),
+    facts: dict[str, RowFacts] | None = None,
 ) -> dict[str, int]:
     """Write every configuration's file under ``folder``; returns the rows per configuration (``discarded`` too).
 
-    ``progress(n)`` is told the number of ``dataset.jsonl`` lines read so far."""
+    ``progress(n)`` is told the number of ``dataset.jsonl`` lines read so far; ``filters_failed`` maps an item id
+    to the selection rules it broke; ``facts``, when given, receives each language's ``RowFacts`` (a person changed
+    the item-languages in ``changed_by_people``)."""
+    filters_failed = filters_failed or {}
     writers = {lang: _BatchedWriter(folder / language_path(lang), LANGUAGE_SCHEMA) for lang in languages}
+    tallies = {lang: RowFacts() for lang in writers}
     discarded = _BatchedWriter(folder / DISCARDED_PATH, DISCARDED_SCHEMA)
     try:
         for done, line in enumerate(_lines(dataset_jsonl), start=1):
+            failed = filters_failed.get(line["id"], ())
             for lang in line["languages"]:
-                writers[lang].add(language_row(line, lang))
+                row = language_row(line, lang, failed)
+                tallies[lang].add(row, (line["id"], lang) in changed_by_people)
+                writers[lang].add(row)
             if done % 500 == 0:
                 progress(done)
         for line in _lines(discarded_jsonl):
@@ -167,4 +218,6 @@ def write_parquet_files(
     finally:
         for writer in [*writers.values(), discarded]:
             writer.close()
+    if facts is not None:
+        facts.update(tallies)
     return {**{lang: writer.count for lang, writer in writers.items()}, "discarded": discarded.count}

@@ -1,10 +1,15 @@
 """Publish the benchmark (issue 35): a Hugging Face dataset folder from one export.
 
-``FOLDER/`` holds ``data/<LANG>/test.parquet`` per language and ``data/discarded/test.parquet``, ``README.md`` (the
+``FOLDER/`` holds ``data/<LANG>/test.parquet`` per language and ``data/discarded/test.parquet`` (a configuration
+without rows is neither written nor declared: ``datasets`` cannot load an empty file), ``README.md`` (the
 dataset card, ``domain/dataset_card.py``), ``croissant.json`` (``croissant.py``), ``LICENSES/`` (each source's
 licence: link, stated text, citation) and ``export/`` (the export every other file was made from: the same rows, the
 same manifest id). The licence is checked against the sources' before anything is written
 (``domain/licences.py``); the folder appears whole or not at all (written in a hidden folder, renamed at the end).
+
+By default only usable rows are published (done, with something in GOOD): ``include_unusable`` publishes the rest,
+their ``status`` and ``usable`` columns saying what they are. Nothing published names a path of the server: a
+snapshot is named relative to the project's folder, or by its file name.
 """
 
 from __future__ import annotations
@@ -30,17 +35,31 @@ from annotator.data_export.dataset import (
     MANIFEST_FILE,
     STATS_FILE,
     ExportOptions,
+    NothingToExport,
     export_dataset,
+    public_path,
 )
 from annotator.data_export.parquet_files import (
     DISCARDED_PATH,
     DISCARDED_SCHEMA,
     LANGUAGE_SCHEMA,
+    RowFacts,
     language_path,
     write_parquet_files,
 )
-from annotator.domain.dataset_card import CardData, dataset_card, slug
+from annotator.domain.dataset_card import (
+    CardData,
+    check_hub_id,
+    check_name,
+    dataset_card,
+    hub_url,
+    placeholders,
+    rai_fields,
+    slug,
+)
 from annotator.domain.licences import OTHER, SourceLicence, licence_by_id, refusals, suggested
+from annotator.domain.output_text import markdown_escape
+from annotator.domain.selection_filters import rule_of
 from annotator.domain.settings import ProjectSettings
 from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
@@ -49,6 +68,7 @@ from annotator.lexicon.licences import babelnet_source, snapshot_header, snapsho
 from annotator.lexicon.sources import allowed_sources
 from annotator.progress import ProgressCallback, no_progress
 from annotator.store import schema
+from annotator.store.history import PersonChange, changes_by_people, item_languages_changed_by_people
 
 CARD_FILE = "README.md"
 CROISSANT_FILE = "croissant.json"
@@ -75,11 +95,15 @@ FIELD_DESCRIPTIONS = {
     "sense_ranks": "the rank of each synset in senses",
     "good": "GOOD translations of λ in this language (canonical form; cross-POS as [text]_POS)",
     "bad": "BAD translations of λ in this language (they render another sense)",
-    "good_origin": "where each GOOD translation came from: lexicon or translator",
-    "bad_origin": "where each BAD translation came from: lexicon or translator",
+    "good_origin": "where each GOOD translation came from: lexicon (pre-populated, in G0, or in B0 and moved to "
+    "GOOD by a translator) or translator (typed or accepted by a translator)",
+    "bad_origin": "where each BAD translation came from: lexicon (pre-populated) or translator",
     "good_synsets": "the synsets each GOOD translation lexicalises, space-separated",
     "bad_synsets": "the synsets each BAD translation lexicalises, space-separated",
-    "status": "done, or the curation status of an unfinished item-language",
+    "status": "done, or the curation status of an unfinished item-language (pending: nobody touched it)",
+    "filters_failed": "the selection rules the item broke (flagged, not excluded by a lead): polysemy, "
+    "one_per_sense, target_language",
+    "usable": "whether the row is done and its GOOD list holds something",
     "reason": "why the item-language was discarded",
     "note": "the translator's note on the discard",
     "at": "when it was discarded (UTC)",
@@ -102,6 +126,26 @@ class PublishResult:
     rows: dict[str, int]
     manifest_id: str
     sources: list[SourceLicence]
+    #: How many ``TO FILL`` placeholders the card holds (what the project cannot know: a lead writes them).
+    placeholders: int = 0
+    hub_id: str | None = None
+
+
+def nothing_to_publish(left_out: dict[str, int], options: ExportOptions) -> str:
+    """Why nothing is published, with the ``publish`` options that would publish something (each one exists)."""
+    left = ", ".join(f"{n} {why}" for why, n in left_out.items() if n) or "the project has no items"
+    offers = []
+    if left_out.get("incomplete") and not options.include_incomplete:
+        offers.append(
+            "--include-incomplete publishes the usable rows of items not yet done in every language"
+            + (" (with --include-unusable, all their rows)" if options.usable_only else "")
+        )
+    if left_out.get("unusable") and options.usable_only:
+        offers.append("--include-unusable publishes rows not done or without GOOD too (their columns say so)")
+    if left_out.get("discarded") and not options.keep_partially_discarded:
+        offers.append("--keep-partially-discarded keeps an item discarded in one language for its others")
+    offer = (" " + "; ".join(offers) + ".") if offers else ""
+    return f"Nothing to publish: no row matches the selection (left out: {left}).{offer}"
 
 
 def _wordnet_sources(project: ProjectContext, settings: ProjectSettings) -> tuple[list[SourceLicence], dict[str, Any]]:
@@ -132,7 +176,7 @@ def project_sources(project: ProjectContext, settings: ProjectSettings) -> tuple
         elif config.provider == "wordnet":
             sources, defaults = _wordnet_sources(project, settings)
         else:
-            name = config.snapshot or "(none)"
+            name = public_path(project, config.snapshot) if config.snapshot else "(none)"
             header = snapshot_header(project.resolve_path(config.snapshot)) if config.snapshot else {}
             sources = [snapshot_source(header, name)]
     except (OSError, ValueError, sqlite3.Error) as error:
@@ -166,6 +210,8 @@ def _sha256(path: Path) -> str:
 
 
 def _licences_readme(sources: list[SourceLicence], licence: str) -> str:
+    """The sources' licences as Markdown: every value a source's metadata gives is text, escaped (a crafted label
+    must not become a heading, a link or an image)."""
     lines = [
         "# Licences of the sources",
         "",
@@ -175,19 +221,23 @@ def _licences_readme(sources: list[SourceLicence], licence: str) -> str:
     ]
     for source in sources:
         lines += [
-            f"## {source.source}",
+            f"## {markdown_escape(source.source)}",
             "",
-            f"- What the dataset took from it: {source.provided}",
-            f"- Licence: {source.licence.name} (`{source.licence.id}`)"
-            + (f", {source.licence.url}" if source.licence.url else ""),
-            f"- As the source states it: {source.stated or 'not stated'}",
+            f"- What the dataset took from it: {markdown_escape(source.provided)}",
+            f"- Licence: {markdown_escape(source.licence.name)} ({_code_span(source.licence.id)})"
+            + (f", {markdown_escape(source.licence.url)}" if source.licence.url else ""),
+            f"- As the source states it: {markdown_escape(source.stated or 'not stated')}",
         ]
         if source.url:
-            lines.append(f"- Home page: {source.url}")
+            lines.append(f"- Home page: {markdown_escape(source.url)}")
         if source.citation:
-            lines.append(f"- Cite: {source.citation}")
+            lines.append(f"- Cite: {markdown_escape(source.citation)}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _code_span(text: str) -> str:
+    return "`" + " ".join(text.replace("`", "'").split()) + "`"
 
 
 def _write_licences(folder: Path, sources: list[SourceLicence], licence: str) -> None:
@@ -213,42 +263,67 @@ def publish(
     licence: str | None = None,
     include_incomplete: bool = False,
     progress: ProgressCallback = no_progress,
+    include_unusable: bool = False,
+    keep_partially_discarded: bool = False,
+    hub_id: str | None = None,
+    authors: tuple[str, ...] = (),
 ) -> PublishResult:
-    """Write the dataset folder ``out`` (refused when it exists with files in it, or when ``licence`` is not one the
-    sources allow)."""
+    """Write the dataset folder ``out`` (refused when it exists with files in it, when ``licence`` is not one the
+    sources allow, or when a name holds a control character)."""
     if name is not None:  # typed in the browser: a lone surrogate cannot be written, a NUL has no place in a card
         check_storable("dataset name", name)
+    for author in authors:
+        check_storable("author", author)
+        check_name("author", author)
+    if hub_id is not None:
+        check_hub_id(hub_id)
     out = Path(out).resolve()
     _check_out(out)
     with project.db.read() as conn:
         raw = project.repo.get_meta(conn, "settings")
     settings = ProjectSettings.from_json(raw) if raw else ProjectSettings()
+    title = name if name is not None else settings.name
+    check_name("dataset name" if name is not None else "project's name (give another with --name)", title)
     sources, allowed = project_sources(project, settings)
     chosen = choose_licence(licence, sources)
-    options = ExportOptions(include_incomplete=include_incomplete)
+    options = ExportOptions(
+        include_incomplete=include_incomplete,
+        keep_partially_discarded=keep_partially_discarded,
+        usable_only=not include_unusable,
+    )
+    card = _Card(title, tuple(authors), hub_id)
     try:
         with (folder := AtomicFolder(out.parent, out.name)) as tmp:
-            rows, manifest_id = _fill(project, tmp, options, name or settings.name, chosen, sources, allowed, progress)
+            rows, manifest_id, to_fill = _fill(project, tmp, options, card, chosen, sources, allowed, progress)
+    except NothingToExport as nothing:
+        raise NothingToExport(nothing_to_publish(nothing.left_out, options), nothing.left_out) from None
     except OSError as error:
         raise cannot_write(out, error) from error
-    return PublishResult(folder.final, chosen, rows, manifest_id, sources)
+    return PublishResult(folder.final, chosen, rows, manifest_id, sources, to_fill, hub_id)
+
+
+@dataclass(frozen=True)
+class _Card:
+    """What the lead says about the dataset: its name, its authors, its Hub id."""
+
+    name: str
+    authors: tuple[str, ...]
+    hub_id: str | None
 
 
 def _fill(
     project: ProjectContext,
     tmp: Path,
     options: ExportOptions,
-    name: str,
+    card: _Card,
     licence: str,
     sources: list[SourceLicence],
     allowed: list[str],
     progress: ProgressCallback,
-) -> tuple[dict[str, int], str]:
+) -> tuple[dict[str, int], str, int]:
     """Write everything into the temporary folder ``tmp``: the export first, then what is made from it."""
-    holder: dict[str, int] = {"total": 0}
 
     def export_progress(done: int, total: int, message: str) -> None:
-        holder["total"] = total
         progress(done, 2 * total + 1, "export")
 
     result = export_dataset(project, tmp, options, progress=export_progress, allow_empty=False)
@@ -257,52 +332,82 @@ def _fill(
     manifest_id = "sha256:" + _sha256(export / MANIFEST_FILE)
     languages = list(manifest["languages"])
     total = 2 * result.items + 1
+    selection = result.selection
+    failed = {
+        exported.item.id: tuple(dict.fromkeys(rule_of(f) for f in exported.item.filter_failures))
+        for exported in (selection.items if selection is not None else ())
+        if exported.item.filter_failures
+    }
+    with project.db.read() as conn:
+        changed = set(item_languages_changed_by_people(conn))
+        people = changes_by_people(conn)
+    facts: dict[str, RowFacts] = {}
     rows = write_parquet_files(
         tmp,
         export / DATASET_FILE,
         export / DISCARDED_FILE,
         languages,
         progress=lambda done: progress(result.items + done, total, "parquet"),
+        filters_failed=failed,
+        changed_by_people=changed,
+        facts=facts,
     )
+    del changed
     published = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    files = [
-        ConfigFile(
-            lang, language_path(lang), _sha256(tmp / language_path(lang)), LANGUAGE_SCHEMA, rows[lang], f"{lang} rows"
-        )
-        for lang in languages
-    ]
-    files.append(
-        ConfigFile(
-            "discarded",
-            DISCARDED_PATH,
-            _sha256(tmp / DISCARDED_PATH),
-            DISCARDED_SCHEMA,
-            rows["discarded"],
-            "discarded item-languages",
-        )
-    )
+    configs = [(lang, language_path(lang), LANGUAGE_SCHEMA, f"{lang} rows") for lang in languages]
+    configs.append(("discarded", DISCARDED_PATH, DISCARDED_SCHEMA, "discarded item-languages"))
+    files = []
+    for config, path, arrow_schema, description in configs:
+        if rows[config]:
+            files.append(ConfigFile(config, path, _sha256(tmp / path), arrow_schema, rows[config], description))
+        else:  # a file without rows cannot be loaded by ``datasets``: neither written nor declared
+            (tmp / path).unlink()
+            (tmp / path).parent.rmdir()
     target = licence_by_id(licence)
     stats = json.loads((export / STATS_FILE).read_text(encoding="utf-8"))
-    card = _card_data(
-        result, manifest, stats, name, licence, sources, allowed, manifest_id, published, rows, _filters_run(project)
+    data = _card_data(
+        result,
+        manifest,
+        stats,
+        card,
+        licence,
+        sources,
+        allowed,
+        manifest_id,
+        published,
+        rows,
+        _filters_run(project),
+        {lang: tally.to_json() for lang, tally in facts.items()},
+        people,
     )
+    url = hub_url(card.hub_id)
     document = croissant_document(
-        name=slug(name),
-        description=f"{name}: a DiBiMT-style benchmark of lexical ambiguity in machine translation "
-        f"(English into {', '.join(languages)}). Export manifest {manifest_id}.",
+        name=slug(card.name),
+        description=f"{card.name}: a DiBiMT-style benchmark of lexical ambiguity in machine translation "
+        f"(English into {', '.join(lang for lang in languages if rows[lang])}). Export manifest {manifest_id}.",
         licence_url=target.url if target else "LICENSES/README.md",
         version="1.0.0",
         date_published=published[:10],
-        cite_as=f"{name} ({published[:4]}), export manifest {manifest_id}",
-        url=f"https://huggingface.co/datasets/{slug(name)}",
+        cite_as=_cite_as(card, published, manifest_id),
+        url=url,
         files=files,
         field_descriptions=FIELD_DESCRIPTIONS,
+        creators=card.authors,
+        publisher=card.hub_id.split("/")[0] if card.hub_id else None,
+        rai=rai_fields(data),
     )
     write_bytes_synced(tmp / CROISSANT_FILE, (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode())
-    write_bytes_synced(tmp / CARD_FILE, dataset_card(card).encode("utf-8"))
+    text = dataset_card(data)
+    write_bytes_synced(tmp / CARD_FILE, text.encode("utf-8"))
     _write_licences(tmp / LICENSES_FOLDER, sources, licence)
     progress(total, total, "done")
-    return rows, manifest_id
+    return rows, manifest_id, placeholders(text)
+
+
+def _cite_as(card: _Card, published: str, manifest_id: str) -> str:
+    authors = ", ".join(card.authors) or "TO FILL: the authors"
+    where = f" {hub_url(card.hub_id)}" if card.hub_id else ""
+    return f"{authors}. {card.name} ({published[:4]}).{where} Export manifest {manifest_id}."
 
 
 def _filters_run(project: ProjectContext) -> bool:
@@ -316,7 +421,7 @@ def _card_data(
     result: Any,
     manifest: dict[str, Any],
     stats: dict[str, Any],
-    name: str,
+    card: _Card,
     licence: str,
     sources: list[SourceLicence],
     allowed: list[str],
@@ -324,21 +429,30 @@ def _card_data(
     published: str,
     rows: dict[str, int],
     filters_run: bool,
+    facts: dict[str, dict[str, Any]],
+    people: list[PersonChange],
 ) -> CardData:
     selection = result.selection
     discards: dict[str, Counter[str]] = {}
     item_sources: Counter[str] = Counter()
     double_curated = 0
+    unusable: dict[str, dict[str, int]] = {}
+    coverage: dict[str, dict[str, int]] = {}
     if selection is not None:
         for _item, state, _exported in selection.discarded:
             discards.setdefault(state.lang, Counter())[str(state.discard_reason or "other")] += 1
         item_sources = Counter(exported.item.source for exported in selection.items)
         double_curated = len(selection.copies)
+        unusable = {lang: dict(sorted(reasons.items())) for lang, reasons in selection.unusable.items()}
+        coverage = {lang: dict(counts) for lang, counts in selection.coverage.items()}
+    annotators: dict[str, Counter[str]] = {}
+    for change in people:
+        annotators.setdefault(change.lang, Counter())[change.role] += 1
     target = licence_by_id(licence)
     project_items = result.project_items
     return CardData(
         filters_run=filters_run,
-        name=name,
+        name=card.name,
         licence=licence,
         licence_name=target.name if target else "the sources' licences",
         licence_url=target.url if target else "LICENSES/README.md",
@@ -363,7 +477,22 @@ def _card_data(
         manifest_id=manifest_id,
         exported_at=str(manifest["created_at"]),
         published_at=published,
+        facts=facts,
+        unusable=unusable,
+        coverage=coverage,
+        annotators={lang: dict(roles) for lang, roles in annotators.items()},
+        people=len({change.person for change in people}),
+        hub_id=card.hub_id,
+        authors=card.authors,
     )
 
 
-__all__ = ["OTHER", "LicenceRefused", "PublishFolderTaken", "PublishResult", "choose_licence", "publish"]
+__all__ = [
+    "OTHER",
+    "LicenceRefused",
+    "PublishFolderTaken",
+    "PublishResult",
+    "choose_licence",
+    "nothing_to_publish",
+    "publish",
+]

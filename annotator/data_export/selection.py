@@ -2,8 +2,10 @@
 
 The rules (see ``dataset.py``): excluded items are never exported; an item is exported when done in every project
 language; an item discarded in any language is left out unless ``keep_partially_discarded``; unfinished items only
-with ``include_incomplete``. The refinement statistics cover every done item-language of the non-excluded items,
-whatever the options. Pure apart from ``load_project_data`` / ``collect``, so the rules are tested without files.
+with ``include_incomplete``; with ``usable_only`` (publish's default) an item-language that is not usable (not done,
+or done with an empty GOOD list) is left out of its item, and an item left without one is left out (``unusable``).
+The refinement statistics cover every done item-language of the non-excluded items, whatever the options. Pure
+apart from ``load_project_data`` / ``collect``, so the rules are tested without files.
 
 Data layout: the snapshot and the selection hold the whole project for the export's run (a 10,000-item project is
 60,000 rows), so every row they keep is a plain tuple of strings and numbers (the fields of ``ItemRow`` and
@@ -30,7 +32,7 @@ from annotator.data_export.copy_records import agreement_records_in
 from annotator.domain.agreement import CopyRecord, agreement_report
 from annotator.domain.candidates import key_string
 from annotator.domain.dataset_counts import CountedItem, DatasetCounts, counts_of
-from annotator.domain.model import Status
+from annotator.domain.model import Origin, Status
 from annotator.domain.refinement_stats import RefinementRecord, RefinementTable, refinement_table
 from annotator.domain.settings import ProjectSettings
 from annotator.store import double_curation
@@ -46,6 +48,9 @@ V = TypeVar("V")
 
 #: The stored statuses the rules test (``CandidateSetsRow.status`` is the string).
 DONE, DISCARDED, PENDING = Status.DONE.value, Status.DISCARDED.value, Status.PENDING.value
+LEXICON = Origin.LEXICON.value
+#: A stored empty candidate list (``candidates_to_json(())``).
+EMPTY_LIST = "[]"
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,8 @@ class ExportOptions:
     #: under anonymous ids (``A1``, ``A2``… in name order) unless ``annotator_names``.
     with_annotators: bool = False
     annotator_names: bool = False
+    #: Only usable item-languages (``is_usable``): what ``publish`` writes unless asked for the rest.
+    usable_only: bool = False
 
     def to_json(self) -> dict[str, bool]:
         return {
@@ -63,7 +70,21 @@ class ExportOptions:
             "keep_partially_discarded": self.keep_partially_discarded,
             "with_annotators": self.with_annotators,
             "annotator_names": self.annotator_names,
+            **({"usable_only": True} if self.usable_only else {}),
         }
+
+
+#: Why an item-language is not usable: its status when not done, or this when done with an empty GOOD list.
+EMPTY_GOOD = "empty_good"
+
+
+def unusable_reason(status: str, stored_good: str) -> str | None:
+    """Why an item-language is not usable (its status, or ``EMPTY_GOOD``), None when it is: a row is usable when
+    it is done and its GOOD list holds something (every translation of a row without GOOD would score MISS or BAD).
+    """
+    if status != DONE:
+        return status
+    return EMPTY_GOOD if stored_good == EMPTY_LIST else None
 
 
 #: Where ``select`` reads the fields it tests in the plain tuples (``ItemRow`` and ``CandidateSetsRow`` order).
@@ -128,6 +149,18 @@ _identity = functools.lru_cache(maxsize=1 << 16)(key_string)
 def keys(stored: str) -> frozenset[str]:
     """SPEC §3 identities (case-folded text + tag) of a stored candidate list."""
     return frozenset(_identity(c["text"], c["pos"]) for c in json.loads(stored))
+
+
+def _identities(stored: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A stored list's §3 identities, all and those of origin ``lexicon``, from one decoding (plain tuples: the
+    collector stops tracking them)."""
+    everything, lexicon = [], []
+    for candidate in json.loads(stored):
+        identity = _identity(candidate["text"], candidate["pos"])
+        everything.append(identity)
+        if candidate["origin"] == LEXICON:
+            lexicon.append(identity)
+    return tuple(everything), tuple(lexicon)
 
 
 class ExportedItem(NamedTuple):
@@ -205,6 +238,12 @@ class Selection:
     left_out: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEFT_OUT_REASONS, 0))
     copies: dict[tuple[str, str], tuple[CopySetsRow, ...]] = field(default_factory=dict)
     copy_records: list[CopyRecord] = field(default_factory=list)
+    #: With ``usable_only``: the item-languages left out of the items kept or left out as not usable, per language
+    #: and reason (``unusable_reason``).
+    unusable: dict[str, Counter[str]] = field(default_factory=dict)
+    #: Per language, over the item-languages of the items not excluded and not discarded: how many there are and
+    #: how many the lexicon gave no GOOD word (an empty G0): the lexicons' coverage, as the card states it.
+    coverage: dict[str, Counter[str]] = field(default_factory=dict)
 
     def annotator_ids(self) -> dict[str, str]:
         """Name → exported id: ``A1``, ``A2``… in name order (anonymised), or the names themselves on request."""
@@ -239,15 +278,17 @@ class Selection:
         a synset (pre-population fills it per synset) and Gf often the same as G0, so most lists are met again.
         The identities are remembered as plain tuples, which the collector does not track (see the module
         docstring), and the remembered lists are dropped with the generator."""
-        seen: dict[str, tuple[str, ...]] = {}
+        seen: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         for item_id, lang, synset, initial_good, good in self.done:
             initial = seen.get(initial_good)
             if initial is None:
-                initial = seen[initial_good] = tuple(keys(initial_good))
+                initial = seen[initial_good] = _identities(initial_good)
             final = seen.get(good)
             if final is None:
-                final = seen[good] = tuple(keys(good))
-            yield RefinementRecord(item_id, lang, synset, frozenset(initial), frozenset(final))
+                final = seen[good] = _identities(good)
+            yield RefinementRecord(
+                item_id, lang, synset, frozenset(initial[0]), frozenset(final[0]), frozenset(final[1])
+            )
 
     def counts(self) -> DatasetCounts:
         values = self.items.values
@@ -259,6 +300,10 @@ def select(data: ProjectData, options: ExportOptions) -> Selection:
     languages = tuple(sorted(data.settings.languages))
     selection = Selection(languages, options, copies=data.copies, copy_records=data.copy_records)
     exported, done, discarded_rows = selection.items.values, selection.done, selection.discarded.values
+    if options.usable_only:
+        selection.left_out["unusable"] = 0
+        selection.unusable = {lang: Counter() for lang in languages}
+    coverage = selection.coverage = {lang: Counter() for lang in languages}
     for item in data.items:
         item_id = item[_ID]
         if item[_EXCLUDED]:
@@ -270,17 +315,38 @@ def select(data: ProjectData, options: ExportOptions) -> Selection:
         done.extend((item_id, s[_LANG], synset, s[_INITIAL_GOOD], s[_GOOD]) for s in states if s[_STATUS] == DONE)
         discarded = [s for s in states if s[_STATUS] == DISCARDED]
         kept = tuple(s for s in states if s[_STATUS] != DISCARDED)
+        for state in kept:
+            counted = coverage[state[_LANG]]
+            counted["item_languages"] += 1
+            counted["empty_initial_good"] += state[_INITIAL_GOOD] == EMPTY_LIST
         reason: str | None = None
         if not kept or (discarded and not options.keep_partially_discarded):
             reason = "discarded"
         elif not options.include_incomplete and any(s[_STATUS] != DONE for s in kept):
             reason = "incomplete"
+        elif options.usable_only:
+            kept = _usable(kept, selection.unusable)
+            reason = None if kept else "unusable"
         if reason is None:
             exported.append((item, kept))
         else:
             selection.left_out[reason] += 1
         discarded_rows.extend((item, state, reason is None) for state in discarded)
     return selection
+
+
+def _usable(
+    states: tuple[CandidateSetsValues, ...], unusable: dict[str, Counter[str]]
+) -> tuple[CandidateSetsValues, ...]:
+    """The usable ones of an item's kept item-languages; the others counted in ``unusable`` by reason."""
+    usable = []
+    for state in states:
+        why = unusable_reason(state[_STATUS], state[_GOOD])
+        if why is None:
+            usable.append(state)
+        else:
+            unusable[state[_LANG]][why] += 1
+    return tuple(usable)
 
 
 def stats_json(selection: Selection) -> dict[str, Any]:

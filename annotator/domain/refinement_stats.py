@@ -7,6 +7,11 @@ Plain functions over plain data (no database, no UI) so the command line, the Da
 - % removed = 100 · Σ|G0 \\ Gf| / Σ|G0|   (the paper's %RG)
 - % shared  = 100 · identical same-synset pairs / same-synset pairs   (the paper's %SL), plus their mean Jaccard
 
+An added word is any word of Gf not in G0, whoever's and wherever from: one a translator typed or accepted from a
+suggestion (its ``origin`` is ``translator``), or one of B0 a translator moved to GOOD (its ``origin`` stays
+``lexicon``: the lexicon gave it, for another sense, and its ``synsets`` name that sense). Both count in % added;
+``added_moved`` counts the second kind, so the card, the schema and ``stats.json`` say the same thing.
+
 Candidates are compared by SPEC §3 identity (case-folded text + cross-PoS tag). A statistic whose denominator
 is empty is ``None`` ("n/a"), never 0.
 """
@@ -18,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from annotator.domain.model import CandidateEntry, ItemLanguage, Status
+from annotator.domain.model import CandidateEntry, ItemLanguage, Origin, Status
 
 NA = "n/a"
 
@@ -32,6 +37,8 @@ class RefinementRecord(NamedTuple):
     synset: str
     initial_good: frozenset[str]
     final_good: frozenset[str]
+    #: The identities of Gf whose origin is ``lexicon`` (pre-populated, in G0 or moved from B0).
+    lexicon_good: frozenset[str] = frozenset()
 
 
 def identities(entries: Iterable[CandidateEntry]) -> frozenset[str]:
@@ -40,7 +47,10 @@ def identities(entries: Iterable[CandidateEntry]) -> frozenset[str]:
 
 
 def record_of(state: ItemLanguage, synset: str) -> RefinementRecord:
-    return RefinementRecord(state.item_id, state.lang, synset, identities(state.initial_good), identities(state.good))
+    from_lexicon = identities(entry for entry in state.good if entry.origin is Origin.LEXICON)
+    return RefinementRecord(
+        state.item_id, state.lang, synset, identities(state.initial_good), identities(state.good), from_lexicon
+    )
 
 
 def records_from_states(states: Iterable[ItemLanguage], synset_of: Mapping[str, str]) -> list[RefinementRecord]:
@@ -71,6 +81,8 @@ class LanguageRefinement:
     pairs: int = 0
     identical_pairs: int = 0
     jaccard_sum: float = 0.0
+    #: Of ``added``: the words moved from B0 (origin ``lexicon``); the rest a translator typed or accepted.
+    added_moved: int = 0
 
     @property
     def added_pct(self) -> float | None:
@@ -97,6 +109,7 @@ class LanguageRefinement:
             "mean_jaccard": self.mean_jaccard,
             "final_good": self.final_good,
             "added": self.added,
+            "added_moved": self.added_moved,
             "initial_good": self.initial_good,
             "removed": self.removed,
             "pairs": self.pairs,
@@ -137,17 +150,20 @@ def mean_of(values: Sequence[float | None]) -> float | None:
     return sum(present) / len(present) if present else None
 
 
-#: A record reduced to what the sums need: (item id, σ, sorted final GOOD identities, |G0|, |Gf - G0|, |G0 - Gf|).
+#: A record reduced to what the sums need: (item id, σ, sorted final GOOD identities, |G0|, |Gf - G0|, |G0 - Gf|,
+#: the moved words of Gf - G0).
 #: A plain tuple of strings and numbers: a table keeps one per done item-language until every record is read
 #: (50,000 in a 10,000-item export), and Python's cyclic garbage collector stops tracking such a tuple (an exact
 #: tuple only, not a NamedTuple), where a record's two frozensets kept it walking 150,000 objects at every full
 #: collection. The identities are sorted, so two sets are equal exactly when their tuples are.
-_Reduced = tuple[str, str, tuple[str, ...], int, int, int]
+_Reduced = tuple[str, str, tuple[str, ...], int, int, int, int]
 
 
 def _reduce(record: RefinementRecord) -> _Reduced:
     initial, final = record.initial_good, record.final_good
-    return record.item_id, record.synset, tuple(sorted(final)), len(initial), len(final - initial), len(initial - final)
+    added = final - initial
+    moved = len(added & record.lexicon_good)
+    return record.item_id, record.synset, tuple(sorted(final)), len(initial), len(added), len(initial - final), moved
 
 
 def language_refinement(lang: str, records: Sequence[RefinementRecord]) -> LanguageRefinement:
@@ -156,14 +172,15 @@ def language_refinement(lang: str, records: Sequence[RefinementRecord]) -> Langu
 
 
 def _language_sums(lang: str, records: Sequence[_Reduced]) -> LanguageRefinement:
-    added = removed = final = initial = 0
+    added = removed = final = initial = moved = 0
     first_seen: dict[str, int] = {}  # σ -> the order it first appears in (a dict of strings and ints: untracked)
     for record in records:
-        _item_id, synset, final_good, initial_good, record_added, record_removed = record
+        _item_id, synset, final_good, initial_good, record_added, record_removed, record_moved = record
         final += len(final_good)
         initial += initial_good
         added += record_added
         removed += record_removed
+        moved += record_moved
         first_seen.setdefault(synset, len(first_seen))
     pairs = identical = 0
     jaccard_sum = 0.0
@@ -180,7 +197,7 @@ def _language_sums(lang: str, records: Sequence[_Reduced]) -> LanguageRefinement
             pairs += 1
             identical += final_a == final_b
             jaccard_sum += jaccard(set_a, set_b)
-    return LanguageRefinement(lang, len(records), final, added, initial, removed, pairs, identical, jaccard_sum)
+    return LanguageRefinement(lang, len(records), final, added, initial, removed, pairs, identical, jaccard_sum, moved)
 
 
 def refinement_table(records: Iterable[RefinementRecord], languages: Sequence[str]) -> RefinementTable:
