@@ -4,7 +4,8 @@
 dataset card, ``domain/dataset_card.py``), ``croissant.json`` (``croissant.py``), ``LICENSES/`` (each source's
 licence: link, stated text, citation) and ``export/`` (the export every other file was made from: the same rows, the
 same manifest id). The licence is checked against the sources' before anything is written
-(``domain/licences.py``); the folder appears whole or not at all (written in a hidden folder, renamed at the end).
+(``domain/licences.py``); the folder appears whole or not at all (written in a hidden folder, renamed at the end,
+removed on an error, Ctrl-C, SIGTERM or SIGHUP), and a refusal leaves an empty ``--out`` folder as it was.
 """
 
 from __future__ import annotations
@@ -199,10 +200,10 @@ def _write_licences(folder: Path, sources: list[SourceLicence], licence: str) ->
 
 
 def _check_out(out: Path) -> None:
-    if out.exists():
-        if not out.is_dir() or any(out.iterdir()):
-            raise PublishFolderTaken(f"{out} already exists and is not empty: choose a new folder for --out.")
-        out.rmdir()
+    """Refuse an ``out`` that exists as anything but an empty folder; an empty one is left as it is (a refusal
+    later changes nothing) and replaced by the finished folder in one rename."""
+    if (out.exists() or out.is_symlink()) and (not out.is_dir() or any(out.iterdir())):
+        raise PublishFolderTaken(f"{out} already exists and is not empty: choose a new folder for --out.")
 
 
 def publish(
@@ -227,7 +228,7 @@ def publish(
     chosen = choose_licence(licence, sources)
     options = ExportOptions(include_incomplete=include_incomplete)
     try:
-        with (folder := AtomicFolder(out.parent, out.name)) as tmp:
+        with (folder := AtomicFolder(out.parent, out.name, exact=True)) as tmp:
             rows, manifest_id = _fill(project, tmp, options, name or settings.name, chosen, sources, allowed, progress)
     except OSError as error:
         raise cannot_write(out, error) from error
