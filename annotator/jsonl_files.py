@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from annotator.data_import.limits import parse_json
 from annotator.errors import UserError
 
 
@@ -19,7 +20,7 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not line.strip():
                     continue
                 try:
-                    record = json.loads(line)
+                    record = parse_json(line)  # nested deeper than the readers' bound: refused, named by line
                 except json.JSONDecodeError as error:
                     raise UserError(f"{path}, line {number}: not valid JSON ({error}).") from error
                 if not isinstance(record, dict):

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from annotator.atomic_files import cannot_write
-from annotator.data_import.limits import InputLimits
+from annotator.data_import.limits import InputLimits, parse_json
 from annotator.errors import UserError
 from annotator.evaluation.inputs import SKIP_REASONS, SkippedLine, format_skipped
 from annotator.evaluation.presenters import format_metrics_table
@@ -83,7 +82,7 @@ def _first_fields(path: str) -> set[str]:
     except OSError:
         return set()
     try:
-        value = json.loads(line)
+        value = parse_json(line)  # depth-bounded: a 100,000-deep first line is no field, not a RecursionError
     except ValueError:
         return {name.strip() for name in line.split("\t")}
     return set(value) if isinstance(value, dict) else set()
