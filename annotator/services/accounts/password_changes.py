@@ -11,11 +11,11 @@ from __future__ import annotations
 from annotator.context import ProjectContext
 from annotator.domain.model import User
 from annotator.errors import UserError
-from annotator.services.administration import record
 from annotator.services.accounts.login import authenticate
 from annotator.services.accounts.passwords import check_password, hash_password, one_time_password, verify_password
 from annotator.services.accounts.sessions import Session, bump_epoch, current_session, session_account
 from annotator.services.accounts.throttle import forget_failures
+from annotator.services.administration import record
 
 
 class SessionEnded(UserError):
