@@ -26,7 +26,7 @@ import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal, TextIO
@@ -101,6 +101,13 @@ def check_output_file(path: Path | str, what: str = "the output") -> Path:
         f"{path} is {kind}{through}: {what} is written only as a new file or over a regular file. Nothing was "
         "written; name a file."
     )
+
+
+def check_output_files(paths: Iterable[Path], what: str = "the output") -> None:
+    """``check_output_file`` for every file a command will write, before it writes the first: a refusal then leaves
+    no part of the output written."""
+    for path in paths:
+        check_output_file(path, what)
 
 
 def _temporary_prefix(name: str) -> str:

@@ -244,3 +244,32 @@ def test_the_command_line_reset_leaves_an_audit_row_like_the_page(
     assert (json.loads(detail) if isinstance(detail, str) else detail) == {"account": "translator"}
     assert main(["users", "passwd", "nobody", "--reset", "--data", demo_data]) == 2
     assert "No user named 'nobody'" in capsys.readouterr().err
+
+
+def test_a_command_writing_several_files_refuses_before_writing_the_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``evaluate`` and ``report`` check every file they will write before the first: a named pipe where the last
+    one goes leaves no first one written either."""
+    from test_evaluate_service import jl, write_dataset
+
+    dataset = write_dataset(tmp_path)
+    translations = tmp_path / "mt.jsonl"
+    translations.write_text(jl(id="shot-photo", lang="IT", system="s", translation="una foto") + "\n")
+    out = tmp_path / "eval"
+    out.mkdir()
+    os.mkfifo(out / "leaderboard.tex")
+    before = state(out)
+    assert main(["evaluate", str(dataset), str(translations), "--out", str(out), "--leaderboard"]) == 2
+    assert "leaderboard.tex is a named pipe" in capsys.readouterr().err
+    assert state(out) == before
+    (out / "leaderboard.tex").unlink()
+    assert main(["evaluate", str(dataset), str(translations), "--out", str(out)]) == 0
+    report = tmp_path / "report"
+    report.mkdir()
+    (report / "report.tex").mkdir()
+    before = state(report)
+    capsys.readouterr()
+    assert main(["report", str(out), "--out", str(report)]) == 2
+    assert "report.tex is a folder" in capsys.readouterr().err
+    assert state(report) == before

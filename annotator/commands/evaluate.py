@@ -8,13 +8,20 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from annotator.atomic_files import cannot_write
+from annotator.atomic_files import cannot_write, check_output_files
 from annotator.data_import.limits import InputLimits, parse_json
 from annotator.errors import UserError
 from annotator.evaluation.inputs import SKIP_REASONS, SkippedLine, format_skipped
 from annotator.evaluation.presenters import format_metrics_table
-from annotator.evaluation.report import write_leaderboard
-from annotator.evaluation.run import ANALYSERS, default_out_dir, run_evaluation, write_results
+from annotator.evaluation.report import leaderboard_paths, write_leaderboard
+from annotator.evaluation.run import (
+    ANALYSED_FILE,
+    ANALYSERS,
+    METRICS_FILE,
+    default_out_dir,
+    run_evaluation,
+    write_results,
+)
 from annotator.progress import TerminalProgress
 
 
@@ -96,6 +103,8 @@ def looks_swapped(dataset: str, translations: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     out_dir = Path(args.out) if args.out else default_out_dir(args.translations)
+    outputs = [out_dir / ANALYSED_FILE, out_dir / METRICS_FILE]  # a folder, pipe or device there: refused first
+    check_output_files([*outputs, *(leaderboard_paths(out_dir) if getattr(args, "leaderboard", False) else [])])
     try:
         result = run_evaluation(
             args.dataset,
