@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from annotator.data_import.limits import parse_json
 from annotator.errors import UserError
 
 
@@ -20,9 +19,11 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not line.strip():
                     continue
                 try:
-                    record = parse_json(line)  # nested deeper than the readers' bound: refused, named by line
+                    record = json.loads(line)
                 except json.JSONDecodeError as error:
                     raise UserError(f"{path}, line {number}: not valid JSON ({error}).") from error
+                except RecursionError as error:  # the decoder's own guard: a line nested thousands deep
+                    raise UserError(f"{path}, line {number}: the JSON nests too deeply to read [too_deep].") from error
                 if not isinstance(record, dict):
                     raise UserError(f"{path}, line {number}: expected a JSON object.")
                 yield number, record
