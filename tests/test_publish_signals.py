@@ -59,13 +59,16 @@ def _publish(data: Path, out: Path) -> subprocess.Popen:
 
 
 def _stopped_at(process: subprocess.Popen, folder: Path, point: Callable[[Path], bool]) -> Path | None:
-    """Watch ``folder`` until the work folder reaches ``point``, then stop the process there (SIGSTOP); None when
-    the process ended first."""
+    """Watch ``folder`` until the work folder reaches ``point``, then stop the process there (SIGSTOP) and check,
+    now that it cannot move, that it is still there; None (the process left to finish) when it was not caught."""
     while process.poll() is None:
-        for work in _partials(folder):
+        for work in _partials(folder) if folder.exists() else []:
             if point(work):
                 os.kill(process.pid, signal.SIGSTOP)
-                return work
+                if work.exists() and point(work):
+                    return work
+                os.kill(process.pid, signal.SIGCONT)  # it moved on between the look and the stop
+                return None
     return None
 
 
@@ -126,3 +129,25 @@ def test_a_killed_runs_work_folder_is_swept_by_the_next_run(app_demo: Path, tmp_
     _out, err = second.communicate(timeout=300)
     assert second.returncode == 0, err
     assert sorted(entry.name for entry in folder.iterdir()) == sorted(["second", someone_elses.name])
+
+
+def test_an_export_sent_sigterm_while_writing_leaves_no_work_folder(app_demo: Path) -> None:
+    """``annotator export`` builds its folder aside in DATA/exports the same way."""
+    exports = app_demo / "exports"
+    command = [sys.executable, "-m", "annotator.cli", "export", "--data", str(app_demo), "--include-incomplete"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for _attempt in range(ATTEMPTS):
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        work = _stopped_at(process, exports, lambda found: found.exists())
+        if work is None:
+            process.communicate()
+            assert process.returncode == 0
+            subprocess.run(["rm", "-rf", str(exports)], check=True)
+            continue
+        os.kill(process.pid, signal.SIGTERM)
+        os.kill(process.pid, signal.SIGCONT)
+        _out, err = process.communicate(timeout=120)
+        assert process.returncode == 130, err
+        assert list(exports.iterdir()) == []
+        return
+    pytest.fail(f"export finished {ATTEMPTS} times before its work folder was seen")
