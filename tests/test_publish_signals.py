@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -69,6 +70,7 @@ def _stopped_at(process: subprocess.Popen, folder: Path, point: Callable[[Path],
                     return work
                 os.kill(process.pid, signal.SIGCONT)  # it moved on between the look and the stop
                 return None
+        time.sleep(0.002)  # a look every 2 ms: the shortest point (the export) lasts some 100 ms
     return None
 
 
