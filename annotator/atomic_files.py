@@ -307,8 +307,8 @@ def write_bytes_synced(path: Path, data: bytes) -> None:
 def write_bytes_atomic(path: Path, data: bytes, *, replace: bool = True) -> None:
     """Replace ``path`` with ``data`` in one rename, so a crash never leaves half a file (``replace``: as in
     ``atomic_file``)."""
-    with atomic_file(path, replace=replace) as temporary:
-        write_bytes_synced(temporary, data)
+    with atomic_file(path, replace=replace) as temporary, open(temporary, "wb") as handle:
+        handle.write(data)  # atomic_file flushes it to disk before the rename
 
 
 def write_text_atomic(path: Path, text: str, *, replace: bool = True) -> None:
