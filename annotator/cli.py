@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from annotator import __version__
 from annotator.commands import (
@@ -78,6 +80,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Commands that keep the default end on SIGTERM/SIGHUP: ``serve`` becomes Streamlit (exec), and a job worker's
+#: end is handled by the job control (the job's state says how it ended).
+_OWN_SIGNALS = frozenset({"serve", "jobs"})
+
+
+@contextlib.contextmanager
+def _signals_interrupt(command: str) -> Iterator[None]:
+    """SIGTERM and SIGHUP end a command as Ctrl-C does (``KeyboardInterrupt``), so every writer's ``except`` and
+    ``finally`` run: a folder or file built aside is removed, a transaction rolled back."""
+    if command in _OWN_SIGNALS:
+        yield
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _check_out_option(args: argparse.Namespace) -> None:
+    """``--out ""`` (an empty or blank path) names nothing: refused before anything runs."""
+    out = getattr(args, "out", None)
+    if isinstance(out, str) and not out.strip():
+        raise UserError("--out names no file or folder (an empty path); name where to write.")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; everything it prints (names, ids, messages from files) is sanitised for the terminal."""
     with sanitised_output():
@@ -94,7 +127,9 @@ def _run(argv: Sequence[str] | None) -> int:
 
     before = committed_writes()
     try:
-        return int(args.func(args) or 0)
+        _check_out_option(args)
+        with _signals_interrupt(args.command):
+            return int(args.func(args) or 0)
     except UserError as error:
         print(f"annotator {args.command}: error: {error}", file=sys.stderr)
         return 2

@@ -22,6 +22,8 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     record = json.loads(line)
                 except json.JSONDecodeError as error:
                     raise UserError(f"{path}, line {number}: not valid JSON ({error}).") from error
+                except RecursionError as error:  # the decoder's own guard: a line nested thousands deep
+                    raise UserError(f"{path}, line {number}: the JSON nests too deeply to read [too_deep].") from error
                 if not isinstance(record, dict):
                     raise UserError(f"{path}, line {number}: expected a JSON object.")
                 yield number, record

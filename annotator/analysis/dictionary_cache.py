@@ -29,7 +29,7 @@ import simplemma
 from simplemma.strategies import DefaultStrategy
 from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
 
-from annotator.atomic_files import write_bytes_atomic
+from annotator.atomic_files import OutputRefused, write_bytes_atomic
 from annotator.private_files import make_private_folder
 
 logger = logging.getLogger(__name__)
@@ -239,7 +239,7 @@ def _store_copy(path: Path, source: Mapping[str, str], fingerprint: str) -> None
     if encoded is not None:
         try:
             write_bytes_atomic(path, encoded)
-        except OSError as error:
+        except (OSError, OutputRefused) as error:  # a cache that cannot be kept is only slower
             logger.info("cannot cache the simplemma dictionary in %s (%s)", path, error)
 
 
@@ -334,6 +334,6 @@ def jieba_tokenizer(root: Path | None = None) -> Any:
     if encoded is not None:
         try:
             write_bytes_atomic(path, encoded)
-        except OSError as error:
+        except (OSError, OutputRefused) as error:  # a cache that cannot be kept is only slower
             logger.info("cannot cache the jieba dictionary in %s (%s)", path, error)
     return tokenizer

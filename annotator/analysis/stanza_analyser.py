@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator.analysis.base import AnalyserUnavailable, Analysis
+from annotator.atomic_files import write_text_atomic
 
 #: Processors run, in order; ``mwt`` is added by Stanza itself when the language has multi-word tokens.
 PROCESSORS = ("tokenize", "mwt", "pos", "lemma")
@@ -183,7 +184,7 @@ class StanzaAnalyser:
             self._scratch = tempfile.TemporaryDirectory(prefix="annotator-stanza-")
         path = Path(self._scratch.name) / "resources.json"
         if not path.exists():
-            path.write_text("{}", encoding="utf-8")
+            write_text_atomic(path, "{}")
         return str(path)
 
 

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from annotator.atomic_files import cannot_write
-from annotator.data_import.limits import InputLimits
+from annotator.atomic_files import cannot_write, check_output_files
+from annotator.data_import.limits import InputLimits, parse_json
 from annotator.errors import UserError
 from annotator.evaluation.inputs import SKIP_REASONS, SkippedLine, format_skipped
 from annotator.evaluation.presenters import format_metrics_table
-from annotator.evaluation.report import write_leaderboard
-from annotator.evaluation.run import ANALYSERS, default_out_dir, run_evaluation, write_results
+from annotator.evaluation.report import leaderboard_paths, write_leaderboard
+from annotator.evaluation.run import (
+    ANALYSED_FILE,
+    ANALYSERS,
+    METRICS_FILE,
+    default_out_dir,
+    run_evaluation,
+    write_results,
+)
 from annotator.progress import TerminalProgress
 
 
@@ -83,7 +89,7 @@ def _first_fields(path: str) -> set[str]:
     except OSError:
         return set()
     try:
-        value = json.loads(line)
+        value = parse_json(line)  # depth-bounded: a 100,000-deep first line is no field, not a RecursionError
     except ValueError:
         return {name.strip() for name in line.split("\t")}
     return set(value) if isinstance(value, dict) else set()
@@ -97,6 +103,8 @@ def looks_swapped(dataset: str, translations: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     out_dir = Path(args.out) if args.out else default_out_dir(args.translations)
+    outputs = [out_dir / ANALYSED_FILE, out_dir / METRICS_FILE]  # a folder, pipe or device there: refused first
+    check_output_files([*outputs, *(leaderboard_paths(out_dir) if getattr(args, "leaderboard", False) else [])])
     try:
         result = run_evaluation(
             args.dataset,

@@ -40,12 +40,10 @@ def run_list(args: argparse.Namespace) -> int:
 def run_add(args: argparse.Namespace) -> int:
     from annotator.domain.languages import language_label
     from annotator.domain.settings import parse_languages
-    from annotator.services.administration import save_languages
+    from annotator.services.administration import add_languages
 
     project = open_project(args)
-    current = project.settings().languages
-    added = [lang for lang in parse_languages(args.codes) if lang not in current]
-    save_languages(project, (*current, *added))
+    added = add_languages(project, parse_languages(args.codes))  # the settings read under the write lock
     if added:
         print(f"Added {', '.join(language_label(lang) for lang in added)}; pre-populate to fill their candidates.")
     else:

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from annotator.commands.common import add_data_option, open_project
+from annotator.commands.common import add_data_option, add_item_options, open_project, selected_items
 from annotator.domain.settings import parse_languages
 from annotator.errors import UserError
 from annotator.progress import TerminalProgress
@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="pre-populate again item-languages already done (after a lexicon fault, or new lexicon data); "
         "curated ones are left as they are unless --force; audited",
     )
-    pre.add_argument("--items", metavar="ID,...", help="with --redo: only these items (comma-separated ids)")
+    add_item_options(pre, "with --redo: only these items")
     pre.add_argument(
         "--force",
         action="store_true",
@@ -84,15 +84,13 @@ EXIT_ITEMS_FAILED = 4
 def run_prepopulate(args: argparse.Namespace) -> int:
     from annotator.services.prepopulate import Redo, prepopulate
 
-    if not args.redo and (args.items or args.force):
+    items = selected_items(args)
+    if not args.redo and (items or args.force):
         raise UserError("--items and --force go with --redo (a normal run does every item not done yet).")
     project = open_project(args)
     languages = parse_languages(args.languages) if args.languages else None
     redo = None
     if args.redo:
-        items = tuple(part.strip() for part in args.items.split(",") if part.strip()) if args.items else None
-        if args.items is not None and not items:
-            raise UserError("--items names no item id.")
         redo = Redo(items=items, force=args.force)
     report = prepopulate(project, languages, progress=TerminalProgress("pre-populating"), redo=redo)
     for warning in report.warnings[:50]:

@@ -22,13 +22,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from annotator.data_import.limits import InputLimits, parse_assignments
-    from annotator.services.administration import project_limits, save_project_limits
+    from annotator.services.administration import project_limits, update_project_limits
 
     project = open_project(args)
     limits = InputLimits() if args.reset else project_limits(project)
     if args.set or args.reset:
-        limits = parse_assignments(args.set, limits)
-        save_project_limits(project, limits)
+        parse_assignments(args.set, limits)  # a bad assignment refused before the write lock is taken
+        # applied to the limits read under the write lock: a limit another run set meanwhile is kept
+        limits = update_project_limits(
+            project, lambda current: parse_assignments(args.set, InputLimits() if args.reset else current)
+        )
     defaults = InputLimits()
     print_table(
         ["limit", "value", "default"],

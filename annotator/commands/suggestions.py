@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from annotator.commands.common import add_data_option, open_project
+from annotator.commands.common import add_data_option, add_item_options, open_project, selected_items
 from annotator.domain.settings import parse_languages
 from annotator.errors import UserError
 from annotator.progress import TerminalProgress
@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_data_option(parser)
     parser.add_argument("--lang", "--languages", dest="languages", help="only these languages, e.g. IT,DE")
-    parser.add_argument("--items", metavar="ID,...", help="only these items (comma-separated ids)")
+    add_item_options(parser, "only these items")
     parser.add_argument("--out", required=True, metavar="FILE.jsonl", help="the file to write")
     parser.set_defaults(func=run)
 
@@ -33,11 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     project = open_project(args)
     languages = parse_languages(args.languages) if args.languages else None
-    items = None
-    if args.items is not None:
-        items = [part.strip() for part in args.items.split(",") if part.strip()]
-        if not items:
-            raise UserError("--items names no item id.")
+    items = selected_items(args)
     out = Path(args.out)
     if out.parent and not out.parent.exists():
         raise UserError(f"{out}: its folder does not exist.")

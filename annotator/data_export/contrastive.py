@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator.atomic_files import write_text_atomic
+from annotator.atomic_files import check_output_files, write_text_atomic
 from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.errors import UserError
 from annotator.jsonl_files import jsonl_objects
+from annotator.private_files import make_private_folder
 
 REFERENCE_SYSTEM = "reference"
 SCHEMA_FILE = "contrastive.schema.json"
@@ -160,7 +161,9 @@ def export_contrastive(
             f"as that system first (a translations file whose 'system' is {system!r})."
         )
     target = Path(out_dir) if out_dir else evaluation
-    target.mkdir(parents=True, exist_ok=True)
+    outputs = [target / f"contrastive-{lang}.json" for lang in suite.entries] + [target / SKIPPED_FILE]
+    check_output_files(outputs)  # all refused before the first is written
+    make_private_folder(target)
     written: dict[str, Path] = {}
     for lang, entries in sorted(suite.entries.items()):
         path = target / f"contrastive-{lang}.json"

@@ -5,7 +5,8 @@ without rows is neither written nor declared: ``datasets`` cannot load an empty 
 dataset card, ``domain/dataset_card.py``), ``croissant.json`` (``croissant.py``), ``LICENSES/`` (each source's
 licence: link, stated text, citation) and ``export/`` (the export every other file was made from: the same rows, the
 same manifest id). The licence is checked against the sources' before anything is written
-(``domain/licences.py``); the folder appears whole or not at all (written in a hidden folder, renamed at the end).
+(``domain/licences.py``); the folder appears whole or not at all (written in a hidden folder, renamed at the end,
+removed on an error, Ctrl-C, SIGTERM or SIGHUP), and a refusal leaves an empty ``--out`` folder as it was.
 
 By default only usable rows are published (done, with something in GOOD): ``include_unusable`` publishes the rest,
 their ``status`` and ``usable`` columns saying what they are. Nothing published names a path of the server: a
@@ -249,10 +250,10 @@ def _write_licences(folder: Path, sources: list[SourceLicence], licence: str) ->
 
 
 def _check_out(out: Path) -> None:
-    if out.exists():
-        if not out.is_dir() or any(out.iterdir()):
-            raise PublishFolderTaken(f"{out} already exists and is not empty: choose a new folder for --out.")
-        out.rmdir()
+    """Refuse an ``out`` that exists as anything but an empty folder; an empty one is left as it is (a refusal
+    later changes nothing) and replaced by the finished folder in one rename."""
+    if (out.exists() or out.is_symlink()) and (not out.is_dir() or any(out.iterdir())):
+        raise PublishFolderTaken(f"{out} already exists and is not empty: choose a new folder for --out.")
 
 
 def publish(
@@ -293,7 +294,7 @@ def publish(
     )
     card = _Card(title, tuple(authors), hub_id)
     try:
-        with (folder := AtomicFolder(out.parent, out.name)) as tmp:
+        with (folder := AtomicFolder(out.parent, out.name, exact=True)) as tmp:
             rows, manifest_id, to_fill = _fill(project, tmp, options, card, chosen, sources, allowed, progress)
     except NothingToExport as nothing:
         raise NothingToExport(nothing_to_publish(nothing.left_out, options), nothing.left_out) from None

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, overload
 
 import orjson
 
-from annotator.data_import.limits import InputLimits, find_surrogate, lone_surrogate, may_hold_surrogate
+from annotator.data_import.limits import InputLimits, find_surrogate, lone_surrogate, may_hold_surrogate, parse_json
 from annotator.domain.candidates import Candidate, CandidateError, parse_candidate
 from annotator.domain.matching import BAD, GOOD
 from annotator.domain.unicode_rules import INVISIBLE_RULE, describe, find_invisible
@@ -770,7 +770,7 @@ def load_translations(
 
 def read_analysed(path: str | Path) -> list[dict[str, Any]]:
     """The lines of an ``analysed.jsonl`` the evaluation wrote (to recompute or filter metrics later)."""
-    return [json.loads(line) for line in _split_lines(_read_text(Path(path))) if line.strip()]
+    return [parse_json(line) for line in _split_lines(_read_text(Path(path))) if line.strip()]
 
 
 #: public names for the one reader of evaluation files

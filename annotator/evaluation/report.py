@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from annotator.atomic_files import write_text_atomic
+from annotator.atomic_files import check_output_files, write_text_atomic
 from annotator.domain.metrics import ScoredItem
 from annotator.domain.research_metrics import DEFAULT_SEED, leaderboard_rows, significance_rows
 from annotator.evaluation.leaderboard import (
@@ -25,6 +25,12 @@ SIGNIFICANCE_FILES = {"significance_csv": "significance.csv", "significance_md":
 PROVENANCE_FILE = "provenance.json"
 
 
+def leaderboard_paths(folder: Path) -> list[Path]:
+    """Every file ``write_leaderboard`` may write in ``folder`` (the significance files with two systems or more)."""
+    names = [PROVENANCE_FILE, *LEADERBOARD_FILES.values(), *SIGNIFICANCE_FILES.values()]
+    return [folder / name for name in names]
+
+
 def write_leaderboard(result: EvaluationResult, out_dir: str | Path, resamples: int = 1000) -> dict[str, Path]:
     """Write the leaderboard (every metric, bootstrap CI, macro accuracy, MuCoW scores) as CSV, Markdown, LaTeX.
 
@@ -34,6 +40,7 @@ def write_leaderboard(result: EvaluationResult, out_dir: str | Path, resamples: 
         [r.scored() for r in result.results], [r.item.synset for r in result.results], resamples=resamples
     )
     folder = Path(out_dir)
+    check_output_files(leaderboard_paths(folder))  # all refused before the first is written
     provenance = dict(result.provenance) | {"bootstrap": {"resamples": resamples, "seed": DEFAULT_SEED}}
     written = {"provenance": folder / PROVENANCE_FILE}
     write_text_atomic(written["provenance"], json.dumps(provenance, ensure_ascii=False, indent=2) + "\n")

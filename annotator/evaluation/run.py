@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from annotator.analysis.base import Analyser, Analysis, empty_analysis
-from annotator.atomic_files import write_text_atomic
+from annotator.atomic_files import check_output_files, write_text_atomic
 from annotator.clock import utc_now
 from annotator.domain.candidates import Candidate
 from annotator.domain.consistency import SenseChoice, cross_language_consistency
@@ -335,6 +335,7 @@ def write_results(result: EvaluationResult, out_dir: str | Path) -> dict[str, Pa
         raise UserError(f"{folder}: cannot create the output folder ({error.strerror})") from error
     analysed = folder / ANALYSED_FILE
     metrics = folder / METRICS_FILE
+    check_output_files((analysed, metrics))
     lines = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in result.results)
     write_text_atomic(analysed, lines)
     write_text_atomic(metrics, json.dumps(result.metrics_document(), ensure_ascii=False, indent=2) + "\n")

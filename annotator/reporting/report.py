@@ -18,7 +18,7 @@ from typing import Any
 
 import altair as alt
 
-from annotator.atomic_files import write_text_atomic
+from annotator.atomic_files import check_output_files, write_text_atomic
 from annotator.clock import utc_now
 from annotator.domain.consistency import (
     PairConsistency,
@@ -260,12 +260,13 @@ def write_report(
     """Write report.html, report.md and report.tex (atomically) and return their paths."""
     report = build_report(folder, stats)
     target = Path(out_dir) if out_dir else Path(folder)
-    make_private_folder(target)
     paths = {
         "html": target / REPORT_HTML,
         "markdown": target / REPORT_MARKDOWN,
         "latex": target / REPORT_LATEX,
     }
+    check_output_files(paths.values())  # all refused before the first is written
+    make_private_folder(target)
     write_text_atomic(paths["html"], render_html(report))
     write_text_atomic(paths["markdown"], markdown_document(report.title, report.all_tables()))
     write_text_atomic(paths["latex"], latex_document(report.all_tables()))

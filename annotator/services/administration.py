@@ -8,7 +8,7 @@ operator has the database file already, and the audit names the operating-system
 from __future__ import annotations
 
 import getpass
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -70,6 +70,24 @@ def save_languages(project: ProjectContext, languages: tuple[str, ...], user: Us
         record(project, conn, user, "languages", {"languages": list(languages)})
 
 
+def add_languages(project: ProjectContext, codes: Iterable[str], user: User | None = None) -> tuple[str, ...]:
+    """Add the languages of ``codes`` the project does not have yet (checked against ISO 639 first); returns them.
+
+    The settings are read and saved inside one write transaction (under the write lock) with the new
+    item-language rows and the audit row, so a language another process removed or added meanwhile, or a provider
+    it switched, stays as that process left it."""
+    check_admin(user, "change the project's languages")
+    wanted = tuple(dict.fromkeys(check_language(code) for code in codes))  # refused before the lock is taken
+    with project.db.write() as conn:
+        settings = project.settings()  # joins this transaction: the last committed settings
+        added = tuple(lang for lang in wanted if lang not in settings.languages)
+        languages = (*settings.languages, *added)
+        if added:
+            project.save_settings(replace(settings, languages=languages))
+        record(project, conn, user, "languages", {"languages": list(languages), "added": list(added)})
+    return added
+
+
 def project_limits(project: ProjectContext | None) -> InputLimits:
     """The limits a project configured (defaults when it has none, or when there is no project)."""
     if project is None:
@@ -80,8 +98,18 @@ def project_limits(project: ProjectContext | None) -> InputLimits:
 
 def save_project_limits(project: ProjectContext, limits: InputLimits, user: User | None = None) -> None:
     """Store the project's limits (a lead's action: checked and audited like the other project settings)."""
+    update_project_limits(project, lambda _current: limits, user)
+
+
+def update_project_limits(
+    project: ProjectContext, change: Callable[[InputLimits], InputLimits], user: User | None = None
+) -> InputLimits:
+    """Apply ``change`` to the stored limits read inside the write transaction (under the write lock), so a limit
+    another process set meanwhile is kept; returns the limits stored."""
     check_admin(user, "change the input limits")
     with project.db.write() as conn:
+        limits = change(InputLimits.from_json(project.repo.get_meta(conn, LIMITS_META_KEY)))
         project.repo.set_meta(conn, LIMITS_META_KEY, limits.to_json())
         changed = {k: v for k, v in limits.to_json().items() if v != getattr(InputLimits(), k)}
         record(project, conn, user, "input_limits", changed)
+    return limits

@@ -45,16 +45,18 @@ def curated_count(project: ProjectContext, lang: str) -> int:
 
 
 def remove_language(project: ProjectContext, lang: str, user: User | None = None) -> LanguageRemoval:
-    """Remove a language nobody has curated: its item-languages, the project setting and the accounts' lists, in one
-    transaction with the audit row. One with curation is refused with the count (``LanguageInUseError``)."""
+    """Remove a language nobody has curated: its item-languages (with what was kept for their cards), the project
+    setting and the accounts' lists, in one transaction with the audit row; the settings are read inside it, under
+    the write lock, so a change another process committed meanwhile (a language added, the provider) is kept. One
+    with curation is refused with the count (``LanguageInUseError``)."""
     check_admin(user, "remove a language")
     code = lang.strip().upper()
-    settings = project.settings()
-    if code not in settings.languages:
-        raise UserError(f"{code!r} is not one of this project's languages ({', '.join(settings.languages)}).")
-    if len(settings.languages) == 1:
-        raise UserError(f"{language_label(code)} is the project's only language; add another before removing it.")
-    with project.db.write() as conn:
+    with project.db.write() as conn:  # the settings read under the write lock: a concurrent change is kept
+        settings = project.settings()
+        if code not in settings.languages:
+            raise UserError(f"{code!r} is not one of this project's languages ({', '.join(settings.languages)}).")
+        if len(settings.languages) == 1:
+            raise UserError(f"{language_label(code)} is the project's only language; add another before removing it.")
         curated = project.repo.curated_item_languages(conn, code)
         if curated:
             raise LanguageInUseError(code, curated)

@@ -156,6 +156,5 @@ def reset_password(project: ProjectContext, acting: User | None, name: str) -> N
         user = _existing(project, conn, name)
         if name == lead.name:
             raise PermissionDenied(OWN_RESET_REFUSED)
-        password = accounts.reset_password(project, name)
-        record(project, conn, acting, "account_password_reset", {"account": name})
+        password = accounts.reset_password(project, name, lead)  # audited with it, in this transaction
     return NewPassword(user, password)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from annotator.atomic_files import open_atomic
 from annotator.context import ProjectContext
 from annotator.domain.jobs import JobKind, JobState
 from annotator.domain.lexicon_records import SynsetRecord
@@ -744,15 +745,11 @@ def write_jsonl(
     progress: ProgressCallback = no_progress,
 ) -> BulkReport:
     """``annotator suggestions``: one JSON line per item-language (id, lang, good_empty_reason, suggestions …),
-    written to a temporary name and renamed, so a failed run leaves no half file."""
+    written by the atomic writer (a private temporary renamed over ``out``), so a failed run leaves no half file
+    and ``out`` naming a folder, a pipe or a device is refused before anything is computed."""
     report = BulkReport()
-    scratch = out.with_name(out.name + ".part")
-    try:
-        with scratch.open("w", encoding="utf-8") as handle:
-            _write_lines(handle, views(project, langs, items, progress, report))
-        scratch.replace(out)
-    finally:
-        scratch.unlink(missing_ok=True)
+    with open_atomic(out, what="--out") as handle:
+        _write_lines(handle, views(project, langs, items, progress, report))
     return report
 
 

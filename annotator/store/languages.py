@@ -32,10 +32,19 @@ class LanguageRecords:
         return int(conn.execute(select(func.count()).select_from(touched)).scalar_one())
 
     def delete_language(self, conn: Connection, lang: str) -> int:
-        """Delete ``lang``'s item-languages and their machine-written history; returns the item-languages deleted.
+        """Delete ``lang``'s item-languages, their machine-written history and what was kept for their cards (the
+        lexicon's records, the computed suggestions, the dismissed ones); returns the item-languages deleted.
 
         Called only when ``curated_item_languages`` is 0, in the same transaction, so nothing a person wrote goes."""
         il = schema.item_languages
-        for table in (schema.history, schema.copies, schema.assignments, schema.comments, schema.inspections):
+        kept_for_cards = (schema.lexicon_records, schema.suggestion_cache, schema.suggestion_dismissals)
+        for table in (
+            schema.history,
+            schema.copies,
+            schema.assignments,
+            schema.comments,
+            schema.inspections,
+            *kept_for_cards,
+        ):
             conn.execute(delete(table).where(table.c.lang == lang))
         return int(conn.execute(delete(il).where(il.c.lang == lang)).rowcount or 0)

@@ -23,6 +23,7 @@ from annotator.app.components import STATUS_LABEL, show_row_problems
 from annotator.app.publish_panel import render_publish
 from annotator.app.safe_text import code, md
 from annotator.app.state import current_user, get_project, guarded_file, require_lead, service
+from annotator.atomic_files import write_bytes_atomic
 from annotator.data_export.dataset import ExportOptions, default_export_root, nothing_to_export
 from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
 from annotator.domain.jobs import JobKind
@@ -211,7 +212,7 @@ def _import_uploaded(name: str, data: bytes) -> None:
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / Path(name).name
-        path.write_bytes(data)
+        write_bytes_atomic(path, data)
         try:
             report = import_sheet(service(), path)
         except SheetImportError as error:

@@ -19,6 +19,7 @@ from annotator.app.components import show_row_problems
 from annotator.app.safe_text import code, md
 from annotator.app.state import get_project, require_lead
 from annotator.app.suggestion_counts import render_empty_good_counts
+from annotator.atomic_files import write_bytes_atomic
 from annotator.data_import.items import ItemImportError, parse_item_file
 from annotator.domain.jobs import JobKind
 from annotator.domain.languages import language_label
@@ -28,7 +29,7 @@ from annotator.errors import UserError
 from annotator.lexicon.sources import allowed_sources
 from annotator.project import Project
 from annotator.services import read_model
-from annotator.services.administration import project_limits, save_languages, set_excluded
+from annotator.services.administration import add_languages, project_limits, set_excluded
 from annotator.services.import_wsd import check_wsd_xml
 from annotator.services.jobs import save_upload
 from annotator.services.languages import remove_language
@@ -67,8 +68,7 @@ def render_languages(project: Project, languages: tuple[str, ...]) -> None:
         text = st.text_input("Add a language", placeholder="code, e.g. FR", help="ISO 639-1 code, e.g. FR or PT")
         if st.form_submit_button("Add language") and text.strip():
             try:
-                added = [lang for lang in parse_languages(text) if lang not in languages]
-                save_languages(project, (*languages, *added), require_lead())
+                added = add_languages(project, parse_languages(text), require_lead())
             except UserError as error:
                 st.error(md(error))
             else:
@@ -137,8 +137,8 @@ def _wsd_upload_params(upload, gold, first_key: bool, force: bool) -> dict:  # t
     with tempfile.TemporaryDirectory() as tmp:
         xml_path = Path(tmp) / Path(upload.name).name
         gold_path = Path(tmp) / "gold.key.txt"
-        xml_path.write_bytes(upload.getvalue())
-        gold_path.write_bytes(gold.getvalue())
+        write_bytes_atomic(xml_path, upload.getvalue())
+        write_bytes_atomic(gold_path, gold.getvalue())
         try:
             checked = check_wsd_xml(get_project(), xml_path, gold_path, first_key)
         except ItemImportError as error:
@@ -166,7 +166,7 @@ def _upload_params(upload, force: bool) -> dict:  # type: ignore[no-untyped-def]
     """Check the file here (a refused file lists its rows at once), then hand a kept copy to the import job."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / Path(upload.name).name
-        path.write_bytes(upload.getvalue())
+        write_bytes_atomic(path, upload.getvalue())
         try:
             parse_item_file(path, project_limits(get_project()))  # the project's own input limits
         except ItemImportError as error:

@@ -9,11 +9,13 @@ made it, so the person who just chose a password stays logged in there.
 from __future__ import annotations
 
 from annotator.context import ProjectContext
+from annotator.domain.model import User
 from annotator.errors import UserError
 from annotator.services.accounts.login import authenticate
 from annotator.services.accounts.passwords import check_password, hash_password, one_time_password, verify_password
 from annotator.services.accounts.sessions import Session, bump_epoch, current_session, session_account
 from annotator.services.accounts.throttle import forget_failures
+from annotator.services.administration import record
 
 
 class SessionEnded(UserError):
@@ -37,11 +39,18 @@ def set_password(project: ProjectContext, name: str, password: str) -> None:
     _store(project, name, password, must_change=False)
 
 
-def reset_password(project: ProjectContext, name: str) -> str:
+def reset_password(project: ProjectContext, name: str, acting: User | None = None) -> str:
     """A new one-time password for ``name`` (returned once, to be handed over): it must be replaced at the next
-    log-in before anything else. The account's open sessions end and its log-in waits are cleared."""
+    log-in before anything else. The account's open sessions end and its log-in waits are cleared.
+
+    Audited in the same transaction, whoever asked: ``acting`` (a lead on the People page) or, for None, the
+    operating-system account that ran ``annotator users passwd --reset``."""
     password = one_time_password()
-    _store(project, name, password, must_change=True)
+    with project.db.write() as conn:
+        if project.repo.get_user(conn, name) is None:
+            raise UserError(f"No user named {name!r} (see 'annotator users list').")
+        _store(project, name, password, must_change=True)
+        record(project, conn, acting, "account_password_reset", {"account": name})
     return password
 
 
