@@ -13,9 +13,11 @@ cost milliseconds each.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from annotator.domain.lexicon_forms import resolve, rules_for
 from annotator.lexicon.base import ENGLISH, LexiconError, LexSense, SynsetRecord
 from annotator.lexicon.wordnet_index import LexiconIndex, index_path
 from annotator.lexicon.wordnet_lmf import LMF_SUFFIXES, NOT_WORDNET_30, OFFSET_ID, WordnetFileError, project_language
@@ -92,17 +94,28 @@ class WordnetLexicon:
         # other languages: lexicon id → wn: id → lemmas (the reverse, for the filters, is built when first asked)
         self._by_lang: dict[str, list[tuple[str, dict[str, list[str]]]]] = {}
         self._lemma_synsets: dict[tuple[str, str, str], list[str]] | None = None
+        #: Per lexicon id: how many lemmas each form rule changed, and how many lemmas changed in all
+        #: (``domain.lexicon_forms``: a lemma is kept as the form the lexicon means, never with its markers).
+        self.form_rules: dict[str, Counter[str]] = {}
+        self.forms_resolved: dict[str, int] = {}
         for lex_id, version, language, _spec in lexicons:
             lang = project_language(language)
             if lang == ENGLISH:
                 continue
             index = self._load_index(lex_id, version)
             lemmas: dict[str, list[str]] = {}
+            rules = rules_for(lex_id)
+            counts: Counter[str] = Counter()
+            resolved = 0
             for lemma, _pos, senses in index.entries:
+                forms = resolve(lemma, rules, counts)
+                resolved += forms != (lemma,)
                 for ref, _number in senses:
                     wn_id = ref if ref.startswith("wn:") else self._by_ili.get(ref)
                     if wn_id is not None:
-                        lemmas.setdefault(wn_id, []).append(lemma)
+                        lemmas.setdefault(wn_id, []).extend(forms)
+            self.form_rules[lex_id] = counts
+            self.forms_resolved[lex_id] = resolved
             self._by_lang.setdefault(lang, []).append((lex_id, lemmas))
             del index
 
