@@ -129,6 +129,17 @@ class WordnetLexicon:
                 "add its WN-LMF file again with 'annotator lexicon use-wordnet'."
             ) from error
 
+    def forms_report(self) -> list[str]:
+        """One line per lexicon whose lemmas a form rule changed: how many, and by which rule."""
+        from annotator.domain.lexicon_forms import describe
+
+        lines = []
+        for lex_id, resolved in sorted(self.forms_resolved.items()):
+            if resolved:
+                rules = "; ".join(f"{describe(name)}: {n:,}" for name, n in self.form_rules[lex_id].most_common())
+                lines.append(f"{lex_id}: {resolved:,} lemma(s) read as the lexicon means them ({rules})")
+        return lines
+
     # --- what the project's source policy needs --------------------------------------------------------
 
     @property

@@ -67,6 +67,9 @@ class Redo:
 
     items: tuple[str, ...] | None = None
     force: bool = False
+    #: Only the item-languages whose G0/B0 the lexicon now gives differently (a repair after the lexicon's forms
+    #: changed): the others are left as they are, untouched, and counted as unchanged.
+    changed_only: bool = False
 
 
 def is_curated(state: ItemLanguage) -> bool:
@@ -246,6 +249,8 @@ class PrepopulationReport:
     curated_kept: list[tuple[str, str, str]] = field(default_factory=list)
     reopened: int = 0
     redo: Redo | None = None
+    #: Redo with ``changed_only``: item-languages whose G0/B0 came out as they were (left untouched).
+    unchanged: int = 0
 
     def warn_skipped(self, message: str) -> None:
         self.warnings.insert(self.skip_warnings, message)
@@ -280,6 +285,8 @@ class PrepopulationReport:
             parts.append(f"{len(self.skipped)} item-language(s) of {items} item(s) skipped (listed in the warnings)")
         if self.excluded:
             parts.append(f"{self.excluded} excluded item(s) left out")
+        if self.redo is not None and self.redo.changed_only:
+            parts.append(f"{self.unchanged} unchanged (the lexicon gives the same G0/B0: left untouched)")
         if self.reopened:
             parts.append(f"{self.reopened} curated item-language(s) reopened (forced)")
         if self.curated_kept:
@@ -324,6 +331,11 @@ def _prepopulated_state(
     if state.status is Status.PENDING and not state.good and not state.bad:
         lists.update(good=sets.good, bad=sets.bad)
     return replace(state, overlaps=sets.overlaps, prepopulated=True), lists
+
+
+def _same_sets(state: ItemLanguage, sets: EncodedSets) -> bool:
+    """Whether the new G0/B0 are the ones the item-language was pre-populated with."""
+    return (candidates_to_json(state.initial_good), candidates_to_json(state.initial_bad)) == (sets.good, sets.bad)
 
 
 def _redone_state(
@@ -450,6 +462,9 @@ class _Run:
             for state in states:
                 allowed = self.allowed(state.lang)
                 sets = self.inventory.encoded_sets(item, senses, state.lang, allowed)
+                if redo is not None and redo.changed_only and state.prepopulated and _same_sets(state, sets):
+                    report.unchanged += 1
+                    continue
                 # what each lexicon returned: kept where a list starts empty (the cards that say why)
                 empty = not sets.good_count or not sets.bad_count
                 consulted = self.consulted(state.lang)
@@ -681,6 +696,8 @@ def _finish(
             item_count=None if items is None else len(items),
             languages=list(languages),
             force=report.redo.force,
+            changed_only=report.redo.changed_only,
+            unchanged=report.unchanged,
             reopened=report.reopened,
             curated_kept=len(report.curated_kept),
             curated_kept_item_languages=[f"{i} [{lang}]: {status}" for i, lang, status in report.curated_kept[:100]],
