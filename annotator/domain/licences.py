@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 #: The licence id a dataset card uses when none of the known ones fits; the card then lists every source's licence.
 OTHER = "other"
@@ -264,6 +265,27 @@ class SourceLicence:
     citation: str = ""
     #: The licence text the source ships with its data, when it has one (published in ``LICENSES/``).
     notice: str = ""
+
+
+class SourceRecord(NamedTuple):
+    """A source as a project records it when its data is used (``store.provenance``): ``key`` names it
+    (``corpus:<import id>``, ``lexicon:wordnet:<id>:<version>``, ``lexicon:babelnet:<version>``,
+    ``lexicon:snapshot:<file>:<version>``), ``licence`` is a licence id or ``unknown``; ``notice`` the licence text the
+    source ships when it asks for it to travel with every copy (or when publish cannot identify it)."""
+
+    key: str
+    kind: str
+    label: str
+    provided: str
+    licence: str
+    stated: str
+    url: str = ""
+    citation: str = ""
+    notice: str = ""
+
+    def source_licence(self) -> SourceLicence:
+        licence = licence_by_id(self.licence) or unknown_licence(self.stated)
+        return SourceLicence(self.label, self.provided, licence, self.stated, self.url, self.citation, self.notice)
 
 
 def refusals(requested: str, sources: Sequence[SourceLicence]) -> list[str]:

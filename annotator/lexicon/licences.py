@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from annotator.domain.licences import (
     Licence,
     SourceLicence,
+    SourceRecord,
     identify,
     identify_document,
     identify_statement,
@@ -239,3 +240,105 @@ def licence_beside(path: Path) -> FoundLicence:
     url = next((u for u in urls if not identify(u).known), "")
     citation = _citation(readme) or " ".join(line for line in bib.splitlines() if not line.startswith("Citation for"))
     return FoundLicence(licence, stated, notice, citation.strip(), title, url)
+
+
+class LexiconProvenance(NamedTuple):
+    """The sources a lexicon's answers come from, as pre-population records them: the records, the key of the
+    English side (Ω(λ), glosses), and each sense source's key (upper case; any other source: ``default``)."""
+
+    records: tuple[SourceRecord, ...]
+    english: str
+    by_source: dict[str, str]
+    default: str
+
+    def key_of(self, sense_source: str) -> str:
+        return self.by_source.get(sense_source.upper(), self.default)
+
+
+def _record(key: str, source: SourceLicence) -> SourceRecord:
+    licence = source.licence.id if source.licence.known else "unknown"
+    return SourceRecord(key, "lexicon", source.source, source.provided, licence, source.stated, source.url,
+                        source.citation, source.notice)  # fmt: skip
+
+
+def wordnet_record(meta: LexiconMetadata, english: bool, found: FoundLicence | None = None) -> SourceRecord:
+    """A wordnet lexicon as a source: its licence as its LMF ``license`` states it, else as the licence file beside
+    its WN-LMF file states it (``found``: ``licence_beside``), else unknown."""
+    from annotator.lexicon.wordnet import project_language
+
+    stated = meta.license or ""
+    licence = identify(stated)
+    notice = ""
+    if found is not None and (not licence.known or licence.id == found.licence.id):
+        if not licence.known:
+            licence, stated = found.licence, f"{stated or 'not stated'} (LMF); {found.stated}"
+        notice = found.notice
+    lang = project_language(meta.language)
+    provided = "English synsets, glosses and sense order" if english else f"{lang} candidates"
+    source = SourceLicence(f"{meta.label} ({meta.specifier()})", provided, licence, stated or "not stated", meta.url,
+                           meta.citation or (found.citation if found else ""), notice)  # fmt: skip
+    return _record(f"lexicon:wordnet:{meta.specifier()}", source)
+
+
+_LEXICON_ID = re.compile(rb"<Lexicon\b[^>]*?\bid=[\"']([^\"']+)[\"']", re.S)
+
+
+def lexicon_ids_in(path: Path, limit: int = 1 << 16) -> list[str]:
+    """The ids of the lexicons a WN-LMF file opens with (its first ``limit`` bytes, decompressed)."""
+    import gzip
+    import lzma
+
+    opener: Any = {".gz": gzip.open, ".xz": lzma.open}.get(path.suffix, open)
+    try:
+        with opener(path, "rb") as handle:
+            head = handle.read(limit)
+    except (OSError, EOFError, lzma.LZMAError):
+        return []
+    return [found.decode("utf-8", "replace") for found in _LEXICON_ID.findall(head)]
+
+
+def wordnet_file_records(
+    files: Sequence[Path], metas: Sequence[LexiconMetadata], english_id: str
+) -> list[SourceRecord]:
+    """The sources of the lexicons in these WN-LMF files, each with the licence its LMF states or, when that is not
+    one publish knows, the licence file beside the WN-LMF file states (``licence_beside``)."""
+    by_id = {meta.id: meta for meta in metas}
+    records = []
+    for path in files:
+        found = licence_beside(path)
+        for lex_id in lexicon_ids_in(path):
+            meta = by_id.get(lex_id)
+            if meta is not None:
+                records.append(wordnet_record(meta, lex_id == english_id, found))
+    return records
+
+
+def lexicon_provenance(lexicon: object, snapshot: Path | None = None, snapshot_name: str = "") -> LexiconProvenance:
+    """The sources ``lexicon`` (the project's provider) answers from: each wordnet lexicon (licence from its LMF
+    file as ``wn`` keeps it), BabelNet, or a snapshot (its header's licence)."""
+    from annotator.lexicon.wordnet import WordnetLexicon
+    from annotator.lexicon.wordnet_store import lexicon_metadata
+
+    if isinstance(lexicon, WordnetLexicon):
+        metas = {meta.id: meta for meta in lexicon_metadata(lexicon.folder)}
+        records, by_source = [], {}
+        for lex_id, spec in lexicon.specifiers.items():
+            meta = metas.get(lex_id) or LexiconMetadata(lex_id, spec.split(":", 1)[-1], "", lex_id, "", "", "")
+            record = wordnet_record(meta, lex_id == lexicon.english_id)
+            records.append(record)
+            by_source[lex_id.upper()] = record.key
+        english = by_source[lexicon.english_id.upper()]
+        by_source["WN"] = english
+        return LexiconProvenance(tuple(records), english, by_source, english)
+    name = str(getattr(lexicon, "name", "lexicon"))
+    version = str(getattr(lexicon, "version", ""))
+    if name == "babelnet":
+        record = _record(f"lexicon:babelnet:{version}", babelnet_source(version))
+    elif name == "snapshot" and snapshot is not None:
+        header = snapshot_header(snapshot)
+        record = _record(f"lexicon:snapshot:{snapshot_name}:{header.get('version', version)}",
+                         snapshot_source(header, snapshot_name))  # fmt: skip
+    else:
+        record = SourceRecord(f"lexicon:{name}:{version}", "lexicon", f"{name} {version}".strip(),
+                              "synsets, glosses and candidates", "unknown", "not stated")  # fmt: skip
+    return LexiconProvenance((record,), record.key, {}, record.key)

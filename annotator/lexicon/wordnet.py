@@ -73,6 +73,9 @@ class WordnetLexicon:
             )
         self.version = "+".join(sorted(lex[3] for lex in lexicons))
         self._english_spec = english[0][3]
+        #: Lexicon id → ``id:version``, and the English lexicon's id (what pre-population records as sources).
+        self.specifiers = {lex[0]: lex[3] for lex in lexicons}
+        self.english_id = english[0][0]
         en = self._load_index(*english[0][:2])  # one index in memory at a time: the peak stays low
         self._info = en.synsets  # wn: id → [ILI, synset POS, definition, own id]
         self._keys = en.keys

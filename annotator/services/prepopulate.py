@@ -15,6 +15,7 @@ state kept in the history).
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
@@ -33,11 +34,13 @@ from annotator.lexicon.base import (
     LexiconUnavailableError,
     SynsetRecord,
 )
+from annotator.lexicon.licences import lexicon_provenance
 from annotator.lexicon.sources import allowed_sources
 from annotator.lexicon.wordnet import default_sources, foreign_synset_reason
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
 from annotator.services.suggestions import RelatedParts
+from annotator.store import provenance as provenance_rows
 from annotator.store import suggestions as suggestion_rows
 from annotator.store.item_languages import candidates_to_json
 from annotator.store.repository import PreparedSaves
@@ -374,6 +377,8 @@ class _Computed(NamedTuple):
     #: Its related suggestions' stamp and JSON (``services.suggestions.RelatedParts``; "" when not computed).
     related_stamp: str
     related: str
+    #: The sources its G0/B0 and Ω(λ) came from: keys of ``provenance_sources``, as a JSON list.
+    sources: str
 
 
 @dataclass
@@ -417,6 +422,26 @@ class _Run:
         self.defaults = default_sources(lexicon)
         self.settings = settings
         self.batch = _Batch()
+        config = settings.lexicon
+        snapshot = project.resolve_path(config.snapshot) if config.provider == "snapshot" and config.snapshot else None
+        self.provenance = lexicon_provenance(lexicon, snapshot, config.snapshot or "")
+        #: The source keys of each (σ, λ, POS, language), JSON: items sharing them share one answer.
+        self._sources: dict[tuple[str, str, str, str], str] = {}
+
+    def sources(self, item: Item, senses: list[SenseEntry], lang: str, allowed: Callable[[str], bool]) -> str:
+        """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ)."""
+        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
+        found = self._sources.get(key)
+        if found is None:
+            keys = {self.provenance.english}
+            for synset in {item.synset, *(s.synset for s in senses)}:
+                for sense in self.inventory.record(synset).senses:
+                    if sense.lang == lang and allowed(sense.source):
+                        keys.add(self.provenance.key_of(sense.source))
+            if len(self._sources) >= SETS_KEPT:
+                self._sources.clear()
+            found = self._sources[key] = json.dumps(sorted(keys))
+        return found
 
     def allowed(self, lang: str) -> Callable[[str], bool]:
         if lang not in self.policies:
@@ -484,8 +509,18 @@ class _Run:
                 if self.related is not None:  # σ's record is in hand: its sets were just computed from it
                     related = self.related.part(item.synset, self.inventory.record(item.synset), state.lang) or related
                 reopened = "reopened_from" in detail
+                sources = self.sources(item, senses, state.lang, allowed)
                 computed.append(
-                    _Computed(state.item_id, state.lang, state.version, bool(sets.overlaps), reopened, record, *related)
+                    _Computed(
+                        state.item_id,
+                        state.lang,
+                        state.version,
+                        bool(sets.overlaps),
+                        reopened,
+                        record,
+                        *related,
+                        sources,
+                    )
                 )
         except (LexiconQuotaError, LexiconUnavailableError):
             raise
@@ -533,6 +568,9 @@ class _Run:
             suggestion_rows.put_related(
                 conn, [(c.item_id, c.lang, c.related_stamp, c.related) for c in batch.computed if c.related_stamp]
             )
+            # the sources themselves: a source already recorded (by use-wordnet, an earlier run) is kept as it was
+            provenance_rows.put_sources(conn, self.provenance.records, replace=False)
+            provenance_rows.put_item_language_sources(conn, [(c.item_id, c.lang, c.sources) for c in batch.computed])
         self.inventory.trim()
         self.report.items += len(batch.lexicon_rows)
         self.report.item_languages += len(batch.computed)

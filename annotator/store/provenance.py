@@ -5,62 +5,49 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
 from sqlalchemy import Connection, select
 
+from annotator.clock import utc_now
+from annotator.domain.licences import SourceRecord
 from annotator.store import schema
 from annotator.store.rows import execute_many
 
-
-class SourceRow(NamedTuple):
-    """One source as recorded: ``licence`` is a licence id or ``unknown``; ``notice`` the licence text it ships."""
-
-    key: str
-    kind: str
-    label: str
-    provided: str
-    licence: str
-    stated: str
-    url: str
-    citation: str
-    notice: str
-    recorded_at: str
+_COLUMNS = SourceRecord._fields
 
 
-_COLUMNS = SourceRow._fields
-
-
-def put_sources(conn: Connection, rows: Sequence[SourceRow], replace: bool = True) -> None:
+def put_sources(conn: Connection, records: Sequence[SourceRecord], replace: bool = True) -> None:
     """Record sources; an existing key is replaced (``replace``) or kept as it was first recorded."""
-    if not rows:
+    if not records:
         return
-    names = ", ".join(f'"{name}"' for name in _COLUMNS)
-    values = ", ".join(f":{name}" for name in _COLUMNS)
-    updates = ", ".join(f'"{name}" = excluded."{name}"' for name in _COLUMNS if name != "key")
+    names = ", ".join(f'"{name}"' for name in (*_COLUMNS, "recorded_at"))
+    values = ", ".join(f":{name}" for name in (*_COLUMNS, "recorded_at"))
+    updates = ", ".join(f'"{name}" = excluded."{name}"' for name in (*_COLUMNS, "recorded_at") if name != "key")
     action = f"DO UPDATE SET {updates}" if replace else "DO NOTHING"
     sql = f'INSERT INTO "provenance_sources" ({names}) VALUES ({values}) ON CONFLICT ("key") {action}'
-    execute_many(conn, sql, [row._asdict() for row in rows])
+    at = utc_now()
+    execute_many(conn, sql, [{**record._asdict(), "recorded_at": at} for record in records])
 
 
-def sources_by_key(conn: Connection, keys: Iterable[str] | None = None) -> dict[str, SourceRow]:
+def sources_by_key(conn: Connection, keys: Iterable[str] | None = None) -> dict[str, SourceRecord]:
     """The recorded sources (all of them, or those of ``keys``), by key."""
     wanted = None if keys is None else set(keys)
     table = schema.provenance_sources
     found = {}
     for row in conn.execute(select(*(table.c[name] for name in _COLUMNS))):
         if wanted is None or row[0] in wanted:
-            found[row[0]] = SourceRow(*row)
+            found[row[0]] = SourceRecord(*row)
     return found
 
 
-def put_item_language_sources(conn: Connection, rows: Sequence[tuple[str, str, Sequence[str]]]) -> None:
-    """Record (item id, language, source keys) of pre-populated item-languages, each replacing the earlier ones."""
+def put_item_language_sources(conn: Connection, rows: Sequence[tuple[str, str, str]]) -> None:
+    """Record (item id, language, source keys as a JSON list) of pre-populated item-languages, each replacing the
+    earlier ones."""
     sql = (
         'INSERT INTO "item_language_sources" ("item_id", "lang", "sources") VALUES (:item_id, :lang, :sources) '
         'ON CONFLICT ("item_id", "lang") DO UPDATE SET "sources" = excluded."sources"'
     )
-    execute_many(conn, sql, [{"item_id": i, "lang": lang, "sources": json.dumps(list(k))} for i, lang, k in rows])
+    execute_many(conn, sql, [{"item_id": i, "lang": lang, "sources": keys} for i, lang, keys in rows])
 
 
 def item_language_sources(conn: Connection) -> dict[tuple[str, str], tuple[str, ...]]:
