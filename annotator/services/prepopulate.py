@@ -424,7 +424,8 @@ class _Run:
         self.batch = _Batch()
         config = settings.lexicon
         snapshot = project.resolve_path(config.snapshot) if config.provider == "snapshot" and config.snapshot else None
-        self.provenance = lexicon_provenance(lexicon, snapshot, config.snapshot or "")
+        # a snapshot is named by its file name: its folder on this server is no part of what is published
+        self.provenance = lexicon_provenance(lexicon, snapshot, snapshot.name if snapshot else "")
         #: The source keys of each (σ, λ, POS, language), JSON: items sharing them share one answer.
         self._sources: dict[tuple[str, str, str, str], str] = {}
 

@@ -61,4 +61,6 @@ def item_language_sources(conn: Connection) -> dict[tuple[str, str], tuple[str, 
 
 def item_imports(conn: Connection) -> dict[str, int]:
     """Each item's import (``items.import_id``): the corpus its sentence came from is recorded per import."""
-    return dict(conn.execute(select(schema.items.c.id, schema.items.c.import_id)).tuples())  # type: ignore[arg-type]
+    return {
+        item_id: import_id for item_id, import_id in conn.execute(select(schema.items.c.id, schema.items.c.import_id))
+    }
