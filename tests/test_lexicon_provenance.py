@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from sqlalchemy import update
+from sqlalchemy import delete, update
 
 from annotator.cli import main
 from annotator.data_export.dataset import ExportOptions, export_dataset, read_dataset
@@ -267,3 +267,19 @@ def test_form_rules_per_lexicon() -> None:
     # a marker belongs to the lexicons that use it: MultiWordNet's apostrophes are elisions, '+' is COW's
     assert resolve("all'aperto", rules_for("omw-it")) == ("all'aperto",)
     assert resolve("C+", rules_for("omw-it")) == ("C+",)
+
+
+def test_items_imported_before_licences_were_recorded_get_theirs_from_an_unchanged_re_import(
+    built: Project, tmp_path: Path
+) -> None:
+    with built.db.write() as conn:  # as an older version left it: no licence recorded for the import
+        conn.execute(delete(schema.provenance_sources).where(schema.provenance_sources.c.kind == "corpus"))
+    unknown = publish(built, tmp_path / "before", include_incomplete=True)
+    assert unknown.licence == "other"
+    legacy = "the sentences of 2 item(s) imported before their licence was recorded"
+    assert legacy in [s.source for s in unknown.sources]
+    xml = tmp_path / "tiny42D" / "tiny42D.data.xml"
+    again = import_wsd_xml(built, xml, corpus_licence="cc-by-nc-4.0")
+    assert again.report.added == 0 and again.report.unchanged == 2
+    assert "sentences' licence recorded: cc-by-nc-4.0 (given with the import: cc-by-nc-4.0" in again.report.summary()
+    assert publish(built, tmp_path / "after", include_incomplete=True).licence == "cc-by-nc-4.0"

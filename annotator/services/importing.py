@@ -400,6 +400,7 @@ def _import_items(
     else:
         parsed = parse_item_file(path, administration.project_limits(project), known_ids, progress)
     del known_ids
+    file_ids = [values["id"] for values in parsed.records]
     name = Path(path).name
     cleaned = clean_interrupted_imports(project)
     languages = project.settings().languages
@@ -408,7 +409,8 @@ def _import_items(
     report.cleaned = cleaned
     del parsed
     if not (plan.new_rows or plan.replacements or plan.glosses):
-        return report  # an unchanged re-import stays a true no-op
+        _record_earlier_imports(project, Path(path), file_ids, given_licence, report)
+        return report  # an unchanged re-import changes no item (it may record the sentences' licence)
     with project.db.write() as conn:
         for entry in project.repo.staging_imports(conn):  # another import started since the check above
             raise ImportInProgressError(
@@ -434,10 +436,36 @@ def _import_items(
             provenance_rows.put_sources(conn, [corpus])
         committed = True
         report.corpus_licence, report.corpus_stated = corpus.licence, corpus.stated
+        _record_earlier_imports(project, Path(path), file_ids, given_licence, report, import_id)
     finally:
         if not committed:
             _clean_up_after_failure(project, import_id)
     return report
+
+
+def _record_earlier_imports(
+    project: ProjectContext,
+    path: Path,
+    item_ids: Sequence[str],
+    given: str | None,
+    report: ImportReport,
+    this_import: int | None = None,
+) -> None:
+    """The file's items left unchanged keep the import that first wrote them: record its sentences' licence where
+    none was recorded (an import made before licences were), or where the licence is given now."""
+    wanted = set(item_ids)
+    with project.db.read() as conn:
+        imports = {import_id for item_id, import_id in provenance_rows.item_imports(conn).items() if item_id in wanted}
+        imports.discard(this_import if this_import is not None else -1)
+        recorded = provenance_rows.sources_by_key(conn, [f"corpus:{import_id}" for import_id in imports])
+    todo = [i for i in sorted(imports) if given is not None or f"corpus:{i}" not in recorded]
+    if not todo:
+        return
+    records = [corpus_record(import_id, path, given) for import_id in todo]
+    with project.db.write() as conn:
+        provenance_rows.put_sources(conn, records)
+    if not report.corpus_licence:
+        report.corpus_licence, report.corpus_stated = records[0].licence, records[0].stated
 
 
 def _clean_up_after_failure(project: ProjectContext, import_id: int) -> None:
