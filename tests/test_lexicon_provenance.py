@@ -134,7 +134,7 @@ def built(project: Project, tmp_path: Path) -> Project:
                                            "particle after '+'): the word X: 2)"]  # fmt: skip
     imported = import_wsd_xml(project, corpus / "tiny42D.data.xml")
     assert imported.report.corpus_licence == "cc-by-nc-4.0"
-    assert "LICENSE.txt: Creative Commons Attribution-NonCommercial 4.0 International" in imported.report.summary()
+    assert "LICENSE.txt: Creative Commons Attribution-NonCommercial 4.0 International" in imported.report.licence_line()
     assert prepopulate(project).item_languages == 2
     return project
 
@@ -281,5 +281,6 @@ def test_items_imported_before_licences_were_recorded_get_theirs_from_an_unchang
     xml = tmp_path / "tiny42D" / "tiny42D.data.xml"
     again = import_wsd_xml(built, xml, corpus_licence="cc-by-nc-4.0")
     assert again.report.added == 0 and again.report.unchanged == 2
-    assert "sentences' licence recorded: cc-by-nc-4.0 (given with the import: cc-by-nc-4.0" in again.report.summary()
+    recorded = again.report.licence_line()
+    assert "Sentences' licence recorded: cc-by-nc-4.0 (given with the import: cc-by-nc-4.0" in recorded
     assert publish(built, tmp_path / "after", include_incomplete=True).licence == "cc-by-nc-4.0"

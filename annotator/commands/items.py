@@ -83,6 +83,8 @@ def run_import(args: argparse.Namespace) -> int:
         for ident, keys in wsd.multi_key:  # each skipped instance once, here (the summary only counts them)
             print(f"skipped: {ident}: {len(keys)} gold keys ({' '.join(keys)})")
         print(f"{args.file}: {wsd.summary(list_skipped=False)}")
+        if wsd.report.licence_line():
+            print(wsd.report.licence_line())
         return 0
     from annotator.data_import.tables import FORMATS
     from annotator.services.importing import import_items
@@ -98,6 +100,8 @@ def run_import(args: argparse.Namespace) -> int:
     for warning in report.warnings:
         print(f"warning: {args.file}: {warning}")
     print(f"{args.file}: {report.summary()}")
+    if report.licence_line():
+        print(report.licence_line())
     return 0
 
 

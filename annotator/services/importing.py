@@ -91,10 +91,15 @@ class ImportReport:
             )
         if self.cleaned:
             text += f"; removed {self.cleaned} hidden row(s) of an interrupted earlier import"
-        if self.corpus_licence:
-            text += f"; sentences' licence recorded: {self.corpus_licence} ({self.corpus_stated})"
-            if self.corpus_licence == UNKNOWN:
-                text += " — publish will allow only 'other' (give it with --corpus-license)"
+        return text
+
+    def licence_line(self) -> str:
+        """The sentences' licence as the import recorded it ("" when it recorded none: nothing changed)."""
+        if not self.corpus_licence:
+            return ""
+        text = f"Sentences' licence recorded: {self.corpus_licence} ({self.corpus_stated})"
+        if self.corpus_licence == UNKNOWN:
+            text += "; publish will allow only 'other' (give it with --corpus-license)"
         return text
 
 
