@@ -153,7 +153,7 @@ RULES: tuple[FormRule, ...] = (
     FormRule("bracketed", COW, "'X[Y]Z' (a bracketed alternative): XZ", _bracketed),
     FormRule("gap", COW | WIKTIONARY, "'X...Y' (an object's place): the wildcard 'X * Y'", _gap),
     FormRule("parenthesised", ITALWORDNET, "'X (remark)': X", _parenthesised),
-    FormRule("accent_apostrophe", ITALWORDNET, "'attivita'' (an accent written ') : attività", _accent_apostrophe),
+    FormRule("accent_apostrophe", ITALWORDNET, "'attivita'' (apostrophe for accent): attività", _accent_apostrophe),
     FormRule("hyphen_joined", ITALWORDNET, "'a-cielo-aperto': 'a cielo aperto' and as written", _hyphen_joined),
     FormRule("combining_form", WIKTIONARY, "'Aorta-' (first part of compounds): Aorta", _combining_form),
     FormRule("placeholder_word", WIKTIONARY, "'какую-л.' (some-): the wildcard", _placeholder_word),
