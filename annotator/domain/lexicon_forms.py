@@ -35,6 +35,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import NamedTuple
 
+#: Bumped whenever a rule changes what a lemma becomes: kept suggestions stamped with an older one are stale.
+RULES_VERSION = 1
 #: Every lexicon a rule marked ``ANY`` applies to.
 ANY = "*"
 COW = frozenset({"omw-cmn", "cow"})
