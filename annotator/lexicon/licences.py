@@ -8,6 +8,7 @@ carries BabelNet's licence). The rules over these licences are data in ``annotat
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -336,7 +337,10 @@ def lexicon_provenance(lexicon: object, snapshot: Path | None = None, snapshot_n
         record = _record(f"lexicon:babelnet:{version}", babelnet_source(version))
     elif name == "snapshot" and snapshot is not None:
         header = snapshot_header(snapshot)
-        record = _record(f"lexicon:snapshot:{snapshot_name}:{header.get('version', version)}",
+        # two snapshots of one file name and version stating different licences are two sources
+        stated = json.dumps([header.get("provider"), header.get("license") or header.get("licence")], default=str)
+        digest = hashlib.sha256(stated.encode()).hexdigest()[:12]
+        record = _record(f"lexicon:snapshot:{snapshot_name}:{header.get('version', version)}:{digest}",
                          snapshot_source(header, snapshot_name))  # fmt: skip
     else:
         record = SourceRecord(f"lexicon:{name}:{version}", "lexicon", f"{name} {version}".strip(),
