@@ -2,9 +2,10 @@
 
 ``FOLDER/`` holds ``data/<LANG>/test.parquet`` per language and ``data/discarded/test.parquet``, ``README.md`` (the
 dataset card, ``domain/dataset_card.py``), ``croissant.json`` (``croissant.py``), ``LICENSES/`` (each source's
-licence: link, stated text, citation) and ``export/`` (the export every other file was made from: the same rows, the
-same manifest id). The licence is checked against the sources' before anything is written
-(``domain/licences.py``); the folder appears whole or not at all (written in a hidden folder, renamed at the end).
+licence: its text or summary, as stated, citation) and ``export/`` (the export every other file was made from: the
+same rows, the same manifest id). The licence is checked (``domain/licences.py``) against the sources the exported
+rows came from, as recorded when their data was taken (``published_sources``), before anything else is written; the
+folder appears whole or not at all (written in a hidden folder, renamed at the end).
 """
 
 from __future__ import annotations

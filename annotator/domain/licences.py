@@ -4,7 +4,9 @@ may take over those sources.
 A benchmark's candidates and glosses are an adaptation of the lexicon they came from, so its licence must keep
 what every source asks: a non-commercial source forbids a licence allowing commercial use, a share-alike source
 asks for the same licence (or a later version), a licence this table does not know can only be published as
-``other`` with the sources listed. Pure: the providers say which licence their data has (``lexicon/licences.py``).
+``other`` with the sources listed. A licence is identified only by its exact id, a known URL or a full known name
+(``identify``): a text that merely holds a licence's words is unknown. Pure: the providers say which licence their
+data has (``lexicon/licences.py``); the project records each source as it was when used (``SourceRecord``).
 """
 
 from __future__ import annotations
