@@ -27,6 +27,7 @@ from annotator.project import LexiconSettings, Project, ProjectSettings
 from annotator.services.import_wsd import import_wsd_xml
 from annotator.services.lexicon_admin import remove_wordnet, use_wordnet
 from annotator.services.prepopulate import Redo, prepopulate
+from annotator.store import provenance as provenance_rows
 from annotator.store import schema
 from annotator.store.item_languages import candidates_to_json
 
@@ -225,8 +226,13 @@ def test_a_project_prepopulated_with_the_markers_is_repaired_on_its_untouched_it
     assert "1 item-languages pre-populated" in report.summary() and "0 unchanged" in report.summary()
     sets = zh_sets(built, tmp_path / "export")
     assert sets[FIRST] == (["平行"], ["相似"]) and sets[SECOND][0] == ["平行+的"]  # the curated one as it was
+    with built.db.write() as conn:  # as an older version left it: no item-language's sources recorded
+        conn.execute(delete(schema.item_language_sources))
     again = prepopulate(built, redo=Redo(changed_only=True))  # nothing left to repair
     assert again.item_languages == 0 and again.unchanged == 1
+    with built.db.read() as conn:  # the unchanged one left untouched, its sources recorded
+        recorded = provenance_rows.item_language_sources(conn)
+    assert recorded == {(FIRST, "ZH"): ("lexicon:wordnet:omw-cmn:1.4-local", "lexicon:wordnet:wn30en:3.0")}
 
 
 def test_licence_texts_are_identified_only_by_an_exact_id_url_or_full_name() -> None:

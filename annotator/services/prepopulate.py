@@ -390,6 +390,8 @@ class _Batch:
     computed: list[_Computed] = field(default_factory=list)
     updates: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
+    #: (item id, language, sources JSON) of item-languages a repair leaves unchanged: only their sources recorded.
+    sources_only: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 class _Run:
@@ -490,6 +492,9 @@ class _Run:
                 sets = self.inventory.encoded_sets(item, senses, state.lang, allowed)
                 if redo is not None and redo.changed_only and state.prepopulated and _same_sets(state, sets):
                     report.unchanged += 1
+                    self.batch.sources_only.append(
+                        (state.item_id, state.lang, self.sources(item, senses, state.lang, allowed))
+                    )
                     continue
                 # what each lexicon returned: kept where a list starts empty (the cards that say why)
                 empty = not sets.good_count or not sets.bad_count
@@ -547,7 +552,7 @@ class _Run:
     def flush(self) -> None:
         """Write the batch; item-languages a translator changed meanwhile are left for the next run."""
         batch, self.batch = self.batch, _Batch()
-        if not batch.computed:
+        if not batch.computed and not batch.sources_only:
             return
         repo = self.project.repo
         self.project.db.pause_for_other_writers()
@@ -571,7 +576,9 @@ class _Run:
             )
             # the sources themselves: a source already recorded (by use-wordnet, an earlier run) is kept as it was
             provenance_rows.put_sources(conn, self.provenance.records, replace=False)
-            provenance_rows.put_item_language_sources(conn, [(c.item_id, c.lang, c.sources) for c in batch.computed])
+            provenance_rows.put_item_language_sources(
+                conn, [*((c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
+            )
         self.inventory.trim()
         self.report.items += len(batch.lexicon_rows)
         self.report.item_languages += len(batch.computed)
