@@ -92,7 +92,8 @@ def render_publish(project: Project, include_incomplete: bool) -> None:
     st.caption(
         "A folder ready for the Hugging Face Hub, made from a new export: one Parquet file per language and one "
         "for the discarded item-languages, a dataset card (README.md) saying how the data was built, Croissant "
-        "metadata and the licences of the lexicon sources. The licence must be one the sources allow."
+        "metadata and the licences of the sources the rows came from (the sentences' corpora, the lexicons of "
+        "their candidates). The licence must be one those sources allow."
     )
     # a form: choosing a name or a licence reruns nothing until Prepare (a rerun while a download of the export
     # above is being fetched would re-register its file under a new id)
