@@ -108,6 +108,9 @@ def database_figures(data: Path) -> dict[str, dict[str, float]]:
             "g0_share": sum(1 for s in mine if s.initial_good) / len(mine),
             "mean_g0": sum(len(s.initial_good) for s in mine) / len(mine),
             "mean_b0": sum(len(s.initial_bad) for s in mine) / len(mine),
+            # candidates still holding a lexicon's marker (COW's '+'): none since the forms are read by rule
+            "candidates": sum(len(s.initial_good) + len(s.initial_bad) for s in mine),
+            "marked": sum(1 for s in mine for c in (*s.initial_good, *s.initial_bad) if "+" in c.text),
             "ids_with_g0": {s.item_id for s in mine if s.initial_good},  # type: ignore[dict-item]
         }
     project.db.dispose()
@@ -136,7 +139,7 @@ def real_data(args: argparse.Namespace, work: Path, data: Path) -> None:
     figures = database_figures(data)
     print(f"  (reading the LMF files directly: {time.perf_counter() - t0:.1f} s)\n")
     header = f"  {'lang':<5} {'items':>6} {'G0 ≠ ∅ (db)':>12} {'G0 ≠ ∅ (LMF)':>13} {'agree':>6}"
-    print(header + f" {'mean |G0|':>10} {'mean |B0|':>10}")
+    print(header + f" {'mean |G0|':>10} {'mean |B0|':>10} {'with +':>12}")
     for lang, row in figures.items():
         ids = [i for i in gold_keys if len(gold_keys[i].split()) == 1]
         from_lmf = {i for i in ids if key_ili.get(gold_keys[i].strip(), "") in lang_ilis[lang]}
@@ -144,7 +147,8 @@ def real_data(args: argparse.Namespace, work: Path, data: Path) -> None:
         share_lmf = len(from_lmf) / len(ids)
         print(
             f"  {lang:<5} {row['items']:>6.0f} {100 * row['g0_share']:>11.1f}% {100 * share_lmf:>12.1f}% "
-            f"{'yes' if agree else 'NO':>6} {row['mean_g0']:>10.2f} {row['mean_b0']:>10.2f}"
+            f"{'yes' if agree else 'NO':>6} {row['mean_g0']:>10.2f} {row['mean_b0']:>10.2f} "
+            f"{row['marked']:>5.0f}/{row['candidates']:<6.0f}"
         )
 
 
@@ -216,6 +220,10 @@ def main() -> None:
                 str(Path(args.data) / "open-wordnets" / f"{n}.xml.xz") for names in FILES.values() for n in names
             ]
             step("use-wordnet (6 WN-LMF files)", "lexicon", "use-wordnet", "--data", str(data), *sources)
+            output = step.outputs["use-wordnet (6 WN-LMF files)"]  # type: ignore[attr-defined]
+            for line in output.splitlines():
+                if line.startswith("Forms: "):  # the lemmas each lexicon's markers changed, per rule
+                    print(f"  {line}")
         if args.synthetic:
             synthetic(args.synthetic, work, data)
         else:

@@ -296,6 +296,8 @@ LATER_REVISIONS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] 
     "eval_core_job_files": (("job_files",), ()),  # issue 22 (sorts after the numbered revisions)
     "0012_password_change": ((), (("users", "must_change_password"),)),
     "0013_suggestions": (("suggestion_dismissals", "suggestion_cache", "lexicon_records"), ()),  # issue 33
+    "0015_provenance": (("item_language_sources", "provenance_sources"), ()),  # issue 41
+    "0016_suggestion_kinds": ((), (("suggestion_dismissals", "source"), ("suggestion_dismissals", "relation"))),
 }
 #: Indexes a later revision adds to older tables (dropped first when rewinding before it).
 LATER_INDEXES: dict[str, tuple[str, ...]] = {

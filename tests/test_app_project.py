@@ -15,6 +15,7 @@ from annotator.domain.model import Role
 from annotator.project import LexiconSettings, Project, ProjectSettings, builtin_path
 from annotator.services import jobs
 from annotator.services.accounts import add_user
+from annotator.store import provenance as provenance_rows
 
 pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
 
@@ -70,11 +71,16 @@ def test_import_prepopulate_and_filter_in_the_browser(empty: Project) -> None:
 
     items = builtin_path(DEMO_ITEMS).read_bytes()
     at.file_uploader(key="project_import_file").set_value(("items.jsonl", items, "application/json")).run()
+    at.selectbox(key="project_import_licence").select("cc-by-nc-4.0").run()  # the sentences' licence, recorded
     at.button(key="project_import").click().run()
     assert not at.exception, at.exception
     finish_jobs(empty)
     at.run()
     assert any("18 added" in plain(s.value) for s in at.success)
+    assert any("Sentences' licence recorded: cc-by-nc-4.0" in plain(s.value) for s in at.success)
+    with empty.db.read() as conn:
+        recorded = provenance_rows.sources_by_key(conn)
+    assert [(r.kind, r.licence) for r in recorded.values()] == [("corpus", "cc-by-nc-4.0")]
 
     at.button(key="project_prepopulate").click().run()
     assert not at.exception, at.exception

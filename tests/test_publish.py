@@ -25,7 +25,7 @@ from annotator.domain.unicode_rules import UnstorableTextError
 from annotator.lexicon.licences import snapshot_source
 from annotator.lexicon.wordnet import add_lexicons
 from annotator.lexicon.wordnet_store import remove_lexicon
-from annotator.project import LexiconSettings, Project, ProjectSettings
+from annotator.project import LexiconSettings, Project, ProjectSettings, builtin_path
 from annotator.services.importing import import_items
 
 LANGS = ("DE", "ES", "IT", "RU", "ZH")
@@ -167,35 +167,48 @@ def test_the_cards_yaml_names_every_configuration_and_its_file(published: Path) 
     assert "Apache License 2.0" in card and (published / "LICENSES" / "apache-2.0.txt").is_file()
 
 
-def test_a_babelnet_project_refuses_a_permissive_licence_with_the_reason_and_writes_nothing(
+def test_candidates_from_a_babelnet_snapshot_keep_its_licence_after_the_lexicon_is_switched_back(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The licence follows the sources the published rows came from, not the lexicon configured now."""
     data = tmp_path / "bn"
-    project = Project.open(data, create=True)
-    project.save_settings(ProjectSettings(name="bn", languages=("IT",), lexicon=LexiconSettings("babelnet")))
-    project.db.dispose()
+    create_demo(str(data), quiet=True)
+    frozen = json.loads(builtin_path("demo/snapshot.json").read_text(encoding="utf-8"))
+    frozen.update(provider="BabelNet HTTP API (cache export)", version="babelnet-v9")
+    del frozen["license"]  # frozen from the BabelNet cache: BabelNet's licence
+    (tmp_path / "frozen.json").write_text(json.dumps(frozen), encoding="utf-8")
+    assert main(["lexicon", "use-snapshot", "--data", str(data), str(tmp_path / "frozen.json")]) == 0
+    assert main(["prepopulate", "--data", str(data), "--redo"]) == 0
+    demo_snapshot = str(builtin_path("demo/snapshot.json"))
+    assert main(["lexicon", "use-snapshot", "--data", str(data), demo_snapshot]) == 0  # switched back
+    capsys.readouterr()
     out = tmp_path / "hf"
-    assert main(["publish", "--data", str(data), "--out", str(out), "--license", "cc-by-4.0"]) == 2
+    args = ["publish", "--data", str(data), "--out", str(out), "--include-incomplete"]
+    assert main([*args, "--license", "cc-by-4.0"]) == 2
     error = capsys.readouterr().err
     assert "Cannot publish under 'cc-by-4.0'" in error
+    assert "snapshot frozen.json (BabelNet HTTP API (cache export), version babelnet-v9)" in error
     assert "BabelNet Non-Commercial License, which forbids commercial use" in error
     assert "the licence 'other' publishes under the sources' own licences" in error
-    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["bn"]
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["bn", "frozen.json"]
+    assert main(args) == 0  # the default: the sources' own licences
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert yaml_header(card)["license"] == OTHER and "BabelNet Non-Commercial License" in card
 
 
 def test_licence_rules_share_alike_non_commercial_and_unknown_sources() -> None:
     wiktionary = SourceLicence("wikt-de", "DE candidates", identify("https://creativecommons.org/licenses/by-sa/3.0/"))
     wordnet = SourceLicence("wn30en", "English", identify("https://wordnet.princeton.edu/license-and-commercial-use"))
-    cow = SourceLicence("omw-cmn", "ZH", identify("wordnet (the WordNet-style licence of the Chinese Open Wordnet)"))
+    cow = SourceLicence("omw-cmn", "ZH", identify("Chinese Open Wordnet License"))
     iwn = SourceLicence("omw-iwn", "IT", identify("https://opendatacommons.org/licenses/by/1-0/"))
-    assert [s.licence.id for s in (wiktionary, wordnet, cow, iwn)] == ["cc-by-sa-3.0", "wordnet", "wordnet", "odc-by"]
+    assert [s.licence.id for s in (wiktionary, wordnet, cow, iwn)] == ["cc-by-sa-3.0", "wordnet", "cow", "odc-by"]
     open_wordnets = [wordnet, cow, iwn, wiktionary]
     assert suggested(open_wordnets) == "cc-by-sa-4.0"
     assert refusals("cc-by-sa-3.0", open_wordnets) == []
     (reason,) = refusals("cc-by-4.0", open_wordnets)
     assert "wikt-de" in reason and "share-alike" in reason and "cc-by-sa-3.0 or a later version" in reason
     assert suggested([wordnet, iwn]) == "cc-by-4.0"
-    babelnet = SourceLicence("BabelNet v9", "all", identify("babelnet"))
+    babelnet = SourceLicence("BabelNet v9", "all", identify("BabelNet Non-Commercial License"))
     assert suggested([babelnet, wordnet]) == OTHER
     assert refusals(OTHER, [babelnet]) == []
     assert "its own" in refusals("cc-by-nc-sa-4.0", [babelnet])[0]

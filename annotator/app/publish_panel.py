@@ -110,9 +110,10 @@ def render_publish(project: Project, include_incomplete: bool) -> None:
     st.caption(
         "A folder ready for the Hugging Face Hub, made from a new export: one Parquet file per language and one "
         "for the discarded item-languages, a dataset card (README.md) saying what the data is and how it was "
-        "built, Croissant metadata and the licences of the lexicon sources. The licence must be one the sources "
-        "allow. Only usable rows (done, with something in GOOD) are published unless you tick below; what the "
-        "project cannot know is marked TO FILL in the card."
+        "built, Croissant metadata and the licences of the sources the rows came from (the sentences' corpora, the "
+        "lexicons of their candidates). The licence must be one those sources allow. Only usable rows (done, with "
+        "something in GOOD) are published unless you tick below; what the project cannot know is marked TO FILL in "
+        "the card."
     )
     # a form: choosing a name or a licence reruns nothing until Prepare (a rerun while a download of the export
     # above is being fetched would re-register its file under a new id)

@@ -37,6 +37,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     importer.add_argument(
         "--first-key", action="store_true", help="WSD-framework XML: keep the first of several gold keys (else skipped)"
     )
+    importer.add_argument(
+        "--corpus-license",
+        metavar="ID",
+        default=None,
+        help="the sentences' licence (a licence id such as cc-by-nc-4.0, or 'unknown'); default: what a LICENSE or "
+        "README beside the file states, else unknown (then publish allows only 'other')",
+    )
     importer.set_defaults(func=run_import)
     limits.register(subparsers)  # the bounds every file read obeys, next to the import they mostly concern
 
@@ -69,13 +76,15 @@ def run_import(args: argparse.Namespace) -> int:
 
         wsd = import_wsd_xml(
             open_project(args), args.file, args.gold, first_key=args.first_key, force=args.force,
-            progress=TerminalProgress("importing"),
+            progress=TerminalProgress("importing"), corpus_licence=args.corpus_license,
         )  # fmt: skip
         for warning in wsd.report.warnings:
             print(f"warning: {args.file}: {warning}")
         for ident, keys in wsd.multi_key:  # each skipped instance once, here (the summary only counts them)
             print(f"skipped: {ident}: {len(keys)} gold keys ({' '.join(keys)})")
         print(f"{args.file}: {wsd.summary(list_skipped=False)}")
+        if wsd.report.licence_line():
+            print(wsd.report.licence_line())
         return 0
     from annotator.data_import.tables import FORMATS
     from annotator.services.importing import import_items
@@ -85,10 +94,14 @@ def run_import(args: argparse.Namespace) -> int:
         accepted = ", ".join([*sorted(dict.fromkeys(FORMATS)), ".xml (WSD framework, with its gold keys)"])
         raise UserError(f"{args.file}: unknown file type {suffix or '(none)'!r}; annotator imports {accepted}.")
     project = open_project(args)
-    report = import_items(project, args.file, force=args.force, progress=TerminalProgress("importing"))
+    report = import_items(
+        project, args.file, force=args.force, progress=TerminalProgress("importing"), corpus_licence=args.corpus_license
+    )
     for warning in report.warnings:
         print(f"warning: {args.file}: {warning}")
     print(f"{args.file}: {report.summary()}")
+    if report.licence_line():
+        print(report.licence_line())
     return 0
 
 

@@ -38,6 +38,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --redo: also redo curated item-languages (back to pending with the new sets; history keeps theirs)",
     )
+    pre.add_argument(
+        "--changed-only",
+        action="store_true",
+        help="with --redo: only the item-languages whose lexicon candidates are now different (a repair after the "
+        "lexicon's forms changed); the others are left untouched and counted",
+    )
     pre.set_defaults(func=run_prepopulate)
 
     lexicon = subparsers.add_parser("lexicon", help="choose the lexicon provider, or freeze the cache as a snapshot")
@@ -85,13 +91,15 @@ def run_prepopulate(args: argparse.Namespace) -> int:
     from annotator.services.prepopulate import Redo, prepopulate
 
     items = selected_items(args)
-    if not args.redo and (items or args.force):
-        raise UserError("--items and --force go with --redo (a normal run does every item not done yet).")
+    if not args.redo and (items or args.force or args.changed_only):
+        raise UserError(
+            "--items, --force and --changed-only go with --redo (a normal run does every item not done yet)."
+        )
     project = open_project(args)
     languages = parse_languages(args.languages) if args.languages else None
     redo = None
     if args.redo:
-        redo = Redo(items=items, force=args.force)
+        redo = Redo(items=items, force=args.force, changed_only=args.changed_only)
     report = prepopulate(project, languages, progress=TerminalProgress("pre-populating"), redo=redo)
     for warning in report.warnings[:50]:
         print(f"warning: {warning}")
@@ -178,6 +186,8 @@ def run_use_wordnet(args: argparse.Namespace) -> int:
         return 0
     langs = "; ".join(f"{lang}: {' '.join(ids)}" for lang, ids in result.lexicon.languages().items()) or "none"
     print(f"Lexicon: wordnet {result.lexicon.version} (languages {langs})")
+    for line in result.lexicon.forms_report():
+        print(f"Forms: {line}")
     return 0
 
 

@@ -3,10 +3,11 @@
 ``FOLDER/`` holds ``data/<LANG>/test.parquet`` per language and ``data/discarded/test.parquet`` (a configuration
 without rows is neither written nor declared: ``datasets`` cannot load an empty file), ``README.md`` (the
 dataset card, ``domain/dataset_card.py``), ``croissant.json`` (``croissant.py``), ``LICENSES/`` (each source's
-licence: link, stated text, citation) and ``export/`` (the export every other file was made from: the same rows, the
-same manifest id). The licence is checked against the sources' before anything is written
-(``domain/licences.py``); the folder appears whole or not at all (written in a hidden folder, renamed at the end,
-removed on an error, Ctrl-C, SIGTERM or SIGHUP), and a refusal leaves an empty ``--out`` folder as it was.
+licence: its text or summary, as stated, citation) and ``export/`` (the export every other file was made from: the
+same rows, the same manifest id). The licence is checked (``domain/licences.py``) against the sources the exported
+rows came from, as recorded when their data was taken (``published_sources``), before anything else is written; the
+folder appears whole or not at all (written in a hidden folder, renamed at the end, removed on an error, Ctrl-C,
+SIGTERM or SIGHUP), and a refusal leaves an empty ``--out`` folder as it was.
 
 By default only usable rows are published (done, with something in GOOD): ``include_unusable`` publishes the rest,
 their ``status`` and ``usable`` columns saying what they are. Nothing published names a path of the server: a
@@ -19,7 +20,7 @@ import hashlib
 import json
 import sqlite3
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ from annotator.data_export.parquet_files import (
     language_path,
     write_parquet_files,
 )
+from annotator.data_export.selection import Selection
 from annotator.domain.dataset_card import (
     CardData,
     check_hub_id,
@@ -58,16 +60,23 @@ from annotator.domain.dataset_card import (
     rai_fields,
     slug,
 )
-from annotator.domain.licences import OTHER, SourceLicence, licence_by_id, refusals, suggested
+from annotator.domain.licences import OTHER, SourceLicence, licence_by_id, refusals, suggested, unknown_licence
 from annotator.domain.output_text import markdown_escape
 from annotator.domain.selection_filters import rule_of
 from annotator.domain.settings import ProjectSettings
 from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 from annotator.lexicon.base import LexiconError
-from annotator.lexicon.licences import babelnet_source, snapshot_header, snapshot_source, wordnet_sources
+from annotator.lexicon.licences import (
+    babelnet_source,
+    licence_text,
+    snapshot_header,
+    snapshot_source,
+    wordnet_sources,
+)
 from annotator.lexicon.sources import allowed_sources
 from annotator.progress import ProgressCallback, no_progress
+from annotator.store import provenance as provenance_rows
 from annotator.store import schema
 from annotator.store.history import PersonChange, changes_by_people, item_languages_changed_by_people
 
@@ -242,11 +251,21 @@ def _code_span(text: str) -> str:
 
 
 def _write_licences(folder: Path, sources: list[SourceLicence], licence: str) -> None:
+    """``LICENSES/``: the README naming each source, and one text per licence: in full where the licence asks for
+    its notice in every copy (WordNet's, COW's: as the source ships it), a summary with the legal code's URL for
+    Creative Commons, the name and URL otherwise."""
     folder.mkdir()
     write_bytes_synced(folder / "README.md", _licences_readme(sources, licence).encode("utf-8"))
-    for known in sorted({s.licence.id: s.licence for s in sources if s.licence.known}.values(), key=lambda x: x.id):
-        text = f"{known.name}\n\nFull text: {known.url}\n"
-        write_bytes_synced(folder / f"{known.id}.txt", text.encode("utf-8"))
+    shipped: dict[str, str] = {}
+    for source in sources:
+        if source.licence.known and source.notice:
+            shipped.setdefault(source.licence.id, source.notice)
+    known = {s.licence.id: s.licence for s in sources if s.licence.known}
+    target = licence_by_id(licence)
+    if target is not None:
+        known.setdefault(target.id, target)
+    for entry in sorted(known.values(), key=lambda x: x.id):
+        write_bytes_synced(folder / f"{entry.id}.txt", licence_text(entry, shipped.get(entry.id, "")).encode("utf-8"))
 
 
 def _check_out(out: Path) -> None:
@@ -285,22 +304,29 @@ def publish(
     settings = ProjectSettings.from_json(raw) if raw else ProjectSettings()
     title = name if name is not None else settings.name
     check_name("dataset name" if name is not None else "project's name (give another with --name)", title)
-    sources, allowed = project_sources(project, settings)
-    chosen = choose_licence(licence, sources)
+    if licence is not None and licence.strip().lower() != OTHER:
+        refused = refusals(licence, [])  # an id publish does not know: refused before the export runs
+        if refused:
+            raise LicenceRefused(f"Cannot publish under '{licence}': " + " ".join(refused))
+    current, allowed = _current_sources(project, settings)
     options = ExportOptions(
         include_incomplete=include_incomplete,
         keep_partially_discarded=keep_partially_discarded,
         usable_only=not include_unusable,
     )
     card = _Card(title, tuple(authors), hub_id)
+    chosen: list[str] = []
+    sources: list[SourceLicence] = []
     try:
         with (folder := AtomicFolder(out.parent, out.name, exact=True)) as tmp:
-            rows, manifest_id, to_fill = _fill(project, tmp, options, card, chosen, sources, allowed, progress)
+            rows, manifest_id, to_fill = _fill(
+                project, tmp, options, card, licence, current, allowed, progress, chosen, sources
+            )
     except NothingToExport as nothing:
         raise NothingToExport(nothing_to_publish(nothing.left_out, options), nothing.left_out) from None
     except OSError as error:
         raise cannot_write(out, error) from error
-    return PublishResult(folder.final, chosen, rows, manifest_id, sources, to_fill, hub_id)
+    return PublishResult(folder.final, chosen[0], rows, manifest_id, sources, to_fill, hub_id)
 
 
 @dataclass(frozen=True)
@@ -312,23 +338,96 @@ class _Card:
     hub_id: str | None
 
 
+def _current_sources(
+    project: ProjectContext, settings: ProjectSettings
+) -> tuple[list[SourceLicence] | None, list[str]]:
+    """The lexicon in use now (only for item-languages pre-populated before their sources were recorded) and the
+    allowed sources per language as the card states them."""
+    try:
+        return project_sources(project, settings)
+    except LexiconError:
+        lines = [allowed_sources(lang, settings.allowed_sources, None).describe() for lang in settings.languages]
+        return None, lines
+
+
+def published_sources(
+    project: ProjectContext, selection: Selection, current: list[SourceLicence] | None
+) -> list[SourceLicence]:
+    """The sources the published rows came from, as recorded when their data was taken: each imported corpus of a
+    published item's sentence, each lexicon of a published item-language's candidates and senses. An item imported
+    before licences were recorded counts as a corpus of unknown licence; an item-language pre-populated before its
+    sources were recorded falls back on the lexicon in use now (``current``), named as such."""
+    pairs = [(exported.item.id, state.lang) for exported in selection.items for state in exported.states]
+    pairs += [(discarded.item.id, discarded.state.lang) for discarded in selection.discarded]
+    with project.db.read() as conn:
+        imports = provenance_rows.item_imports(conn)
+        by_pair = provenance_rows.item_language_sources(conn)
+        records = provenance_rows.sources_by_key(conn)
+    corpus_keys = sorted({f"corpus:{imports.get(item_id, 0)}" for item_id, _lang in pairs}, key=_natural)
+    lexicon_keys = sorted({key for pair in pairs for key in by_pair.get(pair, ())})
+    unrecorded_items = sorted(
+        {item_id for item_id, _lang in pairs if f"corpus:{imports.get(item_id, 0)}" not in records}
+    )
+    found: list[SourceLicence] = [records[key].source_licence() for key in corpus_keys if key in records]
+    if unrecorded_items:
+        found.append(
+            SourceLicence(
+                f"the sentences of {len(unrecorded_items)} item(s) imported before their licence was recorded",
+                "English sentences, their targets and senses",
+                unknown_licence("not recorded (re-import the file with --corpus-license to record it)"),
+                "not recorded",
+            )
+        )
+    missing = [key for key in lexicon_keys if key not in records]
+    found += [records[key].source_licence() for key in lexicon_keys if key in records]
+    unrecorded_pairs = sum(1 for pair in pairs if pair not in by_pair)
+    if unrecorded_pairs or missing:
+        for source in current or []:
+            if source.source not in {s.source for s in found}:
+                note = f" ({unrecorded_pairs} item-language(s) pre-populated before their sources were recorded)"
+                found.append(replace(source, provided=source.provided + note))
+        if current is None:
+            found.append(
+                SourceLicence(
+                    "the lexicon of item-languages pre-populated before their sources were recorded",
+                    "candidates",
+                    unknown_licence("not recorded"),
+                    "not recorded",
+                )
+            )
+    return found
+
+
+def _natural(key: str) -> tuple[str, int]:
+    head, _sep, number = key.rpartition(":")
+    return (head, int(number)) if number.isdigit() else (key, 0)
+
+
 def _fill(
     project: ProjectContext,
     tmp: Path,
     options: ExportOptions,
     card: _Card,
-    licence: str,
-    sources: list[SourceLicence],
+    requested: str | None,
+    current: list[SourceLicence] | None,
     allowed: list[str],
     progress: ProgressCallback,
+    chosen: list[str],
+    sources: list[SourceLicence],
 ) -> tuple[dict[str, int], str, int]:
-    """Write everything into the temporary folder ``tmp``: the export first, then what is made from it."""
+    """Write everything into the temporary folder ``tmp``: the export first, then (once the licence is checked
+    against the sources the exported rows came from) what is made from it; ``chosen`` and ``sources`` receive the
+    licence and the sources."""
 
     def export_progress(done: int, total: int, message: str) -> None:
         progress(done, 2 * total + 1, "export")
 
     result = export_dataset(project, tmp, options, progress=export_progress, allow_empty=False)
     export = result.path.rename(tmp / EXPORT_FOLDER)
+    if result.selection is not None:
+        sources += published_sources(project, result.selection, current)
+    licence = choose_licence(requested, sources)
+    chosen.append(licence)
     manifest = result.manifest
     manifest_id = "sha256:" + _sha256(export / MANIFEST_FILE)
     languages = list(manifest["languages"])

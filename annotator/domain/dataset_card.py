@@ -651,11 +651,9 @@ def _licences(data: CardData) -> list[str]:
         for s in data.sources
     ]
     out += _table(["source", "what the dataset took from it", "licence", "id"], rows)
-    out += [
-        "The English sentences keep the licences of the corpora named in the `source` column; the annotator does not "
-        "record those licences, check them before release.",
-        "",
-    ]
+    cited = [f"- {_text(s.source)}: {_text(s.citation)}" for s in data.sources if s.citation]
+    if cited:
+        out += ["Cite the sources:", "", *cited, ""]
     return out
 
 

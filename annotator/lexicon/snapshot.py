@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from itertools import chain
 from pathlib import Path
 from typing import Any, Literal
@@ -23,6 +24,7 @@ from annotator.data_import.limits import (
     json_too_deep,
     parse_json,
 )
+from annotator.domain.lexicon_forms import resolve, rules_for
 from annotator.lexicon.babelnet import CACHE_VERSION_META
 from annotator.lexicon.babelnet_wire import (
     EDGES_ENDPOINT,
@@ -389,6 +391,23 @@ def _parse_edges(record: Mapping[str, Any], origin: str, where: str) -> Edges:
     return tuple(edges)
 
 
+@lru_cache(maxsize=100_000)
+def _forms(source: str, lemma: str) -> tuple[str, ...]:
+    return resolve(lemma, rules_for(source))
+
+
+def _as_meant(sense: StoredSense) -> tuple[StoredSense, ...]:
+    """A non-English sense with its lemma as its lexicon means it (``domain.lexicon_forms``, by the sense's
+    source): one sense per form; English lemmas and lemmas no rule concerns are kept as written."""
+    lemma, lang, source, number = sense
+    if lang == ENGLISH:
+        return (sense,)
+    forms = _forms(source, lemma)
+    if forms == (lemma,):
+        return (sense,)
+    return tuple((form, lang, source, number) for form in forms)
+
+
 def _parse_synset(record: Any, origin: str, where: str) -> StoredSynset:
     if not isinstance(record, dict):
         raise _problem(origin, where, "a synset must be a JSON object")
@@ -405,7 +424,11 @@ def _parse_synset(record: Any, origin: str, where: str) -> StoredSynset:
     senses = record["senses"]
     if not isinstance(senses, list):
         raise _problem(origin, where, "field 'senses' must be a list")
-    parsed = tuple(_parse_sense(sense, origin, f"{where}, senses[{index}]") for index, sense in enumerate(senses))
+    parsed = tuple(
+        resolved
+        for index, sense in enumerate(senses)
+        for resolved in _as_meant(_parse_sense(sense, origin, f"{where}, senses[{index}]"))
+    )
     return (synset_id, pos, tuple({lang.upper(): text for lang, text in glosses.items()}.items()), parsed)
 
 

@@ -13,9 +13,11 @@ cost milliseconds each.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from annotator.domain.lexicon_forms import resolve, rules_for
 from annotator.lexicon.base import ENGLISH, LexiconError, LexSense, SynsetRecord
 from annotator.lexicon.wordnet_index import LexiconIndex, index_path
 from annotator.lexicon.wordnet_lmf import LMF_SUFFIXES, NOT_WORDNET_30, OFFSET_ID, WordnetFileError, project_language
@@ -71,6 +73,9 @@ class WordnetLexicon:
             )
         self.version = "+".join(sorted(lex[3] for lex in lexicons))
         self._english_spec = english[0][3]
+        #: Lexicon id → ``id:version``, and the English lexicon's id (what pre-population records as sources).
+        self.specifiers = {lex[0]: lex[3] for lex in lexicons}
+        self.english_id = english[0][0]
         en = self._load_index(*english[0][:2])  # one index in memory at a time: the peak stays low
         self._info = en.synsets  # wn: id → [ILI, synset POS, definition, own id]
         self._keys = en.keys
@@ -92,17 +97,28 @@ class WordnetLexicon:
         # other languages: lexicon id → wn: id → lemmas (the reverse, for the filters, is built when first asked)
         self._by_lang: dict[str, list[tuple[str, dict[str, list[str]]]]] = {}
         self._lemma_synsets: dict[tuple[str, str, str], list[str]] | None = None
+        #: Per lexicon id: how many lemmas each form rule changed, and how many lemmas changed in all
+        #: (``domain.lexicon_forms``: a lemma is kept as the form the lexicon means, never with its markers).
+        self.form_rules: dict[str, Counter[str]] = {}
+        self.forms_resolved: dict[str, int] = {}
         for lex_id, version, language, _spec in lexicons:
             lang = project_language(language)
             if lang == ENGLISH:
                 continue
             index = self._load_index(lex_id, version)
             lemmas: dict[str, list[str]] = {}
+            rules = rules_for(lex_id)
+            counts: Counter[str] = Counter()
+            resolved = 0
             for lemma, _pos, senses in index.entries:
+                forms = resolve(lemma, rules, counts)
+                resolved += forms != (lemma,)
                 for ref, _number in senses:
                     wn_id = ref if ref.startswith("wn:") else self._by_ili.get(ref)
                     if wn_id is not None:
-                        lemmas.setdefault(wn_id, []).append(lemma)
+                        lemmas.setdefault(wn_id, []).extend(forms)
+            self.form_rules[lex_id] = counts
+            self.forms_resolved[lex_id] = resolved
             self._by_lang.setdefault(lang, []).append((lex_id, lemmas))
             del index
 
@@ -115,6 +131,17 @@ class WordnetLexicon:
                 f"The wordnet lexicon {lexicon_id}:{version} has no readable index in {self.folder} ({error}): "
                 "add its WN-LMF file again with 'annotator lexicon use-wordnet'."
             ) from error
+
+    def forms_report(self) -> list[str]:
+        """One line per lexicon whose lemmas a form rule changed: how many, and by which rule."""
+        from annotator.domain.lexicon_forms import describe
+
+        lines = []
+        for lex_id, resolved in sorted(self.forms_resolved.items()):
+            if resolved:
+                rules = "; ".join(f"{describe(name)}: {n:,}" for name, n in self.form_rules[lex_id].most_common())
+                lines.append(f"{lex_id}: {resolved:,} lemma(s) read as the lexicon means them ({rules})")
+        return lines
 
     # --- what the project's source policy needs --------------------------------------------------------
 

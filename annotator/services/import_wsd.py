@@ -86,6 +86,7 @@ def import_wsd_xml(
     progress: ProgressCallback = no_progress,
     user: User | None = None,
     name: str | None = None,
+    corpus_licence: str | None = None,
 ) -> WsdImportReport:
     """Import every single-key instance (or the first key of each with ``first_key``); refuse the whole file on
     any bad instance. ``name`` is the file name to report (an upload's, when ``xml_path`` is a scratch copy)."""
@@ -105,5 +106,7 @@ def import_wsd_xml(
         result.append(parsed)
         return parsed.parsed
 
-    report = import_items(project, xml_path, force=force, progress=progress, user=user, parse=parse)
+    report = import_items(
+        project, xml_path, force=force, progress=progress, user=user, parse=parse, corpus_licence=corpus_licence
+    )
     return WsdImportReport(report, result[0].instances, result[0].multi_key)

@@ -31,11 +31,14 @@ from annotator.data_import.items import (
     item_from_columns,
     parse_item_file,
 )
+from annotator.domain.licences import LICENCES, UNKNOWN, SourceRecord, licence_by_id, unknown_licence
 from annotator.domain.model import Item, ItemLanguage, Status, User
 from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
+from annotator.lexicon.licences import licence_beside
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
+from annotator.store import provenance as provenance_rows
 from annotator.store.repository import Repository, StagingImport
 
 #: Who the history names for changes the import makes by itself.
@@ -69,6 +72,9 @@ class ImportReport:
     reopened: list[Reopened] = field(default_factory=list)
     #: Hidden rows left by an interrupted earlier import and deleted before this one.
     cleaned: int = 0
+    #: The sentences' licence as recorded with the import (id or ``unknown``), and where it was read.
+    corpus_licence: str = ""
+    corpus_stated: str = ""
 
     def summary(self) -> str:
         text = (
@@ -85,6 +91,15 @@ class ImportReport:
             )
         if self.cleaned:
             text += f"; removed {self.cleaned} hidden row(s) of an interrupted earlier import"
+        return text
+
+    def licence_line(self) -> str:
+        """The sentences' licence as the import recorded it ("" when it recorded none: nothing changed)."""
+        if not self.corpus_licence:
+            return ""
+        text = f"Sentences' licence recorded: {self.corpus_licence} ({self.corpus_stated})"
+        if self.corpus_licence == UNKNOWN:
+            text += "; publish will allow only 'other' (give it with --corpus-license)"
         return text
 
 
@@ -327,12 +342,50 @@ def import_items(
     progress: ProgressCallback = no_progress,
     user: User | None = None,
     parse: Callable[[Sequence[str]], ParsedItems] | None = None,
+    corpus_licence: str | None = None,
 ) -> ImportReport:
     """``user`` is the lead acting in the app (checked and audited); None for the command line.
 
     ``parse`` reads a file of another format (WSD-framework XML) into items, given the project's item ids;
-    by default ``path`` is an item file."""
-    return _import_items(project, path, force, progress, user, parse)
+    by default ``path`` is an item file. The sentences' licence is recorded with the import (``corpus_record``):
+    ``corpus_licence`` (a licence id, or ``unknown``), else what a LICENSE or README beside the file states."""
+    given = check_corpus_licence(corpus_licence)
+    return _import_items(project, path, force, progress, user, parse, given)
+
+
+def check_corpus_licence(licence_id: str | None) -> str | None:
+    """A licence id given with an import, checked before anything is read: a known id or ``unknown``."""
+    if licence_id is None:
+        return None
+    wanted = licence_id.strip().lower()
+    if wanted != UNKNOWN and licence_by_id(wanted) is None:
+        known = ", ".join([*(licence.id for licence in LICENCES), UNKNOWN])
+        raise UserError(f"'{licence_id}' is not a licence id the annotator knows; use one of: {known}.")
+    return wanted
+
+
+def corpus_record(import_id: int, path: Path, given: str | None) -> SourceRecord:
+    """The imported file's sentences as a source: the licence given with the import, else the one a LICENSE or
+    README beside the file states (``licence_beside``), else unknown; the README's title and citation."""
+    found = licence_beside(path) if path.exists() else None
+    licence = found.licence if found is not None else unknown_licence("")
+    stated = found.stated if found is not None else "not stated"
+    if given is not None:
+        licence = licence_by_id(given) or unknown_licence(given)
+        stated = f"given with the import: {given}" + (f" (beside the file: {found.stated})" if found else "")
+    title = found.title if found is not None and found.title else ""
+    label = f"{title} ({path.name})" if title else f"the sentences of {path.name}"
+    return SourceRecord(
+        key=f"corpus:{import_id}",
+        kind="corpus",
+        label=label,
+        provided="English sentences, their targets and senses (and glosses given with them)",
+        licence=licence.id if licence.known else UNKNOWN,
+        stated=stated,
+        url=found.url if found is not None else "",
+        citation=found.citation if found is not None else "",
+        notice=found.notice if found is not None and given is None else "",
+    )
 
 
 def _import_items(
@@ -342,6 +395,7 @@ def _import_items(
     progress: ProgressCallback,
     user: User | None,
     parse: Callable[[Sequence[str]], ParsedItems] | None = None,
+    given_licence: str | None = None,
 ) -> ImportReport:
     administration.check_admin(user, "import items")
     with project.db.read() as conn:  # ids are unique case-insensitively across the project, not just the file
@@ -351,6 +405,7 @@ def _import_items(
     else:
         parsed = parse_item_file(path, administration.project_limits(project), known_ids, progress)
     del known_ids
+    file_ids = [values["id"] for values in parsed.records]
     name = Path(path).name
     cleaned = clean_interrupted_imports(project)
     languages = project.settings().languages
@@ -359,7 +414,8 @@ def _import_items(
     report.cleaned = cleaned
     del parsed
     if not (plan.new_rows or plan.replacements or plan.glosses):
-        return report  # an unchanged re-import stays a true no-op
+        _record_earlier_imports(project, Path(path), file_ids, given_licence, report)
+        return report  # an unchanged re-import changes no item (it may record the sentences' licence)
     with project.db.write() as conn:
         for entry in project.repo.staging_imports(conn):  # another import started since the check above
             raise ImportInProgressError(
@@ -379,13 +435,42 @@ def _import_items(
     committed = False
     try:
         _stage(project, import_id, plan, languages, progress)
+        corpus = corpus_record(import_id, Path(path), given_licence)
         with project.db.write() as conn:
             _commit(project, conn, import_id, plan, languages, force, name, report, user)
+            provenance_rows.put_sources(conn, [corpus])
         committed = True
+        report.corpus_licence, report.corpus_stated = corpus.licence, corpus.stated
+        _record_earlier_imports(project, Path(path), file_ids, given_licence, report, import_id)
     finally:
         if not committed:
             _clean_up_after_failure(project, import_id)
     return report
+
+
+def _record_earlier_imports(
+    project: ProjectContext,
+    path: Path,
+    item_ids: Sequence[str],
+    given: str | None,
+    report: ImportReport,
+    this_import: int | None = None,
+) -> None:
+    """The file's items left unchanged keep the import that first wrote them: record its sentences' licence where
+    none was recorded (an import made before licences were), or where the licence is given now."""
+    wanted = set(item_ids)
+    with project.db.read() as conn:
+        imports = {import_id for item_id, import_id in provenance_rows.item_imports(conn).items() if item_id in wanted}
+        imports.discard(this_import if this_import is not None else -1)
+        recorded = provenance_rows.sources_by_key(conn, [f"corpus:{import_id}" for import_id in imports])
+    todo = [i for i in sorted(imports) if given is not None or f"corpus:{i}" not in recorded]
+    if not todo:
+        return
+    records = [corpus_record(import_id, path, given) for import_id in todo]
+    with project.db.write() as conn:
+        provenance_rows.put_sources(conn, records)
+    if not report.corpus_licence:
+        report.corpus_licence, report.corpus_stated = records[0].licence, records[0].stated
 
 
 def _clean_up_after_failure(project: ProjectContext, import_id: int) -> None:

@@ -17,6 +17,7 @@ from annotator.context import ProjectContext
 from annotator.domain.model import User
 from annotator.domain.settings import LexiconSettings, ProjectSettings
 from annotator.lexicon.base import ENGLISH, LexiconError
+from annotator.lexicon.licences import wordnet_file_records
 from annotator.lexicon.wordnet import (
     LexiconInfo,
     WordnetLexicon,
@@ -26,8 +27,10 @@ from annotator.lexicon.wordnet import (
     project_language,
     remove_lexicon,
 )
+from annotator.lexicon.wordnet_store import lexicon_metadata
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
+from annotator.store import provenance as provenance_rows
 
 SETTINGS_KEY = "settings"
 
@@ -101,6 +104,7 @@ def use_wordnet(
         result.not_switched = str(error)
     detail: dict[str, Any] = {"added": added, "sources": [str(source) for source in sources]}
     if result.lexicon is not None:
+        _record_licences(project, result.lexicon, sources)
         detail["provider"] = "wordnet"
         detail["version"] = result.lexicon.version
         _switch(project, user, lambda current: replace(current, provider="wordnet"), detail, "wordnet_add")
@@ -108,6 +112,16 @@ def use_wordnet(
         with project.db.write() as conn:
             administration.record(project, conn, user, "wordnet_add", detail)
     return result
+
+
+def _record_licences(project: ProjectContext, lexicon: WordnetLexicon, sources: Sequence[str]) -> None:
+    """Record each added file's lexicons as sources with their licence (the LMF's, else the licence file beside
+    the WN-LMF file): what a later pre-population's candidates owe them, whatever happens to the wordnet since."""
+    files = [Path(source) for source in sources if Path(source).is_file()]
+    records = wordnet_file_records(files, lexicon_metadata(lexicon.folder), lexicon.english_id)
+    if records:
+        with project.db.write() as conn:
+            provenance_rows.put_sources(conn, records, replace=True)
 
 
 def remove_wordnet(project: ProjectContext, name: str, user: User | None = None) -> LexiconInfo:

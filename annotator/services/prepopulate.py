@@ -15,6 +15,7 @@ state kept in the history).
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
@@ -33,11 +34,13 @@ from annotator.lexicon.base import (
     LexiconUnavailableError,
     SynsetRecord,
 )
+from annotator.lexicon.licences import lexicon_provenance
 from annotator.lexicon.sources import allowed_sources
 from annotator.lexicon.wordnet import default_sources, foreign_synset_reason
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
 from annotator.services.suggestions import RelatedParts
+from annotator.store import provenance as provenance_rows
 from annotator.store import suggestions as suggestion_rows
 from annotator.store.item_languages import candidates_to_json
 from annotator.store.repository import PreparedSaves
@@ -67,6 +70,9 @@ class Redo:
 
     items: tuple[str, ...] | None = None
     force: bool = False
+    #: Only the item-languages whose G0/B0 the lexicon now gives differently (a repair after the lexicon's forms
+    #: changed): the others are left as they are, untouched, and counted as unchanged.
+    changed_only: bool = False
 
 
 def is_curated(state: ItemLanguage) -> bool:
@@ -246,6 +252,8 @@ class PrepopulationReport:
     curated_kept: list[tuple[str, str, str]] = field(default_factory=list)
     reopened: int = 0
     redo: Redo | None = None
+    #: Redo with ``changed_only``: item-languages whose G0/B0 came out as they were (left untouched).
+    unchanged: int = 0
 
     def warn_skipped(self, message: str) -> None:
         self.warnings.insert(self.skip_warnings, message)
@@ -280,6 +288,8 @@ class PrepopulationReport:
             parts.append(f"{len(self.skipped)} item-language(s) of {items} item(s) skipped (listed in the warnings)")
         if self.excluded:
             parts.append(f"{self.excluded} excluded item(s) left out")
+        if self.redo is not None and self.redo.changed_only:
+            parts.append(f"{self.unchanged} unchanged (the lexicon gives the same G0/B0: left untouched)")
         if self.reopened:
             parts.append(f"{self.reopened} curated item-language(s) reopened (forced)")
         if self.curated_kept:
@@ -326,6 +336,11 @@ def _prepopulated_state(
     return replace(state, overlaps=sets.overlaps, prepopulated=True), lists
 
 
+def _same_sets(state: ItemLanguage, sets: EncodedSets) -> bool:
+    """Whether the new G0/B0 are the ones the item-language was pre-populated with."""
+    return (candidates_to_json(state.initial_good), candidates_to_json(state.initial_bad)) == (sets.good, sets.bad)
+
+
 def _redone_state(
     item: Item, state: ItemLanguage, sets: EncodedSets, warnings: list[str]
 ) -> tuple[ItemLanguage, dict[str, str], dict[str, object]]:
@@ -362,6 +377,8 @@ class _Computed(NamedTuple):
     #: Its related suggestions' stamp and JSON (``services.suggestions.RelatedParts``; "" when not computed).
     related_stamp: str
     related: str
+    #: The sources its G0/B0 and Ω(λ) came from: keys of ``provenance_sources``, as a JSON list.
+    sources: str
 
 
 @dataclass
@@ -373,6 +390,8 @@ class _Batch:
     computed: list[_Computed] = field(default_factory=list)
     updates: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
+    #: (item id, language, sources JSON) of item-languages a repair leaves unchanged: only their sources recorded.
+    sources_only: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 class _Run:
@@ -405,6 +424,27 @@ class _Run:
         self.defaults = default_sources(lexicon)
         self.settings = settings
         self.batch = _Batch()
+        config = settings.lexicon
+        snapshot = project.resolve_path(config.snapshot) if config.provider == "snapshot" and config.snapshot else None
+        # a snapshot is named by its file name: its folder on this server is no part of what is published
+        self.provenance = lexicon_provenance(lexicon, snapshot, snapshot.name if snapshot else "")
+        #: The source keys of each (σ, λ, POS, language), JSON: items sharing them share one answer.
+        self._sources: dict[tuple[str, str, str, str], str] = {}
+
+    def sources(self, item: Item, senses: list[SenseEntry], lang: str, allowed: Callable[[str], bool]) -> str:
+        """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ)."""
+        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
+        found = self._sources.get(key)
+        if found is None:
+            keys = {self.provenance.english}
+            for synset in {item.synset, *(s.synset for s in senses)}:
+                for sense in self.inventory.record(synset).senses:
+                    if sense.lang == lang and allowed(sense.source):
+                        keys.add(self.provenance.key_of(sense.source))
+            if len(self._sources) >= SETS_KEPT:
+                self._sources.clear()
+            found = self._sources[key] = json.dumps(sorted(keys))
+        return found
 
     def allowed(self, lang: str) -> Callable[[str], bool]:
         if lang not in self.policies:
@@ -450,6 +490,12 @@ class _Run:
             for state in states:
                 allowed = self.allowed(state.lang)
                 sets = self.inventory.encoded_sets(item, senses, state.lang, allowed)
+                if redo is not None and redo.changed_only and state.prepopulated and _same_sets(state, sets):
+                    report.unchanged += 1
+                    self.batch.sources_only.append(
+                        (state.item_id, state.lang, self.sources(item, senses, state.lang, allowed))
+                    )
+                    continue
                 # what each lexicon returned: kept where a list starts empty (the cards that say why)
                 empty = not sets.good_count or not sets.bad_count
                 consulted = self.consulted(state.lang)
@@ -469,8 +515,18 @@ class _Run:
                 if self.related is not None:  # σ's record is in hand: its sets were just computed from it
                     related = self.related.part(item.synset, self.inventory.record(item.synset), state.lang) or related
                 reopened = "reopened_from" in detail
+                sources = self.sources(item, senses, state.lang, allowed)
                 computed.append(
-                    _Computed(state.item_id, state.lang, state.version, bool(sets.overlaps), reopened, record, *related)
+                    _Computed(
+                        state.item_id,
+                        state.lang,
+                        state.version,
+                        bool(sets.overlaps),
+                        reopened,
+                        record,
+                        *related,
+                        sources,
+                    )
                 )
         except (LexiconQuotaError, LexiconUnavailableError):
             raise
@@ -496,7 +552,7 @@ class _Run:
     def flush(self) -> None:
         """Write the batch; item-languages a translator changed meanwhile are left for the next run."""
         batch, self.batch = self.batch, _Batch()
-        if not batch.computed:
+        if not batch.computed and not batch.sources_only:
             return
         repo = self.project.repo
         self.project.db.pause_for_other_writers()
@@ -517,6 +573,11 @@ class _Run:
             suggestion_rows.put_records(conn, [(c.item_id, c.lang, c.record) for c in batch.computed if c.record])
             suggestion_rows.put_related(
                 conn, [(c.item_id, c.lang, c.related_stamp, c.related) for c in batch.computed if c.related_stamp]
+            )
+            # the sources themselves: a source already recorded (by use-wordnet, an earlier run) is kept as it was
+            provenance_rows.put_sources(conn, self.provenance.records, replace=False)
+            provenance_rows.put_item_language_sources(
+                conn, [*((c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
             )
         self.inventory.trim()
         self.report.items += len(batch.lexicon_rows)
@@ -681,6 +742,8 @@ def _finish(
             item_count=None if items is None else len(items),
             languages=list(languages),
             force=report.redo.force,
+            changed_only=report.redo.changed_only,
+            unchanged=report.unchanged,
             reopened=report.reopened,
             curated_kept=len(report.curated_kept),
             curated_kept_item_languages=[f"{i} [{lang}]: {status}" for i, lang, status in report.curated_kept[:100]],

@@ -36,6 +36,7 @@ from typing import Any, TextIO
 from annotator.atomic_files import open_atomic
 from annotator.context import ProjectContext
 from annotator.domain.jobs import JobKind, JobState
+from annotator.domain.lexicon_forms import RULES_VERSION
 from annotator.domain.lexicon_records import SynsetRecord
 from annotator.domain.model import Item, ItemLanguage, User
 from annotator.domain.settings import ProjectSettings
@@ -221,6 +222,7 @@ def _stamp_base(project: ProjectContext, settings: ProjectSettings | None = None
     settings = project.settings() if settings is None else settings
     parts: list[Any] = [settings.lexicon.provider, settings.lexicon.snapshot, settings.lexicon.base_url]
     parts.append(sorted((k, sorted(v)) for k, v in settings.allowed_sources.items()))
+    parts.append(f"forms-{RULES_VERSION}")  # how lemmas are read (``domain.lexicon_forms``): a change makes them stale
     if settings.lexicon.provider == "wordnet":
         database = project.wordnet_folder / "wn.db"
         stamp = database.stat().st_mtime if database.exists() else 0.0

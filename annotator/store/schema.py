@@ -321,7 +321,7 @@ suggestion_cache = Table(
 )
 
 #: A suggestion a user dismissed on an item-language: not offered to that user there again (nobody else's view, no
-#: version or history changes). ``source`` / ``relation`` (revision 0015_suggestion_kinds): the suggestion's kind when
+#: version or history changes). ``source`` / ``relation`` (revision 0016_suggestion_kinds): the suggestion's kind when
 #: it was dismissed ("" when the text was not one offered then), what acceptance rates per kind count.
 suggestion_dismissals = Table(
     "suggestion_dismissals",
@@ -334,4 +334,33 @@ suggestion_dismissals = Table(
     Column("at", String(40), nullable=False),
     Column("source", String(20), nullable=False, server_default=""),
     Column("relation", String(200), nullable=False, server_default=""),
+)
+
+#: Revision 0015_provenance. Every source the project's data was taken from, with its licence as recorded when it
+#: was used: ``corpus:<import id>`` (an import's sentences: the licence read beside its file or given with it) and
+#: ``lexicon:…`` (a wordnet lexicon, a snapshot, BabelNet). ``licence`` is a licence id or ``unknown``; ``notice``
+#: the licence text the source ships, when it asks for it to travel with every copy. Rows are never deleted.
+provenance_sources = Table(
+    "provenance_sources",
+    metadata,
+    Column("key", String(300), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("label", Text, nullable=False),
+    Column("provided", Text, nullable=False),
+    Column("licence", String(64), nullable=False),
+    Column("stated", Text, nullable=False),
+    Column("url", Text, nullable=False),
+    Column("citation", Text, nullable=False),
+    Column("notice", Text, nullable=False),
+    Column("recorded_at", String(40), nullable=False),
+)
+
+#: The lexicon sources (keys of ``provenance_sources``, a JSON list) an item-language's last pre-population took its
+#: G0/B0 and Ω(λ) from. No row: pre-populated before sources were recorded (or never).
+item_language_sources = Table(
+    "item_language_sources",
+    metadata,
+    Column("item_id", String(200), ForeignKey("items.id", ondelete="CASCADE"), primary_key=True),
+    Column("lang", String(8), primary_key=True),
+    Column("sources", Text, nullable=False),
 )

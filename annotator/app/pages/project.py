@@ -23,6 +23,7 @@ from annotator.atomic_files import write_bytes_atomic
 from annotator.data_import.items import ItemImportError, parse_item_file
 from annotator.domain.jobs import JobKind
 from annotator.domain.languages import language_label
+from annotator.domain.licences import LICENCES, UNKNOWN
 from annotator.domain.model import Item
 from annotator.domain.settings import LexiconSettings, ProjectSettings, parse_languages
 from annotator.errors import UserError
@@ -111,14 +112,25 @@ def render_import() -> None:
     force = st.checkbox(
         "Replace changed items even if they have curated work (their candidates are kept)", key="project_import_force"
     )
+    chosen = st.selectbox(
+        "Licence of the sentences",
+        [UNKNOWN, *(licence.id for licence in LICENCES)],
+        key="project_import_licence",
+        format_func=lambda lid: "not stated (unknown: publish then allows only 'other')" if lid == UNKNOWN else lid,
+        help="Recorded with the import: publish allows only the licences the sentences' licence allows. Not stated "
+        "keeps what an earlier import of the same items recorded.",
+    )
+    licence = None if chosen == UNKNOWN else chosen
     if upload is not None and upload.name.lower().endswith(".xml"):
-        _render_wsd_import(upload, force)
+        _render_wsd_import(upload, force, licence)
     elif upload is not None:
-        jobs_panel.start_button(JobKind.IMPORT, "Import", "project_import", lambda: _upload_params(upload, force))
+        jobs_panel.start_button(
+            JobKind.IMPORT, "Import", "project_import", lambda: {**_upload_params(upload, force), "licence": licence}
+        )
     jobs_panel.render_job_status(JobKind.IMPORT)
 
 
-def _render_wsd_import(upload, force: bool) -> None:  # type: ignore[no-untyped-def]
+def _render_wsd_import(upload, force: bool, licence: str | None) -> None:  # type: ignore[no-untyped-def]
     """WSD-framework XML: its gold key file too; sense keys become synsets through the project's wordnet."""
     st.caption(
         "WSD-framework XML (Raganato et al. 2017): one item per instance with one gold sense key; instances with "
@@ -128,7 +140,10 @@ def _render_wsd_import(upload, force: bool) -> None:  # type: ignore[no-untyped-
     first_key = st.checkbox("Keep the first of several gold keys", key="project_import_first_key")
     if gold is not None:
         jobs_panel.start_button(
-            JobKind.IMPORT, "Import", "project_import", lambda: _wsd_upload_params(upload, gold, first_key, force)
+            JobKind.IMPORT,
+            "Import",
+            "project_import",
+            lambda: {**_wsd_upload_params(upload, gold, first_key, force), "licence": licence},
         )
 
 

@@ -81,14 +81,18 @@ def _run_import(project: ProjectContext, job: Job, user: User | None, progress: 
         wsd = import_wsd_xml(
             project, job.params["file"], job.params["gold"], first_key=bool(job.params.get("first_key")),
             force=bool(job.params.get("force")), progress=progress, user=user, name=name,
+            corpus_licence=job.params.get("licence"),
         )  # fmt: skip
-        return {"summary": wsd.summary(), "warnings": [str(w) for w in wsd.report.warnings[:50]]}
+        summary = " ".join(filter(None, (wsd.summary(), wsd.report.licence_line())))
+        return {"summary": summary, "warnings": [str(w) for w in wsd.report.warnings[:50]]}
     from annotator.services.importing import import_items
 
     report = import_items(
-        project, job.params["file"], force=bool(job.params.get("force")), progress=progress, user=user
-    )
-    return {"summary": report.summary(), "warnings": [str(w) for w in report.warnings[:50]]}
+        project, job.params["file"], force=bool(job.params.get("force")), progress=progress, user=user,
+        corpus_licence=job.params.get("licence"),
+    )  # fmt: skip
+    summary = " ".join(filter(None, (report.summary(), report.licence_line())))
+    return {"summary": summary, "warnings": [str(w) for w in report.warnings[:50]]}
 
 
 def _run_prepopulate(

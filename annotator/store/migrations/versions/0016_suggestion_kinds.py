@@ -2,8 +2,8 @@
 dismissal, as an accepted one's are in its history row, so the project's acceptance rate per kind can be counted.
 Rows dismissed before hold "" for both.
 
-Revision ID: 0015_suggestion_kinds
-Revises: 0014_empty_good
+Revision ID: 0016_suggestion_kinds
+Revises: 0015_provenance
 Create Date: 2026-11-29
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0015_suggestion_kinds"
-down_revision = "0014_empty_good"
+revision = "0016_suggestion_kinds"
+down_revision = "0015_provenance"
 branch_labels = None
 depends_on = None
 
