@@ -183,7 +183,7 @@ def test_candidates_from_a_babelnet_snapshot_keep_its_licence_after_the_lexicon_
     assert main(["lexicon", "use-snapshot", "--data", str(data), demo_snapshot]) == 0  # switched back
     capsys.readouterr()
     out = tmp_path / "hf"
-    args = ["publish", "--data", str(data), "--out", str(out), "--include-incomplete"]
+    args = ["publish", "--data", str(data), "--out", str(out), "--include-incomplete", "--include-unusable"]
     assert main([*args, "--license", "cc-by-4.0"]) == 2
     error = capsys.readouterr().err
     assert "Cannot publish under 'cc-by-4.0'" in error
