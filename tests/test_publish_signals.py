@@ -49,7 +49,7 @@ def _entries(folder: Path) -> list[os.DirEntry]:
 
 
 def _publish(data: Path, out: Path) -> subprocess.Popen:
-    command = ["publish", "--data", str(data), "--out", str(out), "--include-incomplete"]
+    command = ["publish", "--data", str(data), "--out", str(out), "--include-incomplete", "--include-unusable"]
     return subprocess.Popen(
         [sys.executable, "-m", "annotator.cli", *command],
         stdout=subprocess.PIPE,
