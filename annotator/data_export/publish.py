@@ -251,7 +251,10 @@ def _fill(
         holder["total"] = total
         progress(done, 2 * total + 1, "export")
 
-    result = export_dataset(project, tmp, options, progress=export_progress, allow_empty=False)
+    result = export_dataset(
+        project, tmp, options, progress=export_progress, allow_empty=False,
+        empty_hint=" Add --include-incomplete to publish unfinished ones too (an empty dataset is never published).",
+    )  # fmt: skip
     export = result.path.rename(tmp / EXPORT_FOLDER)
     manifest = result.manifest
     manifest_id = "sha256:" + _sha256(export / MANIFEST_FILE)
