@@ -105,7 +105,8 @@ def test_pasting_three_lines_one_invalid_adds_nothing_and_names_it(app_url: str,
             log_in(page, "translator", "demo-translator-pass")
             expect(page).to_have_url(f"{app_url}/curate?item={ITEM}&lang={LANG}")
             page.evaluate("text => navigator.clipboard.writeText(text)", pasted)
-            page.keyboard.press("g")  # to the Add box (arrival puts the cursor on the list, not in a box)
+            expect(page.locator(".ca-side[data-side=good] .ca-row").first).to_be_focused()  # arrival: the list
+            page.keyboard.press("g")  # to the Add box
             expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
             page.keyboard.press("Control+V")  # a real paste of three lines
 
