@@ -455,6 +455,19 @@ def test_filter_notices_are_in_a_translators_words_and_only_for_their_language(d
     assert any(n.startswith("Selection filters: target_language: ES 'planta'") for n in notices), notices
 
 
+def test_a_good_word_of_another_sense_gets_one_banner_not_two(demo: Path) -> None:
+    """The Overlap banner names the word; the selection filter's "Careful: …" about the same word is not said again."""
+    from annotator.domain.model import Role
+    from annotator.services.accounts import add_user
+
+    add_user(Project.open(demo), "esme", Role.TRANSLATOR, ("ES",), "esme-password-1")
+    esme = login(start(query={"item": "plant-automobiles", "lang": "ES"}), ("esme", "esme-password-1"))
+    notices = [n["text"] for n in area(esme)["card"]["notices"]]
+    about_planta = [n for n in notices if "planta" in n]
+    assert len(about_planta) == 1 and about_planta[0].startswith("Overlap: planta"), notices
+    assert not any(n.startswith("Careful") for n in notices), notices
+
+
 def test_review_shows_a_discuss_item_in_the_work_area_and_steps_through_the_queue(demo: Path) -> None:
     """Issue 32: Review is the same work area as Curate, for a lead's view of the DISCUSS items (Next / Previous)."""
     at = login(start(), TRANSLATOR)
