@@ -4,7 +4,7 @@ On the command line: a country code (``CN``) names its language (``ZH``); the so
 are no language (``zxx``, ``mul``, ``und``, ``sgn``, ``qaa``…) are refused; a code is read as typed (Turkish ``ıt`` is
 not ``IT``); a code given twice is refused. On a wordnet project, ``languages add FR`` without a French lexicon says
 so, ``prepopulate`` counts per language the item-languages starting with an empty GOOD and BAD list and names the
-language without a lexicon, and the Project page shows the project's own lexicons, not BabelNet's defaults.
+language without a lexicon, the cards' reasons say so for both lists, and the Project page shows the project's own lexicons, not BabelNet's defaults.
 """
 
 from __future__ import annotations
@@ -101,6 +101,12 @@ def test_a_language_without_a_lexicon_is_named_at_add_and_counted_empty_by_prepo
     # per language: item-languages starting with an empty GOOD / BAD list, of those pre-populated
     assert "starting with an empty GOOD / BAD list: FR 1 / 1 of 1, IT 0 / 0 of 1, ZH 1 / 1 of 1" in out, out
     assert "NO LEXICON for FR, ZH: every list of it starts empty" in out, out
+    # the cards' reasons say it too, for both lists, never "the lexicons consulted (none)"
+    written = Path(data).parent / "suggestions.jsonl"
+    assert main(["suggestions", "--data", data, "--lang", "FR", "--out", str(written)]) == 0
+    (line,) = [json.loads(text) for text in written.read_text(encoding="utf-8").splitlines()]
+    for reason in (line["good_empty_reason"], line["bad_empty_reason"]):
+        assert reason.startswith("No French lexicon is installed or allowed") and "(none)" not in reason, line
 
 
 def test_languages_add_on_a_language_with_a_lexicon_says_nothing_about_lexicons(
