@@ -29,7 +29,7 @@ from annotator.services.accounts.admin import (
     set_disabled,
     set_role,
 )
-from annotator.services.accounts.login import authenticate, log_in
+from annotator.services.accounts.login import authenticate, log_in, still_logs_in_with
 from annotator.services.accounts.password_changes import (
     SessionEnded,
     change_password,
@@ -156,4 +156,5 @@ __all__ = [
     "verified_email",
     "verify_password",
     "wait_after",
+    "still_logs_in_with",
 ]

@@ -470,6 +470,8 @@ function drawCard(d) {
   const c = d.card;
   setText($('.ca-position'), d.nav.position);
   setText($('.ca-progress'), d.nav.progress);
+  $('.ca-position').title = d.nav.position;  // (cut with an ellipsis only where the header is too narrow)
+  $('.ca-progress').title = d.nav.progress;
   $('[data-cmd="previous"]').disabled = !d.nav.previous;
   $('[data-cmd="next"]').disabled = !d.nav.next;
   $('.ca-advance').checked = Boolean(d.advance);
