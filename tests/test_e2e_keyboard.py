@@ -2,9 +2,9 @@
 
 1. Eight demo items, each: add one GOOD, remove one BAD, Done → the next item ("Next item after Done" turned on once,
    with its key). On every arrival the sentence is inside the viewport and not under any fixed bar (the point at its
-   middle belongs to it), the focus is on the work area's list cursor (no text box holds the caret), and the median of command keys per item (the candidate's
-   characters not counted) is at most 6; no mouse, no scroll; every action's feedback (role status/alert) is inside
-   the viewport. The database holds exactly the eight edits.
+   middle belongs to it), the focus is on the work area's list cursor (no text box holds the caret), and the median
+   of command keys per item (the candidate's characters not counted) is at most 6; no mouse, no scroll; every
+   action's feedback (role status/alert) is inside the viewport. The database holds exactly the eight edits.
 2. The focus test: in every text box of the work area, type a string holding every shortcut key with a 1.5 s pause in
    the middle; in the Add boxes, after an invalid add, type ``dn``: no action happens, the item and its history are
    unchanged, all text is in the box it was typed into. Run on the first item and on an item reached through Done.
@@ -45,7 +45,8 @@ ARRIVAL_JS = """() => {
   const hit = document.elementFromPoint(r.left + Math.min(r.width, 40) / 2, r.top + r.height / 2);
   const a = document.activeElement;
   const typing = Boolean(a) && (['TEXTAREA', 'SELECT'].includes(a.tagName) || a.isContentEditable
-    || (a.tagName === 'INPUT' && !['checkbox', 'radio', 'button', 'submit'].includes((a.type || 'text').toLowerCase())));
+    || (a.tagName === 'INPUT'
+        && !['checkbox', 'radio', 'button', 'submit'].includes((a.type || 'text').toLowerCase())));
   return {top: r.top, bottom: r.bottom, height: window.innerHeight, covered: !(hit && s.contains(hit)),
           focused: a && (a.getAttribute('aria-label') || a.tagName), typing,
           inArea: Boolean(a && a.closest && a.closest('.ca'))};

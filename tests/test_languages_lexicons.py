@@ -4,7 +4,8 @@ On the command line: a country code (``CN``) names its language (``ZH``); the so
 are no language (``zxx``, ``mul``, ``und``, ``sgn``, ``qaa``…) are refused; a code is read as typed (Turkish ``ıt`` is
 not ``IT``); a code given twice is refused. On a wordnet project, ``languages add FR`` without a French lexicon says
 so, ``prepopulate`` counts per language the item-languages starting with an empty GOOD and BAD list and names the
-language without a lexicon, the cards' reasons say so for both lists, and the Project page shows the project's own lexicons, not BabelNet's defaults.
+language without a lexicon, the cards' reasons say so for both lists, and the Project page shows the project's own
+lexicons, not BabelNet's defaults.
 """
 
 from __future__ import annotations
@@ -63,8 +64,9 @@ def test_languages_add_refuses_the_same_codes_and_changes_nothing(
 ) -> None:
     data = str(tmp_path / "p")
     assert main(["init", "--data", data, "--languages", "IT"]) == 0
-    for codes, said in (("en", "source language"), ("ZXX", "no linguistic content"), ("MUL", "multiple languages"),
-                        ("CN", "ZH — Chinese"), ("ıt", "U+0131"), ("FR,fr", "FR — French is given 2 times")):  # fmt: skip
+    refusals = (("en", "source language"), ("ZXX", "no linguistic content"), ("MUL", "multiple languages"),
+                ("CN", "ZH — Chinese"), ("ıt", "U+0131"), ("FR,fr", "FR — French is given 2 times"))  # fmt: skip
+    for codes, said in refusals:
         assert main(["languages", "add", codes, "--data", data]) == 2
         assert said in capsys.readouterr().err, codes
         assert Project.open(data).settings().languages == ("IT",)

@@ -4,8 +4,8 @@ enable, reset a password.
 A thin page over ``annotator.services.people`` (the command line's rules, the lead check and the audit row live
 there). Actions run in button callbacks, so the table drawn afterwards already shows the change; a one-time
 password is kept in the session only until the next render has shown it, then forgotten. Disabling and resetting a
-password ask to confirm first. The first account of a project without accounts must be a lead, and is the person at this browser: it is
-logged in at once and chooses its own password (log-in is required from then on).
+password ask to confirm first. The first account of a project without accounts must be a lead, and is the person at
+this browser: it is logged in at once and chooses its own password (log-in is required from then on).
 """
 
 from __future__ import annotations

@@ -153,8 +153,8 @@ __all__ = [
     "set_password",
     "set_role",
     "sso_log_in",
+    "still_logs_in_with",
     "verified_email",
     "verify_password",
     "wait_after",
-    "still_logs_in_with",
 ]
