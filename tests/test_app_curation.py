@@ -153,7 +153,7 @@ def test_translator_curates_an_item_and_the_database_holds_exactly_that(demo: Pa
     send_area(at, "add", side="good", text="[bere un goccio]_v")
     said = feedback(at)
     assert said is not None and said["kind"] == "success" and said["text"] == "Added [bere un goccio]_VERB to GOOD."
-    assert (said["where"], said["focus"]) == ("good", "good")  # under the box just used, and the focus stays there
+    assert (said["where"], said["focus"]) == ("good", "cursor")  # under the box; the cursor on the row added
     assert said["clear"] == {"field": "good", "text": "[bere un goccio]_v"}  # the element empties the box
 
     # an invalid one is refused with the rule's message (its id is for leads), live and on Add; nothing is saved
@@ -165,7 +165,7 @@ def test_translator_curates_an_item_and_the_database_holds_exactly_that(demo: Pa
     send_area(at, "add", side="good", text="* goccio")
     said = feedback(at)
     assert said is not None and said["kind"] == "error" and "'*' may not be the first or the last token" in said["text"]
-    assert said["where"] == "good" and "clear" not in said  # the text stays in the box to fix
+    assert said["where"] == said["focus"] == "good" and "clear" not in said  # the text stays in the box to fix
     assert read_state(demo).version == version
 
     send_area(at, "move", key=row_key(at, "bad", "colpo"))  # BAD -> GOOD, keeping its provenance

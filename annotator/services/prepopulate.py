@@ -282,6 +282,13 @@ class PrepopulationReport:
             f"{self.overlaps} overlap(s) to decide (a GOOD word the lexicon also gives for another sense of the "
             "lemma: kept in GOOD, flagged in Curate for a translator)",
         ]
+        if self.per_language:
+            parts.append("starting with an empty GOOD / BAD list: " + self.empty_lists())
+        if self.no_lexicon:
+            parts.append(
+                f"NO LEXICON for {', '.join(self.no_lexicon)}: every list of it starts empty (add a lexicon of that "
+                "language, then 'annotator prepopulate --redo')"
+            )
         if self.skipped:
             items = len({s.item_id for s in self.skipped})
             parts.append(f"{len(self.skipped)} item-language(s) of {items} item(s) skipped (listed in the warnings)")
@@ -293,13 +300,6 @@ class PrepopulationReport:
             parts.append(f"{len(self.curated_kept)} curated item-language(s) left as they are (--force redoes them)")
         if self.requests:
             parts.append(", ".join(f"{k}: {v}" for k, v in sorted(self.requests.items())))
-        if self.per_language:
-            parts.append("starting with an empty GOOD / BAD list: " + self.empty_lists())
-        if self.no_lexicon:
-            parts.append(
-                f"NO LEXICON for {', '.join(self.no_lexicon)}: every list of it starts empty (add a lexicon of that "
-                "language, then 'annotator prepopulate --redo')"
-            )
         return "; ".join(parts) + f" ({OUTCOME_WORDS[self.outcome]})"
 
     def empty_lists(self) -> str:
