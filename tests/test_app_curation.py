@@ -153,7 +153,7 @@ def test_translator_curates_an_item_and_the_database_holds_exactly_that(demo: Pa
     send_area(at, "add", side="good", text="[bere un goccio]_v")
     said = feedback(at)
     assert said is not None and said["kind"] == "success" and said["text"] == "Added [bere un goccio]_VERB to GOOD."
-    assert (said["where"], said["focus"]) == ("good", "good")  # under the box just used, and the focus stays there
+    assert (said["where"], said["focus"]) == ("good", "cursor")  # under the box; the cursor on the row added
     assert said["clear"] == {"field": "good", "text": "[bere un goccio]_v"}  # the element empties the box
 
     # an invalid one is refused with the rule's message (its id is for leads), live and on Add; nothing is saved
@@ -165,7 +165,7 @@ def test_translator_curates_an_item_and_the_database_holds_exactly_that(demo: Pa
     send_area(at, "add", side="good", text="* goccio")
     said = feedback(at)
     assert said is not None and said["kind"] == "error" and "'*' may not be the first or the last token" in said["text"]
-    assert said["where"] == "good" and "clear" not in said  # the text stays in the box to fix
+    assert said["where"] == said["focus"] == "good" and "clear" not in said  # the text stays in the box to fix
     assert read_state(demo).version == version
 
     send_area(at, "move", key=row_key(at, "bad", "colpo"))  # BAD -> GOOD, keeping its provenance
@@ -453,6 +453,19 @@ def test_filter_notices_are_in_a_translators_words_and_only_for_their_language(d
     lead = login(start(query={"item": "plant-automobiles", "lang": "ES"}), LEAD)
     notices = [n["text"] for n in area(lead)["card"]["notices"]]
     assert any(n.startswith("Selection filters: target_language: ES 'planta'") for n in notices), notices
+
+
+def test_a_good_word_of_another_sense_gets_one_banner_not_two(demo: Path) -> None:
+    """The Overlap banner names the word; the selection filter's "Careful: …" about the same word is not said again."""
+    from annotator.domain.model import Role
+    from annotator.services.accounts import add_user
+
+    add_user(Project.open(demo), "esme", Role.TRANSLATOR, ("ES",), "esme-password-1")
+    esme = login(start(query={"item": "plant-automobiles", "lang": "ES"}), ("esme", "esme-password-1"))
+    notices = [n["text"] for n in area(esme)["card"]["notices"]]
+    about_planta = [n for n in notices if "planta" in n]
+    assert len(about_planta) == 1 and about_planta[0].startswith("Overlap: planta"), notices
+    assert not any(n.startswith("Careful") for n in notices), notices
 
 
 def test_review_shows_a_discuss_item_in_the_work_area_and_steps_through_the_queue(demo: Path) -> None:

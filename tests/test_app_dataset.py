@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,10 @@ def test_the_export_button_writes_the_folder_and_offers_the_files(curated: Proje
     folders = list((curated.data_dir / "exports").iterdir())  # DATA/exports by default
     assert len(folders) == 1
     assert any("export · done · by lead: Exported 14 item(s)" in plain(s.value) for s in at.success)
+    last = next(plain(m.value) for m in at.markdown if m.value.startswith("Last export"))
+    finished = jobs.get(curated, job.id).finished_at or ""
+    assert finished[:10] in last and re.search(r", \d{4}-\d\d-\d\d \d\d:\d\d UTC\)$", last), last  # as people read it
+    assert finished not in last and not re.search(r"\dT\d|\.\d{6}|\+00:00", last), last  # not the ISO string
     names = sorted(p.name for p in folders[0].iterdir())
     labels = [b.label for b in at.get("download_button") if b.key.startswith("dataset_dl_")]
     assert labels == [*names, "all (.zip)"]

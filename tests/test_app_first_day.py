@@ -42,6 +42,31 @@ def test_items_shows_statuses_beside_the_id_and_says_how_to_open_an_item(app_dem
     assert any("languages DE IT" in c.value for c in translator.caption)
 
 
+def test_items_counts_lemmas_as_the_dataset_cards_table_1(app_demo: Path, tmp_path: Path) -> None:
+    """A lemma is counted once whatever its POS and case, on the Items page as in Table 1 (the page used to count
+    (lemma, POS) pairs: more lemmas than the card)."""
+    from annotator.domain.dataset_counts import dataset_counts
+    from annotator.services.importing import import_items
+
+    extra = tmp_path / "extra.jsonl"
+    lines = [{"id": "run-race", "sentence": "The run was long.", "target": "run", "lemma": "run", "pos": "NOUN",
+              "synset": "bn:00068383n"},
+             {"id": "shot-try", "sentence": "Give it a Shot.", "target": "Shot", "lemma": "Shot", "pos": "NOUN",
+              "synset": "bn:00071244n"}]  # fmt: skip
+    extra.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    project = Project.open(app_demo)
+    import_items(project, extra)
+    with project.db.read() as conn:
+        items = list(project.repo.iter_items(conn))
+    table1 = dataset_counts(items).columns["all"]
+    assert len({(i.target.lemma, i.target.pos) for i in items}) == table1.lemmas + 2  # the two ways differ here
+    lead = logged_in("lead", "demo-lead-pass")
+    lead.switch_page("pages/items.py").run()
+    assert not lead.exception, lead.exception
+    caption = next(c.value for c in lead.caption if " lemmas · " in c.value)
+    assert caption.startswith(f"{table1.items} items · {table1.lemmas} lemmas · {table1.synsets} synsets"), caption
+
+
 def run_bundled(at: AppTest) -> AppTest:
     at.radio(key="evaluate_translations_choice").set_value(BUNDLED)
     at.button(key="evaluate_run").click().run()

@@ -122,7 +122,11 @@ def test_a_lead_changes_languages_and_role_and_resets_a_password(demo: Project) 
     assert audit(demo)[0]["detail"] == {"account": "translator", "role": "translator", "languages": ["RU"]}
     translator.run()  # still signed in, now with the new language
     assert "translator · RU" in signed_in_caption(translator)
-    at.button(key="people_reset").click().run()
+    at.button(key="people_reset").click().run()  # asks first, as Disable does: nothing reset yet
+    assert not at.code and audit(demo)[0]["action"] != "account_password_reset"
+    assert any("Reset **translator**'s password?" in w.value for w in at.warning)
+    assert "translator · RU" in signed_in_caption(translator.run())  # their session goes on
+    at.button(key="people_reset_yes").click().run()
     password = at.code[0].value
     assert audit(demo)[0]["action"] == "account_password_reset"
     translator.run()

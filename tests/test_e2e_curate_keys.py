@@ -36,20 +36,18 @@ def test_add_a_good_remove_the_middle_bad_done_in_six_keys(app_url: str, demo: P
     with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
         log_in_translator(page, app_url)
         keys = Keys(page)
-        keys.press("Escape")
         keys.press("a")  # "Next item after Done", once
         settle(page)
-        keys.press("g")
         per_item, done = [], []
         for number in range(ITEMS):
             item = item_of(page)
             bad = bad_texts(page)
             middle = (len(bad) - 1) // 2
+            keys.press("g")
             keys.type(f"prova{number}")
-            keys.press("Enter")
+            keys.press("Enter")  # the cursor then goes to the row just added: single keys act again
             check_feedback(page, f"Added prova{number} to GOOD.")
             settle(page)
-            keys.press("Escape")  # to the list cursor
             keys.press("l")  # the BAD list
             keys.press(str(middle + 1))  # its middle row
             keys.press("Delete")
@@ -131,11 +129,11 @@ def test_focus_after_each_action_is_where_the_next_key_acts(app_url: str, demo: 
     with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
         log_in_translator(page, app_url)
         item = item_of(page)
+        page.keyboard.press("g")
         page.keyboard.type("sorso")
         page.keyboard.press("Enter")
         check_feedback(page, "Added sorso to GOOD.")
         settle(page)
-        page.keyboard.press("Escape")
         page.keyboard.press("u")
         check_feedback(page, "Undone: adding sorso.")
         settle(page)
@@ -173,6 +171,7 @@ def test_focus_after_each_action_is_where_the_next_key_acts(app_url: str, demo: 
 def test_a_draft_stays_in_the_browser_for_the_session(app_url: str, demo: Path) -> None:  # noqa: F811
     with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
         log_in_translator(page, app_url)
+        page.keyboard.press("g")
         page.keyboard.type("bozza")
         page.keyboard.press("Escape")
         page.keyboard.press("s")

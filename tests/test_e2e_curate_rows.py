@@ -105,7 +105,9 @@ def test_pasting_three_lines_one_invalid_adds_nothing_and_names_it(app_url: str,
             log_in(page, "translator", "demo-translator-pass")
             expect(page).to_have_url(f"{app_url}/curate?item={ITEM}&lang={LANG}")
             page.evaluate("text => navigator.clipboard.writeText(text)", pasted)
-            expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()  # where the work area puts it
+            expect(page.locator(".ca-side[data-side=good] .ca-row").first).to_be_focused()  # arrival: the list
+            page.keyboard.press("g")  # to the Add box
+            expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
             page.keyboard.press("Control+V")  # a real paste of three lines
 
             # the page names the bad line, and only that one, under the box
@@ -141,8 +143,7 @@ def test_every_candidate_of_a_long_list_is_reachable_with_the_cursor(app_url: st
     with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
         page.goto(app_url)
         log_in(page, "translator", "demo-translator-pass")
-        expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
-        page.keyboard.press("Escape")  # the cursor: GOOD's first candidate
+        expect(page.locator(".ca-side[data-side=good] .ca-row").first).to_be_focused()  # arrival: GOOD's first row
         bad = page.locator(".ca-side[data-side=bad] .ca-row")
         total = 2 + bad.count()  # GOOD goccio, bicchierino, then every BAD candidate
         for _ in range(total - 1):

@@ -62,6 +62,9 @@ def test_self_reset_refused_and_a_reset_translator_replaces_the_one_time_passwor
             lead.get_by_role("option", name="translator").click()
             settle(lead)
             lead.get_by_role("button", name="Reset password").click()
+            expect(lead.get_by_text("Reset translator's password?")).to_be_visible()  # asks first, like Disable
+            expect(lead.get_by_test_id("stCode")).to_have_count(0)
+            lead.get_by_role("button", name="Yes, reset").click()
             expect(lead.get_by_text("New password for translator")).to_be_visible()
             one_time = lead.get_by_test_id("stCode").inner_text().strip()
             assert len(one_time) >= accounts.MIN_PASSWORD_LENGTH

@@ -141,7 +141,7 @@ def caps_of(view: ItemView, user: User) -> Capabilities:
 def _undo_tip(view: ItemView, user: User) -> tuple[bool, str]:
     """Whether Undo can act here, and what it would undo (worked out from the history the page already read)."""
     left = left_behind()
-    if left and left.lang == view.state.lang:
+    if left and left.lang == view.state.lang and left.item_id != view.state.item_id:
         return True, f"Undo your {left.action} on {left.item_id}, the item you just left (u)."
     dismissed = just_dismissed(view.item.id, view.state.lang)
     if dismissed is not None:
@@ -156,7 +156,8 @@ def _undo_tip(view: ItemView, user: User) -> tuple[bool, str]:
 def _notices(view: ItemView, user: User, caps: Capabilities) -> list[dict[str, str]]:
     il = view.state
     notices = [("warning", f"Overlap: {note}") for note in il.overlaps]
-    notices += [("info", text) for text in _filter_notices(view, user)]
+    overlapped = {repr(note.split(":", 1)[0]) for note in il.overlaps}  # a word the Overlap banner already names
+    notices += [("info", text) for text in _filter_notices(view, user, overlapped)]
     if il.status is Status.DISCUSS:
         who = il.status_by or "?"
         notices.append(("warning", f"DISCUSS ({who}): {il.discuss_note}" if il.discuss_note else f"DISCUSS ({who})"))
@@ -186,9 +187,10 @@ def _notices(view: ItemView, user: User, caps: Capabilities) -> list[dict[str, s
 _TARGET_FAILURE = re.compile(r"^target_language: (\S+) (.+) also means (\S+), which has (.+) in English$")
 
 
-def _filter_notices(view: ItemView, user: User) -> list[str]:
+def _filter_notices(view: ItemView, user: User, overlapped: set[str]) -> list[str]:
     """The selection filters' findings: all of them, as the rules name them, for a lead (who decides exclusions); for
-    a translator only those about their language, in their words (issue 34: lead jargon, other languages)."""
+    a translator only those about their language, in their words, and not about a word an Overlap banner already
+    names (one banner per word: both say it also means another sense)."""
     failures = view.item.filter_failures
     if not failures:
         return []
@@ -197,7 +199,7 @@ def _filter_notices(view: ItemView, user: User) -> list[str]:
     said = []
     for failure in failures:
         found = _TARGET_FAILURE.match(failure)
-        if found and found.group(1) == view.state.lang:
+        if found and found.group(1) == view.state.lang and found.group(2) not in overlapped:
             word, english = found.group(2), found.group(4)
             said.append(
                 f"Careful: {word} can also mean another sense of {english} ({found.group(3)}), so a translation "

@@ -6,6 +6,7 @@ Changes are not made here: every change goes through the one action runner (``an
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 import streamlit as st
@@ -70,6 +71,20 @@ def candidate_error_message(error: CandidateError, lead: bool = True) -> str:
     if lead:
         return f"{error.message} (rule: {error.rule}; text: {error.text!r})"
     return f"{error.message} (text: {error.text!r})"
+
+
+def when_utc(stamp: str | None) -> str:
+    """A stored ISO timestamp as people read it: ``2026-11-28 22:17 UTC`` (no seconds' fractions, no "T", no
+    offset); "" for none, the text itself when it is not a timestamp."""
+    if not stamp:
+        return ""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def status_badge(status: Status) -> None:

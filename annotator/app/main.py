@@ -42,6 +42,11 @@ FOCUS_USER_NAME = """<script>
 </script>"""
 
 
+#: The container of the frame that sets the session cookie, and how it is kept out of sight and out of the layout.
+COOKIE_FRAME = "cookie_frame"
+OUT_OF_FLOW = "position: absolute; width: 0; height: 0; overflow: hidden; opacity: 0; pointer-events: none;"
+
+
 def open_curate() -> None:
     """The root URL opens the Curate page. Curate is not the default page itself because a default page
     answers only on ``/``, and ``/curate?item=…&lang=…`` links (from the Evaluate page) must resolve."""
@@ -141,12 +146,23 @@ def login_form() -> None:
             st.error(md(error))
         else:
             if user is not None:
+                if st.session_state.pop(state.LOGGED_OUT_KEY, None) not in (None, user.name):
+                    st.switch_page(CURATE_PAGE)  # someone else in this tab: their start, not the last one's page
                 st.rerun()
             st.error("Wrong user name or password, or the account is disabled.")
     elif ended:
         st.warning(md(ended))
     if settings.name.startswith("annotator demo"):
-        st.caption("Demo accounts: **lead** / demo-lead-pass · **translator** / demo-translator-pass (IT, DE).")
+        from annotator.commands.project import DEMO_USERS
+        from annotator.services.accounts import still_logs_in_with
+
+        shown = [
+            f"**{name}** / {password}" + (f" ({', '.join(languages)})" if languages else "")
+            for name, _role, languages, password, _display in DEMO_USERS
+            if still_logs_in_with(project, name, password)
+        ]  # a demo password once reset or changed is nobody's business any more
+        if shown:
+            st.caption("Demo accounts: " + " · ".join(shown) + ".")
 
 
 def sidebar(user: User) -> None:
@@ -181,8 +197,11 @@ def main() -> None:
         except state.SsoRefused as refused:
             refusal = refused
     script = state.cookie_script()
-    if script is not None:  # store or clear the session cookie in the browser (a same-origin, zero-height frame)
-        st.iframe(script, height=1, width=1)
+    if script is not None:  # store or clear the session cookie in the browser (a same-origin frame, out of the flow:
+        # in it, its one-pixel line showed as a grey dash above the page's title and pushed the page down)
+        st.html(f"<style>.st-key-{COOKIE_FRAME} {{ {OUT_OF_FLOW} }}</style>")
+        with st.container(key=COOKIE_FRAME):
+            st.iframe(script, height=1, width=1)
     if refusal is not None:
         st.navigation(build_pages(None), position="hidden")
         sso_refused(refusal)

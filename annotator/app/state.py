@@ -35,6 +35,8 @@ ENDED_KEY = "auth_ended"
 #: Session keys: the cookie change to send to the browser on the next render; whether the cookie was tried.
 COOKIE_PENDING_KEY = "auth_cookie_pending"
 COOKIE_TRIED_KEY = "auth_cookie_tried"
+#: The account that logged out in this tab: a log-in by someone else then starts on Curate, not on that page.
+LOGGED_OUT_KEY = "auth_logged_out"
 #: Session key of the messages to show once, at the top of the next render.
 FLASH_KEY = "flash_messages"
 #: Session key of the cached progress counts (a ``ProgressCache``); any saved change drops it.
@@ -463,6 +465,8 @@ def logout() -> None:
     """
     session = st.session_state.pop(USER_KEY, None)
     st.session_state[COOKIE_PENDING_KEY] = None
+    if isinstance(session, accounts.Session):  # the next log-in in this tab, as someone else, starts afresh
+        st.session_state[LOGGED_OUT_KEY] = session.user
     if isinstance(session, accounts.Session):
         accounts.end_sessions(get_project(), session.user)
     if sso_identity() is not None:

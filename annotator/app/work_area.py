@@ -80,7 +80,7 @@ def save(
     was = here.status if here.version == event.version else None
     outcome = actions.run(here.place.address, command, event.version, was)
     if outcome.saved is None:
-        say("error", outcome.error, where, focus)
+        say("error", outcome.error, where, where if focus == "cursor" and where in ("good", "bad") else focus)
         if outcome.conflict:
             here.place.hooks.changed(ItemLanguage(event.item, event.lang))
         return None
@@ -92,14 +92,14 @@ def save(
 
 
 def _left_behind(here: Shown, event: Event, action: str, focus: str = "area") -> Callable[[ItemLanguage], None]:
-    """After Done / DISCUSS / Discard: note the item just left (``u`` on the next item undoes there), then advance.
-    The focus lands where the next key acts: the work area itself (``u``, ``n`` act), or after Done on a new item
-    the first Add box (``focus``)."""
+    """After Done / DISCUSS / Discard: note the item (``u`` on the next item undoes there, whether "Next item after
+    Done" moved on or the user did with ``n`` / ``p``), then advance. The focus lands where the next key acts: the
+    work area itself (``u``, ``n`` act), or after Done on a new item its list cursor (``focus``)."""
 
     def after(saved: ItemLanguage) -> None:
         here.place.hooks.left(saved)
         moved = here.place.hooks.current() not in (None, event.item)
-        st.session_state[LEFT_KEY] = Left(event.item, saved.version, event.lang, action) if moved else None
+        st.session_state[LEFT_KEY] = Left(event.item, saved.version, event.lang, action)
         feedback = st.session_state.get(FEEDBACK_KEY)
         if feedback:
             feedback["where"], feedback["focus"] = "card", (focus if moved else "area")
@@ -121,12 +121,12 @@ def _on_add(here: Shown, user: User, event: Event) -> None:
         count = sum(1 for line in lines if line.strip())
         saved = save(
             here, event, commands.AddCandidates(to, tuple(lines)), f"Added {count} candidates to {side}.", name,
-            clear={"field": f"bulk_{name}", "text": event.text},
+            "cursor", clear={"field": f"bulk_{name}", "text": event.text},
         )  # fmt: skip
-    else:
+    else:  # saved: the cursor on the row just added (g adds another, d is Done); refused: the box, to fix the text
         saved = save(
             here, event, commands.AddCandidate(to, event.text), lambda s: f"Added {s.side(to)[-1].format()} to {side}.",
-            name, clear={"field": name, "text": event.text},
+            name, "cursor", clear={"field": name, "text": event.text},
         )  # fmt: skip
     if saved is not None:
         st.session_state.pop(CHECK_KEY, None)
@@ -216,7 +216,9 @@ def _on_undo(here: Shown, user: User, event: Event) -> None:
 
 
 def _on_step(here: Shown, _user: User, event: Event) -> None:
-    st.session_state[LEFT_KEY] = None
+    left = left_behind()
+    if left is None or (left.item_id, left.lang) != (event.item, event.lang):
+        st.session_state[LEFT_KEY] = None  # kept only when this step leaves the item just marked (u undoes there)
     here.place.hooks.step(+1 if event.type == "next" else -1)
     say("info", "", "card", "first")
 
@@ -338,7 +340,7 @@ def _handle_event() -> None:
     if (event.item, event.lang) != (here.place.address.item_id, here.place.address.lang):
         say("info", "The page had moved on to another item; nothing was changed.", "card", "first")
         return
-    if event.type not in ("undo", "check", "advance"):
+    if event.type not in ("undo", "check", "advance", "next", "previous"):
         st.session_state[LEFT_KEY] = None  # u undoes on the item just left only right after leaving it
         st.session_state[DISMISSED_KEY] = None  # and brings a dismissed suggestion back only right after it
     with state.callback_checked(user):  # the action runner takes the user just checked

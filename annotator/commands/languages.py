@@ -41,11 +41,14 @@ def run_add(args: argparse.Namespace) -> int:
     from annotator.domain.languages import language_label
     from annotator.domain.settings import parse_languages
     from annotator.services.administration import add_languages
+    from annotator.services.languages import no_lexicon_message, without_lexicon
 
     project = open_project(args)
     added = add_languages(project, parse_languages(args.codes))  # the settings read under the write lock
     if added:
         print(f"Added {', '.join(language_label(lang) for lang in added)}; pre-populate to fill their candidates.")
+        if missing := without_lexicon(project, tuple(added)):
+            print(f"warning: {no_lexicon_message(missing)}")
     else:
         print("Nothing added: the project has these languages already.")
     return 0

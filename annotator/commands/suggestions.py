@@ -17,7 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write why GOOD/BAD lists start empty and the suggestions, one JSON line per item-language",
         description=(
             "One line per item-language: id, lang, good_empty_reason, bad_empty_reason, suggestions "
-            "[{text, side, source, relation, synset, reason}] — the same the Curate card shows (no one's "
+            "[{text, side, source, relation, synset, reason}] (side GOOD, BAD or move-to-GOOD: a word in BAD proposed "
+            "for GOOD) — the same the Curate card shows (no one's "
             "dismissals left out). What is computed on the way is kept, so the cards find it ready."
         ),
     )

@@ -251,31 +251,40 @@ def nothing_to_export(left_out: dict[str, int], action: str = "export") -> str:
     )
 
 
+#: What ``annotator export`` offers when nothing matches (both flags are its own).
+EXPORT_EMPTY_HINT = (
+    " Add --include-incomplete to export unfinished ones, or --allow-empty to write an empty dataset anyway."
+)
+
+
 def export_dataset(
     project: ProjectContext,
     root: Path | str | None = None,
     options: ExportOptions | None = None,
     progress: ProgressCallback = no_progress,
     allow_empty: bool = True,
+    empty_hint: str = EXPORT_EMPTY_HINT,
 ) -> ExportResult:
     """Write a new export folder under ``root`` (default ``DATA/exports``); with ``allow_empty=False`` a selection
-    without items raises ``NothingToExport`` and writes nothing."""
+    without items raises ``NothingToExport`` and writes nothing. ``empty_hint`` ends its message: what the caller
+    offers instead, in its own terms (only options the caller has)."""
     options = options or ExportOptions()
     root = Path(root) if root is not None else default_export_root(project)
-    return _export(project, root, options, progress, allow_empty)
+    return _export(project, root, options, progress, allow_empty, empty_hint)
 
 
 def _export(
-    project: ProjectContext, root: Path, options: ExportOptions, progress: ProgressCallback, allow_empty: bool
+    project: ProjectContext,
+    root: Path,
+    options: ExportOptions,
+    progress: ProgressCallback,
+    allow_empty: bool,
+    empty_hint: str = EXPORT_EMPTY_HINT,
 ) -> ExportResult:
     data = load_project_data(project)
     selection = select(data, options)
     if not selection.items and not allow_empty:
-        raise NothingToExport(
-            nothing_to_export(selection.left_out)
-            + " Add --include-incomplete to export unfinished ones, or --allow-empty to write an empty dataset anyway.",
-            selection.left_out,
-        )
+        raise NothingToExport(nothing_to_export(selection.left_out) + empty_hint, selection.left_out)
     stats = stats_json(selection)
     created = datetime.now(UTC).replace(microsecond=0)
     name = folder_name(created)

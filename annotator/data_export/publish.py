@@ -422,7 +422,10 @@ def _fill(
     def export_progress(done: int, total: int, message: str) -> None:
         progress(done, 2 * total + 1, "export")
 
-    result = export_dataset(project, tmp, options, progress=export_progress, allow_empty=False)
+    result = export_dataset(
+        project, tmp, options, progress=export_progress, allow_empty=False,
+        empty_hint=" Add --include-incomplete to publish unfinished ones too (an empty dataset is never published).",
+    )  # fmt: skip
     export = result.path.rename(tmp / EXPORT_FOLDER)
     if result.selection is not None:
         sources += published_sources(project, result.selection, current)

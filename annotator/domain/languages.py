@@ -4,18 +4,35 @@ A project's languages are ISO 639-1 codes in upper case (``IT``, ``DE``, ``ZH``)
 name them; a language without a two-letter code keeps its three-letter one (``YUE``). ``langcodes`` (with its data
 package ``language_data``, both offline) holds the registry, so a typo (``ZZ``) or another form of a code (``ITA``,
 the retired ``IW``) is refused with the code a person most likely meant, before it becomes a language nobody can
-curate.
+curate. A country code (``CN``, ``JP``) is refused naming the country's language (``ZH``, ``JA``).
+
+Refused as well: the project's source language (English: every item's sentence is English, so it is never a target),
+the ISO 639 codes that name no language (``zxx`` no linguistic content, ``mul``, ``und``, ``mis``, the sign-language
+collective ``sgn``, the local-use range ``qaa``–``qtz``), and any letter outside ASCII a–z: a code is read as typed,
+never upper-cased into another (Turkish ``ıt`` is not ``IT``). A code given twice is refused, naming it.
 """
 
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
 import langcodes
 
 from annotator.errors import UserError
+
+#: Every item's sentence is in this language: a project translates from it, never into it.
+SOURCE_LANGUAGE = "EN"
+#: ISO 639 codes that name no language a text can be translated into.
+NOT_A_LANGUAGE = {
+    "zxx": "no linguistic content",
+    "mul": "multiple languages",
+    "und": "undetermined language",
+    "mis": "uncoded languages",
+    "sgn": "sign languages, a collective with no written form of its own",
+}
 
 
 class LanguageCodeError(UserError):
@@ -43,7 +60,25 @@ def check_language(text: str) -> str:
     """``text`` as the project's code (upper case, shortest ISO 639 form), or ``LanguageCodeError`` saying why and
     which valid code is closest."""
     raw = text.strip()
+    if not raw.isascii():
+        odd = next(char for char in raw if not char.isascii())
+        raise LanguageCodeError(
+            raw,
+            f"{raw!r} holds {odd!r} (U+{ord(odd):04X} {unicodedata.name(odd, 'unnamed')}), not a letter a–z: "
+            "a language code is plain ISO 639 letters (IT, DE, ZH); retype it without that character.",
+        )
     lower = raw.lower()
+    if lower in NOT_A_LANGUAGE or ("qaa" <= lower <= "qtz" and len(lower) == 3):
+        what = NOT_A_LANGUAGE.get(lower, "reserved for local use")
+        raise LanguageCodeError(
+            raw, f"{raw.upper()!r} is not a language ({what}): a project's languages are those its items are "
+            "translated into."
+        )  # fmt: skip
+    if lower == SOURCE_LANGUAGE.lower():
+        raise LanguageCodeError(
+            raw, f"{language_label(SOURCE_LANGUAGE)} is the project's source language (every item's sentence is "
+            "English): a target language is another one."
+        )  # fmt: skip
     if _is_project_code(lower):
         return lower.upper()
     preferred = _preferred_form(lower)
@@ -54,17 +89,32 @@ def check_language(text: str) -> str:
             f"{raw.upper()!r} also names {name}, whose code here is {preferred.upper()} (ISO 639-1, as the "
             f"lexicons write it): use {preferred.upper()}.",
         )
+    country = _country_language(lower)
+    if country is not None:
+        name, code = country
+        raise LanguageCodeError(
+            raw, f"{raw.upper()!r} is the country code of {name}, not a language code: {name}'s language is "
+            f"{language_label(code)} (use {code})."
+        )  # fmt: skip
     closest = closest_code(raw)
     hint = f" The closest valid code is {language_label(closest)}." if closest else ""
     raise LanguageCodeError(raw, f"{raw.upper()!r} is not an ISO 639 language code.{hint}")
 
 
 def parse_language_list(text: str) -> tuple[str, ...]:
-    """``"it, de"`` → ``("IT", "DE")``: every code checked (the first bad one named), duplicates dropped."""
+    """``"it, de"`` → ``("IT", "DE")``: every code checked (the first bad one named); a code given twice is refused
+    (``IT,IT`` is more likely a typo for another language than a wish to say it twice)."""
     parts = [part for part in text.replace(" ", ",").split(",") if part.strip()]
     if not parts:
         raise UserError("Give at least one language.")
-    return tuple(dict.fromkeys(check_language(part) for part in parts))
+    codes = [check_language(part) for part in parts]
+    twice = [code for code in dict.fromkeys(codes) if codes.count(code) > 1]
+    if twice:
+        raise LanguageCodeError(
+            twice[0], f"{language_label(twice[0])} is given {codes.count(twice[0])} times in {text.strip()!r}: "
+            "give each language once (was another one meant?)."
+        )  # fmt: skip
+    return tuple(codes)
 
 
 def check_in_project(languages: Iterable[str], project_languages: Iterable[str]) -> tuple[str, ...]:
@@ -100,6 +150,24 @@ def closest_code(text: str) -> str | None:
     if not near:
         return None
     return max(near, key=lambda code: (_population(code), code)).upper()
+
+
+def _country_language(lower: str) -> tuple[str, str] | None:
+    """(country name, its main language's code) when ``lower`` is a two-letter country code that is no language
+    code (``cn`` → China, ``ZH``); None otherwise, or when that language is the source language."""
+    if len(lower) != 2 or not lower.isalpha() or _is_project_code(lower):
+        return None
+    try:
+        region = langcodes.Language.get("und-" + lower.upper())
+        if not langcodes.tag_is_valid("und-" + lower.upper()):
+            return None
+        code = region.maximize().language
+        name = region.territory_name("en")
+    except (LookupError, ValueError):
+        return None
+    if not code or not _is_project_code(code) or code == SOURCE_LANGUAGE.lower() or name.startswith("Unknown"):
+        return None
+    return name, code.upper()
 
 
 def _one_letter_apart(a: str, b: str) -> bool:

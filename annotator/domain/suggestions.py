@@ -214,6 +214,8 @@ def empty_reasons(record: LexiconRecord | None, good_empty: bool, bad_empty: boo
         others = record.senses - 1
         if others <= 0:
             bad_reason = f"“{record.lemma}” has no other sense in the lexicon, so there is nothing to put in BAD."
+        elif not consulted:  # said as for GOOD, not as "the lexicons consulted (none)"
+            bad_reason = f"No {language} lexicon is installed or allowed for this project, so nothing was filled in."
         elif any(s.other_count for s in consulted):
             bad_reason = (
                 f"The {language} words of the other senses of “{record.lemma}” are all words of this sense too, "

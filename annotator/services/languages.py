@@ -13,6 +13,8 @@ from annotator.context import ProjectContext
 from annotator.domain.languages import language_label
 from annotator.domain.model import User
 from annotator.errors import UserError
+from annotator.lexicon.wordnet_lmf import project_language
+from annotator.lexicon.wordnet_store import lexicon_rows
 from annotator.services.administration import check_admin, record
 
 
@@ -36,6 +38,35 @@ class LanguageRemoval:
     def summary(self) -> str:
         accounts = f"; taken off the account(s) {', '.join(self.accounts)}" if self.accounts else ""
         return f"Removed {language_label(self.lang)} ({self.item_languages} uncurated item-language(s)){accounts}."
+
+
+def wordnet_sources(project: ProjectContext) -> dict[str, tuple[str, ...]] | None:
+    """A wordnet project's own sources: project language → its lexicons (``id:version``) in the project's wordnet
+    database; None when the project's lexicon is not a wordnet (BabelNet and snapshots name their sources)."""
+    if project.settings().lexicon.provider != "wordnet":
+        return None
+    by_language: dict[str, list[str]] = {}
+    for lexicon_id, version, language in lexicon_rows(project.wordnet_folder):
+        by_language.setdefault(project_language(language), []).append(f"{lexicon_id}:{version}")
+    return {lang: tuple(names) for lang, names in sorted(by_language.items())}
+
+
+def without_lexicon(project: ProjectContext, languages: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``languages`` a wordnet project has no lexicon for (their lists would all start empty); () otherwise."""
+    sources = wordnet_sources(project)
+    if sources is None:
+        return ()
+    return tuple(lang for lang in languages if not sources.get(lang))
+
+
+def no_lexicon_message(languages: tuple[str, ...]) -> str:
+    """What a lead is told about languages without a lexicon, at ``languages add`` and on the Project page."""
+    labels = ", ".join(language_label(lang) for lang in languages)
+    return (
+        f"The project's wordnet database has no lexicon for {labels}: pre-population will leave every GOOD and BAD "
+        "list of it empty (translators fill them by hand). Add one with 'annotator lexicon use-wordnet FILE' "
+        "before pre-populating."
+    )
 
 
 def curated_count(project: ProjectContext, lang: str) -> int:

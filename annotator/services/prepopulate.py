@@ -254,6 +254,13 @@ class PrepopulationReport:
     redo: Redo | None = None
     #: Redo with ``changed_only``: item-languages whose G0/B0 came out as they were (left untouched).
     unchanged: int = 0
+    #: Per language: how many item-languages pre-populated start with an empty GOOD list, and with an empty BAD one.
+    empty_good: dict[str, int] = field(default_factory=dict)
+    empty_bad: dict[str, int] = field(default_factory=dict)
+    #: Per language: how many item-languages were pre-populated.
+    per_language: dict[str, int] = field(default_factory=dict)
+    #: Languages the lexicon has nothing for (a wordnet project without a lexicon of that language).
+    no_lexicon: list[str] = field(default_factory=list)
 
     def warn_skipped(self, message: str) -> None:
         self.warnings.insert(self.skip_warnings, message)
@@ -283,6 +290,13 @@ class PrepopulationReport:
             f"{self.overlaps} overlap(s) to decide (a GOOD word the lexicon also gives for another sense of the "
             "lemma: kept in GOOD, flagged in Curate for a translator)",
         ]
+        if self.per_language:
+            parts.append("starting with an empty GOOD / BAD list: " + self.empty_lists())
+        if self.no_lexicon:
+            parts.append(
+                f"NO LEXICON for {', '.join(self.no_lexicon)}: every list of it starts empty (add a lexicon of that "
+                "language, then 'annotator prepopulate --redo')"
+            )
         if self.skipped:
             items = len({s.item_id for s in self.skipped})
             parts.append(f"{len(self.skipped)} item-language(s) of {items} item(s) skipped (listed in the warnings)")
@@ -297,6 +311,13 @@ class PrepopulationReport:
         if self.requests:
             parts.append(", ".join(f"{k}: {v}" for k, v in sorted(self.requests.items())))
         return "; ".join(parts) + f" ({OUTCOME_WORDS[self.outcome]})"
+
+    def empty_lists(self) -> str:
+        """Per language, how many of its item-languages start with an empty GOOD and an empty BAD list."""
+        return ", ".join(
+            f"{lang} {self.empty_good.get(lang, 0)} / {self.empty_bad.get(lang, 0)} of {count}"
+            for lang, count in sorted(self.per_language.items())
+        )
 
 
 #: What a run's outcome means, in the summary's own words.
@@ -379,6 +400,9 @@ class _Computed(NamedTuple):
     related: str
     #: The sources its G0/B0 and Ω(λ) came from: keys of ``provenance_sources``, as a JSON list.
     sources: str
+    #: Whether it starts with an empty GOOD list, and with an empty BAD one (the report counts them per language).
+    good_empty: bool = False
+    bad_empty: bool = False
 
 
 @dataclass
@@ -518,16 +542,10 @@ class _Run:
                 sources = self.sources(item, senses, state.lang, allowed)
                 computed.append(
                     _Computed(
-                        state.item_id,
-                        state.lang,
-                        state.version,
-                        bool(sets.overlaps),
-                        reopened,
-                        record,
-                        *related,
-                        sources,
+                        state.item_id, state.lang, state.version, bool(sets.overlaps), reopened, record, *related,
+                        sources, good_empty=not sets.good_count, bad_empty=not sets.bad_count,
                     )
-                )
+                )  # fmt: skip
         except (LexiconQuotaError, LexiconUnavailableError):
             raise
         except LexiconError as error:
@@ -584,6 +602,10 @@ class _Run:
         self.report.item_languages += len(batch.computed)
         self.report.overlaps += sum(1 for c in batch.computed if c.overlaps)
         self.report.reopened += sum(1 for c in batch.computed if c.reopened)
+        for c in batch.computed:
+            self.report.per_language[c.lang] = self.report.per_language.get(c.lang, 0) + 1
+            self.report.empty_good[c.lang] = self.report.empty_good.get(c.lang, 0) + c.good_empty
+            self.report.empty_bad[c.lang] = self.report.empty_bad.get(c.lang, 0) + c.bad_empty
 
 
 def prepopulate(
@@ -667,6 +689,10 @@ def _prepopulate(
     total = len(item_ids)
     before = _lexicon_counters(lexicon)
     run = _Run(project, settings, lexicon, report, related)
+    lexicon_languages = getattr(lexicon, "languages", None)  # a wordnet says which languages it has lexicons for
+    if callable(lexicon_languages):
+        have = lexicon_languages()
+        report.no_lexicon = [lang for lang in languages if not have.get(lang)]
     finished = False
     # A redo asks the lexicon again, not its cache (for providers that keep one: BabelNet), since the cached
     # answers may be what made the first run wrong.

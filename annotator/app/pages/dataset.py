@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator.app import jobs_panel
-from annotator.app.components import STATUS_LABEL, show_row_problems
+from annotator.app.components import STATUS_LABEL, show_row_problems, when_utc
 from annotator.app.publish_panel import render_publish
 from annotator.app.safe_text import code, md
 from annotator.app.state import current_user, get_project, guarded_file, require_lead, service
@@ -160,7 +160,7 @@ def render_export(project: Project, options: ExportOptions, selection: DatasetOv
     names = job_files.file_names(project, last.id) if last is not None else []
     if last is not None and names:  # kept in the database: the same on every app server, whichever wrote it
         folder = Path(str((last.result or {}).get("path", f"export-{last.id}"))).name
-        st.markdown(f"Last export: {code(folder)} (job {last.id}, {md(last.finished_at or '')})")
+        st.markdown(f"Last export: {code(folder)} (job {last.id}, {when_utc(last.finished_at)})")
         # one row that wraps, each button as wide as its file name: none cut, the same gap between all
         row = st.container(horizontal=True, gap="small", wrap=True)
         for name in names:  # read when clicked, not per rerun

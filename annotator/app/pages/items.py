@@ -15,6 +15,7 @@ import streamlit as st
 
 from annotator.app import components, state
 from annotator.app.safe_text import md, synset_url, visible_controls
+from annotator.domain.dataset_counts import ALL, CountedItem, counts_of
 from annotator.domain.languages import language_label
 from annotator.domain.model import Role, Status
 from annotator.project import Project
@@ -108,11 +109,11 @@ def render() -> None:
     languages = tuple(lang for lang in settings.languages if lead or lang in mine)  # in the project's order
     st.header("Items")
     read_at, rows = cached_item_rows(str(project.data_dir), languages, lead)
-    lemmas = {(r["lemma"], r["POS"]) for r in rows}
-    synsets = {r["synset"] for r in rows}
+    # counted as the dataset card's Table 1 counts them (a lemma case-folded, once whatever its POS)
+    counted = counts_of(CountedItem(r["item_id"], r["lemma"], r["POS"], r["synset"]) for r in rows).columns[ALL]
     top = st.columns([5, 1], vertical_alignment="center")
     top[0].caption(
-        f"{len(rows)} items · {len(lemmas)} lemmas · {len(synsets)} synsets · languages {' '.join(languages)}"
+        f"{counted.items} items · {counted.lemmas} lemmas · {counted.synsets} synsets · languages {' '.join(languages)}"
         f" · statuses as of {time.strftime('%H:%M:%S', time.localtime(read_at))} · ×2: double curation"
     )
     if top[1].button("↻ Refresh", key="items_refresh", help="Re-read the items and their statuses now"):

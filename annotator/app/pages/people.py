@@ -3,9 +3,9 @@ enable, reset a password.
 
 A thin page over ``annotator.services.people`` (the command line's rules, the lead check and the audit row live
 there). Actions run in button callbacks, so the table drawn afterwards already shows the change; a one-time
-password is kept in the session only until the next render has shown it, then forgotten. Disabling asks to confirm
-first. The first account of a project without accounts must be a lead, and is the person at this browser: it is
-logged in at once and chooses its own password (log-in is required from then on).
+password is kept in the session only until the next render has shown it, then forgotten. Disabling and resetting a
+password ask to confirm first. The first account of a project without accounts must be a lead, and is the person at
+this browser: it is logged in at once and chooses its own password (log-in is required from then on).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ OUTCOME_KEY = "people_outcome"
 PICK_KEY = "people_pick"
 #: Session key of the account whose Disable button was pressed and awaits "Yes, disable".
 CONFIRM_KEY = "people_confirm_disable"
+#: Session key of the account whose Reset password button was pressed and awaits "Yes, reset".
+RESET_CONFIRM_KEY = "people_confirm_reset"
 #: The service's rule in the browser's words (the command line names its flag instead).
 NEEDS_LANGUAGE = "A translator needs at least one language: choose it in the Languages box."
 ROLES = [Role.TRANSLATOR.value, Role.LEAD.value]
@@ -113,7 +115,17 @@ def enable_account(name: str, enabled: bool) -> None:
         _done("success", md(f"Disabled {name}: their open sessions have ended and they cannot log in."))
 
 
+def ask_to_reset(name: str) -> None:
+    """First click on Reset password: only asks (it ends the account's sessions, like Disable)."""
+    st.session_state[RESET_CONFIRM_KEY] = name
+
+
+def cancel_reset() -> None:
+    st.session_state.pop(RESET_CONFIRM_KEY, None)
+
+
 def reset_account(name: str) -> None:
+    st.session_state.pop(RESET_CONFIRM_KEY, None)
     try:
         new = people.reset_password(state.get_project(), state.current_user(), name)
     except UserError as error:
@@ -169,14 +181,14 @@ def render_add(languages: list[str], first: bool) -> None:
         left.text_input("User name", key="people_new_name", help="2-64 letters, digits, '.', '_' or '-'")
         right.text_input("Display name (optional)", key="people_new_display")
         left.radio("Role", ROLES, key="people_new_role", horizontal=True)
-        right.multiselect(
+        right.text_input("E-mail for single sign-on (optional)", key="people_new_email")
+        st.multiselect(  # the form's whole width: two languages' pills fit side by side, none cut off
             "Languages",
             languages,
             key="people_new_languages",
             format_func=language_label,
             help="a translator needs at least one",
         )
-        left.text_input("E-mail for single sign-on (optional)", key="people_new_email")
         st.form_submit_button("Add account", type="primary", on_click=add_account)
     if first:
         st.caption(
@@ -205,8 +217,8 @@ def render_edit(users: list[User], languages: list[str], me: User) -> None:
         st.markdown(f"**{md(name)}** · {'disabled' if user.disabled else 'active'}")
         left, right = st.columns(2)
         left.radio("Role", ROLES, key="people_edit_role", horizontal=True)
-        right.multiselect("Languages", options, key="people_edit_languages", format_func=language_label)
-        left.text_input("E-mail for single sign-on", key="people_edit_email", help="empty: local log-in only")
+        right.text_input("E-mail for single sign-on", key="people_edit_email", help="empty: local log-in only")
+        st.multiselect("Languages", options, key="people_edit_languages", format_func=language_label)
         st.form_submit_button("Save changes", on_click=change_account, args=(name,))
     first, second = st.columns(2)
     if user.disabled:
@@ -227,14 +239,22 @@ def render_edit(users: list[User], languages: list[str], me: User) -> None:
             disabled=name == me.name,
             help="Asks to confirm; then ends their open sessions. Their work and history stay.",
         )
-    second.button(
-        "Reset password",
-        key="people_reset",
-        on_click=reset_account,
-        args=(name,),
-        help="A new one-time password, shown once, which they replace at their next log-in; their open sessions "
-        "end. Your own password: change it with “Change password” in the sidebar.",
-    )
+    if st.session_state.get(RESET_CONFIRM_KEY) == name:  # asks first, as Disable does: it ends their sessions
+        second.warning(
+            f"Reset **{md(name)}**'s password? Their open sessions end at once; they log in with a one-time password."
+        )
+        yes, no = second.columns(2)
+        yes.button("Yes, reset", key="people_reset_yes", type="primary", on_click=reset_account, args=(name,))
+        no.button("Cancel", key="people_reset_no", on_click=cancel_reset)
+    else:
+        second.button(
+            "Reset password",
+            key="people_reset",
+            on_click=reset_account if name == me.name else ask_to_reset,  # their own: told how, at once
+            args=(name,),
+            help="Asks to confirm; then a new one-time password, shown once, which they replace at their next "
+            "log-in; their open sessions end. Your own password: change it with “Change password” in the sidebar.",
+        )
 
 
 def render() -> None:

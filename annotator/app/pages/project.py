@@ -33,7 +33,7 @@ from annotator.services import read_model
 from annotator.services.administration import add_languages, project_limits, set_excluded
 from annotator.services.import_wsd import check_wsd_xml
 from annotator.services.jobs import save_upload
-from annotator.services.languages import remove_language
+from annotator.services.languages import no_lexicon_message, remove_language, wordnet_sources
 
 
 def render_settings(settings: ProjectSettings) -> None:
@@ -41,14 +41,27 @@ def render_settings(settings: ProjectSettings) -> None:
     st.subheader("Settings")
     lexicon = settings.lexicon
     st.markdown(f"**{md(settings.name)}** · folder {code(project.data_dir)} · lexicon {_lexicon_source(lexicon)}")
-    st.caption(
-        "Allowed sources: "
-        + md(
-            " · ".join(
-                allowed_sources(lang, settings.allowed_sources).describe() for lang in ("EN", *settings.languages)
+    try:
+        own = wordnet_sources(project)
+    except UserError as error:  # the wordnet database cannot be read: said, the rest of the page still works
+        st.warning(md(error))
+        own = {}
+    if own is None:
+        st.caption(
+            "Allowed sources: "
+            + md(
+                " · ".join(
+                    allowed_sources(lang, settings.allowed_sources).describe() for lang in ("EN", *settings.languages)
+                )
             )
         )
-    )
+    else:  # a wordnet project's sources are its own lexicons, not BabelNet's defaults
+        st.caption(
+            "Sources (the project's wordnet lexicons): "
+            + md(" · ".join(f"{lang}: {' '.join(own.get(lang, ())) or 'none'}" for lang in ("EN", *settings.languages)))
+        )
+        if missing := tuple(lang for lang in settings.languages if not own.get(lang)):
+            st.warning(md(no_lexicon_message(missing)))
     render_languages(project, settings.languages)
 
 

@@ -29,7 +29,7 @@ from annotator.services.accounts.admin import (
     set_disabled,
     set_role,
 )
-from annotator.services.accounts.login import authenticate, log_in
+from annotator.services.accounts.login import authenticate, log_in, still_logs_in_with
 from annotator.services.accounts.password_changes import (
     SessionEnded,
     change_password,
@@ -153,6 +153,7 @@ __all__ = [
     "set_password",
     "set_role",
     "sso_log_in",
+    "still_logs_in_with",
     "verified_email",
     "verify_password",
     "wait_after",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 
@@ -94,3 +95,18 @@ def log_in(
     if user is None:
         return None
     return current_session(project, user.name)
+
+
+def still_logs_in_with(project: ProjectContext, name: str, password: str) -> bool:
+    """Whether the enabled account ``name`` still has ``password`` (not counted as a log-in attempt): the demo's
+    log-in page names its accounts' passwords only while they work (a reset or change makes them secret again)."""
+    with project.db.read() as conn:
+        user = project.repo.get_user(conn, name)
+        stored = project.repo.get_password_hash(conn, name)
+    return user is not None and not user.disabled and stored is not None and _verifies(password, stored)
+
+
+@functools.lru_cache(maxsize=32)
+def _verifies(password: str, stored: str) -> bool:
+    """A slow hash checked once per (password, stored hash): every anonymous view of the log-in page asks."""
+    return verify_password(password, stored)

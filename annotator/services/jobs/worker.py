@@ -134,7 +134,7 @@ def _run_export(project: ProjectContext, job: Job, user: User | None, progress: 
         annotator_names=bool(job.params.get("annotator_names")),
     )
     # an empty selection is refused as on the command line (the Dataset page says why before offering the button)
-    result = export_dataset(project, job.params["out"], options, progress, allow_empty=False)
+    result = export_dataset(project, job.params["out"], options, progress, allow_empty=False, empty_hint="")
     from annotator.services import job_files
 
     job_files.keep_folder(project, job.id, JobKind.EXPORT, result.path)  # offered by every server's Dataset page

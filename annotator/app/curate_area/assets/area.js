@@ -5,15 +5,18 @@
 // (data.ack), so two quick actions never overwrite each other. Single-key shortcuts act only when no text field has
 // the focus, and not at all when the user turned them off (WCAG 2.1.4; the choice is kept in localStorage); inside
 // fields only Enter, Esc and modified keys act. The rows are a grid with a roving tabindex (one row per list in the
-// Tab order, its Move and Remove buttons too); the feedback boxes are live regions present before their text. After every action the focus lands where the
-// data says (the Add box of the side just used, the list cursor, the first Add box on a new item).
+// Tab order, its Move and Remove buttons too); the feedback boxes are live regions present before their text. After
+// every action the focus lands where the data says, never in a text box unless the user asked for one (g, b, s, x)
+// or must fix what they typed: on a new item the list cursor (its first suggestion when GOOD is empty), after an
+// add the row just added (g adds another word, l goes to BAD, d is Done), after a refused add the Add box.
 
 const SVG = 'http://www.w3.org/2000/svg';
 const TRASH = 'M280-120q-33 0-56.5-23.5T200-200v-520h-40v-80h200v-40h240v40h200v80h-40v520q0 33-23.5 56.5T680-120H280Z'
   + 'm400-600H280v520h400v-520ZM360-280h80v-360h-80v360Zm160 0h80v-360h-80v360ZM280-720v520-520Z';
 const LEGEND = [
+  ['(on arrival)', 'the cursor is on the first GOOD candidate (the first suggestion when GOOD is empty): no text box has the caret, so every key below acts at once'],
   ['g / b', 'type in Add to GOOD / Add to BAD'],
-  ['Enter (in an Add box)', 'add the candidate; several pasted lines are added together (all or nothing)'],
+  ['Enter (in an Add box)', 'add the candidate; several pasted lines are added together (all or nothing). The cursor then goes to the row just added (g adds another, l goes to BAD, d is Done); a refused add stays in the box'],
   ['Esc', 'leave a text box or close a panel (then single keys work again)'],
   ['j / k or ↓ / ↑', 'move the cursor through the GOOD, then the BAD candidates, then the suggestions'],
   ['h / l or ← / →', 'jump the cursor to the GOOD / BAD list'],
@@ -28,9 +31,9 @@ const LEGEND = [
   ['Delete or r (on a suggestion)', 'dismiss it: it is not suggested to you on this item again'],
   ['d', 'Done'],
   ['s', 'DISCUSS: write a note for a lead (Ctrl+Enter sends)'],
-  ['x', 'Discard: choose a reason (Enter confirms)'],
+  ['x', 'Discard: choose a reason with ↓ / ↑, Enter confirms (for "other", Enter goes to the note, then Enter confirms)'],
   ['o', 'Reopen'],
-  ['u', 'Undo your last change on this item, or your Done / Discard on the item just left (u again redoes); right after a dismissal, bring the suggestion back'],
+  ['u', 'Undo your last change on this item, or your Done / Discard on the item just left (by Next item after Done or by n / p; u again redoes); right after a dismissal, bring the suggestion back'],
   ['n / p (Alt+N / Alt+P anywhere)', 'Next / Previous item'],
   ['a', 'turn "Next item after Done" on or off'],
   ['?', 'this legend'],
@@ -177,6 +180,7 @@ function flushDraft(name) {
 function addAll(side) {
   const box = field('bulk_' + side);
   if (!box || box.disabled || !box.value.trim()) return;
+  cursor = {side, index: rowsOf(side).length + box.value.split(/\r?\n/).length};  // (clamped to the last row)
   enqueue('add_many', {side, text: box.value});
 }
 
@@ -193,6 +197,7 @@ function add(side) {
   const text = box.value;
   if (!text.trim()) { box.focus(); return; }
   flushDraft(side);
+  cursor = {side, index: rowsOf(side).length};  // the row it will be (a new candidate goes to the end of its list)
   enqueue('add', {side, text});
 }
 
@@ -205,6 +210,7 @@ function togglePanel(name, open) {
     return;
   }
   const show = open === undefined ? panel.hidden : open;
+  if (show && panel.hidden) showFeedback(null);  // an earlier action's banner ("Nothing to undo") is not this panel's
   panel.hidden = !show;
   button.setAttribute('aria-expanded', String(show));
   if (show) (name === 'discuss' ? field('discuss') : field('discard_reason')).focus();
@@ -375,8 +381,13 @@ function onKey(event) {
       event.preventDefault();
       command('discard-send');
     } else if (key === 'Enter' && name === 'discard_reason' && !event.altKey) {
-      event.preventDefault();
-      field('discard_note').focus();
+      event.preventDefault();  // Enter confirms, as the panel says; only "other" needs its note first
+      if (!target.value) {
+        showFeedback({kind: 'info', where: 'discard', text: 'Choose a reason first (↓ / ↑), then Enter confirms.'});
+      } else if (target.value === 'other' && !field('discard_note').value.trim()) {
+        field('discard_note').focus();
+        showFeedback({kind: 'info', where: 'discard', text: "'other' needs a note: type it, then Enter confirms."});
+      } else command('discard-send');
     } else if (key === 'Enter' && (event.ctrlKey || event.metaKey) && (name === 'bulk_good' || name === 'bulk_bad')) {
       event.preventDefault();
       addAll(name.slice(5));
@@ -462,6 +473,8 @@ function drawCard(d) {
   const c = d.card;
   setText($('.ca-position'), d.nav.position);
   setText($('.ca-progress'), d.nav.progress);
+  $('.ca-position').title = d.nav.position;  // (cut with an ellipsis only where the header is too narrow)
+  $('.ca-progress').title = d.nav.progress;
   $('[data-cmd="previous"]').disabled = !d.nav.previous;
   $('[data-cmd="next"]').disabled = !d.nav.next;
   $('.ca-advance').checked = Boolean(d.advance);
@@ -697,8 +710,9 @@ function place(where) {
   if (where === 'discard') { field('discard_reason').focus({preventScroll: true}); return; }
   if (where === 'cursor') { focusCursor(); return; }
   if (where === 'area') { root.focus({preventScroll: true}); return; }
-  // 'first': on an editable item whose GOOD list is empty, its first suggestion (+ accepts it); else the first Add
-  // box of an editable item, otherwise the work area itself (keys keep working)
+  // 'first': never a text box (single keys act at once: d is Done, g starts a GOOD word). On an editable item whose
+  // GOOD list is empty, its first suggestion (+ accepts it); else the first GOOD row (the nearest list with rows),
+  // else the work area itself
   if (data.editable && !rowsOf('good').length && rowsOf('sugg').length) {
     cursor = {side: 'sugg', index: 0};
     const first = rowsOf('sugg')[0];
@@ -706,9 +720,8 @@ function place(where) {
     first.focus({preventScroll: true});
     return;
   }
-  const box = field('good');
-  if (box && !box.disabled) box.focus({preventScroll: true});
-  else root.focus({preventScroll: true});
+  cursor = {side: 'good', index: 0};
+  focusCursor();
 }
 
 function arrive(d) {
