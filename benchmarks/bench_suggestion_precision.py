@@ -312,7 +312,42 @@ def _merge(total: Tally, tally: Tally) -> None:
         total.kinds[kind][1] += shown
 
 
-def cases_42d(data: Path, english: English) -> list[tuple[str, str, str]]:
+def spot_check(data: Path, lexicons: Lexicons, count: int, seed: int) -> None:
+    """``count`` random suggestions among the first three of 42D's empty-GOOD item-languages, with the sentence, for
+    a bilingual reader to judge (not leave-one-out: the lexicons as a project has them)."""
+    wsd = data / "wsd-hard-benchmark-42D"
+    sentences: dict[str, str] = {}
+    for _event, element in ET.iterparse(wsd / "42D.data.xml"):
+        if element.tag == "sentence":
+            words = [(w.get("id"), w.text or "") for w in element]
+            for own, _text in words:
+                if own:
+                    sentences[own] = " ".join(f"*{t}*" if i == own else t for i, t in words)
+    pool = []
+    for number, (lemma, pos, synset) in enumerate(cases_42d(data, lexicons.english, with_ids=True)):
+        instance, omega = lemma.split("\t")[0], lexicons.english.senses.get((lemma.split("\t")[1].casefold(), pos), [])
+        for lang in LANGS:
+            if entries([w for w, _s in lexicons.words[lang].get(synset, ())], synset):
+                continue  # G0 not empty
+            bad_words = [w for other in omega if other != synset for w, _s in lexicons.words[lang].get(other, ())]
+            state = ItemLanguage("x", lang, good=(), bad=entries(bad_words, "other"), prepopulated=True)
+            target = lexicons.record(synset, lang)
+            related = [
+                (relation, lexicons.record(other, lang)) for relation, other in lexicons.relations.related(synset)
+            ]
+            ranked = rank_suggestions(state, pos, [], related_suggestions(lang, target, related, lambda _s: True,
+                                                                          target_pos=pos), [], [])  # fmt: skip
+            for suggestion in ranked[:3]:
+                pool.append((number, lang, instance, synset, suggestion))
+    print(f"\nSpot check: {count} of {len(pool)} suggestions among the first three of 42D's empty-GOOD item-languages")
+    for n, (_number, lang, instance, synset, suggestion) in enumerate(random.Random(seed).sample(pool, count), 1):
+        print(f"{n:>3}. [{lang}] {sentences.get(instance, instance)}")
+        print(f"     σ {synset}: {lexicons.english.gloss.get(synset, '')}")
+        related_gloss = lexicons.english.gloss.get(suggestion.synset, "")
+        print(f"     → {suggestion.text}  ({bench_kind(suggestion)}; {suggestion.synset}: {related_gloss})")
+
+
+def cases_42d(data: Path, english: English, with_ids: bool = False) -> list[tuple[str, str, str]]:
     wsd = data / "wsd-hard-benchmark-42D"
     gold = {}
     for line in (wsd / "42D.gold.key.txt").read_text(encoding="utf-8").splitlines():
@@ -324,7 +359,8 @@ def cases_42d(data: Path, english: English) -> list[tuple[str, str, str]]:
         if element.tag == "instance" and element.get("id") in gold:
             synset = english.key_synset.get(gold[element.get("id", "")])
             if synset:
-                found.append((element.get("lemma", ""), element.get("pos", ""), synset))
+                lemma = element.get("lemma", "")
+                found.append((f"{element.get('id')}\t{lemma}" if with_ids else lemma, element.get("pos", ""), synset))
     return found
 
 
@@ -341,10 +377,14 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=4000, help="WordNet senses in the larger set")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--show", type=int, default=0, help="print this many random examples per set")
+    parser.add_argument("--spot-check", type=int, default=0, help="print this many 42D empty-GOOD suggestions only")
     args = parser.parse_args()
     data = Path(args.data)
     with tempfile.TemporaryDirectory(prefix="bench-precision-") as scratch:
         lexicons = Lexicons(data, Path(scratch))
+        if args.spot_check:
+            spot_check(data, lexicons, args.spot_check, args.seed)
+            return
         run_set("42D", cases_42d(data, lexicons.english), lexicons, args.show, args.seed)
         run_set(f"WordNet sample ({args.sample} senses of polysemous lemmas, seed {args.seed})",
                 cases_sampled(lexicons.english, args.sample, args.seed), lexicons, args.show, args.seed)  # fmt: skip

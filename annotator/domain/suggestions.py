@@ -467,9 +467,9 @@ KIND_PRECISION: dict[str, float] = {
     "team, other sense": 0.5,
     "mt": 0.25,
     OTHER_LEXICON: 0.6,
-    "similar": 0.12,
+    "similar": 0.1,
     "also": 0.03,
-    "verb_group": 0.12,
+    "verb_group": 0.28,
     "entails": 0.015,
     "hypernym": 0.055,
     "instance_hypernym": 0.005,
@@ -478,9 +478,9 @@ KIND_PRECISION: dict[str, float] = {
     "similar, other PoS": 0.005,
     "derivation, other PoS": 0.005,
     # a word standing in BAD (a translation of another sense of λ) that a route ties to σ, offered as a move
-    "similar, in BAD": 0.38,
+    "similar, in BAD": 0.55,
     "also, in BAD": 0.28,
-    "verb_group, in BAD": 0.38,
+    "verb_group, in BAD": 0.35,
     "entails, in BAD": 0.2,
     "hypernym, in BAD": 0.32,
     "instance_hypernym, in BAD": 0.2,
@@ -511,9 +511,12 @@ def kind_of(suggestion: Suggestion) -> str:
         return "mt"
     if suggestion.relation == OTHER_LEXICON:
         return OTHER_LEXICON
+    relation = suggestion.relation
+    if relation == "similar" and suggestion.synset.endswith("v"):
+        relation = "verb_group"  # the open wordnets write WordNet's verb groups as "similar" between verbs
     if suggestion.side == MOVE_TO_GOOD:
-        return f"{suggestion.relation}, in BAD"
-    return f"{suggestion.relation}, other PoS" if _tagged(suggestion.text) else suggestion.relation
+        return f"{relation}, in BAD"
+    return f"{relation}, other PoS" if _tagged(suggestion.text) else relation
 
 
 def _tagged(text: str) -> bool:

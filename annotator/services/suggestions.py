@@ -692,10 +692,11 @@ def _kind_rates_in(conn: Any, url: str) -> dict[str, KindRate]:
     return rates
 
 
-def suggestion_kinds(project: ProjectContext) -> list[KindRate]:
+def suggestion_kinds(project: ProjectContext, fresh: bool = False) -> list[KindRate]:
     """The Project page's suggestion table: per kind, the measured precision, the team's accepts and dismissals
-    and the rate the ranking uses (read afresh)."""
-    _rates_memo.pop(project.db.url, None)
+    and the rate the ranking uses, best first (as the cards use them; ``fresh``: read the decisions now)."""
+    if fresh:
+        _rates_memo.pop(project.db.url, None)
     with project.db.read() as conn:
         rates = _kind_rates_in(conn, project.db.url)
     return sorted(rates.values(), key=lambda rate: -rate.rate)
