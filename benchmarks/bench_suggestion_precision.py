@@ -136,6 +136,30 @@ class Lexicons:
         self.relations = WordnetRelations(scratch, [(i, v) for i, v in ids])
         print(f"  (lexicons and relations read in {time.perf_counter() - t0:.0f} s)")
 
+    def close_words(
+        self, synset: str, lang: str, others: Sequence[str], hidden_synset: str | None = None
+    ) -> list[tuple[str, SynsetRecord]]:
+        """What the project's finder gives (``_Finder.close_words``): words of λ's other senses that also lexicalize a
+        synset two relations from σ (σ's own words hidden: σ is no such synset)."""
+        if not hasattr(self, "_reverse"):
+            self._reverse: dict[str, dict[str, list[str]]] = {}
+        if lang not in self._reverse:
+            reverse: dict[str, list[str]] = defaultdict(list)
+            for wn, words in self.words[lang].items():
+                for word, _source in words:
+                    reverse[word.casefold()].append(wn)
+            self._reverse[lang] = reverse
+        direct = {other for _relation, other in self.relations.related(synset)}
+        near = {far for other in direct for _relation, far in self.relations.related(other)} - direct - {synset}
+        found = []
+        for other in others:
+            for word, _source in self.words[lang].get(other, ()):
+                tied = next((wn for wn in self._reverse[lang].get(word.casefold(), ()) if wn in near
+                             and wn[-1] == synset[-1]), None)  # fmt: skip
+                if tied is not None:
+                    found.append((word, self.record(tied, lang, hidden=hidden_synset)))
+        return found
+
     def record(self, synset: str, lang: str, hidden: str | None = None) -> SynsetRecord:
         senses = () if synset == hidden else tuple(LexSense(w, lang, s) for w, s in self.words[lang].get(synset, ()))
         return SynsetRecord(synset, UPOS[synset[-1]], {"EN": self.english.gloss.get(synset, "")}, senses)
@@ -258,9 +282,9 @@ def run_set(name: str, cases: list[tuple[str, str, str]], lexicons: Lexicons, sh
             related = [(relation, lexicons.record(other, lang, hidden=synset)) for relation, other in related_ids]
             old = before_ranking(lang, target, related, state)
             before[lang].add(old, hidden, pos)
-            new = rank_suggestions(
-                state, pos, [], related_suggestions(lang, target, related, lambda _s: True, target_pos=pos), [], []
-            )
+            close = lexicons.close_words(synset, lang, [o for o in omega if o != synset], hidden_synset=synset)
+            offered = related_suggestions(lang, target, related, lambda _s: True, target_pos=pos, close=close)
+            new = rank_suggestions(state, pos, [], offered, [], [])
             after[lang].add(new, hidden, pos)
             if new:
                 examples.append(f"{lang} {lemma}/{pos} {synset}: hidden {sorted(hidden)[:4]} → "
@@ -335,8 +359,9 @@ def spot_check(data: Path, lexicons: Lexicons, count: int, seed: int) -> None:
             related = [
                 (relation, lexicons.record(other, lang)) for relation, other in lexicons.relations.related(synset)
             ]
-            ranked = rank_suggestions(state, pos, [], related_suggestions(lang, target, related, lambda _s: True,
-                                                                          target_pos=pos), [], [])  # fmt: skip
+            close = lexicons.close_words(synset, lang, [o for o in omega if o != synset])
+            offered = related_suggestions(lang, target, related, lambda _s: True, target_pos=pos, close=close)
+            ranked = rank_suggestions(state, pos, [], offered, [], [])
             for suggestion in ranked[:3]:
                 pool.append((number, lang, instance, synset, suggestion))
     print(f"\nSpot check: {count} of {len(pool)} suggestions among the first three of 42D's empty-GOOD item-languages")

@@ -14,6 +14,7 @@ from annotator.analysis.function_words import function_words, is_function_word
 from annotator.cli import main
 from annotator.domain.commands import AcceptSuggestion, Address, RemoveCandidate
 from annotator.domain.jobs import JobKind, JobState
+from annotator.domain.lexicon_records import LexSense, SynsetRecord
 from annotator.domain.model import CandidateEntry, ItemLanguage, Origin, Side
 from annotator.domain.suggestions import (
     GOOD,
@@ -28,6 +29,7 @@ from annotator.domain.suggestions import (
     kind_rates,
     mt_suggestions,
     rank_suggestions,
+    related_suggestions,
 )
 from annotator.project import Project
 from annotator.services import suggestions
@@ -62,6 +64,22 @@ def test_a_word_in_bad_that_a_relation_ties_to_sigma_comes_first_as_a_move() -> 
         ("appartenere", MOVE_TO_GOOD), ("essere", GOOD), ("iscriversi", GOOD),
     ]  # fmt: skip
     assert kind_of(ranked[0]) == "hyponym, in BAD"
+
+
+def test_a_word_of_another_sense_tied_to_a_synset_close_to_sigma_is_offered_only_as_a_move() -> None:
+    """``close``: words of λ's other senses that lexicalize a synset two relations from σ (a co-hyponym here)."""
+    sibling = SynsetRecord("wn:03000001n", "NOUN", {"EN": "a fortification of earth"}, (LexSense("Bunker", "DE", "x"),))
+    hypernym = SynsetRecord("wn:03000002n", "NOUN", {"EN": "a defensive structure"}, (LexSense("Festung", "DE", "x"),))
+    offered = related_suggestions("DE", None, [("hypernym", hypernym)], lambda _s: True, close=[("Bunker", sibling)])
+    assert [(s.text, s.relation) for s in offered] == [("Festung", "hypernym"), ("Bunker", "close")]
+    in_bad = ItemLanguage("x", "DE", bad=bad_list("Bunker", "Koje"), prepopulated=True)
+    ranked = rank_suggestions(in_bad, "NOUN", [], offered, [], [])
+    assert [(s.text, s.side, kind_of(s)) for s in ranked] == [
+        ("Bunker", MOVE_TO_GOOD, "close, in BAD"), ("Festung", GOOD, "hypernym"),
+    ]  # fmt: skip
+    assert "a fortification of earth" in ranked[0].reason
+    elsewhere = ItemLanguage("x", "DE", prepopulated=True)  # the word taken out of BAD: no longer tied to λ here
+    assert [s.text for s in rank_suggestions(elsewhere, "NOUN", [], offered, [], [])] == ["Festung"]
 
 
 def test_a_cross_pos_word_whose_bare_text_stands_in_bad_is_the_move_of_that_word() -> None:

@@ -48,7 +48,11 @@ RELATION_WORDS = {
     "verb_group": "a sense of the same verb group",
     "entails": "a sense it entails",
     "derivation": "a derivationally related sense",
+    "close": "a sense two relations away from this one",
 }
+#: The relation label of a word of another sense of λ that also lexicalizes a synset two relations from σ: offered
+#: only while it stands in BAD (as a move), where it is measured to be right often; elsewhere it is noise.
+CLOSE = "close"
 
 
 def language_name(lang: str) -> str:
@@ -326,13 +330,15 @@ def related_suggestions(
     allowed: Callable[[str], bool],
     excluded_sources: Callable[[str], bool] = lambda _source: False,
     target_pos: str | None = None,
+    close: Sequence[tuple[str, SynsetRecord]] = (),
 ) -> list[Suggestion]:
     """Lexicalizations in allowed lexicons of synsets related to σ (``related``: (relation, record), in the order to
     rank), each labelled with the relation and the synset's gloss; then σ's own lexicalizations in lexicons not
     allowed for the language (``excluded_sources``: sources never offered, e.g. machine-translated ones). A word of a
     synset of another part of speech than σ (``target_pos``, else σ's record's) is offered in the cross-PoS form.
     Each word once, from its first relation; ``routes`` counts the related synsets giving it, ``lexicons`` the
-    lexicons."""
+    lexicons. ``close``: (word, record) of words of the other senses of λ that lexicalize a synset two relations from
+    σ (the record), offered as ``CLOSE`` when no relation gave them (``final_suggestions`` keeps them only in BAD)."""
     found: dict[str, Suggestion] = {}
     synsets: dict[str, set[str]] = {}
     sources: dict[str, set[str]] = {}
@@ -369,6 +375,15 @@ def related_suggestions(
                 continue
             reason = f"{sense.source} gives it for {RELATION_WORDS.get(relation, relation)}"
             found[key] = Suggestion(text, GOOD, RELATED, relation, record.id, f"{reason}: {gloss}" if gloss else reason)
+    for word, record in close:
+        text = valid_candidate(word)
+        if text is None or candidate_key(text) in found:
+            continue
+        gloss = record.gloss()
+        reason = f"A word of another sense of the word, also given for {RELATION_WORDS[CLOSE]}"
+        found[candidate_key(text)] = Suggestion(
+            text, GOOD, RELATED, CLOSE, record.id, f"{reason}: {gloss}" if gloss else reason
+        )
     return [
         replace(s, routes=max(1, len(synsets.get(key, ()))), lexicons=max(1, len(sources.get(key, ()))))
         for key, s in found.items()
@@ -453,6 +468,8 @@ def final_suggestions(
             if suggestion.side != GOOD or suggestion.source == MT:
                 continue
             suggestion = replace(suggestion, side=MOVE_TO_GOOD, reason=f"Now in BAD. {suggestion.reason}")
+        elif suggestion.relation == CLOSE:
+            continue
         seen.add(key)
         result.append(suggestion)
     return result
@@ -486,6 +503,7 @@ KIND_PRECISION: dict[str, float] = {
     "instance_hypernym, in BAD": 0.2,
     "hyponym, in BAD": 0.45,
     "derivation, in BAD": 0.5,
+    "close, in BAD": 0.23,
 }
 #: A kind not in the table (a relation a lexicon adds later).
 UNKNOWN_PRECISION = 0.03
@@ -593,7 +611,7 @@ def rank_suggestions(
     ]
     ranked = [entry[-1] for entry in sorted(scored, key=lambda entry: entry[:3])]
     bare_other = [s for s in ranked[:3] if _bare_other_pos(s, target_pos)]
-    if bare_other:  # a bare word of another part of speech (a team's or a lexicon's) waits after the first three
+    if bare_other:  # a related part kept in an older form: its bare words of another PoS wait after the first three
         rest = [s for s in ranked if s not in bare_other]
         ranked = rest[:3] + bare_other + rest[3:]
     return ranked

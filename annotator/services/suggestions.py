@@ -128,7 +128,7 @@ class _Finder:
         self.policies = {lang: allowed_sources(lang, settings.allowed_sources, defaults) for lang in settings.languages}
         self.stamp_base = _stamp_base(project)
         self.languages = tuple(sorted(lang for lang in settings.languages if lang != ENGLISH))
-        self._related: dict[tuple[str, str], list[Suggestion]] = {}
+        self._related: dict[tuple[str, str, tuple[str, ...]], list[Suggestion]] = {}
         self._explained: dict[tuple[str, str], frozenset[str]] = {}
         self._lock = threading.Lock()
 
@@ -150,20 +150,25 @@ class _Finder:
         except LexiconError:
             return None
 
-    def related(self, synset: str, lang: str) -> list[Suggestion]:
-        """The related-sense suggestions of (σ, language), memoised; raises when the provider cannot answer now
-        (nothing is kept then, so a later card asks again)."""
-        key = (synset, lang)
+    def related(self, synset: str, lang: str, others: Sequence[str] = ()) -> list[Suggestion]:
+        """The related-sense suggestions of (σ, language), memoised (``others``: the other senses of λ, see
+        ``compute_related``); raises when the provider cannot answer now (nothing is kept then, so a later card asks
+        again)."""
+        key = (synset, lang, tuple(others))
         found = self._related.get(key)
         if found is None:
-            found = self.compute_related(synset, lang)
+            found = self.compute_related(synset, lang, others=others)
             with self._lock:
                 self._related[key] = found
         return found
 
-    def compute_related(self, synset: str, lang: str, target: SynsetRecord | None = None) -> list[Suggestion]:
+    def compute_related(
+        self, synset: str, lang: str, target: SynsetRecord | None = None, others: Sequence[str] = ()
+    ) -> list[Suggestion]:
         """``related`` without keeping the answer (pre-population keeps it encoded instead: ``RelatedParts``);
-        ``target``: σ's record when the caller has it (with ``lang``'s senses), else it is asked for."""
+        ``target``: σ's record when the caller has it (with ``lang``'s senses), else it is asked for; ``others``:
+        the other senses of λ, whose words that lexicalize a synset two relations from σ are kept too (offered only
+        while they stand in BAD)."""
         target = self.record(synset, lang) if target is None else target
         linked: list[tuple[str, SynsetRecord]] = []
         if self.relations is not None:
@@ -171,9 +176,39 @@ class _Finder:
                 record = self.record(other, lang)
                 if record is not None:
                     linked.append((relation, record))
+        close = self.close_words(synset, lang, others, target.pos if target is not None else "")
         return related_suggestions(
-            lang, target, linked, self.allowed(lang), lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES
+            lang,
+            target,
+            linked,
+            self.allowed(lang),
+            lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES,
+            close=close,
         )
+
+    def close_words(self, synset: str, lang: str, others: Sequence[str], pos: str) -> list[tuple[str, SynsetRecord]]:
+        """(word, record): allowed words of λ's other senses (``others``) in ``lang`` that also lexicalize a synset
+        two relations from σ (the record of the first such synset); only with a wordnet (a word's synsets looked
+        up in its index)."""
+        lookup = getattr(self.lexicon, "synset_ids_in", None)
+        if self.relations is None or not others or lookup is None:
+            return []
+        direct = {other for _relation, other in self.relations.related(synset)}
+        near = {far for other in direct for _relation, far in self.relations.related(other)} - direct - {synset}
+        if not near:
+            return []
+        allowed = self.allowed(lang)
+        found: list[tuple[str, SynsetRecord]] = []
+        for other in others:
+            record = self.record(other, lang)
+            for sense in record.senses if record is not None else ():
+                if sense.lang != lang or not allowed(sense.source):
+                    continue
+                tied = next((wn_id for wn_id in lookup(sense.lemma, lang, pos) if wn_id in near), None)
+                tied_record = self.record(tied, lang) if tied is not None else None
+                if tied_record is not None:
+                    found.append((sense.lemma, tied_record))
+        return found
 
     @property
     def local(self) -> bool:
@@ -277,17 +312,18 @@ class RelatedParts:
 
     def __init__(self, project: ProjectContext, lexicon: Lexicon) -> None:
         self.finder = _Finder(project, lexicon)
-        self._kept: dict[tuple[str, str], str] = {}
+        self._kept: dict[tuple[str, str, tuple[str, ...]], str] = {}
         self._stamps: dict[str, str] = {}
 
-    def part(self, synset: str, target: SynsetRecord, lang: str) -> tuple[str, str] | None:
+    def part(self, synset: str, target: SynsetRecord, lang: str, others: Sequence[str] = ()) -> tuple[str, str] | None:
         """(stamp, related JSON) of an item-language of σ (``target``: its record as pre-population read it, every
-        project language's senses) in ``lang``; None when the provider cannot answer now (a card computes it later)."""
-        key = (synset, lang)
+        project language's senses; ``others``: the other senses of λ) in ``lang``; None when the provider cannot
+        answer now (a card computes it later)."""
+        key = (synset, lang, tuple(others))
         found = self._kept.get(key)
         if found is None:
             try:
-                related = self.finder.compute_related(synset, lang, target)
+                related = self.finder.compute_related(synset, lang, target, others)
                 found = encode_suggestions(related) if related else "[]"  # most have none: no JSON encoder run
             except (LexiconQuotaError, LexiconUnavailableError):
                 return None
@@ -596,9 +632,14 @@ def _fresh_related(finder: _Finder, item: Item, lang: str, cached: rows.CachedSu
     if _current(cached, finder.stamp_base, item):
         return None
     try:
-        return encode_suggestions(finder.related(item.synset, lang))
+        return encode_suggestions(finder.related(item.synset, lang, _other_senses(item)))
     except (LexiconQuotaError, LexiconUnavailableError):
         return None
+
+
+def _other_senses(item: Item) -> tuple[str, ...]:
+    """The other senses of λ (Ω(λ) without σ), in rank order."""
+    return tuple(sense.synset for sense in item.senses if sense.synset != item.synset)
 
 
 def _current(cached: rows.CachedSuggestions | None, stamp_base: str, item: Item) -> bool:
