@@ -648,15 +648,25 @@ class MissTranslation:
 _MARKUP = re.compile(r"<[^<>]*>|&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]+);")
 
 
-def plain_text(translation: str) -> str:
-    """A translation without its markup (tags, character references), where words are looked for."""
-    return _MARKUP.sub(" ", translation)
+_WORD = re.compile(r"[^\W\d_]+")
 
 
-def is_word(form: str, lemma: str, plain: str) -> bool:
+class PlainText(NamedTuple):
+    """A translation without its markup (tags, character references), case-folded, and its words."""
+
+    folded: str
+    words: frozenset[str]
+
+
+def plain_text(translation: str) -> PlainText:
+    folded = _MARKUP.sub(" ", translation).casefold()
+    return PlainText(folded, frozenset(_WORD.findall(folded)))
+
+
+def is_word(form: str, lemma: str, plain: PlainText) -> bool:
     """Whether a translation word is a word a translator could take: letters only (inner spaces, hyphens and
     apostrophes allowed; no digit, punctuation or symbol), more than one letter unless ideographic, and standing in
-    the translation's plain text (not a fragment of its markup)."""
+    the translation's plain text (not a fragment of its markup: an ASCII word as whole words of it)."""
     for text in (form, lemma):
         stripped = text.strip()
         if not stripped or not all(ch.isalpha() or unicodedata.category(ch).startswith("M") or ch in " -'’"
@@ -667,8 +677,8 @@ def is_word(form: str, lemma: str, plain: str) -> bool:
     if len(form.strip()) < 2 and not any(unicodedata.east_asian_width(ch) == "W" for ch in form):
         return False
     if form.isascii():
-        return re.search(rf"(?<![^\W_]){re.escape(form)}(?![^\W_])", plain, re.IGNORECASE) is not None
-    return form.casefold() in plain.casefold()
+        return all(part in plain.words for part in _WORD.findall(form.casefold()))
+    return form.casefold() in plain.folded
 
 
 def mt_suggestions(
