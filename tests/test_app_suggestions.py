@@ -68,7 +68,7 @@ def test_the_card_says_why_good_is_empty_and_shows_ranked_suggestions(wnp: Proje
     assert data["lists"]["good"]["empty"].startswith("None of the Italian lexicons consulted (sg-it) has a word")
     assert data["lists"]["bad"]["empty"] == ""  # BAD is not empty: nothing to explain
     rows = data["suggestions"]["rows"]
-    assert [r["text"] for r in rows][:3] == ["cicchetto", "bevanda", "sorseggiare"]
+    assert [r["text"] for r in rows][:3] == ["cicchetto", "bevanda", "[sorseggiare]_VERB"]
     assert rows[0]["side"] == "good" and "related sense" in rows[0]["label"]
     assert rows[1]["label"] == "for GOOD · from a related sense (hypernym)"
     assert "a single serving of a beverage" in rows[1]["reason"]

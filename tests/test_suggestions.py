@@ -182,10 +182,12 @@ def test_related_senses_and_other_lexicons_are_suggested_with_relation_and_gloss
     }  # fmt: skip
     assert found["bevanda"]["relation"] == "hypernym" and found["bevanda"]["synset"] == BEVERAGE
     assert "a single serving of a beverage" in found["bevanda"]["reason"]
-    assert found["sorseggiare"]["relation"] == "derivation" and found["sorseggiare"]["synset"] == SIP
+    # a word of a verb synset for a noun target: offered in the cross-PoS form, never bare
+    assert found["[sorseggiare]_VERB"]["relation"] == "derivation" and found["[sorseggiare]_VERB"]["synset"] == SIP
+    assert "sorseggiare" not in found
     assert "whisky" not in found  # a part-of relation (meronym) is not one suggestions follow
     assert [s.text for s in suggestions.card_view(wn_project, "a1", "IT").suggestions][:3] == [
-        "cicchetto", "bevanda", "sorseggiare",
+        "cicchetto", "bevanda", "[sorseggiare]_VERB",
     ]  # fmt: skip
 
 
@@ -198,7 +200,7 @@ def test_a_related_word_already_in_bad_is_suggested_as_a_move_and_one_in_good_is
     service.add_candidate("a1", "IT", Side.GOOD, "sorseggiare", version(wn_project, "a1"))
     found = by_text(suggestions.card_view(wn_project, "a1", "IT"))
     assert found["bevanda"]["side"] == "move-to-GOOD" and found["bevanda"]["reason"].startswith("Now in BAD.")
-    assert "sorseggiare" not in found
+    assert "sorseggiare" not in found and "[sorseggiare]_VERB" not in found  # its bare word stands in GOOD
 
 
 def test_team_memory_from_the_service_gives_a_good_on_the_same_sense_and_a_bad_on_another(
@@ -320,7 +322,8 @@ def test_the_command_line_writes_one_line_per_item_language(wn_project: Project,
     assert main(["suggestions", "--data", data, "--lang", "IT", "--items", "a1,g1", "--out", str(out)]) == 0
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [(line["id"], line["lang"]) for line in lines] == [("a1", "IT"), ("g1", "IT")]
-    assert all(set(line) == {"id", "lang", "good_empty_reason", "bad_empty_reason", "suggestions"} for line in lines)
+    fields = {"id", "lang", "good_empty_reason", "bad_empty_reason", "suggestions", "shown_first"}
+    assert all(set(line) == fields for line in lines)
     assert lines[0]["good_empty_reason"].startswith("None of the Italian lexicons consulted (sg-it)")
     assert lines[1]["good_empty_reason"] == ""
     first = lines[0]["suggestions"][0]

@@ -8,14 +8,14 @@ import streamlit as st
 
 from annotator.context import ProjectContext
 from annotator.domain.suggestions import language_name
-from annotator.services.suggestions import empty_good_counts
+from annotator.services.suggestions import empty_good_counts, suggestion_kinds
 
 
-def render_empty_good_counts(project: ProjectContext) -> None:
-    """A small table under pre-population; nothing before anything starts empty."""
+def render_empty_good_counts(project: ProjectContext) -> bool:
+    """A small table under pre-population; nothing before anything starts empty (False then)."""
     counts = [c for c in empty_good_counts(project) if c.empty_good]
     if not counts:
-        return
+        return False
     st.markdown("**Empty GOOD lists after pre-population**")
     frame = pd.DataFrame(
         [
@@ -31,3 +31,32 @@ def render_empty_good_counts(project: ProjectContext) -> None:
     st.dataframe(frame, hide_index=True, width="content")
     if any(c.not_computed for c in counts):
         st.caption("Suggestions are looked for when an item is first opened in Curate; the counts grow as they are.")
+    return True
+
+
+def render_suggestion_kinds(project: ProjectContext, suggested: bool) -> None:
+    """Per kind of suggestion: the precision measured on the open wordnets, the team's accepts and dismissals, and
+    the rate the cards rank it by (the team's own, smoothed, once it has decided enough of that kind). Shown once
+    lists start empty (``suggested``) or the team has decided on a suggestion."""
+    rates = suggestion_kinds(project)
+    if not suggested and not any(rate.accepted or rate.dismissed for rate in rates):
+        return
+    st.markdown("**How suggestions are ranked**")
+    frame = pd.DataFrame(
+        [
+            {
+                "kind of suggestion": rate.kind,
+                "measured (%)": round(100 * rate.prior, 1),
+                "accepted": rate.accepted,
+                "dismissed": rate.dismissed,
+                "rate used (%)": round(100 * rate.rate, 1),
+                "ranked by": "the team's rate" if rate.from_team else "measured",
+            }
+            for rate in rates
+        ]
+    )
+    st.dataframe(frame, hide_index=True, width="content")
+    st.caption(
+        "A kind is ranked by the team's own acceptance rate once it has enough accepts and dismissals, smoothed "
+        "toward the measured precision; the cards show the best suggestions first."
+    )

@@ -10,9 +10,11 @@ themselves: accepting one is an ordinary add or move by the translator.
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 from annotator.domain.candidates import CandidateError, key_string, parse_candidate
 from annotator.domain.lexicon_records import SynsetRecord
@@ -46,7 +48,11 @@ RELATION_WORDS = {
     "verb_group": "a sense of the same verb group",
     "entails": "a sense it entails",
     "derivation": "a derivationally related sense",
+    "close": "a sense two relations away from this one",
 }
+#: The relation label of a word of another sense of λ that also lexicalizes a synset two relations from σ: offered
+#: only while it stands in BAD (as a move), where it is measured to be right often; elsewhere it is noise.
+CLOSE = "close"
 
 
 def language_name(lang: str) -> str:
@@ -237,7 +243,8 @@ def empty_reasons(record: LexiconRecord | None, good_empty: bool, bad_empty: boo
 
 @dataclass(frozen=True)
 class Suggestion:
-    """A proposed candidate: ``side`` GOOD, BAD or move-to-GOOD; ``source`` team, related or mt."""
+    """A proposed candidate: ``side`` GOOD, BAD or move-to-GOOD; ``source`` team, related or mt. ``routes``: the
+    related synsets (or MT systems) that give the word; ``lexicons``: the lexicons that do (agreement)."""
 
     text: str
     side: str
@@ -245,14 +252,16 @@ class Suggestion:
     relation: str
     synset: str
     reason: str
+    routes: int = 1
+    lexicons: int = 1
 
     @property
     def key(self) -> str:
         """The candidate identity (SPEC §3) the suggestion stands for: what a dismissal remembers."""
         return candidate_key(self.text)
 
-    def to_dict(self) -> dict[str, str]:
-        return {
+    def to_dict(self) -> dict[str, Any]:
+        found: dict[str, Any] = {
             "text": self.text,
             "side": self.side,
             "source": self.source,
@@ -260,10 +269,19 @@ class Suggestion:
             "synset": self.synset,
             "reason": self.reason,
         }
+        if self.routes != 1:
+            found["routes"] = self.routes
+        if self.lexicons != 1:
+            found["lexicons"] = self.lexicons
+        return found
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Suggestion:
-        return cls(*(str(data[name]) for name in ("text", "side", "source", "relation", "synset", "reason")))
+        text, side, source, relation, synset, reason = (
+            str(data[name]) for name in ("text", "side", "source", "relation", "synset", "reason")
+        )
+        routes, lexicons = int(data.get("routes", 1)), int(data.get("lexicons", 1))
+        return cls(text, side, source, relation, synset, reason, routes, lexicons)
 
 
 def candidate_key(text: str) -> str:
@@ -295,46 +313,83 @@ def decode_suggestions(text: str | None) -> list[Suggestion]:
         return []
 
 
+def cross_pos_form(text: str, pos: str | None, target_pos: str | None) -> str | None:
+    """``text`` as a candidate for a target of ``target_pos``: a word of another part of speech in the cross-PoS
+    form ``[text]_POS`` (SPEC §3), so it is accepted and matched as that part of speech; None when not a candidate."""
+    canonical = valid_candidate(text)
+    if canonical is None or pos is None or target_pos is None or pos == target_pos or canonical.startswith("["):
+        return canonical
+    try:
+        return parse_candidate(f"[{canonical}]_{pos}", target_pos).format()
+    except CandidateError:
+        return None
+
+
 def related_suggestions(
     lang: str,
     target: SynsetRecord | None,
     related: Sequence[tuple[str, SynsetRecord]],
     allowed: Callable[[str], bool],
     excluded_sources: Callable[[str], bool] = lambda _source: False,
+    target_pos: str | None = None,
+    close: Sequence[tuple[str, SynsetRecord]] = (),
 ) -> list[Suggestion]:
     """Lexicalizations in allowed lexicons of synsets related to σ (``related``: (relation, record), in the order to
     rank), each labelled with the relation and the synset's gloss; then σ's own lexicalizations in lexicons not
-    allowed for the language (``excluded_sources``: sources never offered, e.g. machine-translated ones)."""
-    found: list[Suggestion] = []
-    seen: set[str] = set()
+    allowed for the language (``excluded_sources``: sources never offered, e.g. machine-translated ones). A word of a
+    synset of another part of speech than σ (``target_pos``, else σ's record's) is offered in the cross-PoS form.
+    Each word once, from its first relation; ``routes`` counts the related synsets giving it, ``lexicons`` the
+    lexicons. ``close``: (word, record) of words of the other senses of λ that lexicalize a synset two relations from
+    σ (the record), offered as ``CLOSE`` when no relation gave them (``final_suggestions`` keeps them only in BAD)."""
+    found: dict[str, Suggestion] = {}
+    synsets: dict[str, set[str]] = {}
+    sources: dict[str, set[str]] = {}
+    own_pos = target_pos or (target.pos if target is not None else None)
     if target is not None:
         for sense in target.senses:
             if sense.lang != lang or allowed(sense.source) or excluded_sources(sense.source):
                 continue
             text = valid_candidate(sense.lemma)
-            if text is None or candidate_key(text) in seen:
+            if text is None:
                 continue
-            seen.add(candidate_key(text))
-            found.append(
-                Suggestion(
-                    text, GOOD, RELATED, OTHER_LEXICON, target.id,
-                    f"A word for this very sense in {sense.source}, a lexicon not allowed for {language_name(lang)}.",
-                )
+            key = candidate_key(text)
+            sources.setdefault(key, set()).add(sense.source)
+            if key in found:
+                continue
+            found[key] = Suggestion(
+                text, GOOD, RELATED, OTHER_LEXICON, target.id,
+                f"A word for this very sense in {sense.source}, a lexicon not allowed for {language_name(lang)}.",
             )  # fmt: skip
     for relation, record in related:
         gloss = record.gloss()
         for sense in record.senses:
             if sense.lang != lang or not allowed(sense.source):
                 continue
-            text = valid_candidate(sense.lemma)
-            if text is None or candidate_key(text) in seen:
+            text = cross_pos_form(sense.lemma, record.pos, own_pos)
+            if text is None:
                 continue
-            seen.add(candidate_key(text))
+            key = candidate_key(text)
+            if key in found and found[key].relation == OTHER_LEXICON:
+                continue
+            synsets.setdefault(key, set()).add(record.id)
+            sources.setdefault(key, set()).add(sense.source)
+            if key in found:
+                continue
             reason = f"{sense.source} gives it for {RELATION_WORDS.get(relation, relation)}"
-            found.append(
-                Suggestion(text, GOOD, RELATED, relation, record.id, f"{reason}: {gloss}" if gloss else reason)
-            )
-    return found
+            found[key] = Suggestion(text, GOOD, RELATED, relation, record.id, f"{reason}: {gloss}" if gloss else reason)
+    for word, record in close:
+        text = valid_candidate(word)
+        if text is None or candidate_key(text) in found:
+            continue
+        gloss = record.gloss()
+        reason = f"A word of another sense of the word, also given for {RELATION_WORDS[CLOSE]}"
+        found[candidate_key(text)] = Suggestion(
+            text, GOOD, RELATED, CLOSE, record.id, f"{reason}: {gloss}" if gloss else reason
+        )
+    return [
+        replace(s, routes=max(1, len(synsets.get(key, ()))), lexicons=max(1, len(sources.get(key, ()))))
+        for key, s in found.items()
+    ]
 
 
 @dataclass(frozen=True)
@@ -390,28 +445,191 @@ def final_suggestions(
     team_bad: Sequence[Suggestion],
     dismissed: Iterable[str] = (),
 ) -> list[Suggestion]:
-    """The ranked suggestions against the current lists: a word already in GOOD is not suggested; one in BAD is
-    suggested as a move to GOOD when a GOOD was proposed (dropped otherwise); MT words already in a list are
-    dropped; dismissed keys are dropped; each word once, from its best-ranked source."""
+    """The suggestions against the current lists, in source order: a word already in GOOD is not suggested; one in
+    BAD is suggested as a move to GOOD when a GOOD was proposed (dropped otherwise) — a related word offered in the
+    cross-PoS form too when its bare text stands in BAD (a translation of λ of the target's part of speech that a
+    lexicon ties to σ); MT words already in a list are dropped; dismissed keys are dropped; each word once, from its
+    first source."""
     good_keys = {entry.key for entry in state.good}
-    bad_keys = {entry.key for entry in state.bad}
+    bad_entries = {entry.key: entry for entry in state.bad}
     gone = set(dismissed)
     result: list[Suggestion] = []
     seen: set[str] = set()
     for suggestion in (*team_good, *related, *mt, *team_bad):
         key = suggestion.key
+        if suggestion.source == RELATED and _tagged(suggestion.text):
+            bare = candidate_key(suggestion.text.partition("]_")[0][1:])
+            if bare in good_keys:
+                continue
+            if bare in bad_entries:
+                key = bare
+                suggestion = replace(suggestion, text=bad_entries[bare].candidate.format())
         if key in seen or key in gone or key in good_keys:
             continue
-        if key in bad_keys:
+        if key in bad_entries:
             if suggestion.side != GOOD or suggestion.source == MT:
                 continue
-            suggestion = Suggestion(
-                suggestion.text, MOVE_TO_GOOD, suggestion.source, suggestion.relation, suggestion.synset,
-                f"Now in BAD. {suggestion.reason}",
-            )  # fmt: skip
+            suggestion = replace(suggestion, side=MOVE_TO_GOOD, reason=f"Now in BAD. {suggestion.reason}")
+        elif suggestion.relation == CLOSE:
+            continue
         seen.add(key)
         result.append(suggestion)
     return result
+
+
+#: The precision of each kind of suggestion when nothing else is known about it: how often a suggestion of the kind
+#: is a word of σ, measured by leave-one-out on the open wordnets (``benchmarks/bench_suggestion_precision.py``) for
+#: the lexicon kinds; the team's and the machine translations' kinds, which that cannot measure, from what they are
+#: (a word the team curated GOOD for σ; a content word of a translation no candidate matched).
+KIND_PRECISION: dict[str, float] = {
+    "team": 0.85,
+    "team, other sense": 0.5,
+    "mt": 0.25,
+    OTHER_LEXICON: 0.6,
+    "similar": 0.1,
+    "also": 0.03,
+    "verb_group": 0.28,
+    "entails": 0.015,
+    "hypernym": 0.055,
+    "instance_hypernym": 0.005,
+    "hyponym": 0.045,
+    "derivation": 0.005,
+    "similar, other PoS": 0.005,
+    "derivation, other PoS": 0.005,
+    # a word standing in BAD (a translation of another sense of λ) that a route ties to σ, offered as a move
+    "similar, in BAD": 0.55,
+    "also, in BAD": 0.28,
+    "verb_group, in BAD": 0.35,
+    "entails, in BAD": 0.2,
+    "hypernym, in BAD": 0.32,
+    "instance_hypernym, in BAD": 0.2,
+    "hyponym, in BAD": 0.45,
+    "derivation, in BAD": 0.5,
+    "close, in BAD": 0.23,
+}
+#: A kind not in the table (a relation a lexicon adds later).
+UNKNOWN_PRECISION = 0.03
+#: Evidence beyond the kind, as multipliers of the odds of being right (measured like ``KIND_PRECISION``): each
+#: further related synset (or MT system) giving the word, at most ``EVIDENCE_CAP`` counted; each further source
+#: (team, related, MT) giving it. Agreement between lexicons is counted (``Suggestion.lexicons``) but not weighed:
+#: measured, a word two lexicons give is no likelier to be right.
+ROUTE_ODDS, AGREEMENT_ODDS = 2.0, 3.0
+EVIDENCE_CAP = 3
+#: Suggestions shown first; the rest wait behind one key.
+SHOWN_FIRST = 5
+#: The team's own decisions on a kind: the measured precision counts as this many decisions (the Beta prior's
+#: strength), and the team's rate is used once the kind has at least ``TEAM_MIN_DECISIONS`` of them.
+PRIOR_DECISIONS, TEAM_MIN_DECISIONS = 20, 10
+
+
+def kind_of(suggestion: Suggestion) -> str:
+    """What a suggestion's precision is measured by: its source, and for a related sense its relation (a word of
+    another part of speech, and a word standing in BAD offered as a move, apart)."""
+    if suggestion.source == TEAM:
+        return "team" if suggestion.side != BAD else "team, other sense"
+    if suggestion.source == MT:
+        return "mt"
+    if suggestion.relation == OTHER_LEXICON:
+        return OTHER_LEXICON
+    relation = suggestion.relation
+    if relation == "similar" and suggestion.synset.endswith("v"):
+        relation = "verb_group"  # the open wordnets write WordNet's verb groups as "similar" between verbs
+    if suggestion.side == MOVE_TO_GOOD:
+        return f"{relation}, in BAD"
+    return f"{relation}, other PoS" if _tagged(suggestion.text) else relation
+
+
+def _tagged(text: str) -> bool:
+    """Whether ``text`` is a cross-PoS candidate (``[x]_POS``)."""
+    try:
+        return parse_candidate(text).pos is not None
+    except CandidateError:
+        return False
+
+
+class KindRate(NamedTuple):
+    """A kind's precision as the ranking uses it: the measured prior, the team's decisions, the rate used."""
+
+    kind: str
+    prior: float
+    accepted: int
+    dismissed: int
+    rate: float
+    from_team: bool
+
+
+def kind_rates(decisions: Mapping[str, tuple[int, int]]) -> dict[str, KindRate]:
+    """Per kind: the precision the ranking uses. ``decisions``: kind → (accepted, dismissed) by the project's team.
+    Once a kind has ``TEAM_MIN_DECISIONS`` the rate is the Beta posterior mean, the measured precision counting as
+    ``PRIOR_DECISIONS`` decisions (smoothed: a few decisions move it a little, many move it to the team's own rate)."""
+    rates = {}
+    for kind in dict.fromkeys([*KIND_PRECISION, *decisions]):
+        prior = KIND_PRECISION.get(kind, UNKNOWN_PRECISION)
+        accepted, dismissed = decisions.get(kind, (0, 0))
+        used = accepted + dismissed >= TEAM_MIN_DECISIONS
+        rate = (prior * PRIOR_DECISIONS + accepted) / (PRIOR_DECISIONS + accepted + dismissed) if used else prior
+        rates[kind] = KindRate(kind, prior, accepted, dismissed, rate, used)
+    return rates
+
+
+def suggestion_score(suggestion: Suggestion, sources: int, precision: Mapping[str, float] | None = None) -> float:
+    """The estimated chance that the suggestion is a word of σ: its kind's precision (``precision``, else
+    ``KIND_PRECISION``), moved by the evidence (the routes giving it; ``sources``: how many sources give it)."""
+    kind = kind_of(suggestion)
+    p = (precision or {}).get(kind, KIND_PRECISION.get(kind, UNKNOWN_PRECISION))
+    p = min(max(p, 0.001), 0.999)
+    odds = p / (1 - p)
+    odds *= ROUTE_ODDS ** (min(suggestion.routes, EVIDENCE_CAP) - 1)
+    odds *= AGREEMENT_ODDS ** (min(sources, EVIDENCE_CAP) - 1)
+    return odds / (1 + odds)
+
+
+def rank_suggestions(
+    state: ItemLanguage,
+    target_pos: str,
+    team_good: Sequence[Suggestion],
+    related: Sequence[Suggestion],
+    mt: Sequence[Suggestion],
+    team_bad: Sequence[Suggestion],
+    dismissed: Iterable[str] = (),
+    precision: Mapping[str, float] | None = None,
+) -> list[Suggestion]:
+    """``final_suggestions`` ordered by ``suggestion_score`` (the GOOD side and moves first, then BAD-side ones;
+    ties keep the source order). ``precision``: kind → rate, the team's own where it has decided enough
+    (``kind_rates``). A word of another part of speech than ``target_pos`` is never offered bare among the first
+    three (a related word kept before cross-PoS forms were made waits after them)."""
+    found = final_suggestions(state, team_good, related, mt, team_bad, dismissed)
+    sources: dict[str, set[str]] = {}
+    for suggestion in (*team_good, *related, *mt):
+        sources.setdefault(suggestion.key, set()).add(suggestion.source)
+    scored = [
+        (
+            suggestion.side == BAD,
+            -suggestion_score(suggestion, len(sources.get(suggestion.key, ())), precision),
+            number,
+            suggestion,
+        )
+        for number, suggestion in enumerate(found)
+    ]
+    ranked = [entry[-1] for entry in sorted(scored, key=lambda entry: entry[:3])]
+    bare_other = [s for s in ranked[:3] if _bare_other_pos(s, target_pos)]
+    if bare_other:  # a related part kept in an older form: its bare words of another PoS wait after the first three
+        rest = [s for s in ranked if s not in bare_other]
+        ranked = rest[:3] + bare_other + rest[3:]
+    return ranked
+
+
+def _bare_other_pos(suggestion: Suggestion, target_pos: str) -> bool:
+    """A bare word whose own synset (a related sense) has another part of speech than the target."""
+    if suggestion.source != RELATED or suggestion.side == MOVE_TO_GOOD or not suggestion.synset:
+        return False  # a move: its word stands in BAD, a translation of λ of the target's part of speech
+    if _tagged(suggestion.text):
+        return False
+    letter = suggestion.synset[-1:]
+    return letter in _WN_POS and _WN_POS[letter] != target_pos
+
+
+_WN_POS = {"n": "NOUN", "v": "VERB", "a": "ADJ", "s": "ADJ", "r": "ADV"}
 
 
 #: Parts of speech of content words (a translation word of another tag is not suggested when the analyser tags).
@@ -429,44 +647,86 @@ class MissTranslation:
     words: tuple[tuple[str, str, str | None], ...]
 
 
+_MARKUP = re.compile(r"<[^<>]*>|&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]+);")
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+class PlainText(NamedTuple):
+    """A translation without its markup (tags, character references), case-folded, and its words."""
+
+    folded: str
+    words: frozenset[str]
+
+
+def plain_text(translation: str) -> PlainText:
+    folded = _MARKUP.sub(" ", translation).casefold()
+    return PlainText(folded, frozenset(_WORD.findall(folded)))
+
+
+def is_word(form: str, lemma: str, plain: PlainText) -> bool:
+    """Whether a translation word is a word a translator could take: letters only (inner spaces, hyphens and
+    apostrophes allowed; no digit, punctuation or symbol), more than one letter unless ideographic, and standing in
+    the translation's plain text (not a fragment of its markup: an ASCII word as whole words of it)."""
+    for text in (form, lemma):
+        stripped = text.strip()
+        if not stripped or not all(ch.isalpha() or unicodedata.category(ch).startswith("M") or ch in " -'’"
+                                   for ch in stripped):  # fmt: skip
+            return False
+        if not stripped[0].isalpha() or not stripped[-1].isalpha():
+            return False
+    if len(form.strip()) < 2 and not any(unicodedata.east_asian_width(ch) == "W" for ch in form):
+        return False
+    if form.isascii():
+        return all(part in plain.words for part in _WORD.findall(form.casefold()))
+    return form.casefold() in plain.folded
+
+
 def mt_suggestions(
     missed: Sequence[MissTranslation],
     target_pos: str,
     explained: Callable[[str], bool] = lambda _lemma: False,
     common: Callable[[str], bool] = lambda _lemma: False,
+    function_word: Callable[[str], bool] = lambda _lemma: False,
 ) -> list[Suggestion]:
     """Lemmas of the MISS translations' content words, each labelled with the systems that used it: words of the
-    target's part of speech first (when the analyser tags), then in order of appearance. ``explained``: lemmas
-    that translate another content word of the sentence (left out); ``common``: lemmas too frequent across the
-    language's translations to be a content word (left out when the analyser gives no parts of speech)."""
+    target's part of speech first (when the analyser tags; one of another content part of speech in the cross-PoS
+    form), then by how many systems used it, then in order of appearance. Left out: what is not a word
+    (``is_word``: markup, punctuation, digits), ``function_word`` lemmas or forms (the language's stop-word list),
+    ``explained`` lemmas (they translate another content word of the sentence), and ``common`` lemmas (too frequent
+    across the language's translations to be a content word, when the analyser gives no parts of speech)."""
     order: dict[str, tuple[int, int, str]] = {}
     systems: dict[str, list[str]] = {}
     position = 0
     for translation in missed:
+        plain = plain_text(translation.text)
         for form, lemma, upos in translation.words:
             word = lemma or form
-            if not any(ch.isalpha() for ch in word):
+            if not is_word(form, word, plain):
                 continue
             if upos is not None and upos not in CONTENT_POS:
+                continue
+            if function_word(word) or function_word(form):
                 continue
             if upos is None and common(word.casefold()):
                 continue
             if explained(word.casefold()):
                 continue
-            text = valid_candidate(word)
+            text = cross_pos_form(word, upos, target_pos)
             if text is None:
                 continue
             key = candidate_key(text)
             position += 1
-            order.setdefault(key, (0 if upos == target_pos else 1, position, text))
+            order.setdefault(key, (0 if upos in (None, target_pos) else 1, position, text))
             names = systems.setdefault(key, [])
             if translation.system not in names:
                 names.append(translation.system)
-    ranked = sorted(order.items(), key=lambda entry: entry[1][:2])[:MT_SHOWN]
+    ranked = sorted(order.items(), key=lambda entry: (entry[1][0], -len(systems[entry[0]]), entry[1][1]))[:MT_SHOWN]
     result = []
     for key, (_pos, _at, text) in ranked:
         names = systems[key]
         plural = "s" if len(names) > 1 else ""
         reason = f"In the translation{plural} by {', '.join(names)}, scored MISS (no candidate matched)."
-        result.append(Suggestion(text, GOOD, MT, TRANSLATION + ": " + ", ".join(names), "", reason))
+        result.append(Suggestion(text, GOOD, MT, TRANSLATION + ": " + ", ".join(names), "", reason, routes=len(names)))
     return result

@@ -537,7 +537,9 @@ class _Run:
                 details.append(detail)
                 related = ("", "")
                 if self.related is not None:  # σ's record is in hand: its sets were just computed from it
-                    related = self.related.part(item.synset, self.inventory.record(item.synset), state.lang) or related
+                    others = tuple(sense.synset for sense in item.senses if sense.synset != item.synset)
+                    target = self.inventory.record(item.synset)
+                    related = self.related.part(item.synset, target, state.lang, others) or related
                 reopened = "reopened_from" in detail
                 sources = self.sources(item, senses, state.lang, allowed)
                 computed.append(

@@ -24,32 +24,40 @@ For the command handlers of the Curate work area:
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import json
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from annotator.analysis.function_words import is_function_word
 from annotator.atomic_files import open_atomic
 from annotator.context import ProjectContext
-from annotator.domain.jobs import JobKind, JobState
+from annotator.domain.jobs import Job, JobKind, JobState
 from annotator.domain.lexicon_forms import RULES_VERSION
 from annotator.domain.lexicon_records import SynsetRecord
 from annotator.domain.model import Item, ItemLanguage, User
 from annotator.domain.settings import ProjectSettings
 from annotator.domain.suggestions import (
+    SHOWN_FIRST,
+    KindRate,
     LexiconRecord,
     MissTranslation,
     Suggestion,
     TeamCandidate,
+    candidate_key,
     decode_suggestions,
     empty_reasons,
     encode_suggestions,
-    final_suggestions,
+    kind_of,
+    kind_rates,
     mt_suggestions,
+    rank_suggestions,
     related_suggestions,
     team_suggestions,
 )
@@ -71,6 +79,9 @@ from annotator.store import jobs as job_rows
 from annotator.store import suggestions as rows
 from annotator.store.item_languages import candidates_from_json
 
+#: What the kept related part holds (cross-PoS forms, routes and lexicons counted): a part kept in another format is
+#: computed again.
+RELATED_FORMAT = "related-2"
 #: Item-languages per batch when computing or exporting in bulk.
 BATCH_SIZE = 200
 #: A word used in more than this share of a language's MISS translations is taken for a function word (when the
@@ -89,6 +100,8 @@ class CardSuggestions:
     good_empty_reason: str
     bad_empty_reason: str
     suggestions: tuple[Suggestion, ...]
+    #: How many of ``suggestions`` are shown first (the rest wait behind one key).
+    shown_first: int = 0
     #: The newest evaluation when the card was read (its MISS translations: ``miss_lines``); not part of what is
     #: shown or written, so a card equals its bulk twin.
     evaluation: int | None = field(default=None, compare=False)
@@ -101,6 +114,7 @@ class CardSuggestions:
             "good_empty_reason": self.good_empty_reason,
             "bad_empty_reason": self.bad_empty_reason,
             "suggestions": [s.to_dict() for s in self.suggestions],
+            "shown_first": self.shown_first,
         }
 
 
@@ -123,7 +137,7 @@ class _Finder:
         self.policies = {lang: allowed_sources(lang, settings.allowed_sources, defaults) for lang in settings.languages}
         self.stamp_base = _stamp_base(project)
         self.languages = tuple(sorted(lang for lang in settings.languages if lang != ENGLISH))
-        self._related: dict[tuple[str, str], list[Suggestion]] = {}
+        self._related: dict[tuple[str, str, tuple[str, ...]], list[Suggestion]] = {}
         self._explained: dict[tuple[str, str], frozenset[str]] = {}
         self._lock = threading.Lock()
 
@@ -145,28 +159,39 @@ class _Finder:
         except LexiconError:
             return None
 
-    def related(self, synset: str, lang: str) -> list[Suggestion]:
-        """The related-sense suggestions of (σ, language), memoised; raises when the provider cannot answer now
-        (nothing is kept then, so a later card asks again)."""
-        key = (synset, lang)
+    def related(self, synset: str, lang: str, others: Sequence[str] = ()) -> list[Suggestion]:
+        """The related-sense suggestions of (σ, language), memoised (``others``: the other senses of λ, see
+        ``compute_related``); raises when the provider cannot answer now (nothing is kept then, so a later card asks
+        again)."""
+        key = (synset, lang, tuple(others))
         found = self._related.get(key)
         if found is None:
-            found = self.compute_related(synset, lang)
+            found = self.compute_related(synset, lang, others=others)
             with self._lock:
                 self._related[key] = found
         return found
 
-    def compute_related(self, synset: str, lang: str, target: SynsetRecord | None = None) -> list[Suggestion]:
+    def compute_related(
+        self, synset: str, lang: str, target: SynsetRecord | None = None, others: Sequence[str] = ()
+    ) -> list[Suggestion]:
         """``related`` without keeping the answer (pre-population keeps it encoded instead: ``RelatedParts``);
-        ``target``: σ's record when the caller has it (with ``lang``'s senses), else it is asked for."""
+        ``target``: σ's record when the caller has it (with ``lang``'s senses), else it is asked for; ``others``:
+        the other senses of λ, whose words that lexicalize a synset two relations from σ are kept too (offered only
+        while they stand in BAD)."""
         target = self.record(synset, lang) if target is None else target
         linked: list[tuple[str, SynsetRecord]] = []
         for relation, other in self.links(synset):
             record = self.record(other, lang)
             if record is not None:
                 linked.append((relation, record))
+        close = self.close_words(synset, lang, others, target.pos if target is not None else "")
         return related_suggestions(
-            lang, target, linked, self.allowed(lang), lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES
+            lang,
+            target,
+            linked,
+            self.allowed(lang),
+            lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES,
+            close=close,
         )
 
     def links(self, synset: str) -> list[tuple[str, str]]:
@@ -182,6 +207,30 @@ class _Finder:
             except LexiconError:
                 return []
         return []
+
+    def close_words(self, synset: str, lang: str, others: Sequence[str], pos: str) -> list[tuple[str, SynsetRecord]]:
+        """(word, record): allowed words of λ's other senses (``others``) in ``lang`` that also lexicalize a synset
+        two relations from σ (the record of the first such synset); only with a wordnet (a word's synsets looked
+        up in its index)."""
+        lookup = getattr(self.lexicon, "synset_ids_in", None)
+        if self.relations is None or not others or lookup is None:
+            return []
+        direct = {other for _relation, other in self.relations.related(synset)}
+        near = {far for other in direct for _relation, far in self.relations.related(other)} - direct - {synset}
+        if not near:
+            return []
+        allowed = self.allowed(lang)
+        found: list[tuple[str, SynsetRecord]] = []
+        for other in others:
+            record = self.record(other, lang)
+            for sense in record.senses if record is not None else ():
+                if sense.lang != lang or not allowed(sense.source):
+                    continue
+                tied = next((wn_id for wn_id in lookup(sense.lemma, lang, pos) if wn_id in near), None)
+                tied_record = self.record(tied, lang) if tied is not None else None
+                if tied_record is not None:
+                    found.append((sense.lemma, tied_record))
+        return found
 
     @property
     def local(self) -> bool:
@@ -220,7 +269,7 @@ def _stamp_base(project: ProjectContext, settings: ProjectSettings | None = None
     current never loads the wordnet): the settings (provider, snapshot, allowed sources) and, for a wordnet, its
     lexicons' ``id:version`` (read once per change of its database), for a snapshot its file's time."""
     settings = project.settings() if settings is None else settings
-    parts: list[Any] = [settings.lexicon.provider, settings.lexicon.snapshot, settings.lexicon.base_url]
+    parts: list[Any] = [RELATED_FORMAT, settings.lexicon.provider, settings.lexicon.snapshot, settings.lexicon.base_url]
     parts.append(sorted((k, sorted(v)) for k, v in settings.allowed_sources.items()))
     parts.append(f"forms-{RULES_VERSION}")  # how lemmas are read (``domain.lexicon_forms``): a change makes them stale
     if settings.lexicon.provider == "wordnet":
@@ -292,17 +341,18 @@ class RelatedParts:
 
     def __init__(self, project: ProjectContext, lexicon: Lexicon) -> None:
         self.finder = _Finder(project, lexicon)
-        self._kept: dict[tuple[str, str], str] = {}
+        self._kept: dict[tuple[str, str, tuple[str, ...]], str] = {}
         self._stamps: dict[str, str] = {}
 
-    def part(self, synset: str, target: SynsetRecord, lang: str) -> tuple[str, str] | None:
+    def part(self, synset: str, target: SynsetRecord, lang: str, others: Sequence[str] = ()) -> tuple[str, str] | None:
         """(stamp, related JSON) of an item-language of σ (``target``: its record as pre-population read it, every
-        project language's senses) in ``lang``; None when the provider cannot answer now (a card computes it later)."""
-        key = (synset, lang)
+        project language's senses; ``others``: the other senses of λ) in ``lang``; None when the provider cannot
+        answer now (a card computes it later)."""
+        key = (synset, lang, tuple(others))
         found = self._kept.get(key)
         if found is None:
             try:
-                related = self.finder.compute_related(synset, lang, target)
+                related = self.finder.compute_related(synset, lang, target, others)
                 found = encode_suggestions(related) if related else "[]"  # most have none: no JSON encoder run
             except (LexiconQuotaError, LexiconUnavailableError):
                 return None
@@ -324,14 +374,18 @@ RELATED_KEPT = 100_000
 
 
 def _evaluation(project: ProjectContext) -> int | None:
-    """The newest evaluation the Evaluate page kept (its job id), whose MISS translations feed suggestions."""
+    """The newest finished evaluation (its job id): a new one means the MISS words are read again."""
     with project.db.read() as conn:
         return _evaluation_in(conn)
 
 
+#: Evaluations whose MISS translations feed suggestions at most (the newest).
+EVALUATIONS_READ = 50
+
+
 def _evaluation_in(conn: Any) -> int | None:
-    for job in job_rows.list_jobs(conn, limit=50, kinds=[JobKind.EVALUATE]):
-        if job.state is JobState.DONE and job.params.get("page"):
+    for job in job_rows.list_jobs(conn, limit=EVALUATIONS_READ, kinds=[JobKind.EVALUATE]):
+        if job.state is JobState.DONE:
             return job.id
     return None
 
@@ -377,13 +431,53 @@ def _explained(finder: _Finder, item: Item, lang: str) -> Callable[[str], bool]:
     return told_apart.__contains__
 
 
-def _miss_rows(project: ProjectContext, job_id: int) -> Iterator[dict[str, Any]]:
+def _miss_rows(project: ProjectContext, job_id: int, folder: Path | None = None) -> Iterator[dict[str, Any]]:
+    """The MISS lines of evaluation ``job_id`` (``folder``: its results folder while it is still running) and of every
+    finished evaluation before it whose analysis can still be read: the Evaluate page's, kept in the database; a
+    command line job's, in its results folder. A translation scored by several evaluations counts once."""
     from annotator.evaluation.run import ANALYSED_FILE
 
-    for line in job_files.lines(project, job_id, ANALYSED_FILE):
+    with project.db.read() as conn:
+        jobs = [
+            job
+            for job in job_rows.list_jobs(conn, limit=EVALUATIONS_READ, kinds=[JobKind.EVALUATE])
+            if job.id < job_id and job.state is JobState.DONE
+        ]
+        own = job_rows.get_job(conn, job_id)
+    if own is not None:
+        if folder is not None:
+            own = dataclasses.replace(own, result={**(own.result or {}), "path": str(folder)})
+        jobs.insert(0, own)
+    seen: set[tuple[str, str, str, str]] = set()
+    for job in jobs:
+        for row in _analysed_rows(project, job, ANALYSED_FILE):
+            if row.get("result") != "MISS":
+                continue
+            key = (str(row.get("id")), str(row.get("lang")), str(row.get("system")), str(row.get("translation")))
+            if key not in seen:
+                seen.add(key)
+                yield row
+
+
+def _analysed_rows(project: ProjectContext, job: Job, name: str) -> Iterator[dict[str, Any]]:
+    if job.params.get("page") and not job.params.get("out"):
+        yield from _json_rows(job_files.lines(project, job.id, name))
+        return
+    folder = (job.result or {}).get("path")
+    path = Path(folder) / name if folder else None
+    if path is not None and path.is_file():
+        with path.open("rb") as handle:
+            yield from _json_rows(handle)
+
+
+def _json_rows(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
+    for line in lines:
         if line.strip():
-            row = json.loads(line)
-            if row.get("result") == "MISS":
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(row, dict):
                 yield row
 
 
@@ -400,7 +494,12 @@ def _words(row: dict[str, Any]) -> tuple[tuple[str, str, str | None], ...]:
 MT_MARKER = "suggestions_mt_evaluation"
 
 
-def refresh_mt(project: ProjectContext, job_id: int | None = None, progress: ProgressCallback = no_progress) -> int:
+def refresh_mt(
+    project: ProjectContext,
+    job_id: int | None = None,
+    progress: ProgressCallback = no_progress,
+    folder: Path | None = None,
+) -> int:
     """Compute the MT suggestions of every item-language with a MISS in the newest evaluation (or ``job_id``) and keep
     them, then mark the evaluation as read: run once after an evaluation (the Evaluate job calls it), so no card
     waits. An item-language without a kept part of this evaluation has no MT suggestion. Returns how many have."""
@@ -410,7 +509,7 @@ def refresh_mt(project: ProjectContext, job_id: int | None = None, progress: Pro
     per_lang: dict[str, int] = Counter()
     common: dict[str, Counter[str]] = {}
     if job_id is not None:
-        for row in _miss_rows(project, job_id):
+        for row in _miss_rows(project, job_id, folder):
             words = _words(row)
             key = (str(row["id"]), str(row["lang"]))
             missed.setdefault(key, []).append(MissTranslation(str(row["system"]), str(row["translation"]), words))
@@ -436,7 +535,13 @@ def refresh_mt(project: ProjectContext, job_id: int | None = None, progress: Pro
             if item is None or finder is None:
                 continue
             explained = _explained(finder, item, lang)
-            mt = mt_suggestions(missed[(item_id, lang)], item.target.pos, explained, too_common[lang].__contains__)
+            mt = mt_suggestions(
+                missed[(item_id, lang)],
+                item.target.pos,
+                explained,
+                too_common[lang].__contains__,
+                functools.partial(is_function_word, lang),
+            )
             base = cached.get((item_id, lang)) or rows.CachedSuggestions("", "[]", "", "[]")
             updates.append((item_id, lang, base._replace(mt_stamp=stamp, mt=encode_suggestions(mt))))
         with project.db.write() as conn:
@@ -556,9 +661,14 @@ def _fresh_related(finder: _Finder, item: Item, lang: str, cached: rows.CachedSu
     if _current(cached, finder.stamp_base, item):
         return None
     try:
-        return encode_suggestions(finder.related(item.synset, lang))
+        return encode_suggestions(finder.related(item.synset, lang, _other_senses(item)))
     except (LexiconQuotaError, LexiconUnavailableError):
         return None
+
+
+def _other_senses(item: Item) -> tuple[str, ...]:
+    """The other senses of λ (Ω(λ) without σ), in rank order."""
+    return tuple(sense.synset for sense in item.senses if sense.synset != item.synset)
 
 
 def _current(cached: rows.CachedSuggestions | None, stamp_base: str, item: Item) -> bool:
@@ -574,6 +684,7 @@ def _view(
     team: tuple[list[Suggestion], list[Suggestion]],
     dismissed: Iterable[str],
     evaluation: int | None = None,
+    rates: Mapping[str, KindRate] | None = None,
 ) -> CardSuggestions:
     record = LexiconRecord.from_json(record_json) if record_json else None
     if record is not None and record.synset != item.synset:
@@ -581,10 +692,85 @@ def _view(
     good_reason, bad_reason = empty_reasons(
         record, state.prepopulated and not state.initial_good, state.prepopulated and not state.initial_bad
     )
-    suggestions = final_suggestions(
-        state, team[0], decode_suggestions(related), decode_suggestions(mt), team[1], dismissed
+    suggestions = rank_suggestions(
+        state,
+        item.target.pos,
+        team[0],
+        decode_suggestions(related),
+        decode_suggestions(mt),
+        team[1],
+        dismissed,
+        {kind: rate.rate for kind, rate in (rates or {}).items()},
     )
-    return CardSuggestions(item.id, state.lang, good_reason, bad_reason, tuple(suggestions), evaluation)
+    shown_first = min(SHOWN_FIRST, len(suggestions))
+    return CardSuggestions(item.id, state.lang, good_reason, bad_reason, tuple(suggestions), shown_first, evaluation)
+
+
+# --- the team's decisions per kind --------------------------------------------------------------------------
+
+
+#: Seconds a process keeps the project's rates per kind before reading the decisions again.
+RATES_KEPT_SECONDS = 60.0
+_rates_memo: dict[str, tuple[float, dict[str, KindRate]]] = {}
+
+
+def _decided_kind(decision: rows.Decision, cached: rows.CachedSuggestions | None) -> tuple[str, str] | None:
+    """(kind, side) of an accepted or dismissed suggestion: from the provenance an accept recorded, else from the
+    item-language's kept suggestions holding the word, else the team's (the part read live, not kept)."""
+    detail: dict[str, Any] = {}
+    if decision.accepted:
+        try:
+            detail = json.loads(decision.detail) or {}
+        except ValueError:
+            detail = {}
+        if not isinstance(detail, dict):
+            return None
+    text = str(detail.get("candidate") or detail.get("text") or "")
+    key = candidate_key(text) if decision.accepted else decision.key
+    side = str(detail.get("side") or "GOOD").upper()
+    source = detail.get("suggestion_source", detail.get("source"))
+    relation = detail.get("suggestion_relation", detail.get("relation"))
+    if isinstance(source, str) and isinstance(relation, str):
+        return kind_of(Suggestion(text, side, source, relation, "", "")), side
+    for part in (cached.related, cached.mt) if cached is not None else ():
+        for suggestion in decode_suggestions(part):
+            if suggestion.key == key:
+                return kind_of(suggestion), side
+    return kind_of(Suggestion(text, "BAD" if side == "BAD" else "GOOD", "team", "", "", "")), side
+
+
+def _kind_rates_in(conn: Any, url: str) -> dict[str, KindRate]:
+    """The rates the ranking uses per kind: the measured precision, moved by the team's own accepts and dismissals
+    once a kind has enough (``domain.suggestions.kind_rates``). Read at most every ``RATES_KEPT_SECONDS`` per
+    process (a decision changes the rates little; the card stays one cheap read)."""
+    import time
+
+    now = time.monotonic()
+    kept = _rates_memo.get(url)
+    if kept is not None and now - kept[0] < RATES_KEPT_SECONDS:
+        return kept[1]
+    found = rows.decisions(conn)
+    cached = rows.cached_of(conn, list(dict.fromkeys((d.item_id, d.lang) for d in found)))
+    counts: dict[str, list[int]] = {}
+    for decision in found:
+        kind = _decided_kind(decision, cached.get((decision.item_id, decision.lang)))
+        if kind is None:
+            continue
+        entry = counts.setdefault(kind[0], [0, 0])
+        entry[0 if decision.accepted else 1] += 1
+    rates = kind_rates({kind: (a, d) for kind, (a, d) in counts.items()})
+    _rates_memo[url] = (now, rates)
+    return rates
+
+
+def suggestion_kinds(project: ProjectContext, fresh: bool = False) -> list[KindRate]:
+    """The Project page's suggestion table: per kind, the measured precision, the team's accepts and dismissals
+    and the rate the ranking uses, best first (as the cards use them; ``fresh``: read the decisions now)."""
+    if fresh:
+        _rates_memo.pop(project.db.url, None)
+    with project.db.read() as conn:
+        rates = _kind_rates_in(conn, project.db.url)
+    return sorted(rates.values(), key=lambda rate: -rate.rate)
 
 
 def card_view(project: ProjectContext, item_id: str, lang: str, user: User | None = None) -> CardSuggestions:
@@ -626,6 +812,7 @@ def _card(
         dismissed = rows.dismissed_keys(conn, item_id, lang, user.name) if user is not None else set()
         job_id = _evaluation_in(conn)
         marked = project.repo.get_meta(conn, MT_MARKER) if job_id is not None else None
+        rates = _kind_rates_in(conn, project.db.url)
     if job_id is not None and marked != job_id:
         refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
         with project.db.read() as conn:
@@ -641,7 +828,7 @@ def _card(
         with project.db.write() as conn:
             rows.put_cache(conn, [(item_id, lang, cached)])
     related_part = cached.related if cached is not None else "[]"
-    return _view(item, state, record, related_part, _mt_part(cached, job_id), team, dismissed, job_id)
+    return _view(item, state, record, related_part, _mt_part(cached, job_id), team, dismissed, job_id, rates)
 
 
 # --- in bulk: the command line, the Project page, after pre-population --------------------------------------
@@ -704,6 +891,7 @@ def views(
             records = rows.records_of(conn, chunk)
             cached = rows.cached_of(conn, chunk)
             teams = _teams(conn, found_items, chunk)
+            rates = _kind_rates_in(conn, project.db.url)
         updates = []
         out = []
         for key in chunk:
@@ -716,7 +904,9 @@ def views(
             if related is not None:
                 current = current._replace(lexicon_stamp=finder.stamp(item.synset), related=related)
                 updates.append((key[0], key[1], current))
-            view = _view(item, state, records.get(key), current.related, _mt_part(current, job_id), teams[key], ())
+            view = _view(
+                item, state, records.get(key), current.related, _mt_part(current, job_id), teams[key], (), None, rates
+            )
             report.item_languages += 1
             if state.prepopulated and not state.initial_good:
                 report.empty_good[key[1]] += 1

@@ -56,9 +56,9 @@ _ONE: dict[str, BindParameter[Any]] = {"item_id": bindparam("item_id"), "lang": 
 _RECORD = select(schema.lexicon_records.c.record).where(
     *(schema.lexicon_records.c[name] == value for name, value in _ONE.items())
 )
-_CACHED = select(
-    *(schema.suggestion_cache.c[name] for name in CachedSuggestions._fields)
-).where(*(schema.suggestion_cache.c[name] == value for name, value in _ONE.items()))
+_CACHED = select(*(schema.suggestion_cache.c[name] for name in CachedSuggestions._fields)).where(
+    *(schema.suggestion_cache.c[name] == value for name, value in _ONE.items())
+)
 
 
 def get_record(conn: Connection, item_id: str, lang: str) -> str | None:
@@ -189,3 +189,27 @@ _DISMISSED = select(schema.suggestion_dismissals.c.key).where(
 
 def dismissed_keys(conn: Connection, item_id: str, lang: str, user: str) -> set[str]:
     return set(conn.execute(_DISMISSED, {"item_id": item_id, "lang": lang, "user": user}).scalars())
+
+
+class Decision(NamedTuple):
+    """A suggestion the team accepted (``detail``: the history row's JSON) or dismissed (``key``)."""
+
+    item_id: str
+    lang: str
+    accepted: bool
+    key: str
+    detail: str
+
+
+def decisions(conn: Connection) -> list[Decision]:
+    """Every accepted suggestion (history rows ``accept_suggestion``) and every dismissal of the project."""
+    history, dismissals = schema.history, schema.suggestion_dismissals
+    accepted = select(history.c.item_id, history.c.lang, history.c.detail).where(
+        history.c.action == "accept_suggestion"
+    )
+    found = [Decision(item_id, lang, True, "", detail) for item_id, lang, detail in conn.execute(accepted)]
+    found += [
+        Decision(item_id, lang, False, key, "{}")
+        for item_id, lang, key in conn.execute(select(dismissals.c.item_id, dismissals.c.lang, dismissals.c.key))
+    ]
+    return found

@@ -18,7 +18,7 @@ from annotator.app import jobs_panel
 from annotator.app.components import show_row_problems
 from annotator.app.safe_text import code, md
 from annotator.app.state import get_project, require_lead
-from annotator.app.suggestion_counts import render_empty_good_counts
+from annotator.app.suggestion_counts import render_empty_good_counts, render_suggestion_kinds
 from annotator.atomic_files import write_bytes_atomic
 from annotator.data_import.items import ItemImportError, parse_item_file
 from annotator.domain.jobs import JobKind
@@ -212,7 +212,8 @@ def render_prepopulate() -> None:
     )
     jobs_panel.start_button(JobKind.PREPOPULATE, "Pre-populate", "project_prepopulate")
     jobs_panel.render_job_status(JobKind.PREPOPULATE)
-    render_empty_good_counts(get_project())  # issue 33
+    suggested = render_empty_good_counts(get_project())  # issue 33
+    render_suggestion_kinds(get_project(), suggested)
 
 
 def render_filters(flagged: list[Item]) -> None:

@@ -178,7 +178,13 @@ def _run_evaluate(project: ProjectContext, job: Job, user: User | None, progress
         return {"summary": f"Scored {len(result.results)} translation(s); results kept in the project's database"}
     out_dir = Path(params["out"]) if params.get("out") else evaluation_folder(project, source)
     write_results(result, out_dir)
-    return {"summary": f"Scored {len(result.results)} translation(s); results in {out_dir}", "path": str(out_dir)}
+    summary = {"summary": f"Scored {len(result.results)} translation(s); results in {out_dir}", "path": str(out_dir)}
+    if params.get("current"):  # its MISS words feed the cards too (read from its results folder)
+        from annotator.services.suggestions import refresh_mt
+
+        with contextlib.suppress(UserError):
+            refresh_mt(project, job.id, folder=out_dir)
+    return summary
 
 
 #: Where an evaluation job writes its results unless told otherwise (``DATA/evaluations/<translations>-evaluation``).
