@@ -170,12 +170,12 @@ def test_default_publish_is_non_commercial_names_and_cites_the_corpus_and_refuse
     built: Project, tmp_path: Path
 ) -> None:
     with pytest.raises(LicenceRefused) as refused:
-        publish(built, tmp_path / "open", licence="cc-by-4.0", include_incomplete=True)
+        publish(built, tmp_path / "open", licence="cc-by-4.0", include_incomplete=True, include_unusable=True)
     message = str(refused.value)
     assert "tiny 42D — a WSD challenge set (a fixture) (tiny42D.data.xml) is under the Creative Commons " \
            "Attribution-NonCommercial 4.0 International, which forbids commercial use" in message  # fmt: skip
     assert not (tmp_path / "open").exists()
-    result = publish(built, tmp_path / "hf", include_incomplete=True)
+    result = publish(built, tmp_path / "hf", include_incomplete=True, include_unusable=True)
     assert result.licence == "cc-by-nc-4.0"
     assert [(s.source, s.licence.id) for s in result.sources] == [
         ("tiny 42D — a WSD challenge set (a fixture) (tiny42D.data.xml)", "cc-by-nc-4.0"),
@@ -205,7 +205,7 @@ def test_removing_the_lexicon_the_candidates_came_from_does_not_change_what_publ
     built: Project, tmp_path: Path
 ) -> None:
     remove_wordnet(built, "omw-cmn")
-    result = publish(built, tmp_path / "hf", include_incomplete=True)
+    result = publish(built, tmp_path / "hf", include_incomplete=True, include_unusable=True)
     assert result.licence == "cc-by-nc-4.0"
     assert "Chinese Open Wordnet (omw-cmn:1.4-local)" in [s.source for s in result.sources]
     assert (result.path / "LICENSES" / "cow.txt").is_file()
@@ -280,7 +280,7 @@ def test_items_imported_before_licences_were_recorded_get_theirs_from_an_unchang
 ) -> None:
     with built.db.write() as conn:  # as an older version left it: no licence recorded for the import
         conn.execute(delete(schema.provenance_sources).where(schema.provenance_sources.c.kind == "corpus"))
-    unknown = publish(built, tmp_path / "before", include_incomplete=True)
+    unknown = publish(built, tmp_path / "before", include_incomplete=True, include_unusable=True)
     assert unknown.licence == "other"
     legacy = "the sentences of 2 item(s) imported before their licence was recorded"
     assert legacy in [s.source for s in unknown.sources]
@@ -289,4 +289,4 @@ def test_items_imported_before_licences_were_recorded_get_theirs_from_an_unchang
     assert again.report.added == 0 and again.report.unchanged == 2
     recorded = again.report.licence_line()
     assert "Sentences' licence recorded: cc-by-nc-4.0 (given with the import: cc-by-nc-4.0" in recorded
-    assert publish(built, tmp_path / "after", include_incomplete=True).licence == "cc-by-nc-4.0"
+    assert publish(built, tmp_path / "after", include_incomplete=True, include_unusable=True).licence == "cc-by-nc-4.0"

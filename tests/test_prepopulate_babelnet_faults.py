@@ -278,7 +278,7 @@ def test_redo_damage_left_by_an_older_version_from_the_command_line(
     capsys.readouterr()
 
     assert prepopulate_cli(cli_project, "--items", "drink") == 2  # --items needs --redo
-    assert "--items and --force go with --redo" in capsys.readouterr().err
+    assert "--items, --force and --changed-only go with --redo" in capsys.readouterr().err
     assert prepopulate_cli(cli_project, "--redo", "--items", "drink,nope") == 2
     assert "No such item(s) in this project: nope" in capsys.readouterr().err
 
