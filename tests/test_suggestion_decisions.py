@@ -133,3 +133,19 @@ def wn_project_lead(project: Project) -> User:
         lead = project.repo.get_user(conn, "lena")
     assert lead is not None
     return lead
+
+
+def test_a_dismissal_is_not_curation_a_language_holding_only_dismissals_is_removed(
+    wn_project: Project,  # noqa: F811
+) -> None:
+    from annotator.services.administration import add_languages
+    from annotator.services.languages import curated_count, remove_language
+
+    add_languages(wn_project, ("DE",))  # the project's only language cannot be removed
+    ivo = CurationService(wn_project, person(wn_project, "ivo"))
+    ivo.handle(A1, DismissSuggestion(Side.GOOD, "bevanda"))
+    assert dismissals(wn_project) == [("a1", "ivo", "bevanda", "related", "hypernym")]
+    assert curated_count(wn_project, "IT") == 0
+    removal = remove_language(wn_project, "IT", wn_project_lead(wn_project))
+    assert removal.lang == "IT" and "IT" not in wn_project.settings().languages
+    assert dismissals(wn_project) == []  # removed with the language, in the same transaction

@@ -384,7 +384,7 @@ def test_the_project_page_shows_the_empty_good_block(wn_project: Project, monkey
     table = next(df.value for df in at.dataframe if "start with an empty GOOD list" in df.value.columns)
     assert table.to_dict("records") == [
         {"language": "Italian (IT)", "start with an empty GOOD list": 2, "of those, with suggestions": 2,
-         "not looked at yet": 0},
+         "suggestions not computed yet": 0},
     ]  # fmt: skip
 
 

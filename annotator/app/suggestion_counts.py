@@ -23,14 +23,17 @@ def render_empty_good_counts(project: ProjectContext) -> bool:
                 "language": f"{language_name(c.lang)} ({c.lang})",
                 "start with an empty GOOD list": c.empty_good,
                 "of those, with suggestions": c.with_suggestions,
-                "not looked at yet": c.not_computed,
+                "suggestions not computed yet": c.not_computed,
             }
             for c in counts
         ]
     )
     st.dataframe(frame, hide_index=True, width="content")
     if any(c.not_computed for c in counts):
-        st.caption("Suggestions are looked for when an item is first opened in Curate; the counts grow as they are.")
+        st.caption(
+            "Suggestions not computed yet are computed by pre-population, `annotator suggestions` or the first time "
+            "someone opens the item in Curate; this column says nothing about what translators have seen."
+        )
     return True
 
 
