@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import simplemma
-from simplemma.strategies import DefaultStrategy
+from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
 from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
 
 from annotator.atomic_files import write_bytes_atomic
@@ -245,8 +245,15 @@ def _store_copy(path: Path, source: Mapping[str, str], fingerprint: str) -> None
 
 def cached_lemmatizer(root: Path | None = None) -> simplemma.Lemmatizer:
     """simplemma's default lemmatizer (the one ``simplemma.lemmatize`` builds) over the cached dictionaries."""
-    strategy = DefaultStrategy(dictionary_factory=CachedDictionaryFactory(root))
-    return simplemma.Lemmatizer(lemmatization_strategy=strategy)
+    return cached_strategies(root)[0]
+
+
+def cached_strategies(root: Path | None = None) -> tuple[simplemma.Lemmatizer, DictionaryLookupStrategy]:
+    """The default lemmatizer and the plain dictionary look-up (is a word in the dictionary at all?) over one set of
+    cached dictionaries, so each language is read once for both."""
+    factory = CachedDictionaryFactory(root)
+    strategy = DefaultStrategy(dictionary_factory=factory)
+    return simplemma.Lemmatizer(lemmatization_strategy=strategy), DictionaryLookupStrategy(dictionary_factory=factory)
 
 
 # --- jieba ----------------------------------------------------------------------------------------------------------

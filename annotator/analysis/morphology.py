@@ -49,6 +49,13 @@ class Morphology:
                 out.append(lemma)
         return tuple(out)
 
+    def knows(self, word: str, code: str) -> bool:
+        """Whether pymorphy3's dictionary has the word (Russian; False when readings are off or it is missing)."""
+        if not self._use_readings or code != "ru":
+            return False
+        morph = self._pymorphy()
+        return bool(morph is not None and morph.word_is_known(word))
+
     def stem(self, word: str, code: str) -> str:
         if not self._use_stems:
             return ""

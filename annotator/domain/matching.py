@@ -214,6 +214,8 @@ class CandidatePattern:
     token: tuple[Pattern, ...] = ()
     specificity: int = 1
     stem: Pattern | None = None
+    #: for each word of ``stem``: the forms it is (typed, lemma, readings), so the stem step can tell another word
+    stem_lemmas: LemmaSets | None = None
 
     @property
     def pos(self) -> str | None:
@@ -242,10 +244,17 @@ def candidate_segments(candidate: Candidate) -> list[str]:
     return [" ".join(segment) for segment in _segments_of(candidate.tokens)]
 
 
-#: What compiling depends on besides the candidate: (lemma, word, token) alternatives, specificity, stem pattern.
-_Alternatives = tuple[tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int, Pattern | None]
+#: Per segment, per word of a candidate: the folded forms that word is (as typed, its lemma, its other readings).
+LemmaSets = tuple[tuple[frozenset[str], ...], ...]
+#: What compiling depends on besides the candidate: (lemma, word, token) alternatives, specificity, stem pattern and
+#: the lemma sets of the stem pattern's words.
+_Alternatives = tuple[
+    tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int, Pattern | None, LemmaSets | None
+]
 #: What ``compile_candidate`` memoises per candidate: its canonical text, then the alternatives.
-_Compiled = tuple[str, tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int, Pattern | None]
+_Compiled = tuple[
+    str, tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int, Pattern | None, LemmaSets | None
+]
 
 
 def _analysed_lemmas(analysis: AnalysedText) -> tuple[str, ...]:
@@ -279,15 +288,16 @@ def _alternatives(candidate: Candidate, segment_analyses: Mapping[str, AnalysedT
     raw: Pattern = tuple([tuple([fold(token) for token in segment]) for segment in raw_segments])
     specificity = len(tokens) - tokens.count(WILDCARD)
     if segment_analyses is None:
-        return (raw,), (raw,), (raw,), specificity, None
+        return (raw,), (raw,), (raw,), specificity, None, None
     get = segment_analyses.get
     present = [get(" ".join(segment)) for segment in raw_segments]
     for analysis in present:
         if analysis is None:
-            return (raw,), (raw,), (raw,), specificity, None
+            return (raw,), (raw,), (raw,), specificity, None, None
     analyses: list[AnalysedText] = present  # type: ignore[assignment]  # none is None (checked above)
     stems = tuple([tuple(getattr(a, "stems", ()) or ()) for a in analyses])
     stem = stems if all(stems) and all(all(segment) for segment in stems) else None
+    lemma_sets = tuple([_word_lemma_sets(a) for a in analyses]) if stem is not None else None
     words = tuple([tuple(map(fold, a.words)) for a in analyses])
     if all(a.tokens == a.words for a in analyses):
         token_form = words  # the tokens are the words (no contraction): the same folded form
@@ -296,7 +306,16 @@ def _alternatives(candidate: Candidate, segment_analyses: Mapping[str, AnalysedT
     lemmas = tuple([w if len(a.words) == 1 else _analysed_lemmas(a) for a, w in zip(analyses, words, strict=True)])
     word = _with(raw, words)
     lemma = word if lemmas == words else _with(raw, lemmas)
-    return lemma, word, word if token_form == words else _with(raw, token_form), specificity, stem
+    return lemma, word, word if token_form == words else _with(raw, token_form), specificity, stem, lemma_sets
+
+
+def _word_lemma_sets(analysis: AnalysedText) -> tuple[frozenset[str], ...]:
+    """Per word: its folded form, lemma and other readings (what the stem step compares, see ``_stem_acceptor``)."""
+    extra = getattr(analysis, "readings", ()) or ()
+    return tuple(
+        frozenset({fold(word), fold(lemma), *(fold(r) for r in (extra[i] if i < len(extra) else ()))})
+        for i, (word, lemma) in enumerate(zip(analysis.words, analysis.lemmas, strict=True))
+    )
 
 
 def compile_candidate(
@@ -322,7 +341,7 @@ def compile_candidate(
         compiled = (candidate.format(), *_alternatives(candidate, segment_analyses))
         if memo is not None:
             memo[candidate] = compiled
-    formatted, lemma, word, token, specificity, stem = compiled
+    formatted, lemma, word, token, specificity, stem, stem_lemmas = compiled
     return CandidatePattern(
         formatted,
         side,
@@ -334,6 +353,7 @@ def compile_candidate(
         token,
         specificity,
         stem,
+        stem_lemmas,
     )
 
 
@@ -615,6 +635,8 @@ class _Indexed:
         self._token_words: list[list[int]] | None = None
         stems = getattr(analysis, "stems", ()) or ()
         self.stems = _Level(stems) if stems else None
+        #: per word, whether the analyser settles its lemmas (empty: it cannot tell), see ``_stem_acceptor``
+        self.settled: tuple[bool, ...] = getattr(analysis, "settled", ()) or ()
         self.has_pos = analysis.upos.count(None) != len(analysis.upos)  # any tag (``count`` is a C loop)
         if stems_only:
             self.levels: dict[Step, _Level] = {}
@@ -627,6 +649,13 @@ class _Indexed:
 
     def level(self, step: Step) -> _Level:
         return self.levels[step]
+
+    def forms(self, position: int) -> frozenset[str]:
+        """The word at ``position`` folded, its lemma and its other readings (for the stem step's check)."""
+        analysis = self.analysis
+        readings = getattr(analysis, "readings", ()) or ()
+        extra = readings[position] if position < len(readings) else ()
+        return frozenset({fold(analysis.words[position]), fold(analysis.lemmas[position]), *map(fold, extra)})
 
     def token_words(self, token: int) -> list[int]:
         if self._token_words is None:
@@ -756,7 +785,7 @@ def _match_stems(cset: CandidateSet, indexed: _Indexed, tag_tried: set[int]) -> 
         pattern = cset.patterns[position]
         if pattern.stem is None or position in tag_tried:
             continue
-        span = level.find(pattern.stem)
+        span = _find_stems(level, pattern.stem, _stem_acceptor(pattern, indexed))
         if span is not None:
             matches.append(
                 CandidateMatch(
@@ -771,6 +800,48 @@ def _match_stems(cset: CandidateSet, indexed: _Indexed, tag_tried: set[int]) -> 
                 )
             )
     return matches
+
+
+def _stem_acceptor(pattern: CandidatePattern, indexed: _Indexed) -> Callable[[int, int, int], bool] | None:
+    """Whether the translation's word at a position may stand for word ``k`` of segment ``i`` of the candidate at the
+    stem step: only when it cannot be another word. A word the analyser settles (it lists every reading, or the word
+    is a lemma of its own) counts only when it shares a form or lemma with the candidate word: «Schüler» is a lemma
+    of its own, not ``Schule``; «право» (право, правый) is not ``правит``. Any other word may hide the candidate's
+    lemma, so its stem decides: one the dictionary does not know (``chupitos``), or an inflected form of which the
+    dictionary keeps one reading (simplemma reads «decolli» as decollo; it is also a form of ``decollare``).
+    None when the analyser settles nothing (every stem counts).
+    """
+    settled = indexed.settled
+    lemma_sets = pattern.stem_lemmas
+    if not settled or lemma_sets is None:
+        return None
+
+    def accept(position: int, segment: int, word: int) -> bool:
+        if position >= len(settled) or not settled[position]:
+            return True
+        return not lemma_sets[segment][word].isdisjoint(indexed.forms(position))
+
+    return accept
+
+
+def _find_stems(
+    level: _Level, pattern: Pattern, accept: Callable[[int, int, int], bool] | None
+) -> tuple[int, int] | None:
+    """``level.find(pattern)`` where every word of the run must pass ``accept`` (leftmost accepted run of each
+    segment in turn: taking the earliest one leaves the most room for the segments after it)."""
+    if accept is None:
+        return level.find(pattern)
+    start: int | None = None
+    position = 0
+    for number, segment in enumerate(pattern):
+        found = level.find_segment(segment, position)
+        while found is not None and not all(accept(found + k, number, k) for k in range(len(segment))):
+            found = level.find_segment(segment, found + 1)
+        if found is None:
+            return None
+        start = found if start is None else start
+        position = found + len(segment)
+    return (start, position) if start is not None else None
 
 
 def match_stem_step(analysis: AnalysedText, candidates: CandidateSet | Sequence[CandidatePattern]) -> MatchResult:
