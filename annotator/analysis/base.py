@@ -38,9 +38,9 @@ class Analysis:
     readings: tuple[tuple[str, ...], ...] = ()
     #: a Snowball stem per word (empty when the backend gives none): the matcher's last, separately reported step
     stems: tuple[str, ...] = ()
-    #: per word, whether the backend's dictionary settles which lemmas it can have (empty when it cannot tell): it
-    #: lists every reading of the word, or the word is a lemma of its own. The stem step lets a settled word match
-    #: only a candidate of one of its lemmas: with another lemma it is another word (docs/MATCHING.md).
+    #: per word, whether the backend's dictionary knows it and so settles its lemmas (empty when it cannot tell).
+    #: The stem step lets a settled word match only a candidate that shares one of its forms or lemmas: with another
+    #: lemma it is another word (docs/MATCHING.md).
     settled: tuple[bool, ...] = ()
 
     def __post_init__(self) -> None:

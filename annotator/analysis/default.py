@@ -166,10 +166,10 @@ class DefaultAnalyser:
         for analysis in analyses:
             stems = []
             settled = []
-            for word, lemma in zip(analysis.words, analysis.lemmas, strict=True):
+            for word in analysis.words:
                 entry = cache.get(word)
                 if entry is None:
-                    entry = cache[word] = (self._morphology.stem(word, code), self._settles(word, lemma, code))
+                    entry = cache[word] = (self._morphology.stem(word, code), self._settles(word, code))
                 stems.append(entry[0])
                 settled.append(entry[1])
             if any(stems):  # the constructor, not ``dataclasses.replace``: this runs for every unmatched translation
@@ -343,14 +343,14 @@ class DefaultAnalyser:
             lemma = lemma.replace("ё", "е").replace("Ё", "Е")
         return lemma
 
-    def _settles(self, word: str, lemma: str, code: str) -> bool:
-        """Whether the dictionaries settle the word's lemmas: pymorphy3 lists every reading of a Russian word it
-        knows; simplemma keeps one lemma per form, which settles a word only when that lemma is the word itself."""
+    def _settles(self, word: str, code: str) -> bool:
+        """Whether the dictionaries know the word, and so which lemmas it has: pymorphy3 lists every reading of a
+        Russian word it knows; a word in simplemma's dictionary has the one lemma it gives."""
         if not any(ch.isalpha() for ch in word):
             return False
         if self._morphology.knows(word, code):
             return True
-        if not self._simplemma_knows(code) or word.casefold() != lemma.casefold():
+        if not self._simplemma_knows(code):
             return False
         return _strategies()[1].get_lemma(word.replace("’", "'"), code) is not None
 

@@ -310,12 +310,13 @@ def _alternatives(candidate: Candidate, segment_analyses: Mapping[str, AnalysedT
 
 
 def _word_lemma_sets(analysis: AnalysedText) -> tuple[frozenset[str], ...]:
-    """Per word: its folded form, lemma and other readings (what the stem step compares, see ``_stem_acceptor``)."""
-    extra = getattr(analysis, "readings", ()) or ()
-    return tuple(
-        frozenset({fold(word), fold(lemma), *(fold(r) for r in (extra[i] if i < len(extra) else ()))})
-        for i, (word, lemma) in enumerate(zip(analysis.words, analysis.lemmas, strict=True))
-    )
+    """Per word of a candidate segment: what a settled translation word must be to count at the stem step (see
+    ``_stem_acceptor``). A one-word candidate is a lemma as typed; a word of a multiword one may also be its analysed
+    lemma, as at the lemma step (``_analysed_lemmas``)."""
+    words = tuple(map(fold, analysis.words))
+    if len(words) == 1:
+        return (frozenset(words),)
+    return tuple(frozenset({word, lemma}) for word, lemma in zip(words, _analysed_lemmas(analysis), strict=True))
 
 
 def compile_candidate(
@@ -804,12 +805,11 @@ def _match_stems(cset: CandidateSet, indexed: _Indexed, tag_tried: set[int]) -> 
 
 def _stem_acceptor(pattern: CandidatePattern, indexed: _Indexed) -> Callable[[int, int, int], bool] | None:
     """Whether the translation's word at a position may stand for word ``k`` of segment ``i`` of the candidate at the
-    stem step: only when it cannot be another word. A word the analyser settles (it lists every reading, or the word
-    is a lemma of its own) counts only when it shares a form or lemma with the candidate word: «Schüler» is a lemma
-    of its own, not ``Schule``; «право» (право, правый) is not ``правит``. Any other word may hide the candidate's
-    lemma, so its stem decides: one the dictionary does not know (``chupitos``), or an inflected form of which the
-    dictionary keeps one reading (simplemma reads «decolli» as decollo; it is also a form of ``decollare``).
-    None when the analyser settles nothing (every stem counts).
+    stem step: only when it cannot be another word. A word the analyser's dictionary knows (``settled``) counts only
+    when one of its forms or lemmas is the candidate word as typed (the inflection the dictionary ties to it):
+    «Schule» is not ``Schüler``, «bezeichnet» (bezeichnen) is not ``Bezeichnung``, «право» (право, правый) is not
+    ``правит``. A word the dictionary does not know (``chupitos``) has nothing but its stem to go by: its stem
+    decides. None when the analyser settles nothing (every stem counts).
     """
     settled = indexed.settled
     lemma_sets = pattern.stem_lemmas
