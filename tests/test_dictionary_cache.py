@@ -223,10 +223,10 @@ def _evaluate_in_a_fresh_process(tmp_path: Path, cache: Path, run: str) -> subpr
     line = {"id": "i1", "lang": "IT", "system": "s", "translation": "Ha sparato due spari nel bosco."}
     translations.write_text(json.dumps(line) + "\n", encoding="utf-8")
     env = {**os.environ, CACHE_ENV: str(cache), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    command = ["evaluate", str(dataset), str(translations), "--out", str(tmp_path / run)]
     return subprocess.run(
-        [sys.executable, "-m", "annotator.cli", "evaluate", str(dataset), str(translations), "--out", str(tmp_path / run)],
-        env=env, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+        [sys.executable, "-m", "annotator.cli", *command], env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 def test_a_command_line_run_leaves_its_dictionary_copy_and_the_next_run_starts_warm(tmp_path: Path) -> None:
