@@ -140,6 +140,7 @@ class DefaultAnalyser:
         self._supported: dict[str, bool] = {}
         self._jieba: Any = None
         self._simplemma: simplemma.Lemmatizer | None = None
+        self._lookup: DictionaryLookupStrategy | None = None
         self._morphology = Morphology(readings=morphology, stems=stems)
         self._stem_cache: dict[str, dict[str, tuple[str, bool]]] = {}  # word → (stem, settled)
 
@@ -352,7 +353,9 @@ class DefaultAnalyser:
             return True
         if not self._simplemma_knows(code):
             return False
-        return _strategies()[1].get_lemma(word.replace("’", "'"), code) is not None
+        if self._lookup is None:
+            self._lookup = _strategies()[1]
+        return self._lookup.get_lemma(word.replace("’", "'"), code) is not None
 
     def _simplemma_knows(self, code: str) -> bool:
         known = self._supported.get(code)
