@@ -113,18 +113,23 @@ def _run(argv: Sequence[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from annotator.project import committed_writes
-
-    before = committed_writes()
+    before = _committed_writes()
     try:
         return int(args.func(args) or 0)
     except UserError as error:
         print(f"annotator {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        saved = committed_writes() > before  # said only when this command saved something
+        saved = _committed_writes() > before  # said only when this command saved something
         print("interrupted; " + ("work saved so far is kept" if saved else "nothing was changed"), file=sys.stderr)
         return 130
+
+
+def _committed_writes() -> int:
+    """Transactions committed so far by this process; none when no command has opened a project (the project
+    module, which brings the database layer, is then not imported just to count them)."""
+    project = sys.modules.get("annotator.project")
+    return int(project.committed_writes()) if project is not None else 0
 
 
 if __name__ == "__main__":

@@ -165,3 +165,12 @@ def test_a_refused_line_still_gets_the_full_schema_s_message(record: Any) -> Non
     with pytest.raises(EvaluationInputError) as refused:
         parse_dataset([json.dumps(record)], "dataset.jsonl")
     assert "dataset.jsonl" in str(refused.value) and "line 1" in str(refused.value)
+
+
+def test_the_checked_schema_is_the_file_the_exporter_ships() -> None:
+    import json
+
+    from annotator.data_export.dataset import schema_path
+    from annotator.evaluation.inputs import _line_schema
+
+    assert _line_schema() == json.loads(schema_path().read_text(encoding="utf-8"))

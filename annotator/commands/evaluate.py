@@ -14,7 +14,6 @@ from annotator.data_import.limits import InputLimits
 from annotator.errors import UserError
 from annotator.evaluation.inputs import SKIP_REASONS, SkippedLine, format_skipped
 from annotator.evaluation.presenters import format_metrics_table
-from annotator.evaluation.report import write_leaderboard
 from annotator.evaluation.run import ANALYSERS, default_out_dir, run_evaluation, write_results
 from annotator.progress import TerminalProgress
 
@@ -114,7 +113,11 @@ def run(args: argparse.Namespace) -> int:
         ) from error
     try:  # written after the inputs were read: an OSError here is the output folder's (a full disk, no rights)
         write_results(result, out_dir)
-        written = write_leaderboard(result, out_dir) if getattr(args, "leaderboard", False) else {}
+        written = {}
+        if getattr(args, "leaderboard", False):
+            from annotator.evaluation.report import write_leaderboard  # numpy's bootstrap: only when asked for
+
+            written = write_leaderboard(result, out_dir)
     except OSError as error:
         raise cannot_write(out_dir, error) from error
     print(format_metrics_table(result.metrics))

@@ -242,9 +242,10 @@ def _parse_item(record: Any, source: str, line: int, problems: list[Problem], pa
 
 @functools.cache
 def _line_schema() -> dict[str, Any]:
-    from annotator.data_export.dataset import schema_path
-
-    schema: dict[str, Any] = json.loads(schema_path().read_text(encoding="utf-8"))
+    # the file ``data_export.dataset.schema_path()`` names, read without importing the exporter (and the database
+    # layer it brings): the evaluation's start-up is most of a small run
+    path = Path(__file__).resolve().parent.parent / "schema" / "dataset.schema.json"
+    schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return schema
 
 
