@@ -278,15 +278,21 @@ def _field_path(error: Any) -> str:
     return out or "(line)"
 
 
-def _schema_problems(record: Any, source: str, line: int, problems: list[Problem]) -> bool:
-    """Validate one line against the schema; add one problem per violation, naming the line and the field."""
+def _passes_compiled_check(record: Any) -> bool:
+    """The compiled schema's verdict (``line_checker``): True means the line is valid."""
     from fastjsonschema import JsonSchemaException
 
     try:
         line_checker()(record)
+    except (JsonSchemaException, RecursionError):
         return False
-    except JsonSchemaException:
-        pass  # refused: the full validator names every fault
+    return True
+
+
+def _schema_problems(record: Any, source: str, line: int, problems: list[Problem]) -> bool:
+    """Validate one line against the schema; add one problem per violation, naming the line and the field."""
+    if _passes_compiled_check(record):
+        return False
     errors = sorted(_line_validator().iter_errors(record), key=lambda e: [str(p) for p in e.absolute_path])
     seen: set[tuple[str, str]] = set()
     for error in errors:
@@ -350,8 +356,22 @@ class DatasetReader:
         self.items: dict[str, DatasetItem] = {}
         self.parsed: ParseCache = {}
 
-    def check(self, record: Any, number: int) -> DatasetItem | None:
-        """A decoded line: depth, surrogates, schema, item rules; the item, or None with the problems added."""
+    def check(self, record: Any, number: int, raw: str | None = None) -> DatasetItem | None:
+        """A decoded line: depth, surrogates, schema, item rules; the item, or None with the problems added.
+
+        ``raw``, the line's text when there is one, spares the walk for surrogates when it holds no surrogate escape.
+        A line the compiled schema passes nests no deeper than the schema (each of its objects lists its fields), so
+        only a refused one is walked for its depth before the full validator names its faults.
+        """
+        if _passes_compiled_check(record):
+            if raw is None or may_hold_surrogate(raw):
+                found = find_surrogate(record)
+                if found:
+                    where, code = found
+                    message = f"field '{where}' holds a lone surrogate {code}"
+                    _problem(self.problems, self.source, number, "surrogate", message)
+                    return None
+            return _parse_item(record, self.source, number, self.problems, self.parsed)
         if too_deep(record):
             _problem(self.problems, self.source, number, "too_deep", f"the JSON nests deeper than {MAX_DEPTH} levels")
             return None
@@ -374,8 +394,8 @@ class DatasetReader:
             return
         self.items[item.id] = item
 
-    def add(self, record: Any, number: int) -> None:
-        item = self.check(record, number)
+    def add(self, record: Any, number: int, raw: str | None = None) -> None:
+        item = self.check(record, number, raw)
         if item is not None:
             self.keep(item)
 
@@ -398,7 +418,7 @@ def parse_dataset(lines: Iterable[str], source: str = "dataset.jsonl") -> Datase
         if line.strip():
             decoded, record = _decode(line, source, number, reader.problems)
             if decoded:
-                reader.add(record, number)
+                reader.add(record, number, line)
     return reader.dataset()
 
 
