@@ -119,12 +119,24 @@ def surface_fold(text: str) -> str:
     """
     # not ``fold``: whole texts would flood its memo; ``translate`` only when needed, it is slow on non-ASCII text
     folded = (text.translate(_SAME_LENGTH_FOLD) if _SAME_LENGTH_RE.search(text) else text).casefold()
-    if len(folded) != len(text):
-        folded = "".join(_fold_char(ch) for ch in text)
+    if len(folded) != len(text):  # only the few characters that fold longer go one by one (a German ß, not the text)
+        pieces = _longer_fold_re().split(text)
+        folded = "".join(
+            _fold_char(piece) if number % 2 else piece.translate(_SAME_LENGTH_FOLD).casefold()
+            for number, piece in enumerate(pieces)
+        )
     return _WHITESPACE_RE.sub(" ", folded) if _WHITESPACE_RE.search(folded) else folded
 
 
 _WHITESPACE_RE = re.compile(r"[^\S ]")
+
+
+@functools.cache
+def _longer_fold_re() -> re.Pattern[str]:
+    """The characters whose case folding is longer than one character (ß → ss, İ; about a hundred, all in the BMP),
+    each captured so ``split`` keeps it between the runs around it."""
+    longer = [chr(code) for code in range(0x10000) if len(chr(code).translate(_SAME_LENGTH_FOLD).casefold()) != 1]
+    return re.compile("(" + "|".join(map(re.escape, longer)) + ")")
 
 
 def _fold_char(ch: str) -> str:
