@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -98,13 +99,16 @@ def build(data: Path, pair: str, folder: Path) -> int:
     return len(lines) * len(SYSTEMS)
 
 
-def timed(command: list[str], env: dict[str, str]) -> float:
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one run of ``command`` as its own process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command[:4])}… failed: {done.stderr.strip()[-500:]}")
-    return seconds
+    return seconds, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 def main() -> None:
@@ -131,7 +135,7 @@ def main() -> None:
             lemmatised = [*core[:-2], str(folder / "lem-empty"), "yes"]
             timed(ours, warm)  # fills the warm cache folder
             commands = {"annotator": (ours, warm), "mucow core": (core, env), "mucow + simplemma": (lemmatised, env)}
-            times: dict[str, list[float]] = {name: [] for name in (*commands, "annotator cold")}
+            times: dict[str, list[tuple[float, float]]] = {name: [] for name in (*commands, "annotator cold")}
             for round_number in range(args.runs):
                 names = list(commands)
                 names = names[round_number % len(names) :] + names[: round_number % len(names)]
@@ -141,16 +145,20 @@ def main() -> None:
                 if not args.no_cold:
                     cold = root / f"cold-{pair}-{round_number}"
                     times["annotator cold"].append(timed(ours, {**env, "ANNOTATOR_CACHE_DIR": str(cold)}))
-            median = {name: statistics.median(values) for name, values in times.items() if values}
-            print(f"{pair.upper()}: {count:,} translations, {args.runs} rounds, median wall time")
-            for name, value in median.items():
-                print(f"  {name}: {value:.2f} s")
-            ratio_lemma = median["annotator"] / median["mucow + simplemma"]
-            ratio_core = median["annotator"] / median["mucow core"]
-            print(f"  ratio annotator / (mucow + simplemma): {ratio_lemma:.2f} (target ≤ 1.0)")
-            print(f"  ratio annotator / mucow core: {ratio_core:.2f} (target ≤ 2.0)")
-            if "annotator cold" in median:
-                print(f"  ratio annotator cold / warm: {median['annotator cold'] / median['annotator']:.2f} (≤ 1.5)")
+            print(f"{pair.upper()}: {count:,} translations, {args.runs} rounds, medians (wall time; CPU time)")
+            wall = {name: statistics.median(w for w, _ in values) for name, values in times.items() if values}
+            cpu = {name: statistics.median(c for _, c in values) for name, values in times.items() if values}
+            for name in wall:
+                print(f"  {name}: {wall[name]:.2f} s wall, {cpu[name]:.2f} s CPU")
+            for label, median in (("wall", wall), ("CPU", cpu)):
+                lemma = median["annotator"] / median["mucow + simplemma"]
+                core_ratio = median["annotator"] / median["mucow core"]
+                line = f"  {label} ratios: annotator / (mucow + simplemma) {lemma:.2f} (target ≤ 1.0), "
+                line += f"annotator / mucow core {core_ratio:.2f} (target ≤ 2.0)"
+                if "annotator cold" in median:
+                    cold_ratio = median["annotator cold"] / median["annotator"]
+                    line += f", annotator cold / warm {cold_ratio:.2f} (target ≤ 1.5)"
+                print(line)
 
 
 if __name__ == "__main__":
