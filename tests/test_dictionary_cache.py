@@ -244,3 +244,17 @@ def test_a_command_line_run_leaves_its_dictionary_copy_and_the_next_run_starts_w
     assert "1 GOOD" in second.stdout
     again = path.stat()
     assert (again.st_ino, again.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # read, not built again
+
+
+def test_the_copy_read_from_simplemma_s_file_is_the_copy_of_its_dict() -> None:
+    """The process that builds a copy reads simplemma's front-coded file straight (no dict built first): the same
+    bytes as from simplemma's own dict."""
+    from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
+
+    from annotator.analysis.dictionary_cache import _stream_entries
+
+    streamed = _stream_entries(LANG)
+    assert streamed is not None
+    fingerprint = _fingerprint(LANG)
+    from_dict = _encode(_raw_entries(DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)), fingerprint)
+    assert from_dict is not None and _encode(streamed, fingerprint) == from_dict
