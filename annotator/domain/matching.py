@@ -544,11 +544,15 @@ class _Level:
         self._positions: dict[str, list[int]] | None = None
         self.alts: tuple[frozenset[str], ...] | None = None
         if any(extra):
-            alts = []
-            for i, value in enumerate(self.seq):
-                more = {fold(r) for r in (extra[i] if i < len(extra) else ())} - {value}
-                alts.append(frozenset({value, *more}))
-            self.alts = tuple(alts)
+            if len(extra) < len(self.seq):
+                extra = (*extra, *(((),) * (len(self.seq) - len(extra))))
+            self.alts = tuple(
+                [
+                    frozenset((value, *[get(r) or fold(r) for r in more])) if more else frozenset((value,))
+                    for value, more in zip(self.seq, extra, strict=False)  # a longer ``extra``: its tail ignored
+                ]
+            )
+            alts = self.alts
             self.keys: frozenset[str] = frozenset().union(*alts)
         else:
             self.keys = frozenset(self.seq)
