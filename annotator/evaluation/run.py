@@ -14,10 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from annotator.analysis.base import Analyser, Analysis, empty_analysis
-from annotator.atomic_files import write_bytes_atomic, write_text_atomic
+from annotator.atomic_files import write_text_atomic
 from annotator.clock import utc_now
 from annotator.domain.candidates import Candidate
 from annotator.domain.consistency import SenseChoice, cross_language_consistency
@@ -328,15 +326,6 @@ def default_out_dir(translations_path: str | Path) -> Path:
 # --- output ---------------------------------------------------------------------------------------------------------
 
 
-def _json_line(value: dict[str, Any]) -> bytes:
-    """One JSON line in UTF-8: orjson (a third of the standard library's time on the analysed file); the standard
-    library for what orjson refuses (a lone surrogate), escaped as JSON allows."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_APPEND_NEWLINE)
-    except (orjson.JSONEncodeError, TypeError):
-        return (json.dumps(value) + "\n").encode("ascii")
-
-
 def write_results(result: EvaluationResult, out_dir: str | Path) -> dict[str, Path]:
     """Write ``analysed.jsonl`` (one line per translation, input order) and ``metrics.json``; return their paths."""
     folder = Path(out_dir)
@@ -346,6 +335,7 @@ def write_results(result: EvaluationResult, out_dir: str | Path) -> dict[str, Pa
         raise UserError(f"{folder}: cannot create the output folder ({error.strerror})") from error
     analysed = folder / ANALYSED_FILE
     metrics = folder / METRICS_FILE
-    write_bytes_atomic(analysed, b"".join(_json_line(r.to_dict()) for r in result.results))
+    lines = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in result.results)
+    write_text_atomic(analysed, lines)
     write_text_atomic(metrics, json.dumps(result.metrics_document(), ensure_ascii=False, indent=2) + "\n")
     return {"analysed": analysed, "metrics": metrics}
