@@ -206,7 +206,9 @@ def test_fast_jieba_loops_give_jieba_s_graph_route_and_words():
         assert list(fast.cut(sentence)) == list(reference.cut(sentence)), sentence
 
 
-def _evaluate_in_a_fresh_process(tmp_path: Path, cache: Path, run: str) -> subprocess.CompletedProcess[str]:
+def _evaluate_in_a_fresh_process(
+    tmp_path: Path, cache: Path, run: str, one_core: bool = False
+) -> subprocess.CompletedProcess[str]:
     """``annotator evaluate`` as a user runs it: its own interpreter, the given (possibly empty) cache folder."""
     record = {
         "id": "i1", "sentence": "He fired two shots.",
@@ -224,15 +226,20 @@ def _evaluate_in_a_fresh_process(tmp_path: Path, cache: Path, run: str) -> subpr
     translations.write_text(json.dumps(line) + "\n", encoding="utf-8")
     env = {**os.environ, CACHE_ENV: str(cache), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     command = ["evaluate", str(dataset), str(translations), "--out", str(tmp_path / run)]
+    pin = (lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})) if one_core else None
     return subprocess.run(
-        [sys.executable, "-m", "annotator.cli", *command], env=env, capture_output=True, text=True, timeout=600
-    )
+        [sys.executable, "-m", "annotator.cli", *command],
+        env=env, capture_output=True, text=True, timeout=600, preexec_fn=pin,
+    )  # fmt: skip
 
 
-def test_a_command_line_run_leaves_its_dictionary_copy_and_the_next_run_starts_warm(tmp_path: Path) -> None:
+@pytest.mark.parametrize("one_core", [False, True], ids=["a process builds it", "one core: this process builds it"])
+def test_a_command_line_run_leaves_its_dictionary_copy_and_the_next_run_starts_warm(
+    tmp_path: Path, one_core: bool
+) -> None:
     cache = tmp_path / "cache"
     cache.mkdir()
-    first = _evaluate_in_a_fresh_process(tmp_path, cache, "first")
+    first = _evaluate_in_a_fresh_process(tmp_path, cache, "first", one_core)
     assert first.returncode == 0, first.stderr
     assert "1 GOOD" in first.stdout
     path = cache_file(LANG, cache)

@@ -246,8 +246,12 @@ def wait_for_cache_writes(timeout: float | None = None) -> None:
 
 
 def _build_copy(path: Path, lang: str, source: Mapping[str, str], fingerprint: str) -> None:
-    """Build the copy in a process of its own, on the other core while this one goes on with simplemma's dict (the
-    thread waits for it, and the interpreter for the thread); here, on this thread, when no process can be started."""
+    """Build the copy in a process of its own, on another core while this one goes on with simplemma's dict (the
+    thread waits for it, and the interpreter for the thread); here, on this thread, when this process may use one
+    core only (a second process would only take turns with it) or no process can be started."""
+    if _usable_cores() < 2:
+        _store_copy(path, source, fingerprint)
+        return
     command = [sys.executable, "-m", "annotator.analysis.dictionary_cache", lang, str(path), fingerprint]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
@@ -258,6 +262,13 @@ def _build_copy(path: Path, lang: str, source: Mapping[str, str], fingerprint: s
             return
         logger.info("the process caching %s failed (%s): caching it here", path, done.stderr.strip()[-300:])
     _store_copy(path, source, fingerprint)
+
+
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on every platform
+        return os.cpu_count() or 1
 
 
 def _stream_entries(lang: str) -> Mapping[bytes, bytes] | None:
