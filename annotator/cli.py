@@ -4,47 +4,65 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import signal
 import sys
 from collections.abc import Iterator, Sequence
+from types import ModuleType
 
 from annotator import __version__
-from annotator.commands import (
-    contrastive,
-    evaluate,
-    export,
-    items,
-    jobs,
-    languages,
-    lexicon,
-    project,
-    publish,
-    report,
-    serve,
-    sheet,
-    suggestions,
-    users,
-)
 from annotator.errors import UserError
 from annotator.terminal import sanitised_output
 
-#: The modules that add subcommands, in the order ``--help`` lists them (a broken one fails the import above).
-COMMAND_MODULES = (
-    project,
-    languages,
-    items,
-    lexicon,
-    users,
-    export,
-    publish,
-    sheet,
-    evaluate,
-    report,
-    contrastive,
-    suggestions,
-    jobs,
-    serve,
-)
+#: Each subcommand and the module of ``annotator.commands`` that registers it, in the order ``--help`` lists them.
+#: A command line naming one of them imports only that module: ``annotator evaluate`` never loads the database,
+#: the web app or the exporters (start-up is most of a small run). A test holds the table to what the modules
+#: register.
+COMMANDS: dict[str, str] = {
+    "init": "project",
+    "info": "project",
+    "demo": "project",
+    "languages": "languages",
+    "import": "items",
+    "filter": "items",
+    "exclude": "items",
+    "limits": "items",
+    "lexicon": "lexicon",
+    "prepopulate": "lexicon",
+    "users": "users",
+    "export": "export",
+    "stats": "export",
+    "publish": "publish",
+    "sheet": "sheet",
+    "evaluate": "evaluate",
+    "report": "report",
+    "contrastive": "contrastive",
+    "suggestions": "suggestions",
+    "jobs": "jobs",
+    "serve": "serve",
+}
+#: The modules that add subcommands, in the order ``--help`` lists them (a broken one fails when it is imported).
+COMMAND_MODULE_NAMES = tuple(dict.fromkeys(COMMANDS.values()))
+
+
+def command_modules(names: Sequence[str] = COMMAND_MODULE_NAMES) -> tuple[ModuleType, ...]:
+    """The command modules called ``names``, imported."""
+    return tuple(importlib.import_module(f"annotator.commands.{name}") for name in names)
+
+
+def _command_named(argv: Sequence[str]) -> str | None:
+    """The subcommand a command line names (the first word that is neither an option nor ``--data``'s value)."""
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--data":
+            skip = True
+        elif not word.startswith("-"):
+            return word
+        elif word == "--":
+            return None
+    return None
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -63,7 +81,9 @@ class CommandParser(argparse.ArgumentParser):
         return parsed, extras
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or, given the command line, of the one command it names (when it names a known
+    one; otherwise of all, so a mistyped command is listed against every choice)."""
     parser = CommandParser(
         prog="annotator",
         description="Build a DiBiMT-style benchmark of lexical ambiguity in machine translation.",
@@ -75,7 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="project data folder (default: $ANNOTATOR_DATA or ./data)",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMAND_MODULES:
+    named = _command_named(argv) if argv is not None else None
+    names = (COMMANDS[named],) if named in COMMANDS else COMMAND_MODULE_NAMES
+    for module in command_modules(names):
         module.register(subparsers)
     return parser
 
@@ -118,14 +140,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from annotator.project import committed_writes
-
-    before = committed_writes()
+    before = _committed_writes()
     try:
         _check_out_option(args)
         with _signals_interrupt(args.command):
@@ -134,9 +155,16 @@ def _run(argv: Sequence[str] | None) -> int:
         print(f"annotator {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        saved = committed_writes() > before  # said only when this command saved something
+        saved = _committed_writes() > before  # said only when this command saved something
         print("interrupted; " + ("work saved so far is kept" if saved else "nothing was changed"), file=sys.stderr)
         return 130
+
+
+def _committed_writes() -> int:
+    """Transactions committed so far by this process; none when no command has opened a project (the project
+    module, which brings the database layer, is then not imported just to count them)."""
+    project = sys.modules.get("annotator.project")
+    return int(project.committed_writes()) if project is not None else 0
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -205,7 +206,7 @@ def test_every_command_module_is_registered_and_none_is_listed_that_does_not_exi
     import pkgutil
 
     import annotator.commands
-    from annotator.cli import COMMAND_MODULES
+    from annotator.cli import COMMAND_MODULE_NAMES
 
     folder = annotator.commands.__path__
     with_register = {
@@ -213,6 +214,39 @@ def test_every_command_module_is_registered_and_none_is_listed_that_does_not_exi
         for info in pkgutil.iter_modules(folder)
         if hasattr(importlib.import_module(f"annotator.commands.{info.name}"), "register")
     }
-    listed = {module.__name__.rsplit(".", 1)[-1] for module in COMMAND_MODULES}
+    listed = set(COMMAND_MODULE_NAMES)
     assert listed <= with_register
     assert with_register - listed == {"limits"}  # registered by ``items``, beside the import it concerns
+
+
+def test_the_command_table_names_what_each_module_registers() -> None:
+    """``annotator X`` imports only the module the table gives for X: the table must be what the modules register."""
+    from annotator.cli import COMMAND_MODULE_NAMES, COMMANDS, CommandParser, command_modules
+
+    registered: dict[str, str] = {}
+    for name, module in zip(COMMAND_MODULE_NAMES, command_modules(), strict=True):
+        parser = CommandParser(prog="annotator")
+        subparsers = parser.add_subparsers(dest="command")
+        module.register(subparsers)
+        action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        registered.update(dict.fromkeys(action.choices, name))
+    assert registered == COMMANDS
+
+
+def test_a_command_imports_only_its_own_module(tmp_path: Path) -> None:
+    heavy = ("sqlalchemy", "numpy", "streamlit", "pandas", "alembic", "pyarrow", "jsonschema", "altair")
+    probe = (
+        "import sys\n"
+        "from annotator.cli import build_parser\n"
+        "build_parser(sys.argv[1:])\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(heavy)!r}))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+
+    def loaded(*argv: str) -> str:
+        done = subprocess.run([sys.executable, "-c", probe, *argv], env=env, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    assert loaded("--data", str(tmp_path), "evaluate", "dataset.jsonl", "mt.jsonl") == "[]"
+    assert "sqlalchemy" in loaded("export")  # the table's other commands still bring what they use
+    assert "sqlalchemy" in loaded("--help")  # no command named: every module, for the full list

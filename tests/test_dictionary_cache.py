@@ -3,6 +3,10 @@ corrupt, and the analyses read through them are exactly simplemma's and jieba's 
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -200,3 +204,64 @@ def test_fast_jieba_loops_give_jieba_s_graph_route_and_words():
         reference.calc(sentence, dag, reference_route)
         assert fast_route == reference_route, sentence  # the same floats: the same arithmetic in the same order
         assert list(fast.cut(sentence)) == list(reference.cut(sentence)), sentence
+
+
+def _evaluate_in_a_fresh_process(
+    tmp_path: Path, cache: Path, run: str, one_core: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``annotator evaluate`` as a user runs it: its own interpreter, the given (possibly empty) cache folder."""
+    record = {
+        "id": "i1", "sentence": "He fired two shots.",
+        "target": {"text": "shots", "start": 13, "end": 18, "lemma": "shot", "pos": "NOUN"},
+        "synset": "bn:1n", "gloss": "", "source": "test", "polysemy_degree": None, "sense_rank": None, "senses": [],
+        "languages": {"IT": {
+            "good": [{"text": "sparo", "pos": None, "origin": "translator", "synsets": []}],
+            "bad": [{"text": "goccio", "pos": None, "origin": "translator", "synsets": []}],
+        }},
+    }  # fmt: skip
+    dataset = tmp_path / "dataset.jsonl"
+    dataset.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    translations = tmp_path / "mt.jsonl"
+    line = {"id": "i1", "lang": "IT", "system": "s", "translation": "Ha sparato due spari nel bosco."}
+    translations.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    env = {**os.environ, CACHE_ENV: str(cache), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    command = ["evaluate", str(dataset), str(translations), "--out", str(tmp_path / run)]
+    pin = (lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})) if one_core else None
+    return subprocess.run(
+        [sys.executable, "-m", "annotator.cli", *command],
+        env=env, capture_output=True, text=True, timeout=600, preexec_fn=pin,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("one_core", [False, True], ids=["a process builds it", "one core: this process builds it"])
+def test_a_command_line_run_leaves_its_dictionary_copy_and_the_next_run_starts_warm(
+    tmp_path: Path, one_core: bool
+) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    first = _evaluate_in_a_fresh_process(tmp_path, cache, "first", one_core)
+    assert first.returncode == 0, first.stderr
+    assert "1 GOOD" in first.stdout
+    path = cache_file(LANG, cache)
+    assert path.exists()  # written before the process exited: no thread was cut short
+    written = path.stat()
+    assert isinstance(CachedDictionaryFactory(cache).get_dictionary(LANG), HashedDictionary)  # a sound copy
+    second = _evaluate_in_a_fresh_process(tmp_path, cache, "second")
+    assert second.returncode == 0, second.stderr
+    assert "1 GOOD" in second.stdout
+    again = path.stat()
+    assert (again.st_ino, again.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # read, not built again
+
+
+def test_the_copy_read_from_simplemma_s_file_is_the_copy_of_its_dict() -> None:
+    """The process that builds a copy reads simplemma's front-coded file straight (no dict built first): the same
+    bytes as from simplemma's own dict."""
+    from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
+
+    from annotator.analysis.dictionary_cache import _stream_entries
+
+    streamed = _stream_entries(LANG)
+    assert streamed is not None
+    fingerprint = _fingerprint(LANG)
+    from_dict = _encode(_raw_entries(DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)), fingerprint)
+    assert from_dict is not None and _encode(streamed, fingerprint) == from_dict

@@ -52,13 +52,12 @@ def highlighted(result: MatchResult, text: str) -> str:
 # --- inflection, per language ---------------------------------------------------------------------------------------
 
 
-def test_italian_plural_matches_singular_lemma():
+def test_italian_plural_the_dictionary_reads_as_another_lemma_is_no_stem_match():
+    # simplemma reads «gocci» as gocciare, a word of another lemma than goccio: its stem alone does not make it a
+    # goccio (docs/MATCHING.md, the stem step), so the translation is a MISS for the inspection queue
     text = "Mi ha versato due gocci di whisky."
     result = classify("IT", text, good=["goccio"], bad=["sparo"])
-    assert result.outcome == Outcome.GOOD
-    assert result.omega_text == "goccio"
-    assert result.step == Step.STEM  # simplemma reads gocci as gocciare; the Snowball step finds it
-    assert highlighted(result, text) == "gocci"
+    assert result.outcome == Outcome.MISS
 
 
 def test_german_declension_matches_nominative_lemma():
@@ -407,7 +406,7 @@ def test_default_analyser_splits_elision_and_expands_contractions():
     ("lang", "text", "good", "highlight"),
     [
         ("ES", "Nos tomamos tres chupitos de tequila.", "chupito", "chupitos"),
-        ("IT", "Se l'aereo non decolli entro un'ora, restiamo qui.", "decollare", "decolli"),
+        ("IT", "Se l'aereo non decollasse entro un'ora, resteremmo qui.", "decollare", "decollasse"),
         ("DE", "Wir bestellten zwei Schnäpse an der Bar.", "Schnaps", "Schnäpse"),
         ("RU", "Он выпил две рюмки водки.", "рюмка", "рюмки"),
         ("ZH", "他喝了一小杯威士忌。", "小杯", "小杯"),
@@ -475,10 +474,10 @@ def test_chinese_surface_step_counts_a_character_inside_a_segmented_word():
     assert highlighted(result, text) == "门"
 
 
-def test_italian_plural_of_a_noun_reaches_the_stem_step_only_when_nothing_else_matched():
-    result = classify("IT", "Due gocci di grappa.", good=["goccio"], bad=["grappa"])
+def test_a_plural_unknown_to_the_dictionary_reaches_the_stem_step_only_when_nothing_else_matched():
+    result = classify("ES", "Dos chupitos de tequila.", good=["chupito"], bad=["tequila"])
     assert result.outcome == Outcome.BAD and result.step == Step.LEMMA  # the stem step never ran
-    alone = classify("IT", "Due gocci, grazie.", good=["goccio"], bad=["sparo"])
+    alone = classify("ES", "Dos chupitos, gracias.", good=["chupito"], bad=["disparo"])
     assert alone.outcome == Outcome.GOOD and alone.step == Step.STEM and alone.omega is not None
     assert alone.omega.as_typed is False
 

@@ -194,3 +194,20 @@ def test_the_stem_step_index_finds_what_walking_every_candidate_finds():
     ]
     assert [m.text for m in found] == [cset.patterns[p].text for p in walked] == ["chupito", "chupito doble", "trago"]
     assert [m.text for m in _match_stems(cset, indexed, {0, 3})] == ["chupito doble"]
+
+
+def test_surface_fold_of_a_text_with_longer_folds_matches_the_character_by_character_fold():
+    """Texts holding ß, İ, ﬁ (whose case folding is longer) fold the rest of the text in runs, not one by one."""
+    import random
+
+    from annotator.domain.matching import _fold_char, surface_fold
+
+    def by_character(text: str) -> str:
+        return "".join(" " if ch.isspace() else _fold_char(ch) for ch in text)
+
+    rng = random.Random(7)
+    alphabet = "aBßẞİŉǰΐΰёЁ’ʼ \t\nXyzÄÖÜ门ﬁﬀΣς"
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        assert surface_fold(text) == by_character(text), text
+    assert surface_fold("Die STRASSE und die Straße\tam Fluss") == "die strasse und die straße am fluss"

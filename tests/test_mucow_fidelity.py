@@ -86,8 +86,8 @@ def test_import_format_mucow_adds_items_with_good_and_bad_sets_and_no_synsets(tm
     assert main(["import", str(key), "--format", "mucow", "--data", data]) == 0
     assert "2 MuCoW items added in RU" in capsys.readouterr().out
     with project.db.read() as conn:
-        item = project.repo.get_item(conn, "mucow-00002-bank")
-        states = project.repo.item_languages_of(conn, "mucow-00002-bank")
+        item = project.repo.get_item(conn, "mucow-enru-00002-bank")
+        states = project.repo.item_languages_of(conn, "mucow-enru-00002-bank")
     assert item is not None and item.synset == "mucow:no-synset" and item.source == "mucow:ted:2"
     assert (item.target.text, item.target.lemma) == ("banks", "bank")  # approximate span: the inflected word
     assert [e.text for e in states["RU"].good] == ["банк", "банка"]
@@ -107,3 +107,92 @@ def test_import_format_mucow_refuses_a_language_outside_the_project_and_changes_
     assert main(["import", str(key), "--format", "mucow", "--data", str(tmp_path / "data")]) == 2
     assert "language FI is not a project language" in capsys.readouterr().err
     assert dump(project) == before
+
+
+def _pair(folder: Path, pair: str, rows: list[tuple[str, str, str, str]]) -> Path:
+    """A tiny suite in MuCoW's format: (English word, sentence, positive words, negative words) per line."""
+    keys = [f"{n}\tted\t{word}\t{good}\t{bad}" for n, (word, _, good, bad) in enumerate(rows, start=1)]
+    (folder / f"{pair}.key.txt").write_text("\n".join(keys) + "\n", encoding="utf-8")
+    (folder / f"{pair}.text.txt").write_text("\n".join(r[1] for r in rows) + "\n", encoding="utf-8")
+    return folder / f"{pair}.key.txt"
+
+
+DE_ROWS = [
+    ("bank", "She sat on the bank of the river.", "Ufer", "Bank"),
+    ("ace", "He served an ace.", "Ass", "Fliegerass"),
+    ("bat", "A bat flew out of the cave.", "Fledermaus", "Schläger"),
+]
+RU_ROWS = [
+    ("bank", "The bank closed at five.", "банк", "берег"),  # same line and word as the first EN-DE line
+    ("ace", "He is an ace pilot.", "ас", "туз"),
+    ("spring", "The spring was cold.", "весна", "пружина"),
+]
+
+
+def _sets(project, lang: str) -> dict[str, tuple[list[str], str]]:
+    """Every item's GOOD words in ``lang`` and its sentence, by id."""
+    with project.db.read() as conn:
+        ids = sorted(project.repo.item_hashes(conn))
+        return {
+            item_id: (
+                [e.text for e in project.repo.item_languages_of(conn, item_id)[lang].good],
+                project.repo.get_item(conn, item_id).sentence,
+            )
+            for item_id in ids
+        }
+
+
+def test_two_mucow_pairs_in_one_project_keep_every_sentence_and_every_set(tmp_path, project, capsys):
+    from annotator.cli import main
+
+    data = str(tmp_path / "data")
+    assert main(["import", str(_pair(tmp_path, "en-de", DE_ROWS)), "--format", "mucow", "--data", data]) == 0
+    assert main(["import", str(_pair(tmp_path, "en-ru", RU_ROWS)), "--format", "mucow", "--data", data]) == 0
+    out = capsys.readouterr().out
+    assert "3 MuCoW items added in DE, 0 already there" in out
+    assert "3 MuCoW items added in RU, 0 already there" in out
+    de, ru = _sets(project, "DE"), _sets(project, "RU")
+    assert len(de) == 6  # every sentence of both pairs is an item
+    assert sorted(sentence for _, sentence in de.values()) == sorted(r[1] for r in DE_ROWS + RU_ROWS)
+    for pair, lang, rows, sets in (("ende", "DE", DE_ROWS, de), ("enru", "RU", RU_ROWS, ru)):
+        for number, (word, sentence, good, _) in enumerate(rows, start=1):
+            item_id = f"mucow-{pair}-{number:05d}-{word}"
+            assert sets[item_id] == (good.split(" "), sentence), (lang, item_id)  # no empty set
+    # re-importing either pair changes nothing
+    before = dump(project)
+    assert main(["import", str(tmp_path / "en-ru.key.txt"), "--format", "mucow", "--data", data]) == 0
+    assert "0 MuCoW items added in RU, 3 already there" in capsys.readouterr().out
+    assert dump(project) == before
+
+
+def test_a_project_hit_by_the_pairless_ids_is_repaired_by_re_importing(tmp_path, project, capsys):
+    """Earlier versions named lines ``mucow-00001-bank`` in every pair: the EN-RU line 1 was taken for the EN-DE
+    item and skipped. Those items are recognised (they hold their pair's set) and the skipped line is imported."""
+    from dataclasses import replace
+
+    from annotator.cli import main
+    from annotator.data_import.items import content_hash
+    from annotator.services.import_mucow import _entries, _item
+
+    de_key = _pair(tmp_path, "en-de", DE_ROWS)
+    lines = read_mucow(de_key)
+    with project.db.write() as conn:  # the EN-DE suite as an earlier version stored it
+        rows = []
+        for position, line in enumerate(lines):
+            item = replace(_item(line)[0], id=line.legacy_item_id)
+            rows.append((item, content_hash(item), position))
+        project.repo.insert_items(conn, rows)
+        project.repo.ensure_item_languages(conn, [item.id for item, *_ in rows], ["DE", "RU"])
+        for (item, *_), line in zip(rows, lines, strict=True):
+            state = project.repo.item_languages_of(conn, item.id)["DE"]
+            new = replace(state, good=_entries(line.positive), bad=_entries(line.negative))
+            project.repo.save_item_language(conn, new, state.version, "test", "import_mucow", {})
+    data = str(tmp_path / "data")
+    assert main(["import", str(de_key), "--format", "mucow", "--data", data]) == 0
+    assert "0 MuCoW items added in DE, 3 already there" in capsys.readouterr().out  # no duplicates
+    assert main(["import", str(_pair(tmp_path, "en-ru", RU_ROWS)), "--format", "mucow", "--data", data]) == 0
+    assert "3 MuCoW items added in RU, 0 already there" in capsys.readouterr().out
+    ru = _sets(project, "RU")
+    assert ru["mucow-enru-00001-bank"] == (["банк"], "The bank closed at five.")
+    assert ru["mucow-00001-bank"] == ([], "She sat on the bank of the river.")  # the EN-DE item, as it was
+    assert len(ru) == 6

@@ -31,3 +31,10 @@ def test_c_and_pure_python_stems_agree(lang: str) -> None:
     morphology = Morphology()
     for word in sample:
         assert morphology.stem(word, lang) == pure.stemWord(word.casefold().replace("ё", "е")), word
+
+
+def test_pymorphy3_reads_its_dictionaries_with_the_c_dawg_reader() -> None:
+    """``dawg2`` (a dependency) gives pymorphy3 the C reader: the Russian analysis is about 2.5 times faster."""
+    import pymorphy3.dawg
+
+    assert pymorphy3.dawg.EXTENSION_AVAILABLE is True

@@ -38,6 +38,10 @@ class Analysis:
     readings: tuple[tuple[str, ...], ...] = ()
     #: a Snowball stem per word (empty when the backend gives none): the matcher's last, separately reported step
     stems: tuple[str, ...] = ()
+    #: per word, whether the backend's dictionary knows it and so settles its lemmas (empty when it cannot tell).
+    #: The stem step lets a settled word match only a candidate that shares one of its forms or lemmas: with another
+    #: lemma it is another word (docs/MATCHING.md).
+    settled: tuple[bool, ...] = ()
 
     def __post_init__(self) -> None:
         n_words = len(self.words)
@@ -49,6 +53,8 @@ class Analysis:
             raise ValueError("readings must be empty or have one entry per word")
         if self.stems and len(self.stems) != n_words:
             raise ValueError("stems must be empty or have one entry per word")
+        if self.settled and len(self.settled) != n_words:
+            raise ValueError("settled must be empty or have one entry per word")
 
     @property
     def has_pos(self) -> bool:
@@ -65,6 +71,7 @@ class Analysis:
             "word_token": list(self.word_token),
             "readings": [list(extra) for extra in self.readings],
             "stems": list(self.stems),
+            "settled": list(self.settled),
         }
 
     @classmethod
@@ -79,6 +86,7 @@ class Analysis:
             word_token=tuple(int(i) for i in data["word_token"]),
             readings=tuple(tuple(extra) for extra in data.get("readings") or ()),
             stems=tuple(data.get("stems") or ()),
+            settled=tuple(bool(flag) for flag in data.get("settled") or ()),
         )
 
 

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import simplemma
+from simplemma.strategies import DictionaryLookupStrategy
 
 from annotator.analysis.base import Analysis
-from annotator.analysis.dictionary_cache import cache_root, cached_lemmatizer, jieba_tokenizer
+from annotator.analysis.dictionary_cache import cache_root, cached_strategies, jieba_tokenizer
 from annotator.analysis.morphology import Morphology
 
 #: Combining marks kept inside words (NFC leaves some, e.g. in Indic scripts) so they never split a word.
@@ -98,17 +99,22 @@ _LEMMA_CACHE_LIMIT = 500_000
 _UNSEEN = object()
 
 
-#: One lemmatizer per cache folder, shared by every analyser of the process: each language's dictionary loads once.
-_LEMMATIZERS: dict[str, simplemma.Lemmatizer] = {}
+#: One lemmatizer (and dictionary look-up) per cache folder, shared by every analyser of the process: each
+#: language's dictionary loads once.
+_LEMMATIZERS: dict[str, tuple[simplemma.Lemmatizer, DictionaryLookupStrategy]] = {}
+
+
+def _strategies() -> tuple[simplemma.Lemmatizer, DictionaryLookupStrategy]:
+    root = cache_root()
+    found = _LEMMATIZERS.get(str(root))
+    if found is None:
+        found = _LEMMATIZERS[str(root)] = cached_strategies(root)
+    return found
 
 
 def _lemmatizer() -> simplemma.Lemmatizer:
     """simplemma's default lemmatizer over the cached dictionaries (``simplemma.lemmatize`` builds one per call)."""
-    root = cache_root()
-    found = _LEMMATIZERS.get(str(root))
-    if found is None:
-        found = _LEMMATIZERS[str(root)] = cached_lemmatizer(root)
-    return found
+    return _strategies()[0]
 
 
 def _simplemma_lang(lang: str) -> str:
@@ -134,8 +140,9 @@ class DefaultAnalyser:
         self._supported: dict[str, bool] = {}
         self._jieba: Any = None
         self._simplemma: simplemma.Lemmatizer | None = None
+        self._lookup: DictionaryLookupStrategy | None = None
         self._morphology = Morphology(readings=morphology, stems=stems)
-        self._stem_cache: dict[str, dict[str, str]] = {}
+        self._stem_cache: dict[str, dict[str, tuple[str, bool]]] = {}  # word → (stem, settled)
 
     # --- public -------------------------------------------------------------------------------------------------
 
@@ -159,11 +166,13 @@ class DefaultAnalyser:
         out = []
         for analysis in analyses:
             stems = []
+            settled = []
             for word in analysis.words:
-                stem = cache.get(word)
-                if stem is None:
-                    stem = cache[word] = self._morphology.stem(word, code)
-                stems.append(stem)
+                entry = cache.get(word)
+                if entry is None:
+                    entry = cache[word] = (self._morphology.stem(word, code), self._settles(word, code))
+                stems.append(entry[0])
+                settled.append(entry[1])
             if any(stems):  # the constructor, not ``dataclasses.replace``: this runs for every unmatched translation
                 analysis = Analysis(
                     analysis.text,
@@ -175,6 +184,7 @@ class DefaultAnalyser:
                     analysis.word_token,
                     analysis.readings,
                     tuple(stems),
+                    tuple(settled),
                 )
             out.append(analysis)
         if len(cache) >= _LEMMA_CACHE_LIMIT:
@@ -333,6 +343,19 @@ class DefaultAnalyser:
         if code == "ru":
             lemma = lemma.replace("ё", "е").replace("Ё", "Е")
         return lemma
+
+    def _settles(self, word: str, code: str) -> bool:
+        """Whether the dictionaries know the word, and so which lemmas it has: pymorphy3 lists every reading of a
+        Russian word it knows; a word in simplemma's dictionary has the one lemma it gives."""
+        if not any(ch.isalpha() for ch in word):
+            return False
+        if self._morphology.knows(word, code):
+            return True
+        if not self._simplemma_knows(code):
+            return False
+        if self._lookup is None:
+            self._lookup = _strategies()[1]
+        return self._lookup.get_lemma(word.replace("’", "'"), code) is not None
 
     def _simplemma_knows(self, code: str) -> bool:
         known = self._supported.get(code)

@@ -24,6 +24,7 @@ SNOWBALL = {
     "sv": "swedish",
 }
 _MISSING = object()
+_KNOWN_LIMIT = 500_000
 
 
 class Morphology:
@@ -34,20 +35,34 @@ class Morphology:
         self._use_stems = stems
         self._morph: Any = None
         self._stemmers: dict[str, Any] = {}
+        #: pymorphy3's ``word_is_known`` per word: asked for its readings and again at the stem step
+        self._known: dict[str, bool] = {}
 
     def readings(self, word: str, code: str) -> tuple[str, ...]:
         """Every lemma pymorphy3 gives for a word of its dictionary (most likely first, ё folded); else empty."""
         if not self._use_readings or code != "ru":
             return ()
-        morph = self._pymorphy()
-        if morph is None or not morph.word_is_known(word):
+        if not self.knows(word, code):
             return ()  # pymorphy3's guesses for unknown words are slow and no better than simplemma's
+        morph = self._pymorphy()
         out: list[str] = []
         for parse in morph.parse(word):
             lemma = parse.normal_form.replace("ё", "е")
             if lemma not in out:
                 out.append(lemma)
         return tuple(out)
+
+    def knows(self, word: str, code: str) -> bool:
+        """Whether pymorphy3's dictionary has the word (Russian; False when readings are off or it is missing)."""
+        if not self._use_readings or code != "ru":
+            return False
+        known = self._known.get(word)
+        if known is None:
+            morph = self._pymorphy()
+            known = self._known[word] = bool(morph is not None and morph.word_is_known(word))
+            if len(self._known) > _KNOWN_LIMIT:
+                self._known.clear()
+        return known
 
     def stem(self, word: str, code: str) -> str:
         if not self._use_stems:

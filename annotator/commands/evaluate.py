@@ -13,7 +13,6 @@ from annotator.data_import.limits import InputLimits, parse_json
 from annotator.errors import UserError
 from annotator.evaluation.inputs import SKIP_REASONS, SkippedLine, format_skipped
 from annotator.evaluation.presenters import format_metrics_table
-from annotator.evaluation.report import leaderboard_paths, write_leaderboard
 from annotator.evaluation.run import (
     ANALYSED_FILE,
     ANALYSERS,
@@ -104,7 +103,11 @@ def looks_swapped(dataset: str, translations: str) -> bool:
 def run(args: argparse.Namespace) -> int:
     out_dir = Path(args.out) if args.out else default_out_dir(args.translations)
     outputs = [out_dir / ANALYSED_FILE, out_dir / METRICS_FILE]  # a folder, pipe or device there: refused first
-    check_output_files([*outputs, *(leaderboard_paths(out_dir) if getattr(args, "leaderboard", False) else [])])
+    if getattr(args, "leaderboard", False):
+        from annotator.evaluation.report import leaderboard_paths  # numpy's bootstrap: only when asked for
+
+        outputs += leaderboard_paths(out_dir)
+    check_output_files(outputs)
     try:
         result = run_evaluation(
             args.dataset,
@@ -122,7 +125,11 @@ def run(args: argparse.Namespace) -> int:
         ) from error
     try:  # written after the inputs were read: an OSError here is the output folder's (a full disk, no rights)
         write_results(result, out_dir)
-        written = write_leaderboard(result, out_dir) if getattr(args, "leaderboard", False) else {}
+        written = {}
+        if getattr(args, "leaderboard", False):
+            from annotator.evaluation.report import write_leaderboard  # numpy's bootstrap: only when asked for
+
+            written = write_leaderboard(result, out_dir)
     except OSError as error:
         raise cannot_write(out_dir, error) from error
     print(format_metrics_table(result.metrics))

@@ -8,6 +8,7 @@ happens here, so input limits can be added in one place.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,9 +33,18 @@ class MucowLine:
     positive: tuple[str, ...]
     negative: tuple[str, ...]
     reference: str | None = None
+    #: the suite's language pair as in its file names, letters and digits only (``ende`` for ``en-de.key.txt``)
+    pair: str = ""
 
     @property
     def item_id(self) -> str:
+        """``mucow-ende-00001-accelerator``: unique across the pairs of one project (line numbers repeat)."""
+        pair = f"{self.pair}-" if self.pair else ""
+        return f"mucow-{pair}{self.line:05d}-{self.word.replace(' ', '_')}"
+
+    @property
+    def legacy_item_id(self) -> str:
+        """The id earlier versions gave the line, without its pair: two pairs' lines could share it."""
         return f"mucow-{self.line:05d}-{self.word.replace(' ', '_')}"
 
 
@@ -80,6 +90,7 @@ def read_mucow(path: str | Path, *, with_reference: bool = True) -> list[MucowLi
         )
     if refs is not None and len(refs) != len(keys):
         raise MucowFormatError(f"{ref_path}: {len(refs)} lines but {key_path.name} has {len(keys)} (rule: same_length)")
+    pair = re.sub(r"[^a-z0-9]", "", prefix.name.casefold()) or "suite"
     out = []
     for number, raw in enumerate(keys, start=1):
         cells = raw.rstrip("\r").split("\t")
@@ -104,6 +115,7 @@ def read_mucow(path: str | Path, *, with_reference: bool = True) -> list[MucowLi
                 positive,
                 negative,
                 refs[number - 1].strip() if refs is not None else None,
+                pair,
             )
         )
     return out

@@ -119,12 +119,24 @@ def surface_fold(text: str) -> str:
     """
     # not ``fold``: whole texts would flood its memo; ``translate`` only when needed, it is slow on non-ASCII text
     folded = (text.translate(_SAME_LENGTH_FOLD) if _SAME_LENGTH_RE.search(text) else text).casefold()
-    if len(folded) != len(text):
-        folded = "".join(_fold_char(ch) for ch in text)
+    if len(folded) != len(text):  # only the few characters that fold longer go one by one (a German ß, not the text)
+        pieces = _longer_fold_re().split(text)
+        folded = "".join(
+            _fold_char(piece) if number % 2 else piece.translate(_SAME_LENGTH_FOLD).casefold()
+            for number, piece in enumerate(pieces)
+        )
     return _WHITESPACE_RE.sub(" ", folded) if _WHITESPACE_RE.search(folded) else folded
 
 
 _WHITESPACE_RE = re.compile(r"[^\S ]")
+
+
+@functools.cache
+def _longer_fold_re() -> re.Pattern[str]:
+    """The characters whose case folding is longer than one character (ß → ss, İ; about a hundred, all in the BMP),
+    each captured so ``split`` keeps it between the runs around it."""
+    longer = [chr(code) for code in range(0x10000) if len(chr(code).translate(_SAME_LENGTH_FOLD).casefold()) != 1]
+    return re.compile("(" + "|".join(map(re.escape, longer)) + ")")
 
 
 def _fold_char(ch: str) -> str:
@@ -214,6 +226,8 @@ class CandidatePattern:
     token: tuple[Pattern, ...] = ()
     specificity: int = 1
     stem: Pattern | None = None
+    #: for each word of ``stem``: the forms it is (typed, lemma, readings), so the stem step can tell another word
+    stem_lemmas: LemmaSets | None = None
 
     @property
     def pos(self) -> str | None:
@@ -242,10 +256,17 @@ def candidate_segments(candidate: Candidate) -> list[str]:
     return [" ".join(segment) for segment in _segments_of(candidate.tokens)]
 
 
-#: What compiling depends on besides the candidate: (lemma, word, token) alternatives, specificity, stem pattern.
-_Alternatives = tuple[tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int, Pattern | None]
+#: Per segment, per word of a candidate: the folded forms that word is (as typed, its lemma, its other readings).
+LemmaSets = tuple[tuple[frozenset[str], ...], ...]
+#: What compiling depends on besides the candidate: (lemma, word, token) alternatives, specificity, stem pattern and
+#: the lemma sets of the stem pattern's words.
+_Alternatives = tuple[
+    tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int, Pattern | None, LemmaSets | None
+]
 #: What ``compile_candidate`` memoises per candidate: its canonical text, then the alternatives.
-_Compiled = tuple[str, tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int, Pattern | None]
+_Compiled = tuple[
+    str, tuple[Pattern, ...], tuple[Pattern, ...], tuple[Pattern, ...], int, Pattern | None, LemmaSets | None
+]
 
 
 def _analysed_lemmas(analysis: AnalysedText) -> tuple[str, ...]:
@@ -279,15 +300,16 @@ def _alternatives(candidate: Candidate, segment_analyses: Mapping[str, AnalysedT
     raw: Pattern = tuple([tuple([fold(token) for token in segment]) for segment in raw_segments])
     specificity = len(tokens) - tokens.count(WILDCARD)
     if segment_analyses is None:
-        return (raw,), (raw,), (raw,), specificity, None
+        return (raw,), (raw,), (raw,), specificity, None, None
     get = segment_analyses.get
     present = [get(" ".join(segment)) for segment in raw_segments]
     for analysis in present:
         if analysis is None:
-            return (raw,), (raw,), (raw,), specificity, None
+            return (raw,), (raw,), (raw,), specificity, None, None
     analyses: list[AnalysedText] = present  # type: ignore[assignment]  # none is None (checked above)
     stems = tuple([tuple(getattr(a, "stems", ()) or ()) for a in analyses])
     stem = stems if all(stems) and all(all(segment) for segment in stems) else None
+    lemma_sets = tuple([_word_lemma_sets(a) for a in analyses]) if stem is not None else None
     words = tuple([tuple(map(fold, a.words)) for a in analyses])
     if all(a.tokens == a.words for a in analyses):
         token_form = words  # the tokens are the words (no contraction): the same folded form
@@ -296,7 +318,17 @@ def _alternatives(candidate: Candidate, segment_analyses: Mapping[str, AnalysedT
     lemmas = tuple([w if len(a.words) == 1 else _analysed_lemmas(a) for a, w in zip(analyses, words, strict=True)])
     word = _with(raw, words)
     lemma = word if lemmas == words else _with(raw, lemmas)
-    return lemma, word, word if token_form == words else _with(raw, token_form), specificity, stem
+    return lemma, word, word if token_form == words else _with(raw, token_form), specificity, stem, lemma_sets
+
+
+def _word_lemma_sets(analysis: AnalysedText) -> tuple[frozenset[str], ...]:
+    """Per word of a candidate segment: what a settled translation word must be to count at the stem step (see
+    ``_stem_acceptor``). A one-word candidate is a lemma as typed; a word of a multiword one may also be its analysed
+    lemma, as at the lemma step (``_analysed_lemmas``)."""
+    words = tuple(map(fold, analysis.words))
+    if len(words) == 1:
+        return (frozenset(words),)
+    return tuple(frozenset({word, lemma}) for word, lemma in zip(words, _analysed_lemmas(analysis), strict=True))
 
 
 def compile_candidate(
@@ -322,7 +354,7 @@ def compile_candidate(
         compiled = (candidate.format(), *_alternatives(candidate, segment_analyses))
         if memo is not None:
             memo[candidate] = compiled
-    formatted, lemma, word, token, specificity, stem = compiled
+    formatted, lemma, word, token, specificity, stem, stem_lemmas = compiled
     return CandidatePattern(
         formatted,
         side,
@@ -334,6 +366,7 @@ def compile_candidate(
         token,
         specificity,
         stem,
+        stem_lemmas,
     )
 
 
@@ -511,11 +544,15 @@ class _Level:
         self._positions: dict[str, list[int]] | None = None
         self.alts: tuple[frozenset[str], ...] | None = None
         if any(extra):
-            alts = []
-            for i, value in enumerate(self.seq):
-                more = {fold(r) for r in (extra[i] if i < len(extra) else ())} - {value}
-                alts.append(frozenset({value, *more}))
-            self.alts = tuple(alts)
+            if len(extra) < len(self.seq):
+                extra = (*extra, *(((),) * (len(self.seq) - len(extra))))
+            self.alts = tuple(
+                [
+                    frozenset((value, *[get(r) or fold(r) for r in more])) if more else frozenset((value,))
+                    for value, more in zip(self.seq, extra, strict=False)  # a longer ``extra``: its tail ignored
+                ]
+            )
+            alts = self.alts
             self.keys: frozenset[str] = frozenset().union(*alts)
         else:
             self.keys = frozenset(self.seq)
@@ -615,6 +652,8 @@ class _Indexed:
         self._token_words: list[list[int]] | None = None
         stems = getattr(analysis, "stems", ()) or ()
         self.stems = _Level(stems) if stems else None
+        #: per word, whether the analyser settles its lemmas (empty: it cannot tell), see ``_stem_acceptor``
+        self.settled: tuple[bool, ...] = getattr(analysis, "settled", ()) or ()
         self.has_pos = analysis.upos.count(None) != len(analysis.upos)  # any tag (``count`` is a C loop)
         if stems_only:
             self.levels: dict[Step, _Level] = {}
@@ -627,6 +666,13 @@ class _Indexed:
 
     def level(self, step: Step) -> _Level:
         return self.levels[step]
+
+    def forms(self, position: int) -> frozenset[str]:
+        """The word at ``position`` folded, its lemma and its other readings (for the stem step's check)."""
+        analysis = self.analysis
+        readings = getattr(analysis, "readings", ()) or ()
+        extra = readings[position] if position < len(readings) else ()
+        return frozenset({fold(analysis.words[position]), fold(analysis.lemmas[position]), *map(fold, extra)})
 
     def token_words(self, token: int) -> list[int]:
         if self._token_words is None:
@@ -756,7 +802,7 @@ def _match_stems(cset: CandidateSet, indexed: _Indexed, tag_tried: set[int]) -> 
         pattern = cset.patterns[position]
         if pattern.stem is None or position in tag_tried:
             continue
-        span = level.find(pattern.stem)
+        span = _find_stems(level, pattern.stem, _stem_acceptor(pattern, indexed))
         if span is not None:
             matches.append(
                 CandidateMatch(
@@ -771,6 +817,47 @@ def _match_stems(cset: CandidateSet, indexed: _Indexed, tag_tried: set[int]) -> 
                 )
             )
     return matches
+
+
+def _stem_acceptor(pattern: CandidatePattern, indexed: _Indexed) -> Callable[[int, int, int], bool] | None:
+    """Whether the translation's word at a position may stand for word ``k`` of segment ``i`` of the candidate at the
+    stem step: only when it cannot be another word. A word the analyser's dictionary knows (``settled``) counts only
+    when one of its forms or lemmas is the candidate word as typed (the inflection the dictionary ties to it):
+    «Schule» is not ``Schüler``, «bezeichnet» (bezeichnen) is not ``Bezeichnung``, «право» (право, правый) is not
+    ``правит``. A word the dictionary does not know (``chupitos``) has nothing but its stem to go by: its stem
+    decides. None when the analyser settles nothing (every stem counts).
+    """
+    settled = indexed.settled
+    lemma_sets = pattern.stem_lemmas
+    if not settled or lemma_sets is None:
+        return None
+
+    def accept(position: int, segment: int, word: int) -> bool:
+        if position >= len(settled) or not settled[position]:
+            return True
+        return not lemma_sets[segment][word].isdisjoint(indexed.forms(position))
+
+    return accept
+
+
+def _find_stems(
+    level: _Level, pattern: Pattern, accept: Callable[[int, int, int], bool] | None
+) -> tuple[int, int] | None:
+    """``level.find(pattern)`` where every word of the run must pass ``accept`` (leftmost accepted run of each
+    segment in turn: taking the earliest one leaves the most room for the segments after it)."""
+    if accept is None:
+        return level.find(pattern)
+    start: int | None = None
+    position = 0
+    for number, segment in enumerate(pattern):
+        found = level.find_segment(segment, position)
+        while found is not None and not all(accept(found + k, number, k) for k in range(len(segment))):
+            found = level.find_segment(segment, found + 1)
+        if found is None:
+            return None
+        start = found if start is None else start
+        position = found + len(segment)
+    return (start, position) if start is not None else None
 
 
 def match_stem_step(analysis: AnalysedText, candidates: CandidateSet | Sequence[CandidatePattern]) -> MatchResult:

@@ -15,8 +15,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy
-
 from annotator.domain.metrics import ALL, BAD, GOOD, MISS, ScoredItem, compute_metrics
 
 DEFAULT_RESAMPLES = 1000
@@ -119,6 +117,8 @@ def _resampled_counts(good: int, bad: int, miss: int, resamples: int, seed: int)
     Drawing n outcomes with replacement from three kinds is a multinomial draw of their counts, so each resample
     costs O(1) rather than O(n): a breakdown over 50,000 translations takes milliseconds, not seconds.
     """
+    import numpy  # here, not at the top: scoring without a leaderboard never loads it (start-up of evaluate)
+
     n = good + bad + miss
     rng = numpy.random.default_rng(seed)
     return rng.multinomial(n, [good / n, bad / n, miss / n], size=resamples)
@@ -176,6 +176,8 @@ def paired_bootstrap(
     code = {GOOD: 0, BAD: 1}  # anything else is MISS (2); a pair is coded 3·a + b
     pairs = Counter(3 * code.get(x, 2) + code.get(y, 2) for x, y in zip(a, b, strict=True))
     n = len(a)
+    import numpy  # here, not at the top: see ``_resampled_counts``
+
     # resampling n pairs with replacement is a multinomial draw of the nine kinds' counts: O(1) per resample
     drawn = numpy.random.default_rng(seed).multinomial(n, [pairs[kind] / n for kind in range(9)], size=resamples)
     good_a = drawn[:, 0:3].sum(axis=1)
@@ -245,6 +247,8 @@ def _rates(
     empty = Interval(None, None, None, 0, level)
     if not n:
         return empty, empty, empty
+    import numpy  # here, not at the top: see ``_resampled_counts``
+
     drawn = _resampled_counts(good, bad, miss, resamples, seed)
     scored = drawn[:, 0] + drawn[:, 1]
     with numpy.errstate(invalid="ignore", divide="ignore"):

@@ -8,10 +8,14 @@ every other line: specificity (SPEC §8 step 4, ``docs/MATCHING.md``) settles th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from annotator.analysis.base import Analyser
 from annotator.data_import.mucow import MucowLine, mucow_dataset_records
 from annotator.domain.matching import MatchResult, Step
+
+if TYPE_CHECKING:
+    from annotator.evaluation.run import AnalysedTranslation
 
 #: Why a reference scored BAD: ω (a negative key word: the suite's own ambiguity) as written or inflected, alone or
 #: beside a GOOD candidate on another word (a conflict specificity does not settle; MuCoW's per-sentence order
@@ -36,6 +40,8 @@ class SuiteReport:
     bad_lines: list[tuple[int, str, str, str, str]] = field(default_factory=list)
     miss_lines: list[tuple[int, str]] = field(default_factory=list)
     steps: dict[str, int] = field(default_factory=dict)
+    #: (line, GOOD / BAD / MISS) of every line, in order
+    verdicts: list[tuple[int, str]] = field(default_factory=list)
 
     def causes(self) -> dict[str, int]:
         """How many false BADs each cause explains."""
@@ -56,19 +62,29 @@ def bad_cause(match: MatchResult, text: str) -> str:
     return cause + (BESIDE_GOOD if match.both_matched else "")
 
 
-def score_references(lines: list[MucowLine], lang: str, analyser: Analyser) -> SuiteReport:
-    """Evaluate the references of ``lines`` (one language) as a system with the full evaluation pipeline."""
+def score_system(
+    lines: list[MucowLine], lang: str, analyser: Analyser, texts: list[str], system: str
+) -> tuple[AnalysedTranslation, ...]:
+    """Evaluate ``texts`` (one per line of ``lines``, one language) as a system with the full evaluation pipeline."""
     from annotator.evaluation.inputs import Translation, dataset_from_records
     from annotator.evaluation.run import evaluate
 
     dataset = dataset_from_records(mucow_dataset_records(lines, lang), f"mucow-{lang}")
+    translations = [
+        Translation(line.item_id, lang, system, text, line.line) for line, text in zip(lines, texts, strict=True)
+    ]
+    return evaluate(dataset, translations, analyser).results
+
+
+def score_references(lines: list[MucowLine], lang: str, analyser: Analyser) -> SuiteReport:
+    """Evaluate the references of ``lines`` (one language) as a system with the full evaluation pipeline."""
     by_id = {line.item_id: line for line in lines}
-    translations = [Translation(line.item_id, lang, "reference", line.reference or "", line.line) for line in lines]
-    result = evaluate(dataset, translations, analyser)
+    results = score_system(lines, lang, analyser, [line.reference or "" for line in lines], "reference")
     report = SuiteReport(lang=lang, lines=len(lines))
-    for analysed in result.results:
+    for analysed in results:
         line = by_id[analysed.translation.item_id]
         outcome = str(analysed.outcome)
+        report.verdicts.append((line.line, outcome))
         omega = analysed.match.omega
         if omega is not None:
             step = str(omega.step) + ("" if omega.as_typed else "+analysed")

@@ -3,6 +3,11 @@
 MuCoW has no synsets: items get the placeholder synset ``mucow:no-synset`` and ``source = "mucow:<corpus>:<id>"``,
 and their candidates are translator additions without provenance, so nobody mistakes them for lexicon output.
 Already imported items are left as they are (a re-import is a no-op); the whole import is one transaction.
+
+Item ids carry the pair (``mucow-ende-00001-accelerator``), so suites of several pairs live in one project. Earlier
+versions left the pair out, so a second pair's line with the same number and word was taken for the first pair's
+item and skipped: a line whose old id is in the project counts as imported only when that item has this language's
+GOOD set, and is imported under its new id otherwise (a re-import repairs such a project).
 """
 
 from __future__ import annotations
@@ -10,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
 from annotator.data_import.items import content_hash
@@ -74,6 +81,17 @@ def _entries(words: tuple[str, ...], skip: frozenset[str] = frozenset()) -> tupl
     return tuple(out)
 
 
+def _imported_before(
+    project: ProjectContext, conn: Connection, line: MucowLine, code: str, hashes: dict[str, str]
+) -> bool:
+    """Whether an earlier version imported this line under its pair-less id (that item has this language's set)."""
+    legacy = line.legacy_item_id
+    if legacy not in hashes:
+        return False
+    state = project.repo.item_languages_of(conn, legacy).get(code)
+    return state is not None and bool(state.good)
+
+
 def import_mucow(
     project: ProjectContext, path: Path | str, lang: str | None = None, user: User | None = None
 ) -> MucowImportReport:
@@ -95,7 +113,7 @@ def import_mucow(
         rows = []
         for line in lines:
             item, approximate = _item(line)
-            if item.id in hashes:
+            if item.id in hashes or _imported_before(project, conn, line, code, hashes):
                 report.unchanged += 1
                 continue
             report.approximate_spans += approximate
