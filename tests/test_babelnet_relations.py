@@ -64,9 +64,10 @@ def test_babelnet_edges_give_related_suggestions_and_survive_a_snapshot_round_tr
         asked = [request.value("id") for request in server.requests if request.endpoint == "getOutgoingEdges"]
         assert DRINK in asked and all(request.key_ok for request in server.requests)
         found = related(suggestions.card_view(project, "drink", "IT"))
-        assert found == {"bevanda": ("hypernym", BEVERAGE), "sorseggiare": ("derivation", SIP)}  # no meronym
+        # no meronym; the derivation (a verb for a noun) in the cross-PoS form
+        assert found == {"bevanda": ("hypernym", BEVERAGE), "[sorseggiare]_VERB": ("derivation", SIP)}
         order = [s.text for s in suggestions.card_view(project, "drink", "IT").suggestions if s.source == "related"]
-        assert order == ["bevanda", "sorseggiare"]  # the wordnet path's order: hypernym before derivation
+        assert order == ["bevanda", "[sorseggiare]_VERB"]  # ranked as on the wordnet path: hypernym first
         before = server.count("getOutgoingEdges")
         client = BabelNetLexicon(DEFAULT_KEY, HttpCache(tmp_path / "copy-check.sqlite"), server.base_url)
         assert client.related(DRINK) == [("hypernym", BEVERAGE), ("derivation", SIP)]

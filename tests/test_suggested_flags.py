@@ -76,7 +76,12 @@ def test_a_refusal_suggests_only_its_own_commands_flags(
     command: str, argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = str(tmp_path / "data")
-    assert main(["init", "--data", data, "--languages", "IT"]) == 0
+    if command == "publish":  # items pre-populated, none done: the refusal says which option publishes them
+        from annotator.commands.project import create_demo
+
+        create_demo(data, quiet=True)
+    else:
+        assert main(["init", "--data", data, "--languages", "IT"]) == 0
     capsys.readouterr()
     assert main([*(part.replace("{tmp}", str(tmp_path)) for part in argv), "--data", data]) == 2
     said = capsys.readouterr().err

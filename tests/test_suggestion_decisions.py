@@ -73,11 +73,11 @@ def test_an_accepted_suggestion_keeps_its_source_in_the_history_the_card_and_the
     assert "bevanda" in [spec[0] for spec in dataset_from_project(wn_project).items["a1"].candidates["IT"]]
     # undo names the change in words, and the accepted candidate goes back to being a suggestion
     reopened = ivo.reopen("a1", "IT", done.version)
-    again = ivo.handle(A1, AcceptSuggestion(Side.BAD, "sorseggiare"), reopened.version)
+    again = ivo.handle(A1, AcceptSuggestion(Side.BAD, "[sorseggiare]_VERB"), reopened.version)  # cross-PoS form
     plan = undo.plan_undo(ivo.user, again, history(wn_project))
-    assert undo.outcome(plan, history(wn_project)) == "Undone: accepting the suggestion sorseggiare into BAD."
+    assert undo.outcome(plan, history(wn_project)) == "Undone: accepting the suggestion [sorseggiare]_VERB into BAD."
     undone = ivo.undo("a1", "IT", again.version)
-    assert "sorseggiare" in by_text(suggestions.card_view(wn_project, "a1", "IT")) and undone.bad == reopened.bad
+    assert "[sorseggiare]_VERB" in by_text(suggestions.card_view(wn_project, "a1", "IT")) and undone.bad == reopened.bad
 
 
 def test_a_forged_accept_of_a_text_not_suggested_is_an_ordinary_add(wn_project: Project) -> None:  # noqa: F811

@@ -223,9 +223,14 @@ def test_the_ranking_uses_the_team_s_acceptance_per_kind(wn_project: Project, wr
 def test_the_project_page_shows_the_rate_each_kind_of_suggestion_is_ranked_by(wn_project: Project, monkeypatch) -> None:  # noqa: F811
     from app_helpers import logged_in
 
+    from annotator.domain.commands import Address, DismissSuggestion
+    from annotator.domain.model import Side
+    from annotator.services.curation import CurationService
+
     ivo = person(wn_project, "ivo")
     for n in range(12):  # a dozen dismissals of the hypernym, each by its own translator
-        suggestions.dismiss_suggestion(wn_project, person(wn_project, f"t{n}") if n else ivo, "a1", "IT", "bevanda")
+        translator = CurationService(wn_project, person(wn_project, f"t{n}") if n else ivo)
+        translator.handle(Address("a1", "IT"), DismissSuggestion(Side.GOOD, "bevanda"))
     monkeypatch.setenv("ANNOTATOR_DATA", str(wn_project.data_dir))
     suggestions.suggestion_kinds(wn_project, fresh=True)
     at = logged_in("lena", "lena-password-long")
