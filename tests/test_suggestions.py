@@ -384,7 +384,7 @@ def test_the_project_page_shows_the_empty_good_block(wn_project: Project, monkey
     table = next(df.value for df in at.dataframe if "start with an empty GOOD list" in df.value.columns)
     assert table.to_dict("records") == [
         {"language": "Italian (IT)", "start with an empty GOOD list": 2, "of those, with suggestions": 2,
-         "suggestions not computed yet": 0},
+         "worked on by a person": 0, "suggestions not computed yet": 0},
     ]  # fmt: skip
 
 
@@ -447,3 +447,17 @@ def test_the_evaluate_job_reads_the_miss_words_for_the_cards(wn_project: Project
         assert wn_project.repo.get_meta(conn, suggestions.MT_MARKER) == job.id  # read by the job, not by a card
     found = by_text(suggestions.card_view(wn_project, "a1", "IT"))
     assert found["grappino"]["relation"] == "MISS translation: sysC"
+
+
+def test_the_project_page_counts_the_empty_good_lists_a_person_worked_on(wn_project: Project) -> None:
+    """Worked on: a change by a person in the item-language's history, or a status other than pending; a suggestion
+    dismissed (the translator's own, no history) or an item only looked at does not count."""
+    from annotator.domain.commands import Address, DismissSuggestion
+
+    suggestions.refresh(wn_project)
+    assert {c.lang: c.worked_on for c in suggestions.empty_good_counts(wn_project)} == {"IT": 0}
+    ivo = CurationService(wn_project, person(wn_project, "ivo"))
+    ivo.handle(Address("a2", "IT"), DismissSuggestion(Side.GOOD, "bevanda"))
+    assert {c.lang: c.worked_on for c in suggestions.empty_good_counts(wn_project)} == {"IT": 0}
+    ivo.add_candidate("a1", "IT", Side.GOOD, "grappino", version(wn_project, "a1"))
+    assert {c.lang: c.worked_on for c in suggestions.empty_good_counts(wn_project)} == {"IT": 1}

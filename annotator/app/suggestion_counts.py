@@ -23,6 +23,7 @@ def render_empty_good_counts(project: ProjectContext) -> bool:
                 "language": f"{language_name(c.lang)} ({c.lang})",
                 "start with an empty GOOD list": c.empty_good,
                 "of those, with suggestions": c.with_suggestions,
+                "worked on by a person": c.worked_on,
                 "suggestions not computed yet": c.not_computed,
             }
             for c in counts

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 from annotator.commands.common import add_data_option, add_item_options, open_project, selected_items
@@ -140,21 +137,6 @@ def run_use_babelnet(args: argparse.Namespace) -> int:
     return 0
 
 
-@contextlib.contextmanager
-def _stopped_cleanly() -> Iterator[None]:
-    """SIGTERM and SIGHUP end the run like Ctrl-C does, so its temporary files are removed on the way out."""
-
-    def stop(signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
 def _interrupted(what: str) -> int:
     print(f"interrupted: {what}; the project's wordnet is as it was.", file=sys.stderr)
     return 130
@@ -167,8 +149,7 @@ def run_use_wordnet(args: argparse.Namespace) -> int:
     project = open_project(args)
     before = lexicon_specifiers(project.wordnet_folder)
     try:
-        with _stopped_cleanly():
-            result = use_wordnet(project, args.sources, progress=TerminalProgress("adding lexicons"))
+        result = use_wordnet(project, args.sources, progress=TerminalProgress("adding lexicons"))
     except KeyboardInterrupt:
         added = sorted(set(lexicon_specifiers(project.wordnet_folder)) - set(before))
         if not added:
@@ -196,8 +177,7 @@ def run_remove_wordnet(args: argparse.Namespace) -> int:
 
     project = open_project(args)
     try:
-        with _stopped_cleanly():
-            removed = remove_wordnet(project, args.lexicon)
+        removed = remove_wordnet(project, args.lexicon)
     except KeyboardInterrupt:
         return _interrupted("nothing was removed")
     print(f"Removed the wordnet lexicon {removed.specifier} ({removed.language}).")

@@ -959,6 +959,9 @@ class EmptyGoodCounts:
     empty_good: int
     with_suggestions: int
     not_computed: int
+    #: Of the empty ones, how many a person has worked on: a status other than pending, or a change in its history
+    #: by someone other than the import and pre-population jobs (what a translator only looked at is not recorded).
+    worked_on: int = 0
 
 
 #: ``_EmptyRows`` per (database, ``read_model.data_version``); the current version and the one before are kept.
@@ -972,12 +975,13 @@ class _EmptyRows:
     """What ``empty_good_counts`` keeps per data version: the project's languages and the empty rows."""
 
     languages: tuple[str, ...]
-    rows: tuple[tuple[str, str, str, str, bool], ...]
+    rows: tuple[tuple[str, str, str, str, bool, bool], ...]
 
 
 def _empty_rows(conn: Any, url: str, version: tuple) -> _EmptyRows:
-    """(item id, lang, GOOD, BAD, whether another curated item-language of its σ has a GOOD list) of every visible,
-    included item-language pre-populated with an empty GOOD list, and the project's languages (in the version).
+    """(item id, lang, GOOD, BAD, whether another curated item-language of its σ has a GOOD list, whether a person
+    worked on it) of every visible, included item-language pre-populated with an empty GOOD list, and the project's
+    languages (in the version).
 
     The Project page reruns this on every widget change, so it is kept per ``data_version`` (which every
     item-language, item and settings change moves); only the kept suggestions, which change without it, are read on
@@ -991,6 +995,7 @@ def _empty_rows(conn: Any, url: str, version: tuple) -> _EmptyRows:
     from sqlalchemy import literal_column, select
 
     from annotator.store import schema
+    from annotator.store.languages import SYSTEM_PREFIX
     from annotator.store.rows import visible
 
     key = (url, version)
@@ -998,14 +1003,21 @@ def _empty_rows(conn: Any, url: str, version: tuple) -> _EmptyRows:
         found = _empty_rows_memo.get(key)
     if found is not None:
         return found
-    il, it = schema.item_languages, schema.items
+    il, it, h = schema.item_languages, schema.items, schema.history
+    by_person = (
+        select(h.c.id)
+        .where(  # the prefix written into the statement: the page's plan check reads it without parameters
+            h.c.item_id == il.c.item_id, h.c.lang == il.c.lang, h.c.user.not_like(literal_column(f"'{SYSTEM_PREFIX}%'"))
+        )
+        .exists()
+    )
     empty_where: tuple[Any, ...] = (
         literal_column(schema.EMPTY_GOOD_WHERE),  # its partial index's very text (a bound '[]' would not use it)
         visible(il),
         it.c.excluded.is_(False),
     )
     query = (
-        select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad)
+        select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad, il.c.status, by_person)
         .join(it, it.c.id == il.c.item_id)
         .where(*empty_where)
         .order_by(il.c.item_id, il.c.lang)
@@ -1026,8 +1038,15 @@ def _empty_rows(conn: Any, url: str, version: tuple) -> _EmptyRows:
     found = _EmptyRows(
         ProjectSettings.from_json(json.loads(settings)).languages if settings else ProjectSettings().languages,
         tuple(
-            (item_id, lang, good, bad, bool(curated.get((lang, synset), set()) - {item_id}))
-            for item_id, lang, synset, good, bad in empty
+            (
+                item_id,
+                lang,
+                good,
+                bad,
+                bool(curated.get((lang, synset), set()) - {item_id}),
+                status != "pending" or bool(touched),
+            )
+            for item_id, lang, synset, good, bad, status, touched in empty
         ),
     )
     with _empty_rows_lock:
@@ -1048,10 +1067,11 @@ def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
         empty = found.rows
         mt_stamp = _mt_stamp(_evaluation_in(conn)) if empty else ""  # nothing to offer MT words to otherwise
         kept = rows.cached_of(conn, [(item_id, lang) for item_id, lang, *_ in empty]) if empty else {}
-    counts = {lang: [0, 0, 0] for lang in found.languages}
-    for item_id, lang, good, bad, team in empty:
-        entry = counts.setdefault(lang, [0, 0, 0])
+    counts = {lang: [0, 0, 0, 0] for lang in found.languages}
+    for item_id, lang, good, bad, team, worked_on in empty:
+        entry = counts.setdefault(lang, [0, 0, 0, 0])
         entry[0] += 1
+        entry[3] += worked_on
         cached = kept.get((item_id, lang))
         if cached is None:
             entry[2] += 1
