@@ -212,7 +212,7 @@ def render_prepopulate() -> None:
     )
     jobs_panel.start_button(JobKind.PREPOPULATE, "Pre-populate", "project_prepopulate")
     jobs_panel.render_job_status(JobKind.PREPOPULATE)
-    suggested = render_empty_good_counts(get_project())  # issue 33
+    suggested = render_empty_good_counts(get_project())
     render_suggestion_kinds(get_project(), suggested)
 
 
