@@ -34,7 +34,7 @@ SHOWN_SOURCES = 10
 FILTER_NAMES = {
     "polysemy": "δ(λ) ≥ 3 (the target lemma has at least three senses)",
     "one_per_sense": "one sentence per sense and source",
-    "target_language": "σ lexicalised in every target language",
+    "target_language": "no translation of σ in a target language is also a word of another sense of λ",
 }
 
 
@@ -817,8 +817,8 @@ def rai_fields(data: CardData) -> dict[str, str]:
         "card (no machine translation is used as a source).",
         "dataCollectionType": "Secondary data analysis (existing corpora and lexicons); manual curation.",
         "dataPreprocessingProtocol": "Selection filters (DiBiMT): polysemy degree at least 3, one sentence per sense "
-        "and source, the sense lexicalised in every target language; flagged items a lead did not exclude are "
-        "published with the rules in filters_failed.",
+        "and source, no translation of the sense also a word of another sense of the target lemma; flagged items a "
+        "lead did not exclude are published with the rules in filters_failed.",
         "dataAnnotationProtocol": f"People changed {changed} of the {rows} published rows (an edit of GOOD or BAD "
         f"or a status); the other {rows - changed} are the lexicon's pre-population output. {usable} rows are "
         "usable (done, with something in GOOD). Translators may add translations (origin translator), move a "

@@ -379,7 +379,7 @@ def corpus_record(import_id: int, path: Path, given: str | None) -> SourceRecord
         key=f"corpus:{import_id}",
         kind="corpus",
         label=label,
-        provided="English sentences, their targets and senses (and glosses given with them)",
+        provided="English sentences, their target words and senses (glosses only where the file gives them)",
         licence=licence.id if licence.known else UNKNOWN,
         stated=stated,
         url=found.url if found is not None else "",
