@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import os
 import re
 import shutil
@@ -191,7 +192,15 @@ class AtomicFolder:
     def __enter__(self) -> Path:
         make_private_folder(self.root)
         sweep_leftovers(self.root)
-        self.temporary = Path(tempfile.mkdtemp(prefix=_temporary_prefix(self.name), dir=self.root))
+        prefix = _temporary_prefix(self.name)
+        try:
+            self.temporary = Path(tempfile.mkdtemp(prefix=prefix, dir=self.root))
+        except BaseException:
+            # a signal between the folder's creation and its name reaching us: ``__exit__`` will not run, so the
+            # folders this process made under this name (its pid is in the prefix) are removed here
+            for made in self.root.glob(glob.escape(prefix) + "*"):
+                shutil.rmtree(made, ignore_errors=True)
+            raise
         return self.temporary
 
     def __exit__(self, exc_type: object, exc: object, traceback: object) -> Literal[False]:

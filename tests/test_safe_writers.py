@@ -273,3 +273,26 @@ def test_a_command_writing_several_files_refuses_before_writing_the_first(
     assert main(["report", str(out), "--out", str(report)]) == 2
     assert "report.tex is a folder" in capsys.readouterr().err
     assert state(report) == before
+
+
+def test_an_interrupt_between_the_work_folders_creation_and_its_use_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A signal can land after ``mkdtemp`` made the folder and before the ``with`` block holds its name: the
+    folder this process made is removed all the same (another process's, of the same name, is kept)."""
+    import tempfile
+
+    from annotator.atomic_files import AtomicFolder
+
+    someone_elses = tmp_path / ".export.partial-1-abcdefgh"
+    someone_elses.mkdir()
+    made = tempfile.mkdtemp
+
+    def made_then_interrupted(*args: object, **kwargs: object) -> str:
+        made(*args, **kwargs)  # type: ignore[call-overload]
+        raise KeyboardInterrupt("SIGTERM")
+
+    monkeypatch.setattr(tempfile, "mkdtemp", made_then_interrupted)
+    with pytest.raises(KeyboardInterrupt), AtomicFolder(tmp_path, "export"):
+        pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == [someone_elses.name]
