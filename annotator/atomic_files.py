@@ -1,7 +1,7 @@
 """Atomic output: the one way the project writes a file or a folder for a user.
 
 Everything is built under a temporary name in the target's own folder and renamed into place when complete, so a
-crash or an error half-way leaves at most a hidden ``.NAME.partial-PID-XXXXXXXX`` entry, never something with the
+crash or an error half-way leaves at most a hidden ``.NAME.partial-PID-RANDOM`` entry, never something with the
 final name that looks like a finished export (SPEC §7). The temporary is created with ``O_EXCL`` and a random
 part (``mkstemp``/``mkdtemp``), so two writers of one target never share one, and private (0600 files, 0700
 folders); it stays so when published, with everything written inside it (an export holds the curation work; its
@@ -127,7 +127,7 @@ def _running(pid: int) -> bool:
 
 def sweep_leftovers(root: Path) -> list[Path]:
     """Remove the temporary folders and files interrupted writers left in ``root`` (a SIGKILL, a power cut) when
-    they are provably ours: the ``.NAME.partial-PID-XXXXXXXX`` pattern, not a link, owned by this user, and written
+    they are provably ours: the ``.NAME.partial-PID-RANDOM`` pattern, not a link, owned by this user, and written
     by a process that no longer runs (or more than a day old). Returns what was removed."""
     removed: list[Path] = []
     try:

@@ -76,7 +76,7 @@ class CandidateSpec(NamedTuple):
 #: tuple at its first pass (a nested one takes a pass per level and may reach the oldest generation first), so the
 #: 300,000 candidates of 10,000 items × 5 languages cost its full passes nothing; as ``CandidateSpec`` records holding
 #: ``Candidate`` objects (a NamedTuple or dataclass instance is tracked for good) they made the set-up from the live
-#: curation 2× slower unless the collector was paused (issue 32; figures in ``evaluate_project.prepare_current``).
+#: curation 2× slower unless the collector was paused (figures in ``evaluate_project.prepare_current``).
 StoredSpec = tuple[Any, ...]
 
 
@@ -578,7 +578,7 @@ class Translations(Sequence[Translation]):
     Each is kept as an exact tuple (``rows``) and given as a ``Translation`` built on access: the collector stops
     tracking such a tuple at its first pass, where 98,132 ``Translation`` records (a NamedTuple instance stays
     tracked) reached its oldest generation and set off its full passes over the whole heap — the set-up from the live
-    curation without the collector paused (issue 32; figures in ``evaluate_project.prepare_current``).
+    curation without the collector paused (figures in ``evaluate_project.prepare_current``).
     """
 
     def __init__(self, translations: Iterable[Translation] = (), skipped: dict[str, int] | None = None) -> None:

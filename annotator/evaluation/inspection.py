@@ -1,4 +1,4 @@
-"""Human inspection of evaluation results (issue 9): a queue, a lead's verdicts, and metrics that use them.
+"""Human inspection of evaluation results: a queue, a lead's verdicts, and metrics that use them.
 
 Results where GOOD and BAD both matched, and any result a lead marks, wait in the queue until a lead records a
 verdict (GOOD / BAD / MISS + note; who and when). A verdict is stored with a hash of the translation and the

@@ -1,4 +1,4 @@
-"""What an evaluation was computed from (issue 22): tool and library versions, input digests, options, time.
+"""What an evaluation was computed from: tool and library versions, input digests, options, time.
 
 A published score must be traceable to the exact files and analyser that produced it, so ``metrics.json``, the
 report, the leaderboard and the significance tables all carry this one document. It is plain JSON-ready data.

@@ -10,7 +10,7 @@ import pandas as pd
 
 from annotator.reporting.tables import ALL, GroupAccuracy, languages, metric_value, systems
 
-#: Readable at 1366 px (issue 22): legends keep long system names whole; category labels upright and never dropped
+#: Readable at 1366 px: legends keep long system names whole; category labels upright and never dropped
 #: (every language on the axis); one heat-map cell per step, so many languages widen the map instead of crowding it.
 LEGEND = alt.Legend(orient="right", labelLimit=0, titleLimit=0)
 HEATMAP_STEP = 40

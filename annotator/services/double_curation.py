@@ -1,4 +1,4 @@
-"""Double curation (issue 11): assignment, private copies, adjudication and the agreement between translators.
+"""Double curation: assignment, private copies, adjudication and the agreement between translators.
 
 A lead gives an item-language to two or more translators of its language. Each edits a private copy of the
 pre-populated sets with the usual rules (the same ``workflow`` functions as the curation service, applied to the

@@ -424,9 +424,7 @@ class _Run:
     Each item's states are encoded for the write as soon as they are computed, and the batch and the memo of G0/B0
     keep only strings, numbers, exact tuples and dicts of them, which Python's cyclic collector never walks. Keeping
     the states, their candidate objects and a run-long memo of ``InitialSets`` alive instead made every full
-    collection walk them. Pre-population alone (snapshot loaded, one core, CPU): at 10,000 items × 5 languages
-    9.2 s with the kept objects, 5.7 s with this layout, 5.45 s at 46285f4 (which paused the collector instead);
-    at 100,000, 31.8 s against 29.9 s, with peak RSS 262 MB against 485 MB (``benchmarks/bench_import_prepopulate.py``).
+    collection walk them (figures: ``benchmarks/bench_import_prepopulate.py``).
     """
 
     def __init__(

@@ -173,7 +173,7 @@ def _run_evaluate(project: ProjectContext, job: Job, user: User | None, progress
         save_result(project, job.id, result)
         from annotator.services.suggestions import refresh_mt
 
-        with contextlib.suppress(UserError):  # issue 33: its MISS words ready for the cards (else the first card reads)
+        with contextlib.suppress(UserError):  # its MISS words ready for the cards (else the first card reads)
             refresh_mt(project, job.id)
         return {"summary": f"Scored {len(result.results)} translation(s); results kept in the project's database"}
     out_dir = Path(params["out"]) if params.get("out") else evaluation_folder(project, source)
