@@ -220,7 +220,7 @@ class Project:
         settings = settings or self.settings()
         config = settings.lexicon
         if config.provider == "snapshot":
-            if not config.snapshot:  # said before the import: a card asks on every run (issue 32, first render)
+            if not config.snapshot:  # said before the import: a card asks on every run
                 raise UserError(NO_LEXICON)
             from annotator.lexicon.snapshot import SnapshotLexicon
 

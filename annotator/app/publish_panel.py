@@ -1,4 +1,4 @@
-"""The Dataset page's "Publish" block (issue 35): the Hugging Face dataset folder, offered as a zip.
+"""The Dataset page's "Publish" block: the Hugging Face dataset folder, offered as a zip.
 
 The folder is made when the lead clicks "Prepare" (a progress bar while it is written), zipped, and kept in the
 lead's session as bytes for the download button, which hands them over on the click only while the session is still

@@ -147,7 +147,7 @@ def print_stats(selection: Selection) -> None:
 
 
 def print_agreement(agreement: dict[str, Any]) -> None:
-    """Issue 11: the agreement table, when some double-curated item-language has all its copies finished."""
+    """The agreement table, when some double-curated item-language has all its copies finished."""
     if not agreement["item_languages"]:
         return
     print()

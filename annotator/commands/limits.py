@@ -1,4 +1,4 @@
-"""``annotator limits``: show or change the project's input limits (issue 12), the bounds every file read obeys."""
+"""``annotator limits``: show or change the project's input limits, the bounds every file read obeys."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``annotator publish``: the benchmark as a Hugging Face dataset folder (Parquet per language, dataset card,
-Croissant metadata, the sources' licences), made from one new export (issue 35)."""
+Croissant metadata, the sources' licences), made from one new export."""
 
 from __future__ import annotations
 

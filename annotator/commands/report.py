@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # Imported here, not at the top: pandas and altair cost ~0.7 s, which every other command would pay at start-up.
+    # Imported here, not at the top: pandas and altair are slow to import, which every other command would pay.
     from annotator.reporting.report import write_report
 
     try:  # the inputs' own read errors are UserErrors already: an OSError is the output's (a full disk, no rights)

@@ -1,4 +1,4 @@
-"""Double-curation copies read as agreement records (issue 11): the dataset export and the agreement report
+"""Double-curation copies read as agreement records: the dataset export and the agreement report
 (``services.double_curation``) both count them, so the reading lives here, below the services that use it.
 """
 

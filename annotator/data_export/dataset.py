@@ -57,7 +57,7 @@ from annotator.lexicon.licences import snapshot_header
 from annotator.progress import ProgressCallback, no_progress
 from annotator.store.items import ItemRow
 
-#: Issue 32: the export is split by job (``selection.py`` what it holds, ``dataset_lines.py`` its lines, this
+#: The export is split by job (``selection.py`` what it holds, ``dataset_lines.py`` its lines, this
 #: module the folder); the names callers import from here stay importable from here.
 __all__ = [
     "DATASET_FILE",

@@ -50,7 +50,7 @@ def _language_key(lang: str) -> str:
 
 
 def annotators_json(copies: Sequence[CopySetsRow], ids: dict[str, str]) -> str:
-    """The ``annotators`` list of a language (issue 11): each translator's own sets and decision, by exported id."""
+    """The ``annotators`` list of a language (double curation): each translator's sets and decision, by exported id."""
     entries = []
     for copy in sorted(copies, key=lambda c: ids[c.annotator]):
         head = _compact({"id": ids[copy.annotator], "status": copy.status})

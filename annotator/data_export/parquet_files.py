@@ -1,4 +1,4 @@
-"""The Parquet files of a published dataset (issue 35): ``data/<LANG>/test.parquet``, ``data/discarded/test.parquet``.
+"""The Parquet files of a published dataset: ``data/<LANG>/test.parquet``, ``data/discarded/test.parquet``.
 
 One row per item-language, read from the export's ``dataset.jsonl`` line by line (in its order, sorted by id) and
 written in batches, so memory stays bounded by a batch per language whatever the export's size. A row holds what the

@@ -1,4 +1,4 @@
-"""Publish the benchmark (issue 35): a Hugging Face dataset folder from one export.
+"""Publish the benchmark: a Hugging Face dataset folder from one export.
 
 ``FOLDER/`` holds ``data/<LANG>/test.parquet`` per language and ``data/discarded/test.parquet`` (a configuration
 without rows is neither written nor declared: ``datasets`` cannot load an empty file), ``README.md`` (the

@@ -57,7 +57,7 @@ EMPTY_LIST = "[]"
 class ExportOptions:
     include_incomplete: bool = False
     keep_partially_discarded: bool = False
-    #: Issue 11: each double-curating translator's own sets in ``dataset.jsonl`` (``annotators`` per language),
+    #: Each double-curating translator's own sets in ``dataset.jsonl`` (``annotators`` per language),
     #: under anonymous ids (``A1``, ``A2``… in name order) unless ``annotator_names``.
     with_annotators: bool = False
     annotator_names: bool = False
@@ -111,7 +111,7 @@ class ProjectData:
     settings: ProjectSettings
     items: list[ItemValues]
     states: dict[str, tuple[CandidateSetsValues, ...]]
-    #: Issue 11: the translators' copies of double-curated item-languages, and each copy as agreement data.
+    #: The translators' copies of double-curated item-languages, and each copy as agreement data.
     copies: dict[tuple[str, str], tuple[CopySetsRow, ...]] = field(default_factory=dict)
     copy_records: list[CopyRecord] = field(default_factory=list)
 
@@ -253,7 +253,7 @@ class Selection:
         return {name: f"A{n}" for n, name in enumerate(names, start=1)}
 
     def agreement(self) -> dict[str, Any]:
-        """Issue 11: agreement between the translators of double-curated item-languages (over every assignment
+        """Agreement between the translators of double-curated item-languages (over every assignment
         whose copies are all finished, like §6 independent of the export options), translators anonymised."""
         report = agreement_report(self.copy_records, self.languages).to_json()
         ids = self.annotator_ids()

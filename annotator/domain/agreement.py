@@ -1,4 +1,4 @@
-"""Inter-translator agreement (issue 11): how far two translators who curated the same item-language independently
+"""Inter-translator agreement: how far two translators who curated the same item-language independently
 end up with the same GOOD and BAD sets and the same discard / DISCUSS decision.
 
 Plain functions over plain data (each translator's copy reduced to identity sets), so the Dataset page, the

@@ -1,4 +1,4 @@
-"""The dataset card of a published benchmark (``README.md``, issue 35), written from plain data.
+"""The dataset card of a published benchmark (``README.md``), written from plain data.
 
 The YAML header is what the Hugging Face Hub reads (licence, languages, task, size, configurations and their
 files); the prose says how this project built the data (the DiBiMT process as it ran here), its counts, the

@@ -1,4 +1,4 @@
-"""Hints while typing a candidate (issue 21): which sense of λ the lexicon gave the typed text for.
+"""Hints while typing a candidate: which sense of λ the lexicon gave the typed text for.
 
 Pre-population stores, for every candidate the lexicon suggested, the synsets of Ω(λ) it lexicalizes (its
 provenance). A translator typing one of those into an Add box is told which sense it came from, with its gloss,

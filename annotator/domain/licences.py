@@ -1,4 +1,4 @@
-"""Licences as data (issue 35): what each lexicon source's licence allows, and which licence a published dataset
+"""Licences as data: what each lexicon source's licence allows, and which licence a published dataset
 may take over those sources.
 
 A benchmark's candidates and glosses are an adaptation of the lexicon they came from, so its licence must keep

@@ -1,4 +1,4 @@
-"""Which licence each lexicon source of a project has, as its provider states it (issue 35).
+"""Which licence each lexicon source of a project has, as its provider states it.
 
 BabelNet's data is under the BabelNet Non-Commercial License; each wordnet lexicon says its licence in its WN-LMF
 ``license`` attribute (kept by ``wn``, read from the current database file); a snapshot says it in its header's

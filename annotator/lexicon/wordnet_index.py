@@ -1,7 +1,7 @@
 """A per-lexicon look-up index, written from the WN-LMF file when ``use-wordnet`` adds it to ``wn``.
 
-``wn`` answers one object at a time, each through several SQL queries (4–15 ms per synset with its lemmas in
-four languages, measured here), which would make 100,000 items take half an hour. Pre-population needs only
+``wn`` answers one object at a time, each through several SQL queries, far too slow for pre-populating a large
+project (figures in benchmarks/RESULTS.md). Pre-population needs only
 lemma → synsets, synset → gloss, ILI and lemmas, and sense key → synset: gathered while the file is checked
 (``wordnet_lmf``), into a small gzipped JSON file per lexicon in the project's ``wordnet`` folder (owner-only),
 loaded in a second.

@@ -1,4 +1,4 @@
-"""The relations between synsets of a project's wordnet, for suggestions from related senses (issue 33).
+"""The relations between synsets of a project's wordnet, for suggestions from related senses.
 
 Only the relations a translator can use to find a missing word are kept: hypernym, instance hypernym, hyponym,
 similar, also, verb group, entails (synset relations) and derivation (a sense relation, kept as the synsets of

@@ -489,7 +489,7 @@ def add_lexicons(
             else:
                 for index in indexes:  # an index lost by hand: written again, the database untouched
                     os.replace(index, folder / index.name)
-            for one in checked:  # issue 33: the relations suggestions follow, read from the same checked copy
+            for one in checked:  # the relations suggestions follow, read from the same checked copy
                 if any(not relations_path(folder, lex.id, lex.version).exists() for lex in one.lexicons):
                     write_relations(one.copy, folder)
         except OSError as error:  # a full disk or a read-only folder while writing the copy: nothing was replaced

@@ -1,4 +1,4 @@
-"""A job's files kept in the project's database (issue 22): what the Evaluate page shows and the Dataset page's
+"""A job's files kept in the project's database: what the Evaluate page shows and the Dataset page's
 "Last export" offers, on every app server of the project, whichever server's worker ran the job.
 
 Each file goes in as parts of at most 1 MiB, each compressed and written in its own short transaction (curators'

@@ -66,6 +66,6 @@ class EvaluationRowRecords:
             visible(il),
             il.c.item_id.in_(select(it.c.id).where(visible(it), it.c.excluded.is_(False))),
         )
-        # exact tuples, each ``Row`` dropped as it is read: 60,000 rows fetched at once reached the collector's oldest
-        # generation and set off its passes over the whole heap (issue 32)
+        # exact tuples, each ``Row`` dropped as it is read: the collector stops tracking them, where a large project's
+        # rows fetched at once reached its oldest generation and set off passes over the whole heap
         return [tuple(row) for row in conn.execute(union_all(items, item_languages))]

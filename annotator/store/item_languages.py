@@ -47,8 +47,8 @@ def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
 
 
 #: The columns an ``ItemLanguage`` is read from, in the order ``item_language_from_row`` unpacks them: rows are
-#: unpacked by position because reading 16 attributes off a SQLAlchemy ``Row`` by name costs ~10 µs a row (25× the
-#: unpacking), which was ~4 s of pre-populating 100,000 items in four languages.
+#: unpacked by position because reading 16 attributes off a SQLAlchemy ``Row`` by name is many times slower, which
+#: showed in pre-populating a large project.
 STATE_COLUMNS = tuple(
     _IL.c[name]
     for name in (

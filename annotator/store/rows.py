@@ -69,11 +69,10 @@ def execute_many(conn: Connection, sql: str, rows: Sequence[dict[str, Any]]) -> 
     """Run one statement (``:name`` placeholders) for many rows through the driver's own ``executemany``; the rows
     it changed.
 
-    Why: SQLAlchemy processes every parameter set of a compiled statement again in Python (~9 µs a row); bulk jobs
-    write hundreds of thousands of rows (pre-populating 100,000 items in four languages: 800,000), and the driver
-    alone is three times faster. Values must already be what the driver takes (text, numbers, booleans, None).
-    ``sql`` holds quoted identifiers and ``:name`` placeholders only (no literal, cast or ``%``): it is refused
-    otherwise, since rewriting it for psycopg would change its meaning.
+    Why: SQLAlchemy processes every parameter set of a compiled statement again in Python; bulk jobs write hundreds
+    of thousands of rows, and the driver alone is several times faster. Values must already be what the driver takes
+    (text, numbers, booleans, None). ``sql`` holds quoted identifiers and ``:name`` placeholders only (no literal,
+    cast or ``%``): it is refused otherwise, since rewriting it for psycopg would change its meaning.
     """
     if _NOT_PLAIN.search(sql):
         raise ValueError(f"execute_many takes identifiers and :name placeholders only, not literals: {sql!r}")

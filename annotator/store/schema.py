@@ -121,7 +121,7 @@ item_languages = Table(
     Column("updated_at", String(40), nullable=True),
     Column("import_id", Integer, nullable=False, default=0, server_default="0"),
     Index("ix_item_languages_lang_status", "lang", "status"),
-    # revision 0014: the item-languages pre-populated with an empty GOOD list (issue 33's Project block), a few rows
+    # the item-languages pre-populated with an empty GOOD list (the Project page's block on them), a few rows
     Index(
         "ix_item_languages_empty_good",
         "item_id",
@@ -169,7 +169,7 @@ audit = Table(
     Column("detail", Text, nullable=False, default="{}"),
 )
 
-#: Double curation (issue 11), schema version 3. One row per item-language a lead gave to two or more translators;
+#: Double curation, schema version 3. One row per item-language a lead gave to two or more translators;
 #: ``state`` is ``open`` until a lead adjudicates the copies into the item-language's sets (``adjudicated``).
 assignments = Table(
     "assignments",
@@ -245,7 +245,7 @@ imports = Table(
 )
 
 
-#: Human inspection of evaluation results (issue 9): a lead marks a result (item, language, system) for inspection
+#: Human inspection of evaluation results: a lead marks a result (item, language, system) for inspection
 #: and records a verdict. The verdict holds only while ``verdict_hash`` (translation + candidates) is unchanged.
 #: Added in Alembic revision 0007.
 inspections = Table(
@@ -287,7 +287,7 @@ session_epochs = Table(
 
 #: The files a job wrote (an export's folder, the Evaluate page's results), kept so that every app server of the
 #: project offers them: each file as numbered parts (``part`` 0, 1, …) of at most 1 MiB before compression, each
-#: part zlib-compressed on its own, so neither side ever holds a whole file as one value. Issue 22.
+#: part zlib-compressed on its own, so neither side ever holds a whole file as one value.
 job_files = Table(
     "job_files",
     metadata,
@@ -297,7 +297,7 @@ job_files = Table(
     Column("data", LargeBinary, nullable=False),
 )
 
-#: Issue 33 (revision 0013_suggestions). What pre-population consulted for each item-language: the lexicons asked
+#: Alembic revision 0013_suggestions. What pre-population consulted for each item-language: the lexicons asked
 #: (by id, or BabelNet's sources) and what each returned, so an empty GOOD or BAD list has an exact reason.
 lexicon_records = Table(
     "lexicon_records",

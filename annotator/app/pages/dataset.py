@@ -243,7 +243,7 @@ def render() -> None:
     keep_partial = second.checkbox(
         "Keep items discarded in some language (for their other languages)", key="dataset_keep_partial"
     )
-    with_annotators = first.checkbox(  # issue 11: each double-curating translator's sets, anonymised
+    with_annotators = first.checkbox(  # each double-curating translator's sets, anonymised
         "Include each double-curating translator's own sets (anonymous ids)", key="dataset_with_annotators"
     )
     options = ExportOptions(
@@ -254,7 +254,7 @@ def render() -> None:
     languages = project.settings().languages  # read once for the page's parts
     render_progress(selection, languages)
     render_export(project, options, selection)
-    render_publish(project, include_incomplete)  # issue 35: the Hugging Face folder as a zip
+    render_publish(project, include_incomplete)  # the Hugging Face folder as a zip
     render_sheets(project, languages)
 
 

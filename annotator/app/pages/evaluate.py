@@ -1,8 +1,7 @@
 """Evaluate page (leads): its code is ``evaluate_view``, imported once per server.
 
 Streamlit runs a page script anew on every rerun — its module body executed each time, and compiled each time under
-``AppTest`` — so this one only calls ``render``: the Evaluate page's field rerun (``benchmarks/bench_pages.py --only
-Evaluate``, 2,000 items, AppTest) took 26.5 ms with the whole page here against 20.5 ms at 46285f4 (issue 32).
+``AppTest`` — so this one only calls ``render`` and every rerun reuses the imported module.
 """
 
 from __future__ import annotations

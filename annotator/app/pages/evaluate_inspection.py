@@ -1,4 +1,4 @@
-"""The inspection queue on the Evaluate page (issue 9): mark a result, record a lead's verdict.
+"""The inspection queue on the Evaluate page: mark a result, record a lead's verdict.
 
 Kept apart from ``evaluate.py`` so the page only has a two-line hook. Translations and candidates are untrusted text:
 they are shown with ``st.text`` / ``st.code`` only, never as Markdown.

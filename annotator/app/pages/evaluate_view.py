@@ -307,7 +307,7 @@ def render_browser(result: EvaluationResult) -> None:
                 key=f"eval_open|{row['id']}|{row['lang']}|{row['system']}",
                 icon=":material/edit_note:",
             ):
-                from annotator.app.pages import curate  # the card there shows this translation (issue 21)
+                from annotator.app.pages import curate  # the card there shows this translation
 
                 st.session_state[OPENED_KEY] = anchor  # back on this page, the list opens at this row
 
@@ -410,7 +410,7 @@ def render() -> None:
         return
     skipped = f" {format_skipped(result.skipped)}." if result.skipped else ""
     st.caption(md(f"Results of the run of {result.created} (UTC): {len(result.results)} translations scored.{skipped}"))
-    from annotator.app.pages.evaluate_inspection import render_inspection, with_verdicts  # issue 9
+    from annotator.app.pages.evaluate_inspection import render_inspection, with_verdicts
 
     result = with_verdicts(result)
     render_metrics(result)

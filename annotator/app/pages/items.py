@@ -1,8 +1,8 @@
 """Items page: every imported item with its λ, σ, δ(λ), filter results and status per language.
 
-A read-only overview for everyone (the minimal page of the foundation issue); picking a row opens it on the
-Curate page in one of the user's languages. Reading 10,000 items takes a second or two, so the table is cached
-for a minute per project (shared by all sessions) and has a Refresh button.
+A read-only overview for everyone; picking a row opens it on the Curate page in one of the user's languages.
+Reading a large project takes a while, so the table is cached for a minute per project (shared by all sessions) and
+has a Refresh button.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def item_rows(project: Project, languages: tuple[str, ...], lead: bool = True) -
     The per-language statuses come right after the id and the word, so they are in view on a laptop screen; the
     long text (sentence, filters) comes last."""
     data = read_model.item_statuses(project, languages)
-    status, assigned = data.status, data.assigned  # assigned: issue 11, shown as "×2" after the status
+    status, assigned = data.status, data.assigned  # assigned (double curation): shown as "×2" after the status
     rows = []
     for item in data.items:
         row: dict[str, Any] = {

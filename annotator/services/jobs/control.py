@@ -188,9 +188,9 @@ class JobBoard:
 
 
 def board(project: ProjectContext, limit: int = 20, kinds: Sequence[JobKind] | None = None) -> JobBoard:
-    """``list_jobs`` and the newest job of every kind in one read (one statement): the Project page's three status
-    panels and its table read them with eight statements in eight transactions on every rerun (≈ 4 ms). Active jobs
-    whose worker died are marked failed first, as ``list_jobs`` does (the one write, only then); an active job is
+    """``list_jobs`` and the newest job of every kind in one read (one statement), for the Project page's three status
+    panels and its table on every rerun (rather than eight statements in eight transactions). Active jobs whose worker
+    died are marked failed first, as ``list_jobs`` does (the one write, only then); an active job is
     always among those read (the newest of its kind, and every active one is asked for)."""
     with project.db.read() as conn:
         found = store.board_jobs(conn, limit, kinds)

@@ -1,6 +1,6 @@
 """The files a job wrote (an export's folder, an evaluation's results) kept in the database, so every app server of
 the project offers them, whichever server's worker ran the job: ``job_files``, each file as numbered parts of at
-most 1 MiB, each compressed on its own (issue 22).
+most 1 MiB, each compressed on its own.
 
 Revision ID: eval_core_job_files
 Revises: 0010_wordnet_domain

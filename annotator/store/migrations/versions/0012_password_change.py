@@ -1,4 +1,4 @@
-"""One-time passwords that must be replaced: ``users.must_change_password`` (issue 31). A password a lead reset (or
+"""One-time passwords that must be replaced: ``users.must_change_password``. A password a lead reset (or
 ``annotator users passwd --reset`` printed) logs in once, and the app then serves nothing but the change-password
 form until its owner has chosen a new one.
 

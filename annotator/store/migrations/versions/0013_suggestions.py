@@ -1,4 +1,4 @@
-"""Why a list is empty, and suggestions (issue 33): what pre-population consulted per item-language
+"""Why a list is empty, and suggestions: what pre-population consulted per item-language
 (``lexicon_records``), the costly suggestions kept with their stamp (``suggestion_cache``), and the suggestions
 each user dismissed (``suggestion_dismissals``).
 

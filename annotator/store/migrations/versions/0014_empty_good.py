@@ -1,9 +1,8 @@
-"""Indexes for the pages' read model (issue 32): the item-languages pre-populated with an empty GOOD list (a partial
-index: the Project page's block on them read only those rows instead of scanning every item-language — 10,000 items:
-first render after a change 106 ms, the scan alone ~60 ms); the items' newest import time, so
-``read_model.data_version`` reads it from an index instead of walking every item; and the items failing a selection
-filter or excluded (a partial index), which the Project page lists on every rerun and the data version counts the
-excluded items from.
+"""Indexes for the pages' read model: the item-languages pre-populated with an empty GOOD list (a partial index: the
+Project page's block on them reads only those rows instead of scanning every item-language); the items' newest
+import time, so ``read_model.data_version`` reads it from an index instead of walking every item; and the items
+failing a selection filter or excluded (a partial index), which the Project page lists on every rerun and the data
+version counts the excluded items from.
 
 Revision ID: 0014_empty_good
 Revises: 0013_suggestions
