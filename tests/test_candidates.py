@@ -11,7 +11,6 @@ from annotator.domain.candidates import (
     CandidateError,
     key_string,
     parse_candidate,
-    parse_candidate_lines,
 )
 
 
@@ -87,12 +86,6 @@ def test_identity_is_casefolded_text_plus_tag() -> None:
 def test_format_is_canonical() -> None:
     assert parse_candidate("[sparare]_v", "NOUN").format() == "[sparare]_VERB"
     assert str(Candidate("goccio")) == "goccio"
-
-
-def test_lines_block_reports_every_bad_line_and_drops_duplicates() -> None:
-    good, errors = parse_candidate_lines("goccio\nGoccio\n\nprend*\n[x]_Q\nbicchierino", "NOUN")
-    assert [c.text for c in good] == ["goccio", "bicchierino"]
-    assert [e.rule for e in errors] == ["wildcard_token", "pos_tag"]
 
 
 _token = st.text(

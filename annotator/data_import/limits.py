@@ -231,7 +231,3 @@ class ProblemLog(list):
     def extend(self, problems: Any) -> None:
         for problem in problems:
             self.append(problem)
-
-    @property
-    def full(self) -> bool:
-        return self.total >= self.limit

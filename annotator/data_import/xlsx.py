@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 from xml.parsers import expat
 
-from annotator.data_import.limits import InputLimitError, InputLimits, check_file_size, megabytes
+from annotator.data_import.limits import InputLimitError, InputLimits, megabytes
 from annotator.data_import.table_rows import (
     FileFormatError,
     Row,
@@ -527,24 +527,6 @@ def _cell_value(kind: str, raw: str, formula: str | None, strings: list[str]) ->
     return int(number) if number.is_integer() and "." not in raw and "E" not in raw.upper() else number
 
 
-def sheet_names(path: Path | str, limits: InputLimits | None = None) -> tuple[str, ...]:
-    """The worksheet names of an ``.xlsx``, in order (reading nothing else)."""
-    path = Path(path)
-    limits = limits or InputLimits()
-    check_file_size(path.name, path.stat().st_size, limits.max_file_bytes)
-    with Workbook(path, limits) as workbook:
-        return tuple(workbook.sheets)
-
-
-def iter_sheet_rows(
-    path: Path | str, sheet: str | None = None, limits: InputLimits | None = None
-) -> Iterator[tuple[int, list[Any]]]:
-    """The non-empty rows of one worksheet, streamed within the limits (for small sheets like ``about``)."""
-    path = Path(path)
-    limits = limits or InputLimits()
-    check_file_size(path.name, path.stat().st_size, limits.max_file_bytes)
-    with Workbook(path, limits) as workbook:
-        yield from workbook.iter_rows(sheet)
 
 
 def read_xlsx(path: Path, sheet: str | None, limits: InputLimits, typed_cells: bool = False) -> Table:

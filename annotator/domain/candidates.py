@@ -181,29 +181,3 @@ def parse_candidate(raw: str, target_pos: str | None = None) -> Candidate:
     if tag in WARNED_TAGS:
         warnings = (f"{tag} is an unusual cross-PoS tag; check that it is intended.",)
     return Candidate(inner, tag, warnings)
-
-
-def format_candidate(candidate: Candidate) -> str:
-    return candidate.format()
-
-
-def parse_candidate_lines(block: str, target_pos: str | None = None) -> tuple[list[Candidate], list[CandidateError]]:
-    """Parse a block with one candidate per line (a spreadsheet cell); blank lines are ignored.
-
-    Duplicates by identity are dropped (first one wins) so a cell can't hold the same candidate twice.
-    """
-    good: list[Candidate] = []
-    errors: list[CandidateError] = []
-    seen: set[tuple[str, str | None]] = set()
-    for line in block.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        if not line.strip():
-            continue
-        try:
-            candidate = parse_candidate(line, target_pos)
-        except CandidateError as error:
-            errors.append(error)
-            continue
-        if candidate.key not in seen:
-            seen.add(candidate.key)
-            good.append(candidate)
-    return good, errors

@@ -95,17 +95,6 @@ def _pair(
     return PairConsistency(system, lang1, lang2, consistent, compared, without_provenance, unmatched, missing)
 
 
-def consistency_matrix(rows: Iterable[PairConsistency], system: str) -> dict[str, dict[str, float | None]]:
-    """The symmetric language × language table of one system for the heat map; the diagonal is left out."""
-    matrix: dict[str, dict[str, float | None]] = defaultdict(dict)
-    for row in rows:
-        if row.system != system:
-            continue
-        matrix[row.lang1][row.lang2] = row.percent
-        matrix[row.lang2][row.lang1] = row.percent
-    return {lang: dict(sorted(cells.items())) for lang, cells in sorted(matrix.items())}
-
-
 def choice_from_analysed(record: dict[str, Any]) -> SenseChoice:
     """A SenseChoice from one ``analysed.jsonl`` line (the evaluator's output)."""
     omega = record.get("omega")

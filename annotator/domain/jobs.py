@@ -33,23 +33,10 @@ class JobState(enum.StrEnum):
 ACTIVE = frozenset({JobState.QUEUED, JobState.RUNNING})
 FINISHED = frozenset({JobState.DONE, JobState.FAILED, JobState.CANCELLED})
 
-#: From -> allowed next states. A finished job never changes again (a rerun is a new job).
-TRANSITIONS: dict[JobState, frozenset[JobState]] = {
-    JobState.QUEUED: frozenset({JobState.RUNNING, JobState.CANCELLED, JobState.FAILED}),
-    JobState.RUNNING: frozenset({JobState.DONE, JobState.FAILED, JobState.CANCELLED}),
-    JobState.DONE: frozenset(),
-    JobState.FAILED: frozenset(),
-    JobState.CANCELLED: frozenset(),
-}
-
 #: A worker whose process cannot be checked (another host) is dead after this long without a heartbeat.
 HEARTBEAT_STALE_SECONDS = 120.0
 #: Progress is written to the database at most this often (the last update of a run is always written).
 PROGRESS_INTERVAL_SECONDS = 0.25
-
-
-class JobError(Exception):
-    """An impossible state change (a programming error, never user input)."""
 
 
 @dataclass(frozen=True)
@@ -79,11 +66,6 @@ class Job:
     @property
     def fraction(self) -> float:
         return min(self.done / self.total, 1.0) if self.total > 0 else 0.0
-
-
-def check_transition(old: JobState, new: JobState) -> None:
-    if new not in TRANSITIONS[old]:
-        raise JobError(f"a {old.value} job cannot become {new.value}")
 
 
 def already_running_message(job: Job) -> str:

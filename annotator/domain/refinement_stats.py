@@ -166,11 +166,6 @@ def _reduce(record: RefinementRecord) -> _Reduced:
     return record.item_id, record.synset, tuple(sorted(final)), len(initial), len(added), len(initial - final), moved
 
 
-def language_refinement(lang: str, records: Sequence[RefinementRecord]) -> LanguageRefinement:
-    """The §6 sums over one language's done item-languages."""
-    return _language_sums(lang, [_reduce(record) for record in records])
-
-
 def _language_sums(lang: str, records: Sequence[_Reduced]) -> LanguageRefinement:
     added = removed = final = initial = moved = 0
     first_seen: dict[str, int] = {}  # σ -> the order it first appears in (a dict of strings and ints: untracked)

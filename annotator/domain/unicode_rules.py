@@ -65,11 +65,6 @@ _INVISIBLE = re.compile(f"[{_char_class(INVISIBLE_RANGES)}]")
 _CONTROL_RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0x2028, 0x2029), (0xD800, 0xDFFF))
 
 
-def is_invisible(char: str) -> bool:
-    """Does ``char`` hide or reorder text (category Cf, a tag character, or a blank letter)?"""
-    return bool(_INVISIBLE.match(char)) or unicodedata.category(char) == "Cf"
-
-
 def describe(char: str) -> str:
     """``U+202E RIGHT-TO-LEFT OVERRIDE (a bidirectional control)``: the code point a message names."""
     code = ord(char)

@@ -44,10 +44,6 @@ UPOS_TO_WN = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 WN_TO_UPOS = {"n": "NOUN", "v": "VERB", "a": "ADJ", "s": "ADJ", "r": "ADV"}
 
 
-def wn_synset_id(offset: str, ss_type: str) -> str:
-    return f"wn:{offset}{'a' if ss_type == 's' else ss_type}"
-
-
 class WordnetLexicon:
     """The ``Lexicon`` interface over a project's wordnet: one English WordNet 3.0 lexicon plus other languages.
 

@@ -25,9 +25,6 @@ from sqlalchemy import (
     text,
 )
 
-#: The last pre-Alembic schema number (0.1.x); schema changes are now Alembic revisions, not bumps of this.
-SCHEMA_VERSION = 2
-
 metadata = MetaData()
 
 #: An item that failed a selection filter or that a lead excluded (the Project page's list; revision 0014's partial
