@@ -24,7 +24,6 @@ MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
 TRANSLATOR = ("translator", "demo-translator-pass")
 LEAD = ("lead", "demo-lead-pass")
 ITEM, LANG = "shot-whiskey", "IT"
-P = f"cur|{ITEM}|{LANG}|"  # widget-key prefix of the Curate page for this item-language
 
 
 @pytest.fixture
@@ -72,14 +71,6 @@ def click(at: AppTest, key: str) -> AppTest:
 
 def unescape(markdown: str) -> str:
     return markdown.replace("\\", "")
-
-
-def open_expander(at: AppTest, key: str) -> AppTest:
-    """Expanders build their content only while open; a user clicks them, a test sets their state."""
-    at.session_state[key] = True
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def errors(at: AppTest) -> list[str]:

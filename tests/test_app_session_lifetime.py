@@ -19,7 +19,6 @@ from annotator.project import Project
 from annotator.services import accounts
 
 ITEM, LANG = "shot-whiskey", "IT"
-P = f"cur|{ITEM}|{LANG}|"
 TRANSLATOR = ("translator", "demo-translator-pass")
 LEAD = ("lead", "demo-lead-pass")
 

@@ -32,7 +32,6 @@ from annotator.store.database import BUSY_TIMEOUT_ENV, Database
 
 MAIN = Path(__file__).resolve().parent.parent / "annotator" / "app" / "main.py"
 ITEM, LANG = "shot-whiskey", "IT"
-P = f"cur|{ITEM}|{LANG}|"
 NOT_SAVED = "The database is not answering; your last change was not saved. Try again in a moment."
 SAVED = "The database is not answering; your last change was saved. Try again in a moment."
 

@@ -40,7 +40,7 @@ HEADER = (
     '<!DOCTYPE LexicalResource SYSTEM "https://globalwordnet.github.io/schemas/WN-LMF-1.4.dtd">\n'
     '<LexicalResource xmlns:dc="https://globalwordnet.github.io/schemas/dc/">\n'
 )
-DRINK, GUNSHOT, BEVERAGE, SIP, WHISKEY = "wn:13773250n", "wn:00122661n", "wn:07884567n", "wn:01170052v", "wn:07767847n"
+DRINK, GUNSHOT, BEVERAGE, SIP = "wn:13773250n", "wn:00122661n", "wn:07884567n", "wn:01170052v"
 
 ENGLISH = f"""{HEADER}  <Lexicon id="sg-en" label="e" language="en" email="t@example.org" license="x" version="3.0">
     <LexicalEntry id="sg-en-shot-n"><Lemma writtenForm="shot" partOfSpeech="n"/>

@@ -223,7 +223,7 @@ class _Checker:
     def refuse(self, rule: str, message: str, line: int | None = None) -> WordnetFileError:
         return WordnetFileError(self.label, line or self.parser.CurrentLineNumber, rule, message)
 
-    def _doctype(self, name: str, system_id: str | None, public_id: str | None, has_internal_subset: int) -> None:
+    def _doctype(self, name: str, _system_id: str | None, _public_id: str | None, has_internal_subset: int) -> None:
         if has_internal_subset:
             raise self.refuse("dtd", "the DOCTYPE has an internal subset; WN-LMF files declare none")
 
