@@ -3,7 +3,6 @@ selection rules and options, atomic writing, and the ``export``/``stats`` comman
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
@@ -28,12 +27,15 @@ from annotator.data_export.dataset import (
     schema_path,
     select,
 )
+from annotator.data_export.selection import DiscardedItemLanguage, DoneRow, ExportedItem
 from annotator.domain.candidates import parse_candidate
 from annotator.domain.model import CandidateEntry, ItemLanguage, Origin, Status
 from annotator.domain.refinement_stats import records_from_states, refinement_table
 from annotator.project import LexiconSettings, Project, ProjectSettings
 from annotator.services.curation import CurationService
 from annotator.services.importing import import_items
+from annotator.store.item_languages import CandidateSetsRow
+from annotator.store.items import ItemRow
 
 LANGS = ("DE", "ES", "IT", "RU", "ZH")
 #: The scripted curation leaves these out of a default export, for these reasons.
@@ -251,28 +253,22 @@ def test_stats_json_agrees_with_the_statistics_over_the_stored_states(curated: P
     assert stats["counts"] == result.manifest["counts"]["table1"]
 
 
-def test_the_snapshot_and_the_selection_keep_no_row_the_garbage_collector_walks(curated: Project) -> None:
-    """Issue 32: an export keeps the whole project in memory for its run, so its rows are plain tuples of strings,
-    which Python's cyclic collector stops tracking; a dataclass or NamedTuple row stays tracked and is walked again
-    at every full collection (a third of a 10,000-item export's time)."""
+def test_the_snapshot_and_the_selection_hold_one_typed_row_per_item_and_item_language(curated: Project) -> None:
+    """An export keeps the whole project in memory for its run: one NamedTuple per item, item-language and done
+    item-language (never a dataclass holding enum members, a dict or a list per row), read by name."""
     snapshot = load_project_data(curated)
     selection = select(snapshot, ExportOptions(include_incomplete=True))
-    # The collector untracks a tuple once it finds its items untracked; a full pass may look at a tuple before its
-    # items, so a pass per level of nesting (an exported row is a tuple of tuples of tuples: three).
-    for _level in range(3):
-        gc.collect()
-    rows = [
-        *snapshot.items,
-        *snapshot.states.values(),
-        *(state for states in snapshot.states.values() for state in states),
-        *selection.items.values,
-        *selection.discarded.values,
-        *selection.done,
-    ]
-    assert len(selection.items) > 0 and len(selection.discarded) > 0 and selection.done
-    assert [row for row in rows if gc.is_tracked(row)] == []
-    exported = selection.items[0]  # read through named views, built per access
+    states = [state for group in snapshot.states.values() for state in group]
+    assert snapshot.items and all(type(item) is ItemRow for item in snapshot.items)
+    assert states and all(type(state) is CandidateSetsRow for state in states)
+    assert all(type(group) is tuple for group in snapshot.states.values())
+    assert selection.items and all(type(exported) is ExportedItem for exported in selection.items)
+    assert selection.discarded and all(type(d) is DiscardedItemLanguage for d in selection.discarded)
+    assert selection.done and all(type(done) is DoneRow for done in selection.done)
+    exported = selection.items[0]
     assert exported.item.id == exported.states[0].item_id and exported.states[0].lang in selection.languages
+    done = selection.done[0]
+    assert done.synset == next(item.synset for item in snapshot.items if item.id == done.item_id)
 
 
 def test_an_interrupted_export_leaves_nothing_that_looks_complete(curated: Project, tmp_path: Path) -> None:

@@ -140,9 +140,9 @@ def test_bulk_reads_cover_many_items_in_order_and_hide_a_running_import(project:
         assert project.repo.item_languages_of(conn, "staged") == {}
     assert sorted(by_item) == ids and all(len(v) == 2 for v in by_item.values())
     assert [il.item_id for il in italian] == ids
-    first_four = [CandidateSetsRow(*r)[:2] for r in everything[:4]]
+    first_four = [(r.item_id, r.lang) for r in everything[:4]]
     assert first_four == [("i0000", "DE"), ("i0000", "IT"), ("i0001", "DE"), ("i0001", "IT")]
-    row = CandidateSetsRow(*everything[2])
+    row = everything[2]
     assert (row.status, row.status_by, candidates_from_json(row.good)) == (Status.DONE, None, GOOD)
-    assert all(type(r) is tuple for r in everything)  # plain tuples: the export keeps them all (see the row type)
+    assert all(type(r) is CandidateSetsRow for r in everything)  # one typed row each, not the driver's row
     assert len(everything) == 1_200

@@ -135,11 +135,8 @@ class CandidateSetsRow(NamedTuple):
     of ``{"origin", "pos", "synsets", "text"}`` objects), because decoding every candidate into a dataclass
     dominates the time of a 10,000-item export; the caller decodes only what it needs.
 
-    Only strings (``status`` is the ``Status`` value, which compares equal to the member), and
-    ``iter_candidate_sets`` yields the fields as a plain tuple (``CandidateSetsValues``; ``CandidateSetsRow(*values)``
-    names them): an export holds one per item-language for its whole run, and Python's cyclic garbage collector
-    stops tracking a plain tuple of strings (never a NamedTuple instance), where it kept walking 50,000 dataclasses
-    holding an enum member (a third of a 10,000-item export's time)."""
+    Only strings (``status`` is the ``Status`` value, which compares equal to the member): an export holds one per
+    item-language for its whole run, so a row is one object rather than a dataclass holding an enum member."""
 
     item_id: str
     lang: str
@@ -151,10 +148,6 @@ class CandidateSetsRow(NamedTuple):
     discard_note: str
     status_by: str | None
     updated_at: str | None
-
-
-#: A ``CandidateSetsRow``'s fields as a plain tuple (see ``CandidateSetsRow``).
-CandidateSetsValues = tuple[str, str, str, str, str, str, str | None, str, str | None, str | None]
 
 
 @dataclass(frozen=True)
@@ -224,9 +217,8 @@ class ItemLanguageRecords:
         for row in conn.execute(query):
             yield item_language_from_row(row)
 
-    def iter_candidate_sets(self, conn: Connection) -> Iterator[CandidateSetsValues]:
-        """Every item-language as the fields of a ``CandidateSetsRow`` in a plain tuple, ordered by item id and
-        language."""
+    def iter_candidate_sets(self, conn: Connection) -> Iterator[CandidateSetsRow]:
+        """Every item-language as a ``CandidateSetsRow``, ordered by item id and language."""
         il = schema.item_languages
         query = (
             select(
@@ -245,7 +237,7 @@ class ItemLanguageRecords:
             .order_by(il.c.item_id, il.c.lang)
         )
         for row in conn.execute(query):
-            yield tuple(row)  # a plain tuple, not the driver's row object (see ``CandidateSetsRow``)
+            yield CandidateSetsRow._make(row)  # not the driver's row object, which holds on to its result's metadata
 
     def save_item_language(
         self,

@@ -85,10 +85,8 @@ def item_from_row(row: Sequence[Any]) -> Item:
 
 class ItemRow(NamedTuple):
     """An item for bulk reads that keep the whole project in memory (export, statistics): only strings, numbers
-    and tuples of strings, with Ω(λ) left as its stored JSON text. ``iter_item_rows`` yields the same fields as a
-    plain tuple (``ItemValues``), which Python's cyclic garbage collector stops tracking (it untracks only exact
-    tuples, never a NamedTuple instance, nor an ``Item``, about nine tracked objects); ``ItemRow(*values)`` names
-    them where a reader wants names."""
+    and tuples of strings, with Ω(λ) left as its stored JSON text, so a row is one object rather than an ``Item``
+    and its parts."""
 
     id: str
     sentence: str
@@ -106,9 +104,6 @@ class ItemRow(NamedTuple):
     excluded: bool
     domain: str
 
-
-#: An ``ItemRow``'s fields as a plain tuple (see ``ItemRow``).
-ItemValues = tuple[str, str, str, int, int, str, str, str, str, str, str, tuple[str, ...], bool, str]
 
 #: The values of a newly imported item's columns that no item file gives: not pre-populated, not filtered, included.
 NEW_ITEM: dict[str, Any] = {"senses": "[]", "filter_failures": "[]", "excluded": False}
@@ -263,13 +258,12 @@ class ItemRecords:
         for row in conn.execute(query):
             yield item_from_row(row)
 
-    def iter_item_rows(self, conn: Connection) -> Iterator[ItemValues]:
-        """Every item as the fields of an ``ItemRow`` in a plain tuple, in import order (bulk reads: export,
-        statistics)."""
+    def iter_item_rows(self, conn: Connection) -> Iterator[ItemRow]:
+        """Every item as an ``ItemRow``, in import order (bulk reads: export, statistics)."""
         it = schema.items
         query = select(*ITEM_COLUMNS).where(visible(it)).order_by(it.c.position)
         for row in conn.execute(query):  # the stored columns as they are, but the three item_from_row decodes
-            yield (*row[:11], strings_from_json(row[11]), bool(row[12]), row[13] or "")
+            yield ItemRow._make((*row[:11], strings_from_json(row[11]), bool(row[12]), row[13] or ""))
 
     def count_items(self, conn: Connection) -> int:
         it = schema.items

@@ -19,7 +19,6 @@ from annotator.store.evaluation_rows import EvaluationRow, EvaluationRowRecords
 from annotator.store.history import HistoryRecords
 from annotator.store.item_languages import (
     CandidateSetsRow,
-    CandidateSetsValues,
     ItemLanguageRecords,
     PreparedSaves,
     candidates_from_json,
@@ -36,7 +35,6 @@ from annotator.store.users import UserRecords
 
 __all__ = [
     "CandidateSetsRow",
-    "CandidateSetsValues",
     "EvaluationRow",
     "PreparedSaves",
     "PrepopulationTodo",
