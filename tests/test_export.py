@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
+from refinement_records import records_from_states
 
 from annotator.cli import main
 from annotator.commands.project import create_demo
@@ -30,7 +31,7 @@ from annotator.data_export.dataset import (
 from annotator.data_export.selection import DiscardedItemLanguage, DoneRow, ExportedItem
 from annotator.domain.candidates import parse_candidate
 from annotator.domain.model import CandidateEntry, ItemLanguage, Origin, Status
-from annotator.domain.refinement_stats import records_from_states, refinement_table
+from annotator.domain.refinement_stats import refinement_table
 from annotator.project import LexiconSettings, Project, ProjectSettings
 from annotator.services.curation import CurationService
 from annotator.services.importing import import_items

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from refinement_records import records_from_states
 
 from annotator.domain.model import CandidateEntry, ItemLanguage, Origin, Status
 from annotator.domain.refinement_stats import (
@@ -12,7 +13,6 @@ from annotator.domain.refinement_stats import (
     format_value,
     jaccard,
     mean_of,
-    records_from_states,
     refinement_table,
 )
 

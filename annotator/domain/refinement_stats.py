@@ -19,11 +19,9 @@ is empty is ``None`` ("n/a"), never 0.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
-
-from annotator.domain.model import CandidateEntry, ItemLanguage, Origin, Status
 
 NA = "n/a"
 
@@ -39,23 +37,6 @@ class RefinementRecord(NamedTuple):
     final_good: frozenset[str]
     #: The identities of Gf whose origin is ``lexicon`` (pre-populated, in G0 or moved from B0).
     lexicon_good: frozenset[str] = frozenset()
-
-
-def identities(entries: Iterable[CandidateEntry]) -> frozenset[str]:
-    """The §3 identities of a candidate set (so `Quelle` and `quelle` count once)."""
-    return frozenset(entry.key for entry in entries)
-
-
-def record_of(state: ItemLanguage, synset: str) -> RefinementRecord:
-    from_lexicon = identities(entry for entry in state.good if entry.origin is Origin.LEXICON)
-    return RefinementRecord(
-        state.item_id, state.lang, synset, identities(state.initial_good), identities(state.good), from_lexicon
-    )
-
-
-def records_from_states(states: Iterable[ItemLanguage], synset_of: Mapping[str, str]) -> list[RefinementRecord]:
-    """Records of the ``done`` item-languages among ``states``; ``synset_of`` maps item id to σ."""
-    return [record_of(s, synset_of[s.item_id]) for s in states if s.status is Status.DONE]
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
