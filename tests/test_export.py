@@ -255,8 +255,8 @@ def test_stats_json_agrees_with_the_statistics_over_the_stored_states(curated: P
 
 
 def test_the_snapshot_and_the_selection_hold_one_typed_row_per_item_and_item_language(curated: Project) -> None:
-    """An export keeps the whole project in memory for its run: one NamedTuple per item, item-language and done
-    item-language (never a dataclass holding enum members, a dict or a list per row), read by name."""
+    """An export keeps the whole project in memory for its run: one NamedTuple per item and item-language (never a
+    dataclass holding enum members, a dict or a list per row), read by name; done rows are made as they are read."""
     snapshot = load_project_data(curated)
     selection = select(snapshot, ExportOptions(include_incomplete=True))
     states = [state for group in snapshot.states.values() for state in group]
@@ -265,11 +265,11 @@ def test_the_snapshot_and_the_selection_hold_one_typed_row_per_item_and_item_lan
     assert all(type(group) is tuple for group in snapshot.states.values())
     assert selection.items and all(type(exported) is ExportedItem for exported in selection.items)
     assert selection.discarded and all(type(d) is DiscardedItemLanguage for d in selection.discarded)
-    assert selection.done and all(type(done) is DoneRow for done in selection.done)
+    done = list(selection.done())
+    assert done and all(type(row) is DoneRow for row in done)
     exported = selection.items[0]
     assert exported.item.id == exported.states[0].item_id and exported.states[0].lang in selection.languages
-    done = selection.done[0]
-    assert done.synset == next(item.synset for item in snapshot.items if item.id == done.item_id)
+    assert done[0].synset == next(item.synset for item in snapshot.items if item.id == done[0].item_id)
 
 
 def test_an_interrupted_export_leaves_nothing_that_looks_complete(curated: Project, tmp_path: Path) -> None:

@@ -171,9 +171,9 @@ class Selection:
 
     languages: tuple[str, ...]
     options: ExportOptions
+    #: What the selection was made from: the §6 statistics read every done item-language in it (``done``).
+    snapshot: ProjectData
     items: list[ExportedItem] = field(default_factory=list)
-    #: Every done item-language of a non-excluded item: the §6 scope, whatever the options.
-    done: list[DoneRow] = field(default_factory=list)
     discarded: list[DiscardedItemLanguage] = field(default_factory=list)
     left_out: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEFT_OUT_REASONS, 0))
     copies: dict[tuple[str, str], tuple[CopySetsRow, ...]] = field(default_factory=dict)
@@ -208,8 +208,19 @@ class Selection:
         held = Counter(state.lang for exported in self.items for state in exported.states)
         return {lang: held[lang] for lang in self.languages}
 
+    def done(self) -> Iterator[DoneRow]:
+        """Every done item-language of a non-excluded item (SPEC §6's scope, whatever the options), in item and
+        language order; read when the statistics are, so no row per item-language is kept for it."""
+        languages = set(self.languages)
+        for item in self.snapshot.items:
+            if item.excluded:
+                continue
+            for state in self.snapshot.states.get(item.id, ()):
+                if state.status == DONE and state.lang in languages:
+                    yield DoneRow(item.id, state.lang, item.synset, state.initial_good, state.good)
+
     def refinement(self) -> RefinementTable:
-        """Table 2 over ``done`` (SPEC §6: every done item-language of a non-excluded item, not only the exported
+        """Table 2 over ``done()`` (SPEC §6: every done item-language of a non-excluded item, not only the exported
         ones, so the figures do not change with the export options)."""
         return refinement_table(self._records(), self.languages)
 
@@ -218,7 +229,7 @@ class Selection:
         a synset (pre-population fills it per synset) and Gf often the same as G0, so most lists are met again.
         The remembered lists are dropped with the generator."""
         seen: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-        for item_id, lang, synset, initial_good, good in self.done:
+        for item_id, lang, synset, initial_good, good in self.done():
             initial = seen.get(initial_good)
             if initial is None:
                 initial = seen[initial_good] = _identities(initial_good)
@@ -236,8 +247,8 @@ class Selection:
 def select(data: ProjectData, options: ExportOptions) -> Selection:
     """Apply the export rules (module docstring) to a snapshot; pure, so it is tested without writing files."""
     languages = tuple(sorted(data.settings.languages))
-    selection = Selection(languages, options, copies=data.copies, copy_records=data.copy_records)
-    exported, done, discarded_rows = selection.items, selection.done, selection.discarded
+    selection = Selection(languages, options, data, copies=data.copies, copy_records=data.copy_records)
+    exported, discarded_rows = selection.items, selection.discarded
     if options.usable_only:
         selection.left_out["unusable"] = 0
         selection.unusable = {lang: Counter() for lang in languages}
@@ -249,8 +260,6 @@ def select(data: ProjectData, options: ExportOptions) -> Selection:
             continue
         held = {state.lang: state for state in data.states.get(item_id, ())}
         states = tuple(held.get(lang) or empty_row(item_id, lang) for lang in languages)
-        synset = item.synset
-        done.extend(DoneRow(item_id, s.lang, synset, s.initial_good, s.good) for s in states if s.status == DONE)
         discarded = [s for s in states if s.status == DISCARDED]
         kept = tuple(s for s in states if s.status != DISCARDED)
         for state in kept:

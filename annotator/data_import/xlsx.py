@@ -527,8 +527,6 @@ def _cell_value(kind: str, raw: str, formula: str | None, strings: list[str]) ->
     return int(number) if number.is_integer() and "." not in raw and "E" not in raw.upper() else number
 
 
-
-
 def read_xlsx(path: Path, sheet: str | None, limits: InputLimits, typed_cells: bool = False) -> Table:
     with Workbook(path, limits) as workbook:
         iterator = workbook.iter_rows(sheet, typed_cells)

@@ -131,46 +131,38 @@ def mean_of(values: Sequence[float | None]) -> float | None:
     return sum(present) / len(present) if present else None
 
 
-class _Reduced(NamedTuple):
-    """A record reduced to what the sums need, so a table keeps no set per done item-language until every record
-    is read. The final identities are sorted, so two sets are equal exactly when their tuples are."""
-
-    item_id: str
-    synset: str
-    final_good: tuple[str, ...]
-    initial_count: int
-    added: int
-    removed: int
-    #: How many words of Gf - G0 are of origin ``lexicon``: moved from B0.
-    moved: int
+#: A record reduced to what the sums need: (item id, σ, sorted final GOOD identities, |G0|, |Gf - G0|, |G0 - Gf|,
+#: how many words of Gf - G0 are of origin ``lexicon``). The identities are sorted, so two sets are equal exactly
+#: when their tuples are. A plain tuple, private to this module: a table keeps one per done item-language until
+#: every record is read, and the collector stops tracking a plain tuple of strings and numbers where it walks a
+#: NamedTuple at every full pass (measured on the export: benchmarks/RESULTS.md, "Typed rows").
+_Reduced = tuple[str, str, tuple[str, ...], int, int, int, int]
 
 
 def _reduce(record: RefinementRecord) -> _Reduced:
     initial, final = record.initial_good, record.final_good
     added = final - initial
     moved = len(added & record.lexicon_good)
-    return _Reduced(
-        record.item_id, record.synset, tuple(sorted(final)), len(initial), len(added), len(initial - final), moved
-    )
+    return record.item_id, record.synset, tuple(sorted(final)), len(initial), len(added), len(initial - final), moved
 
 
 def _language_sums(lang: str, records: Sequence[_Reduced]) -> LanguageRefinement:
     added = removed = final = initial = moved = 0
     first_seen: dict[str, int] = {}  # σ -> the order it first appears in
-    for record in records:
-        final += len(record.final_good)
-        initial += record.initial_count
-        added += record.added
-        removed += record.removed
-        moved += record.moved
-        first_seen.setdefault(record.synset, len(first_seen))
+    for _item_id, synset, final_good, initial_good, record_added, record_removed, record_moved in records:
+        final += len(final_good)
+        initial += initial_good
+        added += record_added
+        removed += record_removed
+        moved += record_moved
+        first_seen.setdefault(synset, len(first_seen))
     pairs = identical = 0
     jaccard_sum = 0.0
     # The records of each σ together, the σs in the order they first appear and each σ's items by id: the order the
     # Jaccard sum is added up in (floating point). Sorting one list, not a list per σ, keeps no container per σ.
-    ranked = sorted(records, key=lambda r: (first_seen[r.synset], r.item_id))
-    for _synset, group in itertools.groupby(ranked, key=lambda r: r.synset):
-        finals = [record.final_good for record in group]
+    ranked = sorted(records, key=lambda r: (first_seen[r[1]], r[0]))
+    for _synset, group in itertools.groupby(ranked, key=lambda r: r[1]):
+        finals = [record[2] for record in group]
         if len(finals) < 2:
             continue
         # One record per item: unordered pairs of distinct items with the same σ.
