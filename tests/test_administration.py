@@ -10,7 +10,7 @@ from annotator.domain.model import User
 from annotator.errors import PermissionDenied
 from annotator.lexicon.snapshot import SnapshotLexicon
 from annotator.project import Project
-from annotator.services.administration import save_languages, set_excluded
+from annotator.services.administration import add_languages, set_excluded
 from annotator.services.filters import run_filters
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
@@ -27,7 +27,7 @@ def test_translators_cannot_run_project_actions(project: Project, translator_it:
         lambda: prepopulate(project, lexicon=lexicon, user=translator_it),
         lambda: run_filters(project, lexicon=lexicon, user=translator_it),
         lambda: set_excluded(project, ["shot-whiskey"], True, user=translator_it),
-        lambda: save_languages(project, ("DE", "ES", "IT", "RU", "ZH", "FR"), user=translator_it),
+        lambda: add_languages(project, ["FR"], user=translator_it),
     ):
         with pytest.raises(PermissionDenied, match="Only a lead"):
             action()
@@ -38,7 +38,7 @@ def test_lead_actions_are_audited(project: Project, lead: User, write_jsonl) -> 
     import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS), user=lead)
     set_excluded(project, ["head-stream"], True, user=lead)
     set_excluded(project, ["head-stream"], False)  # the command line
-    save_languages(project, ("DE", "ES", "IT", "RU", "ZH", "FR"), user=lead)
+    add_languages(project, ["FR"], user=lead)
     with project.db.read() as conn:
         entries = project.repo.audit(conn)
         assert len(project.repo.item_languages_of(conn, "head-stream")) == 6  # FR added as pending
@@ -55,7 +55,7 @@ def test_adding_a_language_is_one_transaction_with_its_audit_row(project: Projec
     import_items(project, write_jsonl("items.jsonl", SAMPLE_ITEMS), user=lead)
     held: list[float] = []
     project.db.write_recorder = held.append
-    save_languages(project, ("DE", "ES", "IT", "RU", "ZH", "FR"), user=lead)
+    add_languages(project, ["FR"], user=lead)
     project.db.write_recorder = None
     assert len(held) == 1
     with project.db.read() as conn:

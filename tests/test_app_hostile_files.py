@@ -21,7 +21,7 @@ from annotator.data_import.xlsx import Workbook
 from annotator.errors import RowProblemsError, UserError
 from annotator.project import Project
 from annotator.services.accounts import Session
-from annotator.services.administration import save_project_limits
+from annotator.services.administration import update_project_limits
 from annotator.services.curation import CurationService
 from annotator.services.importing import import_items
 from annotator.services.sheet_import import import_sheet
@@ -101,7 +101,7 @@ def test_the_project_page_refuses_the_hostile_item_files(demo: Project, tmp_path
 
 def test_the_project_page_applies_the_projects_own_file_limit(demo: Project, tmp_path: Path) -> None:
     """Streamlit's maxUploadSize stops bigger uploads in the browser; the reader applies the project's limit."""
-    save_project_limits(demo, InputLimits(max_file_mb=1))
+    update_project_limits(demo, lambda _: InputLimits(max_file_mb=1))
     path = hf.csv_long_sentence(tmp_path, 2 * MB, "big.csv")
     before = dump(demo)
     error = expected_refusal(lambda: import_items(demo, path))

@@ -31,7 +31,7 @@ from annotator.evaluation.inputs import EvaluationInputError, load_dataset, load
 from annotator.lexicon.base import LexiconError
 from annotator.lexicon.snapshot import SnapshotLexicon
 from annotator.project import Project
-from annotator.services.administration import project_limits, save_project_limits
+from annotator.services.administration import project_limits, update_project_limits
 from annotator.services.importing import import_items
 
 MB = 1024 * 1024
@@ -264,7 +264,7 @@ def test_problems_are_listed_up_to_the_limit_then_counted(project: Project, tmp_
 
 
 def test_a_project_configures_its_limits(project: Project, tmp_path: Path) -> None:
-    save_project_limits(project, InputLimits(max_rows=1, max_problems=5))
+    update_project_limits(project, lambda _: InputLimits(max_rows=1, max_problems=5))
     assert project_limits(project).max_rows == 1
     path = hf.items_jsonl(tmp_path, [hf.item("a"), hf.item("b")])
     refused(project, path, "more than 1 rows", "max_rows")
@@ -502,7 +502,7 @@ def test_the_sheet_import_lists_the_first_problems_and_counts_the_rest(demo_proj
     from annotator.services.sheet_import import SheetImportError, import_sheet
 
     project, lead = demo_project
-    save_project_limits(project, InputLimits(max_problems=5))
+    update_project_limits(project, lambda _: InputLimits(max_problems=5))
     name, data = sheet_bytes(project, "IT")
     workbook = load_workbook(io.BytesIO(data))
     sheet = workbook[DATA_SHEET]

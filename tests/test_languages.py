@@ -13,7 +13,7 @@ from annotator.domain.languages import LanguageCodeError, check_in_project, chec
 from annotator.domain.model import Role
 from annotator.project import Project, project_exists
 from annotator.services.accounts import add_user, authenticate
-from annotator.services.administration import save_languages
+from annotator.services.administration import add_languages
 from annotator.services.curation import CurationService
 from annotator.services.languages import LanguageInUseError, curated_count, remove_language
 
@@ -68,11 +68,11 @@ def test_a_language_nobody_curated_is_removed_one_with_curation_is_refused(app_d
     lead = authenticate(project, "lead", "demo-lead-pass")
     translator = authenticate(project, "translator", "demo-translator-pass")
     assert lead is not None and translator is not None
-    save_languages(project, (*project.settings().languages, "FR"), lead)
+    add_languages(project, ["FR"], lead)
     with project.db.read() as conn:
         assert sum(1 for _ in project.repo.iter_item_languages(conn, "FR")) == 18
     with pytest.raises(LanguageCodeError, match="'ITA'"):
-        save_languages(project, (*project.settings().languages, "ITA"), lead)
+        add_languages(project, ["ITA"], lead)
 
     removal = remove_language(project, "FR", lead)
     assert removal.item_languages == 18 and "FR" not in project.settings().languages

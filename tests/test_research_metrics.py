@@ -33,7 +33,6 @@ def test_mucow_coverage_precision_recall_f1_by_hand():
     assert scores.coverage == pytest.approx(0.8)  # (6 + 2) / 10
     assert scores.precision == pytest.approx(0.75)  # 6 / (6 + 2)
     assert scores.recall == pytest.approx(0.75)  # 6 / (6 + 2 MISS): MuCoW's "RecallA"
-    assert scores.recall_all == pytest.approx(0.6)  # 6 / 10: "RecallB"
     assert scores.f1 == pytest.approx(0.75)  # 2 * .75 * .75 / 1.5
     skewed = coverage_scores(["GOOD"] * 3 + ["BAD"] + ["MISS"] * 5)
     # P = 3/4, R = 3/8, F1 = 2 * (3/4) * (3/8) / (3/4 + 3/8) = (9/16) / (9/8) = 1/2

@@ -33,7 +33,7 @@ from annotator.lexicon.wordnet import WordnetLexicon, add_lexicons, lexicon_spec
 from annotator.lexicon.wordnet_lmf import WordnetFileError
 from annotator.lexicon.wordnet_store import PAUSE_ENV
 from annotator.project import Project
-from annotator.services.administration import save_project_limits
+from annotator.services.administration import update_project_limits
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
 
@@ -148,7 +148,7 @@ def test_a_bigger_file_than_the_projects_limit_is_refused_plain_or_compressed(
     data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The limit (max_snapshot_mb) bounds the text read, so a plain file and a compression bomb are refused alike."""
-    save_project_limits(Project.open(data), replace(InputLimits(), max_snapshot_mb=1))
+    update_project_limits(Project.open(data), lambda _: replace(InputLimits(), max_snapshot_mb=1))
     before = folder_state(data)
     padding = "<!-- " + "x" * (3 << 19) + " -->\n"  # 1.5 MB of comment, well-formed
     lines = IWN.split("\n", 2)

@@ -18,7 +18,7 @@ from annotator.data_import.wsd_xml import key_matches_lemma, rebuild_sentence
 from annotator.errors import UserError
 from annotator.lexicon.wordnet import add_lexicons
 from annotator.project import LexiconSettings, Project, ProjectSettings
-from annotator.services.administration import save_project_limits
+from annotator.services.administration import update_project_limits
 from annotator.services.import_wsd import import_wsd_xml
 from annotator.services.importing import import_items
 
@@ -152,11 +152,11 @@ def test_hostile_or_broken_xml_is_refused_and_nothing_changes(
 def test_the_projects_input_limits_hold(wn_project: Project, tmp_path: Path) -> None:
     xml, gold = write_tiny_wsd(tmp_path / "wsd")
     before = dump(wn_project)
-    save_project_limits(wn_project, replace(InputLimits(), max_rows=2))
+    update_project_limits(wn_project, lambda _: replace(InputLimits(), max_rows=2))
     limited = dump(wn_project)
     with pytest.raises(UserError, match=r"more than 2 (lines|instances) \(input limit max_rows\)"):
         import_wsd_xml(wn_project, xml, gold)
-    save_project_limits(wn_project, replace(InputLimits(), max_sentence_chars=40))
+    update_project_limits(wn_project, lambda _: replace(InputLimits(), max_sentence_chars=40))
     with pytest.raises(ItemImportError) as refused:
         import_wsd_xml(wn_project, xml, gold)
     assert "instance tiny.d000.s001.t004" in str(refused.value) and "sentence_too_long" in str(refused.value)

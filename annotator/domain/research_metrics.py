@@ -30,8 +30,7 @@ class CoverageScores:
     """MuCoW's scores (Raganato et al. 2020, and their evaluate.py): fractions in 0..1, None when undefined.
 
     coverage = (GOOD + BAD) / all; precision = GOOD / (GOOD + BAD) (= DiBiMT accuracy); recall = GOOD / (GOOD + MISS)
-    (the definition behind MuCoW's published tables, their "RecallA"); recall_all = GOOD / all (the one in their
-    paper's text, "RecallB"); f1 = harmonic mean of precision and recall.
+    (the definition behind MuCoW's published tables, their "RecallA"); f1 = harmonic mean of precision and recall.
     """
 
     good: int
@@ -49,10 +48,6 @@ class CoverageScores:
     @property
     def recall(self) -> float | None:
         return _ratio(self.good, self.good + self.miss)
-
-    @property
-    def recall_all(self) -> float | None:
-        return _ratio(self.good, self.good + self.bad + self.miss)
 
     @property
     def f1(self) -> float | None:

@@ -53,23 +53,6 @@ def set_excluded(project: ProjectContext, item_ids: Iterable[str], excluded: boo
     return changed
 
 
-def save_languages(project: ProjectContext, languages: tuple[str, ...], user: User | None = None) -> None:
-    """Add languages (removing one is ``services.languages.remove_language``); new ones start pending.
-
-    A language added is checked against ISO 639 (``domain.languages``); the ones already held are kept as stored."""
-    check_admin(user, "change the project's languages")
-    with project.db.write() as conn:  # one transaction: the settings read and saved, the new rows, the audit row
-        settings = project.settings()
-        removed = sorted(set(settings.languages) - set(languages))
-        if removed:
-            raise workflow.WorkflowError(
-                f"Languages are removed one at a time, and only when nobody has curated them: {removed}."
-            )
-        languages = tuple(lang if lang in settings.languages else check_language(lang) for lang in languages)
-        project.save_settings(replace(settings, languages=languages))
-        record(project, conn, user, "languages", {"languages": list(languages)})
-
-
 def add_languages(project: ProjectContext, codes: Iterable[str], user: User | None = None) -> tuple[str, ...]:
     """Add the languages of ``codes`` the project does not have yet (checked against ISO 639 first); returns them.
 
@@ -94,11 +77,6 @@ def project_limits(project: ProjectContext | None) -> InputLimits:
         return InputLimits()
     with project.db.read() as conn:
         return InputLimits.from_json(project.repo.get_meta(conn, LIMITS_META_KEY))
-
-
-def save_project_limits(project: ProjectContext, limits: InputLimits, user: User | None = None) -> None:
-    """Store the project's limits (a lead's action: checked and audited like the other project settings)."""
-    update_project_limits(project, lambda _current: limits, user)
 
 
 def update_project_limits(
