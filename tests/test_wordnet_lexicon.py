@@ -15,7 +15,6 @@ from wordnet_data import SHOT_DRINK, english_lmf, write_tiny_wordnet, write_tiny
 
 from annotator.cli import main
 from annotator.data_export.dataset import ExportOptions, export_dataset, read_dataset
-from annotator.domain.model import Item, Target
 from annotator.errors import UserError
 from annotator.lexicon.base import LexiconError
 from annotator.lexicon.sources import allowed_sources
@@ -25,7 +24,6 @@ from annotator.services.filters import run_filters
 from annotator.services.import_wsd import import_wsd_xml
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
-from annotator.services.wordnet_hints import sense_of_candidate
 
 pytestmark = pytest.mark.both_engines
 
@@ -182,17 +180,6 @@ def test_an_english_lexicon_without_wordnet_30_offsets_is_refused(tmp_path: Path
     assert wn.lexicons() == []  # removed again
     with pytest.raises(LexiconError, match="exactly one English"):
         WordnetLexicon(folder)
-
-
-def test_curate_hint_names_the_sense_a_typed_word_lexicalizes(wn_project: Project) -> None:
-    item = Item("fig1", "He poured a shot of whiskey.", Target("shot", 12, 16, "shot", "NOUN"), SHOT_DRINK)
-    hint = sense_of_candidate(wn_project, item, "IT", "Cicchetto")
-    assert hint is not None and hint.synset == SHOT_DRINK and hint.is_item_synset and hint.sense_number == 8
-    other = sense_of_candidate(wn_project, item, "it", "iniezione")
-    assert other is not None and other.synset == "wn:00697365n" and other.sense_number == 7
-    assert other.gloss.startswith("the act of putting a liquid") and not other.is_item_synset
-    assert sense_of_candidate(wn_project, item, "IT", "gatto") is None
-    assert sense_of_candidate(wn_project, item, "ZH", "一杯").synset == SHOT_DRINK  # type: ignore[union-attr]
 
 
 def test_the_whole_chain_runs_unchanged_on_a_wordnet_project(wn_project: Project, tmp_path: Path) -> None:

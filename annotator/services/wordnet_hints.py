@@ -22,16 +22,6 @@ _providers_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
-class SenseHint:
-    """The sense of λ whose ``lang`` lexicalizations hold the typed text."""
-
-    synset: str
-    sense_number: int | None  # μ: its rank in Ω(λ), WordNet sense order
-    gloss: str
-    is_item_synset: bool
-
-
-@dataclass(frozen=True)
 class WordSense:
     """A synset a typed word lexicalizes: σ itself, another sense of λ (``rank`` μ), or unrelated (``rank`` None)."""
 
@@ -61,35 +51,6 @@ def _wordnet(project: ProjectContext) -> WordnetLexicon | None:
 def project_wordnet(project: ProjectContext) -> WordnetLexicon | None:
     """The project's wordnet provider shared with the suggestions (None for other providers)."""
     return _wordnet(project)
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.replace("_", " ").split()).casefold()
-
-
-def sense_of_candidate(project: ProjectContext, item: Item, lang: str, text: str) -> SenseHint | None:
-    """The sense of ``item``'s λ that ``text`` lexicalizes in ``lang`` (the item's own synset first, then Ω(λ) in
-    rank order), or None: not a wordnet project, an empty text, or no sense of λ has it."""
-    wanted = _normal(text)
-    lexicon = _wordnet(project)
-    if lexicon is None or not wanted:
-        return None
-    lang = lang.upper()
-    try:
-        senses = list(item.senses)
-        if not senses:
-            ids = lexicon.synset_ids(item.target.lemma, item.target.pos)
-            ranks = {synset: rank for rank, synset in enumerate(ids, start=1)}
-        else:
-            ranks = {sense.synset: sense.rank for sense in senses}
-        order = [item.synset, *(synset for synset in ranks if synset != item.synset)]
-        for synset in order:
-            record = lexicon.synset(synset, [lang])
-            if any(sense.lang == lang and _normal(sense.lemma) == wanted for sense in record.senses):
-                return SenseHint(synset, ranks.get(synset), record.gloss(), synset == item.synset)
-    except LexiconError:
-        return None
-    return None
 
 
 def word_senses(project: ProjectContext, item: Item, lang: str, text: str, limit: int = 8) -> list[WordSense]:
