@@ -234,10 +234,6 @@ class BabelNetLexicon:
             return dict(self._counts)
 
     @property
-    def requests_made(self) -> int:
-        return sum(count.requests for count in self.counts.values())
-
-    @property
     def cache_hits(self) -> int:
         return sum(count.cache_hits for count in self.counts.values())
 
