@@ -135,6 +135,11 @@ def caps_of(view: ItemView, user: User) -> Capabilities:
     return capabilities(user, view.state, view.copy_statuses)
 
 
+def _locked(caps: Capabilities) -> str:
+    """Why the lists are locked, in the domain's words, with the key that reopens when Reopen is offered."""
+    return f"{caps.locked} (o)" if caps.locked and caps.reopen else caps.locked
+
+
 # --- what the element shows ------------------------------------------------------------------------------------
 
 
@@ -169,7 +174,7 @@ def _notices(view: ItemView, user: User, caps: Capabilities) -> list[dict[str, s
         notices.append(("error", f"Discarded by {il.status_by or '?'}: {reason}{note}"))
     if view.copy_statuses is not None:
         if caps.locked:
-            notices.append(("info", caps.locked))
+            notices.append(("info", _locked(caps)))
     elif il.status in (Status.DONE, Status.DISCARDED):
         label = components.STATUS_LABEL[il.status]
         if caps.reopen:
@@ -353,7 +358,7 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
         "lang": il.lang,
         "version": il.version,
         "editable": caps.edit,
-        "locked": caps.locked,
+        "locked": _locked(caps),
         "advance": bool(st.session_state.get(place.nav["advance_key"])) if place.nav.get("advance_key") else False,
         "nav": {k: v for k, v in place.nav.items() if k != "advance_key"},
         "card": {

@@ -637,9 +637,11 @@ def check_storable(address: Address, command: Any) -> None:
 
 
 def admit(situation: Situation, command: Any) -> None:
-    """Refuse what no version could make possible, before the version is compared: an item-language an open
+    """Refuse what no version could make possible, before the version is compared: a user who may not change the
+    language (``workflow.may_change_language``), an item-language an open
     double-curation assignment holds takes only the commands allowed then (its translators edit copies), a copy
     changes only while its assignment is open, and an adjudication needs a lead and every copy finished."""
+    workflow.may_change_language(situation.user, situation.current.lang).check()
     where = f"{situation.current.item_id} [{situation.current.lang}]"
     if situation.address.is_copy:
         if situation.assignment != ASSIGNMENT_OPEN:
