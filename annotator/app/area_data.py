@@ -17,7 +17,7 @@ import streamlit as st
 
 from annotator.app import components, curate_area, state
 from annotator.domain import suggestions as sugg
-from annotator.domain import undo
+from annotator.domain import undo, workflow
 from annotator.domain.capabilities import Capabilities, capabilities
 from annotator.domain.commands import Address
 from annotator.domain.model import Comment, DiscardReason, ItemLanguage, Side, Status, User
@@ -175,7 +175,7 @@ def _notices(view: ItemView, user: User, caps: Capabilities) -> list[dict[str, s
     if view.copy_statuses is not None:
         if caps.locked:
             notices.append(("info", _locked(caps)))
-    elif il.status in (Status.DONE, Status.DISCARDED):
+    elif il.status in workflow.FINISHED:
         label = components.STATUS_LABEL[il.status]
         if caps.reopen:
             notices.append(("info", f"This item is {label}. To change it, reopen it (Reopen, or the o key)."))
@@ -328,7 +328,7 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
          "sigma": s.synset == item.synset}
         for s in item.senses
     ]  # fmt: skip
-    open_status = il.status in (Status.PENDING, Status.IN_PROGRESS)
+    open_status = il.status in workflow.OPEN
     undo_tip = _undo_tip(view, user)[1] if caps.undo else "Undo is not kept for a double-curation copy."
     why = _why_not(il, user, caps)  # what a key that cannot act says (x on a DISCUSS item, issue 34)
     actions_data = {

@@ -10,20 +10,20 @@ Key = TypeVar("Key")
 
 
 class Position(NamedTuple):
-    """Where the current entry stands: ``index`` (-1 when it is not in the queue, e.g. an item opened by a link) of
+    """Where the current entry stands: ``at`` (-1 when it is not in the queue, e.g. an item opened by a link) of
     ``total`` entries."""
 
-    index: int
+    at: int
     total: int
 
     @property
     def has_previous(self) -> bool:
-        return self.index > 0
+        return self.at > 0
 
     @property
     def has_next(self) -> bool:
         """Next leads somewhere: to the following entry, or to the first when the current one is not in the queue."""
-        return self.total > 0 and self.index < self.total - 1
+        return self.total > 0 and self.at < self.total - 1
 
 
 def position(keys: Sequence[Key], current: Key | None) -> Position:
@@ -35,7 +35,7 @@ def step(keys: Sequence[Key], current: Key | None, delta: int) -> Key | None:
     queue; None for an empty queue."""
     if not keys:
         return None
-    index = position(keys, current).index
+    index = position(keys, current).at
     if index < 0:
         return keys[0]
     return keys[min(max(index + delta, 0), len(keys) - 1)]
@@ -43,7 +43,7 @@ def step(keys: Sequence[Key], current: Key | None, delta: int) -> Key | None:
 
 def following(keys: Sequence[Key], current: Key | None) -> Key | None:
     """The entry after ``current`` (auto-advance), None when it is the last or not in the queue."""
-    index = position(keys, current).index
+    index = position(keys, current).at
     return keys[index + 1] if 0 <= index < len(keys) - 1 else None
 
 

@@ -85,8 +85,8 @@ class CurationService:
             raise PermissionDenied("A translator sees only their own copy of a double-curated item.")
         _storable_ids(address.item_id, address.lang)
         with self.project.db.read() as conn:
-            target = _load_target(self.project, conn, Address(address.item_id, address.lang, owner), self.user.name)
-        return ItemView(target.item, target.current, [], [], tuple(c.status for c in target.copies))
+            loaded = _load(self.project, conn, Address(address.item_id, address.lang, owner), self.user.name)
+        return ItemView(loaded.item, loaded.current, [], [], tuple(c.status for c in loaded.copies))
 
     # --- the one write path -----------------------------------------------------------------------------
 
@@ -108,11 +108,11 @@ class CurationService:
         wants_suggestions = commands.reads(command, commands.SUGGESTIONS) and not address.is_copy
         offered = self._offered(address.item_id, address.lang) if wants_suggestions else ()
         with self.project.db.write() as conn:
-            target = _load_target(self.project, conn, address, self.user.name)
-            current = target.current
+            loaded = _load(self.project, conn, address, self.user.name)
+            current = loaded.current
             situation = commands.Situation(
-                self.user, target.item, current, address, (), tuple(c.status for c in target.copies), offered,
-                target.assignment, target.copies,
+                self.user, loaded.item, current, address, (), tuple(c.status for c in loaded.copies), offered,
+                loaded.assignment, loaded.copies,
             )  # fmt: skip
             commands.admit(situation, command)
             if versioned and current.version != expected_version:
@@ -120,11 +120,11 @@ class CurationService:
             if commands.reads(command, commands.HISTORY) and not address.is_copy:
                 situation = replace(situation, history=self.project.repo.history(conn, address.item_id, address.lang))
             change = commands.decide(situation, command)
-            return self._write(conn, address, target, change)
+            return self._write(conn, address, loaded, change)
 
-    def _write(self, conn: Connection, address: Address, target: Target, change: commands.Change) -> ItemLanguage:
-        """What ``change`` says is written; returns the state as saved (``target.current`` when nothing changed)."""
-        current = target.current
+    def _write(self, conn: Connection, address: Address, loaded: Loaded, change: commands.Change) -> ItemLanguage:
+        """What ``change`` says is written; returns the state as saved (``loaded.current`` when nothing changed)."""
+        current = loaded.current
         if change.personal is not None:  # the user's own view of the suggestions: no version, no history row
             _keep_personal(conn, self.user, address, change.personal)
             return current
@@ -134,9 +134,9 @@ class CurationService:
         saved = current
         if address.is_copy:
             if change.new != current:
-                new_copy = from_item_language(change.new, target.owner)
+                new_copy = from_item_language(change.new, loaded.owner)
                 saved = as_item_language(
-                    double_curation.save_copy(conn, new_copy, current.version, utc_now()), target.main
+                    double_curation.save_copy(conn, new_copy, current.version, utc_now()), loaded.main
                 )
         elif change.records and (change.new != current or comment):
             detail = {**change.detail, undo.BEFORE_KEY: undo.before_of(current, change.new)}
@@ -263,7 +263,7 @@ def discard_reason(reason: DiscardReason | str | None) -> Any:
         return reason
 
 
-class Target(NamedTuple):
+class Loaded(NamedTuple):
     """What a command applies to, read in its transaction: the item, the state it changes (the item-language, or the
     copy seen as one), the item-language itself, the assignment ("" none, "open", "adjudicated"), every copy seen as
     an item-language, and whose copy it is ("" for the item-language)."""
@@ -276,7 +276,7 @@ class Target(NamedTuple):
     owner: str
 
 
-def _load_target(project: ProjectContext, conn: Connection, address: Address, user: str) -> Target:
+def _load(project: ProjectContext, conn: Connection, address: Address, user: str) -> Loaded:
     """The one loader of an item-language or a copy (``view_of`` and ``handle`` read through it)."""
     item_id, lang = address.item_id, address.lang
     item = project.repo.get_item(conn, item_id)
@@ -295,7 +295,7 @@ def _load_target(project: ProjectContext, conn: Connection, address: Address, us
         if assignment is None or mine is None:
             raise UserError(f"{owner} has no copy of {item_id!r} in language {lang}.")
         current = mine
-    return Target(item, current, main, assignment.state if assignment is not None else "", seen, owner)
+    return Loaded(item, current, main, assignment.state if assignment is not None else "", seen, owner)
 
 
 def _conflict_message(address: Address, current: ItemLanguage) -> str:

@@ -63,7 +63,7 @@ def render() -> None:
         st.session_state[PICK_KEY] = (todo or labels)[0]
     picked = st.selectbox("Copy", labels, key=PICK_KEY)
     where = queue_navigation.position(labels, picked)
-    chosen = copies[where.index]
+    chosen = copies[where.at]
     address = Address(chosen.item_id, chosen.lang, user.name)
     try:
         view = state.service(user).view_of(address)
@@ -71,7 +71,7 @@ def render() -> None:
         st.error(components.md(str(error)))
         return
     nav = {
-        "position": f"Copy {where.index + 1} of {where.total} · {picked}",
+        "position": f"Copy {where.at + 1} of {where.total} · {picked}",
         "progress": f"{sum(c.status in workflow.COPY_FINISHED for c in copies)} of {len(copies)} finished",
         "previous": where.has_previous,
         "next": where.has_next,

@@ -246,7 +246,7 @@ def item_area(owner: str) -> None:
         st.session_state[ITEM_KEY] = current
         st.session_state[PINNED_KEY] = False
     where = queue_navigation.position(ids, current)
-    index = where.index
+    index = where.at
     state.show_flash_messages(state.take_flashes())  # a lead's Resolve form below reports through these
     if current is None:
         st.info(_where(ids, index, current, queue, lang, search), icon=":material/inbox:")

@@ -87,7 +87,7 @@ def render_discuss(project: Project, langs: tuple[str, ...]) -> None:
     keys = [_key(e) for e, _il in rows]
     where = queue_navigation.position(keys, _key(entry))
     nav = {
-        "position": f"DISCUSS {where.index + 1} of {where.total} · {entry.item_id} [{entry.lang}]",
+        "position": f"DISCUSS {where.at + 1} of {where.total} · {entry.item_id} [{entry.lang}]",
         "progress": "Edit the lists if needed, then resolve below.",
         "previous": where.has_previous,
         "next": where.has_next,
