@@ -19,7 +19,7 @@ from annotator.data_import.limits import (
     json_too_deep,
     parse_json,
 )
-from annotator.domain.lexicon_forms import resolve, rules_for
+from annotator.domain.lexicon_forms import FormRule, resolve, rules_for
 from annotator.lexicon.base import ENGLISH, LexiconError
 from annotator.lexicon.snapshot_format import (
     FORMAT,
@@ -210,6 +210,32 @@ def _parse_sense(record: Any, origin: str, where: str) -> StoredSense:
     return (lemma, lang, source, number)
 
 
+def _parse_senses(senses: list[Any], origin: str, where: str) -> tuple[StoredSense, ...]:
+    """A synset's senses, each with its lemma as its lexicon means it. A well-formed sense takes the direct path;
+    any other goes through ``_parse_sense``, which names its record and rule."""
+    parsed: list[StoredSense] = []
+    for index, record in enumerate(senses):
+        sense: StoredSense | None = None
+        if type(record) is dict:
+            lemma, lang, source = record.get("lemma"), record.get("lang"), record.get("source")
+            number = record.get("wordnet_sense_number")
+            if (
+                type(lemma) is str and type(lang) is str and type(source) is str
+                and (number is None or (type(number) is int and number >= 1))
+            ):  # fmt: skip
+                lang, source = lang.strip().upper(), source.strip().upper()
+                lemma = " ".join(lemma.replace("_", " ").split())
+                if lemma and lang and source:
+                    sense = (lemma, lang, source, number)
+        if sense is None:
+            sense = _parse_sense(record, origin, f"{where}, senses[{index}]")
+        if sense[1] == ENGLISH:
+            parsed.append(sense)
+        else:
+            parsed.extend(_as_meant(sense))
+    return tuple(parsed)
+
+
 def _parse_edges(record: Mapping[str, Any], origin: str, where: str) -> Edges:
     """A synset's ``edges`` (format version 2): ``[[relation, synset id], …]``, relations among ``RELATIONS``."""
     raw = record.get("edges", [])
@@ -228,9 +254,14 @@ def _parse_edges(record: Mapping[str, Any], origin: str, where: str) -> Edges:
     return tuple(edges)
 
 
+@lru_cache(maxsize=1_000)
+def _rules(source: str) -> tuple[FormRule, ...]:
+    return rules_for(source)
+
+
 @lru_cache(maxsize=100_000)
 def _forms(source: str, lemma: str) -> tuple[str, ...]:
-    return resolve(lemma, rules_for(source))
+    return resolve(lemma, _rules(source))
 
 
 def _as_meant(sense: StoredSense) -> tuple[StoredSense, ...]:
@@ -261,11 +292,7 @@ def _parse_synset(record: Any, origin: str, where: str) -> StoredSynset:
     senses = record["senses"]
     if not isinstance(senses, list):
         raise _problem(origin, where, "field 'senses' must be a list")
-    parsed = tuple(
-        resolved
-        for index, sense in enumerate(senses)
-        for resolved in _as_meant(_parse_sense(sense, origin, f"{where}, senses[{index}]"))
-    )
+    parsed = _parse_senses(senses, origin, where)
     return (synset_id, pos, tuple({lang.upper(): text for lang, text in glosses.items()}.items()), parsed)
 
 
