@@ -210,7 +210,14 @@ class LabelStudio:
         self.request("POST", f"/api/projects/{project['id']}/import", body)
         while self.request("GET", f"/api/projects/{project['id']}/")["task_number"] < count:
             time.sleep(0.05)
-        return Timed(time.perf_counter() - wall, _process_tree_cpu(self.process.pid) - cpu)
+        timed = Timed(time.perf_counter() - wall, _process_tree_cpu(self.process.pid) - cpu)
+        self.request("DELETE", f"/api/projects/{project['id']}/")  # every import starts from the same database
+        return timed
+
+    def remove_projects(self) -> None:
+        """Projects left in a data folder given again (the benchmark's own, from an earlier run)."""
+        for project in self.request("GET", "/api/projects/?page_size=1000")["results"]:
+            self.request("DELETE", f"/api/projects/{project['id']}/")
 
 
 def _median(values: list[float]) -> float:
@@ -251,6 +258,7 @@ def main() -> None:
         started = time.perf_counter()
         studio.start()
         print(f"Label Studio answered after {time.perf_counter() - started:.0f} s", flush=True)
+        studio.remove_projects()
         runs: list[AnnotatorRun] = [warm]
         studio_lists: list[Timed] = []
         studio_plain: list[Timed] = []

@@ -85,7 +85,7 @@ class SnapshotLexicon:
                 )
             self._lemmas[entry.key] = entry
         #: Built and kept as tuples of strings, which Python's cyclic collector never walks: one list per (lemma,
-        #: language, POS), 150,000 for a 10,000-synset snapshot, made each of its full passes longer.
+        #: language, POS), made each of its full passes longer.
         self._reverse: dict[tuple[str, str, str], tuple[str, ...]] = {}
         for synset_id, pos, _, senses in self._synsets.values():
             for lemma, lang, _, _ in senses:

@@ -141,7 +141,7 @@ def _encoding_of(path: Path) -> str:
 
 
 def _check_limits(value: Any, origin: str, where: str, limits: InputLimits | None, raw: str | None = None) -> None:
-    """Lone surrogates and over-long strings, named by record and field (a gloss of 300 MB is not a gloss)."""
+    """Lone surrogates and over-long strings, named by record and field (no gloss is that long)."""
     from annotator.data_import.tables import json_value_problem
 
     problem = json_value_problem(value, limits or InputLimits(), raw)

@@ -96,7 +96,7 @@ class EncodedSets(NamedTuple):
     Strings and numbers only, kept in the memo as a plain tuple (the collector untracks exact tuples of strings, not
     a NamedTuple's instances), so the memo costs Python's cyclic collector nothing: a memo of ``InitialSets``
     (candidate objects) made its every full pass walk them all, and deriving the sets anew for every item instead
-    lost the reuse (items sharing σ and λ: ten per key at 100,000 items). Figures in ``_Run``'s docstring.
+    lost the reuse (items sharing σ and λ).
     """
 
     good: str
