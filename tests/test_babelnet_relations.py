@@ -16,7 +16,9 @@ from test_prepopulate import ROWS, SNAPSHOT
 
 from annotator.lexicon.babelnet import BabelNetLexicon
 from annotator.lexicon.http_cache import HttpCache
-from annotator.lexicon.snapshot import FORMAT_VERSION, SnapshotLexicon, export_cache_as_snapshot
+from annotator.lexicon.snapshot import SnapshotLexicon
+from annotator.lexicon.snapshot_export import export_cache_as_snapshot
+from annotator.lexicon.snapshot_format import FORMAT_VERSION
 from annotator.project import LexiconSettings, Project, ProjectSettings
 from annotator.services import suggestions
 from annotator.services.importing import import_items

@@ -14,7 +14,9 @@ from fake_babelnet import FakeBabelNet, sample_snapshot_data
 from annotator.lexicon.babelnet import BabelNetLexicon
 from annotator.lexicon.base import Lexicon, LexiconError
 from annotator.lexicon.http_cache import HttpCache
-from annotator.lexicon.snapshot import LemmaEntry, SnapshotLexicon, export_cache_as_snapshot, write_snapshot
+from annotator.lexicon.snapshot import SnapshotLexicon
+from annotator.lexicon.snapshot_export import export_cache_as_snapshot
+from annotator.lexicon.snapshot_format import LemmaEntry, write_snapshot
 
 FIVE_LANGUAGES = ["DE", "ES", "IT", "RU", "ZH"]
 

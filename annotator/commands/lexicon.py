@@ -186,7 +186,7 @@ def run_remove_wordnet(args: argparse.Namespace) -> int:
 
 def run_export_snapshot(args: argparse.Namespace) -> int:
     from annotator.lexicon.http_cache import HttpCache
-    from annotator.lexicon.snapshot import export_cache_as_snapshot
+    from annotator.lexicon.snapshot_export import export_cache_as_snapshot
 
     project = open_project(args)
     if not project.babelnet_cache_path.exists():

@@ -1,4 +1,4 @@
-"""Item files (SPEC §1, issue 2): turn CSV/TSV/XLSX/JSONL rows into validated ``Item``s.
+"""Item files (SPEC §1): turn CSV/TSV/XLSX/JSONL rows into validated ``Item``s.
 
 Validation is complete before anything is written: every bad row is reported with its number, column and
 rule, so a lead fixes the file once instead of once per error.
@@ -34,7 +34,7 @@ ALIASES = {"target": ("target", "word", "target_word", "w"), "id": ("id", "item_
 #: A synset id: BabelNet (``bn:00057755n``) or WordNet 3.0 offset (``wn:02084071n``), with its POS letter.
 SYNSET_ID = re.compile(r"(?:bn|wn):\d{8}[nvar]")
 _POS_LETTER = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
-#: Columns shown to people: invisible and bidi control characters in them are refused (issue 14 item 10).
+#: Columns shown to people: invisible and bidi control characters in them are refused.
 #: (The id has its own rules, ``id_not_printable`` among them, in ``_id_problems``.)
 _TEXT_COLUMNS = ("sentence", "lemma", "source", "gloss", "domain", *ALIASES["target"])
 def _length(column: Column[Any]) -> int:
@@ -91,9 +91,7 @@ class ItemImportError(RowProblemsError):
 #: Why not the ``Item`` itself: an import holds every item of its file from reading to writing. A dict of strings
 #: and numbers is never tracked by the cyclic garbage collector; each ``Item`` and ``Target`` (dataclasses; a
 #: NamedTuple or a tuple holding a dict too) is, and enough of them alive at once bring about full collections,
-#: each walking the whole heap. ``bench_import_prepopulate.py --items 10000``, import CPU: 0.80 s holding rows and
-#: items as objects, 0.62 s as dicts (``Rows``, this; and ``_find_word``), 0.68 s at 46285f4, which paused the
-#: collector instead; at 100,000 items five full collections (0.45 s) became one (5.6 s CPU; 46285f4 5.8 s).
+#: each walking the whole heap (measured by ``benchmarks/bench_import_prepopulate.py``).
 ItemColumns = dict[str, Any]
 
 
@@ -255,7 +253,7 @@ def _truthy(value: Any) -> bool:
 
 
 def check_id(raw: Any, row: int) -> list[RowProblem]:
-    """Id rules (issue 12): printable, no leading/trailing space, no control characters, not a file path, at most
+    """Id rules: printable, no leading/trailing space, no control characters, not a file path, at most
     200 characters. Each broken rule is its own problem, so the lead sees every reason at once."""
     if not isinstance(raw, str):
         if isinstance(raw, int) and not isinstance(raw, bool) and 0 <= raw <= _MAX_NUMBER_ID:

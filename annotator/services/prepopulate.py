@@ -22,7 +22,16 @@ from typing import Any, NamedTuple
 
 from annotator.context import ProjectContext
 from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
-from annotator.domain.prepopulation import InitialSets, initial_sets, lexicalizations, rank_senses
+from annotator.domain.prepopulation import (
+    InitialLists,
+    InitialSets,
+    LexiconCandidate,
+    SenseTable,
+    initial_lists,
+    initial_sets,
+    lexicalizations,
+    rank_senses,
+)
 from annotator.domain.settings import ProjectSettings
 from annotator.domain.suggestions import lexicon_record
 from annotator.errors import UserError
@@ -43,6 +52,7 @@ from annotator.services.suggestions import RelatedParts
 from annotator.store import provenance as provenance_rows
 from annotator.store import suggestions as suggestion_rows
 from annotator.store.item_languages import candidates_to_json
+from annotator.store.prepopulation import lexicon_list_json
 from annotator.store.repository import PreparedSaves
 
 SYSTEM_USER = "system:prepopulate"
@@ -86,7 +96,7 @@ class EncodedSets(NamedTuple):
     Strings and numbers only, kept in the memo as a plain tuple (the collector untracks exact tuples of strings, not
     a NamedTuple's instances), so the memo costs Python's cyclic collector nothing: a memo of ``InitialSets``
     (candidate objects) made its every full pass walk them all, and deriving the sets anew for every item instead
-    lost the reuse (items sharing σ and λ: ten per key at 100,000 items). Figures in ``_Run``'s docstring.
+    lost the reuse (items sharing σ and λ).
     """
 
     good: str
@@ -102,6 +112,14 @@ class EncodedSets(NamedTuple):
         return cls(
             candidates_to_json(sets.good), candidates_to_json(sets.bad), len(sets.good), len(sets.bad),
             sets.overlaps, sets.skipped,
+        )  # fmt: skip
+
+    @classmethod
+    def of_lists(cls, lists: InitialLists, fragments: dict[LexiconCandidate, str]) -> EncodedSets:
+        """The same encoding from plain lists, each candidate's JSON kept in ``fragments`` for the next list."""
+        return cls(
+            lexicon_list_json(lists.good, fragments), lexicon_list_json(lists.bad, fragments), len(lists.good),
+            len(lists.bad), lists.overlaps, lists.skipped,
         )  # fmt: skip
 
 
@@ -120,6 +138,10 @@ class SenseInventory:
         self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
         #: Λ_L(σ) per (σ, language), as tuples of strings: the collector never walks them (see ``initial_sets``).
         self._lexicalizations: dict[tuple[str, str], tuple[str, ...]] = {}
+        #: Λ_L over Ω(λ) per (λ, POS, language), prepared once for every item of the lemma (``SenseTable``).
+        self._tables: dict[tuple[str, str, str], SenseTable] = {}
+        #: Each lexicon candidate's stored JSON, shared by the lists it is in.
+        self._fragments: dict[LexiconCandidate, str] = {}
         #: ``EncodedSets`` per (σ, λ, POS, language), each as a plain tuple (see ``EncodedSets``).
         self._sets: dict[tuple[str, str, str, str], tuple[str, str, int, int, tuple[str, ...], tuple[str, ...]]] = {}
         #: The record of what each lexicon returned (JSON), per (σ, λ, language) like the sets.
@@ -134,6 +156,8 @@ class SenseInventory:
             return False
         self._sets.clear()
         self._lexicalizations.clear()
+        self._tables.clear()
+        self._fragments.clear()
         self._records_json.clear()
         return True
 
@@ -186,6 +210,22 @@ class SenseInventory:
         }
         return initial_sets(item.synset, senses, by_synset)
 
+    def sense_table(
+        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
+    ) -> SenseTable:
+        """Λ_L over Ω(λ) in ``lang``, shared by the lemma's items; built with σ when σ is not among Ω(λ)."""
+        key = (item.target.lemma.casefold(), item.target.pos, lang)
+        table = self._tables.get(key)
+        if table is None:
+            by_synset = {s.synset: self.lexicalizations(s.synset, lang, source_allowed) for s in senses}
+            table = self._tables[key] = SenseTable(senses, by_synset)
+        if item.synset not in table.lemmas:
+            by_synset = {
+                synset: self.lexicalizations(synset, lang, source_allowed) for synset in (item.synset, *table.order)
+            }
+            return SenseTable(senses, by_synset)
+        return table
+
     def encoded_sets(
         self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
     ) -> EncodedSets:
@@ -194,7 +234,9 @@ class SenseInventory:
         kept = self._sets.get(key)
         if kept is not None:
             return EncodedSets(*kept)
-        found = EncodedSets.of(self.initial_sets(item, senses, lang, source_allowed))
+        found = EncodedSets.of_lists(
+            initial_lists(item.synset, self.sense_table(item, senses, lang, source_allowed)), self._fragments
+        )
         self._sets[key] = (found.good, found.bad, found.good_count, found.bad_count, found.overlaps, found.skipped)
         return found
 
@@ -452,6 +494,8 @@ class _Run:
         self.provenance = lexicon_provenance(lexicon, snapshot, snapshot.name if snapshot else "")
         #: The source keys of each (σ, λ, POS, language), JSON: items sharing them share one answer.
         self._sources: dict[tuple[str, str, str, str], str] = {}
+        #: The source keys per (synset, language).
+        self._synset_sources: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def sources(self, item: Item, senses: list[SenseEntry], lang: str, allowed: Callable[[str], bool]) -> str:
         """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ)."""
@@ -460,12 +504,23 @@ class _Run:
         if found is None:
             keys = {self.provenance.english}
             for synset in {item.synset, *(s.synset for s in senses)}:
-                for sense in self.inventory.record(synset).senses:
-                    if sense.lang == lang and allowed(sense.source):
-                        keys.add(self.provenance.key_of(sense.source))
+                keys.update(self.synset_sources(synset, lang, allowed))
             if len(self._sources) >= SETS_KEPT:
                 self._sources.clear()
+                self._synset_sources.clear()
             found = self._sources[key] = json.dumps(sorted(keys))
+        return found
+
+    def synset_sources(self, synset: str, lang: str, allowed: Callable[[str], bool]) -> tuple[str, ...]:
+        """The source keys of a synset's allowed senses in ``lang``: each synset serves every item of its lemmas."""
+        found = self._synset_sources.get((synset, lang))
+        if found is None:
+            keys = {
+                self.provenance.key_of(sense.source)
+                for sense in self.inventory.record(synset).senses
+                if sense.lang == lang and allowed(sense.source)
+            }
+            found = self._synset_sources[(synset, lang)] = tuple(keys)
         return found
 
     def allowed(self, lang: str) -> Callable[[str], bool]:

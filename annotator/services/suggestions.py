@@ -133,6 +133,8 @@ class _Finder:
         self.relations: WordnetRelations | None = None
         if isinstance(lexicon, WordnetLexicon):
             self.relations = _relations(lexicon.folder)
+        #: The provider's own relations, when it has some: a protocol check is slow, so it is made once.
+        self.related_synsets = lexicon if isinstance(lexicon, RelatedSynsets) else None
         defaults = default_sources(lexicon)
         self.policies = {lang: allowed_sources(lang, settings.allowed_sources, defaults) for lang in settings.languages}
         self.stamp_base = _stamp_base(project)
@@ -199,9 +201,9 @@ class _Finder:
         none from a provider that knows none. A provider that cannot answer now raises (nothing is kept)."""
         if self.relations is not None:
             return self.relations.related(synset)
-        if isinstance(self.lexicon, RelatedSynsets):
+        if self.related_synsets is not None:
             try:
-                return self.lexicon.related(synset)
+                return self.related_synsets.related(synset)
             except (LexiconQuotaError, LexiconUnavailableError):
                 raise
             except LexiconError:
