@@ -10,7 +10,6 @@ as taking the newest id keeps the key moving on PostgreSQL, where ids from a seq
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import product
@@ -28,14 +27,13 @@ from annotator.domain.settings import ProjectSettings
 from annotator.domain.unicode_rules import check_storable
 from annotator.store import double_curation, schema
 from annotator.store.repository import QueueEntry, ReviewState, visible
+from annotator.versioned_cache import VersionedCache
 
 #: The row types pages read (the store defines them; pages import them from here, never from the store).
 QUEUE_ROW_TYPES = (QueueEntry, ReviewState)
 
-#: Versions kept per process (a project's current one, and the one before while others catch up).
-_KEEP = 2
-_lock = threading.Lock()
-_overviews: dict[tuple[str, tuple], dict[ExportOptions, DatasetOverview]] = {}
+#: The Dataset page's overviews per database: its current version, and the one before while others catch up.
+_overviews: VersionedCache[dict[ExportOptions, DatasetOverview]] = VersionedCache(keep=2)
 
 
 def data_version(project: ProjectContext) -> tuple:
@@ -122,15 +120,7 @@ def _compute(project: ProjectContext) -> dict[ExportOptions, DatasetOverview]:
 
 def dataset_overview(project: ProjectContext, options: ExportOptions) -> DatasetOverview:
     """The Dataset page's tables, recomputed only when ``data_version`` moved since the last call."""
-    key = (project.db.url, data_version(project))
-    with _lock:
-        cached = _overviews.get(key)
-    if cached is None:
-        cached = _compute(project)
-        with _lock:
-            _overviews[key] = cached
-            for old in [k for k in _overviews if k[0] == key[0]][:-_KEEP]:  # oldest first (insertion order)
-                del _overviews[old]
+    cached = _overviews.get(project.db.url, data_version(project), lambda: _compute(project))
     # Only the two selection options change what the tables count; the translators' own sets are an export extra.
     return cached[ExportOptions(options.include_incomplete, options.keep_partially_discarded)]
 
