@@ -4,8 +4,8 @@ again only when the data moved.
 Keys are (scope, version): the scope names what the value is of (a database, a project folder), the version what
 it was computed from (``read_model.data_version``, an evaluation's id, a file's time). Each scope keeps its newest
 ``keep`` versions, so a session still reading the version before finds it while the others move on, and a long
-run's memory stays bounded. Values are computed outside the lock: two threads may compute the same value once each,
-never block each other behind a slow read.
+run's memory stays bounded. Values are computed outside the lock, so no thread waits behind another's slow read;
+two threads may compute the same value, and both then get the one kept first (callers may rely on its identity).
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ class VersionedCache(Generic[Value]):
         value = compute()
         with self._lock:
             kept = self._values.setdefault(scope, {})
-            kept.pop(version, None)  # re-inserted last: the newest
+            if version in kept:  # another thread computed it meanwhile: everyone shares the first
+                return kept[version]
             kept[version] = value
             while len(kept) > self.keep:
                 del kept[next(iter(kept))]  # oldest first (insertion order)

@@ -51,19 +51,20 @@ def test_keep_must_be_positive() -> None:
         VersionedCache(keep=0)
 
 
-def test_threads_reading_one_version_all_get_its_value() -> None:
-    cache: VersionedCache[tuple[int, ...]] = VersionedCache(keep=2)
+def test_threads_reading_one_version_all_share_the_first_value_kept() -> None:
+    cache: VersionedCache[list[int]] = VersionedCache(keep=2)
     start = threading.Barrier(8)
-    seen: list[tuple[int, ...]] = []
+    seen: list[list[int]] = []
 
     def read() -> None:
         start.wait()
-        seen.append(cache.get("db", 5, lambda: (5, 5)))
+        seen.append(cache.get("db", 5, lambda: [5, 5]))  # a new list per computation
 
     threads = [threading.Thread(target=read) for _ in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert seen == [(5, 5)] * 8
+    assert seen == [[5, 5]] * 8
+    assert len({id(value) for value in seen}) == 1  # one object, however many threads computed it
     assert cache.versions("db") == [5]
