@@ -1,4 +1,4 @@
-"""The Project page's block on empty GOOD lists (issue 33): per language, how many item-languages start with an
+"""The Project page's block on empty GOOD lists: per language, how many item-languages start with an
 empty GOOD list and how many of those have suggestions for the translator."""
 
 from __future__ import annotations

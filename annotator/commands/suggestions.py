@@ -1,4 +1,4 @@
-"""``annotator suggestions``: every item-language's empty-list reasons and suggestions as JSON lines (issue 33)."""
+"""``annotator suggestions``: every item-language's empty-list reasons and suggestions as JSON lines."""
 
 from __future__ import annotations
 
