@@ -44,15 +44,7 @@ class VersionedCache(Generic[Value]):
                 del kept[next(iter(kept))]  # oldest first (insertion order)
         return value
 
-    def versions(self, scope: Hashable) -> list[Hashable]:
-        """The versions kept for ``scope``, oldest first."""
+    def clear(self, scope: Hashable) -> None:
+        """Forget ``scope``'s values: the next ``get`` computes afresh."""
         with self._lock:
-            return list(self._values.get(scope, {}))
-
-    def clear(self, scope: Hashable | None = None) -> None:
-        """Forget ``scope``'s values (every scope's when None)."""
-        with self._lock:
-            if scope is None:
-                self._values.clear()
-            else:
-                self._values.pop(scope, None)
+            self._values.pop(scope, None)

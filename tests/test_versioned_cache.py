@@ -3,47 +3,62 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import pytest
 
 from annotator.versioned_cache import VersionedCache
 
 
+def counting() -> tuple[list[tuple[str, int]], Callable[[str, int], Callable[[], str]]]:
+    """A log of computations and a maker of compute functions that append to it."""
+    calls: list[tuple[str, int]] = []
+
+    def compute(scope: str, version: int) -> Callable[[], str]:
+        def run() -> str:
+            calls.append((scope, version))
+            return f"{scope}@{version}"
+
+        return run
+
+    return calls, compute
+
+
 def test_a_version_is_computed_once_and_a_new_version_computes_again() -> None:
     cache: VersionedCache[str] = VersionedCache(keep=2)
-    calls: list[int] = []
-
-    def compute(version: int) -> str:
-        calls.append(version)
-        return f"value {version}"
-
-    assert cache.get("db", 1, lambda: compute(1)) == "value 1"
-    assert cache.get("db", 1, lambda: compute(1)) == "value 1"
-    assert cache.get("db", 2, lambda: compute(2)) == "value 2"
-    assert calls == [1, 2]
+    calls, compute = counting()
+    assert cache.get("db", 1, compute("db", 1)) == "db@1"
+    assert cache.get("db", 1, compute("db", 1)) == "db@1"
+    assert cache.get("db", 2, compute("db", 2)) == "db@2"
+    assert calls == [("db", 1), ("db", 2)]
 
 
 def test_each_scope_keeps_its_newest_versions_only() -> None:
-    cache: VersionedCache[int] = VersionedCache(keep=2)
+    cache: VersionedCache[str] = VersionedCache(keep=2)
+    calls, compute = counting()
     for version in (1, 2, 3):
-        cache.get("a", version, lambda v=version: v * 10)
-    cache.get("b", 7, lambda: 70)
-    assert cache.versions("a") == [2, 3]
-    assert cache.versions("b") == [7]  # another scope's versions do not push "a"'s out, nor the reverse
-    recomputed: list[int] = []
-    cache.get("a", 1, lambda: recomputed.append(1) or 10)
-    assert recomputed == [1]
-    assert cache.versions("a") == [3, 1]
+        cache.get("a", version, compute("a", version))
+    cache.get("b", 7, compute("b", 7))  # another scope pushes none of "a"'s versions out
+    calls.clear()
+    for version in (2, 3):
+        assert cache.get("a", version, compute("a", version)) == f"a@{version}"
+    assert cache.get("b", 7, compute("b", 7)) == "b@7"
+    assert calls == []  # all kept
+    assert cache.get("a", 1, compute("a", 1)) == "a@1"
+    assert calls == [("a", 1)]  # the oldest was dropped, so it is computed again (and 2 is now the oldest)
+    cache.get("a", 2, compute("a", 2))
+    assert calls == [("a", 1), ("a", 2)]
 
 
-def test_clear_forgets_one_scope_or_all() -> None:
-    cache: VersionedCache[int] = VersionedCache(keep=1)
-    cache.get("a", 1, lambda: 1)
-    cache.get("b", 1, lambda: 2)
+def test_clear_forgets_one_scope() -> None:
+    cache: VersionedCache[str] = VersionedCache(keep=1)
+    calls, compute = counting()
+    cache.get("a", 1, compute("a", 1))
+    cache.get("b", 1, compute("b", 1))
     cache.clear("a")
-    assert cache.versions("a") == [] and cache.versions("b") == [1]
-    cache.clear()
-    assert cache.versions("b") == []
+    cache.get("a", 1, compute("a", 1))
+    cache.get("b", 1, compute("b", 1))
+    assert calls == [("a", 1), ("b", 1), ("a", 1)]
 
 
 def test_keep_must_be_positive() -> None:
@@ -67,4 +82,3 @@ def test_threads_reading_one_version_all_share_the_first_value_kept() -> None:
         thread.join()
     assert seen == [[5, 5]] * 8
     assert len({id(value) for value in seen}) == 1  # one object, however many threads computed it
-    assert cache.versions("db") == [5]
