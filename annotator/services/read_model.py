@@ -26,11 +26,9 @@ from annotator.domain.unicode_rules import check_storable
 from annotator.store import data_version as data_versions
 from annotator.store import double_curation
 from annotator.store.item_statuses import statuses_by_language
-from annotator.store.repository import QueueEntry, ReviewState
+from annotator.store.repository import QueueEntry as QueueEntry  # re-exported: pages never import the store
+from annotator.store.repository import ReviewState as ReviewState
 from annotator.versioned_cache import VersionedCache
-
-#: The row types pages read (the store defines them; pages import them from here, never from the store).
-QUEUE_ROW_TYPES = (QueueEntry, ReviewState)
 
 #: The Dataset page's overviews per database: its current version, and the one before while others catch up.
 _overviews: VersionedCache[dict[ExportOptions, DatasetOverview]] = VersionedCache(keep=2)
