@@ -27,8 +27,8 @@ from bench_curate import build
 
 from annotator.domain.commands import AcceptSuggestion, AddCandidate, Address, DismissSuggestion, RestoreSuggestion
 from annotator.domain.model import Side
-from annotator.services import suggestions
 from annotator.services.curation import CurationService
+from annotator.services.suggestions.card import card_view
 
 
 def figures(label: str, samples: list[tuple[float, float]]) -> None:
@@ -63,7 +63,7 @@ def main() -> None:
         added, accepted, dismissed, restored, offered = [], [], [], [], 0
         for number, (item_id, lang) in enumerate(keys[: args.commands]):
             address = Address(item_id, lang)
-            shown = suggestions.card_view(project, item_id, lang, user).suggestions
+            shown = card_view(project, item_id, lang, user).suggestions
             text = shown[0].text if shown else f"parola {number}"
             offered += bool(shown)
             version = service.view(item_id, lang).state.version

@@ -71,9 +71,9 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
     from annotator.evaluation.run import create_analyser, evaluate
     from annotator.lexicon.wordnet import WordnetLexicon
     from annotator.project import Project
-    from annotator.services import suggestions
     from annotator.services.evaluate_project import prepare_current
     from annotator.services.evaluation_results import save_result
+    from annotator.services.suggestions import bulk, card, mt, project_counts
     from annotator.store import jobs as job_store
     from annotator.store.repository import utc_now
 
@@ -120,13 +120,13 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
         return job_id
 
     timed("evaluate one MISS-heavy system (kept as the page keeps it)", evaluation)
-    _r, mt_wall, mt_cpu = timed("MT words of every item-language (refresh_mt)", lambda: suggestions.refresh_mt(project))
+    _r, mt_wall, mt_cpu = timed("MT words of every item-language (refresh_mt)", lambda: mt.refresh_mt(project))
     first_card, first_wall, _c = timed(
         "first card after them (the wordnet already loaded by refresh_mt)",
-        lambda: suggestions.card_view(project, ids[0], "IT"),
+        lambda: card.card_view(project, ids[0], "IT"),
     )
     report, rel_wall, rel_cpu = timed(
-        "related senses of every item-language (refresh)", lambda: suggestions.refresh(project)
+        "related senses of every item-language (refresh)", lambda: bulk.refresh(project)
     )
     print(f"  full computation: {mt_wall + rel_wall:.1f} s wall, {mt_cpu + rel_cpu:.1f} s CPU")
 
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
     times = []
     for item_id, lang in sample:
         start = time.perf_counter()
-        suggestions.card_view(project, item_id, lang)
+        card.card_view(project, item_id, lang)
         times.append(time.perf_counter() - start)
     times.sort()
     print(
@@ -145,13 +145,13 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
     # ``area_data`` asks for them on every run of the page (the evaluation's file read once per process)
     timed(
         "the card's MISS-translation line, first card (reads the evaluation once)",
-        lambda: suggestions.miss_translations(project, ids[0], "IT"),
+        lambda: mt.miss_translations(project, ids[0], "IT"),
     )
     card_times = []
     for item_id, lang in sample:
         start = time.perf_counter()
-        suggestions.card_view(project, item_id, lang)
-        suggestions.miss_translations(project, item_id, lang)
+        card.card_view(project, item_id, lang)
+        mt.miss_translations(project, item_id, lang)
         card_times.append(time.perf_counter() - start)
     card_times.sort()
     print(
@@ -174,7 +174,7 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
     stale_times = []
     for item_id, lang in stale:
         start = time.perf_counter()
-        suggestions.card_view(project, item_id, lang)
+        card.card_view(project, item_id, lang)
         stale_times.append(time.perf_counter() - start)
     stale_times.sort()
     print(
@@ -182,8 +182,8 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
         f"{1000 * statistics.median(stale_times):.1f} ms (the MT words then come from one read of the evaluation)"
     )
     fresh = (
-        "import sys, time; from annotator.project import Project; from annotator.services import suggestions; "
-        "p = Project.open(sys.argv[1]); t = time.perf_counter(); suggestions.card_view(p, sys.argv[2], 'IT'); "
+        "import sys, time; from annotator.project import Project; from annotator.services.suggestions import card; "
+        "p = Project.open(sys.argv[1]); t = time.perf_counter(); card.card_view(p, sys.argv[2], 'IT'); "
         "print(f'{1000 * (time.perf_counter() - t):.1f}')"
     )
     import subprocess
@@ -193,7 +193,7 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
     ).stdout.strip()
     print(f"  first card of a fresh server process, everything kept (no lexicon opened): {waited} ms")
     print("\nEmpty GOOD lists and suggestions, per language")
-    for counts in suggestions.empty_good_counts(project):
+    for counts in project_counts.empty_good_counts(project):
         share = 100 * counts.with_suggestions / counts.empty_good if counts.empty_good else 0.0
         print(f"  {counts.lang}: {counts.empty_good:>6} empty GOOD, {counts.with_suggestions:>6} with suggestions "
               f"({share:.1f} %)")  # fmt: skip

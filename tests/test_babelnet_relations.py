@@ -20,9 +20,9 @@ from annotator.lexicon.snapshot import SnapshotLexicon
 from annotator.lexicon.snapshot_export import export_cache_as_snapshot
 from annotator.lexicon.snapshot_format import FORMAT_VERSION
 from annotator.project import LexiconSettings, Project, ProjectSettings
-from annotator.services import suggestions
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
+from annotator.services.suggestions.card import CardSuggestions, card_view
 
 pytestmark = pytest.mark.both_engines
 
@@ -51,7 +51,7 @@ def served_data() -> dict:
     return data
 
 
-def related(view: suggestions.CardSuggestions) -> dict[str, tuple[str, str]]:
+def related(view: CardSuggestions) -> dict[str, tuple[str, str]]:
     return {s.text: (s.relation, s.synset) for s in view.suggestions if s.source == "related"}
 
 
@@ -65,10 +65,10 @@ def test_babelnet_edges_give_related_suggestions_and_survive_a_snapshot_round_tr
         prepopulate(project)  # computes each item-language's related part, asking for σ's edges
         asked = [request.value("id") for request in server.requests if request.endpoint == "getOutgoingEdges"]
         assert DRINK in asked and all(request.key_ok for request in server.requests)
-        found = related(suggestions.card_view(project, "drink", "IT"))
+        found = related(card_view(project, "drink", "IT"))
         # no meronym; the derivation (a verb for a noun) in the cross-PoS form
         assert found == {"bevanda": ("hypernym", BEVERAGE), "[sorseggiare]_VERB": ("derivation", SIP)}
-        order = [s.text for s in suggestions.card_view(project, "drink", "IT").suggestions if s.source == "related"]
+        order = [s.text for s in card_view(project, "drink", "IT").suggestions if s.source == "related"]
         assert order == ["bevanda", "[sorseggiare]_VERB"]  # ranked as on the wordnet path: hypernym first
         before = server.count("getOutgoingEdges")
         client = BabelNetLexicon(DEFAULT_KEY, HttpCache(tmp_path / "copy-check.sqlite"), server.base_url)
@@ -87,7 +87,7 @@ def test_babelnet_edges_give_related_suggestions_and_survive_a_snapshot_round_tr
     assert SnapshotLexicon.from_data(snapshot.to_data()).related(DRINK) == snapshot.related(DRINK)  # JSON form too
     # the server is gone: a snapshot project built on the frozen file gets the same related suggestions
     project.save_settings(ProjectSettings(name="s", lexicon=LexiconSettings("snapshot", snapshot=str(frozen.path))))
-    assert related(suggestions.card_view(project, "drink", "IT")) == found
+    assert related(card_view(project, "drink", "IT")) == found
 
 
 def test_a_version_1_snapshot_is_still_read_and_has_no_edges() -> None:

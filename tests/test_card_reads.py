@@ -22,11 +22,11 @@ from test_prepopulate import ROWS, SNAPSHOT
 from annotator.domain.model import Item, ItemLanguage, Role, Side, Status
 from annotator.errors import UserError
 from annotator.project import LexiconSettings, Project, ProjectSettings
-from annotator.services import suggestions
 from annotator.services.accounts import add_user
 from annotator.services.curation import CurationService
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import Redo, prepopulate
+from annotator.services.suggestions.card import shown_card
 from annotator.store import suggestions as kept
 
 pytestmark = pytest.mark.both_engines
@@ -106,7 +106,7 @@ def test_pre_population_keeps_the_related_part_so_a_card_opens_no_lexicon_and_wr
     os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
     item, state = shown(project, "fire", "DE")
     with counted(project) as done:
-        card = suggestions.shown_card(project, item, state)
+        card = shown_card(project, item, state)
     found = {s.text: s for s in card.suggestions}
     assert found["Schuss"].relation == "not allowed lexicon"  # σ's word in WIKT, kept by pre-population
     assert done.writes == [] and done.transactions == 1
@@ -141,7 +141,7 @@ def test_with_no_lexicon_configured_the_card_refuses_before_reading_anything_els
     import_items(project, write_jsonl("items.jsonl", ROWS))
     item, state = shown(project, "fire", "DE")
     with counted(project) as done, pytest.raises(UserError, match="No lexicon is set"):
-        suggestions.shown_card(project, item, state)
+        shown_card(project, item, state)
     assert len(done.selects) == 1 and done.transactions == 1  # the settings only
 
 
@@ -156,7 +156,7 @@ def test_the_team_look_up_reads_the_items_of_the_senses_not_the_language_s_curat
     service.mark_done("drink-2", "IT", shown(project, "drink-2", "IT")[1].version)
     item, state = shown(project, "drink", "IT")
     with counted(project) as done:
-        card = suggestions.shown_card(project, item, state)
+        card = shown_card(project, item, state)
     team = [s for s in card.suggestions if s.source == "team"]
     assert [(s.text, s.side) for s in team] == [("cicchetto", "GOOD")]  # curated GOOD on the same σ
     assert shown(project, "drink-2", "IT")[1].status is Status.DONE
@@ -204,11 +204,11 @@ def test_a_snapshot_named_inside_the_data_folder_is_stamped_by_its_own_time(
     prepopulate(project)
     item, state = shown(project, "fire", "DE")
     with counted(project) as done:
-        suggestions.shown_card(project, item, state)
+        shown_card(project, item, state)
     assert done.writes == []  # kept by pre-population, current
     later = path.stat().st_mtime_ns + 5_000_000_000
     os.utime(path, ns=(later, later))
     with counted(project) as done:
-        card = suggestions.shown_card(project, item, state)
+        card = shown_card(project, item, state)
     assert done.writes  # the changed snapshot's part computed again and kept
     assert "Schuss" in {s.text for s in card.suggestions}

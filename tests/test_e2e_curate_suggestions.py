@@ -19,11 +19,11 @@ from test_suggestions import ENGLISH, ITALIAN, ITALIAN_NOT_ALLOWED, ITEMS, other
 from annotator.domain.model import Role, Side
 from annotator.lexicon.wordnet import add_lexicons
 from annotator.project import LexiconSettings, Project, ProjectSettings
-from annotator.services import suggestions
 from annotator.services.accounts import add_user
 from annotator.services.curation import CurationService
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
+from annotator.services.suggestions.card import card_view
 
 pytestmark = pytest.mark.e2e
 FOCUSED_JS = "() => { const a = document.activeElement; return a && (a.getAttribute('aria-label') || a.className); }"
@@ -109,8 +109,8 @@ def test_the_reason_is_in_view_and_the_first_suggestion_is_one_key_away(url: str
         project = Project.open(data)
         with project.db.read() as conn:
             ivo = project.repo.get_user(conn, "ivo")
-        for_ivo = [s.text for s in suggestions.card_view(project, "a1", "IT", ivo).suggestions]
-        for_anyone = [s.text for s in suggestions.card_view(project, "a1", "IT").suggestions]
+        for_ivo = [s.text for s in card_view(project, "a1", "IT", ivo).suggestions]
+        for_anyone = [s.text for s in card_view(project, "a1", "IT").suggestions]
         assert "bevanda" not in for_ivo and "bevanda" in for_anyone
 
         # the legend lists the suggestion keys; Esc closes it
@@ -171,7 +171,7 @@ def test_suggestions_below_the_fold_are_announced_and_reached_by_one_key(url: st
     words = [f"parola lunga numero {n}" for n in range(1, 13)]
     saved = service.add_candidates("a1", "IT", Side.GOOD, words, state.version)
     service.add_candidates("a1", "IT", Side.BAD, [f"altra parola {n}" for n in range(1, 13)], saved.version)
-    offered = len(suggestions.card_view(project, "a1", "IT", ivo).suggestions)
+    offered = len(card_view(project, "a1", "IT", ivo).suggestions)
     assert offered >= 2
     with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
         page.goto(url)

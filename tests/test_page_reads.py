@@ -21,11 +21,12 @@ from streamlit.testing.v1 import AppTest
 from annotator.domain.jobs import JobKind, JobState
 from annotator.domain.model import Role, Status, User
 from annotator.project import Project
-from annotator.services import jobs, read_model, suggestions
+from annotator.services import jobs, read_model
 from annotator.services.accounts import add_user
 from annotator.services.administration import record, set_excluded
 from annotator.services.importing import import_items
 from annotator.services.jobs.liveness import host_name
+from annotator.services.suggestions.project_counts import empty_good_counts
 from annotator.store import jobs as job_rows
 from annotator.store.schema_migrations import head_revision
 
@@ -221,7 +222,7 @@ def test_the_data_version_is_one_statement_and_moves_with_every_kind_of_change(p
 def test_the_empty_good_block_reads_in_one_transaction_from_its_partial_index(project: Project, lead: User) -> None:
     empty_good(project, [("shot-whiskey", "IT"), ("extra-1", "IT"), ("extra-2", "DE")])
     with transactions(project) as begun, statements() as seen:
-        counts = {c.lang: c for c in suggestions.empty_good_counts(project)}
+        counts = {c.lang: c for c in empty_good_counts(project)}
     assert (counts["IT"].empty_good, counts["DE"].empty_good, counts["ES"].empty_good) == (2, 1, 0)
     assert counts["IT"].not_computed == 2
     assert len(begun) == 1  # version, empty rows, newest evaluation, kept suggestions: one read
@@ -233,14 +234,14 @@ def test_the_empty_good_block_reads_in_one_transaction_from_its_partial_index(pr
     assert "'[]'" in scan
 
     with statements() as again:  # the data unchanged: the rows are kept, only their suggestions read
-        assert {c.lang: c for c in suggestions.empty_good_counts(project)} == counts
+        assert {c.lang: c for c in empty_good_counts(project)} == counts
     assert not [s for s in again if "FROM item_languages JOIN items" in s]
 
 
 def test_an_existing_database_gets_the_indexes_and_keeps_its_data(project: Project, lead: User) -> None:
     empty_good(project, [("shot-whiskey", "IT"), ("extra-3", "ES")])
     set_excluded(project, ["extra-1"], True, lead)
-    before_counts = suggestions.empty_good_counts(project)
+    before_counts = empty_good_counts(project)
     later_tables = LATER_REVISIONS["0015_provenance"][0]
     rows_before = {table: rows for table, rows in dump(project).items() if table not in later_tables}
     with project.db.write() as conn:  # as an annotator of revision 0013 left it (the indexes are 0014's only change)
@@ -262,7 +263,7 @@ def test_an_existing_database_gets_the_indexes_and_keeps_its_data(project: Proje
     assert {"ix_items_imported_at", "ix_items_flagged"} <= item_indexes
     assert "ix_item_languages_empty_good" in il_indexes
     assert {t: rows for t, rows in dump(reopened).items() if t not in later_tables} == rows_before  # every row kept
-    assert suggestions.empty_good_counts(reopened) == before_counts
+    assert empty_good_counts(reopened) == before_counts
 
 
 def test_the_project_page_reads_settings_audit_and_flagged_items_in_one_transaction(

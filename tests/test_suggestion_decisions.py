@@ -22,9 +22,9 @@ from annotator.domain.commands import AcceptSuggestion, Address, DismissSuggesti
 from annotator.domain.model import Role, Side, SuggestedFrom, User
 from annotator.errors import UserError
 from annotator.project import Project
-from annotator.services import suggestions
 from annotator.services.curation import CurationService
 from annotator.services.evaluate_project import dataset_from_project
+from annotator.services.suggestions.card import card_view
 from annotator.store import schema
 
 pytestmark = pytest.mark.both_engines
@@ -77,12 +77,12 @@ def test_an_accepted_suggestion_keeps_its_source_in_the_history_the_card_and_the
     plan = undo.plan_undo(ivo.user, again, history(wn_project))
     assert undo.outcome(plan, history(wn_project)) == "Undone: accepting the suggestion [sorseggiare]_VERB into BAD."
     undone = ivo.undo("a1", "IT", again.version)
-    assert "[sorseggiare]_VERB" in by_text(suggestions.card_view(wn_project, "a1", "IT")) and undone.bad == reopened.bad
+    assert "[sorseggiare]_VERB" in by_text(card_view(wn_project, "a1", "IT")) and undone.bad == reopened.bad
 
 
 def test_a_forged_accept_of_a_text_not_suggested_is_an_ordinary_add(wn_project: Project) -> None:  # noqa: F811
     ivo = CurationService(wn_project, person(wn_project, "ivo"))
-    assert "grappa" not in by_text(suggestions.card_view(wn_project, "a1", "IT", ivo.user))
+    assert "grappa" not in by_text(card_view(wn_project, "a1", "IT", ivo.user))
     saved = ivo.handle(A1, AcceptSuggestion(Side.GOOD, "grappa"), version(wn_project, "a1"))
     assert saved.good[-1].text == "grappa" and saved.good[-1].suggested is None
     last = history(wn_project)[-1]
@@ -103,10 +103,10 @@ def test_a_dismissal_is_personal_keeps_its_kind_and_is_restored(wn_project: Proj
     kept = ivo.handle(A1, DismissSuggestion(Side.GOOD, "Bevanda"), seen_by_lead)
     assert kept == added and version(wn_project, "a1") == added.version and len(history(wn_project)) == rows_before
     assert dismissals(wn_project) == [("a1", "ivo", "bevanda", "related", "hypernym")]
-    assert "bevanda" not in by_text(suggestions.card_view(wn_project, "a1", "IT", ivo_user))
+    assert "bevanda" not in by_text(card_view(wn_project, "a1", "IT", ivo_user))
     for other in (ada_user, lead.user):  # nobody else's view changes, the lead's included
-        assert "bevanda" in by_text(suggestions.card_view(wn_project, "a1", "IT", other))
-    assert "bevanda" in by_text(suggestions.card_view(wn_project, "a2", "IT", ivo_user))  # per item-language
+        assert "bevanda" in by_text(card_view(wn_project, "a1", "IT", other))
+    assert "bevanda" in by_text(card_view(wn_project, "a2", "IT", ivo_user))  # per item-language
     assert not any("bevanda" in str(h.detail) for h in history(wn_project))  # the lead's history shows nothing
     # the translator's undo chain is intact: their last change is still the add
     assert undo.outcome(undo.plan_undo(ivo_user, kept, history(wn_project)), history(wn_project)) == (
@@ -114,7 +114,7 @@ def test_a_dismissal_is_personal_keeps_its_kind_and_is_restored(wn_project: Proj
     )
     # restoring brings it back, again without a version
     assert ivo.handle(A1, RestoreSuggestion("bevanda")) == added
-    assert "bevanda" in by_text(suggestions.card_view(wn_project, "a1", "IT", ivo_user))
+    assert "bevanda" in by_text(card_view(wn_project, "a1", "IT", ivo_user))
     assert dismissals(wn_project) == []
     # the lead's open page saves without a conflict
     saved = lead.add_candidate("a1", "IT", Side.BAD, "colpo", seen_by_lead)

@@ -32,10 +32,12 @@ from annotator.domain.suggestions import (
     related_suggestions,
 )
 from annotator.project import Project
-from annotator.services import suggestions
 from annotator.services.curation import CurationService
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
+from annotator.services.suggestions.card import card_view
+from annotator.services.suggestions.mt import MT_MARKER, miss_translations
+from annotator.services.suggestions.rates import suggestion_kinds
 from annotator.store import jobs as job_store
 
 both = pytest.mark.both_engines
@@ -160,7 +162,7 @@ def test_markup_and_function_words_of_a_miss_translation_are_not_suggested(wn_pr
     translations.write_text(json.dumps(line) + "\n", encoding="utf-8")
     assert main(["jobs", "start", "evaluate", "--data", str(wn_project.data_dir), "--current", "--translations",
                  str(translations), "--out", str(tmp_path / "out"), "--wait"]) == 0  # fmt: skip
-    mt = [s.text for s in suggestions.card_view(wn_project, "a1", "IT").suggestions if s.source == "mt"]
+    mt = [s.text for s in card_view(wn_project, "a1", "IT").suggestions if s.source == "mt"]
     assert "grappino" in mt
     assert not {"il", "uno", "di", "b", "amp", "42", "&", "<b>"} & {candidate_key(text) for text in mt}
 
@@ -170,23 +172,23 @@ def test_an_evaluation_run_from_the_command_line_feeds_mt_suggestions(wn_project
     translations = tmp_path / "mt.jsonl"
     line = {"id": "a1", "lang": "IT", "system": "sysCLI", "translation": "Versò un grappino."}
     translations.write_text(json.dumps(line) + "\n", encoding="utf-8")
-    assert not [s for s in suggestions.card_view(wn_project, "a1", "IT").suggestions if s.source == "mt"]
+    assert not [s for s in card_view(wn_project, "a1", "IT").suggestions if s.source == "mt"]
     data = str(wn_project.data_dir)
     assert main(["jobs", "start", "evaluate", "--data", data, "--current", "--translations", str(translations),
                  "--wait"]) == 0  # fmt: skip
     with wn_project.db.read() as conn:
         job = job_store.list_jobs(conn, limit=1, kinds=[JobKind.EVALUATE])[0]
         assert job.state is JobState.DONE and not job.params.get("page")
-        assert wn_project.repo.get_meta(conn, suggestions.MT_MARKER) == job.id  # read by the job itself
-    found = {s.text: s for s in suggestions.card_view(wn_project, "a1", "IT").suggestions}
+        assert wn_project.repo.get_meta(conn, MT_MARKER) == job.id  # read by the job itself
+    found = {s.text: s for s in card_view(wn_project, "a1", "IT").suggestions}
     assert found["grappino"].source == "mt" and found["grappino"].relation == "MISS translation: sysCLI"
-    assert suggestions.miss_translations(wn_project, "a1", "IT") == [("sysCLI", "Versò un grappino.")]
+    assert miss_translations(wn_project, "a1", "IT") == [("sysCLI", "Versò un grappino.")]
     # a second evaluation (another system) adds its words; the first one's are still offered
     line = {"id": "a1", "lang": "IT", "system": "sysTwo", "translation": "Versò un bicchierino."}
     translations.write_text(json.dumps(line) + "\n", encoding="utf-8")
     assert main(["jobs", "start", "evaluate", "--data", data, "--current", "--translations", str(translations),
                  "--out", str(tmp_path / "second"), "--wait"]) == 0  # fmt: skip
-    texts = [s.text for s in suggestions.card_view(wn_project, "a1", "IT").suggestions if s.source == "mt"]
+    texts = [s.text for s in card_view(wn_project, "a1", "IT").suggestions if s.source == "mt"]
     assert "grappino" in texts and "bicchierino" in texts
 
 
@@ -201,7 +203,7 @@ def test_the_ranking_uses_the_team_s_acceptance_per_kind(wn_project: Project, wr
              "synset": DRINK, "source": "t"} for n in range(10)]  # fmt: skip
     import_items(wn_project, write_jsonl("more.jsonl", more))
     prepopulate(wn_project)
-    before = [s.text for s in suggestions.card_view(wn_project, "a1", "IT").suggestions]
+    before = [s.text for s in card_view(wn_project, "a1", "IT").suggestions]
     assert before.index("bevanda") < before.index("[sorseggiare]_VERB")
     service = CurationService(wn_project, person(wn_project, "ivo"))
     for n in range(10):
@@ -209,10 +211,10 @@ def test_the_ranking_uses_the_team_s_acceptance_per_kind(wn_project: Project, wr
         service.handle(address, AcceptSuggestion(Side.GOOD, "[sorseggiare]_VERB"), version(wn_project, f"b{n}"))
         key = candidate_key("[sorseggiare]_VERB")
         service.handle(address, RemoveCandidate(key), version(wn_project, f"b{n}"))  # kept out of the team part
-    table = {rate.kind: rate for rate in suggestions.suggestion_kinds(wn_project, fresh=True)}
+    table = {rate.kind: rate for rate in suggestion_kinds(wn_project, fresh=True)}
     assert table["derivation, other PoS"].accepted == 10 and table["derivation, other PoS"].from_team
     assert table["derivation, other PoS"].rate > table["hypernym"].rate
-    card = suggestions.card_view(wn_project, "a1", "IT")
+    card = card_view(wn_project, "a1", "IT")
     after = [s.text for s in card.suggestions]
     assert after.index("[sorseggiare]_VERB") < after.index("bevanda")
     assert card.shown_first == min(SHOWN_FIRST, len(card.suggestions))
@@ -232,7 +234,7 @@ def test_the_project_page_shows_the_rate_each_kind_of_suggestion_is_ranked_by(wn
         translator = CurationService(wn_project, person(wn_project, f"t{n}") if n else ivo)
         translator.handle(Address("a1", "IT"), DismissSuggestion(Side.GOOD, "bevanda"))
     monkeypatch.setenv("ANNOTATOR_DATA", str(wn_project.data_dir))
-    suggestions.suggestion_kinds(wn_project, fresh=True)
+    suggestion_kinds(wn_project, fresh=True)
     at = logged_in("lena", "lena-password-long")
     at.switch_page("pages/project.py").run()
     assert not at.exception, at.exception

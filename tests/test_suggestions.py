@@ -21,7 +21,6 @@ from annotator.evaluation.run import create_analyser, evaluate
 from annotator.lexicon.snapshot import SnapshotLexicon
 from annotator.lexicon.wordnet import add_lexicons
 from annotator.project import LexiconSettings, Project, ProjectSettings
-from annotator.services import suggestions
 from annotator.services.accounts import add_user
 from annotator.services.curation import CurationService
 from annotator.services.evaluate_project import prepare_current
@@ -29,6 +28,10 @@ from annotator.services.evaluation_results import save_result
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
 from annotator.services.sheet_import import import_sheet
+from annotator.services.suggestions import bulk as bulk_suggestions
+from annotator.services.suggestions.card import CardSuggestions, card_view, shown_card
+from annotator.services.suggestions.mt import MT_MARKER, miss_lines, miss_translations
+from annotator.services.suggestions.project_counts import empty_good_counts
 from annotator.services.wordnet_hints import typed_word_hint, word_senses
 from annotator.store import jobs as job_store
 from annotator.store.repository import utc_now
@@ -154,19 +157,19 @@ def forget_kept_suggestions(project: Project) -> None:
         conn.execute(schema.suggestion_cache.delete())
 
 
-def by_text(view: suggestions.CardSuggestions) -> dict[str, dict[str, str]]:
+def by_text(view: CardSuggestions) -> dict[str, dict[str, str]]:
     return {s.text: s.to_dict() for s in view.suggestions}
 
 
 def test_an_empty_good_list_says_which_lexicons_were_consulted_and_what_bad_holds(wn_project: Project) -> None:
-    view = suggestions.card_view(wn_project, "a1", "IT")
+    view = card_view(wn_project, "a1", "IT")
     assert view.good_empty_reason.startswith(
         "None of the Italian lexicons consulted (sg-it) has a word for this sense."
     )
     assert "sg-it2, not allowed for Italian, has 1: “cicchetto”" in view.good_empty_reason
     assert "BAD holds 1 word of the other senses of “shot” instead (sg-it 1)" in view.good_empty_reason
     assert view.bad_empty_reason == ""
-    gunshot = suggestions.card_view(wn_project, "g1", "IT")
+    gunshot = card_view(wn_project, "g1", "IT")
     assert gunshot.good_empty_reason == ""
     assert gunshot.bad_empty_reason == (
         "None of the 1 other sense of “shot” has a word in Italian in the lexicons consulted (sg-it). "
@@ -175,7 +178,7 @@ def test_an_empty_good_list_says_which_lexicons_were_consulted_and_what_bad_hold
 
 
 def test_related_senses_and_other_lexicons_are_suggested_with_relation_and_gloss(wn_project: Project) -> None:
-    found = by_text(suggestions.card_view(wn_project, "a1", "IT"))
+    found = by_text(card_view(wn_project, "a1", "IT"))
     assert found["cicchetto"] == {
         "text": "cicchetto", "side": "GOOD", "source": "related", "relation": "not allowed lexicon", "synset": DRINK,
         "reason": "A word for this very sense in sg-it2, a lexicon not allowed for Italian.",
@@ -186,7 +189,7 @@ def test_related_senses_and_other_lexicons_are_suggested_with_relation_and_gloss
     assert found["[sorseggiare]_VERB"]["relation"] == "derivation" and found["[sorseggiare]_VERB"]["synset"] == SIP
     assert "sorseggiare" not in found
     assert "whisky" not in found  # a part-of relation (meronym) is not one suggestions follow
-    assert [s.text for s in suggestions.card_view(wn_project, "a1", "IT").suggestions][:3] == [
+    assert [s.text for s in card_view(wn_project, "a1", "IT").suggestions][:3] == [
         "cicchetto", "bevanda", "[sorseggiare]_VERB",
     ]  # fmt: skip
 
@@ -198,7 +201,7 @@ def test_a_related_word_already_in_bad_is_suggested_as_a_move_and_one_in_good_is
     service = CurationService(wn_project, lead)
     service.add_candidate("a1", "IT", Side.BAD, "bevanda", version(wn_project, "a1"))
     service.add_candidate("a1", "IT", Side.GOOD, "sorseggiare", version(wn_project, "a1"))
-    found = by_text(suggestions.card_view(wn_project, "a1", "IT"))
+    found = by_text(card_view(wn_project, "a1", "IT"))
     assert found["bevanda"]["side"] == "move-to-GOOD" and found["bevanda"]["reason"].startswith("Now in BAD.")
     assert "sorseggiare" not in found and "[sorseggiare]_VERB" not in found  # its bare word stands in GOOD
 
@@ -207,10 +210,10 @@ def test_team_memory_from_the_service_gives_a_good_on_the_same_sense_and_a_bad_o
     wn_project: Project,
 ) -> None:
     ivo, ada = person(wn_project, "ivo"), person(wn_project, "ada")
-    assert "grappino" not in by_text(suggestions.card_view(wn_project, "a2", "IT"))
+    assert "grappino" not in by_text(card_view(wn_project, "a2", "IT"))
     CurationService(wn_project, ivo).add_candidate("a1", "IT", Side.GOOD, "grappino", version(wn_project, "a1"))
     CurationService(wn_project, ada).add_candidate("g1", "IT", Side.GOOD, "fucilata", version(wn_project, "g1"))
-    found = by_text(suggestions.card_view(wn_project, "a2", "IT"))
+    found = by_text(card_view(wn_project, "a2", "IT"))
     assert found["grappino"] == {
         "text": "grappino", "side": "GOOD", "source": "team", "relation": "same sense", "synset": DRINK,
         "reason": "Curated GOOD for this sense on 1 other item by ivo.",
@@ -219,10 +222,10 @@ def test_team_memory_from_the_service_gives_a_good_on_the_same_sense_and_a_bad_o
     assert found["fucilata"]["synset"] == GUNSHOT and "sense 1 of “shot”" in found["fucilata"]["reason"]
     assert next(iter(found)) == "grappino"  # the team's GOOD ranks first, its BAD last
     assert list(found)[-1] == "fucilata"
-    assert "grappino" not in by_text(suggestions.card_view(wn_project, "a1", "IT"))  # its own item: in GOOD
-    bulk = {view.item_id: view for view in suggestions.views(wn_project, ["IT"])}  # the command line's way
+    assert "grappino" not in by_text(card_view(wn_project, "a1", "IT"))  # its own item: in GOOD
+    bulk = {view.item_id: view for view in bulk_suggestions.views(wn_project, ["IT"])}  # the command line's way
     for item_id in ("a1", "a2", "g1"):
-        assert bulk[item_id] == suggestions.card_view(wn_project, item_id, "IT")
+        assert bulk[item_id] == card_view(wn_project, item_id, "IT")
 
 
 def test_team_memory_from_a_sheet_import(wn_project: Project, tmp_path: Path) -> None:
@@ -236,7 +239,7 @@ def test_team_memory_from_a_sheet_import(wn_project: Project, tmp_path: Path) ->
     edited = tmp_path / "edited.xlsx"
     workbook.save(edited)
     import_sheet(CurationService(wn_project, ivo), edited)
-    found = by_text(suggestions.card_view(wn_project, "a2", "IT"))
+    found = by_text(card_view(wn_project, "a2", "IT"))
     assert found["grappino"]["source"] == "team" and found["bicchierino"]["side"] == "GOOD"
     assert found["grappino"]["reason"] == "Curated GOOD for this sense on 1 other item by ivo."
 
@@ -249,26 +252,26 @@ def test_a_miss_translation_s_target_word_is_suggested_with_its_system(wn_projec
         {"id": "g1", "lang": "IT", "system": "sysA", "translation": "Ha sentito uno sparo."},  # GOOD: no MT words
     ]
     translations.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    assert not [s for s in suggestions.card_view(wn_project, "a1", "IT").suggestions if s.source == "mt"]
+    assert not [s for s in card_view(wn_project, "a1", "IT").suggestions if s.source == "mt"]
     dataset, loaded = prepare_current(wn_project, translations)
     result = evaluate(dataset, loaded, create_analyser("default"))
     with wn_project.db.write() as conn:
         job_id = job_store.insert_job(conn, JobKind.EVALUATE, "lena", {"page": True}, utc_now())
         job_store.update_job(conn, job_id, state=JobState.DONE)
     save_result(wn_project, job_id, result)
-    found = by_text(suggestions.card_view(wn_project, "a1", "IT"))
+    found = by_text(card_view(wn_project, "a1", "IT"))
     assert found["grappino"]["source"] == "mt" and found["grappino"]["side"] == "GOOD"
     assert found["grappino"]["relation"] == "MISS translation: sysA, sysB"
     assert "sysA, sysB" in found["grappino"]["reason"]
     assert "whisky" not in found  # the translation of another content word of the sentence ("whiskey")
-    assert not [s for s in suggestions.card_view(wn_project, "g1", "IT").suggestions if s.source == "mt"]
+    assert not [s for s in card_view(wn_project, "g1", "IT").suggestions if s.source == "mt"]
     # the work area's card: read from the view the page has just read, the same answer, with the evaluation read
     # once for both the suggestions and the card's MISS lines
     view = CurationService(wn_project, person(wn_project, "ivo")).view("a1", "IT")
-    shown = suggestions.shown_card(wn_project, view.item, view.state)
-    assert shown == suggestions.card_view(wn_project, "a1", "IT") and shown.evaluation == job_id
-    lines = suggestions.miss_lines(wn_project, shown.evaluation, "a1", "IT")
-    assert lines == suggestions.miss_translations(wn_project, "a1", "IT") and [system for system, _ in lines] == [
+    shown = shown_card(wn_project, view.item, view.state)
+    assert shown == card_view(wn_project, "a1", "IT") and shown.evaluation == job_id
+    lines = miss_lines(wn_project, shown.evaluation, "a1", "IT")
+    assert lines == miss_translations(wn_project, "a1", "IT") and [system for system, _ in lines] == [
         "sysA", "sysB"
     ]  # fmt: skip
 
@@ -294,10 +297,10 @@ def test_typing_any_word_says_which_synsets_of_the_lexicons_it_lexicalizes(wn_pr
 
 def test_the_project_page_counts_empty_good_lists_and_those_with_suggestions(wn_project: Project) -> None:
     forget_kept_suggestions(wn_project)  # as a project pre-populated before they were kept at pre-population
-    counts = {c.lang: c for c in suggestions.empty_good_counts(wn_project)}
+    counts = {c.lang: c for c in empty_good_counts(wn_project)}
     assert (counts["IT"].empty_good, counts["IT"].with_suggestions, counts["IT"].not_computed) == (2, 0, 2)
-    suggestions.refresh(wn_project)
-    counts = {c.lang: c for c in suggestions.empty_good_counts(wn_project)}
+    bulk_suggestions.refresh(wn_project)
+    counts = {c.lang: c for c in empty_good_counts(wn_project)}
     assert (counts["IT"].empty_good, counts["IT"].with_suggestions, counts["IT"].not_computed) == (2, 2, 0)
 
 
@@ -305,14 +308,14 @@ def test_the_empty_good_counts_follow_a_team_member_s_curation_of_the_same_sense
     """The empty rows are kept between calls while the data does not change: a curated GOOD list on another item of
     the same σ must still count at once (and the item's own list never counts for itself)."""
     forget_kept_suggestions(wn_project)  # only the team's lists count here
-    counts = {c.lang: c for c in suggestions.empty_good_counts(wn_project)}
+    counts = {c.lang: c for c in empty_good_counts(wn_project)}
     assert (counts["IT"].empty_good, counts["IT"].with_suggestions, counts["IT"].not_computed) == (2, 0, 2)
     ivo = person(wn_project, "ivo")
     CurationService(wn_project, ivo).add_candidate("a1", "IT", Side.GOOD, "grappino", version(wn_project, "a1"))
-    counts = {c.lang: c for c in suggestions.empty_good_counts(wn_project)}
+    counts = {c.lang: c for c in empty_good_counts(wn_project)}
     assert (counts["IT"].empty_good, counts["IT"].with_suggestions, counts["IT"].not_computed) == (2, 1, 2)
     CurationService(wn_project, ivo).add_candidate("a2", "IT", Side.GOOD, "bicchierino", version(wn_project, "a2"))
-    counts = {c.lang: c for c in suggestions.empty_good_counts(wn_project)}
+    counts = {c.lang: c for c in empty_good_counts(wn_project)}
     assert (counts["IT"].empty_good, counts["IT"].with_suggestions, counts["IT"].not_computed) == (2, 2, 2)
 
 
@@ -347,15 +350,15 @@ def test_snapshot_reason_names_the_allowed_sources_and_a_source_not_allowed(proj
     import_items(project, write_jsonl("items.jsonl", ROWS))
     prepopulate(project, lexicon=SnapshotLexicon.from_data(SNAPSHOT, origin="test"))
     project.lexicon = lambda settings=None: SnapshotLexicon.from_data(SNAPSHOT, origin="test")  # type: ignore[method-assign]
-    ru = suggestions.card_view(project, "fire", "RU")
+    ru = card_view(project, "fire", "RU")
     assert ru.good_empty_reason == (
         "None of the Russian lexicons consulted (WIKT, WIKTLB) has a word for this sense. "
         "BAD holds 1 word of the other senses of “shot” instead (WIKT 1)."
     )
-    de = suggestions.card_view(project, "fire", "DE")
+    de = card_view(project, "fire", "DE")
     assert "WIKT, not allowed for German, has 1: “Schuss”" in de.good_empty_reason
     assert by_text(de)["Schuss"]["relation"] == "not allowed lexicon"
-    it = by_text(suggestions.card_view(project, "fire", "IT"))
+    it = by_text(card_view(project, "fire", "IT"))
     assert "sparo_mt" not in it  # a machine-translated source is never offered
 
 
@@ -365,7 +368,7 @@ def test_babelnet_reason_through_the_fake_server(project: Project, write_jsonl, 
         project.save_settings(ProjectSettings(name="b", lexicon=LexiconSettings("babelnet", base_url=server.base_url)))
         import_items(project, write_jsonl("items.jsonl", ROWS))
         prepopulate(project)
-        zh = suggestions.card_view(project, "fire", "ZH")
+        zh = card_view(project, "fire", "ZH")
     assert zh.good_empty_reason == (
         "None of the Chinese lexicons consulted (OMWN_ZH) has a word for this sense. "
         "BAD holds 1 word of the other senses of “shot” instead (OMWN_ZH 1)."
@@ -376,7 +379,7 @@ def test_babelnet_reason_through_the_fake_server(project: Project, write_jsonl, 
 def test_the_project_page_shows_the_empty_good_block(wn_project: Project, monkeypatch) -> None:
     from app_helpers import logged_in
 
-    suggestions.refresh(wn_project)
+    bulk_suggestions.refresh(wn_project)
     monkeypatch.setenv("ANNOTATOR_DATA", str(wn_project.data_dir))
     at = logged_in("lena", "lena-password-long")
     at.switch_page("pages/project.py").run()
@@ -414,7 +417,7 @@ def test_a_lexicon_added_before_relations_files_gets_them_from_wn_once(wn_projec
 def test_changed_allowed_sources_recompute_the_kept_suggestions_and_a_redo_the_reason(wn_project: Project) -> None:
     from annotator.services.prepopulate import Redo
 
-    before = suggestions.card_view(wn_project, "a1", "IT")
+    before = card_view(wn_project, "a1", "IT")
     assert "cicchetto" in by_text(before) and before.good_empty_reason
     wn_project.save_settings(
         ProjectSettings(
@@ -423,7 +426,7 @@ def test_changed_allowed_sources_recompute_the_kept_suggestions_and_a_redo_the_r
         )
     )  # fmt: skip
     prepopulate(wn_project, redo=Redo())
-    after = suggestions.card_view(wn_project, "a1", "IT")
+    after = card_view(wn_project, "a1", "IT")
     assert after.good_empty_reason == "" and "cicchetto" not in by_text(after)  # now in GOOD
     assert by_text(after)["bevanda"]["relation"] == "hypernym"
     from annotator.store import suggestions as kept
@@ -444,8 +447,8 @@ def test_the_evaluate_job_reads_the_miss_words_for_the_cards(wn_project: Project
     job = jobs.wait(wn_project, jobs.start(wn_project, JobKind.EVALUATE, params).id, timeout=180)
     assert job.state is JobState.DONE, job
     with wn_project.db.read() as conn:
-        assert wn_project.repo.get_meta(conn, suggestions.MT_MARKER) == job.id  # read by the job, not by a card
-    found = by_text(suggestions.card_view(wn_project, "a1", "IT"))
+        assert wn_project.repo.get_meta(conn, MT_MARKER) == job.id  # read by the job, not by a card
+    found = by_text(card_view(wn_project, "a1", "IT"))
     assert found["grappino"]["relation"] == "MISS translation: sysC"
 
 
@@ -454,10 +457,10 @@ def test_the_project_page_counts_the_empty_good_lists_a_person_worked_on(wn_proj
     dismissed (the translator's own, no history) or an item only looked at does not count."""
     from annotator.domain.commands import Address, DismissSuggestion
 
-    suggestions.refresh(wn_project)
-    assert {c.lang: c.worked_on for c in suggestions.empty_good_counts(wn_project)} == {"IT": 0}
+    bulk_suggestions.refresh(wn_project)
+    assert {c.lang: c.worked_on for c in empty_good_counts(wn_project)} == {"IT": 0}
     ivo = CurationService(wn_project, person(wn_project, "ivo"))
     ivo.handle(Address("a2", "IT"), DismissSuggestion(Side.GOOD, "bevanda"))
-    assert {c.lang: c.worked_on for c in suggestions.empty_good_counts(wn_project)} == {"IT": 0}
+    assert {c.lang: c.worked_on for c in empty_good_counts(wn_project)} == {"IT": 0}
     ivo.add_candidate("a1", "IT", Side.GOOD, "grappino", version(wn_project, "a1"))
-    assert {c.lang: c.worked_on for c in suggestions.empty_good_counts(wn_project)} == {"IT": 1}
+    assert {c.lang: c.worked_on for c in empty_good_counts(wn_project)} == {"IT": 1}

@@ -106,10 +106,10 @@ def read_only(path):
 def test_a_plain_open_added_to_a_module_fails_the_scan(tmp_path: Path) -> None:
     """What the package test sees when someone adds ``open(path, "w")`` to a real module: a finding it does not
     allow (here on a copy of the suggestions service, whose ``--out`` writer once did exactly that)."""
-    module = PACKAGE / "services" / "suggestions.py"
+    module = PACKAGE / "services" / "suggestions" / "bulk.py"
     source = module.read_text(encoding="utf-8")
     assert raw_writes(source) == []
     patched = source + '\n\ndef dump_out(out, text):\n    with open(out, "w") as handle:\n        handle.write(text)\n'
     findings = raw_writes(patched)
     assert [(f.function, f.call) for f in findings] == [("dump_out", "open")]
-    assert "annotator/services/suggestions.py:dump_out" not in ALLOWED
+    assert "annotator/services/suggestions/bulk.py:dump_out" not in ALLOWED

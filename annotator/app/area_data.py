@@ -23,8 +23,9 @@ from annotator.domain.commands import Address
 from annotator.domain.model import Comment, DiscardReason, ItemLanguage, Side, Status, User
 from annotator.errors import UserError
 from annotator.lexicon.base import LexiconError
-from annotator.services import suggestions as suggestion_service
 from annotator.services.curation import ItemView
+from annotator.services.suggestions import card as suggestion_service
+from annotator.services.suggestions.mt import miss_lines
 
 #: Session keys: the feedback of the last event, the last event's id (the element's acknowledgement), the check of
 #: the text last typed in an Add box, what the element shows (``Shown``), the item just left by Done / DISCUSS /
@@ -263,7 +264,7 @@ def _miss_lines(
     if found is None or place.address.is_copy:
         return []
     try:
-        lines = suggestion_service.miss_lines(state.get_project(), found.evaluation, view.item.id, view.state.lang)
+        lines = miss_lines(state.get_project(), found.evaluation, view.item.id, view.state.lang)
     except (OSError, ValueError):  # the evaluation's file is gone or damaged: the card shows the rest
         return []
     words = any(s.source == sugg.MT for s in found.suggestions)

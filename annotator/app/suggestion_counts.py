@@ -1,4 +1,4 @@
-"""The Project page's block on empty GOOD lists (issue 33): per language, how many item-languages start with an
+"""The Project page's block on empty GOOD lists: per language, how many item-languages start with an
 empty GOOD list and how many of those have suggestions for the translator."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import streamlit as st
 
 from annotator.context import ProjectContext
 from annotator.domain.suggestions import language_name
-from annotator.services.suggestions import empty_good_counts, suggestion_kinds
+from annotator.services.suggestions.project_counts import empty_good_counts
+from annotator.services.suggestions.rates import suggestion_kinds
 
 
 def render_empty_good_counts(project: ProjectContext) -> bool:

@@ -1,4 +1,4 @@
-"""``annotator suggestions``: every item-language's empty-list reasons and suggestions as JSON lines (issue 33)."""
+"""``annotator suggestions``: every item-language's empty-list reasons and suggestions as JSON lines."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from annotator.services.suggestions import write_jsonl
+    from annotator.services.suggestions.bulk import write_jsonl
 
     project = open_project(args)
     languages = parse_languages(args.languages) if args.languages else None

@@ -1,4 +1,4 @@
-"""Why a pre-populated list is empty, and suggestions a translator accepts or dismisses (SPEC §5.2, issue 33).
+"""Why a pre-populated list is empty, and suggestions a translator accepts or dismisses (SPEC §5.2).
 
 Pure functions over plain data. Pre-population keeps, per item-language, what each lexicon consulted returned
 (``LexiconRecord``); ``empty_reasons`` turns it into a translator's sentence. Suggestions come from three sources

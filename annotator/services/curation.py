@@ -154,7 +154,7 @@ class CurationService:
     def _offered(self, item_id: str, lang: str) -> tuple[Suggestion, ...]:
         """What the user is offered now on the item-language (what an accepted or dismissed suggestion must be to
         count as one); none when the lexicon cannot say now (an accept is then an ordinary add)."""
-        from annotator.services.suggestions import card_view
+        from annotator.services.suggestions.card import card_view
 
         try:
             return card_view(self.project, item_id, lang, self.user).suggestions

@@ -48,7 +48,7 @@ from annotator.lexicon.sources import allowed_sources
 from annotator.lexicon.wordnet import default_sources, foreign_synset_reason
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
-from annotator.services.suggestions import RelatedParts
+from annotator.services.suggestions.finder import RelatedParts
 from annotator.store import provenance as provenance_rows
 from annotator.store import suggestions as suggestion_rows
 from annotator.store.item_languages import candidates_to_json
@@ -437,7 +437,7 @@ class _Computed(NamedTuple):
     reopened: bool
     #: What each lexicon returned (JSON, ``domain.suggestions.LexiconRecord``; "" when no list starts empty).
     record: str
-    #: Its related suggestions' stamp and JSON (``services.suggestions.RelatedParts``; "" when not computed).
+    #: Its related suggestions' stamp and JSON (``services.suggestions.finder.RelatedParts``; "" when not computed).
     related_stamp: str
     related: str
     #: The sources its G0/B0 and Ω(λ) came from: keys of ``provenance_sources``, as a JSON list.

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
 from datetime import UTC, datetime
 
 from sqlalchemy import select
@@ -21,10 +20,10 @@ from annotator.domain.throughput import Change, Throughput, format_seconds, read
 from annotator.domain.workflow import check_lead
 from annotator.services.read_model import data_version
 from annotator.store import schema
+from annotator.versioned_cache import VersionedCache
 
-_lock = threading.Lock()
-_cache: dict[tuple, Throughput] = {}
-_KEEP = 4
+#: Per project: this week's figures at the current data version and UTC day, and the one before.
+_figures: VersionedCache[Throughput] = VersionedCache(keep=2)
 SYSTEM_PREFIX = "system:"
 CSV_COLUMNS = ("user", "lang", "done today", "done this week", "median time per item (s)", "items timed")
 
@@ -45,17 +44,9 @@ def team_throughput(project: ProjectContext, user: User, now: datetime | None = 
     """This week's throughput per person and language; for leads only (it names everyone's pace)."""
     check_lead(user, "see the team's throughput")
     now = datetime.now(UTC) if now is None else now.astimezone(UTC)
-    key = (str(project.data_dir), project.db.engine.url.render_as_string(), data_version(project), now.date())
-    with _lock:
-        hit = _cache.get(key)
-    if hit is not None:
-        return hit
-    figures = throughput(changes_since(project, read_since(now)), now)
-    with _lock:
-        _cache[key] = figures
-        while len(_cache) > _KEEP:
-            _cache.pop(next(iter(_cache)))
-    return figures
+    scope = (str(project.data_dir), project.db.engine.url.render_as_string())
+    version = (data_version(project), now.date())
+    return _figures.get(scope, version, lambda: throughput(changes_since(project, read_since(now)), now))
 
 
 def _cell(text: str) -> str:

@@ -7,18 +7,17 @@ allowed, since Streamlit runs scripts on several threads.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 from annotator.context import ProjectContext
 from annotator.domain.hints import word_lookup_hint
 from annotator.domain.model import Item
 from annotator.lexicon.base import LexiconError
 from annotator.lexicon.wordnet import WordnetLexicon
+from annotator.versioned_cache import VersionedCache
 
-_providers: dict[Path, tuple[float, WordnetLexicon]] = {}
-_providers_lock = threading.Lock()
+#: Per wordnet folder: its provider while the database file's time is unchanged.
+_providers: VersionedCache[WordnetLexicon] = VersionedCache(keep=1)
 
 
 @dataclass(frozen=True)
@@ -39,13 +38,7 @@ def _wordnet(project: ProjectContext) -> WordnetLexicon | None:
     database = folder / "wn.db"
     if not database.exists():
         return None
-    stamp = database.stat().st_mtime
-    with _providers_lock:
-        cached = _providers.get(folder)
-        if cached is None or cached[0] != stamp:
-            cached = (stamp, WordnetLexicon(folder))
-            _providers[folder] = cached
-        return cached[1]
+    return _providers.get(folder, database.stat().st_mtime, lambda: WordnetLexicon(folder))
 
 
 def project_wordnet(project: ProjectContext) -> WordnetLexicon | None:

@@ -30,3 +30,9 @@ class MetaRecords:
             table.name: int(conn.execute(select(func.count()).select_from(table)).scalar_one())
             for table in schema.metadata.sorted_tables
         }
+
+
+def project_id(conn: Connection) -> str | None:
+    """The project's id as stored (plain text, not JSON); None when the database holds none."""
+    row = conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "project_id")).first()
+    return str(row[0]) if row is not None and row[0] else None

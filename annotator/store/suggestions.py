@@ -1,14 +1,16 @@
-"""Issue 33's tables: what pre-population consulted (``lexicon_records``), suggestions kept with their stamp
-(``suggestion_cache``), dismissals (``suggestion_dismissals``); and the team's curated GOOD lists of a few synsets."""
+"""The suggestions' tables: what pre-population consulted (``lexicon_records``), suggestions kept with their stamp
+(``suggestion_cache``), dismissals (``suggestion_dismissals``); the team's curated GOOD lists of a few synsets; and
+the empty GOOD lists the Project page counts."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import BindParameter, Connection, and_, bindparam, delete, select, tuple_
+from sqlalchemy import BindParameter, Connection, and_, bindparam, delete, literal_column, select, tuple_
 
 from annotator.store import schema
+from annotator.store.languages import SYSTEM_PREFIX
 from annotator.store.rows import IN_CHUNK, execute_many, insert_many, visible
 
 #: Statuses whose GOOD list counts as the team's curation (a pending list is still the lexicon's).
@@ -51,7 +53,7 @@ def put_records(conn: Connection, rows: Sequence[tuple[str, str, str]]) -> None:
 
 
 #: The one-item-language statements a card runs, built once: building a statement costs more CPU than running it
-#: on SQLite (a card's six queries: about half of its 0.8 ms), and a statement built once is compiled once too.
+#: on SQLite, and a statement built once is compiled once too.
 _ONE: dict[str, BindParameter[Any]] = {"item_id": bindparam("item_id"), "lang": bindparam("lang")}
 _RECORD = select(schema.lexicon_records.c.record).where(
     *(schema.lexicon_records.c[name] == value for name, value in _ONE.items())
@@ -145,7 +147,7 @@ def team_rows(conn: Connection, synsets: Sequence[str], lang: str, other_than: s
 
     The item-languages are read by key for the items of those synsets (``item_id IN (items by synset)``) and their
     status is checked here: with ``lang = ? AND status IN (…)`` in the statement SQLite walked the language's whole
-    curated list through ``ix_item_languages_lang_status`` instead (10,000 items: 18 ms → 0.4 ms per card)."""
+    curated list through ``ix_item_languages_lang_status`` instead, one language's whole list per card."""
     wanted = list(synsets)
     values = {"lang": lang, "of_synsets": wanted, "synsets": wanted, "other_than": other_than}
     return [TeamRow(*row[:4]) for row in conn.execute(_TEAM, values) if row[4] in CURATED_STATUSES]
@@ -213,3 +215,73 @@ def decisions(conn: Connection) -> list[Decision]:
         for item_id, lang, key in conn.execute(select(dismissals.c.item_id, dismissals.c.lang, dismissals.c.key))
     ]
     return found
+
+
+def all_item_languages(conn: Connection) -> list[tuple[str, str]]:
+    """(item id, language) of every visible item-language, in item and language order."""
+    il = schema.item_languages
+    query = select(il.c.item_id, il.c.lang).where(visible(il)).order_by(il.c.item_id, il.c.lang)
+    return [(item_id, lang) for item_id, lang in conn.execute(query)]
+
+
+class EmptyGoodRow(NamedTuple):
+    """A visible, included item-language pre-populated with an empty GOOD list."""
+
+    item_id: str
+    lang: str
+    good: str
+    bad: str
+    #: Another curated item-language of its σ in its language has a GOOD list (the team has words to offer).
+    team_has_good: bool
+    #: A person worked on it: a status other than pending, or a history row by someone other than a tool.
+    worked_on: bool
+
+
+def empty_good_rows(conn: Connection) -> list[EmptyGoodRow]:
+    """Every item-language pre-populated with an empty GOOD list, in item and language order.
+
+    The rows come from the partial index holding only the empty ones (scanning every item-language's wide JSON
+    lists for them grows with the project); the team's lists are read only for the σ of the empty rows (a subquery
+    through ``ix_items_synset``)."""
+    il, it, h = schema.item_languages, schema.items, schema.history
+    by_person = (
+        select(h.c.id)
+        .where(  # the prefix written into the statement: the page's plan check reads it without parameters
+            h.c.item_id == il.c.item_id, h.c.lang == il.c.lang, h.c.user.not_like(literal_column(f"'{SYSTEM_PREFIX}%'"))
+        )
+        .exists()
+    )
+    empty_where: tuple[Any, ...] = (
+        literal_column(schema.EMPTY_GOOD_WHERE),  # its partial index's very text (a bound '[]' would not use it)
+        visible(il),
+        it.c.excluded.is_(False),
+    )
+    query = (
+        select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad, il.c.status, by_person)
+        .join(it, it.c.id == il.c.item_id)
+        .where(*empty_where)
+        .order_by(il.c.item_id, il.c.lang)
+    )
+    empty = list(conn.execute(query))
+    curated: dict[tuple[str, str], set[str]] = {}
+    if empty:
+        empty_synsets = select(it.c.synset).join(il, it.c.id == il.c.item_id).where(*empty_where)
+        team_query = (
+            select(il.c.lang, it.c.synset, il.c.item_id)
+            .join(it, it.c.id == il.c.item_id)
+            .where(il.c.status.in_(CURATED_STATUSES), il.c.good != "[]", visible(il))
+            .where(it.c.synset.in_(empty_synsets))
+        )
+        for lang, synset, item_id in conn.execute(team_query):
+            curated.setdefault((lang, synset), set()).add(item_id)
+    return [
+        EmptyGoodRow(
+            item_id,
+            lang,
+            good,
+            bad,
+            bool(curated.get((lang, synset), set()) - {item_id}),
+            status != "pending" or bool(touched),
+        )
+        for item_id, lang, synset, good, bad, status, touched in empty
+    ]

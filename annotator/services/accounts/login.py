@@ -25,7 +25,7 @@ from annotator.services.accounts.throttle import (
     user_key,
     wait_after,
 )
-from annotator.store import schema
+from annotator.store import login_throttle, users
 
 
 def authenticate(
@@ -61,8 +61,8 @@ def authenticate(
             before = throttle_row(conn, key, now)[0]
             delay = max(delay, delay_after(before, free, cap))
             save_throttle(conn, key, before + 1, now, 0.0)
-        user = project.repo.get_user(conn, name)
-        stored = project.repo.get_password_hash(conn, name) if user else None
+        user = users.get_user(conn, name)
+        stored = users.get_password_hash(conn, name) if user else None
     if delay > 0:
         sleep(delay)  # outside the transaction: a held-back attempt blocks nobody else's write
     # Always pay for one scrypt, so the answer time does not tell which user names exist.
@@ -70,8 +70,7 @@ def authenticate(
     if user is None or user.disabled or not valid:
         return None
     with project.db.write() as conn:
-        t = schema.login_throttle
-        conn.execute(t.delete().where(t.c.key.in_((pair, user_key(name)))))
+        login_throttle.delete(conn, (pair, user_key(name)))
         if address is not None:  # this attempt was not a failure after all
             key = address_key(address)
             failures, last, _blocked = throttle_row(conn, key, now)
@@ -101,8 +100,8 @@ def still_logs_in_with(project: ProjectContext, name: str, password: str) -> boo
     """Whether the enabled account ``name`` still has ``password`` (not counted as a log-in attempt): the demo's
     log-in page names its accounts' passwords only while they work (a reset or change makes them secret again)."""
     with project.db.read() as conn:
-        user = project.repo.get_user(conn, name)
-        stored = project.repo.get_password_hash(conn, name)
+        user = users.get_user(conn, name)
+        stored = users.get_password_hash(conn, name)
     return user is not None and not user.disabled and stored is not None and _verifies(password, stored)
 
 

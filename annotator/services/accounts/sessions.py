@@ -13,11 +13,10 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from sqlalchemy import Connection, select
-
 from annotator.context import ProjectContext
 from annotator.domain.model import User
-from annotator.store import schema
+from annotator.store import sessions as session_rows
+from annotator.store import users
 
 #: How long a login lasts without logging in again, unless configured (``ANNOTATOR_SESSION_HOURS``).
 SESSION_HOURS = 12.0
@@ -43,26 +42,6 @@ class Session:
     issued_at: float = field(default_factory=time.time, compare=False)
 
 
-def epoch(conn: Connection, name: str) -> int:
-    t = schema.session_epochs
-    row = conn.execute(select(t.c.epoch).where(t.c.user == name)).first()
-    return int(row[0]) if row else 0
-
-
-def bump_epoch(conn: Connection, name: str) -> None:
-    """End every session of ``name`` opened before now (each stops at its next action)."""
-    t = schema.session_epochs
-    now = time.time()
-    if conn.execute(t.update().where(t.c.user == name).values(epoch=t.c.epoch + 1, changed_at=now)).rowcount == 0:
-        conn.execute(t.insert().values(user=name, epoch=1, changed_at=now))
-
-
-def epoch_changed_at(conn: Connection, name: str) -> float | None:
-    t = schema.session_epochs
-    row = conn.execute(select(t.c.changed_at).where(t.c.user == name)).first()
-    return float(row[0]) if row and row[0] is not None else None
-
-
 def session_expired(session: Session, now: float | None = None) -> bool:
     """True once the session is older than the session lifetime (``ANNOTATOR_SESSION_HOURS``)."""
     now = time.time() if now is None else now
@@ -75,8 +54,8 @@ def session_account(project: ProjectContext, session: Session, now: float | None
     if session_expired(session, now):
         return None
     with project.db.read() as conn:
-        user = project.repo.get_user(conn, session.user)
-        if user is None or user.disabled or epoch(conn, session.user) != session.epoch:
+        user = users.get_user(conn, session.user)
+        if user is None or user.disabled or session_rows.epoch(conn, session.user) != session.epoch:
             return None
     return user
 
@@ -98,10 +77,10 @@ def password_change_due(project: ProjectContext, session: Session, now: float | 
 def end_sessions(project: ProjectContext, name: str) -> None:
     """Log the user out everywhere: every session opened before now stops at its next action."""
     with project.db.write() as conn:
-        bump_epoch(conn, name)
+        session_rows.bump_epoch(conn, name)  # every session opened before now stops at its next action
 
 
 def current_session(project: ProjectContext, name: str) -> Session:
     """A new session of ``name`` at the account's current epoch (after a log-in or the user's own password change)."""
     with project.db.read() as conn:
-        return Session(name, epoch(conn, name), time.time())
+        return Session(name, session_rows.epoch(conn, name), time.time())

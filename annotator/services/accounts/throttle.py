@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
 from annotator.errors import UserError
-from annotator.store import schema
+from annotator.store import login_throttle
+from annotator.store.login_throttle import ThrottleRow
 
 #: Throttling policy (docs/DEPLOYMENT.md, "Sessions, secrets and log-in throttling"):
 #: - one client address guessing one user name: ``USER_FREE_FAILURES`` free failures, then each further attempt
@@ -78,22 +79,17 @@ def pair_key(address: str | None, name: str) -> str:
 
 def throttle_row(conn: Connection, key: str, now: float) -> tuple[int, float, float]:
     """(failures, last failure time, blocked until) of ``key``; failures older than a day are forgotten."""
-    t = schema.login_throttle
-    row = conn.execute(select(t.c.failures, t.c.last_failure_at, t.c.blocked_until).where(t.c.key == key)).first()
+    row = login_throttle.read(conn, key)
     if row is None or now - row.last_failure_at > FORGET_AFTER_S:
         return 0, 0.0, 0.0
-    return int(row.failures), float(row.last_failure_at), float(row.blocked_until)
+    return row.failures, row.last_failure_at, row.blocked_until
 
 
 def save_throttle(conn: Connection, key: str, failures: int, last: float, blocked_until: float) -> None:
-    t = schema.login_throttle
-    values = {"failures": failures, "last_failure_at": last, "blocked_until": blocked_until}
-    if conn.execute(t.update().where(t.c.key == key).values(**values)).rowcount == 0:
-        conn.execute(t.insert().values(key=key, **values))
+    """Write ``key``'s failures, last failure time and the time it is refused until."""
+    login_throttle.save(conn, key, ThrottleRow(failures, last, blocked_until))
 
 
 def forget_failures(conn: Connection, name: str) -> None:
     """Clear the waits of an account (its own and those of every address guessing it): a new password starts afresh."""
-    t = schema.login_throttle
-    by_address = t.c.key.startswith("pair:") & t.c.key.endswith(f"\x1f{name}", autoescape=True)
-    conn.execute(t.delete().where((t.c.key == user_key(name)) | by_address))
+    login_throttle.delete(conn, [user_key(name)], prefix="pair:", suffix=f"\x1f{name}")

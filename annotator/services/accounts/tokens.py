@@ -11,13 +11,12 @@ import time
 from pathlib import Path
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
-from sqlalchemy import select
 
 from annotator.atomic_files import write_text_atomic
 from annotator.context import ProjectContext
 from annotator.errors import UserError
 from annotator.services.accounts.sessions import Session
-from annotator.store import schema
+from annotator.store import meta
 
 LOG = logging.getLogger("annotator.accounts")
 
@@ -86,10 +85,10 @@ def _write_secret(path: Path, replace: bool) -> None:
 def project_id(project: ProjectContext) -> str:
     """The project's id (the database's ``project_id``): tokens and the cookie name are bound to it."""
     with project.db.read() as conn:
-        row = conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "project_id")).first()
-    if row is None or not row[0]:
+        found = meta.project_id(conn)
+    if found is None:
         raise UserError("This database holds no project id; open it once with a current annotator to add one.")
-    return str(row[0])
+    return found
 
 
 def cookie_name(project_key: str) -> str:

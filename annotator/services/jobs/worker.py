@@ -171,7 +171,7 @@ def _run_evaluate(project: ProjectContext, job: Job, user: User | None, progress
     result = replace(result, provenance=job_provenance(project.settings().name, params, dataset, analyser, source))
     if params.get("page") and not params.get("out"):
         save_result(project, job.id, result)
-        from annotator.services.suggestions import refresh_mt
+        from annotator.services.suggestions.mt import refresh_mt
 
         with contextlib.suppress(UserError):  # its MISS words ready for the cards (else the first card reads)
             refresh_mt(project, job.id)
@@ -180,7 +180,7 @@ def _run_evaluate(project: ProjectContext, job: Job, user: User | None, progress
     write_results(result, out_dir)
     summary = {"summary": f"Scored {len(result.results)} translation(s); results in {out_dir}", "path": str(out_dir)}
     if params.get("current"):  # its MISS words feed the cards too (read from its results folder)
-        from annotator.services.suggestions import refresh_mt
+        from annotator.services.suggestions.mt import refresh_mt
 
         with contextlib.suppress(UserError):
             refresh_mt(project, job.id, folder=out_dir)
