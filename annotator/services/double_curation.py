@@ -248,11 +248,6 @@ def load_agreement(project: ProjectContext, languages: Sequence[str] = ()) -> Ag
     return agreement_report(agreement_records(project), languages)
 
 
-def open_assignment_keys(conn: Connection) -> set[tuple[str, str]]:
-    """(item, language) pairs curated as private copies right now: the ordinary Curate queue leaves them out."""
-    return store.open_keys(conn)
-
-
 def assigned_keys(conn: Connection) -> set[tuple[str, str]]:
     """(item, language) pairs ever given to double curation (the Items page marks them)."""
     return store.assigned_keys(conn)

@@ -30,10 +30,6 @@ class Assignment:
     adjudicated_by: str | None = None
     adjudicated_at: str | None = None
 
-    @property
-    def is_open(self) -> bool:
-        return self.state == OPEN
-
 
 @dataclass(frozen=True)
 class Copy:
@@ -131,11 +127,6 @@ def open_keys(conn: Connection) -> set[tuple[str, str]]:
     """(item, lang) of the assignments not yet adjudicated: closed to ordinary curation."""
     query = select(A.c.item_id, A.c.lang).where(A.c.state == OPEN, not_staged(A.c.item_id))
     return {(r.item_id, r.lang) for r in conn.execute(query)}
-
-
-def is_open(conn: Connection, item_id: str, lang: str) -> bool:
-    row = conn.execute(select(A.c.state).where(and_(A.c.item_id == item_id, A.c.lang == lang))).first()
-    return row is not None and row[0] == OPEN
 
 
 def set_adjudicated(conn: Connection, item_id: str, lang: str, by: str, at: str) -> None:
