@@ -22,6 +22,9 @@ revision has is ``new``, one only the old has is ``gone``; a failed run is repor
 from __future__ import annotations
 
 import argparse
+import contextlib
+import datetime
+import io
 import os
 import re
 import shlex
@@ -237,12 +240,41 @@ def main() -> int:
     parser.add_argument("--threshold", type=float, default=10.0, help="percent worse that is flagged")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds a single run may take")
     parser.add_argument("--repository", type=Path, default=Path(__file__).resolve().parent.parent)
+    parser.add_argument(
+        "--results",
+        type=Path,
+        help="also append the table, dated and with the command, to this Markdown file (e.g. benchmarks/RESULTS.md)",
+    )
     args = parser.parse_args()
     revisions = {"old": args.old, "new": args.new}
     outcomes = compare(
         args.repository, revisions, args.benchmarks, args.runs, args.warm_up, args.cpu or None, args.timeout
     )
-    return 1 if report(outcomes, revisions, args.threshold) else 0
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        flagged = report(outcomes, revisions, args.threshold)
+    print(printed.getvalue(), end="")
+    if args.results is not None:
+        append_results(args.results, revisions, sys.argv[1:], printed.getvalue())
+    return 1 if flagged else 0
+
+
+def append_results(path: Path, revisions: dict[str, str], arguments: list[str], table: str) -> None:
+    """Append one dated section to ``path``: the revisions (as commit ids), the command and the printed table."""
+    commits = {
+        side: subprocess.run(
+            ["git", "rev-parse", "--short", revision], capture_output=True, text=True, check=False
+        ).stdout.strip()
+        or revision
+        for side, revision in revisions.items()
+    }
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    section = (
+        f"\n## compare_revisions {commits['old']} → {commits['new']} ({stamp})\n\n"
+        f"`python benchmarks/compare_revisions.py {shlex.join(arguments)}`\n\n```text\n{table.rstrip()}\n```\n"
+    )
+    with path.open("a", encoding="utf-8") as results:
+        results.write(section)
 
 
 if __name__ == "__main__":
