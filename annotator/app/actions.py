@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotator.app import components, failures, state
+from annotator.app import components, failures, faults, messages, session
 from annotator.domain.candidates import CandidateError
 from annotator.domain.commands import Address, Command
 from annotator.domain.model import ItemLanguage, Status
@@ -42,13 +42,13 @@ def refusal(error: UserError | CandidateError, lead: bool) -> str:
 def run(address: Address, command: Command, version: int | None, was: Status | None = None) -> Outcome:
     """Apply ``command`` to ``address`` for the user logged in now. ``was`` is the status the page showed: given, the
     session's progress counts are moved from it to the saved status instead of re-read (``moved_progress``)."""
-    user = state.current_user()
+    user = session.current_user()
     if user is None:
         return Outcome(None, "Please log in again: your session has ended.")
     try:
-        saved = state.service(user).handle(address, command, version)
+        saved = session.service(user).handle(address, command, version)
     except DatabaseUnavailableError as error:  # said with what became of the change, by the page's fault wrapper
-        components.say_database_fault(error)
+        faults.say_database_fault(error)
         return Outcome(None, error.unsaved_message)
     except (UserError, CandidateError) as error:
         return Outcome(None, refusal(error, user.is_lead), isinstance(error, ConflictError))
@@ -62,4 +62,4 @@ def run(address: Address, command: Command, version: int | None, was: Status | N
 def run_and_flash(address: Address, command: Command, version: int | None, success: str) -> None:
     """``run`` as a Streamlit button's callback: the outcome as the page's one-shot message."""
     outcome = run(address, command, version)
-    state.flash("success" if outcome.ok else "error", success if outcome.ok else outcome.error)
+    messages.flash("success" if outcome.ok else "error", success if outcome.ok else outcome.error)

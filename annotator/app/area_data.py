@@ -15,7 +15,8 @@ from typing import Any
 
 import streamlit as st
 
-from annotator.app import components, curate_area, state
+from annotator.app import components, curate_area, project_cache
+from annotator.app.session import login_session
 from annotator.domain import suggestions as sugg
 from annotator.domain import undo
 from annotator.domain.capabilities import Capabilities, capabilities
@@ -245,7 +246,8 @@ def _card_suggestions(view: ItemView, user: User, place: Place) -> suggestion_se
     if place.address.is_copy:
         return None
     try:
-        return suggestion_service.shown_card(state.get_project(), view.item, view.state, user)  # as the view read it
+        project = project_cache.get_project()
+        return suggestion_service.shown_card(project, view.item, view.state, user)  # as the view read it
     except (UserError, LexiconError):
         return None
 
@@ -258,7 +260,8 @@ def _miss_lines(
     if found is None or place.address.is_copy:
         return []
     try:
-        lines = suggestion_service.miss_lines(state.get_project(), found.evaluation, view.item.id, view.state.lang)
+        project = project_cache.get_project()
+        lines = suggestion_service.miss_lines(project, found.evaluation, view.item.id, view.state.lang)
     except (OSError, ValueError):  # the evaluation's file is gone or damaged: the card shows the rest
         return []
     words = any(s.source == sugg.MT for s in found.suggestions)
@@ -412,7 +415,7 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
 def _login_tag() -> str:
     """A non-secret tag of this log-in (the same in every tab it reaches through the cookie, another after the next
     log-in): the browser keeps drafts under it and drops other log-ins' drafts, so none come back (issue 34)."""
-    session = state.login_session()
+    session = login_session()
     if session is None:
         return "local"
     whole = f"{session.user}|{session.epoch}|{session.issued_at!r}"

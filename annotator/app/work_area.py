@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from annotator.app import actions, components, curate_area, state
+from annotator.app import actions, components, curate_area, faults, page_run, project_cache, session
 from annotator.app.area_data import (
     ACK_KEY,
     CHECK_KEY,
@@ -198,7 +198,7 @@ def _on_undo(here: Shown, user: User, event: Event) -> None:
     if left and left.lang == event.lang:  # u right after leaving an item by Done / DISCUSS / Discard: undo there
         item, version = left.item_id, left.version
     try:
-        view = state.service(user).view(item, lang)
+        view = session.service(user).view(item, lang)
         message = undo.outcome(undo.plan_undo(user, view.state, view.history), view.history)
     except UserError as error:
         say("error", str(error), "card", "area")
@@ -292,7 +292,7 @@ def _typed_hint(view: ItemView, text: str) -> str:
     """Which synsets of the project's lexicons the typed word lexicalizes (σ, another sense of λ, or unrelated); ""
     when the lexicon cannot say (not a wordnet, or it cannot be opened now)."""
     try:
-        return wordnet_hints.typed_word_hint(state.get_project(), view.item, view.state.lang, text) or ""
+        return wordnet_hints.typed_word_hint(project_cache.get_project(), view.item, view.state.lang, text) or ""
     except (UserError, LexiconError):
         return ""
 
@@ -333,7 +333,7 @@ def _handle_event() -> None:
     event = curate_area.received()
     if event is None:
         return  # not an event the element sends: a forged or malformed message changes nothing
-    user = state.current_user()
+    user = session.current_user()
     here = shown()
     if user is None or here is None:
         return
@@ -343,7 +343,7 @@ def _handle_event() -> None:
     if event.type not in ("undo", "check", "advance", "next", "previous"):
         st.session_state[LEFT_KEY] = None  # u undoes on the item just left only right after leaving it
         st.session_state[DISMISSED_KEY] = None  # and brings a dismissed suggestion back only right after it
-    with state.callback_checked(user):  # the action runner takes the user just checked
+    with page_run.callback_checked(user):  # the action runner takes the user just checked
         HANDLERS[event.type](here, user, event)
 
 
@@ -354,4 +354,4 @@ def on_event() -> None:
     try:
         _handle_event()
     except DatabaseUnavailableError as error:
-        components.say_database_fault(error)
+        faults.say_database_fault(error)

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from annotator.app import components, state
+from annotator.app import components, messages, project_cache, session
 from annotator.domain.agreement import Agreement, AgreementReport, format_figure
 from annotator.domain.candidates import CandidateError
 from annotator.domain.languages import language_label
@@ -38,8 +38,8 @@ FIGURES = {
 
 
 def service() -> DoubleCurationService:
-    user = state.require_lead()
-    return DoubleCurationService(state.get_project(), user)
+    user = session.require_lead()
+    return DoubleCurationService(project_cache.get_project(), user)
 
 
 def run(call: Any, success: str) -> bool:
@@ -47,12 +47,12 @@ def run(call: Any, success: str) -> bool:
     try:
         call()
     except CandidateError as error:
-        state.flash("error", components.candidate_error_message(error))
+        messages.flash("error", components.candidate_error_message(error))
         return False
     except (ConflictError, UserError) as error:
-        state.flash("error", str(error))
+        messages.flash("error", str(error))
         return False
-    state.flash("success", success)
+    messages.flash("success", success)
     return True
 
 
@@ -168,7 +168,7 @@ def _assign() -> None:
             chosen.extend(service().assign(lang, who, share=1.0 if mode == "all" else share))
 
     if run(call, "Assigned."):
-        state.flash("success", f"{len(chosen)} {lang} item(s) assigned to {', '.join(who)}.")
+        messages.flash("success", f"{len(chosen)} {lang} item(s) assigned to {', '.join(who)}.")
 
 
 def assign_section(svc: DoubleCurationService, languages: tuple[str, ...]) -> None:
@@ -306,7 +306,7 @@ def adjudicate_section(svc: DoubleCurationService) -> None:
 
 def render() -> None:
     svc = service()
-    languages = state.get_project().settings().languages
+    languages = project_cache.get_project().settings().languages
     st.header("Double curation and agreement")
     agreement, assign, adjudicate = st.tabs(["Agreement", "Assign", "Adjudicate"])
     with agreement:
