@@ -65,7 +65,7 @@ __all__ = ["code", "md", "synset_md"]
 
 def candidate_error_message(error: CandidateError, lead: bool = True) -> str:
     """The rule's own message and the text, as SPEC §3 asks; the rule's id only for leads (it means nothing to a
-    translator, issue 21)."""
+    translator)."""
     if lead:
         return f"{error.message} (rule: {error.rule}; text: {error.text!r})"
     return f"{error.message} (text: {error.text!r})"
@@ -99,7 +99,7 @@ def moved_progress(was: Status | None, result: Any) -> None:
 
     An edit (add, remove, move) changes at most the item's status (pending → in progress): when the status the page
     showed is known, the counts are moved by one instead of dropped, so the next run need not re-read them (the
-    add → row path is timed, SPEC issue 8); otherwise they are dropped and re-read.
+    add → row path is the one a translator waits on); otherwise they are dropped and re-read.
     """
     cached: project_cache.ProgressCache | None = st.session_state.get(project_cache.PROGRESS_KEY)
     if was is None or not isinstance(result, ItemLanguage) or not cached or cached.lang != result.lang:
