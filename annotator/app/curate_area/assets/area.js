@@ -825,36 +825,51 @@ const decode = (raw) => (raw && raw.byteLength ? JSON.parse(decoder.decode(raw))
 
 // What is wrong with `value` under `schema`, as "path: problem" lines (at most a few). Knows the subset of JSON Schema
 // schema.json_schema() generates: $ref to $defs, const, enum, anyOf / oneOf, type, items, properties, required and
-// additionalProperties: false.
-function schemaProblems(value, schema, path, out) {
+// additionalProperties: false. `trail` is the path walked so far, made into text only for a problem (every run's
+// data passes through here, so a valid document costs no string work).
+const kindOf = (value) => (value === null ? 'null' : Array.isArray(value) ? 'array'
+  : Number.isInteger(value) ? 'integer' : typeof value);
+function schemaProblems(value, schema, trail, out) {
+  const say = (problem) => out.push(`${trail.join('')}: ${problem}`);
   if (out.length >= 3) return out;
-  if (schema.$ref) return schemaProblems(value, SCHEMA.$defs[schema.$ref.replace('#/$defs/', '')], path, out);
+  if (schema.$ref) return schemaProblems(value, SCHEMA.$defs[schema.$ref.slice(8)], trail, out);  // '#/$defs/'
   if ('const' in schema) {
-    if (value !== schema.const) out.push(`${path}: ${JSON.stringify(value)} is not ${JSON.stringify(schema.const)}`);
+    if (value !== schema.const) say(`${JSON.stringify(value)} is not ${JSON.stringify(schema.const)}`);
     return out;
   }
   if (schema.enum) {
-    if (!schema.enum.includes(value)) out.push(`${path}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`);
+    if (!schema.enum.includes(value)) say(`${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`);
     return out;
   }
   const options = schema.anyOf || schema.oneOf;
   if (options) {
-    const fitting = options.filter((option) => !schemaProblems(value, option, path, []).length).length;
-    if (schema.anyOf ? !fitting : fitting !== 1) out.push(`${path}: ${JSON.stringify(value)} fits none of its forms`);
+    let fitting = 0;
+    for (const option of options) if (!schemaProblems(value, option, trail, []).length) fitting += 1;
+    if (schema.anyOf ? !fitting : fitting !== 1) say(`${JSON.stringify(value)} fits none of its forms`);
     return out;
   }
-  const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
+  const kind = kindOf(value);
   if (schema.type && kind !== schema.type) {
-    out.push(`${path}: expected ${schema.type}, got ${kind}`);
+    say(`expected ${schema.type}, got ${kind}`);
     return out;
   }
-  if (kind === 'array' && schema.items) value.forEach((element, index) => schemaProblems(element, schema.items, `${path}[${index}]`, out));
+  if (kind === 'array' && schema.items) {
+    for (let index = 0; index < value.length && out.length < 3; index += 1) {
+      trail.push(`[${index}]`);
+      schemaProblems(value[index], schema.items, trail, out);
+      trail.pop();
+    }
+  }
   if (kind === 'object') {
-    for (const name of schema.required || []) if (!(name in value)) out.push(`${path}.${name}: missing`);
-    for (const [name, inner] of Object.entries(value)) {
+    for (const name of schema.required || []) {
+      if (!(name in value)) { trail.push('.' + name); say('missing'); trail.pop(); }
+    }
+    for (const name in value) {
       const property = schema.properties && schema.properties[name];
-      if (property) schemaProblems(inner, property, `${path}.${name}`, out);
-      else if (schema.additionalProperties === false) out.push(`${path}.${name}: not in the protocol`);
+      trail.push('.' + name);
+      if (property) schemaProblems(value[name], property, trail, out);
+      else if (schema.additionalProperties === false) say('not in the protocol');
+      trail.pop();
     }
   }
   return out;
@@ -867,7 +882,7 @@ function dataFault(d) {
     return `The app was updated (this page speaks protocol ${SCHEMA.version}, the server sent protocol ${d.protocol}). `
       + 'Reload the page to go on; nothing was changed.';
   }
-  const found = schemaProblems(d, SCHEMA, 'data', []);
+  const found = schemaProblems(d, SCHEMA, ['data'], []);
   return found.length ? `The work area received data it cannot show (${found.join('; ')}). Reload the page; if this `
     + 'happens again, tell whoever runs the server.' : '';
 }
