@@ -380,8 +380,8 @@ EVENTS: dict[str, type[AreaEvent]] = {
 }  # fmt: skip
 
 
-def is_union(hint: Any) -> bool:
-    return get_origin(hint) in (Union, types.UnionType)
+#: The field types of each event kind, resolved once per kind (not on every event).
+_HINTS: dict[type[AreaEvent], dict[str, Any]] = {}
 
 
 class EventRefused(ValueError):
@@ -392,7 +392,7 @@ class EventRefused(ValueError):
 def _field_value(kind: str, name: str, hint: Any, raw: object) -> object:
     """``raw`` as the field's type, or ``EventRefused`` naming the rule it breaks."""
     where = f"event {kind!r}, field {name!r}"
-    options = get_args(hint) if is_union(hint) else (hint,)
+    options = get_args(hint) if get_origin(hint) in (Union, types.UnionType) else (hint,)
     if raw is None and type(None) in options:
         return None
     allowed: list[object] = []  # the values of the field's enums and literals
@@ -433,7 +433,7 @@ def parse_event(value: object) -> AreaEvent:
         raise EventRefused(
             f"event {kind!r} is of protocol {value.get('protocol')!r}, this server speaks {VERSION}: reload the page"
         )
-    hints = typing.get_type_hints(cls)
+    hints = _HINTS.get(cls) or _HINTS.setdefault(cls, typing.get_type_hints(cls))
     fields = {f.name: f for f in dataclasses.fields(cls)}
     extra = set(value) - set(fields) - {"type", "protocol"}
     if extra:

@@ -10,16 +10,21 @@ import dataclasses
 import enum
 import json
 import sys
+import types
 import typing
 from pathlib import Path
-from typing import Any, Literal, NotRequired, get_args, get_origin
+from typing import Any, Literal, NotRequired, Union, get_args, get_origin
 
-from annotator.app.curate_area.protocol import EVENTS, VERSION, AreaData, AreaEvent, is_union
+from annotator.app.curate_area.protocol import EVENTS, VERSION, AreaData, AreaEvent
 from annotator.atomic_files import write_text_atomic
 
 SCHEMA_FILE = Path(__file__).with_name("schema.json")
 SCRIPT_FILE = Path(__file__).parent / "assets" / "area.js"
 BEGIN, END = "// protocol:begin", "// protocol:end"
+
+
+def is_union(hint: Any) -> bool:
+    return get_origin(hint) in (Union, types.UnionType)
 
 
 def _type_schema(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
