@@ -1,13 +1,15 @@
 """The one action runner of the app: a typed command to the curation service, its outcome in the user's words.
 
-Curate, Review and Double curation (the work area's events, the lead's Resolve form, Reopen in Review's discarded
-list) all change an item-language through ``run``: one ``CurationService.handle`` call with the version the page
-showed, so a stale page is refused by the service and the refusal, a rule's message or a database fault is said
-the same way everywhere. The caller decides where the words are shown (the work area's feedback, beside a button).
+Curate, Review, Double curation and Agreement (the work area's events, the lead's Resolve form, Reopen in Review's
+discarded list, adjudication) all change an item-language through ``run``: one ``CurationService.handle`` call with
+the version the page showed, so a stale page is refused by the service and the refusal, a rule's message or a
+database fault is said the same way everywhere (``attempt``: the same for a lead's action that is no command). The
+caller decides where the words are shown (the work area's feedback, beside a button).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from annotator.app import components, failures, faults, messages, session
@@ -45,18 +47,36 @@ def run(address: Address, command: Command, version: int | None, was: Status | N
     user = session.current_user()
     if user is None:
         return Outcome(None, "Please log in again: your session has ended.")
+    saved: list[ItemLanguage] = []
+    refused = _refusal_of(lambda: saved.append(session.service(user).handle(address, command, version)), user.is_lead)
+    if refused is not None:
+        return refused
+    if not address.is_copy:
+        components.moved_progress(was, saved[0])
+    return Outcome(saved[0])
+
+
+def attempt(call: Callable[[], object]) -> Outcome:
+    """A lead's project action that is not a change of curation (assigning items for double curation), run for the
+    user logged in now with ``run``'s refusals: a rule's words, a database fault, a reference id for the unexpected."""
+    user = session.current_user()
+    if user is None:
+        return Outcome(None, "Please log in again: your session has ended.")
+    return _refusal_of(call, user.is_lead) or Outcome(None)
+
+
+def _refusal_of(call: Callable[[], object], lead: bool) -> Outcome | None:
+    """Run ``call``; None when it went through, else why nothing was saved in the user's words."""
     try:
-        saved = session.service(user).handle(address, command, version)
+        call()
     except DatabaseUnavailableError as error:  # said with what became of the change, by the page's fault wrapper
         faults.say_database_fault(error)
         return Outcome(None, error.unsaved_message)
     except (UserError, CandidateError) as error:
-        return Outcome(None, refusal(error, user.is_lead), isinstance(error, ConflictError))
+        return Outcome(None, refusal(error, lead), isinstance(error, ConflictError))
     except Exception as error:  # unexpected (a callback runs outside the page's own handler): no traceback shown
         return Outcome(None, failures.MESSAGE.format(reference=failures.report(error)))
-    if not address.is_copy:
-        components.moved_progress(was, saved)
-    return Outcome(saved)
+    return None
 
 
 def run_and_flash(address: Address, command: Command, version: int | None, success: str) -> None:

@@ -33,7 +33,7 @@ from annotator.app.curate_area.protocol import (
     Translation,
 )
 from annotator.domain import suggestions as sugg
-from annotator.domain import undo
+from annotator.domain import undo, workflow
 from annotator.domain.capabilities import Capabilities, capabilities
 from annotator.domain.commands import Address
 from annotator.domain.model import Comment, DiscardReason, ItemLanguage, Side, Status, User
@@ -141,6 +141,11 @@ def caps_of(view: ItemView, user: User) -> Capabilities:
     return capabilities(user, view.state, view.copy_statuses)
 
 
+def _locked(caps: Capabilities) -> str:
+    """Why the lists are locked, in the domain's words, with the key that reopens when Reopen is offered."""
+    return f"{caps.locked} (o)" if caps.locked and caps.reopen else caps.locked
+
+
 # --- what the element shows ------------------------------------------------------------------------------------
 
 
@@ -177,8 +182,8 @@ def _notices(view: ItemView, user: User, caps: Capabilities, remembered: Remembe
         notices.append(("error", f"Discarded by {il.status_by or '?'}: {reason}{note}"))
     if view.copy_statuses is not None:
         if caps.locked:
-            notices.append(("info", caps.locked))
-    elif il.status in (Status.DONE, Status.DISCARDED):
+            notices.append(("info", _locked(caps)))
+    elif il.status in workflow.FINISHED:
         label = components.STATUS_LABEL[il.status]
         if caps.reopen:
             notices.append(("info", f"This item is {label}. To change it, reopen it (Reopen, or the o key)."))
@@ -311,7 +316,7 @@ def area_data(view: ItemView, user: User, place: Place, remembered: Remembered, 
                   sigma=s.synset == item.synset)
         for s in item.senses
     ]  # fmt: skip
-    open_status = il.status in (Status.PENDING, Status.IN_PROGRESS)
+    open_status = il.status in workflow.OPEN
     undo_tip = _undo_tip(view, user, remembered)[1] if caps.undo else "Undo is not kept for a double-curation copy."
     why = _why_not(il, user, caps)  # what a key that cannot act says (x on a DISCUSS item)
     actions_data: dict[str, Action] = {
@@ -339,7 +344,7 @@ def area_data(view: ItemView, user: User, place: Place, remembered: Remembered, 
         "lang": il.lang,
         "version": il.version,
         "editable": caps.edit,
-        "locked": caps.locked,
+        "locked": _locked(caps),
         "advance": remembered.advance,
         "nav": Nav(
             position=str(nav["position"]),

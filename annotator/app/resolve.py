@@ -1,7 +1,7 @@
 """A lead's Resolve form for a DISCUSS item (Curate and Review): done or discarded, with a comment.
 
 The form is Streamlit widgets below the work area; its button runs ``commands.Resolve`` through the one action runner
-and says a refusal right under the button (issue 34: "needs a comment" used to show far above, out of view).
+and says a refusal right under the button, where the click was.
 """
 
 from __future__ import annotations

@@ -26,10 +26,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from annotator.domain.refinement_stats import jaccard
+from annotator.domain.workflow import COPY_FINISHED
 
-#: Decisions a finished copy can carry.
+#: Decisions a finished copy can carry (``workflow.COPY_FINISHED`` as stored).
 DONE, DISCUSS, DISCARDED = "done", "discuss", "discarded"
-FINISHED = (DONE, DISCUSS, DISCARDED)
+FINISHED = tuple(status.value for status in COPY_FINISHED)
 #: Per-candidate values.
 GOOD, BAD, NONE = "good", "bad", "none"
 

@@ -1,18 +1,21 @@
-"""Every change to an item-language as one typed command (issue 32), and the rule each command applies.
+"""Every change to an item-language as one typed command, and the rule each command applies.
 
 A command is a frozen dataclass saying *what* to do (add this candidate to GOOD, mark done…); ``Address`` says *to
 what*: an item-language, or one translator's double-curation copy of it. ``decide`` turns (who, the item, the state
 now, the command) into the new state plus the history row's action and detail — pure, so the browser, the
 spreadsheet import and the command line get the same rules, and the one service (``CurationService.handle``) only
 loads, checks the version, calls ``decide`` and saves. A new kind of change is one dataclass and one entry in
-``RULES``; every page's action runner and the work area's events reach it through ``handle``.
+``RULES``; every page's action runner and the work area's events reach it through ``handle``. Each kind declares
+what it carries (``texts``: its user text, named for refusals) and what it needs (``versioned``, ``reads``); the
+``Change`` a rule returns says what is written (state and history, a comment, the user's own view, the assignment
+closed), so the service has no per-kind branch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from annotator.domain import undo, unicode_rules, workflow
 from annotator.domain.candidates import CandidateError, parse_candidate
@@ -28,11 +31,8 @@ from annotator.domain.model import (
     SuggestedFrom,
     User,
 )
-from annotator.domain.suggestions import Suggestion
-from annotator.errors import UserError
-
-#: Copy states that count as finished: the translator's decision is made.
-FINISHED = (Status.DONE, Status.DISCUSS, Status.DISCARDED)
+from annotator.domain.suggestions import Suggestion, candidate_key, valid_candidate
+from annotator.errors import PermissionDenied, UserError
 
 
 @dataclass(frozen=True)
@@ -54,109 +54,214 @@ class Address:
 # --- the commands ------------------------------------------------------------------------------------------------
 
 
+#: What a command reads besides the state (only these kinds pay for reading it).
+HISTORY, SUGGESTIONS = "history", "suggestions"
+
+
+class CommandKind:
+    """What every command declares about itself; the defaults are an ordinary versioned edit carrying no text."""
+
+    #: The command carries the version the page showed, and a stale one is refused.
+    versioned: ClassVar[bool] = True
+    #: What the rule reads besides the state: ``HISTORY``, ``SUGGESTIONS``.
+    reads: ClassVar[frozenset[str]] = frozenset()
+    #: Allowed on an item-language while an open double-curation assignment holds it (its translators edit copies).
+    while_assigned: ClassVar[bool] = False
+    #: An adjudication: admitted only for a lead, on an open assignment whose copies are all finished.
+    adjudicates: ClassVar[bool] = False
+
+    def texts(self) -> Iterator[tuple[str, str]]:
+        """The user text the command carries, each with the name a refusal gives it ("candidate", "comment")."""
+        return iter(())
+
+
 @dataclass(frozen=True)
-class AddCandidate:
+class AddCandidate(CommandKind):
     side: Side
     text: str
 
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield "candidate", self.text
+
 
 @dataclass(frozen=True)
-class AddCandidates:
+class AddCandidates(CommandKind):
     """A pasted list, one candidate per line, as one change: all or nothing, every bad line named."""
 
     side: Side
     lines: tuple[str, ...]
 
+    def texts(self) -> Iterator[tuple[str, str]]:
+        for number, line in enumerate(self.lines, 1):
+            if line.strip():
+                yield f"candidate on line {number}", line
+
 
 @dataclass(frozen=True)
-class RemoveCandidate:
+class RemoveCandidate(CommandKind):
     key: str
 
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield "candidate", self.key
+
 
 @dataclass(frozen=True)
-class MoveCandidate:
+class MoveCandidate(CommandKind):
     """Move to ``to``; None moves it to the other list from the one it is in."""
 
     key: str
     to: Side | None = None
 
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield "candidate", self.key
+
+
+def _lines(label: str, lines: Sequence[str]) -> Iterator[tuple[str, str]]:
+    for number, line in enumerate(lines, 1):
+        yield f"{label} on line {number}", line
+
 
 @dataclass(frozen=True)
-class ReplaceCandidates:
+class ReplaceCandidates(CommandKind):
     """Set G and B to exactly these lines (the sheet import's edit), keeping what is known of existing ones."""
 
     good: tuple[str, ...]
     bad: tuple[str, ...]
     action: str = "edit"
 
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield from _lines("GOOD candidate", self.good)
+        yield from _lines("BAD candidate", self.bad)
+
 
 @dataclass(frozen=True)
-class MarkDone:
+class MarkDone(CommandKind):
     pass
 
 
 @dataclass(frozen=True)
-class FlagDiscuss:
+class FlagDiscuss(CommandKind):
     note: str
+
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield "DISCUSS note", self.note
 
 
 @dataclass(frozen=True)
-class UpdateDiscussNote:
+class UpdateDiscussNote(CommandKind):
     note: str
+
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield "DISCUSS note", self.note
 
 
 @dataclass(frozen=True)
-class Discard:
+class Discard(CommandKind):
     reason: DiscardReason | None
     note: str = ""
 
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield "discard note", self.note
+
 
 @dataclass(frozen=True)
-class Reopen:
+class Reopen(CommandKind):
     pass
 
 
 @dataclass(frozen=True)
-class Resolve:
+class Resolve(CommandKind):
     to: Status
     comment: str
     reason: DiscardReason | None = None
 
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield "comment", self.comment
+
 
 @dataclass(frozen=True)
-class Undo:
+class Undo(CommandKind):
     """Undo the user's last change (undoing an undo redoes it: ``annotator.domain.undo``)."""
 
+    reads: ClassVar[frozenset[str]] = frozenset({HISTORY})
+
 
 @dataclass(frozen=True)
-class PostComment:
+class PostComment(CommandKind):
     """A comment in the item-language's thread: no state change, so no version check."""
 
+    versioned: ClassVar[bool] = False
+    while_assigned: ClassVar[bool] = True
     text: str
+
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield "comment", self.text
 
 
 @dataclass(frozen=True)
-class AcceptSuggestion:
+class AcceptSuggestion(CommandKind):
     """A suggested candidate (text, for ``side``) taken into the list: an add that names where it came from."""
 
+    reads: ClassVar[frozenset[str]] = frozenset({SUGGESTIONS})
     side: Side
     text: str
 
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield "candidate", self.text
+
 
 @dataclass(frozen=True)
-class DismissSuggestion:
+class DismissSuggestion(CommandKind):
     """A suggested candidate turned down, for the user who dismisses it only: it is not offered to them there again.
-    Personal (``PERSONAL``): no candidate, version or history row changes, so nobody's open page or undo is touched."""
+    Personal (``Change.personal``): no candidate, version or history row changes, so nobody's page or undo is
+    touched."""
 
+    versioned: ClassVar[bool] = False
+    reads: ClassVar[frozenset[str]] = frozenset({SUGGESTIONS})
     side: Side
     text: str
 
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield "candidate", self.text
+
 
 @dataclass(frozen=True)
-class RestoreSuggestion:
+class RestoreSuggestion(CommandKind):
     """The user's dismissal of ``text`` taken back (``u`` right after a dismissal): it is offered to them again."""
 
+    versioned: ClassVar[bool] = False
     text: str
+
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield "candidate", self.text
+
+
+@dataclass(frozen=True)
+class Adjudicate(CommandKind):
+    """A lead's adjudication of a double-curated item-language: these sets (taken from the copies or edited) become
+    its curated sets, done, and the assignment closes."""
+
+    while_assigned: ClassVar[bool] = True
+    adjudicates: ClassVar[bool] = True
+    good: tuple[str, ...]
+    bad: tuple[str, ...]
+
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield from _lines("final GOOD candidate", self.good)
+        yield from _lines("final BAD candidate", self.bad)
+
+
+@dataclass(frozen=True)
+class AdjudicateDiscard(CommandKind):
+    """A lead's adjudication that discards the double-curated item-language; the assignment closes."""
+
+    while_assigned: ClassVar[bool] = True
+    adjudicates: ClassVar[bool] = True
+    reason: DiscardReason | None
+    note: str = ""
+
+    def texts(self) -> Iterator[tuple[str, str]]:
+        yield "discard note", self.note
 
 
 Command = (
@@ -176,6 +281,8 @@ Command = (
     | AcceptSuggestion
     | DismissSuggestion
     | RestoreSuggestion
+    | Adjudicate
+    | AdjudicateDiscard
 )
 
 
@@ -190,34 +297,55 @@ class Situation:
     item: Item
     current: ItemLanguage
     address: Address
-    #: The item-language's history, oldest first (read only for the commands in ``NEEDS_HISTORY``).
+    #: The item-language's history, oldest first (read only for the commands reading ``HISTORY``).
     history: Sequence[HistoryEntry] = ()
     #: For a copy: the statuses of every copy of the item-language (the owner's included).
     copy_statuses: Sequence[Status] = ()
-    #: What the user is offered now on the item-language (read only for the commands in ``NEEDS_SUGGESTIONS``).
+    #: What the user is offered now on the item-language (read only for the commands reading ``SUGGESTIONS``).
     suggestions: Sequence[Suggestion] = ()
+    #: The item-language's double-curation assignment: "" (none), "open" or "adjudicated".
+    assignment: str = ""
+    #: Every copy of an assigned item-language, each seen as an item-language (``status_by``: its translator).
+    copies: Sequence[ItemLanguage] = ()
+
+
+ASSIGNMENT_OPEN, ASSIGNMENT_ADJUDICATED = "open", "adjudicated"
+
+
+@dataclass(frozen=True)
+class Dismissal:
+    """A change to what one user is offered: suggestion ``key`` dismissed (with the text, source and relation it was
+    offered with) or, ``restore``, offered again."""
+
+    key: str
+    text: str = ""
+    source: str = ""
+    relation: str = ""
+    restore: bool = False
 
 
 @dataclass(frozen=True)
 class Change:
-    """A rule's outcome: the new state, its history row (action and detail) and a comment for the thread."""
+    """A rule's outcome and what the service writes for it: the new state with its history row (action and detail)
+    when ``records``; a comment for the thread; ``personal``, the acting user's own view instead of any state;
+    ``closes_assignment``, the double-curation assignment closed (an adjudication)."""
 
     new: ItemLanguage
     action: str
     detail: dict[str, Any] = field(default_factory=dict)
     comment: str = ""
+    records: bool = True
+    personal: Dismissal | None = None
+    closes_assignment: bool = False
 
 
 Rule = Callable[[Situation, Any], Change]
 
 
 def _check_copy_editable(s: Situation) -> None:
-    """A copy is edited only while open: DISCUSS on a copy is the translator's finished decision."""
-    if s.address.is_copy and s.current.status not in (Status.PENDING, Status.IN_PROGRESS):
-        raise workflow.WorkflowError(
-            f"Your copy of {s.current.item_id} [{s.current.lang}] is {workflow.status_word(s.current.status)}: "
-            "reopen it before editing."
-        )
+    """A copy is edited only while open (``workflow.may_edit_copy``)."""
+    if s.address.is_copy:
+        workflow.may_edit_copy(s.current).check()
 
 
 def _not_on_copies(what: str) -> Callable[[Situation], None]:
@@ -294,10 +422,12 @@ def _replace(s: Situation, c: ReplaceCandidates) -> Change:
 
 
 def _done(s: Situation, _c: MarkDone) -> Change:
+    _check_copy_editable(s)
     return Change(workflow.mark_done(s.user, s.current), "done")
 
 
 def _discuss(s: Situation, c: FlagDiscuss) -> Change:
+    _check_copy_editable(s)
     new = workflow.flag_discuss(s.user, s.current, c.note)
     return Change(new, "discuss", {"note": c.note}, comment="" if s.address.is_copy else c.note)
 
@@ -309,22 +439,15 @@ def _discuss_note(s: Situation, c: UpdateDiscussNote) -> Change:
 
 
 def _discard(s: Situation, c: Discard) -> Change:
+    _check_copy_editable(s)
     new = workflow.discard(s.user, s.current, c.reason, c.note)
     return Change(new, "discard", {"reason": str(c.reason or ""), "note": c.note})
 
 
 def _reopen(s: Situation, _c: Reopen) -> Change:
-    il = s.current
-    if not s.address.is_copy:
-        return Change(workflow.reopen(s.user, il), "reopen")
-    if il.status not in FINISHED:
-        raise workflow.WorkflowError(f"Your copy of {il.item_id} [{il.lang}] is not finished.")
-    if s.copy_statuses and all(status in FINISHED for status in s.copy_statuses):
-        raise workflow.WorkflowError(
-            f"Every copy of {il.item_id} [{il.lang}] is finished: it is with a lead for adjudication."
-        )
-    new = replace(il, status=Status.IN_PROGRESS, discard_reason=None, discard_note="", discuss_note="")
-    return Change(new, "reopen")
+    if s.address.is_copy:
+        return Change(workflow.reopen_copy(s.current, s.copy_statuses), "reopen")
+    return Change(workflow.reopen(s.user, s.current), "reopen")
 
 
 def _resolve(s: Situation, c: Resolve) -> Change:
@@ -344,7 +467,7 @@ def _comment(s: Situation, c: PostComment) -> Change:
     _not_on_copies("discussion thread")(s)
     if not c.text.strip():
         raise UserError("A comment cannot be empty.")
-    return Change(s.current, "comment", comment=c.text)
+    return Change(s.current, "comment", comment=c.text, records=False)
 
 
 def offered(s: Situation, key: str) -> Suggestion | None:
@@ -384,19 +507,83 @@ def _accept(s: Situation, c: AcceptSuggestion) -> Change:
     return Change(_tagged(new, side, key, origin), ACCEPT_ACTION, detail)
 
 
+def _shown_key(text: str) -> tuple[str, str]:
+    """A suggestion's text as shown and its key (a text that is no valid candidate: its words, spaces folded)."""
+    shown = valid_candidate(text) or " ".join(text.split())
+    return shown, candidate_key(shown)
+
+
 def _dismiss(s: Situation, c: DismissSuggestion) -> Change:
-    """Rights only (the user may edit the item-language now); the service keeps the dismissal for the user alone."""
+    """Rights only (the user may edit the item-language now); the dismissal is kept for the user alone, with the
+    suggestion's source and relation when it is one the user is offered (what acceptance rates per kind count)."""
     _not_on_copies("suggestions")(s)
     workflow.check_can_edit(s.user, s.current.lang)
     workflow.check_editable(s.current, s.user)
     parse_candidate(c.text, s.item.target.pos)  # a suggestion is a candidate: nonsense is refused, named
-    return Change(s.current, DISMISS_ACTION, {"side": Side(c.side).value, "candidate": c.text})
+    shown, key = _shown_key(c.text)
+    found = offered(s, key)
+    dismissal = (
+        Dismissal(key, found.text[:200], found.source, found.relation)
+        if found is not None
+        else Dismissal(key, shown[:200])
+    )
+    return Change(s.current, DISMISS_ACTION, {"side": Side(c.side).value, "candidate": c.text}, records=False,
+                  personal=dismissal)  # fmt: skip
 
 
 def _restore(s: Situation, c: RestoreSuggestion) -> Change:
     _not_on_copies("suggestions")(s)
     workflow.check_can_edit(s.user, s.current.lang)
-    return Change(s.current, "restore_suggestion", {"candidate": c.text})
+    _shown, key = _shown_key(c.text)
+    return Change(s.current, "restore_suggestion", {"candidate": c.text}, records=False,
+                  personal=Dismissal(key, restore=True))  # fmt: skip
+
+
+def _check_adjudicable(s: Situation) -> None:
+    _not_on_copies("adjudication (a lead adjudicates the item-language)")(s)
+    where = f"{s.current.item_id} [{s.current.lang}]"
+    if s.assignment == ASSIGNMENT_ADJUDICATED:
+        raise workflow.WorkflowError(f"{where} has already been adjudicated.")
+    if s.assignment != ASSIGNMENT_OPEN:
+        raise UserError(f"{where} is not assigned for double curation.")
+    waiting = [c.status_by or "?" for c in s.copies if c.status not in workflow.COPY_FINISHED]
+    verdict = workflow.may_adjudicate(s.user, [c.status for c in s.copies], waiting)
+    if not verdict.allowed and verdict.refusal is not PermissionDenied:
+        raise workflow.WorkflowError(f"{where} cannot be adjudicated yet: {verdict.reason}")
+    verdict.check()
+
+
+def adjudication_detail(new: ItemLanguage, copies: Sequence[ItemLanguage]) -> dict[str, Any]:
+    """The adjudication's history detail: which translators' copies each final candidate came from ("lead" when
+    none), and every copy as it was decided."""
+    return {
+        "sources": {
+            entry.key: [c.status_by or "" for c in copies if entry.key in {e.key for e in c.side(side)}] or ["lead"]
+            for side, entries in ((Side.GOOD, new.good), (Side.BAD, new.bad))
+            for entry in entries
+        },
+        "copies": {
+            c.status_by or "": {
+                "status": c.status.value,
+                "good": [e.format() for e in c.good],
+                "bad": [e.format() for e in c.bad],
+            }
+            for c in copies
+        },
+        "annotators": [c.status_by or "" for c in copies],
+    }
+
+
+def _adjudicate(s: Situation, c: Adjudicate) -> Change:
+    chosen = apply_candidate_sets(s.user, s.item, replace(s.current, status=Status.IN_PROGRESS), list(c.good),
+                                  list(c.bad))  # fmt: skip
+    new = workflow.mark_done(s.user, chosen)
+    return Change(new, "adjudicate", adjudication_detail(new, s.copies), closes_assignment=True)
+
+
+def _adjudicate_discard(s: Situation, c: AdjudicateDiscard) -> Change:
+    new = workflow.discard(s.user, s.current, c.reason, c.note)
+    return Change(new, "adjudicate", adjudication_detail(new, s.copies), closes_assignment=True)
 
 
 #: The history action of an accepted suggestion; the action a dismissal is named by (it writes no history row).
@@ -421,46 +608,58 @@ RULES: dict[type, Rule] = {
     AcceptSuggestion: _accept,
     DismissSuggestion: _dismiss,
     RestoreSuggestion: _restore,
+    Adjudicate: _adjudicate,
+    AdjudicateDiscard: _adjudicate_discard,
 }
-#: Commands whose rule reads the history (only these pay for reading it).
-NEEDS_HISTORY: tuple[type, ...] = (Undo,)
-#: Commands whose rule reads what the user is offered now (``Situation.suggestions``).
-NEEDS_SUGGESTIONS: tuple[type, ...] = (AcceptSuggestion, DismissSuggestion)
-#: Commands that change no state and carry no version (the thread only).
-UNVERSIONED: tuple[type, ...] = (PostComment,)
-#: Commands that change only what the acting user is offered: no version check, no version bump, no history row.
-PERSONAL: tuple[type, ...] = (DismissSuggestion, RestoreSuggestion)
+
+
+def is_versioned(command: Any) -> bool:
+    """Whether ``command`` carries the version the page showed (a kind outside ``CommandKind`` does)."""
+    return bool(getattr(command, "versioned", True))
+
+
+def reads(command: Any, what: str) -> bool:
+    """Whether ``command``'s rule reads ``what`` (``HISTORY``, ``SUGGESTIONS``) besides the state."""
+    return what in getattr(command, "reads", frozenset())
 
 
 def check_storable(address: Address, command: Any) -> None:
     """Refuse, naming the field, any text of the address or the command no database can hold (a lone surrogate, a
-    NUL: a forged event's), before anything is read or written (``unicode_rules.UnstorableTextError``)."""
+    NUL: a forged event's), before anything is read or written (``unicode_rules.UnstorableTextError``). The command
+    names its own text (``CommandKind.texts``)."""
     unicode_rules.check_storable("item id", address.item_id)
     unicode_rules.check_storable("language", address.lang)
     if address.copy_of is not None:
         unicode_rules.check_storable("translator", address.copy_of)
-    if isinstance(command, (AddCandidate, AcceptSuggestion, DismissSuggestion, RestoreSuggestion)):
-        unicode_rules.check_storable("candidate", command.text)
-    elif isinstance(command, AddCandidates):
-        for number, line in enumerate(command.lines, 1):
-            if line.strip():
-                unicode_rules.check_storable(f"candidate on line {number}", line)
-    elif isinstance(command, (RemoveCandidate, MoveCandidate)):
-        unicode_rules.check_storable("candidate", command.key)
-    elif isinstance(command, ReplaceCandidates):
-        unicode_rules.check_storable_lines("GOOD candidate", command.good)
-        unicode_rules.check_storable_lines("BAD candidate", command.bad)
-    elif isinstance(command, (FlagDiscuss, UpdateDiscussNote)):
-        unicode_rules.check_storable("DISCUSS note", command.note)
-    elif isinstance(command, Discard):
-        unicode_rules.check_storable("discard note", command.note)
-    elif isinstance(command, (Resolve, PostComment)):
-        unicode_rules.check_storable("comment", command.comment if isinstance(command, Resolve) else command.text)
+    texts = getattr(command, "texts", None)
+    for label, text in texts() if texts is not None else ():
+        unicode_rules.check_storable(label, text)
+
+
+def admit(situation: Situation, command: Any) -> None:
+    """Refuse what no version could make possible, before the version is compared: a user who may not change the
+    language (``workflow.may_change_language``), an item-language an open
+    double-curation assignment holds takes only the commands allowed then (its translators edit copies), a copy
+    changes only while its assignment is open, and an adjudication needs a lead and every copy finished."""
+    workflow.may_change_language(situation.user, situation.current.lang).check()
+    where = f"{situation.current.item_id} [{situation.current.lang}]"
+    if situation.address.is_copy:
+        if situation.assignment != ASSIGNMENT_OPEN:
+            raise workflow.WorkflowError(f"{where} has been adjudicated; the copies are closed.")
+    elif getattr(command, "adjudicates", False):
+        _check_adjudicable(situation)
+    elif situation.assignment == ASSIGNMENT_OPEN and not getattr(command, "while_assigned", False):
+        raise workflow.WorkflowError(
+            f"{where} is assigned for double curation: its translators edit their own copies "
+            "(Double curation page) and a lead adjudicates them."
+        )
 
 
 def decide(situation: Situation, command: Any) -> Change:
-    """The change ``command`` makes in ``situation`` (``UserError`` and subclasses say why it cannot)."""
+    """The change ``command`` makes in ``situation`` (``UserError`` and subclasses say why it cannot): ``admit``,
+    then the kind's rule (``RULES``)."""
     rule = RULES.get(type(command))
     if rule is None:
         raise TypeError(f"not a command: {command!r}")
+    admit(situation, command)
     return rule(situation, command)

@@ -1,4 +1,4 @@
-"""Undo (issue 8): a user's last change on an item-language is reversed by a new change, never by deleting history.
+"""Undo: a user's last change on an item-language is reversed by a new change, never by deleting history.
 
 Every change made through the curation service records in its history row, under ``"before"``, the fields it
 altered as they were (candidate sets with their full provenance, status, notes, who set the status). Undo restores
@@ -223,15 +223,15 @@ def check_may_reverse(user: User, current: ItemLanguage, restored: ItemLanguage)
     """The reverse step ``current`` → ``restored`` must be one the workflow lets ``user`` take (module docstring)."""
     workflow.check_can_edit(user, current.lang)
     where = f"{current.item_id} [{current.lang}]"
-    if current.status is Status.DONE and not user.is_lead and current.status_by != user.name:
-        raise PermissionDenied(f"Only {current.status_by or 'its translator'} or a lead may reopen the done {where}.")
+    if current.status is Status.DONE:
+        workflow.may_reopen(user, current).check()  # undoing a Done reopens the item: the same right
     if current.status is Status.DISCARDED and not user.is_lead and current.status_by != user.name:
         raise PermissionDenied(
             f"Undoing the discard would reopen the discarded {where}, and only a lead (or who discarded it) may "
             "reopen a discarded item: ask a lead (Review page)."
         )
-    if current.status is Status.DISCUSS and not user.is_lead and current.status_by != user.name:
-        raise workflow.WorkflowError(f"{where} is waiting for a lead (DISCUSS).")
+    if current.status is Status.DISCUSS:
+        workflow.may_edit_lists(user, current).check()  # a DISCUSS item is changed by its flagger and the leads
     closing = restored.status in (Status.DONE, Status.DISCARDED)
     if current.status is Status.DISCUSS and closing and not user.is_lead:
         raise PermissionDenied(f"Only a lead may resolve the DISCUSS item {where}.")

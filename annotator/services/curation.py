@@ -7,9 +7,8 @@ the version the user saw, applies the pure command rules, and saves state + hist
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection
 
@@ -27,7 +26,7 @@ from annotator.domain.model import (
     Status,
     User,
 )
-from annotator.domain.suggestions import Suggestion, candidate_key, valid_candidate
+from annotator.domain.suggestions import Suggestion
 from annotator.domain.unicode_rules import check_storable
 from annotator.errors import ConflictError, PermissionDenied, UserError
 from annotator.lexicon.base import LexiconError
@@ -76,102 +75,81 @@ class CurationService:
             )
 
     def view_of(self, address: Address) -> ItemView:
-        """The item-language, or the user's double-curation copy of it seen as one (no history, no thread), with
-        every copy's status (what ``capabilities`` needs to say whether the copy may reopen)."""
+        """The item-language, or a double-curation copy of it seen as one (no history, no thread), with every copy's
+        status (what ``capabilities`` needs to say whether the copy may reopen). A translator reads only their own
+        copy; a lead any."""
         if not address.is_copy:
             return self.view(address.item_id, address.lang)
         owner = address.copy_of or self.user.name
         if self.user.disabled or (owner != self.user.name and not self.user.is_lead):
             raise PermissionDenied("A translator sees only their own copy of a double-curated item.")
+        _storable_ids(address.item_id, address.lang)
         with self.project.db.read() as conn:
-            item, main, copy, _assignment = _load_copy(self.project, conn, address.item_id, address.lang, owner)
-            statuses = tuple(c.status for c in double_curation.copies_of(conn, address.item_id, address.lang))
-        return ItemView(item, as_item_language(copy, main), [], [], statuses)
+            loaded = _load(self.project, conn, Address(address.item_id, address.lang, owner), self.user.name)
+        return ItemView(loaded.item, loaded.current, [], [], tuple(c.status for c in loaded.copies))
 
     # --- the one write path -----------------------------------------------------------------------------
 
     def handle(self, address: Address, command: Command, expected_version: int | None = None) -> ItemLanguage:
         """Apply ``command`` to ``address`` (an item-language or the user's copy of it) as one saved change.
 
-        Checks the user may change the language, refuses a stale ``expected_version`` (the version the page showed)
-        with the current state, applies the command's rule (``annotator.domain.commands``) and saves state, history
-        and any comment in one transaction. A comment carries no version (it changes no state). Text no database
-        can hold is refused by name first (``commands.check_storable``)."""
+        One order for every kind and both addresses: the text no database can hold refused by name
+        (``commands.check_storable``); the user's right to the language; the state loaded (the copy with its
+        assignment); a stale ``expected_version`` (the version the page showed) refused with the current state;
+        the command's rule (``commands.decide``); the limits; then what the decided ``Change`` says is written, in
+        one transaction. A comment and a dismissal carry no version (they change no state)."""
         commands.check_storable(address, command)
         workflow.check_can_edit(self.user, address.lang)
-        unversioned = isinstance(command, commands.UNVERSIONED)
-        personal = isinstance(command, commands.PERSONAL)
-        if not unversioned and not personal and expected_version is None:
+        versioned = commands.is_versioned(command)
+        if versioned and expected_version is None:
             raise ValueError(f"{type(command).__name__} needs the version the page showed")
-        if address.is_copy:
-            return self._handle_copy(address, command, expected_version or 0)
-        item_id, lang = address.item_id, address.lang
-        offered = self._offered(item_id, lang) if isinstance(command, commands.NEEDS_SUGGESTIONS) else ()
-        with self.project.db.write() as conn:
-            item = self.project.repo.get_item(conn, item_id)
-            current = self.project.repo.get_item_language(conn, item_id, lang)
-            if item is None or current is None:
-                raise UserError(f"No item {item_id!r} in language {lang}.")
-            if not unversioned and double_curation.is_open(conn, item_id, lang):  # issue 11
-                raise workflow.WorkflowError(
-                    f"{item_id} [{lang}] is assigned for double curation: its translators edit their own copies "
-                    "(Double curation page) and a lead adjudicates them."
-                )
-            if not unversioned and not personal and current.version != expected_version:
-                who = current.updated_by or "someone"
-                raise ConflictError(
-                    f"{item_id} [{lang}] was changed by {who} {human_time(current.updated_at)} while you were editing; "
-                    "your change was not saved. The current state is shown — redo your change if still needed.",
-                    current=current,
-                )
-            history = (
-                self.project.repo.history(conn, item_id, lang) if isinstance(command, commands.NEEDS_HISTORY) else ()
-            )
-            situation = commands.Situation(self.user, item, current, address, history, suggestions=offered)
-            change = commands.decide(situation, command)
-            if personal:  # the user's own view of the suggestions: no version, no history row, nobody else's page
-                _keep_personal(conn, self.user, item_id, lang, command, offered)
-                return current
-            new, comment = change.new, change.comment
-            limits.check_item_language(new, current)  # what the spreadsheet round trip could not carry
-            limits.check_note(comment, "comment")
-            if unversioned:
-                self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), comment.strip()))
-                return current
-            if new == current and not comment.strip():
-                return current  # nothing changed: no version bump, no history row
-            detail = {**change.detail, undo.BEFORE_KEY: undo.before_of(current, new)}
-            saved = self.project.repo.save_item_language(
-                conn, new, current.version, self.user.name, change.action, detail
-            )
-            if comment.strip():
-                self.project.repo.add_comment(conn, Comment(item_id, lang, self.user.name, utc_now(), comment.strip()))
-            return saved
-
-    def _handle_copy(self, address: Address, command: Command, expected_version: int) -> ItemLanguage:
-        """A copy: only its owner, only while the assignment is open, version-checked; no history, no thread."""
-        owner = address.copy_of or self.user.name
-        if owner != self.user.name:
+        if address.is_copy and (address.copy_of or self.user.name) != self.user.name:
             raise PermissionDenied("Only its translator changes a double-curation copy; a lead adjudicates them.")
-        item_id, lang = address.item_id, address.lang
+        wants_suggestions = commands.reads(command, commands.SUGGESTIONS) and not address.is_copy
+        offered = self._offered(address.item_id, address.lang) if wants_suggestions else ()
         with self.project.db.write() as conn:
-            item, main, copy, assignment = _load_copy(self.project, conn, item_id, lang, owner)
-            if not assignment.is_open:
-                raise workflow.WorkflowError(f"{item_id} [{lang}] has been adjudicated; the copies are closed.")
-            current = as_item_language(copy, main)
-            if copy.version != expected_version:
-                raise ConflictError(
-                    f"Your copy of {item_id} [{lang}] was changed in another window; your change was not saved.",
-                    current=current,
+            loaded = _load(self.project, conn, address, self.user.name)
+            current = loaded.current
+            situation = commands.Situation(
+                self.user, loaded.item, current, address, (), tuple(c.status for c in loaded.copies), offered,
+                loaded.assignment, loaded.copies,
+            )  # fmt: skip
+            commands.admit(situation, command)
+            if versioned and current.version != expected_version:
+                raise ConflictError(_conflict_message(address, current), current=current)
+            if commands.reads(command, commands.HISTORY) and not address.is_copy:
+                situation = replace(situation, history=self.project.repo.history(conn, address.item_id, address.lang))
+            change = commands.decide(situation, command)
+            return self._write(conn, address, loaded, change)
+
+    def _write(self, conn: Connection, address: Address, loaded: Loaded, change: commands.Change) -> ItemLanguage:
+        """What ``change`` says is written; returns the state as saved (``loaded.current`` when nothing changed)."""
+        current = loaded.current
+        if change.personal is not None:  # the user's own view of the suggestions: no version, no history row
+            _keep_personal(conn, self.user, address, change.personal)
+            return current
+        limits.check_item_language(change.new, current)  # what the spreadsheet round trip could not carry
+        comment = change.comment.strip()
+        limits.check_note(comment, "comment")
+        saved = current
+        if address.is_copy:
+            if change.new != current:
+                new_copy = from_item_language(change.new, loaded.owner)
+                saved = as_item_language(
+                    double_curation.save_copy(conn, new_copy, current.version, utc_now()), loaded.main
                 )
-            statuses = tuple(c.status for c in double_curation.copies_of(conn, item_id, lang))
-            situation = commands.Situation(self.user, item, current, address, (), statuses)
-            new = commands.decide(situation, command).new
-            limits.check_item_language(new, current)
-            if new == current:
-                return current
-            saved = double_curation.save_copy(conn, from_item_language(new, owner), expected_version, utc_now())
-            return as_item_language(saved, main)
+        elif change.records and (change.new != current or comment):
+            detail = {**change.detail, undo.BEFORE_KEY: undo.before_of(current, change.new)}
+            saved = self.project.repo.save_item_language(
+                conn, change.new, current.version, self.user.name, change.action, detail
+            )
+        if comment and not address.is_copy:
+            self.project.repo.add_comment(
+                conn, Comment(address.item_id, address.lang, self.user.name, utc_now(), comment)
+            )
+        if change.closes_assignment:
+            double_curation.set_adjudicated(conn, address.item_id, address.lang, self.user.name, utc_now())
+        return saved
 
     def _offered(self, item_id: str, lang: str) -> tuple[Suggestion, ...]:
         """What the user is offered now on the item-language (what an accepted or dismissed suggestion must be to
@@ -227,7 +205,7 @@ class CurationService:
     def discard(
         self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
     ) -> ItemLanguage:
-        return self.handle(Address(item_id, lang), commands.Discard(_reason(reason), note), expected_version)
+        return self.handle(Address(item_id, lang), commands.Discard(discard_reason(reason), note), expected_version)
 
     def reopen(self, item_id: str, lang: str, expected_version: int) -> ItemLanguage:
         return self.handle(Address(item_id, lang), commands.Reopen(), expected_version)
@@ -241,7 +219,7 @@ class CurationService:
         expected_version: int,
         reason: DiscardReason | str | None = None,
     ) -> ItemLanguage:
-        command = commands.Resolve(Status(to), comment, _reason(reason))
+        command = commands.Resolve(Status(to), comment, discard_reason(reason))
         return self.handle(Address(item_id, lang), command, expected_version)
 
     def comment(self, item_id: str, lang: str, text: str) -> None:
@@ -275,7 +253,7 @@ def from_item_language(il: ItemLanguage, annotator: str) -> Copy:
     )  # fmt: skip
 
 
-def _reason(reason: DiscardReason | str | None) -> Any:
+def discard_reason(reason: DiscardReason | str | None) -> Any:
     """A discard reason as given (the workflow names an unknown one in its refusal)."""
     if not reason:
         return None
@@ -285,14 +263,50 @@ def _reason(reason: DiscardReason | str | None) -> Any:
         return reason
 
 
-def _load_copy(project: ProjectContext, conn: Connection, item_id: str, lang: str, annotator: str) -> Any:
+class Loaded(NamedTuple):
+    """What a command applies to, read in its transaction: the item, the state it changes (the item-language, or the
+    copy seen as one), the item-language itself, the assignment ("" none, "open", "adjudicated"), every copy seen as
+    an item-language, and whose copy it is ("" for the item-language)."""
+
+    item: Item
+    current: ItemLanguage
+    main: ItemLanguage
+    assignment: str
+    copies: tuple[ItemLanguage, ...]
+    owner: str
+
+
+def _load(project: ProjectContext, conn: Connection, address: Address, user: str) -> Loaded:
+    """The one loader of an item-language or a copy (``view_of`` and ``handle`` read through it)."""
+    item_id, lang = address.item_id, address.lang
     item = project.repo.get_item(conn, item_id)
     main = project.repo.get_item_language(conn, item_id, lang)
-    copy = double_curation.get_copy(conn, item_id, lang, annotator)
     assignment = double_curation.get_assignment(conn, item_id, lang)
-    if item is None or main is None or copy is None or assignment is None:
-        raise UserError(f"{annotator} has no copy of {item_id!r} in language {lang}.")
-    return item, main, copy, assignment
+    owner = (address.copy_of or user) if address.is_copy else ""
+    if item is None or main is None:
+        if address.is_copy:
+            raise UserError(f"{owner} has no copy of {item_id!r} in language {lang}.")
+        raise UserError(f"No item {item_id!r} in language {lang}.")
+    copies = double_curation.copies_of(conn, item_id, lang) if assignment is not None else []
+    seen = tuple(as_item_language(c, main) for c in copies)
+    current = main
+    if address.is_copy:
+        mine = next((c for c in seen if c.status_by == owner), None)
+        if assignment is None or mine is None:
+            raise UserError(f"{owner} has no copy of {item_id!r} in language {lang}.")
+        current = mine
+    return Loaded(item, current, main, assignment.state if assignment is not None else "", seen, owner)
+
+
+def _conflict_message(address: Address, current: ItemLanguage) -> str:
+    if address.is_copy:
+        where = f"{address.item_id} [{address.lang}]"
+        return f"Your copy of {where} was changed in another window; your change was not saved."
+    who = current.updated_by or "someone"
+    return (
+        f"{address.item_id} [{address.lang}] was changed by {who} {human_time(current.updated_at)} while you were "
+        "editing; your change was not saved. The current state is shown — redo your change if still needed."
+    )
 
 
 def _storable_ids(item_id: str, lang: str) -> None:
@@ -310,18 +324,12 @@ def human_time(iso: str | None) -> str:
     return f"on {iso[:10]} at {iso[11:16]} UTC"
 
 
-def _keep_personal(
-    conn: Connection, user: User, item_id: str, lang: str, command: Command, offered: Sequence[Suggestion]
-) -> None:
-    """A dismissal (with the suggestion's source and relation, when it was one the user is offered: what the
-    acceptance rates per kind count) or its restoring, for ``user`` only, in the command's transaction."""
-    text = command.text if isinstance(command, (commands.DismissSuggestion, commands.RestoreSuggestion)) else ""
-    shown = valid_candidate(text) or " ".join(text.split())
-    key = candidate_key(shown)
-    if isinstance(command, commands.RestoreSuggestion):
-        suggestion_rows.undismiss(conn, item_id, lang, user.name, key)
+def _keep_personal(conn: Connection, user: User, address: Address, dismissal: commands.Dismissal) -> None:
+    """A dismissal (or its restoring) for ``user`` only, in the command's transaction."""
+    if dismissal.restore:
+        suggestion_rows.undismiss(conn, address.item_id, address.lang, user.name, dismissal.key)
         return
-    found = next((s for s in offered if s.key == key), None)
-    source, relation = (found.source, found.relation) if found is not None else ("", "")
-    shown = found.text if found is not None else shown  # as it was offered
-    suggestion_rows.dismiss(conn, item_id, lang, user.name, key, shown[:200], utc_now(), source, relation)
+    suggestion_rows.dismiss(
+        conn, address.item_id, address.lang, user.name, dismissal.key, dismissal.text, utc_now(), dismissal.source,
+        dismissal.relation,
+    )  # fmt: skip

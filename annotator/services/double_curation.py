@@ -3,31 +3,30 @@
 A lead gives an item-language to two or more translators of its language. Each edits a private copy of the
 pre-populated sets with the usual rules (the same ``workflow`` functions as the curation service, applied to the
 copy seen as an item-language); a translator never reads another's copy. While the assignment is open the
-item-language itself is closed to ordinary curation (``CurationService`` refuses it). A copy is changed through
-``CurationService.handle`` like the item-language itself, with an ``Address`` naming the copy. When every copy is
-finished (done, DISCUSS or discarded) the copies lock, and a lead adjudicates: the chosen sets become the
-item-language's curated sets, with a history row naming where each candidate came from.
+item-language itself is closed to ordinary curation (``commands.decide`` refuses it). A copy is read and changed
+through ``CurationService`` like the item-language itself, with an ``Address`` naming the copy. When every copy is
+finished (``workflow.COPY_FINISHED``) the copies lock, and a lead adjudicates (the commands ``Adjudicate`` and
+``AdjudicateDiscard``, through the same ``handle``): the chosen sets become the item-language's curated sets, with
+a history row naming where each candidate came from.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
 from annotator.data_export.copy_records import agreement_records_in
-from annotator.domain import workflow
+from annotator.domain import commands, workflow
 from annotator.domain.agreement import AgreementReport, CopyRecord, agreement_report
-from annotator.domain.commands import FINISHED
-from annotator.domain.edits import apply_candidate_sets
+from annotator.domain.commands import Address
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status, User
-from annotator.domain.unicode_rules import check_storable, check_storable_lines
-from annotator.errors import ConflictError, PermissionDenied, UserError
-from annotator.services.curation import as_item_language
+from annotator.domain.unicode_rules import check_storable_lines
+from annotator.errors import UserError
+from annotator.services.curation import CurationService, as_item_language, discard_reason
 from annotator.store import double_curation as store
 from annotator.store.double_curation import Assignment, Copy
 from annotator.store.repository import utc_now
@@ -59,7 +58,7 @@ class Comparison:
 
     @property
     def all_finished(self) -> bool:
-        return all(c.status in FINISHED for c in self.copies)
+        return all(c.status in workflow.COPY_FINISHED for c in self.copies)
 
 
 @dataclass(frozen=True)
@@ -73,7 +72,7 @@ class AssignmentSummary:
 
     @property
     def all_finished(self) -> bool:
-        return all(s in FINISHED for s in self.annotators.values())
+        return all(s in workflow.COPY_FINISHED for s in self.annotators.values())
 
 
 def compare(item: Item, state: ItemLanguage, assignment: Assignment, copies: list[Copy]) -> Comparison:
@@ -199,27 +198,9 @@ class DoubleCurationService:
 
     def copy(self, item_id: str, lang: str, annotator: str | None = None) -> tuple[Item, ItemLanguage]:
         """A copy as an item-language (the item card and editor show it). Translators read only their own.
-        Changing it is ``CurationService.handle`` with an ``Address`` naming the copy: one write path for all."""
-        annotator = annotator or self.user.name
-        self._check_reader(annotator)
-        with self.project.db.read() as conn:
-            item, main, copy, _assignment = self._load(conn, item_id, lang, annotator)
-        return item, as_item_language(copy, main)
-
-    def _check_reader(self, annotator: str) -> None:
-        if self.user.disabled:
-            raise PermissionDenied(f"User {self.user.name!r} is disabled.")
-        if annotator != self.user.name and not self.user.is_lead:
-            raise PermissionDenied("A translator sees only their own copy of a double-curated item.")
-
-    def _load(self, conn: Any, item_id: str, lang: str, annotator: str) -> tuple[Item, ItemLanguage, Copy, Assignment]:
-        item = self.project.repo.get_item(conn, item_id)
-        main = self.project.repo.get_item_language(conn, item_id, lang)
-        copy = store.get_copy(conn, item_id, lang, annotator)
-        assignment = store.get_assignment(conn, item_id, lang)
-        if item is None or main is None or copy is None or assignment is None:
-            raise UserError(f"{annotator} has no copy of {item_id!r} in language {lang}.")
-        return item, main, copy, assignment
+        Read and changed through ``CurationService`` with an ``Address`` naming the copy: one loader, one write path."""
+        view = CurationService(self.project, self.user).view_of(Address(item_id, lang, annotator or self.user.name))
+        return view.item, view.state
 
     # --- adjudication (leads) ---------------------------------------------------------------------------
 
@@ -234,77 +215,20 @@ class DoubleCurationService:
             copies = store.copies_of(conn, item_id, lang)
         return compare(item, state, assignment, copies)
 
-    def _adjudicate(
-        self, item_id: str, lang: str, expected_version: int, decide: Callable[[Item, ItemLanguage], ItemLanguage]
-    ) -> ItemLanguage:
-        check_storable("item id", item_id)
-        workflow.check_lead(self.user, "adjudicate double-curated items")
-        with self.project.db.write() as conn:
-            item = self.project.repo.get_item(conn, item_id)
-            state = self.project.repo.get_item_language(conn, item_id, lang)
-            assignment = store.get_assignment(conn, item_id, lang)
-            if item is None or state is None or assignment is None:
-                raise UserError(f"{item_id} [{lang}] is not assigned for double curation.")
-            if not assignment.is_open:
-                raise workflow.WorkflowError(f"{item_id} [{lang}] has already been adjudicated.")
-            copies = store.copies_of(conn, item_id, lang)
-            waiting = [c.annotator for c in copies if c.status not in FINISHED]
-            if waiting:
-                raise workflow.WorkflowError(
-                    f"{item_id} [{lang}] cannot be adjudicated yet: waiting for {', '.join(waiting)}."
-                )
-            if state.version != expected_version:
-                raise ConflictError(
-                    f"{item_id} [{lang}] changed while you were adjudicating; reload it.", current=state
-                )
-            new = decide(item, state)
-            detail = {
-                "sources": {
-                    entry.key: [
-                        c.annotator
-                        for c in copies
-                        if entry.key in {e.key for e in (c.good if side == "good" else c.bad)}
-                    ]
-                    or ["lead"]
-                    for side, entries in (("good", new.good), ("bad", new.bad))
-                    for entry in entries
-                },
-                "copies": {
-                    c.annotator: {
-                        "status": c.status.value,
-                        "good": [e.format() for e in c.good],
-                        "bad": [e.format() for e in c.bad],
-                    }
-                    for c in copies
-                },
-                "annotators": [c.annotator for c in copies],
-            }
-            saved = self.project.repo.save_item_language(
-                conn, new, expected_version, self.user.name, "adjudicate", detail
-            )
-            store.set_adjudicated(conn, item_id, lang, self.user.name, utc_now())
-            return saved
-
     def adjudicate(
         self, item_id: str, lang: str, good: list[str], bad: list[str], expected_version: int
     ) -> ItemLanguage:
-        """Make ``good``/``bad`` (taken from either copy or edited) the item-language's curated sets, done."""
-        check_storable_lines("final GOOD candidate", good)
-        check_storable_lines("final BAD candidate", bad)
-
-        def decide(item: Item, state: ItemLanguage) -> ItemLanguage:
-            new = apply_candidate_sets(self.user, item, replace(state, status=Status.IN_PROGRESS), good, bad)
-            return workflow.mark_done(self.user, new)
-
-        return self._adjudicate(item_id, lang, expected_version, decide)
+        """Make ``good``/``bad`` (taken from either copy or edited) the item-language's curated sets, done: the command
+        ``Adjudicate`` through ``CurationService.handle``."""
+        command = commands.Adjudicate(tuple(good), tuple(bad))
+        return CurationService(self.project, self.user).handle(Address(item_id, lang), command, expected_version)
 
     def adjudicate_discard(
         self, item_id: str, lang: str, reason: DiscardReason | str | None, note: str, expected_version: int
     ) -> ItemLanguage:
-        check_storable("discard note", note)
-        return self._adjudicate(
-            item_id, lang, expected_version, lambda _i, state: workflow.discard(self.user, state, reason, note)
-        )
+        """Discard the item-language instead: the command ``AdjudicateDiscard`` through ``CurationService.handle``."""
+        command = commands.AdjudicateDiscard(discard_reason(reason), note)
+        return CurationService(self.project, self.user).handle(Address(item_id, lang), command, expected_version)
 
     # --- agreement (leads) ------------------------------------------------------------------------------
 

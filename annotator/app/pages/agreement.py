@@ -1,5 +1,7 @@
-"""Agreement page (leads, issue 11): assign item-languages for double curation, adjudicate finished copies, and
-read how much the translators agree (table and chart per language, drill-down to the disagreeing items).
+"""Agreement page (leads): assign item-languages for double curation, adjudicate finished copies, and read how much
+the translators agree (table and chart per language, drill-down to the disagreeing items). Adjudications are
+commands run by the app's one action runner (``actions.run``); assigning goes through ``actions.attempt``, which says
+its refusals the same way.
 
 The figures come from the same ``agreement_report`` as ``stats.json``. Untrusted strings (item ids, candidates,
 notes, user names) are shown with ``st.dataframe``/``st.text`` or escaped, never as raw Markdown.
@@ -12,12 +14,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from annotator.app import components, messages, project_cache, session
+from annotator.app import actions, components, messages, project_cache, session
+from annotator.domain import commands
 from annotator.domain.agreement import Agreement, AgreementReport, format_figure
-from annotator.domain.candidates import CandidateError
+from annotator.domain.commands import Address
 from annotator.domain.languages import language_label
 from annotator.domain.model import DiscardReason
-from annotator.errors import ConflictError, UserError
 from annotator.services.double_curation import Comparison, DoubleCurationService
 
 ASSIGN_LANG, ASSIGN_WHO, ASSIGN_MODE, ASSIGN_SHARE, ASSIGN_IDS = (
@@ -42,18 +44,10 @@ def service() -> DoubleCurationService:
     return DoubleCurationService(project_cache.get_project(), user)
 
 
-def run(call: Any, success: str) -> bool:
-    """Widget callback body: one service call, its outcome as a one-shot message (escaped when shown)."""
-    try:
-        call()
-    except CandidateError as error:
-        messages.flash("error", components.candidate_error_message(error))
-        return False
-    except (ConflictError, UserError) as error:
-        messages.flash("error", str(error))
-        return False
-    messages.flash("success", success)
-    return True
+def said(outcome: actions.Outcome, success: str) -> bool:
+    """An action's outcome as the page's one-shot message (escaped when shown); whether it went through."""
+    messages.flash("success" if outcome.ok else "error", success if outcome.ok else outcome.error)
+    return outcome.ok
 
 
 # --- agreement ------------------------------------------------------------------------------------------
@@ -167,8 +161,11 @@ def _assign() -> None:
         else:
             chosen.extend(service().assign(lang, who, share=1.0 if mode == "all" else share))
 
-    if run(call, "Assigned."):
+    outcome = actions.attempt(call)
+    if outcome.ok:
         messages.flash("success", f"{len(chosen)} {lang} item(s) assigned to {', '.join(who)}.")
+    else:
+        said(outcome, "")
 
 
 def assign_section(svc: DoubleCurationService, languages: tuple[str, ...]) -> None:
@@ -247,17 +244,17 @@ def _take(prefix: str, good: list[str], bad: list[str]) -> None:
 
 
 def _save(item_id: str, lang: str, version: int, prefix: str) -> None:
-    good = st.session_state.get(prefix + "good", "").splitlines()
-    bad = st.session_state.get(prefix + "bad", "").splitlines()
-    if run(lambda: service().adjudicate(item_id, lang, good, bad, version), f"{item_id} [{lang}] adjudicated."):
+    good = tuple(st.session_state.get(prefix + "good", "").splitlines())
+    bad = tuple(st.session_state.get(prefix + "bad", "").splitlines())
+    outcome = actions.run(Address(item_id, lang), commands.Adjudicate(good, bad), version)
+    if said(outcome, f"{item_id} [{lang}] adjudicated."):
         st.session_state.pop(ADJ_PICK, None)
 
 
 def _discard(item_id: str, lang: str, version: int, prefix: str) -> None:
     reason, note = st.session_state.get(prefix + "reason"), st.session_state.get(prefix + "note", "")
-    if run(
-        lambda: service().adjudicate_discard(item_id, lang, reason, note, version), f"{item_id} [{lang}] discarded."
-    ):
+    command = commands.AdjudicateDiscard(DiscardReason(reason) if reason else None, note)
+    if said(actions.run(Address(item_id, lang), command, version), f"{item_id} [{lang}] discarded."):
         st.session_state.pop(ADJ_PICK, None)
 
 

@@ -1,4 +1,4 @@
-"""Double curation page (translators): the queue of one's own copies and the work area on one copy (issue 11).
+"""Double curation page (translators): the queue of one's own copies and the work area on one copy.
 
 A translator given an item-language for double curation edits a private copy here in the same work area as Curate
 (``annotator.app.work_area``): GOOD/BAD lists, Done, DISCUSS, Discard, Reopen while the others are still working —
@@ -13,7 +13,8 @@ import functools
 import streamlit as st
 
 from annotator.app import components, project_cache, session, work_area
-from annotator.domain.commands import FINISHED, Address
+from annotator.domain import queue_navigation, workflow
+from annotator.domain.commands import Address
 from annotator.domain.model import ItemLanguage
 from annotator.errors import UserError
 from annotator.services.double_curation import DoubleCurationService
@@ -30,9 +31,9 @@ def service() -> DoubleCurationService:
 
 def _step(labels: list[str], delta: int) -> None:
     """Next / Previous in the work area: the neighbouring copy of the list."""
-    current = st.session_state.get(PICK_KEY)
-    index = labels.index(current) if current in labels else 0
-    st.session_state[PICK_KEY] = labels[min(max(index + delta, 0), len(labels) - 1)]
+    target = queue_navigation.step(labels, st.session_state.get(PICK_KEY), delta)
+    if target is not None:
+        st.session_state[PICK_KEY] = target
 
 
 def _next_open(labels: list[str], _saved: ItemLanguage) -> None:
@@ -58,11 +59,11 @@ def render() -> None:
     st.dataframe(rows, hide_index=True, key="copies_table")
     labels = [f"{c.item_id} [{c.lang}]" for c in copies]
     if st.session_state.get(PICK_KEY) not in labels:
-        todo = [label for label, c in zip(labels, copies, strict=True) if c.status not in FINISHED]
+        todo = [label for label, c in zip(labels, copies, strict=True) if c.status not in workflow.COPY_FINISHED]
         st.session_state[PICK_KEY] = (todo or labels)[0]
     picked = st.selectbox("Copy", labels, key=PICK_KEY)
-    index = labels.index(picked)
-    chosen = copies[index]
+    where = queue_navigation.position(labels, picked)
+    chosen = copies[where.at]
     address = Address(chosen.item_id, chosen.lang, user.name)
     try:
         view = session.service(user).view_of(address)
@@ -70,10 +71,10 @@ def render() -> None:
         st.error(components.md(str(error)))
         return
     nav = {
-        "position": f"Copy {index + 1} of {len(copies)} · {picked}",
-        "progress": f"{sum(c.status in FINISHED for c in copies)} of {len(copies)} finished",
-        "previous": index > 0,
-        "next": index < len(copies) - 1,
+        "position": f"Copy {where.at + 1} of {where.total} · {picked}",
+        "progress": f"{sum(c.status in workflow.COPY_FINISHED for c in copies)} of {len(copies)} finished",
+        "previous": where.has_previous,
+        "next": where.has_next,
     }
     hooks = work_area.Hooks(
         left=functools.partial(_next_open, labels),

@@ -22,6 +22,7 @@ import streamlit as st
 from annotator.app import components, drafts, guards, messages, page_run, project_cache, resolve, session, work_area
 from annotator.app.area_data import caps_of
 from annotator.app.guidelines import guidelines_button
+from annotator.domain import queue_navigation, workflow
 from annotator.domain.commands import Address
 from annotator.domain.languages import language_label
 from annotator.domain.model import ItemLanguage, Status
@@ -93,12 +94,10 @@ def refresh_queue(_saved: ItemLanguage | None = None) -> None:
 def step(delta: int) -> None:
     """Move along the queue (button and shortcut callback)."""
     cached = kept_queue()
-    ids: list[str] = cached.ids if cached else []
-    if not ids:
+    target = queue_navigation.step(cached.ids if cached else [], st.session_state.get(ITEM_KEY), delta)
+    if target is None:
         return
-    current = st.session_state.get(ITEM_KEY)
-    index = min(max(ids.index(current) + delta, 0), len(ids) - 1) if current in ids else 0
-    st.session_state[ITEM_KEY] = ids[index]
+    st.session_state[ITEM_KEY] = target
     st.session_state[PINNED_KEY] = False
 
 
@@ -109,12 +108,12 @@ def _advance_after_status(saved: ItemLanguage) -> None:
     cached = kept_queue()
     ids: list[str] = cached.ids if cached else []
     current = st.session_state.get(ITEM_KEY)
-    following = ids[ids.index(current) + 1 :] if current in ids else []
+    following = queue_navigation.following(ids, current)
     statuses = QUEUES[cached.queue][1] if cached else ()
     if cached and current in ids and statuses and saved.status not in statuses:
-        st.session_state[CACHE_KEY] = cached._replace(ids=[item_id for item_id in ids if item_id != current])
-    if st.session_state.get(ADVANCE_KEY) and following:
-        st.session_state[ITEM_KEY] = following[0]
+        st.session_state[CACHE_KEY] = cached._replace(ids=queue_navigation.without(ids, current))
+    if st.session_state.get(ADVANCE_KEY) and following is not None:
+        st.session_state[ITEM_KEY] = following
         st.session_state[PINNED_KEY] = False
     else:
         st.session_state[PINNED_KEY] = True
@@ -180,11 +179,11 @@ def progress_counts(project: Project, lang: str) -> dict[str, int]:
 def _progress_line(project: Project, lang: str) -> str:
     counts = progress_counts(project, lang)
     total = sum(counts.values())
-    finished = counts.get(Status.DONE.value, 0) + counts.get(Status.DISCARDED.value, 0)
+    finished = sum(counts.get(s.value, 0) for s in workflow.FINISHED)
     parts = "".join(
         f" · {components.STATUS_LABEL[s]} {counts[s.value]}"
         for s in Status
-        if s not in (Status.DONE, Status.DISCARDED) and counts.get(s.value)
+        if s not in workflow.FINISHED and counts.get(s.value)
     )
     return f"{lang}: {finished} of {total} finished{parts}"
 
@@ -246,7 +245,8 @@ def item_area(owner: str) -> None:
         current = ids[0] if ids else None
         st.session_state[ITEM_KEY] = current
         st.session_state[PINNED_KEY] = False
-    index = ids.index(current) if current in ids else -1
+    where = queue_navigation.position(ids, current)
+    index = where.at
     messages.show_flash_messages(messages.take_flashes())  # a lead's Resolve form below reports through these
     if current is None:
         st.info(_where(ids, index, current, queue, lang, search), icon=":material/inbox:")
@@ -261,8 +261,8 @@ def item_area(owner: str) -> None:
     nav = {
         "position": _where(ids, index, current, queue, lang, search),
         "progress": _progress_line(project, lang),
-        "previous": index > 0,
-        "next": bool(ids) and index < len(ids) - 1,
+        "previous": where.has_previous,
+        "next": where.has_next,
         "advance_key": ADVANCE_KEY,
     }
     work_area.render(view, user, work_area.Place(Address(current, lang), prefix, nav, HOOKS))

@@ -14,7 +14,7 @@ import streamlit as st
 
 from annotator.app import actions, components, guards, project_cache, resolve, session, work_area
 from annotator.app.area_data import caps_of
-from annotator.domain import commands, throughput
+from annotator.domain import commands, queue_navigation, throughput, workflow
 from annotator.domain.capabilities import capabilities
 from annotator.domain.commands import Address
 from annotator.domain.model import ItemLanguage, Status
@@ -85,12 +85,12 @@ def render_discuss(project: Project, langs: tuple[str, ...]) -> None:
         st.error(components.md(str(error)))
         return
     keys = [_key(e) for e, _il in rows]
-    index = keys.index(_key(entry))
+    where = queue_navigation.position(keys, _key(entry))
     nav = {
-        "position": f"DISCUSS {index + 1} of {len(rows)} · {entry.item_id} [{entry.lang}]",
+        "position": f"DISCUSS {where.at + 1} of {where.total} · {entry.item_id} [{entry.lang}]",
         "progress": "Edit the lists if needed, then resolve below.",
-        "previous": index > 0,
-        "next": index < len(rows) - 1,
+        "previous": where.has_previous,
+        "next": where.has_next,
     }
     prefix = f"rev|{entry.item_id}|{entry.lang}|"
     hooks = work_area.Hooks(step=functools.partial(_step, keys), current=lambda: st.session_state.get(DISCUSS_PICK))
@@ -101,9 +101,9 @@ def render_discuss(project: Project, langs: tuple[str, ...]) -> None:
 
 def _step(keys: list[str], delta: int) -> None:
     """Next / Previous in the work area: the neighbouring DISCUSS item of the list."""
-    current = st.session_state.get(DISCUSS_PICK)
-    index = keys.index(current) if current in keys else 0
-    st.session_state[DISCUSS_PICK] = keys[min(max(index + delta, 0), len(keys) - 1)]
+    target = queue_navigation.step(keys, st.session_state.get(DISCUSS_PICK), delta)
+    if target is not None:
+        st.session_state[DISCUSS_PICK] = target
 
 
 def render_discarded(project: Project, langs: tuple[str, ...]) -> None:
@@ -149,7 +149,7 @@ def progress_rows(counts: dict[str, dict[str, int]], langs: tuple[str, ...]) -> 
     for lang in langs:
         by_status = counts.get(lang, {})
         total = sum(by_status.values())
-        finished = by_status.get(Status.DONE.value, 0) + by_status.get(Status.DISCARDED.value, 0)
+        finished = sum(by_status.get(s.value, 0) for s in workflow.FINISHED)
         row: dict[str, Any] = {"lang": lang}
         row.update({components.STATUS_LABEL[s]: by_status.get(s.value, 0) for s in Status})
         row.update({"total": total, "finished": (100.0 * finished / total) if total else 0.0})
