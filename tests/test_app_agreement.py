@@ -12,7 +12,7 @@ import pytest
 from app_helpers import area, feedback, logged_in, send_area
 from streamlit.testing.v1 import AppTest
 
-from annotator.app.state import USER_KEY
+from annotator.app.session import USER_KEY
 from annotator.commands.project import create_demo
 from annotator.domain.jobs import JobState
 from annotator.domain.model import Role, Status

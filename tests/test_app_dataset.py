@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 from streamlit.testing.v1 import AppTest
 from test_export import curate_demo
 
-from annotator.app.state import USER_KEY
+from annotator.app.session import USER_KEY
 from annotator.commands.project import create_demo
 from annotator.data_export.dataset import ExportOptions, collect
 from annotator.data_export.spreadsheet import DATA_SHEET, sheet_bytes

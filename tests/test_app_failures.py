@@ -16,7 +16,7 @@ from app_helpers import plain
 from streamlit.testing.v1 import AppTest
 
 from annotator.app import failures
-from annotator.app.state import USER_KEY
+from annotator.app.session import USER_KEY
 from annotator.project import Project
 from annotator.services.accounts import Session
 
@@ -83,12 +83,12 @@ def _action_fails() -> None:
     import streamlit as st
     from test_app_failures import Broken
 
-    from annotator.app import actions, state
+    from annotator.app import actions, messages
     from annotator.domain.commands import Address
 
     address = Address("shot-whiskey", "IT")
     st.button("Go", key="go", on_click=actions.run_and_flash, args=(address, Broken(), st.session_state["v"], "saved"))
-    state.show_flashes()
+    messages.show_flashes()
 
 
 @pytest.mark.both_engines

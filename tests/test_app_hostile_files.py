@@ -12,7 +12,7 @@ from app_helpers import plain
 from conftest import dump
 from streamlit.testing.v1 import AppTest
 
-from annotator.app.state import USER_KEY
+from annotator.app.session import USER_KEY
 from annotator.commands.project import create_demo
 from annotator.data_export.spreadsheet import DATA_SHEET, sheet_bytes
 from annotator.data_import.items import ItemImportError

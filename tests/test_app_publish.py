@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from test_app_dataset import SCRIPT, build_curated_demo
 
 from annotator.app.publish_panel import PREPARED, UNUSABLE_LABEL
-from annotator.app.state import USER_KEY
+from annotator.app.session import USER_KEY
 from annotator.commands.project import create_demo
 from annotator.project import LexiconSettings, Project, builtin_path
 from annotator.services.accounts import Session

@@ -13,7 +13,8 @@ from app_helpers import MAIN, area, logged_in, plain, send_area
 from streamlit.runtime.state.session_state import SessionState
 from streamlit.testing.v1 import AppTest
 
-from annotator.app import clear_cache_guard, drafts, state
+from annotator.app import clear_cache_guard, drafts, project_cache
+from annotator.app.session import USER_KEY
 from annotator.domain.model import Role
 from annotator.project import Project
 from annotator.services import accounts
@@ -48,8 +49,8 @@ def test_an_open_tab_cannot_save_once_its_session_is_older_than_the_lifetime(dem
     assert "sorso" in saved  # the session works while it is young
 
     # the tab stays open past the 12 hours (the session's issue time is what counts, not the cookie)
-    session = at.session_state[state.USER_KEY]
-    at.session_state[state.USER_KEY] = dataclasses.replace(session, issued_at=time.time() - 12.5 * 3600)
+    session = at.session_state[USER_KEY]
+    at.session_state[USER_KEY] = dataclasses.replace(session, issued_at=time.time() - 12.5 * 3600)
     send_area(at, "add", side="good", text="sorsetto")
     assert good(demo) == (saved, version)  # nothing saved
     assert not signed_in(at)
@@ -60,11 +61,11 @@ def test_an_open_tab_cannot_save_once_its_session_is_older_than_the_lifetime(dem
 def test_clearing_streamlits_caches_keeps_remembered_filters_and_the_open_project(demo: Path) -> None:
     at = logged_in(*TRANSLATOR)
     at.sidebar.text_input(key="cur_search").input("whiskey").run()  # a filter, kept on the server per user
-    project = state.get_project()
+    project = project_cache.get_project()
     # what Streamlit does on a clear_cache message (AppSession._handle_clear_cache_request)
     st.cache_data.clear()
     st.cache_resource.clear()
-    assert state.get_project() is project  # not opened again (no new engine and connection pool)
+    assert project_cache.get_project() is project  # not opened again (no new engine and connection pool)
     again = logged_in(*TRANSLATOR)  # a reload: a new browser session of the same translator
     assert again.sidebar.text_input(key="cur_search").value == "whiskey"
     translator = next(u for u in accounts.list_users(project) if u.name == TRANSLATOR[0])
@@ -76,13 +77,13 @@ def session_state(login: object = None) -> SessionState:
     """A Streamlit session's state, as ``AppSession`` holds it, with this login in it (None: anonymous)."""
     held = SessionState()
     if login is not None:
-        held[state.USER_KEY] = login
+        held[USER_KEY] = login
     return held
 
 
 def test_only_a_signed_in_lead_may_clear_the_caches(demo: Path) -> None:
     assert clear_cache_guard.install() and clear_cache_guard.install()  # once per process; Streamlit still has it
-    project = state.get_project()
+    project = project_cache.get_project()
     lead = accounts.log_in(project, *LEAD)
     translator = accounts.log_in(project, *TRANSLATOR)
     assert lead is not None and translator is not None

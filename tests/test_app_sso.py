@@ -14,7 +14,7 @@ import pytest
 from app_helpers import MAIN, plain
 from streamlit.testing.v1 import AppTest
 
-from annotator.app import state
+from annotator.app.session import USER_KEY
 from annotator.domain.model import Role
 from annotator.project import Project
 from annotator.services import people
@@ -137,11 +137,11 @@ def test_a_reset_account_signing_in_with_the_provider_replaces_the_one_time_pass
     assert not at.exception, at.exception
     assert [t.label for t in at.text_input] == ["New password", "Repeat new password"] and not signed_in(at)
     assert len(at.get("iframe")) == 1  # the session's cookie, sent once
-    held = at.session_state[state.USER_KEY]
+    held = at.session_state[USER_KEY]
     for _ in range(2):
         at.run()
         assert [t.label for t in at.text_input] == ["New password", "Repeat new password"]
-        assert len(at.get("iframe")) == 0 and at.session_state[state.USER_KEY] is held
+        assert len(at.get("iframe")) == 0 and at.session_state[USER_KEY] is held
     at.text_input(key="forced_new").input("ivo-own-password")
     at.text_input(key="forced_repeat").input("ivo-own-password")
     at.button[0].click().run()

@@ -10,8 +10,9 @@ state is read back through the curation service, and what the page then shows is
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from app_helpers import area, area_rows, feedback, logged_in, row_key, send_area
@@ -19,8 +20,9 @@ from streamlit.testing.v1 import AppTest
 from test_command_model import PutFirst, put_first
 
 from annotator.app import work_area
-from annotator.app.area_data import Shown
-from annotator.app.curate_area import Event, protocol
+from annotator.app.area_session import Shown
+from annotator.app.curate_area import protocol
+from annotator.app.curate_area.protocol import AreaEvent
 from annotator.domain import commands
 from annotator.domain.commands import Address
 from annotator.domain.model import ItemLanguage, Role, Status, User
@@ -35,7 +37,16 @@ TRANSLATOR, LEAD, ANA = ("translator", "demo-translator-pass"), ("lead", "demo-l
 ITEM, OTHER, LANG = "shot-whiskey", "head-stream", "IT"
 
 
-def on_put_first(here: Shown, _user: User, event: Event) -> None:
+@dataclass(frozen=True)
+class PutFirstEvent(AreaEvent):
+    """The new kind's event: the row to put first, named as the element showed it."""
+
+    KIND: ClassVar[str] = "put_first"
+    key: str
+    text: str = ""
+
+
+def on_put_first(here: Shown, _user: User, event: PutFirstEvent) -> None:
     """The event as its command, run as every event's is (``work_area.save``: the one action runner)."""
     command = PutFirst(event.key)  # a kind outside the closed union ``Command``: the type checker cannot know it
     work_area.save(here, event, command, f"Put {event.text} first.", "card", "cursor")  # type: ignore[arg-type]
@@ -46,7 +57,7 @@ def put_first_kind(monkeypatch: pytest.MonkeyPatch) -> None:
     """The one place the new kind is added: its rule (domain), its event and fields (the protocol the element and
     Python share) and the event's handler (the work area). No page is touched."""
     monkeypatch.setitem(commands.RULES, PutFirst, put_first)
-    monkeypatch.setitem(protocol.EVENTS, "put_first", ("key", "text"))
+    monkeypatch.setitem(protocol.EVENTS, "put_first", PutFirstEvent)
     monkeypatch.setitem(work_area.HANDLERS, "put_first", on_put_first)
 
 

@@ -1,170 +1,189 @@
-"""Issue 32, acceptance 2: Python and the work area's script agree on the protocol, and the test fails when either
-side changes a field.
+"""Python and the work area's script agree on one protocol, typed on the Python side and checked on both.
 
-* ``area.js`` carries a copy of ``protocol.schema()`` (the version, every event and its fields, every data field);
-  it must equal Python's.
-* Every data field the script reads (``d.card.sentence``, ``list.rows.map(({key, text, line, title}) …``) is in
-  the schema; every event it sends is one of the schema's events with exactly its fields.
-* The data the page really sends (a Curate run through AppTest) has exactly the schema's fields.
-* A script or a schema changed by one field is caught by the same checks (run on altered copies).
+* The JSON Schema is generated from the protocol's types; the committed ``schema.json`` and the copy ``area.js``
+  carries both equal it (regenerate: ``python -m annotator.app.curate_area.schema``).
+* The data a page really sends (a Curate run through AppTest), and ``area_data`` called on its own, are valid under
+  the schema (checked by ``jsonschema``, independent of our generator); a field added or mistyped is caught.
+* Every event kind parses into its dataclass and is valid under the schema; a forged or malformed event is refused,
+  naming the field and the rule, and the schema refuses it too.
+(The script's own check of the data against the schema runs in Chromium: ``test_e2e_work_area_schema.py``.)
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
-import re
 import subprocess
 import sys
 import tomllib
+import typing
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from app_helpers import area
-from test_app_curation import TRANSLATOR, demo, login, start  # noqa: F401  (demo is a fixture)
+from test_app_curation import ITEM, LANG, TRANSLATOR, demo, login, start  # noqa: F401  (demo is a fixture)
 
 from annotator.app import curate_area
-from annotator.app.curate_area import protocol
+from annotator.app.area_data import CardReads, Dismissed, Place, Remembered, area_data
+from annotator.app.curate_area import protocol, schema
+from annotator.domain.commands import Address
+from annotator.domain.model import DiscardReason, Side
+from annotator.project import Project
+from annotator.services.curation import CurationService
 
 SCRIPT = (Path(protocol.__file__).parent / "assets" / "area.js").read_text(encoding="utf-8")
-#: Array and string methods the script calls on a field: the walk through the schema stops there.
-METHODS = {"map", "length", "for", "forEach", "slice", "trim", "includes"}
 
 
-def roots(data: dict[str, Any]) -> dict[str, Any]:
-    """The script's names for parts of the data (``d``/``data``/``next`` the whole, ``c`` the card, …)."""
-    return {
-        "d": data, "data": data, "next": data, "c": data["card"], "list": data["lists"]["good"],
-        "feedback": data["feedback"], "check": data["check"], "state": data["actions"]["done"],
-    }  # fmt: skip
+def validator(definition: str = "AreaData") -> jsonschema.Draft202012Validator:
+    """A validator of the generated schema for one of its definitions (the data, or ``Event``)."""
+    whole = {**schema.json_schema(), "$ref": f"#/$defs/{definition}"}
+    return jsonschema.Draft202012Validator(whole)
 
 
-def resolve(node: Any, names: list[str], where: str) -> tuple[Any, list[str]]:
-    """Walk ``names`` down the schema from ``node``; the node reached, or the problem."""
-    for index, name in enumerate(names):
-        if name in METHODS and (isinstance(node, list) or node in ("str", "any") or index):
-            return node, []
-        if isinstance(node, list):
-            node = node[0]
-        if not isinstance(node, dict) or name not in node:
-            return None, [f"{where}: the script reads {'.'.join(names)!r}, which the schema does not have"]
-        node = node[name]
-    return node, []
+def faults(value: object, definition: str = "AreaData") -> list[str]:
+    return [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in validator(definition).iter_errors(value)]
 
 
-def script_mismatches(script: str, schema: dict[str, Any]) -> list[str]:
-    """Every way ``script`` and ``schema`` disagree (empty when they agree)."""
-    problems = []
-    try:
-        if protocol.embedded(script) != schema:
-            problems.append("the script's protocol block is not Python's schema (regenerate it)")
-    except ValueError as error:
-        problems.append(str(error))
-    body = script[script.index(protocol.END) :]  # the script's own code, after its copy of the schema
-    data, events, optional = schema["data"], schema["events"], schema["optional"]
-    names = roots(data)
-    for match in re.finditer(r"\b(d|data|next|c|list|feedback|check|state)((?:\.[a-z_]+)+)", body):
-        _node, found = resolve(names[match.group(1)], match.group(2)[1:].split("."), match.group(0))
-        problems += found
-    for match in re.finditer(r"\b(d|c|list)((?:\.[a-z_]+)+)\.(?:map|forEach)\(\(\{([a-z_, ]+)\}", body):
-        node, found = resolve(names[match.group(1)], match.group(2)[1:].split("."), match.group(0))
-        problems += found
-        element = node[0] if isinstance(node, list) else {}
-        for name in (n.strip() for n in match.group(3).split(",")):
-            if name not in element:
-                problems.append(f"{match.group(0)}: the rows have no field {name!r}")
-    sent: set[str] = set()
-    for match in re.finditer(r"enqueue\('([a-z_]+)', \{([^}]*)\}", body):
-        kind = match.group(1)
-        fields = {part.split(":")[0].strip() for part in match.group(2).split(",") if part.strip()}
-        sent.add(kind)
-        if kind not in events:
-            problems.append(f"the script sends {kind!r}, which the schema does not have")
-            continue
-        required = set(events[kind]) - set(optional.get(kind, ()))
-        if not required <= fields <= set(events[kind]):
-            problems.append(f"the script sends {kind!r} with {sorted(fields)}, the schema says {events[kind]}")
-    row = re.search(r"const rowFields = \(row\) => \(\{(.*)\}\);", body)
-    row_fields = {name for name in re.findall(r"(?:^|, )([a-z_]+):", row.group(1))} if row else set()
-    for kind in ("move", "remove"):
-        sent.add(kind)
-        if kind not in events or row_fields != set(events[kind]):
-            problems.append(f"a row's {kind} sends {sorted(row_fields)}, the schema says {events.get(kind)}")
-    plain = re.search(r"((?:case '[a-z]+':\s*)+)if \(button && !button\.disabled\) enqueue\(name, \{\}", body)
-    for kind in re.findall(r"case '([a-z]+)':", plain.group(1) if plain else ""):
-        sent.add(kind)
-        if events.get(kind) != []:
-            problems.append(f"the script sends {kind!r} without fields, the schema says {events.get(kind)}")
-    if "enqueue('advance', {on:" in body:
-        sent.add("advance")
-    missing = set(events) - sent
-    if missing:
-        problems.append(f"events of the schema the script never sends: {sorted(missing)}")
-    if "protocol: PROTOCOL.version" not in body:
-        problems.append("the script does not send its protocol version")
-    return problems
+def test_the_committed_schema_and_the_scripts_copy_are_the_generated_one() -> None:
+    generated = schema.json_schema()
+    jsonschema.Draft202012Validator.check_schema(generated)  # a JSON Schema, by the standard's own meta-schema
+    assert schema.SCHEMA_FILE.read_text(encoding="utf-8") == schema.schema_text()
+    assert schema.embedded(SCRIPT) == generated
+    assert generated["version"] == protocol.VERSION
+    assert generated["$defs"]["AreaData"]["properties"]["protocol"] == {"const": protocol.VERSION}
 
 
-def data_mismatches(value: Any, schema: Any, path: str = "data") -> list[str]:
-    """Every field of ``value`` (what the page sent) not in ``schema``, or in it and missing (None/absent allowed
-    for objects the page leaves out, such as no feedback yet)."""
-    if value is None or schema == "any":
-        return []
-    if isinstance(schema, dict):
-        if not isinstance(value, dict):
-            return [f"{path}: not an object"]
-        problems = [f"{path}.{k}: sent but not in the schema" for k in value if k not in schema]
-        for key, inner in schema.items():
-            if key not in value:
-                optional_object = isinstance(inner, dict) and path == "data" and key in ("check", "feedback")
-                if not optional_object and not (path.endswith("feedback") or path.endswith("check")):
-                    problems.append(f"{path}.{key}: in the schema but not sent")
-                continue
-            problems += data_mismatches(value[key], inner, f"{path}.{key}")
-        return problems
-    if isinstance(schema, list):
-        if not isinstance(value, list):
-            return [f"{path}: not a list"]
-        return [p for index, item in enumerate(value) for p in data_mismatches(item, schema[0], f"{path}[{index}]")]
-    kinds = {"str": str, "int": int, "bool": bool}
-    return [] if isinstance(value, kinds[schema]) else [f"{path}: {value!r} is not {schema}"]
+def test_the_schema_follows_the_types() -> None:
+    """Each TypedDict's fields are its definition's properties, the required ones required; each event kind's
+    dataclass fields (beyond ``type`` and ``protocol``) are its event's, those with a default optional."""
+    defs = schema.json_schema()["$defs"]
+    for name, definition in defs.items():
+        kind = getattr(protocol, name, None)  # (``Event``: the union of the event kinds, no type of its own)
+        if typing.is_typeddict(kind):
+            assert list(definition["properties"]) == list(typing.get_type_hints(kind)), name
+            assert definition["required"] == sorted(kind.__required_keys__), name
+            assert definition["additionalProperties"] is False
+    assert defs["Feedback"]["required"] == ["focus", "id", "kind", "text", "where"]  # clear, close, scope: optional
+    for kind, cls in protocol.EVENTS.items():
+        definition = defs[cls.__name__]
+        fields = dataclasses.fields(cls)
+        assert list(definition["properties"]) == ["type", "protocol", *(f.name for f in fields)]
+        assert definition["properties"]["type"] == {"const": kind}
+        optional = {f.name for f in fields if f.default is not dataclasses.MISSING}
+        assert set(definition["required"]) == set(definition["properties"]) - optional
+    assert set(defs["RemoveEvent"]["required"]) == {"type", "protocol", "item", "lang", "version", "seq", "key"}
+    assert [ref["$ref"].rsplit("/", 1)[1] for ref in defs["Event"]["oneOf"]] == [
+        cls.__name__ for cls in protocol.EVENTS.values()
+    ]
 
 
-def test_the_script_carries_and_follows_pythons_schema() -> None:
-    assert script_mismatches(SCRIPT, protocol.schema()) == []
-    assert protocol.embedded(SCRIPT)["version"] == protocol.VERSION
+def test_the_data_the_page_sends_is_valid_under_the_schema(demo) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    sent = area(login(start(), TRANSLATOR))
+    assert sent["protocol"] == protocol.VERSION
+    assert faults(sent) == []
+    added = {**sent, "card": {**sent["card"], "sentense": sent["card"]["sentence"]}}
+    assert any("sentense" in fault for fault in faults(added))  # a field Python adds without the protocol
+    mistyped = copy.deepcopy(sent)
+    mistyped["lists"]["good"]["rows"][0]["key"] = 7
+    assert any(fault.startswith("lists.good.rows.0.key") for fault in faults(mistyped))
+    older = {**sent, "protocol": protocol.VERSION - 1}
+    assert any(fault.startswith("protocol") for fault in faults(older))
+
+
+def test_area_data_is_a_pure_function_of_its_inputs(demo: Path) -> None:  # noqa: F811
+    """Called outside any Streamlit run (no session at all): what the session remembers and what the card's
+    suggestions read are its arguments, and the same arguments give the same document."""
+    project = Project.open(demo)
+    with project.db.read() as conn:
+        user = project.repo.get_user(conn, TRANSLATOR[0])
+    assert user is not None
+    view = CurationService(project, user).view(ITEM, LANG)
+    place = Place(Address(ITEM, LANG), "cur|x|", {"position": "1 of 1", "progress": "", "previous": False,
+                                                  "next": False, "advance_key": "ignored"})  # fmt: skip
+    feedback: protocol.Feedback = {"id": "1", "kind": "success", "text": "Added.", "where": "good", "focus": "cursor"}
+    remembered = Remembered(login="tag", advance=True, feedback=feedback, ack="seq:1",
+                            dismissed=Dismissed(ITEM, LANG, "sorso"))  # fmt: skip
+    first = area_data(view, user, place, remembered, CardReads())
+    assert first == area_data(view, user, place, remembered, CardReads())  # nothing taken from anywhere else
+    assert faults(first) == []
+    assert (first["login"], first["advance"], first["feedback"], first["ack"]) == ("tag", True, feedback, "seq:1")
+    assert first["nav"] == {"position": "1 of 1", "progress": "", "previous": False, "next": False}
+    assert "sorso" in first["actions"]["undo"]["tip"]  # u brings the dismissed suggestion back
+    assert first["suggestions"]["rows"] == [] and first["card"]["mt"] == []
+    miss = area_data(view, user, place, Remembered(), CardReads(None, (("sys-a", "a translation"),)))
+    assert miss["card"]["mt"] == []  # MISS lines come with the suggestions that found them
+    plain = area_data(view, user, place, Remembered(), CardReads())
+    assert (plain["login"], plain["feedback"], plain["check"], plain["advance"]) == ("local", None, None, False)
+
+
+def envelope(kind: str) -> dict[str, Any]:
+    return {"type": kind, "protocol": protocol.VERSION, "item": "i", "lang": "IT", "version": 3, "seq": "n:1"}
+
+
+#: A well-formed event of each kind, as the script sends it.
+SAMPLES: dict[str, dict[str, Any]] = {
+    "add": {"side": "good", "text": "sorso"},
+    "add_many": {"side": "bad", "text": "a\nb"},
+    "remove": {"key": "k"},
+    "move": {"key": "k", "side": "good", "text": "sorso"},
+    "done": {},
+    "discuss": {"text": "a note"},
+    "discard": {"reason": "", "text": ""},
+    "reopen": {},
+    "undo": {},
+    "next": {},
+    "previous": {},
+    "comment": {"text": "hello"},
+    "check": {"side": "good", "text": "sor"},
+    "advance": {"on": True},
+    "accept": {"side": "bad", "text": "colpo"},
+    "dismiss": {"side": "good", "text": "colpo"},
+}
+
+
+def test_every_event_kind_parses_into_its_dataclass_and_is_valid_under_the_schema() -> None:
+    assert set(SAMPLES) == set(protocol.EVENTS)
+    for kind, fields in SAMPLES.items():
+        sent = {**envelope(kind), **fields}
+        event = protocol.parse_event(sent)
+        assert type(event) is protocol.EVENTS[kind] and (event.item, event.version, event.seq) == ("i", 3, "n:1")
+        assert faults(sent, "Event") == [], kind
+    assert protocol.parse_event({**envelope("move"), "key": "k", "side": "bad"}) == protocol.MoveEvent(
+        "i", "IT", 3, "n:1", "k", Side.BAD, ""
+    )
+    assert protocol.parse_event({**envelope("discard"), "reason": "idiom", "text": ""}) == protocol.DiscardEvent(
+        "i", "IT", 3, "n:1", DiscardReason.IDIOM, ""
+    )
 
 
 @pytest.mark.parametrize(
-    ("old", "new"),
+    ("sent", "said"),
     [
-        ("c.sentence", "c.sentense"),  # the script reads a field Python does not send
-        ("({key, text, line, title}, index)", "({key, text, line, tip}, index)"),  # a row field renamed
-        ("enqueue('add', {side, text})", "enqueue('add', {side, words: text})"),  # an event field renamed
-        ("side: row.dataset.side, ", ""),  # a row event loses a field
+        ({**envelope("delete_all"), "key": "k"}, "unknown event type 'delete_all'"),
+        ({**envelope("done"), "protocol": 4}, "protocol 4, this server speaks"),
+        ({**envelope("remove")}, "field 'key' is missing"),
+        ({**envelope("remove"), "key": 3}, "field 'key': must be text"),
+        ({**envelope("remove"), "key": "k", "version": "3"}, "field 'version': must be a whole number"),
+        ({**envelope("remove"), "key": "k", "version": True}, "field 'version': must be a whole number"),
+        ({**envelope("add"), "side": "middle", "text": "x"}, "field 'side': must be one of ['good', 'bad']"),
+        ({**envelope("add"), "side": "good", "text": ["x"]}, "field 'text': must be text"),
+        ({**envelope("discard"), "reason": "bored", "text": ""}, "field 'reason': must be one of"),
+        ({**envelope("advance"), "on": "yes"}, "field 'on': must be true or false"),
+        ({**envelope("done"), "seq": 7}, "field 'seq': must be text"),
+        ({**envelope("done"), "side": "good"}, "unknown fields ['side']"),
+        ({**envelope("comment"), "text": "x" * (protocol.MAX_EVENT_TEXT + 1)}, "longer than"),
+        ("remove", "an event is an object, not str"),
     ],
 )
-def test_a_script_changed_by_one_field_is_caught(old: str, new: str) -> None:
-    assert old in SCRIPT
-    assert script_mismatches(SCRIPT.replace(old, new), protocol.schema())
-
-
-def test_a_schema_changed_by_one_field_is_caught() -> None:
-    schema = protocol.schema()
-    schema["events"]["discuss"] = ["note"]  # Python renames an event's field
-    assert script_mismatches(SCRIPT, schema)
-    schema = protocol.schema()
-    del schema["data"]["card"]["gloss"]  # Python stops sending a field the script reads
-    assert any("c.gloss" in p for p in script_mismatches(SCRIPT, schema))
-
-
-def test_the_data_the_page_sends_is_the_schemas(demo) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    at = login(start(), TRANSLATOR)
-    sent = area(at)
-    assert sent["protocol"] == protocol.VERSION
-    assert data_mismatches(sent, protocol.DATA) == []
-    changed = {**sent, "card": {**sent["card"], "sentense": sent["card"]["sentence"]}}
-    assert data_mismatches(changed, protocol.DATA)  # a field Python adds without the schema is caught
+def test_a_forged_or_malformed_event_is_refused_naming_the_rule(sent: object, said: str) -> None:
+    with pytest.raises(protocol.EventRefused, match=None) as refused:
+        protocol.parse_event(sent)
+    assert said in str(refused.value)
+    if "longer than" not in said:  # (the schema sets no length: the parser's own limit)
+        assert faults(sent, "Event")  # the schema refuses it too
 
 
 def test_the_package_declares_the_elements_asset_folder() -> None:

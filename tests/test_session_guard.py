@@ -2,7 +2,7 @@
 
 A fragment reruns alone (every few seconds with ``run_every``) and a download button's file made on the click is
 made outside any script run: neither passes through the app's log-in gate. So every fragment in the app package is
-wrapped in ``state.guarded`` and every download button's data is ``state.guarded_file(...)`` — checked here by
+wrapped in ``guards.guarded`` and every download button's data is ``guards.guarded_file(...)`` — checked here by
 reading the source, so a new one cannot bypass it — and the wrapped download refuses an ended session.
 """
 
@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from annotator.app.state import USER_KEY, SessionEnded
+from annotator.app.guards import SessionEnded
+from annotator.app.session import USER_KEY
 from annotator.domain.model import Role
 from annotator.project import Project
 from annotator.services import accounts
@@ -25,7 +26,7 @@ APP = Path(__file__).resolve().parent.parent / "annotator" / "app"
 
 
 def _name(node: ast.expr) -> str:
-    """``st.fragment`` / ``state.guarded`` / ``guarded`` as dotted text (calls by their function)."""
+    """``st.fragment`` / ``guards.guarded`` / ``guarded`` as dotted text (calls by their function)."""
     if isinstance(node, ast.Call):
         return _name(node.func)
     if isinstance(node, ast.Attribute):
@@ -58,7 +59,7 @@ def test_every_fragment_checks_the_session() -> None:
                     fragments.append(node.name)
                     below = names[names.index("st.fragment") + 1 :]  # applied first: inside the fragment's run
                     if not any(name.split(".")[-1] == "guarded" for name in below):
-                        bypasses.append(f"{path.name}: {node.name} is a fragment without state.guarded")
+                        bypasses.append(f"{path.name}: {node.name} is a fragment without guards.guarded")
         bypasses += [
             f"{path.name}:{node.lineno}: st.fragment used other than as a decorator"
             for node in ast.walk(module)
@@ -86,9 +87,9 @@ def test_every_download_button_hands_its_file_over_through_the_session_check() -
 def _made_by_guarded_file(lead: bool) -> None:
     import streamlit as st
 
-    from annotator.app import state
+    from annotator.app import guards
 
-    st.session_state["made"] = state.guarded_file(lambda: b"the file", lead=lead)
+    st.session_state["made"] = guards.guarded_file(lambda: b"the file", lead=lead)
 
 
 def button_file(session: Session | None, lead: bool = True) -> object:

@@ -26,7 +26,7 @@ from test_e2e_browser import (
     settle,
 )
 
-from annotator.app.state import USER_KEY
+from annotator.app.session import USER_KEY
 from annotator.domain.jobs import JobKind, JobState
 from annotator.project import Project
 from annotator.services import job_files, jobs

@@ -44,7 +44,6 @@ ALLOWED = {
     "annotator/services/jobs/control.py:launch_worker": "the job log the worker appends to",
     "annotator/services/jobs/control.py:save_upload": "an upload kept under a new unique name in DATA/jobs",
     # A developer's tool rewriting a tracked source file of the package.
-    "annotator/app/curate_area/protocol.py:write_script_block": "regenerates area.js's protocol block (dev tool)",
 }
 
 

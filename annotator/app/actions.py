@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from annotator.app import components, failures, state
+from annotator.app import components, failures, faults, messages, session
 from annotator.domain.candidates import CandidateError
 from annotator.domain.commands import Address, Command
 from annotator.domain.model import ItemLanguage, Status
@@ -44,11 +44,11 @@ def refusal(error: UserError | CandidateError, lead: bool) -> str:
 def run(address: Address, command: Command, version: int | None, was: Status | None = None) -> Outcome:
     """Apply ``command`` to ``address`` for the user logged in now. ``was`` is the status the page showed: given, the
     session's progress counts are moved from it to the saved status instead of re-read (``moved_progress``)."""
-    user = state.current_user()
+    user = session.current_user()
     if user is None:
         return Outcome(None, "Please log in again: your session has ended.")
     saved: list[ItemLanguage] = []
-    refused = _refusal_of(lambda: saved.append(state.service(user).handle(address, command, version)), user.is_lead)
+    refused = _refusal_of(lambda: saved.append(session.service(user).handle(address, command, version)), user.is_lead)
     if refused is not None:
         return refused
     if not address.is_copy:
@@ -59,7 +59,7 @@ def run(address: Address, command: Command, version: int | None, was: Status | N
 def attempt(call: Callable[[], object]) -> Outcome:
     """A lead's project action that is not a change of curation (assigning items for double curation), run for the
     user logged in now with ``run``'s refusals: a rule's words, a database fault, a reference id for the unexpected."""
-    user = state.current_user()
+    user = session.current_user()
     if user is None:
         return Outcome(None, "Please log in again: your session has ended.")
     return _refusal_of(call, user.is_lead) or Outcome(None)
@@ -70,7 +70,7 @@ def _refusal_of(call: Callable[[], object], lead: bool) -> Outcome | None:
     try:
         call()
     except DatabaseUnavailableError as error:  # said with what became of the change, by the page's fault wrapper
-        components.say_database_fault(error)
+        faults.say_database_fault(error)
         return Outcome(None, error.unsaved_message)
     except (UserError, CandidateError) as error:
         return Outcome(None, refusal(error, lead), isinstance(error, ConflictError))
@@ -82,4 +82,4 @@ def _refusal_of(call: Callable[[], object], lead: bool) -> Outcome | None:
 def run_and_flash(address: Address, command: Command, version: int | None, success: str) -> None:
     """``run`` as a Streamlit button's callback: the outcome as the page's one-shot message."""
     outcome = run(address, command, version)
-    state.flash("success" if outcome.ok else "error", success if outcome.ok else outcome.error)
+    messages.flash("success" if outcome.ok else "error", success if outcome.ok else outcome.error)

@@ -1,43 +1,46 @@
-"""What the work area shows (Curate, Review, Double curation): the element's data, named as its protocol says.
+"""What the work area shows (Curate, Review, Double curation): the element's data, typed as its protocol says.
 
 ``area_data`` builds everything the element draws for one item-language or copy at a ``Place`` (which state, the
-page's widget-key prefix, navigation and hooks). What a user may do is asked of the domain (``capabilities``); the
-events the element sends back are turned into commands by ``annotator.app.work_area``.
+page's widget-key prefix, navigation and hooks). It is a pure function of its inputs: what the session remembers
+(``Remembered``, read by ``area_session``) and what the card's suggestions read (``CardReads``, read by
+``work_area``) are given to it. What a user may do is asked of the domain (``capabilities``); the events the element
+sends back are turned into commands by ``annotator.app.work_area``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
-import streamlit as st
-
-from annotator.app import components, curate_area, state
+from annotator.app import components, curate_area
+from annotator.app.curate_area import protocol
+from annotator.app.curate_area.protocol import (
+    Action,
+    Actions,
+    AreaData,
+    CandidateList,
+    Check,
+    Feedback,
+    Lists,
+    MtLine,
+    Nav,
+    Notice,
+    SenseLine,
+    SensePart,
+    Suggestions,
+    Translation,
+)
 from annotator.domain import suggestions as sugg
 from annotator.domain import undo, workflow
 from annotator.domain.capabilities import Capabilities, capabilities
 from annotator.domain.commands import Address
 from annotator.domain.model import Comment, DiscardReason, ItemLanguage, Side, Status, User
 from annotator.errors import UserError
-from annotator.lexicon.base import LexiconError
 from annotator.services.curation import ItemView
 from annotator.services.suggestions import card as suggestion_service
-from annotator.services.suggestions.mt import miss_lines
 
-#: Session keys: the feedback of the last event, the last event's id (the element's acknowledgement), the check of
-#: the text last typed in an Add box, what the element shows (``Shown``), the item just left by Done / DISCUSS /
-#: Discard (what ``u`` undoes there), and the Evaluate translation an item was opened from.
-FEEDBACK_KEY = "cur_area_feedback"
-ACK_KEY = "cur_area_ack"
-CHECK_KEY = "cur_area_check"
-SHOWN_KEY = "cur_area_shown"
-LEFT_KEY = "cur_area_left"
-#: The suggestion just dismissed (``u`` right after it takes the dismissal back).
-DISMISSED_KEY = "cur_area_dismissed"
-EVAL_KEY = "cur_eval_translation"
 #: Examples in the Add boxes, in the language being curated (a German box never shows Italian); GOOD then BAD.
 PLACEHOLDERS = {
     "IT": ("goccio · prendersi * permesso · [sparare]_VERB", "sparo · colpo · [tirare]_VERB"),
@@ -88,17 +91,6 @@ class Place:
 
 
 @dataclass(frozen=True)
-class Shown:
-    """What the element shows now (kept in the session): events are checked against it."""
-
-    place: Place
-    version: int
-    status: Status
-    #: What was drawn (the Add boxes' checks read it instead of the database).
-    view: ItemView
-
-
-@dataclass(frozen=True)
 class Left:
     """The item just left by Done / DISCUSS / Discard (``u`` on the next item undoes there), kept in the session."""
 
@@ -117,19 +109,32 @@ class Dismissed:
     text: str
 
 
-def just_dismissed(item_id: str, lang: str) -> Dismissed | None:
-    value = st.session_state.get(DISMISSED_KEY)
-    return value if isinstance(value, Dismissed) and (value.item_id, value.lang) == (item_id, lang) else None
+@dataclass(frozen=True)
+class Remembered:
+    """What the browser session holds for the next drawing (``area_session.remembered`` reads it)."""
+
+    #: A non-secret tag of the log-in: the browser keeps drafts under it.
+    login: str = "local"
+    #: "Next item after Done" (the page's own setting; False where the page has none).
+    advance: bool = False
+    #: The check of the text last typed in an Add box on this page.
+    check: Check | None = None
+    #: What the last event did (shown once).
+    feedback: Feedback | None = None
+    #: The id of the last event answered.
+    ack: str | None = None
+    left: Left | None = None
+    dismissed: Dismissed | None = None
+    #: The Evaluate translation an item was opened from, as the Evaluate page left it.
+    translation: dict[str, Any] | None = None
 
 
-def left_behind() -> Left | None:
-    value = st.session_state.get(LEFT_KEY)
-    return value if isinstance(value, Left) else None
+class CardReads(NamedTuple):
+    """What the card's suggestions read (none for a double-curation copy, or when the lexicon cannot answer):
+    the ranked suggestions, and the MISS lines of the newest evaluation as (system, translation)."""
 
-
-def shown() -> Shown | None:
-    value = st.session_state.get(SHOWN_KEY)
-    return value if isinstance(value, Shown) else None
+    found: suggestion_service.CardSuggestions | None = None
+    miss_lines: tuple[tuple[str, str], ...] = ()
 
 
 def caps_of(view: ItemView, user: User) -> Capabilities:
@@ -144,13 +149,13 @@ def _locked(caps: Capabilities) -> str:
 # --- what the element shows ------------------------------------------------------------------------------------
 
 
-def _undo_tip(view: ItemView, user: User) -> tuple[bool, str]:
+def _undo_tip(view: ItemView, user: User, remembered: Remembered) -> tuple[bool, str]:
     """Whether Undo can act here, and what it would undo (worked out from the history the page already read)."""
-    left = left_behind()
+    left = remembered.left
     if left and left.lang == view.state.lang and left.item_id != view.state.item_id:
         return True, f"Undo your {left.action} on {left.item_id}, the item you just left (u)."
-    dismissed = just_dismissed(view.item.id, view.state.lang)
-    if dismissed is not None:
+    dismissed = remembered.dismissed
+    if dismissed is not None and (dismissed.item_id, dismissed.lang) == (view.item.id, view.state.lang):
         return True, f"Bring back the suggestion {dismissed.text} you just dismissed (u)."
     try:
         plan = undo.plan_undo(user, view.state, view.history)
@@ -159,9 +164,11 @@ def _undo_tip(view: ItemView, user: User) -> tuple[bool, str]:
     return True, f"Undo your last change on this item: {undo.describe(plan.undone)} (v{plan.undone.version}). (u)"
 
 
-def _notices(view: ItemView, user: User, caps: Capabilities) -> list[dict[str, str]]:
+def _notices(view: ItemView, user: User, caps: Capabilities, remembered: Remembered) -> list[Notice]:
     il = view.state
-    notices = [("warning", f"Overlap: {note}") for note in il.overlaps]
+    notices: list[tuple[Literal["info", "warning", "error"], str]] = [
+        ("warning", f"Overlap: {note}") for note in il.overlaps
+    ]
     overlapped = {repr(note.split(":", 1)[0]) for note in il.overlaps}  # a word the Overlap banner already names
     notices += [("info", text) for text in _filter_notices(view, user, overlapped)]
     if il.status is Status.DISCUSS:
@@ -181,12 +188,12 @@ def _notices(view: ItemView, user: User, caps: Capabilities) -> list[dict[str, s
         if caps.reopen:
             notices.append(("info", f"This item is {label}. To change it, reopen it (Reopen, or the o key)."))
         else:
-            may_undo, _tip = _undo_tip(view, user)
+            may_undo, _tip = _undo_tip(view, user, remembered)
             extra = " Undo (u) takes back your own last change on it." if may_undo else ""
             notices.append(("info", f"This item is {label}; only a lead may reopen it.{extra}"))
     elif not user.may_edit(il.lang):
         notices.append(("info", f"You may not change {il.lang} items."))
-    return [{"kind": kind, "text": curate_area.text(text)} for kind, text in notices]
+    return [Notice(kind=kind, text=curate_area.text(text)) for kind, text in notices]
 
 
 #: A target-language filter failure as ``selection_filters`` writes it.
@@ -214,23 +221,17 @@ def _filter_notices(view: ItemView, user: User, overlapped: set[str]) -> list[st
     return said
 
 
-def _translation(item_id: str, lang: str) -> dict[str, Any] | None:
+def _translation(item_id: str, lang: str, shown_tr: dict[str, Any] | None) -> Translation | None:
     """The machine translation an Evaluate MISS/BAD opened this item from, with its match marked."""
-    shown_tr = st.session_state.get(EVAL_KEY)
-    if not isinstance(shown_tr, dict) or (shown_tr.get("item"), shown_tr.get("lang")) != (item_id, lang):
+    if shown_tr is None or (shown_tr.get("item"), shown_tr.get("lang")) != (item_id, lang):
         return None
     span = shown_tr.get("span")
     ok = isinstance(span, (list, tuple)) and len(span) == 2 and all(type(n) is int for n in span)
     first, last = (span[0], span[1]) if ok and span is not None else (-1, -1)
     text, start, end = _marked(str(shown_tr.get("text") or ""), first, last)
     outcome = str(shown_tr.get("outcome") or "")
-    return {
-        "label": curate_area.text(f"{shown_tr.get('system') or 'system'} ({outcome}):"),
-        "text": text,
-        "start": start,
-        "end": end,
-        "outcome": outcome,
-    }
+    label = curate_area.text(f"{shown_tr.get('system') or 'system'} ({outcome}):")
+    return Translation(label=label, text=text, start=start, end=end, outcome=outcome)
 
 
 def _marked(text: str, start: int, end: int) -> tuple[str, int, int]:
@@ -245,94 +246,80 @@ def _marked(text: str, start: int, end: int) -> tuple[str, int, int]:
 SOURCE_NAME = {sugg.TEAM: "the team's curation", sugg.RELATED: "a related sense", sugg.MT: "machine translation"}
 
 
-def _card_suggestions(view: ItemView, user: User, place: Place) -> suggestion_service.CardSuggestions | None:
-    """Why a list is empty and the ranked suggestions (issue 33), for an item-language (a double-curation copy is
-    curated on its own: none shown there). A lexicon that cannot answer now leaves the card without them."""
-    if place.address.is_copy:
-        return None
-    try:
-        return suggestion_service.shown_card(state.get_project(), view.item, view.state, user)  # as the view read it
-    except (UserError, LexiconError):
-        return None
-
-
-def _miss_lines(
-    view: ItemView, place: Place, found: suggestion_service.CardSuggestions | None, t: Callable[[object], str]
-) -> list[dict[str, str]]:
-    """The machine translations of this item-language scored MISS in the newest evaluation (issue 33: on every MISS
-    item, not only when arriving from Evaluate); their words are the MT suggestions, reachable by the cursor."""
-    if found is None or place.address.is_copy:
-        return []
-    try:
-        lines = miss_lines(state.get_project(), found.evaluation, view.item.id, view.state.lang)
-    except (OSError, ValueError):  # the evaluation's file is gone or damaged: the card shows the rest
+def _miss_lines(reads: CardReads, t: Callable[[object], str]) -> list[MtLine]:
+    """The machine translations of this item-language scored MISS in the newest evaluation (on every MISS item,
+    not only when arriving from Evaluate); their words are the MT suggestions, reachable by the cursor."""
+    found = reads.found
+    if found is None:
         return []
     words = any(s.source == sugg.MT for s in found.suggestions)
     where = " Its words are among the suggestions below (f)." if words else ""
-    return [{"label": t(f"{system} (MISS):"), "text": t(text) + where} for system, text in lines]
+    return [MtLine(label=t(f"{system} (MISS):"), text=t(text) + where) for system, text in reads.miss_lines]
 
 
-def _suggestions(found: suggestion_service.CardSuggestions | None, t: Callable[[object], str]) -> dict[str, Any]:
-    rows = []
+def _suggestions(found: suggestion_service.CardSuggestions | None, t: Callable[[object], str]) -> Suggestions:
+    rows: list[protocol.SuggestionRow] = []
     for s in found.suggestions if found is not None else ():
-        side = "move" if s.side == sugg.MOVE_TO_GOOD else s.side.lower()
+        side: Literal["good", "bad", "move"] = (
+            "move" if s.side == sugg.MOVE_TO_GOOD else "good" if s.side == sugg.GOOD else "bad"
+        )
         where = {"good": "for GOOD", "bad": "for BAD", "move": "move from BAD to GOOD"}[side]
         source = SOURCE_NAME.get(s.source, s.source)
         relation = f" ({s.relation})" if s.relation and s.source != sugg.MT else ""
         rows.append({"key": s.key, "text": t(s.text), "side": side, "label": t(f"{where} · from {source}{relation}"),
                      "reason": t(s.reason)})  # fmt: skip
-    return {"title": f"Suggestions ({len(rows)})", "rows": rows}
+    return Suggestions(title=f"Suggestions ({len(rows)})", rows=rows)
 
 
 def _lists(view: ItemView, t: Callable[[object], str], found: suggestion_service.CardSuggestions | None = None
-           ) -> dict[str, Any]:  # fmt: skip
+           ) -> Lists:  # fmt: skip
     item, il = view.item, view.state
     reasons = {Side.GOOD: found.good_empty_reason if found else "", Side.BAD: found.bad_empty_reason if found else ""}
-    lists = {}
+    lists: dict[str, CandidateList] = {}
     for side in (Side.GOOD, Side.BAD):
         other = Side.BAD if side is Side.GOOD else Side.GOOD
-        rows = []
+        rows: list[protocol.Row] = []
         for entry in il.side(side):
             line, tip = components.provenance(entry, item, il, side)
             text = t(entry.format())
             rows.append({"key": entry.key, "text": text, "line": t(line), "title": f"{text}\n{t(line)}\n{t(tip)}"})
         initial = il.initial_good if side is Side.GOOD else il.initial_bad
         name = components.SIDE_NAME[side]
-        lists[side.value] = {
-            "heading": f"{'✓' if side is Side.GOOD else '✗'} {name} ({len(rows)})",
-            "side": name,
-            "other": components.SIDE_NAME[other],
-            "rows": rows,
-            "removed": [t(e.format()) for e in initial if il.find(e.key) is None],
-            "empty": t(reasons[side]) if not rows else "",
-        }
-    return lists
+        lists[side.value] = CandidateList(
+            heading=f"{'✓' if side is Side.GOOD else '✗'} {name} ({len(rows)})",
+            side=name,
+            other=components.SIDE_NAME[other],
+            rows=rows,
+            removed=[t(e.format()) for e in initial if il.find(e.key) is None],
+            empty=t(reasons[side]) if not rows else "",
+        )
+    return Lists(good=lists["good"], bad=lists["bad"])
 
 
-def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
-    """Everything the element shows for one item-language, as JSON-ready data named as ``curate_area.protocol``
-    says (text only: the script never parses markup). Invisible characters are made visible, as everywhere else."""
+def area_data(view: ItemView, user: User, place: Place, remembered: Remembered, reads: CardReads) -> AreaData:
+    """Everything the element shows for one item-language, as ``curate_area.protocol.AreaData`` (text only: the
+    script never parses markup). Invisible characters are made visible, as everywhere else."""
     item, il = view.item, view.state
     caps = caps_of(view, user)
     t = curate_area.text
     url = curate_area.synset_link(item.synset)
     delta, mu = item.polysemy_degree, item.sense_rank
     sense = [
-        {"text": f"lemma {item.target.lemma} · {item.target.pos} · synset ", "link": None},
-        {"text": item.synset, "link": url},
-        {"text": f" · δ(λ) = {delta if delta is not None else '?'} · μ(σ) = {mu if mu is not None else '?'}",
-         "link": None},
+        SensePart(text=f"lemma {item.target.lemma} · {item.target.pos} · synset ", link=None),
+        SensePart(text=item.synset, link=url),
+        SensePart(text=f" · δ(λ) = {delta if delta is not None else '?'} · μ(σ) = {mu if mu is not None else '?'}",
+                  link=None),
     ]  # fmt: skip
     senses = [
-        {"text": f"{s.rank}. {s.synset} — {s.gloss or '(no gloss)'}"
-                 f"{'  ← this item (σ)' if s.synset == item.synset else ''}",
-         "sigma": s.synset == item.synset}
+        SenseLine(text=f"{s.rank}. {s.synset} — {s.gloss or '(no gloss)'}"
+                       f"{'  ← this item (σ)' if s.synset == item.synset else ''}",
+                  sigma=s.synset == item.synset)
         for s in item.senses
     ]  # fmt: skip
     open_status = il.status in workflow.OPEN
-    undo_tip = _undo_tip(view, user)[1] if caps.undo else "Undo is not kept for a double-curation copy."
-    why = _why_not(il, user, caps)  # what a key that cannot act says (x on a DISCUSS item, issue 34)
-    actions_data = {
+    undo_tip = _undo_tip(view, user, remembered)[1] if caps.undo else "Undo is not kept for a double-curation copy."
+    why = _why_not(il, user, caps)  # what a key that cannot act says (x on a DISCUSS item)
+    actions_data: dict[str, Action] = {
         "done": {"shown": open_status, "enabled": caps.done,
                  "tip": "Save this item-language as curated (needs at least one GOOD candidate). (d)"
                  if caps.done else why},
@@ -348,20 +335,23 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
     source = f" · source {item.source}" if item.source else ""
     copy = " · your double-curation copy" if place.address.is_copy else ""
     sentence, start, end = _marked(item.sentence, item.target.start, item.target.end)
-    shown_check = st.session_state.get(CHECK_KEY)
-    check = shown_check if isinstance(shown_check, dict) and shown_check.get("scope") == place.prefix else None
-    feedback = st.session_state.pop(FEEDBACK_KEY, None)
     good_example, bad_example = PLACEHOLDERS.get(il.lang.upper(), GENERIC_PLACEHOLDER)
-    found = _card_suggestions(view, user, place)
+    found = reads.found
+    nav = place.nav
     return {
-        "protocol": curate_area.PROTOCOL_VERSION,
+        "protocol": protocol.VERSION,
         "item": item.id,
         "lang": il.lang,
         "version": il.version,
         "editable": caps.edit,
         "locked": _locked(caps),
-        "advance": bool(st.session_state.get(place.nav["advance_key"])) if place.nav.get("advance_key") else False,
-        "nav": {k: v for k, v in place.nav.items() if k != "advance_key"},
+        "advance": remembered.advance,
+        "nav": Nav(
+            position=str(nav["position"]),
+            progress=str(nav["progress"]),
+            previous=bool(nav["previous"]),
+            next=bool(nav["next"]),
+        ),
         "card": {
             "title": t(f"{item.id} · {il.lang}{source}{copy}"),
             "status": il.status.value,
@@ -373,20 +363,26 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
             "gloss": t(item.gloss),
             "senses_title": t(f"All {len(item.senses)} senses of “{item.target.lemma}” ({item.target.pos})"),
             "senses": [{"text": t(s["text"]), "sigma": s["sigma"]} for s in senses],
-            "notices": _notices(view, user, caps),
-            "translation": _translation(item.id, il.lang),
-            "mt": _miss_lines(view, place, found, t),
+            "notices": _notices(view, user, caps, remembered),
+            "translation": _translation(item.id, il.lang, remembered.translation),
+            "mt": _miss_lines(reads, t),
         },
-        "actions": actions_data,
+        "actions": Actions(
+            done=actions_data["done"],
+            undo=actions_data["undo"],
+            discuss=actions_data["discuss"],
+            discard=actions_data["discard"],
+            reopen=actions_data["reopen"],
+        ),
         "lists": _lists(view, t, found),
         "suggestions": _suggestions(found, t),
         "placeholders": {"good": good_example, "bad": bad_example},
         "reasons": [{"value": r.value, "label": components.REASON_NAME[r]} for r in DiscardReason],
         "scope": place.prefix,
-        "login": _login_tag(),
-        "check": check,
-        "feedback": feedback,
-        "ack": st.session_state.get(ACK_KEY),
+        "login": remembered.login,
+        "check": remembered.check,
+        "feedback": remembered.feedback,
+        "ack": remembered.ack,
         "comments": {
             "title": f"Comments ({len(view.comments)})",
             "rows": [
@@ -415,16 +411,6 @@ def area_data(view: ItemView, user: User, place: Place) -> dict[str, Any]:
     }
 
 
-def _login_tag() -> str:
-    """A non-secret tag of this log-in (the same in every tab it reaches through the cookie, another after the next
-    log-in): the browser keeps drafts under it and drops other log-ins' drafts, so none come back (issue 34)."""
-    session = state.login_session()
-    if session is None:
-        return "local"
-    whole = f"{session.user}|{session.epoch}|{session.issued_at!r}"
-    return hashlib.sha256(whole.encode("utf-8")).hexdigest()[:16]
-
-
 def _why_not(il: ItemLanguage, user: User, caps: Capabilities) -> str:
     """Why Done / DISCUSS / Discard cannot act on this item now, in a translator's words."""
     if not user.may_edit(il.lang):
@@ -441,5 +427,5 @@ def _why_not(il: ItemLanguage, user: User, caps: Capabilities) -> str:
 
 
 def _is_the_note(comment: Comment, il: ItemLanguage) -> bool:
-    """The DISCUSS note is in the card's notice; its copy in the thread is not shown a second time (issue 34)."""
+    """The DISCUSS note is in the card's notice; its copy in the thread is not shown a second time."""
     return il.status is Status.DISCUSS and comment.user == il.status_by and comment.text == il.discuss_note

@@ -4,12 +4,12 @@ Why this touches Streamlit internals: Streamlit 1.67 answers a websocket ``BackM
 browser session, signed in or not, by emptying every ``st.cache_data`` and ``st.cache_resource`` of the server
 (``streamlit/runtime/app_session.py``: ``AppSession.handle_backmsg`` → ``_handle_clear_cache_request``), and it has
 no setting or hook to refuse it (``client.toolbarMode = "viewer"`` only hides the menu item). Nothing the app must
-keep lives in those caches any more (drafts: ``drafts.py``; open projects: ``state.py``), but an anonymous visitor
-should not be able to throw away every page's caches at will either. This module is the only place that relies on
-Streamlit's internals: it wraps that one method of ``AppSession``. **Pin it:** check it on every Streamlit upgrade;
-``tests/test_e2e_session_attacks.py`` (a forged anonymous message over a real websocket) and
-``tests/test_app_session_lifetime.py`` fail if the method is gone or the message is obeyed again. Not speed code: no
-supported way to refuse the message exists, so the 2× rule for library internals does not apply; it is a security fix.
+keep lives in those caches any more (drafts: ``drafts.py``; open projects: ``project_cache.py``), but an anonymous
+visitor should not be able to throw away every page's caches at will either. This module is the only place that
+relies on Streamlit's internals: it wraps that one method of ``AppSession``. **Pin it:** check it on every Streamlit
+upgrade; ``tests/test_e2e_session_attacks.py`` (a forged anonymous message over a real websocket) and
+``tests/test_app_session_lifetime.py`` fail if the method is gone or the message is obeyed again. No supported way
+to refuse the message exists, so this is a security fix, not speed code.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from annotator.app import state
+from annotator.app import project_cache
+from annotator.app.session import USER_KEY
 from annotator.services import accounts
 
 LOG = logging.getLogger("annotator.app.clear_cache_guard")
@@ -29,11 +30,11 @@ def may_clear_cache(session_state: Any) -> bool:
     database: a valid, unexpired session of an enabled lead), or the project has no accounts (everyone is the
     local lead)."""
     try:
-        session = session_state[state.USER_KEY]
+        session = session_state[USER_KEY]
     except KeyError:  # no login in this session
         session = None
     try:
-        project = state.get_project()
+        project = project_cache.get_project()
         if not isinstance(session, accounts.Session):
             return not accounts.has_users(project)
         user = accounts.session_user(project, session)

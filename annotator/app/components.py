@@ -11,9 +11,8 @@ from typing import Any, Literal
 
 import streamlit as st
 
-from annotator.app import safe_text, state
+from annotator.app import project_cache, safe_text
 from annotator.app.safe_text import code, md, synset_md
-from annotator.app.state import database_faults_shown, say_database_fault
 from annotator.domain.candidates import CandidateError
 from annotator.domain.model import (
     CandidateEntry,
@@ -60,14 +59,13 @@ REASON_NAME = {
 }
 SIDE_NAME = {Side.GOOD: "GOOD", Side.BAD: "BAD"}
 CANDIDATE_PLACEHOLDER = "goccio · prendersi * permesso · [sparare]_VERB"
-#: Re-exported: pages use components.md / components.code, and the database fault wrapper (in ``state``, whose
-#: ``guarded`` puts it round every fragment) by its name here.
-__all__ = ["code", "database_faults_shown", "md", "say_database_fault", "synset_md"]
+#: Re-exported: pages use components.md / components.code.
+__all__ = ["code", "md", "synset_md"]
 
 
 def candidate_error_message(error: CandidateError, lead: bool = True) -> str:
     """The rule's own message and the text, as SPEC §3 asks; the rule's id only for leads (it means nothing to a
-    translator, issue 21)."""
+    translator)."""
     if lead:
         return f"{error.message} (rule: {error.rule}; text: {error.text!r})"
     return f"{error.message} (text: {error.text!r})"
@@ -101,18 +99,18 @@ def moved_progress(was: Status | None, result: Any) -> None:
 
     An edit (add, remove, move) changes at most the item's status (pending → in progress): when the status the page
     showed is known, the counts are moved by one instead of dropped, so the next run need not re-read them (the
-    add → row path is timed, SPEC issue 8); otherwise they are dropped and re-read.
+    add → row path is the one a translator waits on); otherwise they are dropped and re-read.
     """
-    cached: state.ProgressCache | None = st.session_state.get(state.PROGRESS_KEY)
+    cached: project_cache.ProgressCache | None = st.session_state.get(project_cache.PROGRESS_KEY)
     if was is None or not isinstance(result, ItemLanguage) or not cached or cached.lang != result.lang:
-        st.session_state.pop(state.PROGRESS_KEY, None)
+        st.session_state.pop(project_cache.PROGRESS_KEY, None)
         return
     if result.status is was:
         return
     counts = dict(cached.counts)
     counts[was.value] = max(counts.get(was.value, 0) - 1, 0)
     counts[result.status.value] = counts.get(result.status.value, 0) + 1
-    st.session_state[state.PROGRESS_KEY] = cached._replace(counts=counts)
+    st.session_state[project_cache.PROGRESS_KEY] = cached._replace(counts=counts)
 
 
 # --- the item card ---------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Errors in the browser: a person's mistake in words, anything unexpected as one plain message with a reference id.
 
-A traceback shows whoever looks at the page file paths, SQL and stored values (issue 31); Streamlit's own error
+A traceback shows whoever looks at the page file paths, SQL and stored values; Streamlit's own error
 display is off (``client.showErrorDetails`` set by ``annotator serve``), and the app's whole run, each fragment and
 each guarded entry point end here instead. The detail goes to the server's log under the same reference id, so a
 translator can quote the message and whoever runs the server can find what happened.

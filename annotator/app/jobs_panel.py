@@ -11,8 +11,11 @@ from typing import Any
 
 import streamlit as st
 
+from annotator.app.guards import guarded
+from annotator.app.page_run import run_shared
+from annotator.app.project_cache import get_project
 from annotator.app.safe_text import md
-from annotator.app.state import get_project, guarded, require_lead, run_shared
+from annotator.app.session import require_lead
 from annotator.domain.jobs import Job, JobKind, JobState
 from annotator.errors import UserError
 from annotator.services import jobs
@@ -23,7 +26,7 @@ REFRESH_SECONDS = 2.0
 SEEN_ACTIVE_KEY = "jobs_seen_active"
 #: Jobs shown in the "Recent jobs" table.
 RECENT = 20
-#: ``state.run_shared`` key: the jobs read once for the page run's panels, by the kinds they list.
+#: ``page_run.run_shared`` key: the jobs read once for the page run's panels, by the kinds they list.
 BOARDS_KEY = "jobs_boards"
 
 

@@ -16,9 +16,18 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotator.app import clear_cache_guard, guidelines, password_forms, state
-from annotator.app.components import database_faults_shown
+from annotator.app import (
+    clear_cache_guard,
+    configuration,
+    guidelines,
+    messages,
+    page_run,
+    password_forms,
+    project_cache,
+    session,
+)
 from annotator.app.failures import failures_shown
+from annotator.app.faults import database_faults_shown
 from annotator.app.safe_text import md
 from annotator.domain.model import User
 from annotator.errors import UserError
@@ -94,13 +103,13 @@ def sso_buttons() -> None:
     if importlib.util.find_spec("authlib") is None:
         st.error("Single sign-on is configured, but Authlib is not installed: `pip install 'annotator[sso]'`.")
         return
-    for provider in state.sso_providers():
+    for provider in configuration.sso_providers():
         key = f"sso_{provider.name or 'default'}"
         if st.button(f"Sign in with {provider.label}", key=key, type="primary", icon=":material/login:", width=420):
             st.login(provider.name)
 
 
-def sso_refused(refusal: state.SsoRefused) -> None:
+def sso_refused(refusal: session.SsoRefused) -> None:
     """The whole page for someone the provider knows but this project does not: nothing else of the app."""
     st.title("No access to this project")
     who = md(refusal.email) if refusal.email else "an account without an e-mail address"
@@ -121,13 +130,13 @@ def sso_refused(refusal: state.SsoRefused) -> None:
 
 
 def login_form() -> None:
-    project = state.get_project()
+    project = project_cache.get_project()
     settings = project.settings()
     st.title(md(settings.name))  # no project folder here: anonymous visitors see it nowhere (leads: Project page)
-    if state.sso_providers():
+    if configuration.sso_providers():
         sso_buttons()
-        if not state.local_login_allowed():
-            ended = st.session_state.get(state.ENDED_KEY)
+        if not configuration.local_login_allowed():
+            ended = st.session_state.get(session.ENDED_KEY)
             if ended:
                 st.warning(md(ended))
             return
@@ -138,15 +147,15 @@ def login_form() -> None:
         password = st.text_input("Password", type="password", key="login_password", autocomplete="current-password")
         submitted = st.form_submit_button("Log in", type="primary")
     st.html(FOCUS_USER_NAME, unsafe_allow_javascript=True)
-    ended = st.session_state.get(state.ENDED_KEY)
+    ended = st.session_state.get(session.ENDED_KEY)
     if submitted:
         try:
-            user = state.login(name or "", password or "")
+            user = session.login(name or "", password or "")
         except UserError as error:  # too many failures: says how long to wait
             st.error(md(error))
         else:
             if user is not None:
-                if st.session_state.pop(state.LOGGED_OUT_KEY, None) not in (None, user.name):
+                if st.session_state.pop(session.LOGGED_OUT_KEY, None) not in (None, user.name):
                     st.switch_page(CURATE_PAGE)  # someone else in this tab: their start, not the last one's page
                 st.rerun()
             st.error("Wrong user name or password, or the account is disabled.")
@@ -169,10 +178,10 @@ def sidebar(user: User) -> None:
     with st.sidebar:
         langs = ", ".join(user.languages) if user.languages else "all languages"
         st.caption(f"Signed in as **{md(user.display_name or user.name)}** · {user.role.value} · {md(langs)}")
-        if state.USER_KEY in st.session_state:  # the local user of a project without accounts has no login
-            if state.sso_identity() is None:  # signed in with a password (the provider keeps the others')
+        if session.USER_KEY in st.session_state:  # the local user of a project without accounts has no login
+            if configuration.sso_identity() is None:  # signed in with a password (the provider keeps the others')
                 st.page_link(password_forms.page(), label=password_forms.TITLE, icon=":material/key:")
-            st.button("Log out", key="logout", on_click=state.logout)
+            st.button("Log out", key="logout", on_click=session.logout)
 
 
 @failures_shown  # anything unexpected: one plain message and a reference id, the detail in the server log
@@ -183,20 +192,20 @@ def main() -> None:
     )  # a Material icon favicon is fetched from Google
     clear_cache_guard.install()  # once per process: only a signed-in lead's session may empty the caches
     try:
-        state.get_project()
-        state.check_configuration()  # a weak session_secret or malformed trusted_proxies: say so, run nothing
+        project_cache.get_project()
+        configuration.check_configuration()  # a weak session_secret or malformed trusted_proxies: say so, run nothing
     except UserError as error:
         st.error(md(error))
         st.stop()
-    user = state.current_user()
-    identity = state.sso_identity() if user is None else None
-    refusal: state.SsoRefused | None = None
+    user = session.current_user()
+    identity = configuration.sso_identity() if user is None else None
+    refusal: session.SsoRefused | None = None
     if identity is not None:  # back from the provider (or its cookie): match the e-mail address to an account
         try:
-            user = state.sso_login(identity)
-        except state.SsoRefused as refused:
+            user = session.sso_login(identity)
+        except session.SsoRefused as refused:
             refusal = refused
-    script = state.cookie_script()
+    script = session.cookie_script()
     if script is not None:  # store or clear the session cookie in the browser (a same-origin frame, out of the flow:
         # in it, its one-pixel line showed as a grey dash above the page's title and pushed the page down)
         st.html(f"<style>.st-key-{COOKIE_FRAME} {{ {OUT_OF_FLOW} }}</style>")
@@ -205,29 +214,29 @@ def main() -> None:
     if refusal is not None:
         st.navigation(build_pages(None), position="hidden")
         sso_refused(refusal)
-        state.cookie_sent()
+        session.cookie_sent()
         return
     if user is None:
         st.navigation(build_pages(None), position="hidden")
-        due = state.password_change_due()
+        due = session.password_change_due()
         if due is not None:  # logged in with a one-time password: nothing else until it is replaced
             password_forms.forced_change(due.name)
         else:
             login_form()
-        state.cookie_sent()
+        session.cookie_sent()
         return
     page = st.navigation(build_pages(user))
     controls = st.sidebar.container()  # the page's own controls (Curate's filters), above the account lines
     sidebar(user)
-    state.show_flashes()
-    with state.running_page(user, controls):
+    messages.show_flashes()
+    with page_run.running_page(user, controls):
         page.run()
-    state.cookie_sent()  # only now: a run cut short by switch_page or rerun never reached the browser
+    session.cookie_sent()  # only now: a run cut short by switch_page or rerun never reached the browser
 
 
 def run_page(render: Callable[[], None]) -> None:
     """Bottom of every page file: render when ``main`` runs the page, otherwise run the whole app."""
-    if state.in_page_run():
+    if page_run.in_page_run():
         render()
     else:
         main()

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotator.app import state
+from annotator.app import messages, project_cache, session
 from annotator.app.safe_text import md
 from annotator.errors import UserError
 from annotator.services import accounts
 
-#: Session key of the change page's last outcome (a ``state.Outcome``).
+#: Session key of the change page's last outcome (a ``messages.Outcome``).
 OUTCOME_KEY = "password_outcome"
 PAGE_FILE = Path(__file__).resolve().parent / "pages" / "password.py"
 URL_PATH = "password"
@@ -40,19 +40,19 @@ def _clear(*keys: str) -> None:
 
 def replace_one_time() -> None:
     """Callback of the forced form: the new password replaces the one-time one, and this browser stays logged in."""
-    session = state.login_session()
+    held = session.login_session()
     try:
-        if session is None:
+        if held is None:
             raise accounts.SessionEnded()
         new = _new_password("forced_new", "forced_repeat")
-        state.remember_login(accounts.replace_one_time_password(state.get_project(), session, new))
+        session.remember_login(accounts.replace_one_time_password(project_cache.get_project(), held, new))
     except UserError as error:
-        st.session_state[OUTCOME_KEY] = state.Outcome("error", str(error))
+        st.session_state[OUTCOME_KEY] = messages.Outcome("error", str(error))
         return
     finally:
         _clear("forced_new", "forced_repeat")
     st.session_state.pop(OUTCOME_KEY, None)
-    state.flash("success", "Your new password is saved. Use it from now on.")
+    messages.flash("success", "Your new password is saved. Use it from now on.")
 
 
 def forced_change(user_name: str) -> None:
@@ -63,32 +63,32 @@ def forced_change(user_name: str) -> None:
         "one-time password stops working once you have.",
         icon=":material/key:",
     )
-    outcome: state.Outcome | None = st.session_state.pop(OUTCOME_KEY, None)
+    outcome: messages.Outcome | None = st.session_state.pop(OUTCOME_KEY, None)
     if outcome is not None:
         st.error(md(outcome.message))
     with st.form("forced_password", border=True, width=420):
         st.text_input("New password", type="password", key="forced_new", autocomplete="new-password", help=RULES)
         st.text_input("Repeat new password", type="password", key="forced_repeat", autocomplete="new-password")
         st.form_submit_button("Save password", type="primary", on_click=replace_one_time)
-    st.button("Log out", key="forced_logout", on_click=state.logout)
+    st.button("Log out", key="forced_logout", on_click=session.logout)
 
 
 def change_own() -> None:
     """Callback of the change page: current password, new one twice; this browser stays logged in, others end."""
-    session = state.login_session()
+    held = session.login_session()
     try:
-        if session is None:
+        if held is None:
             raise accounts.SessionEnded()
         new = _new_password("own_new", "own_repeat")
         current = st.session_state.get("own_current") or ""
-        project = state.get_project()
-        state.remember_login(accounts.change_password(project, session, current, new, state.client_address()))
+        project = project_cache.get_project()
+        session.remember_login(accounts.change_password(project, held, current, new, session.client_address()))
     except UserError as error:
-        st.session_state[OUTCOME_KEY] = state.Outcome("error", str(error))
+        st.session_state[OUTCOME_KEY] = messages.Outcome("error", str(error))
         return
     finally:
         _clear("own_current", "own_new", "own_repeat")
-    st.session_state[OUTCOME_KEY] = state.Outcome(
+    st.session_state[OUTCOME_KEY] = messages.Outcome(
         "success",
         "Password changed. Your other sessions (other browsers and devices) have ended.",
     )
@@ -97,10 +97,10 @@ def change_own() -> None:
 def render_change() -> None:
     """The "Change password" page: anyone logged in with a user name and password changes their own."""
     st.header(TITLE)
-    outcome: state.Outcome | None = st.session_state.pop(OUTCOME_KEY, None)
+    outcome: messages.Outcome | None = st.session_state.pop(OUTCOME_KEY, None)
     if outcome is not None:
         (st.error if outcome.kind == "error" else st.success)(md(outcome.message))
-    if state.login_session() is None:
+    if session.login_session() is None:
         st.info("This project has no accounts yet, so there is no password to change.")
         return
     with st.form("own_password", border=True, width=420):

@@ -2,7 +2,7 @@
 
 The folder is made when the lead clicks "Prepare" (a progress bar while it is written), zipped, and kept in the
 lead's session as bytes for the download button, which hands them over on the click only while the session is still
-a lead's (``state.guarded_file``, as every download) and survives the page's reruns.
+a lead's (``guards.guarded_file``, as every download) and survives the page's reruns.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from annotator.app.guards import guarded_file
 from annotator.app.safe_text import md
-from annotator.app.state import guarded_file
 from annotator.data_export.dataset import NothingToExport, nothing_to_export
 from annotator.data_export.publish import publish
 from annotator.domain.licences import OTHER, publishable_ids

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotator.app import actions, components, state
+from annotator.app import actions, components, messages
 from annotator.domain import commands
 from annotator.domain.commands import Address
 from annotator.domain.model import DiscardReason, Status
@@ -29,7 +29,7 @@ def _resolve(item_id: str, lang: str, version: int, keys: dict[str, str]) -> Non
         st.session_state[keys["comment"]] = ""
         st.session_state[keys["reason"]] = None
         st.session_state.pop(keys["refusal"], None)
-        state.flash("success", f"Resolved as {components.STATUS_LABEL[to]}.")
+        messages.flash("success", f"Resolved as {components.STATUS_LABEL[to]}.")
     else:
         st.session_state[keys["refusal"]] = outcome.error
 

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from annotator.app import actions, components, state
+from annotator.app import actions, components, messages, project_cache, session
 from annotator.domain import commands
 from annotator.domain.agreement import Agreement, AgreementReport, format_figure
 from annotator.domain.commands import Address
@@ -40,13 +40,13 @@ FIGURES = {
 
 
 def service() -> DoubleCurationService:
-    user = state.require_lead()
-    return DoubleCurationService(state.get_project(), user)
+    user = session.require_lead()
+    return DoubleCurationService(project_cache.get_project(), user)
 
 
 def said(outcome: actions.Outcome, success: str) -> bool:
     """An action's outcome as the page's one-shot message (escaped when shown); whether it went through."""
-    state.flash("success" if outcome.ok else "error", success if outcome.ok else outcome.error)
+    messages.flash("success" if outcome.ok else "error", success if outcome.ok else outcome.error)
     return outcome.ok
 
 
@@ -163,7 +163,7 @@ def _assign() -> None:
 
     outcome = actions.attempt(call)
     if outcome.ok:
-        state.flash("success", f"{len(chosen)} {lang} item(s) assigned to {', '.join(who)}.")
+        messages.flash("success", f"{len(chosen)} {lang} item(s) assigned to {', '.join(who)}.")
     else:
         said(outcome, "")
 
@@ -303,7 +303,7 @@ def adjudicate_section(svc: DoubleCurationService) -> None:
 
 def render() -> None:
     svc = service()
-    languages = state.get_project().settings().languages
+    languages = project_cache.get_project().settings().languages
     st.header("Double curation and agreement")
     agreement, assign, adjudicate = st.tabs(["Agreement", "Assign", "Adjudicate"])
     with agreement:

@@ -12,7 +12,7 @@ import functools
 
 import streamlit as st
 
-from annotator.app import components, state, work_area
+from annotator.app import components, project_cache, session, work_area
 from annotator.domain import queue_navigation, workflow
 from annotator.domain.commands import Address
 from annotator.domain.model import ItemLanguage
@@ -23,10 +23,10 @@ PICK_KEY = "copies_pick"
 
 
 def service() -> DoubleCurationService:
-    user = state.current_user()
+    user = session.current_user()
     if user is None:
         raise UserError("Please log in again: your session has ended.")
-    return DoubleCurationService(state.get_project(), user)
+    return DoubleCurationService(project_cache.get_project(), user)
 
 
 def _step(labels: list[str], delta: int) -> None:
@@ -42,7 +42,7 @@ def _next_open(labels: list[str], _saved: ItemLanguage) -> None:
 
 
 def render() -> None:
-    user = state.current_user()
+    user = session.current_user()
     if user is None:
         st.stop()
     st.header("Double curation")
@@ -66,7 +66,7 @@ def render() -> None:
     chosen = copies[where.at]
     address = Address(chosen.item_id, chosen.lang, user.name)
     try:
-        view = state.service(user).view_of(address)
+        view = session.service(user).view_of(address)
     except UserError as error:
         st.error(components.md(str(error)))
         return

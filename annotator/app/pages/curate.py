@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import streamlit as st
 
-from annotator.app import components, drafts, resolve, state, work_area
+from annotator.app import components, drafts, guards, messages, page_run, project_cache, resolve, session, work_area
 from annotator.app.area_data import caps_of
 from annotator.app.guidelines import guidelines_button
 from annotator.domain import queue_navigation, workflow
@@ -144,7 +144,7 @@ def _open_from_url(langs: list[str]) -> None:
 def queue_holding(item: str, lang: str) -> str:
     """The narrowest queue the item opened by a link is in (To do, DISCUSS, Done, …): Next then goes on among items
     like it — after "Open in Curate" on the Evaluate page, the rest of that language's work — not through "All"."""
-    project = state.get_project()
+    project = project_cache.get_project()
     try:
         for name, (_label, statuses) in QUEUES.items():
             if statuses and item in read_model.queue_ids(project, lang, statuses, item):
@@ -165,14 +165,14 @@ def progress_counts(project: Project, lang: str) -> dict[str, int]:
     """Status counts of ``lang``, re-read at most every few seconds unless this session changed something.
 
     The read is cheap (the (lang, status) index), but a rerun need not even pay that: the session's own saved
-    changes drop the cached counts (``state.PROGRESS_KEY``), so they show at once.
+    changes drop the cached counts (``project_cache.PROGRESS_KEY``), so they show at once.
     """
-    cached: state.ProgressCache | None = st.session_state.get(state.PROGRESS_KEY)
+    cached: project_cache.ProgressCache | None = st.session_state.get(project_cache.PROGRESS_KEY)
     now = time.monotonic()
     if cached and cached.lang == lang and now - cached.read_at < PROGRESS_TTL_S:
         return cached.counts
     counts = read_model.progress_counts(project, lang)
-    st.session_state[state.PROGRESS_KEY] = state.ProgressCache(lang, now, counts)
+    st.session_state[project_cache.PROGRESS_KEY] = project_cache.ProgressCache(lang, now, counts)
     return counts
 
 
@@ -189,11 +189,11 @@ def _progress_line(project: Project, lang: str) -> str:
 
 
 def render() -> None:
-    project = state.get_project()
-    user = state.current_user()
+    project = project_cache.get_project()
+    user = session.current_user()
     if user is None:
         st.stop()
-    langs = state.curatable_languages(user, project.settings().languages)
+    langs = session.curatable_languages(user, project.settings().languages)
     if not langs:
         st.warning("You have no languages to curate. Ask a lead to add one to your account.")
         return
@@ -208,7 +208,7 @@ def render() -> None:
     # the work area's top stays put from item to item: it scrolls itself 4rem below the window's top on each item,
     # which a page shorter than the window could not reach (the top then sat 3rem lower: a 49 px jump at 768 px)
     st.html(f"<style>.stMainBlockContainer {{ padding-top: {WORK_AREA_TOP}; }}</style>")
-    with state.sidebar_controls():
+    with page_run.sidebar_controls():
         st.selectbox("Language", langs, key=LANG_KEY, format_func=language_label, persist_state="session")
         st.selectbox("Queue", list(QUEUES), format_func=lambda q: QUEUES[q][0], key=QUEUE_KEY, persist_state="session")
         st.text_input("Search", key=SEARCH_KEY, type="search", placeholder="lemma, word or id", persist_state="session")
@@ -228,11 +228,11 @@ def _where(ids: list[str], index: int, current: str | None, queue: str, lang: st
 
 
 @st.fragment
-@state.guarded()
+@guards.guarded()
 def item_area(owner: str) -> None:
     """The current item and everything done to it; reruns alone when the work area sends an event."""
-    project = state.get_project()
-    user = state.current_user()  # checked again on every fragment run: an ended session stops here
+    project = project_cache.get_project()
+    user = session.current_user()  # checked again on every fragment run: an ended session stops here
     if user is None:
         st.rerun(scope="app")
         return
@@ -247,12 +247,12 @@ def item_area(owner: str) -> None:
         st.session_state[PINNED_KEY] = False
     where = queue_navigation.position(ids, current)
     index = where.at
-    state.show_flash_messages(state.take_flashes())  # a lead's Resolve form below reports through these
+    messages.show_flash_messages(messages.take_flashes())  # a lead's Resolve form below reports through these
     if current is None:
         st.info(_where(ids, index, current, queue, lang, search), icon=":material/inbox:")
         return
     try:
-        view = state.service(user).view(current, lang)
+        view = session.service(user).view(current, lang)
     except UserError as error:
         st.error(components.md(str(error)))
         return

@@ -20,9 +20,11 @@ import streamlit as st
 
 from annotator.app import jobs_panel
 from annotator.app.components import STATUS_LABEL, show_row_problems, when_utc
+from annotator.app.guards import guarded_file
+from annotator.app.project_cache import get_project
 from annotator.app.publish_panel import render_publish
 from annotator.app.safe_text import code, md
-from annotator.app.state import current_user, get_project, guarded_file, require_lead, service
+from annotator.app.session import current_user, require_lead, service
 from annotator.atomic_files import write_bytes_atomic
 from annotator.data_export.dataset import ExportOptions, default_export_root, nothing_to_export
 from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name

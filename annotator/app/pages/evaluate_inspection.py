@@ -10,7 +10,8 @@ import hashlib
 
 import streamlit as st
 
-from annotator.app.state import get_project, require_lead
+from annotator.app.project_cache import get_project
+from annotator.app.session import require_lead
 from annotator.errors import UserError
 from annotator.evaluation.inspection import (
     VERDICTS,

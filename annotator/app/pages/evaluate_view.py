@@ -18,9 +18,11 @@ import pandas as pd
 import streamlit as st
 
 from annotator.app import safe_text
+from annotator.app.guards import guarded_file
 from annotator.app.jobs_panel import SEEN_ACTIVE_KEY, render_jobs
+from annotator.app.project_cache import get_project
 from annotator.app.safe_text import code, md
-from annotator.app.state import get_project, guarded_file, require_lead
+from annotator.app.session import require_lead
 from annotator.domain.jobs import JobKind
 from annotator.domain.languages import language_label
 from annotator.domain.model import User

@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from annotator.app import components, state
+from annotator.app import components, project_cache, session
 from annotator.app.safe_text import md, synset_url, visible_controls
 from annotator.domain.dataset_counts import ALL, CountedItem, counts_of
 from annotator.domain.languages import language_label
@@ -90,7 +90,7 @@ def column_config(languages: tuple[str, ...], lead: bool) -> dict[str, Any]:
 def cached_item_rows(data_dir: str, languages: tuple[str, ...], lead: bool) -> tuple[float, list[dict[str, Any]]]:
     """``item_rows`` with the time it was read; ``data_dir`` keys the cache to the open project."""
     del data_dir
-    return time.time(), item_rows(state.get_project(), languages, lead)
+    return time.time(), item_rows(project_cache.get_project(), languages, lead)
 
 
 def _matches(row: dict[str, Any], needle: str) -> bool:
@@ -98,14 +98,14 @@ def _matches(row: dict[str, Any], needle: str) -> bool:
 
 
 def render() -> None:
-    project = state.get_project()
-    user = state.current_user()
+    project = project_cache.get_project()
+    user = session.current_user()
     if user is None:
         st.stop()
     settings = project.settings()
     lead = user.role is Role.LEAD
     # a translator sees the languages they work in; a lead every language of the project
-    mine = state.curatable_languages(user, settings.languages)
+    mine = session.curatable_languages(user, settings.languages)
     languages = tuple(lang for lang in settings.languages if lead or lang in mine)  # in the project's order
     st.header("Items")
     read_at, rows = cached_item_rows(str(project.data_dir), languages, lead)
@@ -135,7 +135,7 @@ def render() -> None:
         selection_mode="single-row",
         column_config=column_config(languages, lead),
     )
-    langs = state.curatable_languages(user, settings.languages)
+    langs = session.curatable_languages(user, settings.languages)
     picked = selection.selection.rows if selection else []
     if picked and langs:
         row = rows[picked[0]]

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotator.app import state
+from annotator.app import messages, project_cache, session
 from annotator.app.safe_text import code, md, visible_controls
 from annotator.domain.languages import language_label
 from annotator.domain.model import Role, User
 from annotator.errors import UserError
 from annotator.services import accounts, people
 
-#: Session key of the outcome of the last action (a ``state.Outcome``: its message is Markdown).
+#: Session key of the outcome of the last action (a ``messages.Outcome``: its message is Markdown).
 OUTCOME_KEY = "people_outcome"
 PICK_KEY = "people_pick"
 #: Session key of the account whose Disable button was pressed and awaits "Yes, disable".
@@ -32,7 +32,7 @@ ROLES = [Role.TRANSLATOR.value, Role.LEAD.value]
 
 
 def _done(kind: str, message: str, password: str | None = None) -> None:
-    st.session_state[OUTCOME_KEY] = state.Outcome(kind, message, password)
+    st.session_state[OUTCOME_KEY] = messages.Outcome(kind, message, password)
 
 
 def _langs(key: str) -> tuple[str, ...]:
@@ -45,11 +45,11 @@ def add_account() -> None:
     The first account of a project (added by the local lead of a project without accounts) is the person here:
     this browser logs in with it at once and is asked to choose its own password, as log-in is required from now.
     """
-    acting = state.current_user()
-    first = state.login_session() is None
+    acting = session.current_user()
+    first = session.login_session() is None
     try:
         new = people.add_person(
-            state.get_project(),
+            project_cache.get_project(),
             acting,
             st.session_state.get("people_new_name") or "",
             st.session_state.get("people_new_role") or Role.TRANSLATOR.value,
@@ -63,7 +63,7 @@ def add_account() -> None:
     except UserError as error:
         _done("error", md(error))
         return
-    if first and state.login(new.user.name, new.password) is not None:
+    if first and session.login(new.user.name, new.password) is not None:
         return  # this browser is the new lead now: the app asks it to choose its password
     langs = f" ({', '.join(new.user.languages)})" if new.user.languages else ""
     _done("success", md(f"Added {new.user.role.value} {new.user.name}{langs}."), new.password)
@@ -76,8 +76,8 @@ def add_account() -> None:
 def change_account(name: str) -> None:
     try:
         user = people.change_person(
-            state.get_project(),
-            state.current_user(),
+            project_cache.get_project(),
+            session.current_user(),
             name,
             st.session_state.get("people_edit_role") or Role.TRANSLATOR.value,
             _langs("people_edit_languages"),
@@ -105,7 +105,7 @@ def cancel_disable() -> None:
 def enable_account(name: str, enabled: bool) -> None:
     st.session_state.pop(CONFIRM_KEY, None)
     try:
-        people.set_enabled(state.get_project(), state.current_user(), name, enabled)
+        people.set_enabled(project_cache.get_project(), session.current_user(), name, enabled)
     except UserError as error:
         _done("error", md(error))
         return
@@ -127,7 +127,7 @@ def cancel_reset() -> None:
 def reset_account(name: str) -> None:
     st.session_state.pop(RESET_CONFIRM_KEY, None)
     try:
-        new = people.reset_password(state.get_project(), state.current_user(), name)
+        new = people.reset_password(project_cache.get_project(), session.current_user(), name)
     except UserError as error:
         _done("error", md(error))
         return
@@ -140,7 +140,7 @@ def reset_account(name: str) -> None:
 
 def render_outcome() -> None:
     """The last action's message, and its one-time password — shown this once, then forgotten."""
-    outcome: state.Outcome | None = st.session_state.pop(OUTCOME_KEY, None)
+    outcome: messages.Outcome | None = st.session_state.pop(OUTCOME_KEY, None)
     if outcome is None:
         return
     (st.error if outcome.kind == "error" else st.success)(outcome.message)
@@ -258,8 +258,8 @@ def render_edit(users: list[User], languages: list[str], me: User) -> None:
 
 
 def render() -> None:
-    me = state.require_lead()
-    project = state.get_project()
+    me = session.require_lead()
+    project = project_cache.get_project()
     st.header("People")
     render_outcome()
     try:

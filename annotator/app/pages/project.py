@@ -16,8 +16,9 @@ import streamlit as st
 
 from annotator.app import jobs_panel
 from annotator.app.components import show_row_problems
+from annotator.app.project_cache import get_project
 from annotator.app.safe_text import code, md
-from annotator.app.state import get_project, require_lead
+from annotator.app.session import require_lead
 from annotator.app.suggestion_counts import render_empty_good_counts, render_suggestion_kinds
 from annotator.atomic_files import write_bytes_atomic
 from annotator.data_import.items import ItemImportError, parse_item_file

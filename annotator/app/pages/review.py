@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from annotator.app import actions, components, resolve, state, work_area
+from annotator.app import actions, components, guards, project_cache, resolve, session, work_area
 from annotator.app.area_data import caps_of
 from annotator.domain import commands, queue_navigation, throughput, workflow
 from annotator.domain.capabilities import capabilities
@@ -78,9 +78,9 @@ def render_discuss(project: Project, langs: tuple[str, ...]) -> None:
         width="stretch",
     )
     entry, _il = _pick("Open", rows, DISCUSS_PICK)
-    user = state.require_lead()  # Review is a lead's page: anyone else is stopped with a message
+    user = session.require_lead()  # Review is a lead's page: anyone else is stopped with a message
     try:
-        view = state.service().view(entry.item_id, entry.lang)
+        view = session.service().view(entry.item_id, entry.lang)
     except UserError as error:
         st.error(components.md(str(error)))
         return
@@ -131,7 +131,7 @@ def render_discarded(project: Project, langs: tuple[str, ...]) -> None:
     entry, il = _pick("Reopen one", rows, DISCARDED_PICK)
     st.markdown(components.sentence_html_from_entry(entry), unsafe_allow_html=True)
     may = capabilities(
-        state.require_lead(), ItemLanguage(il.item_id, il.lang, il.status, il.version, status_by=il.status_by)
+        session.require_lead(), ItemLanguage(il.item_id, il.lang, il.status, il.version, status_by=il.status_by)
     )
     st.button(
         components.md(f"↺ Reopen {entry.item_id} [{entry.lang}]"),
@@ -204,7 +204,7 @@ def throughput_rows(figures: throughput.Throughput) -> list[dict[str, Any]]:
 
 def render_throughput(project: Project) -> None:
     """This week's pace from the history (how time per item is measured: ``annotator.domain.throughput``)."""
-    user = state.require_lead()  # Review is a lead's page: anyone else is stopped with a message
+    user = session.require_lead()  # Review is a lead's page: anyone else is stopped with a message
     figures = team_throughput(project, user)
     st.markdown(
         f"**Throughput** (week from {figures.week_start:%a %d %b}, UTC) · team rate "
@@ -223,7 +223,7 @@ def render_throughput(project: Project) -> None:
     )
     st.download_button(
         "Download throughput (CSV)",
-        data=state.guarded_file(lambda: throughput_csv(figures), lead=True),  # made on the click, if still a lead
+        data=guards.guarded_file(lambda: throughput_csv(figures), lead=True),  # made on the click, if still a lead
         file_name="throughput.csv",
         mime="text/csv",
         key="rev_throughput_csv",
@@ -233,8 +233,8 @@ def render_throughput(project: Project) -> None:
 
 
 def render() -> None:
-    state.require_lead()
-    project = state.get_project()
+    session.require_lead()
+    project = project_cache.get_project()
     langs = project.settings().languages
     st.header("Review")
     # only the open tab is built: progress per translator scans every item-language, the others need not

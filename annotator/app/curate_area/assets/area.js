@@ -9,6 +9,10 @@
 // every action the focus lands where the data says, never in a text box unless the user asked for one (g, b, s, x)
 // or must fix what they typed: on a new item the list cursor (its first suggestion when GOOD is empty), after an
 // add the row just added (g adds another word, l goes to BAD, d is Done), after a refused add the Add box.
+//
+// The data is checked against the protocol's JSON Schema (SCHEMA below, generated from Python's types) before
+// anything of it is drawn: data of another version of the app, or of another shape, is said in place of the work
+// area (reload the page) instead of being drawn half right.
 
 const SVG = 'http://www.w3.org/2000/svg';
 const TRASH = 'M280-120q-33 0-56.5-23.5T200-200v-520h-40v-80h200v-40h240v40h200v80h-40v520q0 33-23.5 56.5T680-120H280Z'
@@ -41,7 +45,7 @@ const LEGEND = [
 ];
 const SINGLE_KEYS = 'annotator-single-key-shortcuts';
 // protocol:begin
-const PROTOCOL = {"data": {"ack": "str", "actions": {"discard": {"enabled": "bool", "shown": "bool", "tip": "str"}, "discuss": {"enabled": "bool", "shown": "bool", "tip": "str"}, "done": {"enabled": "bool", "shown": "bool", "tip": "str"}, "reopen": {"enabled": "bool", "shown": "bool", "tip": "str"}, "undo": {"enabled": "bool", "shown": "bool", "tip": "str"}}, "advance": "bool", "card": {"end": "int", "gloss": "str", "mt": [{"label": "str", "text": "str"}], "notices": [{"kind": "str", "text": "str"}], "sense": [{"link": "any", "text": "str"}], "senses": [{"sigma": "bool", "text": "str"}], "senses_title": "str", "sentence": "str", "start": "int", "status": "str", "status_label": "str", "title": "str", "translation": {"end": "int", "label": "str", "outcome": "str", "start": "int", "text": "str"}}, "check": {"hint": "str", "kind": "str", "message": "str", "scope": "str", "side": "str", "text": "str"}, "comments": {"may_post": "bool", "open": "bool", "rows": [{"text": "str", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "editable": "bool", "feedback": {"clear": {"field": "str", "text": "str"}, "close": "str", "focus": "str", "id": "str", "kind": "str", "scope": "str", "text": "str", "where": "str"}, "history": {"rows": [{"action": "str", "detail": "str", "version": "int", "when": "str", "who": "str"}], "shown": "bool", "title": "str"}, "item": "str", "lang": "str", "lists": {"bad": {"empty": "str", "heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}, "good": {"empty": "str", "heading": "str", "other": "str", "removed": ["str"], "rows": [{"key": "str", "line": "str", "text": "str", "title": "str"}], "side": "str"}}, "locked": "str", "login": "str", "nav": {"next": "bool", "position": "str", "previous": "bool", "progress": "str"}, "placeholders": {"bad": "str", "good": "str"}, "protocol": "int", "reasons": [{"label": "str", "value": "str"}], "scope": "str", "suggestions": {"rows": [{"key": "str", "label": "str", "reason": "str", "side": "str", "text": "str"}], "title": "str"}, "version": "int"}, "envelope": ["type", "protocol", "item", "lang", "version", "seq"], "events": {"accept": ["side", "text"], "add": ["side", "text"], "add_many": ["side", "text"], "advance": ["on"], "check": ["side", "text"], "comment": ["text"], "discard": ["reason", "text"], "discuss": ["text"], "dismiss": ["side", "text"], "done": [], "move": ["key", "side", "text"], "next": [], "previous": [], "remove": ["key", "side", "text"], "reopen": [], "undo": []}, "optional": {"move": ["side", "text"], "remove": ["side", "text"]}, "version": 4};
+const SCHEMA = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "urn:annotator:work-area:5", "title": "The work area's protocol: the data Python sends, and the events the script sends back", "version": 5, "$ref": "#/$defs/AreaData", "$defs": {"AcceptEvent": {"description": "A suggestion taken into ``side``.", "type": "object", "properties": {"type": {"const": "accept"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}, "side": {"enum": ["good", "bad"]}, "text": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq", "side", "text"], "additionalProperties": false}, "Action": {"description": "A button: whether it shows, whether it acts, and its tooltip (what it does, or why it cannot).", "type": "object", "properties": {"shown": {"type": "boolean"}, "enabled": {"type": "boolean"}, "tip": {"type": "string"}}, "required": ["enabled", "shown", "tip"], "additionalProperties": false}, "Actions": {"type": "object", "properties": {"done": {"$ref": "#/$defs/Action"}, "undo": {"$ref": "#/$defs/Action"}, "discuss": {"$ref": "#/$defs/Action"}, "discard": {"$ref": "#/$defs/Action"}, "reopen": {"$ref": "#/$defs/Action"}}, "required": ["discard", "discuss", "done", "reopen", "undo"], "additionalProperties": false}, "AddEvent": {"type": "object", "properties": {"type": {"const": "add"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}, "side": {"enum": ["good", "bad"]}, "text": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq", "side", "text"], "additionalProperties": false}, "AddManyEvent": {"description": "Several pasted lines added together (all or nothing).", "type": "object", "properties": {"type": {"const": "add_many"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}, "side": {"enum": ["good", "bad"]}, "text": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq", "side", "text"], "additionalProperties": false}, "AdvanceEvent": {"description": "The page's \"Next item after Done\" turned on or off.", "type": "object", "properties": {"type": {"const": "advance"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}, "on": {"type": "boolean"}}, "required": ["type", "protocol", "item", "lang", "version", "seq", "on"], "additionalProperties": false}, "AreaData": {"description": "Everything the element draws for one item-language or copy (text only: the script never parses markup).", "type": "object", "properties": {"protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "editable": {"type": "boolean"}, "locked": {"type": "string"}, "advance": {"type": "boolean"}, "nav": {"$ref": "#/$defs/Nav"}, "card": {"$ref": "#/$defs/Card"}, "actions": {"$ref": "#/$defs/Actions"}, "lists": {"$ref": "#/$defs/Lists"}, "suggestions": {"$ref": "#/$defs/Suggestions"}, "placeholders": {"$ref": "#/$defs/Placeholders"}, "reasons": {"type": "array", "items": {"$ref": "#/$defs/ReasonChoice"}}, "scope": {"type": "string"}, "login": {"type": "string"}, "check": {"anyOf": [{"$ref": "#/$defs/Check"}, {"type": "null"}]}, "feedback": {"anyOf": [{"$ref": "#/$defs/Feedback"}, {"type": "null"}]}, "ack": {"anyOf": [{"type": "string"}, {"type": "null"}]}, "comments": {"$ref": "#/$defs/Comments"}, "history": {"$ref": "#/$defs/History"}}, "required": ["ack", "actions", "advance", "card", "check", "comments", "editable", "feedback", "history", "item", "lang", "lists", "locked", "login", "nav", "placeholders", "protocol", "reasons", "scope", "suggestions", "version"], "additionalProperties": false}, "CandidateList": {"description": "One of GOOD / BAD; ``empty`` says why it is empty (\"\" when it is not, or nothing was recorded).", "type": "object", "properties": {"heading": {"type": "string"}, "side": {"type": "string"}, "other": {"type": "string"}, "rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}}, "removed": {"type": "array", "items": {"type": "string"}}, "empty": {"type": "string"}}, "required": ["empty", "heading", "other", "removed", "rows", "side"], "additionalProperties": false}, "Card": {"description": "The item card: sentence with the target marked (``start``/``end``), sense, senses, notices, translations.", "type": "object", "properties": {"title": {"type": "string"}, "status": {"type": "string"}, "status_label": {"type": "string"}, "sentence": {"type": "string"}, "start": {"type": "integer"}, "end": {"type": "integer"}, "sense": {"type": "array", "items": {"$ref": "#/$defs/SensePart"}}, "gloss": {"type": "string"}, "senses_title": {"type": "string"}, "senses": {"type": "array", "items": {"$ref": "#/$defs/SenseLine"}}, "notices": {"type": "array", "items": {"$ref": "#/$defs/Notice"}}, "translation": {"anyOf": [{"$ref": "#/$defs/Translation"}, {"type": "null"}]}, "mt": {"type": "array", "items": {"$ref": "#/$defs/MtLine"}}}, "required": ["end", "gloss", "mt", "notices", "sense", "senses", "senses_title", "sentence", "start", "status", "status_label", "title", "translation"], "additionalProperties": false}, "Check": {"description": "What the text typed in an Add box would add (``scope``: the page it was typed on).", "type": "object", "properties": {"scope": {"type": "string"}, "side": {"type": "string"}, "text": {"type": "string"}, "kind": {"enum": ["ok", "error"]}, "message": {"type": "string"}, "hint": {"type": "string"}}, "required": ["hint", "kind", "message", "scope", "side", "text"], "additionalProperties": false}, "CheckEvent": {"description": "The text typed in an Add box, to check (nothing is saved).", "type": "object", "properties": {"type": {"const": "check"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}, "side": {"enum": ["good", "bad"]}, "text": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq", "side", "text"], "additionalProperties": false}, "Clear": {"description": "Empty this box if it still holds this text (the text was saved).", "type": "object", "properties": {"field": {"type": "string"}, "text": {"type": "string"}}, "required": ["field", "text"], "additionalProperties": false}, "CommentEvent": {"type": "object", "properties": {"type": {"const": "comment"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}, "text": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq", "text"], "additionalProperties": false}, "CommentRow": {"type": "object", "properties": {"who": {"type": "string"}, "when": {"type": "string"}, "text": {"type": "string"}}, "required": ["text", "when", "who"], "additionalProperties": false}, "Comments": {"type": "object", "properties": {"title": {"type": "string"}, "rows": {"type": "array", "items": {"$ref": "#/$defs/CommentRow"}}, "may_post": {"type": "boolean"}, "shown": {"type": "boolean"}, "open": {"type": "boolean"}}, "required": ["may_post", "open", "rows", "shown", "title"], "additionalProperties": false}, "DiscardEvent": {"description": "Discarded with a reason (\"\": none chosen, which the service refuses) and a note.", "type": "object", "properties": {"type": {"const": "discard"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}, "reason": {"anyOf": [{"enum": ["idiom", "proper_noun", "insufficient_context", "other"]}, {"enum": [""]}]}, "text": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq", "reason", "text"], "additionalProperties": false}, "DiscussEvent": {"type": "object", "properties": {"type": {"const": "discuss"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}, "text": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq", "text"], "additionalProperties": false}, "DismissEvent": {"description": "A suggestion turned down (``side``: the list it was suggested for).", "type": "object", "properties": {"type": {"const": "dismiss"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}, "side": {"enum": ["good", "bad"]}, "text": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq", "side", "text"], "additionalProperties": false}, "DoneEvent": {"type": "object", "properties": {"type": {"const": "done"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq"], "additionalProperties": false}, "Event": {"oneOf": [{"$ref": "#/$defs/AddEvent"}, {"$ref": "#/$defs/AddManyEvent"}, {"$ref": "#/$defs/RemoveEvent"}, {"$ref": "#/$defs/MoveEvent"}, {"$ref": "#/$defs/DoneEvent"}, {"$ref": "#/$defs/DiscussEvent"}, {"$ref": "#/$defs/DiscardEvent"}, {"$ref": "#/$defs/ReopenEvent"}, {"$ref": "#/$defs/UndoEvent"}, {"$ref": "#/$defs/NextEvent"}, {"$ref": "#/$defs/PreviousEvent"}, {"$ref": "#/$defs/CommentEvent"}, {"$ref": "#/$defs/CheckEvent"}, {"$ref": "#/$defs/AdvanceEvent"}, {"$ref": "#/$defs/AcceptEvent"}, {"$ref": "#/$defs/DismissEvent"}]}, "Feedback": {"description": "What the last event did, shown ``where`` the eyes are; the focus then goes to ``focus``.", "type": "object", "properties": {"id": {"type": "string"}, "kind": {"enum": ["info", "success", "error"]}, "text": {"type": "string"}, "where": {"type": "string"}, "focus": {"type": "string"}, "clear": {"$ref": "#/$defs/Clear"}, "close": {"type": "string"}, "scope": {"type": "string"}}, "required": ["focus", "id", "kind", "text", "where"], "additionalProperties": false}, "History": {"type": "object", "properties": {"title": {"type": "string"}, "shown": {"type": "boolean"}, "rows": {"type": "array", "items": {"$ref": "#/$defs/HistoryRow"}}}, "required": ["rows", "shown", "title"], "additionalProperties": false}, "HistoryRow": {"type": "object", "properties": {"when": {"type": "string"}, "who": {"type": "string"}, "action": {"type": "string"}, "detail": {"type": "string"}, "version": {"type": "integer"}}, "required": ["action", "detail", "version", "when", "who"], "additionalProperties": false}, "Lists": {"type": "object", "properties": {"good": {"$ref": "#/$defs/CandidateList"}, "bad": {"$ref": "#/$defs/CandidateList"}}, "required": ["bad", "good"], "additionalProperties": false}, "MoveEvent": {"description": "A row moved to the other list; ``side`` is the list it was in.", "type": "object", "properties": {"type": {"const": "move"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}, "key": {"type": "string"}, "side": {"anyOf": [{"enum": ["good", "bad"]}, {"type": "null"}]}, "text": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq", "key"], "additionalProperties": false}, "MtLine": {"type": "object", "properties": {"label": {"type": "string"}, "text": {"type": "string"}}, "required": ["label", "text"], "additionalProperties": false}, "Nav": {"description": "The page's queue position and whether Previous / Next can act.", "type": "object", "properties": {"position": {"type": "string"}, "progress": {"type": "string"}, "previous": {"type": "boolean"}, "next": {"type": "boolean"}}, "required": ["next", "position", "previous", "progress"], "additionalProperties": false}, "NextEvent": {"type": "object", "properties": {"type": {"const": "next"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq"], "additionalProperties": false}, "Notice": {"type": "object", "properties": {"kind": {"enum": ["info", "warning", "error"]}, "text": {"type": "string"}}, "required": ["kind", "text"], "additionalProperties": false}, "Placeholders": {"type": "object", "properties": {"good": {"type": "string"}, "bad": {"type": "string"}}, "required": ["bad", "good"], "additionalProperties": false}, "PreviousEvent": {"type": "object", "properties": {"type": {"const": "previous"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq"], "additionalProperties": false}, "ReasonChoice": {"type": "object", "properties": {"value": {"type": "string"}, "label": {"type": "string"}}, "required": ["label", "value"], "additionalProperties": false}, "RemoveEvent": {"description": "A row removed; ``side`` and ``text`` only name the candidate in the message, as the element showed it.", "type": "object", "properties": {"type": {"const": "remove"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}, "key": {"type": "string"}, "side": {"anyOf": [{"enum": ["good", "bad"]}, {"type": "null"}]}, "text": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq", "key"], "additionalProperties": false}, "ReopenEvent": {"type": "object", "properties": {"type": {"const": "reopen"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq"], "additionalProperties": false}, "Row": {"description": "A candidate row: its key (what events name), the text shown, its provenance line and tooltip.", "type": "object", "properties": {"key": {"type": "string"}, "text": {"type": "string"}, "line": {"type": "string"}, "title": {"type": "string"}}, "required": ["key", "line", "text", "title"], "additionalProperties": false}, "SenseLine": {"description": "One sense of the lemma; ``sigma`` marks the item's own sense.", "type": "object", "properties": {"text": {"type": "string"}, "sigma": {"type": "boolean"}}, "required": ["sigma", "text"], "additionalProperties": false}, "SensePart": {"description": "A piece of the sense line; ``link`` makes it a link (the synset's page).", "type": "object", "properties": {"text": {"type": "string"}, "link": {"anyOf": [{"type": "string"}, {"type": "null"}]}}, "required": ["link", "text"], "additionalProperties": false}, "SuggestionRow": {"description": "A suggestion: for GOOD, for BAD, or ``move`` (a BAD candidate proposed for GOOD); ``label`` names its source, ``reason`` why it is proposed.", "type": "object", "properties": {"key": {"type": "string"}, "text": {"type": "string"}, "side": {"enum": ["good", "bad", "move"]}, "label": {"type": "string"}, "reason": {"type": "string"}}, "required": ["key", "label", "reason", "side", "text"], "additionalProperties": false}, "Suggestions": {"type": "object", "properties": {"title": {"type": "string"}, "rows": {"type": "array", "items": {"$ref": "#/$defs/SuggestionRow"}}}, "required": ["rows", "title"], "additionalProperties": false}, "Translation": {"description": "The machine translation an Evaluate row opened the item from; ``start``/``end`` mark its match (-1: none).", "type": "object", "properties": {"label": {"type": "string"}, "text": {"type": "string"}, "start": {"type": "integer"}, "end": {"type": "integer"}, "outcome": {"type": "string"}}, "required": ["end", "label", "outcome", "start", "text"], "additionalProperties": false}, "UndoEvent": {"type": "object", "properties": {"type": {"const": "undo"}, "protocol": {"const": 5}, "item": {"type": "string"}, "lang": {"type": "string"}, "version": {"type": "integer"}, "seq": {"type": "string"}}, "required": ["type", "protocol", "item", "lang", "version", "seq"], "additionalProperties": false}}};
 // protocol:end
 // the text boxes whose unsaved text is kept in the browser for the log-in (localStorage, never the server)
 const FIELDS = ['good', 'bad', 'discuss', 'discard_note', 'discard_reason', 'comment'];
@@ -114,7 +118,7 @@ function pump() {
     // an action meant for the item that was on screen when it was asked for; the page has moved on: drop it
     if (!waiting.anyItem && waiting.drawnFor !== data.item + '|' + data.lang) continue;
     seq += 1;
-    const payload = {...waiting.fields, type: waiting.type, protocol: PROTOCOL.version, item: data.item, lang: data.lang,
+    const payload = {...waiting.fields, type: waiting.type, protocol: SCHEMA.version, item: data.item, lang: data.lang,
                      version: data.version, seq: nonce + ':' + seq};
     inflight = payload.seq;
     sentAt = Date.now();
@@ -817,6 +821,81 @@ function wire() {
 const decoder = new TextDecoder();
 const decode = (raw) => (raw && raw.byteLength ? JSON.parse(decoder.decode(raw)) : null);
 
+// --- the data checked against the protocol's schema (SCHEMA, generated by curate_area/schema.py) -----------------
+
+// What is wrong with `value` under `schema`, as "path: problem" lines (at most a few). Knows the subset of JSON Schema
+// schema.json_schema() generates: $ref to $defs, const, enum, anyOf / oneOf, type, items, properties, required and
+// additionalProperties: false. `trail` is the path walked so far, made into text only for a problem (every run's
+// data passes through here, so a valid document costs no string work).
+const kindOf = (value) => (value === null ? 'null' : Array.isArray(value) ? 'array'
+  : Number.isInteger(value) ? 'integer' : typeof value);
+function schemaProblems(value, schema, trail, out) {
+  const say = (problem) => out.push(`${trail.join('')}: ${problem}`);
+  if (out.length >= 3) return out;
+  if (schema.$ref) return schemaProblems(value, SCHEMA.$defs[schema.$ref.slice(8)], trail, out);  // '#/$defs/'
+  if ('const' in schema) {
+    if (value !== schema.const) say(`${JSON.stringify(value)} is not ${JSON.stringify(schema.const)}`);
+    return out;
+  }
+  if (schema.enum) {
+    if (!schema.enum.includes(value)) say(`${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`);
+    return out;
+  }
+  const options = schema.anyOf || schema.oneOf;
+  if (options) {
+    let fitting = 0;
+    for (const option of options) if (!schemaProblems(value, option, trail, []).length) fitting += 1;
+    if (schema.anyOf ? !fitting : fitting !== 1) say(`${JSON.stringify(value)} fits none of its forms`);
+    return out;
+  }
+  const kind = kindOf(value);
+  if (schema.type && kind !== schema.type) {
+    say(`expected ${schema.type}, got ${kind}`);
+    return out;
+  }
+  if (kind === 'array' && schema.items) {
+    for (let index = 0; index < value.length && out.length < 3; index += 1) {
+      trail.push(`[${index}]`);
+      schemaProblems(value[index], schema.items, trail, out);
+      trail.pop();
+    }
+  }
+  if (kind === 'object') {
+    for (const name of schema.required || []) {
+      if (!(name in value)) { trail.push('.' + name); say('missing'); trail.pop(); }
+    }
+    for (const name in value) {
+      const property = schema.properties && schema.properties[name];
+      trail.push('.' + name);
+      if (property) schemaProblems(value[name], property, trail, out);
+      else if (schema.additionalProperties === false) say('not in the protocol');
+      trail.pop();
+    }
+  }
+  return out;
+}
+
+// Why the data cannot be drawn ('' when it can): a page of another version of the app, or data not of the schema.
+function dataFault(d) {
+  if (!d || typeof d !== 'object' || Array.isArray(d)) return 'The work area received no data it can read. Reload the page.';
+  if (d.protocol !== SCHEMA.version) {
+    return `The app was updated (this page speaks protocol ${SCHEMA.version}, the server sent protocol ${d.protocol}). `
+      + 'Reload the page to go on; nothing was changed.';
+  }
+  const found = schemaProblems(d, SCHEMA, ['data'], []);
+  return found.length ? `The work area received data it cannot show (${found.join('; ')}). Reload the page; if this `
+    + 'happens again, tell whoever runs the server.' : '';
+}
+
+// The fault said in place of the work area (its other parts hidden: area.css), or taken away.
+function showFault(text) {
+  const box = root.querySelector('.ca-fault');
+  box.textContent = text;
+  box.hidden = !text;
+  if (text) root.dataset.fault = 'true';
+  else delete root.dataset.fault;
+}
+
 export default function (component) {
   const {data: raw, parentElement, setTriggerValue} = component;
   const next = decode(raw);
@@ -845,6 +924,14 @@ export default function (component) {
     document.addEventListener('keydown', onKey, true);
   }
   if (!root || !next) return;
+  const fault = dataFault(next);
+  showFault(fault);
+  if (fault) {  // nothing of it is drawn, and no key acts on what was drawn before
+    data = null;
+    shownItem = null;
+    drawnParts = {};
+    return;
+  }
   data = next;
   sweepDrafts(next.login);
   root.querySelector('.ca-single-keys').checked = singleKeys();
