@@ -60,3 +60,6 @@ _.daemon_threads, _.handle_error
 # server reads (tests/test_e2e_session_attacks.py).
 _widget_state
 _.json_trigger_value, _.clear_cache
+
+# Fields of the work area's TypedDicts (app/curate_area/protocol.py) that only area.js reads in the browser.
+status_label, senses_title, heading, when, may_post

@@ -7,7 +7,7 @@ Changes are not made here: every change goes through the one action runner (``an
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 import streamlit as st
 
@@ -36,14 +36,6 @@ STATUS_LABEL = {
     Status.DISCUSS: "DISCUSS",
     Status.DISCARDED: "discarded",
 }
-BadgeColor = Literal["red", "orange", "yellow", "blue", "green", "violet", "gray", "grey", "primary"]
-STATUS_COLOR: dict[Status, BadgeColor] = {
-    Status.PENDING: "gray",
-    Status.IN_PROGRESS: "blue",
-    Status.DONE: "green",
-    Status.DISCUSS: "orange",
-    Status.DISCARDED: "red",
-}
 REASON_LABEL = {
     DiscardReason.IDIOM: "idiom",
     DiscardReason.PROPER_NOUN: "proper noun",
@@ -58,7 +50,6 @@ REASON_NAME = {
     DiscardReason.OTHER: "other",
 }
 SIDE_NAME = {Side.GOOD: "GOOD", Side.BAD: "BAD"}
-CANDIDATE_PLACEHOLDER = "goccio · prendersi * permesso · [sparare]_VERB"
 #: Re-exported: pages use components.md / components.code.
 __all__ = ["code", "md", "synset_md"]
 
@@ -83,15 +74,6 @@ def when_utc(stamp: str | None) -> str:
     if moment.tzinfo is not None:
         moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-def status_badge(status: Status) -> None:
-    st.badge(STATUS_LABEL[status], color=STATUS_COLOR[status])
-
-
-def lazy_expander(label: str, key: str, expanded: bool = False) -> Any:
-    """An expander whose content is only built while it is open (``.open``), to keep every rerun cheap."""
-    return st.expander(label, expanded=expanded, key=key, on_change="rerun")
 
 
 def moved_progress(was: Status | None, result: Any) -> None:

@@ -48,10 +48,6 @@ class DraftStore:
             while len(drafts) > MAX_KEYS_PER_USER:
                 drafts.popitem(last=False)
 
-    def forget_user(self, user: str) -> None:
-        with self._lock:
-            self._by_user.pop(user, None)
-
 
 _STORE = DraftStore()
 
