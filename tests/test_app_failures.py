@@ -72,7 +72,7 @@ def test_a_page_meeting_a_damaged_database_shows_the_message_not_the_sql(
 
 
 class Broken:
-    """A command whose rule fails unexpectedly (registered for one test in ``commands.RULES``)."""
+    """A command whose rule fails unexpectedly (registered for one test in ``rules.RULES``)."""
 
 
 def _broken_rule(_situation: object, _command: object) -> None:
@@ -97,9 +97,9 @@ def test_an_action_failing_unexpectedly_says_so_with_a_reference(
 ) -> None:
     from test_app_failures import Broken as Registered  # the class the script imports
 
-    from annotator.domain import commands
+    from annotator.domain import rules
 
-    monkeypatch.setitem(commands.RULES, Registered, _broken_rule)
+    monkeypatch.setitem(rules.RULES, Registered, _broken_rule)
     project = Project.open(app_demo)
     with project.db.read() as conn:
         version = project.repo.get_item_language(conn, "shot-whiskey", "IT").version

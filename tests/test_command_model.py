@@ -1,5 +1,5 @@
 """Issue 32: one command model. Every change is a typed command handled by one service for an item-language and a
-double-curation copy alike; a new kind of change is added in one place (``commands.RULES``) and works for Curate
+double-curation copy alike; a new kind of change is added in one place (``rules.RULES``) and works for Curate
 (a translator on the item-language), Review (a lead on a DISCUSS item) and Double curation (a translator's copy);
 the app has one action runner; what a user may do is decided in the domain (``capabilities``)."""
 
@@ -14,10 +14,11 @@ from conftest import dump
 from sqlalchemy import select
 from test_double_curation import ITEM, LANG, demo, demo_template, user  # noqa: F401  (fixtures)
 
-from annotator.domain import commands, workflow
+from annotator.domain import rules, workflow
 from annotator.domain.capabilities import capabilities
-from annotator.domain.commands import AcceptSuggestion, Address, Change, DismissSuggestion, Situation
+from annotator.domain.commands import AcceptSuggestion, Address, DismissSuggestion
 from annotator.domain.model import ItemLanguage, Side, Status
+from annotator.domain.rules import Change, Situation
 from annotator.errors import ConflictError, PermissionDenied, UserError
 from annotator.project import Project
 from annotator.services.curation import CurationService
@@ -56,7 +57,7 @@ def test_a_new_command_kind_added_in_one_place_works_on_curate_review_and_double
     demo: Project,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(commands.RULES, PutFirst, put_first)  # the one place a kind of change is added
+    monkeypatch.setitem(rules.RULES, PutFirst, put_first)  # the one place a kind of change is added
     translator, lead = CurationService(demo, user(demo, "translator")), CurationService(demo, user(demo, "lead"))
     # Curate: a translator on the item-language
     main = Address(ITEM, LANG)

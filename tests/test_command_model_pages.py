@@ -23,7 +23,7 @@ from annotator.app import work_area
 from annotator.app.area_session import Shown
 from annotator.app.curate_area import protocol
 from annotator.app.curate_area.protocol import AreaEvent
-from annotator.domain import commands
+from annotator.domain import commands, rules
 from annotator.domain.commands import Address
 from annotator.domain.model import ItemLanguage, Role, Status, User
 from annotator.project import Project
@@ -56,7 +56,7 @@ def on_put_first(here: Shown, _user: User, event: PutFirstEvent) -> None:
 def put_first_kind(monkeypatch: pytest.MonkeyPatch) -> None:
     """The one place the new kind is added: its rule (domain), its event and fields (the protocol the element and
     Python share) and the event's handler (the work area). No page is touched."""
-    monkeypatch.setitem(commands.RULES, PutFirst, put_first)
+    monkeypatch.setitem(rules.RULES, PutFirst, put_first)
     monkeypatch.setitem(protocol.EVENTS, "put_first", PutFirstEvent)
     monkeypatch.setitem(work_area.HANDLERS, "put_first", on_put_first)
 

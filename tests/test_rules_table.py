@@ -1,4 +1,4 @@
-"""The curation rules as tables, with no database and no Streamlit: ``workflow``'s predicates, ``commands.decide`` and
+"""The curation rules as tables, with no database and no Streamlit: ``workflow``'s predicates, ``rules.decide`` and
 ``capabilities`` over roles x statuses x commands. Each right is one predicate: ``decide`` accepts a command exactly
 when ``capabilities`` offers it, and changing the predicate changes both."""
 
@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from annotator.domain import commands, queue_navigation, workflow
+from annotator.domain import commands, queue_navigation, rules, workflow
 from annotator.domain.capabilities import Capabilities, capabilities
-from annotator.domain.commands import Address, Situation
+from annotator.domain.commands import Address
 from annotator.domain.model import (
     CandidateEntry,
     DiscardReason,
@@ -27,6 +27,7 @@ from annotator.domain.model import (
     Target,
     User,
 )
+from annotator.domain.rules import Situation
 from annotator.domain.unicode_rules import UnstorableTextError
 from annotator.errors import PermissionDenied, UserError
 
@@ -64,7 +65,7 @@ COPY_ACTIONS = ("edit", "done", "discuss", "discard", "reopen")
 
 def accepted(user: User, il: ItemLanguage, command: Any, address: Address | None = None, **situation: Any) -> bool:
     try:
-        commands.decide(Situation(user, ITEM, il, address or Address(ITEM.id, LANG), **situation), command)
+        rules.decide(Situation(user, ITEM, il, address or Address(ITEM.id, LANG), **situation), command)
     except UserError:
         return False
     return True
@@ -180,7 +181,7 @@ def test_who_may_adjudicate(user: User, copies: tuple[Status, ...], assignment: 
     )
     assert accepted(user, state(Status.PENDING, None), command, **situation) is expected
     if expected:
-        change = commands.decide(Situation(user, ITEM, state(Status.PENDING, None), Address(ITEM.id, LANG),
+        change = rules.decide(Situation(user, ITEM, state(Status.PENDING, None), Address(ITEM.id, LANG),
                                            **situation), command)  # fmt: skip
         assert change.closes_assignment and change.new.status is Status.DONE
         assert change.detail["sources"]["goccio"] == ["ana", "ben"][: len(copies)]
@@ -244,11 +245,11 @@ def union_mismatch(union: Any, rules: dict[type, Any]) -> tuple[set[type], set[t
 
 
 def test_rules_cover_the_command_union_exactly() -> None:
-    assert union_mismatch(commands.Command, commands.RULES) == (set(), set())
+    assert union_mismatch(commands.Command, rules.RULES) == (set(), set())
     # the check fails both ways on a synthetic violation
-    missing = {kind: rule for kind, rule in commands.RULES.items() if kind is not commands.Reopen}
+    missing = {kind: rule for kind, rule in rules.RULES.items() if kind is not commands.Reopen}
     assert union_mismatch(commands.Command, missing) == ({commands.Reopen}, set())
-    extra = {**commands.RULES, int: None}
+    extra = {**rules.RULES, int: None}
     assert union_mismatch(commands.Command, extra) == (set(), {int})
 
 
@@ -279,26 +280,26 @@ def sample(kind: type, bad_field: str | None) -> Any:
 @pytest.mark.parametrize("kind", typing.get_args(commands.Command), ids=lambda k: k.__name__)
 def test_every_command_declares_its_text_fields(kind: type) -> None:
     address = Address(ITEM.id, LANG)
-    commands.check_storable(address, sample(kind, None))
+    rules.check_storable(address, sample(kind, None))
     for field in dataclasses.fields(kind):
         hint = str(typing.get_type_hints(kind)[field.name])
         if (kind.__name__, field.name) in NOT_TEXT or not ("str" in hint and "Status" not in hint):
             continue
         with pytest.raises(UnstorableTextError):
-            commands.check_storable(address, sample(kind, field.name))
+            rules.check_storable(address, sample(kind, field.name))
 
 
 def test_a_change_says_what_is_written() -> None:
     """Side effects come from the decided change: a comment records no state, a dismissal is the user's own."""
     il = state(Status.IN_PROGRESS)
     situation = Situation(TRANSLATOR, ITEM, il, Address(ITEM.id, LANG))
-    comment = commands.decide(situation, commands.PostComment("hello"))
+    comment = rules.decide(situation, commands.PostComment("hello"))
     assert not comment.records and comment.comment == "hello" and comment.personal is None
-    dismissal = commands.decide(situation, commands.DismissSuggestion(Side.GOOD, "Cicchetto"))
+    dismissal = rules.decide(situation, commands.DismissSuggestion(Side.GOOD, "Cicchetto"))
     assert dismissal.personal is not None and dismissal.personal.key == "cicchetto" and not dismissal.records
-    restore = commands.decide(situation, commands.RestoreSuggestion("cicchetto"))
+    restore = rules.decide(situation, commands.RestoreSuggestion("cicchetto"))
     assert restore.personal is not None and restore.personal.restore
-    done = commands.decide(situation, commands.MarkDone())
+    done = rules.decide(situation, commands.MarkDone())
     assert done.records and done.personal is None and not done.closes_assignment
     assert done.new == replace(il, status=Status.DONE, status_by="tina")
 

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
-from annotator.domain import commands, limits, undo, workflow
+from annotator.domain import commands, limits, rules, undo, workflow
 from annotator.domain.commands import Address, Command
 from annotator.domain.model import (
     Comment,
@@ -94,35 +94,35 @@ class CurationService:
         """Apply ``command`` to ``address`` (an item-language or the user's copy of it) as one saved change.
 
         One order for every kind and both addresses: the text no database can hold refused by name
-        (``commands.check_storable``); the user's right to the language; the state loaded (the copy with its
+        (``rules.check_storable``); the user's right to the language; the state loaded (the copy with its
         assignment); a stale ``expected_version`` (the version the page showed) refused with the current state;
-        the command's rule (``commands.decide``); the limits; then what the decided ``Change`` says is written, in
+        the command's rule (``rules.decide``); the limits; then what the decided ``Change`` says is written, in
         one transaction. A comment and a dismissal carry no version (they change no state)."""
-        commands.check_storable(address, command)
+        rules.check_storable(address, command)
         workflow.check_can_edit(self.user, address.lang)
-        versioned = commands.is_versioned(command)
+        versioned = rules.is_versioned(command)
         if versioned and expected_version is None:
             raise ValueError(f"{type(command).__name__} needs the version the page showed")
         if address.is_copy and (address.copy_of or self.user.name) != self.user.name:
             raise PermissionDenied("Only its translator changes a double-curation copy; a lead adjudicates them.")
-        wants_suggestions = commands.reads(command, commands.SUGGESTIONS) and not address.is_copy
+        wants_suggestions = rules.reads(command, commands.SUGGESTIONS) and not address.is_copy
         offered = self._offered(address.item_id, address.lang) if wants_suggestions else ()
         with self.project.db.write() as conn:
             loaded = _load(self.project, conn, address, self.user.name)
             current = loaded.current
-            situation = commands.Situation(
+            situation = rules.Situation(
                 self.user, loaded.item, current, address, (), tuple(c.status for c in loaded.copies), offered,
                 loaded.assignment, loaded.copies,
             )  # fmt: skip
-            commands.admit(situation, command)
+            rules.admit(situation, command)
             if versioned and current.version != expected_version:
                 raise ConflictError(_conflict_message(address, current), current=current)
-            if commands.reads(command, commands.HISTORY) and not address.is_copy:
+            if rules.reads(command, commands.HISTORY) and not address.is_copy:
                 situation = replace(situation, history=self.project.repo.history(conn, address.item_id, address.lang))
-            change = commands.decide(situation, command)
+            change = rules.decide(situation, command)
             return self._write(conn, address, loaded, change)
 
-    def _write(self, conn: Connection, address: Address, loaded: Loaded, change: commands.Change) -> ItemLanguage:
+    def _write(self, conn: Connection, address: Address, loaded: Loaded, change: rules.Change) -> ItemLanguage:
         """What ``change`` says is written; returns the state as saved (``loaded.current`` when nothing changed)."""
         current = loaded.current
         if change.personal is not None:  # the user's own view of the suggestions: no version, no history row
@@ -324,7 +324,7 @@ def human_time(iso: str | None) -> str:
     return f"on {iso[:10]} at {iso[11:16]} UTC"
 
 
-def _keep_personal(conn: Connection, user: User, address: Address, dismissal: commands.Dismissal) -> None:
+def _keep_personal(conn: Connection, user: User, address: Address, dismissal: rules.Dismissal) -> None:
     """A dismissal (or its restoring) for ``user`` only, in the command's transaction."""
     if dismissal.restore:
         suggestion_rows.undismiss(conn, address.item_id, address.lang, user.name, dismissal.key)

@@ -3,7 +3,7 @@
 A lead gives an item-language to two or more translators of its language. Each edits a private copy of the
 pre-populated sets with the usual rules (the same ``workflow`` functions as the curation service, applied to the
 copy seen as an item-language); a translator never reads another's copy. While the assignment is open the
-item-language itself is closed to ordinary curation (``commands.decide`` refuses it). A copy is read and changed
+item-language itself is closed to ordinary curation (``rules.decide`` refuses it). A copy is read and changed
 through ``CurationService`` like the item-language itself, with an ``Address`` naming the copy. When every copy is
 finished (``workflow.COPY_FINISHED``) the copies lock, and a lead adjudicates (the commands ``Adjudicate`` and
 ``AdjudicateDiscard``, through the same ``handle``): the chosen sets become the item-language's curated sets, with
