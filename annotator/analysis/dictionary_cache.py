@@ -8,19 +8,22 @@ read that file as one bytes object and look words up in it directly, without bui
 (another simplemma build) or corrupt file is rebuilt from simplemma's own data, written atomically; a cache folder
 that cannot be written just means simplemma's dict is used as before.
 
-The copy is built by a process of its own beside the work (``_build_copy``, reading simplemma's file straight): the
-first-ever run starts as fast as without a cache (it uses simplemma's own dict at once) instead of also paying for
-encoding the copy, and the other core does that. A thread waits for that process and the interpreter waits for the
-thread before it exits (not a daemon thread), so every command that built a dictionary leaves its copy and a later
-run starts warm.
+The copy is built by a process of its own beside the work (``_build_copy``): the first-ever run starts as fast as
+without a cache (it uses simplemma's own dict at once) instead of also paying for encoding the copy, and the other
+core does that — a child forked from this process where the system can fork (it has the decoded dict already, so it
+only encodes and writes), else a new interpreter reading simplemma's file straight. A thread waits for that process
+and the interpreter waits for the thread before it exits (not a daemon thread), so every command that built a
+dictionary leaves its copy and a later run starts warm.
 """
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import logging
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -257,10 +260,15 @@ def wait_for_cache_writes(timeout: float | None = None) -> None:
 
 def _build_copy(path: Path, lang: str, source: Mapping[str, str], fingerprint: str) -> None:
     """Build the copy in a process of its own, on another core while this one goes on with simplemma's dict (the
-    thread waits for it, and the interpreter for the thread); here, on this thread, when this process may use one
-    core only (a second process would only take turns with it) or no process can be started."""
+    thread waits for it, and the interpreter for the thread): a forked child where the system can fork, else a new
+    interpreter; here, on this thread, when this process may use one core only (a second process would only take
+    turns with it) or no process can be started."""
     if _usable_cores() < 2:
         _store_copy(path, source, fingerprint)
+        return
+    if hasattr(os, "fork"):
+        if not _forked_copy(path, source, fingerprint):
+            _store_copy(path, source, fingerprint)
         return
     command = [sys.executable, "-m", "annotator.analysis.dictionary_cache", lang, str(path), fingerprint]
     try:
@@ -272,6 +280,31 @@ def _build_copy(path: Path, lang: str, source: Mapping[str, str], fingerprint: s
             return
         logger.info("the process caching %s failed (%s): caching it here", path, done.stderr.strip()[-300:])
     _store_copy(path, source, fingerprint)
+
+
+def _forked_copy(path: Path, source: Mapping[str, str], fingerprint: str) -> bool:
+    """Write the copy in a child forked from this process: simplemma's dict is already decoded there (shared
+    copy-on-write), so the child only encodes and writes. True when the child finished; False when it could not be
+    started or failed (then the caller writes the copy here)."""
+    try:
+        pid = os.fork()
+    except OSError as error:
+        logger.info("cannot fork a process to cache %s (%s): caching it here", path, error)
+        return False
+    if pid == 0:  # the child: this thread is its only one; it leaves by ``os._exit``, running none of the parent's
+        status = 1  # exit handlers
+        try:
+            for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(number, signal.SIG_DFL)  # not the command's handlers: they clean up the parent's work
+            gc.disable()  # a collection would touch, and so copy, every page of the parent's heap
+            _store_copy(path, source, fingerprint)
+            status = 0
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        logger.info("the process caching %s failed (status %s): caching it here", path, status)
+    return status == 0
 
 
 def _usable_cores() -> int:
