@@ -22,7 +22,10 @@ class _Level:
 
     def __init__(self, values: Sequence[str], extra: Sequence[Sequence[str]] = ()) -> None:
         get = _FOLD_CACHE.get  # ``fold`` inlined: this runs for every word of every translation
-        self.seq = tuple([get(value) or fold(value) for value in values])
+        seq = tuple(map(get, values))  # in C: the memo holds nearly every word
+        if None in seq:
+            seq = tuple([folded if folded is not None else fold(v) for folded, v in zip(seq, values, strict=True)])
+        self.seq: tuple[str, ...] = seq  # type: ignore[assignment]  # no None left (replaced above)
         self._positions: dict[str, list[int]] | None = None
         self.alts: tuple[frozenset[str], ...] | None = None
         if any(extra):
