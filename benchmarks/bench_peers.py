@@ -42,7 +42,7 @@ DEFAULT_DATA = REPO.parent / "shared" / "data" / "mucow-wmt19"
 SYSTEMS = ("reference", "perturbed")
 
 #: MuCoW's scorer run as its own process: ``argv`` = data folder, pair, raw folder, lemma folder, lemmatise first?
-MUCOW_SCRIPT = r'''
+MUCOW_SCRIPT = r"""
 import importlib.util, sys
 from pathlib import Path
 
@@ -62,7 +62,7 @@ spec = importlib.util.spec_from_file_location("mucow_evaluate", Path(data) / "ev
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 module.processLanguagePair(pair, str(Path(data) / pair), raw + "/*", lem + "/*.parsed.toklemma")
-'''
+"""
 
 
 def build(data: Path, pair: str, folder: Path) -> int:

@@ -12,14 +12,8 @@ from typing import Any
 import pytest
 from fastjsonschema import JsonSchemaException
 
-from annotator.evaluation.inputs import (
-    EvaluationInputError,
-    Problem,
-    _line_validator,
-    _schema_problems,
-    line_checker,
-    parse_dataset,
-)
+from annotator.evaluation.inputs import EvaluationInputError, Problem, line_checker, parse_dataset
+from annotator.evaluation.inputs.line_check import _line_validator, _schema_problems
 
 
 def candidate(text: str, pos: str | None = None, origin: str = "translator", synsets: list[str] | None = None):
@@ -171,6 +165,6 @@ def test_the_checked_schema_is_the_file_the_exporter_ships() -> None:
     import json
 
     from annotator.data_export.dataset import schema_path
-    from annotator.evaluation.inputs import _line_schema
+    from annotator.evaluation.inputs.line_check import _line_schema
 
     assert _line_schema() == json.loads(schema_path().read_text(encoding="utf-8"))

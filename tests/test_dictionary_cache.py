@@ -18,7 +18,7 @@ from annotator.analysis.dictionary_cache import (
     CACHE_ENV,
     FORMAT,
     CachedDictionaryFactory,
-    HashedDictionary,
+    SortedDictionary,
     _encode,
     _encode_freq,
     _fingerprint,
@@ -58,13 +58,13 @@ def test_missing_file_is_built_and_gives_simplemmas_lemmas(tmp_path: Path) -> No
     path = cache_file(LANG, tmp_path)
     assert not path.exists()
     first = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
-    assert not isinstance(first, HashedDictionary)  # the first run uses simplemma's own dict at once...
+    assert not isinstance(first, SortedDictionary)  # the first run uses simplemma's own dict at once...
     wait_for_cache_writes()
     assert path.exists()  # ...while the copy is written in the background
     assert _lemmas(tmp_path) == [simplemma.lemmatize(word, LANG) for word in WORDS]
     assert path.stat().st_size > 1_000_000
     loaded = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
-    assert isinstance(loaded, HashedDictionary)  # the second load reads the file instead of simplemma's data
+    assert isinstance(loaded, SortedDictionary)  # the second load reads the file instead of simplemma's data
     assert _lemmas(tmp_path) == [simplemma.lemmatize(word, LANG) for word in WORDS]
 
 
@@ -73,7 +73,7 @@ def test_the_file_holds_every_entry_of_simplemmas_dictionary(tmp_path: Path) -> 
     wait_for_cache_writes()
     cached = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
     source = simplemma.strategies.dictionaries.DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)
-    assert isinstance(cached, HashedDictionary)
+    assert isinstance(cached, SortedDictionary)
     assert len(cached) == len(source)
     assert dict(cached.items()) == dict(source.items())
     assert cached.get("no-such-word-xq") is None and "no-such-word-xq" not in cached
@@ -105,7 +105,7 @@ def test_a_damaged_file_is_rebuilt_with_identical_analyses(
     assert path.read_bytes() != good
     assert _analyses(monkeypatch, root) == expected  # the damaged file was not used...
     assert path.read_bytes() == good  # ...and was rebuilt
-    assert isinstance(CachedDictionaryFactory(root).get_dictionary(LANG), HashedDictionary)
+    assert isinstance(CachedDictionaryFactory(root).get_dictionary(LANG), SortedDictionary)
 
 
 def test_an_unwritable_cache_folder_still_lemmatises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -245,7 +245,7 @@ def test_a_command_line_run_leaves_its_dictionary_copy_and_the_next_run_starts_w
     path = cache_file(LANG, cache)
     assert path.exists()  # written before the process exited: no thread was cut short
     written = path.stat()
-    assert isinstance(CachedDictionaryFactory(cache).get_dictionary(LANG), HashedDictionary)  # a sound copy
+    assert isinstance(CachedDictionaryFactory(cache).get_dictionary(LANG), SortedDictionary)  # a sound copy
     second = _evaluate_in_a_fresh_process(tmp_path, cache, "second")
     assert second.returncode == 0, second.stderr
     assert "1 GOOD" in second.stdout

@@ -268,7 +268,7 @@ def test_a_plain_utf8_file_is_read_whole_as_the_line_reader_reads_it(tmp_path: P
     """``_plain_utf8_text`` gives exactly the line reader's text, blocks ending anywhere (inside a character too),
     and gives up (None) on anything the line reader might refuse or read otherwise."""
     from annotator.data_import.limits import InputLimits
-    from annotator.evaluation import inputs
+    from annotator.evaluation.inputs import files as inputs
 
     monkeypatch.setattr(inputs, "_BLOCK_BYTES", 7)  # blocks end inside lines and inside characters
     limits = InputLimits()
@@ -276,7 +276,7 @@ def test_a_plain_utf8_file_is_read_whole_as_the_line_reader_reads_it(tmp_path: P
     def line_reader(path: Path) -> str:
         with monkeypatch.context() as patched:
             patched.setattr(inputs, "_plain_utf8_text", lambda *_: None)
-            return inputs._read_text(path, limits)
+            return inputs.read_text(path, limits)
 
     texts_read = {
         "plain": "".join(f'{{"id": "i{n}", "translation": "città {n} — 城市 😀"}}\n' for n in range(300)),

@@ -577,7 +577,7 @@ def test_czech_like_inflected_pair_on_one_word_and_on_two():
 @given(sequence=st.lists(_words, max_size=8), tokens=_candidate_tokens())
 def test_every_place_of_a_candidate_is_a_run_and_the_first_is_the_leftmost(sequence: list[str], tokens: list[str]):
     # the specificity pass lists every place of a matched candidate (``find_all``); steps 2 use the first (``find``)
-    from annotator.domain.matching import _Level
+    from annotator.domain.matching.levels import _Level
 
     level = _Level(sequence)
     pattern = compile_candidate(" ".join(tokens), "good").lemma[0]

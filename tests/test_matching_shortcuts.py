@@ -147,7 +147,7 @@ def test_surface_and_stem_shortcuts_agree_with_the_searches():
 
 
 def test_a_level_search_finds_the_leftmost_run_as_the_position_index_does():
-    from annotator.domain.matching import _Level
+    from annotator.domain.matching.levels import _Level
 
     words = ("la", "casa", "la", "bella", "casa", "la", "bella", "vista")
     plain = _Level(words)
@@ -164,7 +164,8 @@ def test_a_level_search_finds_the_leftmost_run_as_the_position_index_does():
 
 
 def test_the_stem_step_index_finds_what_walking_every_candidate_finds():
-    from annotator.domain.matching import _Indexed, _match_stems
+    from annotator.domain.matching.levels import _Indexed
+    from annotator.domain.matching.match import _match_stems
 
     def segment(text: str, stem: tuple[str, ...]) -> Analysis:
         words = tuple(text.split())
@@ -200,7 +201,7 @@ def test_surface_fold_of_a_text_with_longer_folds_matches_the_character_by_chara
     """Texts holding ß, İ, ﬁ (whose case folding is longer) fold the rest of the text in runs, not one by one."""
     import random
 
-    from annotator.domain.matching import _fold_char, surface_fold
+    from annotator.domain.matching.fold import _fold_char, surface_fold
 
     def by_character(text: str) -> str:
         return "".join(" " if ch.isspace() else _fold_char(ch) for ch in text)

@@ -2,30 +2,35 @@
 
 simplemma ships each language as an lzma-compressed front-coded stream and decodes it into a dict of a million
 entries on first use (about a second for German, Russian or Spanish). Here the decoded dictionary is written once to
-a hashed file in the user's cache folder (``ANNOTATOR_CACHE_DIR``, else ``$XDG_CACHE_HOME/annotator``, else
-``~/.cache/annotator``); later runs read that file as one bytes object and look words up in it directly, without
-building a dict. A missing, stale (another simplemma build) or corrupt file is rebuilt from simplemma's own data,
-written atomically; a cache folder that cannot be written just means simplemma's dict is used as before.
+a file in the user's cache folder (``ANNOTATOR_CACHE_DIR``, else ``$XDG_CACHE_HOME/annotator``, else
+``~/.cache/annotator``), its records in simplemma's own sorted order so writing it is a few passes in C; later runs
+read that file as one bytes object and look words up in it directly, without building a dict. A missing, stale
+(another simplemma build) or corrupt file is rebuilt from simplemma's own data, written atomically; a cache folder
+that cannot be written just means simplemma's dict is used as before.
 
-The copy is built by a process of its own beside the work (``_build_copy``, reading simplemma's file straight): the
-first-ever run starts as fast as without a cache (it uses simplemma's own dict at once) instead of also paying for
-encoding the copy, and the other core does that. A thread waits for that process and the interpreter waits for the
-thread before it exits (not a daemon thread), so every command that built a dictionary leaves its copy and a later
-run starts warm.
+The copy is built by a process of its own beside the work (``_build_copy``): the first-ever run starts as fast as
+without a cache (it uses simplemma's own dict at once) instead of also paying for encoding the copy, and the other
+core does that — a child forked from this process where the system can fork (it has the decoded dict already, so it
+only encodes and writes), else a new interpreter reading simplemma's file straight. A thread waits for that process
+and the interpreter waits for the thread before it exits (not a daemon thread), so every command that built a
+dictionary leaves its copy and a later run starts warm.
 """
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import logging
 import os
+import signal
 import struct
 import subprocess
 import sys
 import threading
 import zlib
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -41,11 +46,14 @@ logger = logging.getLogger(__name__)
 
 CACHE_ENV = "ANNOTATOR_CACHE_DIR"
 #: Bumped whenever the file layout changes, so an old file is rebuilt rather than misread.
-FORMAT = 1
+FORMAT = 2
 _MAGIC = b"ANNDICT\x00"
 _HEAD = struct.Struct("<8sI")  # magic, length of the JSON header that follows
 #: Separators inside a bucket: ``\x00key\x01value`` records, back to back.
 _KEY_START, _VALUE_START = b"\x00", b"\x01"
+_RECORD = b"\x00%b\x01%b"
+#: Records per block: a look-up bisects the blocks' first keys, then searches one block.
+BLOCK = 32
 
 
 def cache_root() -> Path:
@@ -68,27 +76,30 @@ def _fingerprint(lang: str) -> str:
     return f"simplemma {version} {lang} {stat.st_size} {stat.st_mtime_ns}"
 
 
-class HashedDictionary(Mapping[str, str]):
-    """A read-only str → str mapping over one bytes object: a bucket table (CRC-32 of the key) and the records.
+class SortedDictionary(Mapping[str, str]):
+    """A read-only str → str mapping over one bytes object: records sorted by key, in blocks of ``BLOCK`` records.
 
-    A look-up hashes the key and searches one bucket of a few records with ``bytes.find``: about a microsecond,
-    and simplemma makes only a few per new word, so nothing has to be built when the file is loaded.
+    A look-up bisects the blocks' first keys (a short list, split once on load) and searches one block with
+    ``bytes.find``: about a microsecond. Keys sorted as simplemma's file keeps them make the copy cheap to write
+    (records in the order they are read, no hashing or regrouping) and nothing has to be built when it is loaded.
     """
 
-    __slots__ = ("_base", "_blob", "_count", "_mask", "_offsets")
+    __slots__ = ("_base", "_blob", "_count", "_firsts", "_offsets")
 
-    def __init__(self, blob: bytes, base: int, offsets: array, count: int) -> None:
+    def __init__(self, blob: bytes, base: int, offsets: array, firsts: list[bytes], count: int) -> None:
         self._blob = blob
         self._base = base
         self._offsets = offsets
-        self._mask = len(offsets) - 2
+        self._firsts = firsts
         self._count = count
 
     def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
         raw = key.encode("utf-8", "surrogatepass")
-        bucket = zlib.crc32(raw) & self._mask
+        block = bisect_right(self._firsts, raw) - 1
+        if block < 0:
+            return default
         base, blob = self._base, self._blob
-        start, end = base + self._offsets[bucket], base + self._offsets[bucket + 1]
+        start, end = base + self._offsets[block], base + self._offsets[block + 1]
         needle = _KEY_START + raw + _VALUE_START
         found = blob.find(needle, start, end)
         if found < 0:
@@ -118,32 +129,32 @@ class HashedDictionary(Mapping[str, str]):
 def _encode(entries: Mapping[bytes, bytes], fingerprint: str) -> bytes | None:
     """The file for ``entries``; None when a key or value holds a separator byte (then nothing is cached).
 
-    One pass over a million entries (read once: a stream will do): each record is formatted by ``bytes %`` and the
-    separators are counted in all records at once afterwards (both in C).
+    One pass over a million entries (read once: a stream will do), the rest in C: the pairs sorted by key (already
+    sorted as simplemma's file gives them, so the sort only confirms it), each record formatted by ``bytes %``, the
+    separators counted in all records at once, the block offsets summed from the records' lengths.
     """
-    buckets = 1
-    while buckets * 4 < len(entries):
-        buckets *= 2
-    table: list[list[bytes]] = [[] for _ in range(buckets)]
-    mask = buckets - 1
-    crc32 = zlib.crc32
-    for key, value in entries.items():
-        table[crc32(key) & mask].append(b"\x00%b\x01%b" % (key, value))
-    chunks = [b"".join(records) for records in table]
-    records_blob = b"".join(chunks)
-    if records_blob.count(_KEY_START) != len(entries) or records_blob.count(_VALUE_START) != len(entries):
+    pairs = list(entries.items())
+    pairs.sort()
+    if len(pairs) != len(entries):
+        return None
+    records = list(map(_RECORD.__mod__, pairs))
+    records_blob = b"".join(records)
+    if records_blob.count(_KEY_START) != len(pairs) or records_blob.count(_VALUE_START) != len(pairs):
         return None  # a key or value holds a separator byte: it could not be read back
-    offsets = array("I", [0])
-    offsets.extend(itertools.accumulate(map(len, chunks)))
+    ends = itertools.accumulate(map(len, records), initial=0)
+    offsets = array("I", itertools.islice(ends, 0, None, BLOCK))
+    if len(pairs) % BLOCK:
+        offsets.append(len(records_blob))
     if sys.byteorder != "little":
         offsets.byteswap()
-    body = offsets.tobytes() + records_blob
-    facts = {"format": FORMAT, "fingerprint": fingerprint, "count": len(entries), "buckets": buckets}
-    header = json.dumps({**facts, "crc": zlib.crc32(body)}).encode()
-    return _HEAD.pack(_MAGIC, len(header)) + header + body
+    firsts = _KEY_START.join(key for key, _ in itertools.islice(pairs, 0, None, BLOCK))
+    body = offsets.tobytes() + firsts + records_blob
+    facts = {"format": FORMAT, "fingerprint": fingerprint, "count": len(pairs), "block": BLOCK}
+    header = json.dumps({**facts, "blocks": len(offsets) - 1, "firsts": len(firsts), "crc": zlib.crc32(body)})
+    return _HEAD.pack(_MAGIC, len(header)) + header.encode() + body
 
 
-def _decode(blob: bytes, fingerprint: str) -> HashedDictionary:
+def _decode(blob: bytes, fingerprint: str) -> SortedDictionary:
     """The mapping stored in ``blob``; ValueError when the file is not a complete, uncorrupted copy of ours."""
     if len(blob) < _HEAD.size:
         raise ValueError("truncated header")
@@ -152,26 +163,28 @@ def _decode(blob: bytes, fingerprint: str) -> HashedDictionary:
         raise ValueError("not a dictionary cache file")
     try:
         header = json.loads(blob[_HEAD.size : _HEAD.size + size])
-        buckets, count, crc = int(header["buckets"]), int(header["count"]), int(header["crc"])
+        blocks, firsts_size, count, crc = (int(header[name]) for name in ("blocks", "firsts", "count", "crc"))
     except (ValueError, KeyError, TypeError) as error:
         raise ValueError(f"bad header: {error}") from error
-    if header.get("format") != FORMAT or header.get("fingerprint") != fingerprint:
+    if header.get("format") != FORMAT or header.get("fingerprint") != fingerprint or header.get("block") != BLOCK:
         raise ValueError("built from another simplemma")
     start = _HEAD.size + size
-    if buckets < 1 or buckets & (buckets - 1) or len(blob) < start + 4 * (buckets + 1):
+    if blocks < 0 or len(blob) < start + 4 * (blocks + 1) + firsts_size:
         raise ValueError("truncated table")
     if zlib.crc32(memoryview(blob)[start:]) != crc:
         raise ValueError("checksum mismatch")
     offsets = array("I")
     if offsets.itemsize != 4:
         raise ValueError("no 4-byte unsigned array type here")
-    offsets.frombytes(blob[start : start + 4 * (buckets + 1)])
+    offsets.frombytes(blob[start : start + 4 * (blocks + 1)])
     if sys.byteorder != "little":
         offsets.byteswap()
-    base = start + 4 * (buckets + 1)
-    if offsets[0] != 0 or base + offsets[-1] != len(blob):
+    firsts_start = start + 4 * (blocks + 1)
+    firsts = blob[firsts_start : firsts_start + firsts_size].split(_KEY_START) if blocks else []
+    base = firsts_start + firsts_size
+    if offsets[0] != 0 or base + offsets[-1] != len(blob) or len(firsts) != blocks:
         raise ValueError("table does not match the records")
-    return HashedDictionary(blob, base, offsets, count)
+    return SortedDictionary(blob, base, offsets, firsts, count)
 
 
 def _raw_entries(mapping: Mapping[str, str]) -> Mapping[bytes, bytes]:
@@ -247,10 +260,15 @@ def wait_for_cache_writes(timeout: float | None = None) -> None:
 
 def _build_copy(path: Path, lang: str, source: Mapping[str, str], fingerprint: str) -> None:
     """Build the copy in a process of its own, on another core while this one goes on with simplemma's dict (the
-    thread waits for it, and the interpreter for the thread); here, on this thread, when this process may use one
-    core only (a second process would only take turns with it) or no process can be started."""
+    thread waits for it, and the interpreter for the thread): a forked child where the system can fork, else a new
+    interpreter; here, on this thread, when this process may use one core only (a second process would only take
+    turns with it) or no process can be started."""
     if _usable_cores() < 2:
         _store_copy(path, source, fingerprint)
+        return
+    if hasattr(os, "fork"):
+        if not _forked_copy(path, source, fingerprint):
+            _store_copy(path, source, fingerprint)
         return
     command = [sys.executable, "-m", "annotator.analysis.dictionary_cache", lang, str(path), fingerprint]
     try:
@@ -262,6 +280,31 @@ def _build_copy(path: Path, lang: str, source: Mapping[str, str], fingerprint: s
             return
         logger.info("the process caching %s failed (%s): caching it here", path, done.stderr.strip()[-300:])
     _store_copy(path, source, fingerprint)
+
+
+def _forked_copy(path: Path, source: Mapping[str, str], fingerprint: str) -> bool:
+    """Write the copy in a child forked from this process: simplemma's dict is already decoded there (shared
+    copy-on-write), so the child only encodes and writes. True when the child finished; False when it could not be
+    started or failed (then the caller writes the copy here)."""
+    try:
+        pid = os.fork()
+    except OSError as error:
+        logger.info("cannot fork a process to cache %s (%s): caching it here", path, error)
+        return False
+    if pid == 0:  # the child: this thread is its only one; it leaves by ``os._exit``, running none of the parent's
+        status = 1  # exit handlers
+        try:
+            for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(number, signal.SIG_DFL)  # not the command's handlers: they clean up the parent's work
+            gc.disable()  # a collection would touch, and so copy, every page of the parent's heap
+            _store_copy(path, source, fingerprint)
+            status = 0
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        logger.info("the process caching %s failed (status %s): caching it here", path, status)
+    return status == 0
 
 
 def _usable_cores() -> int:

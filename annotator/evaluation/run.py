@@ -46,6 +46,7 @@ from annotator.private_files import make_private_folder
 from annotator.progress import ProgressCallback, no_progress
 
 ANALYSED_FILE = "analysed.jsonl"
+_LINE_ENCODER = json.JSONEncoder(ensure_ascii=False)
 METRICS_FILE = "metrics.json"
 ANALYSERS = ("default", "stanza")
 DEFAULT_BATCH_SIZE = 256
@@ -336,7 +337,8 @@ def write_results(result: EvaluationResult, out_dir: str | Path) -> dict[str, Pa
     analysed = folder / ANALYSED_FILE
     metrics = folder / METRICS_FILE
     check_output_files((analysed, metrics))
-    lines = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in result.results)
+    encode = _LINE_ENCODER.encode  # ``json.dumps``' output, without building an encoder for every line
+    lines = "".join([encode(r.to_dict()) + "\n" for r in result.results])
     write_text_atomic(analysed, lines)
     write_text_atomic(metrics, json.dumps(result.metrics_document(), ensure_ascii=False, indent=2) + "\n")
     return {"analysed": analysed, "metrics": metrics}
