@@ -63,3 +63,9 @@ _.json_trigger_value, _.clear_cache
 
 # Fields of the work area's TypedDicts (app/curate_area/protocol.py) that only area.js reads in the browser.
 status_label, senses_title, heading, when, may_post
+
+# Columns of a stored inspection row, read into the dataclass by name (evaluation/inspection.py).
+marked_by, marked_at
+
+# A report method benchmarks/bench_mucow.py prints (false BADs by cause).
+causes

@@ -121,10 +121,6 @@ def _simplemma_lang(lang: str) -> str:
     return lang.strip().lower().replace("_", "-").split("-")[0]
 
 
-def _is_chinese(lang: str) -> bool:
-    return _simplemma_lang(lang) == "zh"
-
-
 class DefaultAnalyser:
     """Regex tokens + simplemma lemmas (+ jieba for Chinese); lemma lookups are cached per language.
 

@@ -74,9 +74,8 @@ def skipped_listing(lines: Sequence[SkippedLine], total: int) -> list[str]:
 def _first_fields(path: str) -> set[str]:
     """The field names of a file's first non-blank line (a JSON object's keys, or a TSV header); empty when
     unreadable, or when a line is longer than the readers accept: only a bounded piece of a line is read, because
-    this runs after a file was refused and such a file may be one 300 MB line. bench_hostile_files.py, evaluate,
-    peak RSS: a 300 MB file 70.6 MB at 46285f4, 673 MB read whole, 71.5 MB bounded; a 90 MB line 72.1, 253, 73.1 MB
-    (0.7 s CPU on both sides)."""
+    this runs after a file was refused and such a file may be one 300 MB line (``bench_hostile_files.py`` measures
+    its peak memory)."""
     longest = InputLimits().max_line_chars
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:

@@ -280,17 +280,11 @@ def prepare_current(
     project: ProjectContext, translations: str | Path, translations_name: str | None = None
 ) -> tuple[Dataset, Translations]:
     """Scoring the current curation up to the first analysis: the dataset from the rows and the translations read
-    and checked against it (what ``benchmarks/bench_pages.py`` times as the set-up, issue 22 target ≤ 1.5 s).
+    and checked against it (what ``benchmarks/bench_pages.py --only set-up`` times).
 
-    No pause of the collector, no freeze (issue 32): what lives long is laid out so the collector does not track it —
-    the rows and the translations as exact tuples (``Translations``), the candidates as flat ones
-    (``inputs.StoredSpec``), the build's memos as dicts keyed by text — so its full passes, set off by tracked objects
-    reaching its oldest generation, almost never run (one at 10,000 items, for the ``DatasetItem`` records).
-    ``benchmarks/bench_pages.py --only set-up`` (``compare_revisions.py --runs 2``, one core of a shared 2-core
-    machine), 46285f4 with the pause and the freeze → this layout without them: CPU 1,444 → 1,254 ms at 10,000 items
-    × 5 languages and 98,132 translations (wall 4,526 → 4,530 ms, the machine's load), 281 → 230 ms at 2,000 items
-    (wall 519 → 346 ms). The layout before, without the pause: CPU 1.93–1.99 s at 10,000 items (98,132 tracked
-    ``Translation`` records and 54,000 fetched rows: 5 full passes).
+    What lives long is laid out so the collector does not track it — the rows and the translations as exact tuples
+    (``Translations``), the candidates as flat ones (``inputs.StoredSpec``), the build's memos as dicts keyed by text
+    — so its full passes, set off by tracked objects reaching its oldest generation, almost never run.
     """
     dataset = dataset_from_project(project)
     return dataset, load_translations(translations, dataset, name=translations_name)
