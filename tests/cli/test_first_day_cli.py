@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -11,6 +12,8 @@ import pytest
 
 from annotator.cli import main
 from annotator.commands.project import create_demo
+
+STDIN_READY = Path(__file__).resolve().parents[1] / "support" / "stdin_ready.py"
 
 
 @pytest.fixture(scope="module")
@@ -104,17 +107,22 @@ def test_the_prepopulation_summary_explains_overlaps_and_the_outcome(demo_dir: P
     assert summary.endswith("(clean run: every item-language done, none skipped)")
 
 
-def test_ctrl_c_says_work_was_kept_only_when_something_was_saved(demo_dir: Path) -> None:
+def test_ctrl_c_says_work_was_kept_only_when_something_was_saved(demo_dir: Path, tmp_path: Path) -> None:
     """Interrupted while waiting for a password on stdin: nothing was written, and the message says so."""
     import signal
     import time
 
+    ready = tmp_path / "reading-stdin"
     process = subprocess.Popen(
-        [sys.executable, "-m", "annotator.cli", "users", "add", "maria", "--role", "lead", "--password-stdin",
+        [sys.executable, str(STDIN_READY), str(ready), "users", "add", "maria", "--role", "lead", "--password-stdin",
          "--data", str(demo_dir)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(STDIN_READY.parents[2])},
     )  # fmt: skip
-    time.sleep(3)  # the command is reading stdin
+    deadline = time.monotonic() + 120
+    while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)  # the child creates the file when it starts reading the password
+    assert ready.exists(), process.communicate(timeout=30)
     process.send_signal(signal.SIGINT)
     _out, err = process.communicate(timeout=30)
     assert process.returncode == 130

@@ -8,7 +8,7 @@ own websocket (``/_stcore/stream``) with Streamlit's ``BackMsg`` protobuf, witho
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -99,13 +99,16 @@ def test_a_cookie_signed_with_the_empty_key_does_not_open_the_app(server: Server
             browser.close()
 
 
-def forged_clear_cache(url: str) -> None:
-    """An anonymous visitor's websocket: open a session, then ask the server to clear its caches."""
+def forged_clear_cache(url: str, handled: Callable[[], bool]) -> None:
+    """An anonymous visitor's websocket: open a session, ask the server to clear its caches, and keep the socket
+    open until ``handled()`` says the server has dealt with the message (or 10 s have passed)."""
     with connect(url.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"]) as socket:
         message = BackMsg()
         message.clear_cache = True
         socket.send(message.SerializeToString())
-        time.sleep(1.0)  # let the server handle it before the socket closes
+        deadline = time.monotonic() + 10
+        while not handled() and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 def test_an_anonymous_clear_cache_message_wipes_no_draft(server: Server, demo: Path) -> None:
@@ -124,10 +127,7 @@ def test_an_anonymous_clear_cache_message_wipes_no_draft(server: Server, demo: P
             expect(page.get_by_text("valid: will be saved as sorso")).to_be_visible()
             settle(page)
 
-            forged_clear_cache(server.url)
-            deadline = time.monotonic() + 10
-            while "ignored a clear_cache message" not in server.output() and time.monotonic() < deadline:
-                time.sleep(0.2)
+            forged_clear_cache(server.url, lambda: "ignored a clear_cache message" in server.output())
             assert "ignored a clear_cache message from a session that is not a signed-in lead" in server.output()
 
             page.reload()  # a new browser session: the draft comes back from the server's store
