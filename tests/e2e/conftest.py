@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from browser import serve_app, server_env
-
-from annotator.commands.project import create_demo
+from project_helpers import build_demo
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> Path:
-    data = tmp_path / "data"
-    create_demo(str(data), quiet=True)
-    return data
+def demo(copy_project: Callable[[str, Callable[[Path], None], Path], Path], tmp_path: Path) -> Path:
+    """A fresh copy of the demo project (built once per session, copied for each test)."""
+    return copy_project("demo", build_demo, tmp_path / "data")
 
 
 @pytest.fixture

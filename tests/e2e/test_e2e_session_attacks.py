@@ -18,18 +18,10 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expec
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from websockets.sync.client import connect
 
-from annotator.commands.project import create_demo
 from annotator.project import Project
 from annotator.services import accounts
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> Path:
-    data = tmp_path / "data"
-    create_demo(str(data), quiet=True)
-    return data
 
 
 class Server:
