@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from browser import (
-    TIMEOUT_MS,
     chromium_page,
     log_in,
     save_screenshot,
@@ -29,9 +28,6 @@ from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
 
 pytestmark = pytest.mark.e2e
-
-
-expect.set_options(timeout=TIMEOUT_MS)
 
 
 @pytest.fixture(scope="module")

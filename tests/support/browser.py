@@ -17,8 +17,6 @@ from playwright.sync_api import Page, Playwright, expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
 DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"
 
 
@@ -35,8 +33,6 @@ def save_screenshot(page: Page, folder: Path, name: str) -> Path:
 
 
 CHROMIUM = "/usr/bin/chromium"
-
-
 CHROMIUM_ARGS = [
     "--headless=new",
     "--no-sandbox",
@@ -50,6 +46,7 @@ CHROMIUM_ARGS = [
 
 
 TIMEOUT_MS = 20_000
+expect.set_options(timeout=TIMEOUT_MS)  # every browser test module imports this one
 
 
 def free_port() -> int:
