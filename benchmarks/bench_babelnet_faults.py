@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 
 from fake_babelnet import DEFAULT_KEY, FakeBabelNet  # noqa: E402  (the tests' fake server: the same faults)
-from test_prepopulate import ROWS, SNAPSHOT  # noqa: E402
+from prepopulate_data import ROWS, SNAPSHOT  # noqa: E402
 
 SIZE = 400_000_000
 RSS_TARGET_MB = 300.0

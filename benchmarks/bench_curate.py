@@ -98,7 +98,7 @@ class Stopwatch:
 
 
 def measure_page(project: Project, interactions: int) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
     from app_helpers import send_area  # the event the browser sends, through Streamlit's own dispatch
     from streamlit.testing.v1 import AppTest
 

@@ -120,7 +120,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         measure("SQLite", Path(tmp) / "sqlite", args.items, args.saves, args.threads)
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
     from pg_cluster import scratch_database
 
     try:

@@ -113,7 +113,7 @@ def check(at: object, name: str) -> None:
 
 
 def _curate(at, n: int) -> None:  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
     from app_helpers import send_area  # the event the work area's Next sends, through Streamlit's own dispatch
 
     send_area(at, "next")
@@ -229,7 +229,7 @@ def main() -> None:
 def throwaway_postgres(keep: Path | None = None) -> Iterator[None]:
     """A temporary cluster on 127.0.0.1 and a database on it as ANNOTATOR_DATABASE_URL; both gone afterwards,
     unless ``keep`` (``--cluster``) holds the cluster: then it is only stopped, and started again by the next run."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
     from pg_cluster import Cluster
 
     cluster = Cluster(keep)

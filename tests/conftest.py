@@ -1,8 +1,8 @@
-"""Shared test fixtures. Test helper modules in this folder (e.g. fake_babelnet) import by bare name.
+"""Shared test fixtures (the helpers they use are plain modules in tests/support, on the path by pyproject.toml).
 
 Engines: a test module marked ``pytest.mark.both_engines`` runs each test that uses the ``engine`` fixture (the
 ``project`` fixture does) once on SQLite and once on PostgreSQL — a fresh database on a throw-away cluster that
-the session starts itself (tests/pg_cluster.py), or on ``ANNOTATOR_TEST_POSTGRES_URL``'s server.
+the session starts itself (tests/support/pg_cluster.py), or on ``ANNOTATOR_TEST_POSTGRES_URL``'s server.
 """
 
 from __future__ import annotations
@@ -16,33 +16,17 @@ from pathlib import Path
 
 import pytest
 from pg_cluster import Cluster
+from project_helpers import build_demo
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+from suggestion_data import ENGLISH, ITALIAN, ITALIAN_NOT_ALLOWED, ITEMS, other
 
 from annotator.domain.model import Role, User
+from annotator.lexicon.wordnet import add_lexicons
 from annotator.project import LexiconSettings, Project, ProjectSettings
 from annotator.services.accounts import add_user
-
-SAMPLE_ITEMS = [
-    {
-        "id": "shot-whiskey",
-        "sentence": "He poured a shot of whiskey.",
-        "target": "shot",
-        "lemma": "shot",
-        "pos": "NOUN",
-        "synset": "bn:00057755n",
-        "source": "dibimt-figure-1",
-    },
-    {
-        "id": "head-stream",
-        "sentence": "They tracked him back toward the head of the stream.",
-        "target": "head",
-        "lemma": "head",
-        "pos": "NOUN",
-        "synset": "bn:00036083n",
-        "source": "dibimt-figure-1",
-    },
-]
+from annotator.services.importing import import_items
+from annotator.services.prepopulate import prepopulate
 
 
 @pytest.fixture
@@ -245,12 +229,6 @@ def copy_project(
         _drop(request.getfixturevalue("postgres_server"), str(make_url(url).database))
 
 
-def build_demo(folder: Path) -> None:
-    from annotator.commands.project import create_demo
-
-    create_demo(str(folder), quiet=True)
-
-
 @pytest.fixture
 def project(tmp_path: Path, engine: str) -> Project:
     """An empty project with the five DiBiMT languages and no lexicon configured (on the test's engine)."""
@@ -270,60 +248,23 @@ def translator_it(project: Project, lead: User) -> User:
     return add_user(project, "ivo", Role.TRANSLATOR, ("IT",), "translator-password")
 
 
-def dump(project: Project) -> dict[str, list[tuple]]:
-    """Every row of every table: tests compare dumps to prove a refused action changed nothing at all."""
-    from sqlalchemy import select
-
-    from annotator.store import schema
-
-    with project.db.read() as conn:
-        return {
-            table.name: sorted(tuple(row) for row in conn.execute(select(table)))
-            for table in schema.metadata.sorted_tables
-        }
-
-
-#: What each Alembic revision after 0003 adds: tables, and (table, column) added to older tables. Tests that rewind
-#: a database to an older revision undo these (newest first). Add a revision's additions here with the revision.
-LATER_REVISIONS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
-    "0004": (("copies", "assignments"), ()),
-    "0005": (("jobs",), ()),
-    "0006": (("imports",), (("items", "import_id"), ("item_languages", "import_id"))),
-    "0007": (("inspections",), ()),
-    "0008": (("session_epochs", "login_throttle"), ()),
-    "0009": ((), (("users", "email"), ("session_epochs", "changed_at"))),
-    "0010_wordnet_domain": ((), (("items", "domain"),)),
-    "eval_core_job_files": (("job_files",), ()),  # issue 22 (sorts after the numbered revisions)
-    "0012_password_change": ((), (("users", "must_change_password"),)),
-    "0013_suggestions": (("suggestion_dismissals", "suggestion_cache", "lexicon_records"), ()),  # issue 33
-    "0015_provenance": (("item_language_sources", "provenance_sources"), ()),  # issue 41
-    "0016_suggestion_kinds": ((), (("suggestion_dismissals", "source"), ("suggestion_dismissals", "relation"))),
-}
-#: Indexes a later revision adds to older tables (dropped first when rewinding before it).
-LATER_INDEXES: dict[str, tuple[str, ...]] = {
-    "0014_empty_good": ("ix_item_languages_empty_good", "ix_items_imported_at", "ix_items_flagged"),  # issue 32
-}
-
-
-def rewind_schema(conn, revision: str) -> None:  # type: ignore[no-untyped-def]
-    """Drop what the revisions after ``revision`` created and record ``revision`` as the database's (if Alembic
-    manages it), so the next ``Project.open`` migrates it forward as it would an older release's database."""
-    from sqlalchemy import inspect
-
-    for later, indexes in LATER_INDEXES.items():
-        for index in indexes if later > revision else ():
-            conn.exec_driver_sql(f"DROP INDEX {index}")
-    for later in sorted(LATER_REVISIONS, reverse=True):
-        if later <= revision:
-            continue
-        tables, columns = LATER_REVISIONS[later]
-        for table in tables:
-            conn.exec_driver_sql(f"DROP TABLE {table}")
-        for table, column in columns:
-            for index in inspect(conn).get_indexes(table):  # SQLite will not drop an indexed column
-                if column in index["column_names"]:
-                    conn.exec_driver_sql(f"DROP INDEX {index['name']}")
-            conn.exec_driver_sql(f"ALTER TABLE {table} DROP COLUMN {column}")
-
-    if inspect(conn).has_table("alembic_version"):
-        conn.exec_driver_sql(f"UPDATE alembic_version SET version_num='{revision}'")
+@pytest.fixture
+def wn_project(project: Project, tmp_path: Path, write_jsonl) -> Project:
+    """A wordnet project in Italian: σ (a drink of liquor) has no word in the allowed lexicon ``sg-it``, one in
+    ``sg-it2`` (installed, not allowed), and related synsets (hypernym, derivation) that have words."""
+    folder = tmp_path / "lmf"
+    folder.mkdir()
+    files = {"sg-en.xml": ENGLISH, "sg-it.xml": other("sg-it", ITALIAN),
+             "sg-it2.xml": other("sg-it2", ITALIAN_NOT_ALLOWED)}  # fmt: skip
+    for name, content in files.items():
+        (folder / name).write_text(content, encoding="utf-8")
+    add_lexicons(project.wordnet_folder, [str(folder / name) for name in files])
+    project.save_settings(
+        ProjectSettings(
+            name="wn", languages=("IT",), lexicon=LexiconSettings("wordnet"), allowed_sources={"IT": ["sg-it"]}
+        )
+    )
+    import_items(project, write_jsonl("items.jsonl", ITEMS))
+    add_user(project, "lena", Role.LEAD, (), "lena-password-long")  # the first account is a lead's
+    prepopulate(project)
+    return project

@@ -111,25 +111,30 @@ def check_port_free(address: str, port: int) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    """Check the configuration (secrets, address, project), then the port, then build the demo and serve: a
+    mistake in the configuration is reported as such even while another server holds the port."""
     data_dir = resolve_data_dir(getattr(args, "data", None))
-    check_port_free(args.address, args.port)  # before building a demo or saying "serving"
-    if args.demo and not project_exists(data_dir):
-        from annotator.commands.project import create_demo
-
-        create_demo(str(data_dir))
-    Project.open(data_dir).db.dispose()  # no project, or a newer schema: say so now (exit 2), migrate before serving
-    env = {**os.environ, "ANNOTATOR_DATA": str(data_dir)}
-    command = [sys.executable, "-m", "streamlit", "run", str(APP)]
-    command += streamlit_options(
-        {"server.address": args.address, "server.port": args.port, "server.maxUploadSize": _upload_limit_mb(data_dir)}
-    )
     secrets = None
     if args.secrets:
         secrets = Path(args.secrets).expanduser().resolve()
         if not secrets.is_file():
             raise UserError(f"Secrets file {str(secrets)!r} not found (--secrets / ANNOTATOR_SECRETS).")
-        command += ["--secrets.files", str(secrets)]  # replaces Streamlit's own two places
     check_secrets(_secrets_files(secrets))
+    build_demo = args.demo and not project_exists(data_dir)
+    if not build_demo:  # no project, or a newer schema: say so now (exit 2), migrate before serving
+        Project.open(data_dir).db.dispose()
+    check_port_free(args.address, args.port)  # before building a demo or saying "serving"
+    if build_demo:
+        from annotator.commands.project import create_demo
+
+        create_demo(str(data_dir))
+    env = {**os.environ, "ANNOTATOR_DATA": str(data_dir)}
+    command = [sys.executable, "-m", "streamlit", "run", str(APP)]
+    command += streamlit_options(
+        {"server.address": args.address, "server.port": args.port, "server.maxUploadSize": _upload_limit_mb(data_dir)}
+    )
+    if secrets is not None:
+        command += ["--secrets.files", str(secrets)]  # replaces Streamlit's own two places
     print(f"annotator: serving {data_dir} on http://{args.address}:{args.port}", flush=True)
     # Become the server (no child process): stopping `annotator serve` stops Streamlit with it.
     os.execve(sys.executable, command, env)

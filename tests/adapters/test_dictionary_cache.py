@@ -1,0 +1,277 @@
+"""The on-disk copies of simplemma's and jieba's dictionaries (issue 9: start-up): rebuilt when missing, stale or
+corrupt, and the analyses read through them are exactly simplemma's and jieba's own."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import simplemma
+
+from annotator.analysis import default as default_module
+from annotator.analysis.default import DefaultAnalyser
+from annotator.analysis.dictionary_cache import (
+    CACHE_ENV,
+    FORMAT,
+    CachedDictionaryFactory,
+    SortedDictionary,
+    _encode,
+    _encode_freq,
+    _fingerprint,
+    _jieba_fingerprint,
+    _raw_entries,
+    cache_file,
+    cached_lemmatizer,
+    jieba_tokenizer,
+    wait_for_cache_writes,
+)
+
+#: Italian: simplemma's smallest dictionary of the benchmark languages, so each cold build stays short.
+LANG = "it"
+WORDS = [
+    "gocce", "spari", "colpi", "scatti", "bevuto", "versato", "cacciatori", "Prendersi", "permesso", "case",
+    "dell'acqua", "sparare", "fotografie", "bicchieri", "xqzvtrk", "ricorrerebbero", "SPARI", "lunghissimo",
+]  # fmt: skip
+TEXTS = ["Il cacciatore spara due colpi nel bosco.", "Ha versato un goccio dell'acqua nei bicchieri."]
+
+
+def _lemmas(root: Path) -> list[str]:
+    lemmatizer = cached_lemmatizer(root)
+    lemmas = [lemmatizer.lemmatize(word, LANG) for word in WORDS]
+    wait_for_cache_writes()  # a missing copy is written in the background
+    return lemmas
+
+
+def _analyses(monkeypatch: pytest.MonkeyPatch, root: Path) -> list[object]:
+    monkeypatch.setenv(CACHE_ENV, str(root))
+    monkeypatch.setattr(default_module, "_LEMMATIZERS", {})  # a fresh process's state: the file is read again
+    analyses = list(DefaultAnalyser().analyse(TEXTS, LANG.upper()))
+    wait_for_cache_writes()
+    return analyses
+
+
+def test_missing_file_is_built_and_gives_simplemmas_lemmas(tmp_path: Path) -> None:
+    path = cache_file(LANG, tmp_path)
+    assert not path.exists()
+    first = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    assert not isinstance(first, SortedDictionary)  # the first run uses simplemma's own dict at once...
+    wait_for_cache_writes()
+    assert path.exists()  # ...while the copy is written in the background
+    assert _lemmas(tmp_path) == [simplemma.lemmatize(word, LANG) for word in WORDS]
+    assert path.stat().st_size > 1_000_000
+    loaded = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    assert isinstance(loaded, SortedDictionary)  # the second load reads the file instead of simplemma's data
+    assert _lemmas(tmp_path) == [simplemma.lemmatize(word, LANG) for word in WORDS]
+
+
+def test_the_file_holds_every_entry_of_simplemmas_dictionary(tmp_path: Path) -> None:
+    CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    wait_for_cache_writes()
+    cached = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    source = simplemma.strategies.dictionaries.DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)
+    assert isinstance(cached, SortedDictionary)
+    assert len(cached) == len(source)
+    assert dict(cached.items()) == dict(source.items())
+    assert cached.get("no-such-word-xq") is None and "no-such-word-xq" not in cached
+
+
+@pytest.fixture(scope="module")
+def built_cache(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[object]]:
+    """A cache folder built once from cold, and the analyses read through it: what every damaged copy must give."""
+    root = tmp_path_factory.mktemp("dictionary-cache") / "built"
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        analyses = _analyses(monkeypatch, root)
+    return root, analyses
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped byte", "garbage", "empty", "stale"])
+def test_a_damaged_file_is_rebuilt_with_identical_analyses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str, built_cache: tuple[Path, list[object]]
+) -> None:
+    built, expected = built_cache
+    root = tmp_path / "damaged"
+    shutil.copytree(built, root)  # the same file a cold run writes, built once for the five kinds of damage
+    path = cache_file(LANG, root)
+    good = path.read_bytes()
+    if damage == "truncated":
+        path.write_bytes(good[: len(good) // 2])
+    elif damage == "flipped byte":
+        middle = len(good) // 2
+        path.write_bytes(good[:middle] + bytes([good[middle] ^ 0x5A]) + good[middle + 1 :])
+    elif damage == "garbage":
+        path.write_bytes(b"not a dictionary at all" * 100)
+    elif damage == "empty":
+        path.write_bytes(b"")
+    else:  # built by another simplemma: same layout, another fingerprint
+        source = simplemma.strategies.dictionaries.DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)
+        encoded = _encode(_raw_entries(source), _fingerprint(LANG) + " elsewhere")
+        assert encoded is not None
+        path.write_bytes(encoded)
+    assert path.read_bytes() != good
+    assert _analyses(monkeypatch, root) == expected  # the damaged file was not used...
+    assert path.read_bytes() == good  # ...and was rebuilt
+    assert isinstance(CachedDictionaryFactory(root).get_dictionary(LANG), SortedDictionary)
+
+
+def test_an_unwritable_cache_folder_still_lemmatises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("the cache folder cannot be created under a file")
+    assert _analyses(monkeypatch, blocker) == _analyses(monkeypatch, tmp_path / "fine")
+    assert not cache_file(LANG, blocker).exists()
+
+
+ZH_TEXTS = ["他倒了一小杯威士忌。", "猎人在树林里开了一枪，拍了一张照片。", "源头的水很清。"]
+
+
+def _segmented(tokenizer: object) -> list[list[tuple[str, int, int]]]:
+    return [list(tokenizer.tokenize(text)) for text in ZH_TEXTS]  # type: ignore[attr-defined]
+
+
+def test_jieba_copy_is_built_then_read_and_segments_as_jieba_does(tmp_path: Path) -> None:
+    import jieba
+
+    reference = jieba.Tokenizer()
+    reference.tmp_dir = str(tmp_path / "jieba-own")
+    (tmp_path / "jieba-own").mkdir()
+    reference.initialize()
+    built = jieba_tokenizer(tmp_path)
+    path = tmp_path / "jieba" / f"freq.v{FORMAT}.bin"
+    assert path.exists()
+    read = jieba_tokenizer(tmp_path)
+    assert read.FREQ == reference.FREQ and read.total == reference.total
+    assert _segmented(read) == _segmented(built) == _segmented(reference)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped byte", "stale"])
+def test_a_damaged_jieba_copy_is_rebuilt(tmp_path: Path, damage: str) -> None:
+    import jieba
+
+    expected = _segmented(jieba_tokenizer(tmp_path))
+    path = tmp_path / "jieba" / f"freq.v{FORMAT}.bin"
+    good = path.read_bytes()
+    if damage == "truncated":
+        path.write_bytes(good[:-100])
+    elif damage == "flipped byte":
+        middle = len(good) // 2
+        path.write_bytes(good[:middle] + bytes([good[middle] ^ 0x21]) + good[middle + 1 :])
+    else:
+        tokenizer = jieba_tokenizer(tmp_path)
+        encoded = _encode_freq(tokenizer.FREQ, tokenizer.total, _jieba_fingerprint(jieba) + " elsewhere")
+        assert encoded is not None
+        path.write_bytes(encoded)
+    assert path.read_bytes() != good
+    assert _segmented(jieba_tokenizer(tmp_path)) == expected
+    assert path.read_bytes() == good
+
+
+# --- analysis shortcuts: jieba's loops and simplemma's decoder ------------------------------------------------------
+
+
+def _chinese_sentences(count: int) -> list[str]:
+    """Dictionary words, characters jieba has never seen (its HMM runs on them), punctuation and Latin runs."""
+    import random
+    from pathlib import Path
+
+    import jieba
+
+    rng = random.Random(9)
+    lines = Path(jieba.__file__).with_name("dict.txt").read_text(encoding="utf-8").splitlines()
+    words = [line.split(" ")[0] for line in rng.sample(lines, 3000)]
+    sentences = []
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.randint(2, 12)):
+            draw = rng.random()
+            if draw < 0.7:
+                parts.append(rng.choice(words))
+            elif draw < 0.9:
+                parts.append("".join(chr(rng.randint(0x4E00, 0x9FA5)) for _ in range(rng.randint(1, 4))))
+            else:
+                parts.append(rng.choice(["，", "。", " ", "DeepL 3", "一枪", "源头", "?"]))
+        sentences.append("".join(parts))
+    return sentences
+
+
+def test_fast_jieba_loops_give_jieba_s_graph_route_and_words():
+    import jieba
+
+    from annotator.analysis.dictionary_cache import jieba_tokenizer
+
+    fast = jieba_tokenizer()
+    reference = jieba.Tokenizer()  # jieba's own loops over the same dictionary
+    reference.FREQ, reference.total, reference.initialized = fast.FREQ, fast.total, True
+    for sentence in _chinese_sentences(400):
+        dag = reference.get_DAG(sentence)
+        assert fast.get_DAG(sentence) == dag, sentence
+        fast_route: dict[int, tuple[float, int]] = {}
+        reference_route: dict[int, tuple[float, int]] = {}
+        fast.calc(sentence, dag, fast_route)
+        reference.calc(sentence, dag, reference_route)
+        assert fast_route == reference_route, sentence  # the same floats: the same arithmetic in the same order
+        assert list(fast.cut(sentence)) == list(reference.cut(sentence)), sentence
+
+
+def _evaluate_in_a_fresh_process(
+    tmp_path: Path, cache: Path, run: str, one_core: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``annotator evaluate`` as a user runs it: its own interpreter, the given (possibly empty) cache folder."""
+    record = {
+        "id": "i1", "sentence": "He fired two shots.",
+        "target": {"text": "shots", "start": 13, "end": 18, "lemma": "shot", "pos": "NOUN"},
+        "synset": "bn:1n", "gloss": "", "source": "test", "polysemy_degree": None, "sense_rank": None, "senses": [],
+        "languages": {"IT": {
+            "good": [{"text": "sparo", "pos": None, "origin": "translator", "synsets": []}],
+            "bad": [{"text": "goccio", "pos": None, "origin": "translator", "synsets": []}],
+        }},
+    }  # fmt: skip
+    dataset = tmp_path / "dataset.jsonl"
+    dataset.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    translations = tmp_path / "mt.jsonl"
+    line = {"id": "i1", "lang": "IT", "system": "s", "translation": "Ha sparato due spari nel bosco."}
+    translations.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    env = {**os.environ, CACHE_ENV: str(cache), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    command = ["evaluate", str(dataset), str(translations), "--out", str(tmp_path / run)]
+    pin = (lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})) if one_core else None
+    return subprocess.run(
+        [sys.executable, "-m", "annotator.cli", *command],
+        env=env, capture_output=True, text=True, timeout=600, preexec_fn=pin,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("one_core", [False, True], ids=["a process builds it", "one core: this process builds it"])
+def test_a_command_line_run_leaves_its_dictionary_copy_and_the_next_run_starts_warm(
+    tmp_path: Path, one_core: bool
+) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    first = _evaluate_in_a_fresh_process(tmp_path, cache, "first", one_core)
+    assert first.returncode == 0, first.stderr
+    assert "1 GOOD" in first.stdout
+    path = cache_file(LANG, cache)
+    assert path.exists()  # written before the process exited: no thread was cut short
+    written = path.stat()
+    assert isinstance(CachedDictionaryFactory(cache).get_dictionary(LANG), SortedDictionary)  # a sound copy
+    second = _evaluate_in_a_fresh_process(tmp_path, cache, "second")
+    assert second.returncode == 0, second.stderr
+    assert "1 GOOD" in second.stdout
+    again = path.stat()
+    assert (again.st_ino, again.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)  # read, not built again
+
+
+def test_the_copy_read_from_simplemma_s_file_is_the_copy_of_its_dict() -> None:
+    """The process that builds a copy reads simplemma's front-coded file straight (no dict built first): the same
+    bytes as from simplemma's own dict."""
+    from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
+
+    from annotator.analysis.dictionary_cache import _stream_entries
+
+    streamed = _stream_entries(LANG)
+    assert streamed is not None
+    fingerprint = _fingerprint(LANG)
+    from_dict = _encode(_raw_entries(DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)), fingerprint)
+    assert from_dict is not None and _encode(streamed, fingerprint) == from_dict

@@ -1,0 +1,197 @@
+"""Headless Chromium against a real app server: start and stop ``annotator serve``-like servers, log in, settle."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from playwright.sync_api import Page, Playwright, expect
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"
+
+
+def save_screenshot(page: Page, folder: Path, name: str) -> Path:
+    """A screenshot in ``folder``; copied to docs/screenshots only when ANNOTATOR_UPDATE_SCREENSHOTS=1."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    page.screenshot(path=str(path))
+    assert path.stat().st_size > 0
+    if os.environ.get("ANNOTATOR_UPDATE_SCREENSHOTS") == "1":
+        DOC_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        (DOC_SCREENSHOTS / name).write_bytes(path.read_bytes())
+    return path
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+TIMEOUT_MS = 20_000
+expect.set_options(timeout=TIMEOUT_MS)  # every browser test module imports this one
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until_healthy(url: str, process: subprocess.Popen[bytes], deadline_s: float = 30) -> None:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if process.poll() is not None:
+            raise RuntimeError(f"annotator serve exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise TimeoutError(f"the app did not answer on {url} within {deadline_s} s")
+
+
+def stop_server(process: subprocess.Popen[bytes]) -> None:
+    """Stop the server's whole process group (Streamlit's children too); a kill when it does not stop in time."""
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+def server_env(*drop: str) -> dict[str, str]:
+    """This process's environment for a served app, unbuffered, without the variables named in ``drop``."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    for name in drop:
+        env.pop(name, None)
+    return env
+
+
+@contextmanager
+def serve_app(
+    data: Path, env: dict[str, str], *, cwd: Path = ROOT, log: Path | None = None, deadline_s: float = 30
+) -> Iterator[str]:
+    """``annotator serve`` on a free port, its URL once it answers; stopped afterwards even when a test fails.
+
+    One place for every browser test's server, so that none leaves a Streamlit process behind.
+    """
+    port = free_port()
+    command = [sys.executable, "-m", "annotator.cli", "serve", "--data", str(data), "--port", str(port)]
+    if log is None:
+        process = subprocess.Popen(
+            command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+    else:
+        with log.open("wb") as sink:
+            process = subprocess.Popen(command, env=env, cwd=cwd, stdout=sink, stderr=sink, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_healthy(url, process, deadline_s)
+        yield url
+    finally:
+        stop_server(process)
+
+
+@contextmanager
+def chromium_page(playwright: Playwright, width: int, height: int) -> Iterator[Page]:
+    """A page in headless Chromium at ``width``×``height`` with the tests' time-out; closed afterwards."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+        browser.close()
+
+
+def settle(page: Page) -> None:
+    """Wait until Streamlit has finished the current script run (the app's run state and its 'running' indicator)."""
+    page.wait_for_timeout(250)
+    page.wait_for_function(_DRAWN_JS, arg=list(BUSY_STATES), timeout=TIMEOUT_MS)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT_MS)
+
+
+class RunCounter:
+    """Counts the script and fragment runs the server reports finished (``script_finished`` on the websocket).
+
+    Streamlit's own message, not the app root's run state: React can apply a short run's start and end in one
+    render, and the attribute then never changes (that missed run made test_e2e_sessions time out under load).
+    Attach before the page loads; a reload's new websocket is followed too. Frames are counted while Playwright
+    waits (its sync API delivers events then), so ``wait`` polls with ``wait_for_timeout``.
+    """
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.finished = 0
+        #: Runs of the whole page only: a fragment's own timed rerun (the jobs panel's, every 2 s) redraws nothing else.
+        self.page_runs = 0
+        page.on("websocket", lambda socket: socket.on("framereceived", self._frame))
+
+    def _frame(self, payload: str | bytes) -> None:
+        if isinstance(payload, bytes):
+            message = ForwardMsg()
+            message.ParseFromString(payload)
+            if message.WhichOneof("type") == "script_finished":
+                self.finished += 1
+                self.page_runs += not message.metadata.run.fragment_ids
+
+    def mark(self) -> int:
+        """The count now: pass it to ``wait`` to wait for runs that finish after this point."""
+        return self.finished
+
+    def wait(self, since: int, runs: int = 1) -> None:
+        """Wait until ``runs`` runs have finished since ``mark`` returned ``since``, then until the page is idle and
+        drawn: a condition, not a pause, so a loaded machine that starts the run late cannot make it pass early."""
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while self.finished < since + runs:
+            if time.monotonic() > deadline:
+                done = self.finished - since
+                raise AssertionError(f"{runs} run(s) expected to finish, {done} did in {TIMEOUT_MS} ms")
+            self.page.wait_for_timeout(20)
+        self.page.wait_for_function(_DRAWN_JS, arg=list(BUSY_STATES), timeout=TIMEOUT_MS)
+
+
+def log_in(page: Page, name: str, password: str) -> None:
+    page.get_by_role("textbox", name="User name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_text("Signed in as")).to_be_visible()
+    settle(page)
+
+
+#: The app root's run state (``data-test-script-state``) while Streamlit runs the script or a fragment.
+BUSY_STATES = ("running", "rerunRequested", "stopRequested")
+
+
+#: Idle, and drawn: components v2 elements such as the work area of Curate, Review and Double curation
+#: (``annotator.app.curate_area``) build their DOM in an effect React runs after it has painted the run, and on first
+#: mount after their script module has loaded, so "the run is over" alone can come a little before them. Two
+#: animation frames and a task after idle, every such element must be drawn, and the work area have no event waiting.
+_DRAWN_JS = """busy => new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
+  const state = document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state');
+  const lists = Array.from(document.querySelectorAll('[data-testid="stMain"] .stBidiComponent'));
+  const drawn = (list) => list.querySelector('.annotator-candidates')
+    || list.querySelector('.ca[data-drawn]:not([data-pending])');
+  resolve(!busy.includes(state) && lists.every(drawn));
+}, 0))))"""
