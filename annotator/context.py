@@ -3,7 +3,7 @@
 ``annotator.project.Project`` (built by the command line and the app) satisfies this interface structurally, so
 the layers below the composition root name exactly what they use (the database, its repository, the data folder,
 the settings, a lexicon built from them) and never import ``annotator.project`` — which keeps the import graph
-free of cycles (``tests/test_architecture.py``, the ``lint-imports`` contracts).
+free of cycles (``tests/architecture/test_architecture.py``, the ``lint-imports`` contracts).
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ of taking the write lock (``BEGIN IMMEDIATE`` / ``pg_advisory_xact_lock``).
 Run: ``python benchmarks/bench_engines.py [--items 10000] [--saves 200] [--threads 4] [--postgres-url URL]``.
 
 Without ``--postgres-url`` (a server's maintenance database, e.g. ``postgresql+psycopg://postgres@127.0.0.1/postgres``)
-a throw-away cluster is started with the tests' helper (tests/pg_cluster.py: initdb + pg_ctl on a free port). Each
-engine gets the project built through the services (import, pre-population from a generated snapshot: 5 languages
-per item), then a translator saves candidates on distinct item-languages: one at a time, then from ``--threads``
+a throw-away cluster is started with the tests' helper (tests/support/pg_cluster.py: initdb + pg_ctl on a free
+port). Each engine gets the project built through the services (import, pre-population from a generated snapshot:
+5 languages per item), then a translator saves candidates on distinct item-languages: one at a time, then from ``--threads``
 threads at once (the writers queue on the lock; the figures show what that costs).
 """
 

@@ -207,7 +207,7 @@ def main() -> None:
     parser.add_argument("--only", help="measure only pages whose name contains this text")
     parser.add_argument("--setup-runs", type=int, default=5, help="runs of the evaluation set-up (median shown)")
     parser.add_argument(
-        "--postgres", action="store_true", help="run on a throw-away PostgreSQL cluster (tests/pg_cluster.py)"
+        "--postgres", action="store_true", help="run on a throw-away PostgreSQL cluster (tests/support/pg_cluster.py)"
     )
     parser.add_argument(
         "--cluster",

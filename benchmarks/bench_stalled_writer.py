@@ -8,7 +8,7 @@ Before issue 20 PostgreSQL waited for ever.
 
 Run: ``python benchmarks/bench_stalled_writer.py [--engine postgresql|sqlite|both] [--busy-ms 15000]
 [--postgres-url URL]``. Without ``--postgres-url`` (a server's maintenance database) a throw-away cluster is
-started with the tests' helper (tests/pg_cluster.py).
+started with the tests' helper (tests/support/pg_cluster.py).
 """
 
 from __future__ import annotations

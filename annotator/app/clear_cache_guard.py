@@ -7,8 +7,8 @@ no setting or hook to refuse it (``client.toolbarMode = "viewer"`` only hides th
 keep lives in those caches any more (drafts: ``drafts.py``; open projects: ``project_cache.py``), but an anonymous
 visitor should not be able to throw away every page's caches at will either. This module is the only place that
 relies on Streamlit's internals: it wraps that one method of ``AppSession``. **Pin it:** check it on every Streamlit
-upgrade; ``tests/test_e2e_session_attacks.py`` (a forged anonymous message over a real websocket) and
-``tests/test_app_session_lifetime.py`` fail if the method is gone or the message is obeyed again. No supported way
+upgrade; ``tests/e2e/test_e2e_session_attacks.py`` (a forged anonymous message over a real websocket) and
+``tests/app/test_app_session_lifetime.py`` fail if the method is gone or the message is obeyed again. No supported way
 to refuse the message exists, so this is a security fix, not speed code.
 """
 

@@ -116,7 +116,7 @@ def save(
 ) -> ItemLanguage | None:
     """Run one command through the one action runner; say what happened where the user looks. A refusal keeps
     what they typed (the element clears a box only on success). Public: a handler in ``HANDLERS`` is a call of this,
-    so a new kind of change the element sends needs no page's code (``tests/test_command_model_pages.py``)."""
+    so a new kind of change the element sends needs no page's code (``tests/app/test_command_model_pages.py``)."""
     was = here.status if here.version == event.version else None
     outcome = actions.run(here.place.address, command, event.version, was)
     if outcome.saved is None:

@@ -1,8 +1,8 @@
 """Croissant 1.0 metadata of a published dataset (``croissant.json``): the MLCommons format dataset tracks
 ask for. One ``cr:FileObject`` per Parquet file (with its SHA-256) and one ``cr:RecordSet`` per configuration whose
-fields are typed from the file's Arrow schema; ``mlcroissant`` reads it (tests/test_publish.py). The creators, the
-publisher and the Responsible-AI properties (``rai:``, Croissant RAI 1.0) say who made the data and what it is; what
-the project cannot know is a placeholder starting ``TO FILL``, as in the card.
+fields are typed from the file's Arrow schema; ``mlcroissant`` reads it (tests/services/test_publish.py). The
+creators, the publisher and the Responsible-AI properties (``rai:``, Croissant RAI 1.0) say who made the data and
+what it is; what the project cannot know is a placeholder starting ``TO FILL``, as in the card.
 """
 
 from __future__ import annotations

@@ -55,7 +55,8 @@ def dataset_from_project(project: ProjectContext) -> Dataset:
     """Every non-excluded item, done or not; an item-language discarded in a language is left out for it.
 
     The same dataset as exporting with ``--include-incomplete --keep-partially-discarded`` and evaluating that
-    ``dataset.jsonl`` (``tests/test_evaluate_live.py`` checks it), built from one query without writing JSON lines.
+    ``dataset.jsonl`` (``tests/services/test_evaluate_live.py`` checks it), built from one query without writing
+    JSON lines.
     """
     with project.db.read() as conn:
         raw = project.repo.get_meta(conn, "settings")

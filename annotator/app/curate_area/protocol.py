@@ -4,7 +4,7 @@ Python sends one ``AreaData`` document per run (``TypedDict``s below); the scrip
 each kind a dataclass (``EVENTS``), checked field by field by ``parse_event``. ``schema.json_schema()`` generates a
 JSON Schema from these types, which ``area.js`` checks the data's version and shape against before drawing anything.
 After changing a type here, bump ``VERSION`` and run ``python -m annotator.app.curate_area.schema`` to regenerate the
-schema's two copies (``tests/test_curate_protocol.py`` fails until they equal the generated one).
+schema's two copies (``tests/app/test_curate_protocol.py`` fails until they equal the generated one).
 """
 
 import dataclasses
