@@ -6,8 +6,8 @@ Run: ``python benchmarks/bench_engines.py [--items 10000] [--saves 200] [--threa
 Without ``--postgres-url`` (a server's maintenance database, e.g. ``postgresql+psycopg://postgres@127.0.0.1/postgres``)
 a throw-away cluster is started with the tests' helper (tests/support/pg_cluster.py: initdb + pg_ctl on a free
 port). Each engine gets the project built through the services (import, pre-population from a generated snapshot:
-5 languages per item), then a translator saves candidates on distinct item-languages: one at a time, then from ``--threads``
-threads at once (the writers queue on the lock; the figures show what that costs).
+5 languages per item), then a translator saves candidates on distinct item-languages: one at a time, then from
+``--threads`` threads at once (the writers queue on the lock; the figures show what that costs).
 """
 
 from __future__ import annotations
