@@ -33,6 +33,9 @@ PILLS_JS = """() => { const box = Array.from(document.querySelectorAll('[data-te
 
 
 def check_header(page: Page) -> None:
+    page.wait_for_function(  # both lines drawn (a loaded machine may be a frame behind)
+        "() => ['.ca-position', '.ca-progress'].every(s => (document.querySelector(s)?.textContent ?? '').trim())"
+    )
     for line in page.evaluate(HEADER_JS):
         assert line["lines"] == 1 and line["whole"], line
 
@@ -46,6 +49,7 @@ def test_the_work_area_header_is_one_line_in_curate_and_review(app_url: str, dem
     with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
         page.goto(app_url)
         log_in(page, "translator", "demo-translator-pass")
+        expect(page.locator(".ca-position")).to_contain_text("Item 1 of")
         settle(page)
         top = page.locator(".ca").bounding_box()
         check_header(page)
