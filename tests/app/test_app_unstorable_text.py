@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_helpers import feedback, plain, send_area
+from app_helpers import feedback, logged_in, plain, send_area
 from project_helpers import dump
 from streamlit.testing.v1 import AppTest
 
@@ -26,16 +26,6 @@ pytestmark = pytest.mark.both_engines
 
 MAIN = Path(__file__).resolve().parents[2] / "annotator" / "app" / "main.py"
 LONE = "\ud800"
-
-
-def logged_in(name: str, password: str) -> AppTest:
-    at = AppTest.from_file(str(MAIN), default_timeout=60).run()
-    at.text_input(key="login_name").input(name)
-    at.text_input(key="login_password").input(password)
-    at.button[0].click()
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def test_unstorable_characters_are_found_and_named() -> None:
