@@ -38,9 +38,10 @@ def test_reload_second_tab_logout_and_disabled_account(app_url: str, demo: Path)
             first.goto(app_url)
             log_in(first, "translator", "demo-translator-pass")
             expect(first).to_have_url(f"{app_url}/curate?item=shot-whiskey&lang=IT")
+            settle(first)  # the run that set the item in the address may still redraw the work area
 
             # mid-work: a typed candidate and a half-written DISCUSS note, neither saved: the work area keeps them in
-            # the browser's local storage under the log-in as typed (no run, issue 32); the reload below checks it
+            # the browser's local storage under the log-in as typed (no run); the reload below checks it
             first.get_by_role("textbox", name="Add to GOOD").fill("sorso")
             first.get_by_role("textbox", name="Add to GOOD").press("Tab")
             expect(first.get_by_text("valid: will be saved as sorso")).to_be_visible()
