@@ -124,7 +124,7 @@ def _check_string_runs(path: Path, limits: InputLimits) -> None:
                 run += len(chunk)
             else:
                 first = chunk.find(b'"')
-                longest = max((len(part) for part in chunk[first + 1 : last].split(b'"')), default=0)
+                longest = max(map(len, chunk[first + 1 : last].split(b'"')), default=0)
                 run = most + 1 if max(run + first, longest) > most else len(chunk) - last - 1
             if run > most:
                 if json_too_deep(chunk.decode("utf-8", "ignore")):  # brackets, not a string, ran that long
