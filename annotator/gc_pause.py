@@ -1,4 +1,4 @@
-"""Pausing Python's cyclic garbage collector around an evaluation's run (``evaluation.run.evaluate``), its one caller.
+"""Pausing Python's cyclic garbage collector around an evaluation's run (``evaluation.run.evaluate``) and an export.
 
 Why: the run's compiled candidates and segment analyses are many tracked objects that set off the collector's full
 passes over the whole heap; pausing cuts the run's CPU time measurably (figures in benchmarks/RESULTS.md, "The

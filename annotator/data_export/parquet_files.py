@@ -143,25 +143,52 @@ def discarded_row(line: dict[str, Any]) -> dict[str, Any]:
 
 
 class _BatchedWriter:
-    """One Parquet file written a batch at a time; rows counted for the card and the Croissant metadata."""
+    """One Parquet file written a batch at a time; rows counted for the card and the Croissant metadata.
+
+    A batch is held as columns (a list column as its values and offsets, as Arrow stores it), not as the rows
+    given: a row's dict and lists die once added, so a batch is a few dozen lists of strings and numbers however
+    many rows it holds, and Arrow builds each column from one list."""
 
     def __init__(self, path: Path, schema: pa.Schema) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.schema = schema
-        self.rows: list[dict[str, Any]] = []
+        self._lists = {field.name for field in schema if pa.types.is_list(field.type)}
+        self._values: dict[str, list[Any]] = {}
+        self._offsets: dict[str, list[int]] = {}
+        self.pending = 0
         self.count = 0
+        self._clear()
         self._writer = pq.ParquetWriter(path, schema)
 
-    def add(self, row: dict[str, Any]) -> None:
-        self.rows.append(row)
-        if len(self.rows) >= BATCH_ROWS:
+    def _clear(self) -> None:
+        self._values = {name: [] for name in self.schema.names}
+        self._offsets = {name: [0] for name in self._lists}
+        self.pending = 0
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        for name, values in self._values.items():
+            if name in self._lists:
+                values.extend(row[name])
+                self._offsets[name].append(len(values))
+            else:
+                values.append(row[name])
+        self.pending += 1
+        if self.pending >= BATCH_ROWS:
             self.flush()
 
     def flush(self) -> None:
-        if self.rows:
-            self._writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema))
-            self.count += len(self.rows)
-            self.rows = []
+        if self.pending:
+            arrays = [self._column(field) for field in self.schema]
+            self._writer.write_table(pa.Table.from_arrays(arrays, schema=self.schema))
+            self.count += self.pending
+            self._clear()
+
+    def _column(self, field: pa.Field) -> pa.Array:
+        values = self._values[field.name]
+        if field.name not in self._lists:
+            return pa.array(values, type=field.type)
+        offsets = pa.array(self._offsets[field.name], type=pa.int32())
+        return pa.ListArray.from_arrays(offsets, pa.array(values, type=field.type.value_type), type=field.type)
 
     def close(self) -> None:
         self.flush()

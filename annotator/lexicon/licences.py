@@ -29,6 +29,7 @@ from annotator.domain.licences import (
 )
 from annotator.domain.settings import ProjectSettings
 from annotator.lexicon.base import ENGLISH
+from annotator.lexicon.snapshot_format import header_fields
 from annotator.lexicon.wordnet_store import LexiconMetadata
 
 
@@ -45,7 +46,7 @@ def snapshot_header(path: Path) -> dict[str, Any]:
             header = json.load(handle)
     if not isinstance(header, dict):
         return {}
-    return {key: value for key, value in header.items() if key not in ("lemmas", "synsets")}
+    return header_fields(header)
 
 
 def babelnet_source(version: str) -> SourceLicence:
@@ -314,6 +315,23 @@ def wordnet_file_records(
     return records
 
 
+def _header_of(lexicon: object, snapshot: Path) -> dict[str, Any]:
+    """The snapshot's header: the one ``lexicon`` kept when it was read from that very file (a JSON snapshot is one
+    document, so reading its header again means parsing it whole), else read from the file."""
+    from annotator.lexicon.snapshot import SnapshotLexicon
+
+    if isinstance(lexicon, SnapshotLexicon) and lexicon.header and _same_file(lexicon.origin, snapshot):
+        return lexicon.header
+    return snapshot_header(snapshot)
+
+
+def _same_file(origin: str, path: Path) -> bool:
+    try:
+        return Path(origin).resolve() == path.resolve()
+    except (OSError, RuntimeError):  # an origin that names no file ("<memory>") or a symlink loop
+        return False
+
+
 def lexicon_provenance(lexicon: object, snapshot: Path | None = None, snapshot_name: str = "") -> LexiconProvenance:
     """The sources ``lexicon`` (the project's provider) answers from: each wordnet lexicon (licence from its LMF
     file as ``wn`` keeps it), BabelNet, or a snapshot (its header's licence)."""
@@ -336,7 +354,7 @@ def lexicon_provenance(lexicon: object, snapshot: Path | None = None, snapshot_n
     if name == "babelnet":
         record = _record(f"lexicon:babelnet:{version}", babelnet_source(version))
     elif name == "snapshot" and snapshot is not None:
-        header = snapshot_header(snapshot)
+        header = _header_of(lexicon, snapshot)
         # two snapshots of one file name and version stating different licences are two sources
         stated = json.dumps([header.get("provider"), header.get("license") or header.get("licence")], default=str)
         digest = hashlib.sha256(stated.encode()).hexdigest()[:12]

@@ -57,11 +57,14 @@ class SnapshotLexicon:
         origin: str = "<memory>",
         stored: Iterable[StoredSynset] = (),
         edges: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+        header: Mapping[str, Any] | None = None,
     ) -> None:
         self.label = label
         self.version = version
         self.provider = provider
         self.origin = origin
+        #: The header's fields as the file wrote them (its licence among them): empty when not read from a file.
+        self.header: dict[str, Any] = dict(header or {})
         self._synsets: dict[str, StoredSynset] = {}
         for record in chain(map(stored_synset, synsets), stored):
             if record[0] in self._synsets:
@@ -119,6 +122,7 @@ class SnapshotLexicon:
             stored=parsed.synsets,
             origin=parsed.origin,
             edges=parsed.edges,
+            header=parsed.header,
         )
 
     # --- Lexicon protocol ---------------------------------------------------------------------------

@@ -142,3 +142,8 @@ def write_snapshot(
         text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
     write_text_atomic(path, text)
     return path
+
+
+def header_fields(header: Mapping[str, Any]) -> dict[str, Any]:
+    """A snapshot header's fields as written, without the lemmas and synsets a JSON document holds beside them."""
+    return {key: value for key, value in header.items() if key not in ("lemmas", "synsets")}

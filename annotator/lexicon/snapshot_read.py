@@ -7,7 +7,7 @@ Loading names the file and record of the first problem. What is read is a ``Pars
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -28,6 +28,7 @@ from annotator.lexicon.snapshot_format import (
     LemmaEntry,
     StoredSense,
     StoredSynset,
+    header_fields,
 )
 from annotator.lexicon.wordnet_relations import RELATIONS
 
@@ -42,6 +43,8 @@ class ParsedSnapshot(NamedTuple):
     lemmas: list[LemmaEntry]
     synsets: list[StoredSynset]
     edges: dict[str, Edges]
+    #: The header's fields as written (its licence among them), without the lemmas and synsets.
+    header: dict[str, Any]
 
 
 def read_snapshot_file(path: Path, limits: InputLimits | None = None) -> ParsedSnapshot:
@@ -121,7 +124,7 @@ def _check_string_runs(path: Path, limits: InputLimits) -> None:
                 run += len(chunk)
             else:
                 first = chunk.find(b'"')
-                longest = max((len(part) for part in chunk[first + 1 : last].split(b'"')), default=0)
+                longest = max(map(len, chunk[first + 1 : last].split(b'"')), default=0)
                 run = most + 1 if max(run + first, longest) > most else len(chunk) - last - 1
             if run > most:
                 if json_too_deep(chunk.decode("utf-8", "ignore")):  # brackets, not a string, ran that long
@@ -229,7 +232,7 @@ def _parse_senses(senses: list[Any], origin: str, where: str) -> tuple[StoredSen
                     sense = (lemma, lang, source, number)
         if sense is None:
             sense = _parse_sense(record, origin, f"{where}, senses[{index}]")
-        if sense[1] == ENGLISH:
+        if sense[1] == ENGLISH or _forms(sense[2], sense[0]) == (sense[0],):
             parsed.append(sense)
         else:
             parsed.extend(_as_meant(sense))
@@ -259,9 +262,24 @@ def _rules(source: str) -> tuple[FormRule, ...]:
     return rules_for(source)
 
 
-@lru_cache(maxsize=100_000)
-def _forms(source: str, lemma: str) -> tuple[str, ...]:
+@lru_cache(maxsize=1_000)
+def _rule_functions(source: str) -> tuple[Callable[[str], tuple[str, ...]], ...]:
+    return tuple(rule.apply for rule in _rules(source))
+
+
+@lru_cache(maxsize=10_000)
+def _resolved(source: str, lemma: str) -> tuple[str, ...]:
     return resolve(lemma, _rules(source))
+
+
+def _forms(source: str, lemma: str) -> tuple[str, ...]:
+    """``resolve`` of the lemma under its source's rules. A lemma each rule leaves as written (nearly all of a
+    lexicon's) is known to stand for itself after one call per rule, without building the chain of forms."""
+    unchanged = (lemma,)
+    for apply in _rule_functions(source):
+        if apply(lemma) != unchanged:
+            return _resolved(source, lemma)
+    return unchanged
 
 
 def _as_meant(sense: StoredSense) -> tuple[StoredSense, ...]:
@@ -299,6 +317,7 @@ def _parse_synset(record: Any, origin: str, where: str) -> StoredSynset:
 def _build(
     origin: str,
     header: tuple[str, str, str],
+    fields: dict[str, Any],
     lemmas: list[tuple[str, LemmaEntry]],
     synsets: list[tuple[str, StoredSynset]],
     edges: Mapping[str, Edges] | None = None,
@@ -326,7 +345,7 @@ def _build(
     label, version, provider = header
     return ParsedSnapshot(
         origin, label, version, provider, [entry for _, entry in lemmas], [record for _, record in synsets],
-        dict(edges or {}),
+        dict(edges or {}), fields,
     )  # fmt: skip
 
 
@@ -361,11 +380,12 @@ def _from_json_document(data: Any, origin: str) -> ParsedSnapshot:
         for i, record in enumerate(synsets_raw)
         if "edges" in record
     }
-    return _build(origin, header, lemmas, synsets, edges)
+    return _build(origin, header, header_fields(data), lemmas, synsets, edges)
 
 
 def _parse_jsonl_lines(numbered: Iterable[tuple[int, str]], origin: str, limits: InputLimits | None) -> ParsedSnapshot:
     header: tuple[str, str, str] | None = None
+    fields: dict[str, Any] = {}
     lemmas: list[tuple[str, LemmaEntry]] = []
     synsets: list[tuple[str, StoredSynset]] = []
     edges: dict[str, Edges] = {}
@@ -386,7 +406,7 @@ def _parse_jsonl_lines(numbered: Iterable[tuple[int, str]], origin: str, limits:
         if header is None:
             if kind != "header":
                 raise _problem(origin, where, 'the first line must be the header {"type": "header", "format": ...}')
-            header = _check_header(record, origin, where)
+            header, fields = _check_header(record, origin, where), header_fields(record)
         elif kind == "lemma":
             lemmas.append((where, _parse_lemma(record, origin, where)))
         elif kind == "synset":
@@ -399,4 +419,4 @@ def _parse_jsonl_lines(numbered: Iterable[tuple[int, str]], origin: str, limits:
             raise _problem(origin, where, f"unknown record type {kind!r} (expected 'lemma' or 'synset')")
     if header is None:
         raise _problem(origin, "line 1", "empty file: no snapshot header")
-    return _build(origin, header, lemmas, synsets, edges)
+    return _build(origin, header, fields, lemmas, synsets, edges)

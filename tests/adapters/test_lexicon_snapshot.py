@@ -281,3 +281,68 @@ def test_a_loaded_snapshot_keeps_its_synsets_out_of_the_collectors_reach() -> No
     assert record.gloss() == "gloss 7"
     assert lexicon.synset_ids_in("word7-3", "IT", "NOUN") == ["bn:00000007n"]
     assert lexicon.synset("bn:00000007n", ["DE"]).senses == ()
+
+
+# --- lemmas as their lexicon means them, and the header kept --------------------------------------------------
+
+
+def test_a_marked_lemma_is_read_as_its_lexicon_means_it_and_an_unmarked_one_as_written() -> None:
+    """Every rule of the sense's source that changes the lemma applies (a chain of them too); a lemma no rule
+    changes, or a marker of another lexicon's, stays as written."""
+    senses = [
+        ("Aorta-", "DE", "WIKT"),
+        ("включать в какую-л. категорию", "RU", "WIKT"),
+        ("Schuss;", "DE", "WIKT"),
+        ("平行+的", "ZH", "COW"),
+        ("尘[粉]状+的", "ZH", "COW"),
+        ("a-cielo-aperto", "IT", "OMW-IWN"),
+        ("all'aperto", "IT", "OMW-IT"),
+        ("C+", "IT", "OMW-IT"),
+        ("Schuss", "DE", "WIKT"),
+    ]
+    header = {"format": "annotator-lexicon-snapshot", "format_version": 1, "label": "t", "version": "1"}
+    data = {
+        **header,
+        "lemmas": [],
+        "synsets": [
+            {
+                "id": "bn:00000001n",
+                "pos": "NOUN",
+                "glosses": {},
+                "senses": [{"lemma": lemma, "lang": lang, "source": source} for lemma, lang, source in senses],
+            }
+        ],
+    }
+    record = SnapshotLexicon.from_data(data).synset("bn:00000001n", ["DE", "RU", "ZH", "IT"])
+    assert [sense.lemma for sense in record.senses] == [
+        "Aorta",
+        "включать в * категорию",
+        "Schuss",
+        "平行",
+        "尘状",
+        "a cielo aperto",
+        "a-cielo-aperto",
+        "all'aperto",
+        "C+",
+        "Schuss",
+    ]
+
+
+@pytest.mark.parametrize("name", ["kept.json", "kept.jsonl"])
+def test_a_loaded_snapshot_keeps_its_header_so_provenance_does_not_read_the_file_again(
+    tmp_path: Path, name: str
+) -> None:
+    """A JSON snapshot is one document: its header cannot be read without parsing it whole, so the lexicon keeps
+    the header it read and the provenance of the same file comes from it."""
+    from annotator.lexicon.licences import lexicon_provenance
+
+    data = {**sample_snapshot_data(), "provider": "BabelNet", "license": "CC BY-NC-SA 4.0"}
+    path = (write_jsonl if name.endswith(".jsonl") else write_json)(tmp_path / name, data)
+    lexicon = SnapshotLexicon.load(path)
+    assert lexicon.header["license"] == "CC BY-NC-SA 4.0"
+    assert "lemmas" not in lexicon.header and "synsets" not in lexicon.header
+    from_file = lexicon_provenance(SnapshotLexicon.from_data(sample_snapshot_data()), path, name)
+    path.write_text("not read again", encoding="utf-8")  # the provenance below can only come from the kept header
+    kept = lexicon_provenance(lexicon, path, name)
+    assert kept == from_file
+    assert kept.records[0].licence == from_file.records[0].licence != "unknown"
