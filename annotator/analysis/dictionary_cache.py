@@ -148,10 +148,11 @@ def _encode_sorted(keys: Sequence[bytes], values: Sequence[bytes], fingerprint: 
     if sys.byteorder != "little":
         offsets.byteswap()
     firsts = _KEY_START.join(itertools.islice(keys, 0, None, BLOCK))
-    body = offsets.tobytes() + firsts + records_blob
+    table = offsets.tobytes()
+    crc = zlib.crc32(records_blob, zlib.crc32(firsts, zlib.crc32(table)))  # of the body, without joining it twice
     facts = {"format": FORMAT, "fingerprint": fingerprint, "count": len(keys), "block": BLOCK}
-    header = json.dumps({**facts, "blocks": len(offsets) - 1, "firsts": len(firsts), "crc": zlib.crc32(body)})
-    return _HEAD.pack(_MAGIC, len(header)) + header.encode() + body
+    header = json.dumps({**facts, "blocks": len(offsets) - 1, "firsts": len(firsts), "crc": crc}).encode()
+    return b"".join((_HEAD.pack(_MAGIC, len(header)), header, table, firsts, records_blob))
 
 
 def _decode(blob: bytes, fingerprint: str) -> SortedDictionary:
