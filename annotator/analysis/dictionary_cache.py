@@ -6,32 +6,29 @@ a file in the user's cache folder (``ANNOTATOR_CACHE_DIR``, else ``$XDG_CACHE_HO
 ``~/.cache/annotator``), its records in simplemma's own sorted order so writing it is a few passes in C; later runs
 read that file as one bytes object and look words up in it directly, without building a dict. A missing, stale
 (another simplemma build) or corrupt file is rebuilt from simplemma's own data, written atomically; a cache folder
-that cannot be written just means simplemma's dict is used as before.
+that cannot be written just means the copy lives in memory for this process only.
 
-The copy is built by a process of its own beside the work (``_build_copy``): the first-ever run starts as fast as
-without a cache (it uses simplemma's own dict at once) instead of also paying for encoding the copy, and the other
-core does that — a child forked from this process where the system can fork (it has the decoded dict already, so it
-only encodes and writes), else a new interpreter reading simplemma's file straight. A thread waits for that process
-and the interpreter waits for the thread before it exits (not a daemon thread), so every command that built a
+The first run builds the copy in memory and uses it at once: it reads simplemma's stream straight into the sorted
+keys and values the copy is made of (no dict of a million entries built and then taken apart), so building it costs
+about half of simplemma's own decoding; only writing the file is left to a thread (the disk, not the interpreter).
+That thread is not a daemon: the interpreter waits for it before the process exits, so every command that built a
 dictionary leaves its copy and a later run starts warm.
 """
 
 from __future__ import annotations
 
-import gc
 import itertools
 import json
 import logging
+import operator
 import os
-import signal
 import struct
-import subprocess
 import sys
 import threading
 import zlib
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +37,7 @@ from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
 from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
 
 from annotator.atomic_files import OutputRefused, write_bytes_atomic
+from annotator.errors import UserError
 from annotator.private_files import make_private_folder
 
 logger = logging.getLogger(__name__)
@@ -127,31 +125,34 @@ class SortedDictionary(Mapping[str, str]):
 
 
 def _encode(entries: Mapping[bytes, bytes], fingerprint: str) -> bytes | None:
-    """The file for ``entries``; None when a key or value holds a separator byte (then nothing is cached).
+    """The file for ``entries``; None when a key or value holds a separator byte (then nothing is cached)."""
+    pairs = sorted(entries.items())
+    return _encode_sorted([key for key, _ in pairs], [value for _, value in pairs], fingerprint)
 
-    One pass over a million entries (read once: a stream will do), the rest in C: the pairs sorted by key (already
-    sorted as simplemma's file gives them, so the sort only confirms it), each record formatted by ``bytes %``, the
-    separators counted in all records at once, the block offsets summed from the records' lengths.
+
+def _encode_sorted(keys: Sequence[bytes], values: Sequence[bytes], fingerprint: str) -> bytes | None:
+    """The file for the entries ``keys[i]`` → ``values[i]``, ``keys`` strictly increasing; None when a key or value
+    holds a separator byte (then nothing is cached).
+
+    Done in C but for one pass: each record formatted by ``bytes %``, the separators counted in all records at once,
+    the block offsets summed from the records' lengths.
     """
-    pairs = list(entries.items())
-    pairs.sort()
-    if len(pairs) != len(entries):
-        return None
-    records = list(map(_RECORD.__mod__, pairs))
+    records = list(map(_RECORD.__mod__, zip(keys, values, strict=True)))
     records_blob = b"".join(records)
-    if records_blob.count(_KEY_START) != len(pairs) or records_blob.count(_VALUE_START) != len(pairs):
+    if records_blob.count(_KEY_START) != len(keys) or records_blob.count(_VALUE_START) != len(keys):
         return None  # a key or value holds a separator byte: it could not be read back
     ends = itertools.accumulate(map(len, records), initial=0)
     offsets = array("I", itertools.islice(ends, 0, None, BLOCK))
-    if len(pairs) % BLOCK:
+    if len(keys) % BLOCK:
         offsets.append(len(records_blob))
     if sys.byteorder != "little":
         offsets.byteswap()
-    firsts = _KEY_START.join(key for key, _ in itertools.islice(pairs, 0, None, BLOCK))
-    body = offsets.tobytes() + firsts + records_blob
-    facts = {"format": FORMAT, "fingerprint": fingerprint, "count": len(pairs), "block": BLOCK}
-    header = json.dumps({**facts, "blocks": len(offsets) - 1, "firsts": len(firsts), "crc": zlib.crc32(body)})
-    return _HEAD.pack(_MAGIC, len(header)) + header.encode() + body
+    firsts = _KEY_START.join(itertools.islice(keys, 0, None, BLOCK))
+    table = offsets.tobytes()
+    crc = zlib.crc32(records_blob, zlib.crc32(firsts, zlib.crc32(table)))  # of the body, without joining it twice
+    facts = {"format": FORMAT, "fingerprint": fingerprint, "count": len(keys), "block": BLOCK}
+    header = json.dumps({**facts, "blocks": len(offsets) - 1, "firsts": len(firsts), "crc": crc}).encode()
+    return b"".join((_HEAD.pack(_MAGIC, len(header)), header, table, firsts, records_blob))
 
 
 def _decode(blob: bytes, fingerprint: str) -> SortedDictionary:
@@ -230,9 +231,11 @@ class CachedDictionaryFactory:
             pass
         except (OSError, ValueError) as error:
             logger.info("rebuilding the cached simplemma dictionary %s (%s)", path, error)
-        source = DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)  # simplemma's own; ValueError for an unknown language
-        _in_background(_build_copy, path, lang, source, fingerprint)
-        return source
+        encoded = _encode_sorted(*_sorted_entries(lang), fingerprint)  # ValueError for an unknown language
+        if encoded is None:  # a separator byte in a word: simplemma's own dict, uncached
+            return DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)
+        _in_background(_write_copy, path, encoded)
+        return _decode(encoded, fingerprint)
 
 
 _WRITERS: list[threading.Thread] = []
@@ -258,110 +261,100 @@ def wait_for_cache_writes(timeout: float | None = None) -> None:
         thread.join(timeout)
 
 
-def _build_copy(path: Path, lang: str, source: Mapping[str, str], fingerprint: str) -> None:
-    """Build the copy in a process of its own, on another core while this one goes on with simplemma's dict (the
-    thread waits for it, and the interpreter for the thread): a forked child where the system can fork, else a new
-    interpreter; here, on this thread, when this process may use one core only (a second process would only take
-    turns with it) or no process can be started."""
-    if _usable_cores() < 2:
-        _store_copy(path, source, fingerprint)
-        return
-    if hasattr(os, "fork"):
-        if not _forked_copy(path, source, fingerprint):
-            _store_copy(path, source, fingerprint)
-        return
-    command = [sys.executable, "-m", "annotator.analysis.dictionary_cache", lang, str(path), fingerprint]
+def _write_copy(path: Path, encoded: bytes) -> None:
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
-    except (OSError, subprocess.SubprocessError) as error:
-        logger.info("cannot start a process to cache %s (%s): caching it here", path, error)
-    else:
-        if done.returncode == 0:
-            return
-        logger.info("the process caching %s failed (%s): caching it here", path, done.stderr.strip()[-300:])
-    _store_copy(path, source, fingerprint)
+        write_bytes_atomic(path, encoded)
+    except (OSError, UserError) as error:  # a cache that cannot be kept is only slower
+        logger.info("cannot cache the simplemma dictionary in %s (%s)", path, error)
 
 
-def _forked_copy(path: Path, source: Mapping[str, str], fingerprint: str) -> bool:
-    """Write the copy in a child forked from this process: simplemma's dict is already decoded there (shared
-    copy-on-write), so the child only encodes and writes. True when the child finished; False when it could not be
-    started or failed (then the caller writes the copy here)."""
-    try:
-        pid = os.fork()
-    except OSError as error:
-        logger.info("cannot fork a process to cache %s (%s): caching it here", path, error)
-        return False
-    if pid == 0:  # the child: this thread is its only one; it leaves by ``os._exit``, running none of the parent's
-        status = 1  # exit handlers
-        try:
-            for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                signal.signal(number, signal.SIG_DFL)  # not the command's handlers: they clean up the parent's work
-            gc.disable()  # a collection would touch, and so copy, every page of the parent's heap
-            _store_copy(path, source, fingerprint)
-            status = 0
-        finally:
-            os._exit(status)
-    _, status = os.waitpid(pid, 0)
-    if status != 0:
-        logger.info("the process caching %s failed (status %s): caching it here", path, status)
-    return status == 0
+def _sorted_entries(lang: str) -> tuple[list[bytes], list[bytes]]:
+    """simplemma's entries for ``lang`` as UTF-8 keys in increasing order and their values: read straight from its
+    front-coded file when this simplemma has one, else from the dict it builds (ValueError: unknown language)."""
+    found = _front_coded_entries(lang)
+    if found is not None:
+        return found
+    pairs = sorted(_raw_entries(DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)).items())
+    return [key for key, _ in pairs], [value for _, value in pairs]
 
 
-def _usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not on every platform
-        return os.cpu_count() or 1
-
-
-def _stream_entries(lang: str) -> Mapping[bytes, bytes] | None:
-    """simplemma's entries for ``lang`` read straight from its front-coded file, without building its dict (a
-    quarter less work for the copy); None when this simplemma has another layout (then its dict is used)."""
+def _front_coded_entries(lang: str) -> tuple[list[bytes], list[bytes]] | None:
+    """simplemma's front-coded file for ``lang`` read into sorted keys and their values, without building its dict;
+    None when this simplemma has another layout or the language is not one it ships."""
     try:
         from simplemma.strategies.dictionaries import dictionary_factory, frontcode
 
         data = dictionary_factory._read_decompressed(lang)
         reverse, count, position = frontcode._read_header(data)
-        records = frontcode._iter_records(data, position)
     except (ImportError, AttributeError, ValueError, OSError):
         return None
     if reverse:
-        return _Entries(count, ((key[::-1], value[::-1]) for _, key, value in records))
-    return _Entries(count, ((key, value) for _, key, value in records))
+        return None  # keys stored reversed: not in the copy's order
+    found = _read_front_coded(data, position)
+    if found is None or len(found[0]) != count:
+        return None
+    keys = found[0]
+    if not all(map(operator.lt, keys, itertools.islice(keys, 1, None))):
+        return None
+    return found
 
 
-class _Entries(Mapping[bytes, bytes]):
-    """A stream of (key, value) read once, with its length known ahead: all ``_encode`` needs of a mapping."""
-
-    def __init__(self, count: int, pairs: Iterator[tuple[bytes, bytes]]) -> None:
-        self._count = count
-        self._pairs = pairs
-
-    def items(self) -> Iterator[tuple[bytes, bytes]]:  # type: ignore[override]
-        return self._pairs
-
-    def __getitem__(self, key: bytes) -> bytes:
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[bytes]:
-        raise TypeError("read the entries with items()")
-
-    def __len__(self) -> int:
-        return self._count
+#: Trim bytes of simplemma's front-coded records that are not trims: the value is the previous one, or a literal.
+_SAME_VALUE, _LITERAL_VALUE = 254, 255
 
 
-def _store_copy(path: Path, source: Mapping[str, str] | None, fingerprint: str, lang: str = "") -> None:
-    entries = _stream_entries(lang) if source is None else None
-    if entries is None:
-        if source is None:
-            source = DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)
-        entries = _raw_entries(source)
-    encoded = _encode(entries, fingerprint)
-    if encoded is not None:
-        try:
-            write_bytes_atomic(path, encoded)
-        except (OSError, OutputRefused) as error:  # a cache that cannot be kept is only slower
-            logger.info("cannot cache the simplemma dictionary in %s (%s)", path, error)
+def _read_front_coded(data: bytes, position: int) -> tuple[list[bytes], list[bytes]] | None:
+    """The (key, value) records of a front-coded stream from ``position``, decoded as simplemma's ``frontcode`` does:
+    a key is the length it shares with the previous key and its own suffix; a value is the previous one, a literal,
+    or its key less a trim plus a tail (lengths are LEB128 varints, nearly all one byte). None for a truncated stream.
+
+    One loop of slices over the stream, the keys and values kept in two lists: this is the only per-record work
+    of building a copy, so nothing else happens in it.
+    """
+    keys: list[bytes] = []
+    values: list[bytes] = []
+    add_key, add_value = keys.append, values.append
+    key = value = b""
+    end = len(data)
+    try:
+        while position < end:
+            shared, length = data[position], data[position + 1]
+            if (shared | length) & 0x80:  # a length past 127: written on more bytes
+                shared, start = _varint(data, position)
+                length, start = _varint(data, start)
+            else:
+                start = position + 2
+            position = start + length
+            key = key[:shared] + data[start:position]
+            trim = data[position]
+            if trim == _SAME_VALUE:
+                position += 1
+            else:
+                length = data[position + 1]
+                if length & 0x80:
+                    length, start = _varint(data, position + 1)
+                else:
+                    start = position + 2
+                position = start + length
+                tail = data[start:position]
+                value = tail if trim == _LITERAL_VALUE else key[: len(key) - trim] + tail
+            add_key(key)
+            add_value(value)
+    except IndexError:
+        return None
+    return (keys, values) if position == end else None
+
+
+def _varint(data: bytes, position: int) -> tuple[int, int]:
+    """(value, next position) of the LEB128 varint at ``position``."""
+    value = shift = 0
+    while True:
+        byte = data[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, position
+        shift += 7
 
 
 def cached_lemmatizer(root: Path | None = None) -> simplemma.Lemmatizer:
@@ -465,7 +458,3 @@ def jieba_tokenizer(root: Path | None = None) -> Any:
         except (OSError, OutputRefused) as error:  # a cache that cannot be kept is only slower
             logger.info("cannot cache the jieba dictionary in %s (%s)", path, error)
     return tokenizer
-
-
-if __name__ == "__main__":  # ``_build_copy``'s process: LANG PATH FINGERPRINT
-    _store_copy(Path(sys.argv[2]), None, sys.argv[3], sys.argv[1])

@@ -59,9 +59,9 @@ def test_missing_file_is_built_and_gives_simplemmas_lemmas(tmp_path: Path) -> No
     path = cache_file(LANG, tmp_path)
     assert not path.exists()
     first = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
-    assert not isinstance(first, SortedDictionary)  # the first run uses simplemma's own dict at once...
+    assert isinstance(first, SortedDictionary)  # the first run builds the copy in memory and reads it at once...
     wait_for_cache_writes()
-    assert path.exists()  # ...while the copy is written in the background
+    assert path.exists()  # ...while the file is written in the background
     assert _lemmas(tmp_path) == [simplemma.lemmatize(word, LANG) for word in WORDS]
     assert path.stat().st_size > 1_000_000
     loaded = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
@@ -243,7 +243,7 @@ def _evaluate_in_a_fresh_process(
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("one_core", [False, True], ids=["a process builds it", "one core: this process builds it"])
+@pytest.mark.parametrize("one_core", [False, True], ids=["two cores", "one core"])
 def test_a_command_line_run_leaves_its_dictionary_copy_and_the_next_run_starts_warm(
     tmp_path: Path, one_core: bool
 ) -> None:
@@ -264,14 +264,54 @@ def test_a_command_line_run_leaves_its_dictionary_copy_and_the_next_run_starts_w
 
 
 def test_the_copy_read_from_simplemma_s_file_is_the_copy_of_its_dict() -> None:
-    """The process that builds a copy reads simplemma's front-coded file straight (no dict built first): the same
-    bytes as from simplemma's own dict."""
+    """A copy is read from simplemma's front-coded file straight (no dict built first): the same bytes as the copy
+    of simplemma's own dict."""
     from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
 
-    from annotator.analysis.dictionary_cache import _stream_entries
+    from annotator.analysis.dictionary_cache import _encode_sorted, _front_coded_entries
 
-    streamed = _stream_entries(LANG)
+    streamed = _front_coded_entries(LANG)
     assert streamed is not None
     fingerprint = _fingerprint(LANG)
     from_dict = _encode(_raw_entries(DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)), fingerprint)
-    assert from_dict is not None and _encode(streamed, fingerprint) == from_dict
+    assert from_dict is not None and _encode_sorted(*streamed, fingerprint) == from_dict
+
+
+def _varint(number: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((number & 0x7F) | (0x80 if number > 0x7F else 0))
+        number >>= 7
+        if not number:
+            return bytes(out)
+
+
+def test_front_coded_records_read_as_simplemma_reads_them() -> None:
+    """Every kind of record of simplemma's front-coded format, long lengths (several varint bytes) included, read
+    into the same entries as simplemma's own decoder gives; a truncated stream is refused."""
+    from simplemma.strategies.dictionaries import frontcode
+
+    from annotator.analysis.dictionary_cache import _read_front_coded
+
+    long_word = "x" * 200  # its suffix and the next key's shared length take two varint bytes
+    records = [  # (shared with the previous key, suffix, trim byte, value tail)
+        (0, "Haus", 255, "Haus"),  # a literal value
+        (4, "e", 254, ""),  # the previous value again
+        (4, "es", 2, ""),  # the key less two bytes
+        (0, "laufen", 0, ""),  # the key itself
+        (0, long_word, 255, "lang"),
+        (200, "y", 1, "z" * 150),  # a tail of 150 bytes: a two-byte length
+    ]
+    body = bytearray()
+    for shared, suffix, trim, tail in records:
+        body += _varint(shared) + _varint(len(suffix.encode())) + suffix.encode() + bytes([trim])
+        if trim != 254:
+            body += _varint(len(tail.encode())) + tail.encode()
+    stream = b"SMFC1" + bytes([0]) + _varint(len(records)) + bytes(body)
+    reverse, count, position = frontcode._read_header(stream)
+    assert not reverse and count == len(records)
+    found = _read_front_coded(stream, position)
+    assert found is not None
+    assert dict(zip(*found, strict=True)) == frontcode._decode_stream(stream)
+    assert found[0][-1] == (long_word + "y").encode() and found[1][-1] == (long_word + "z" * 150).encode()
+    assert _read_front_coded(stream[:-3], position) is None
