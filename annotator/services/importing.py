@@ -441,7 +441,9 @@ def _import_items(
             provenance_rows.put_sources(conn, [corpus])
         committed = True
         report.corpus_licence, report.corpus_stated = corpus.licence, corpus.stated
-        _record_earlier_imports(project, Path(path), file_ids, given_licence, report, import_id)
+        new_ids = {values["id"] for values in plan.new_rows}
+        earlier = [item_id for item_id in file_ids if item_id not in new_ids]
+        _record_earlier_imports(project, Path(path), earlier, given_licence, report)
     finally:
         if not committed:
             _clean_up_after_failure(project, import_id)
@@ -449,19 +451,16 @@ def _import_items(
 
 
 def _record_earlier_imports(
-    project: ProjectContext,
-    path: Path,
-    item_ids: Sequence[str],
-    given: str | None,
-    report: ImportReport,
-    this_import: int | None = None,
+    project: ProjectContext, path: Path, item_ids: Sequence[str], given: str | None, report: ImportReport
 ) -> None:
-    """The file's items left unchanged keep the import that first wrote them: record its sentences' licence where
-    none was recorded (an import made before licences were), or where the licence is given now."""
+    """The file's items an earlier import wrote (``item_ids``; left unchanged or replaced, they keep that import):
+    record its sentences' licence where none was recorded (an import made before licences were), or where the
+    licence is given now. A file of new items only has none to read."""
+    if not item_ids:
+        return
     wanted = set(item_ids)
     with project.db.read() as conn:
         imports = {import_id for item_id, import_id in provenance_rows.item_imports(conn).items() if item_id in wanted}
-        imports.discard(this_import if this_import is not None else -1)
         recorded = provenance_rows.sources_by_key(conn, [f"corpus:{import_id}" for import_id in imports])
     todo = [i for i in sorted(imports) if given is not None or f"corpus:{i}" not in recorded]
     if not todo:
