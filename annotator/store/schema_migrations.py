@@ -63,7 +63,8 @@ def revision_files() -> tuple[frozenset[str], str | None]:
     revisions: set[str] = set()
     revised: set[str] = set()
     for path in sorted((MIGRATIONS_DIR / "versions").glob("*.py")):
-        declared = dict(match.groups() for match in _REVISION_LINE.finditer(path.read_text(encoding="utf-8")))
+        text = path.read_text(encoding="utf-8")
+        declared = {match[1]: match[2] for match in _REVISION_LINE.finditer(text)}
         if "revision" not in declared:
             continue  # ``__init__.py``: not a revision
         names = _QUOTED.findall(declared["revision"])
