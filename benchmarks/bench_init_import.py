@@ -36,6 +36,7 @@ def _annotator(tree: Path, data: Path, *args: str) -> tuple[float, float]:
     subprocess.run(
         [sys.executable, "-m", "annotator.cli", "--data", str(data), *args],
         check=True,
+        cwd=tree,  # ``-m`` puts the working folder first on the path, before PYTHONPATH
         env={**os.environ, "PYTHONPATH": str(tree)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
