@@ -61,10 +61,12 @@ def run_init(args: argparse.Namespace) -> int:
     languages = parse_languages(args.languages)  # a bad code refused before anything is created (exit 2)
     snapshot = None
     if args.snapshot:
-        from annotator.lexicon.snapshot import SnapshotLexicon
+        from annotator.lexicon.snapshot_read import read_snapshot_file
 
         snapshot = str(Path(args.snapshot).resolve())
-        SnapshotLexicon.load(snapshot)  # refuse a bad snapshot now, not at the first pre-population
+        # Refuse a bad snapshot now, not at the first pre-population: reading the file runs every check a file can
+        # fail (each record, duplicates, dangling references) without building the lexicon's indexes.
+        read_snapshot_file(Path(snapshot))
     lexicon = LexiconSettings(
         provider="babelnet" if args.babelnet else "snapshot",
         snapshot=snapshot,

@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Column
 
@@ -87,42 +87,39 @@ class ItemImportError(RowProblemsError):
         super().__init__(path.name, problems, "nothing was imported")
 
 
-#: An item as the values of the ``items`` columns a file gives (``id``, ``sentence``, ``target_text`` … ``domain``).
-#: Why not the ``Item`` itself: an import holds every item of its file from reading to writing. A dict of strings
-#: and numbers is never tracked by the cyclic garbage collector; each ``Item`` and ``Target`` (dataclasses; a
-#: NamedTuple or a tuple holding a dict too) is, and enough of them alive at once bring about full collections,
-#: each walking the whole heap (measured by ``benchmarks/bench_import_prepopulate.py``).
-ItemColumns = dict[str, Any]
+class ItemColumns(NamedTuple):
+    """An item as the values of the ``items`` columns a file gives, from reading to writing: one object of strings
+    and numbers per item, rather than an ``Item`` and its ``Target`` (an import holds every item of its file)."""
+
+    id: str
+    sentence: str
+    target_text: str
+    target_start: int
+    target_end: int
+    lemma: str
+    pos: str
+    synset: str
+    source: str
+    gloss: str
+    domain: str
 
 
 def item_columns(item: Item) -> ItemColumns:
     t = item.target
-    return {
-        "id": item.id,
-        "sentence": item.sentence,
-        "target_text": t.text,
-        "target_start": t.start,
-        "target_end": t.end,
-        "lemma": t.lemma,
-        "pos": t.pos,
-        "synset": item.synset,
-        "source": item.source,
-        "gloss": item.gloss,
-        "domain": item.domain,
-    }
+    return ItemColumns(item.id, item.sentence, t.text, t.start, t.end, t.lemma, t.pos, item.synset, item.source,
+                       item.gloss, item.domain)  # fmt: skip
 
 
 def item_from_columns(values: ItemColumns) -> Item:
     return Item(
-        id=values["id"],
-        sentence=values["sentence"],
-        target=Target(values["target_text"], values["target_start"], values["target_end"], values["lemma"],
-                      values["pos"]),
-        synset=values["synset"],
-        source=values["source"],
-        gloss=values["gloss"],
-        domain=values["domain"],
-    )  # fmt: skip
+        id=values.id,
+        sentence=values.sentence,
+        target=Target(values.target_text, values.target_start, values.target_end, values.lemma, values.pos),
+        synset=values.synset,
+        source=values.source,
+        gloss=values.gloss,
+        domain=values.domain,
+    )
 
 
 @dataclass
@@ -139,12 +136,10 @@ class ParsedItems:
 
 def content_hash(item: Item | ItemColumns) -> str:
     """What an item *is*: re-importing the same content is a no-op, a change is detected."""
-    v = item if isinstance(item, dict) else item_columns(item)
-    raw = "\x1f".join(
-        [v["sentence"], str(v["target_start"]), str(v["target_end"]), v["lemma"], v["pos"], v["synset"], v["source"]]
-    )
-    if v["domain"]:  # optional: items without one keep the hash they always had
-        raw += "\x1fdomain=" + v["domain"]
+    v = item if isinstance(item, ItemColumns) else item_columns(item)
+    raw = "\x1f".join([v.sentence, str(v.target_start), str(v.target_end), v.lemma, v.pos, v.synset, v.source])
+    if v.domain:  # optional: items without one keep the hash they always had
+        raw += "\x1fdomain=" + v.domain
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -395,13 +390,23 @@ def parse_row(
     row: Row, problems: list[RowProblem], warnings: list[RowProblem], limits: InputLimits | None = None
 ) -> Item | None:
     """One row to an ``Item``, or None with its problems appended (each named by row, column and rule)."""
+    columns = row_columns(row, problems, warnings, limits)
+    return None if columns is None else item_from_columns(columns)
+
+
+def row_columns(
+    row: Row, problems: list[RowProblem], warnings: list[RowProblem], limits: InputLimits | None = None
+) -> ItemColumns | None:
+    """``parse_row`` with the item as its columns' values."""
     mine: list[RowProblem] = []
-    item = _parse_row(row, mine, warnings, limits or InputLimits())
+    columns = _parse_row(row, mine, warnings, limits or InputLimits())
     problems.extend(mine)
-    return None if mine else item
+    return None if mine else columns
 
 
-def _parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem], limits: InputLimits) -> Item | None:
+def _parse_row(
+    row: Row, problems: list[RowProblem], warnings: list[RowProblem], limits: InputLimits
+) -> ItemColumns | None:
     values = row.values
     n = row.number
     if row.error is not None:
@@ -531,15 +536,8 @@ def _parse_row(row: Row, problems: list[RowProblem], warnings: list[RowProblem],
     if len(problems) > before or pos is None:
         return None
     item_id = _text(_pick(values, "id")) or derived_id(sentence, start, end, lemma, pos, synset)
-    return Item(
-        id=item_id,
-        sentence=sentence,
-        target=Target(word, start, end, lemma, pos),
-        synset=synset,
-        source=_text(values.get("source")),
-        gloss=_text(values.get("gloss")),
-        domain=_text(values.get("domain")),
-    )
+    return ItemColumns(item_id, sentence, word, start, end, lemma, pos, synset, _text(values.get("source")),
+                       _text(values.get("gloss")), _text(values.get("domain")))  # fmt: skip
 
 
 def _same_id(item_id: str, other: str) -> str:
@@ -588,7 +586,7 @@ def parse_item_file(
     for number, row in enumerate(rows, start=1):
         if number % PROGRESS_ROWS == 0 or number == total:
             progress(number, total, "reading")
-        item = parse_row(row, problems, warnings, limits)
+        item = row_columns(row, problems, warnings, limits)
         if item is None:
             continue
         folded = id_key(item.id)
@@ -609,7 +607,7 @@ def parse_item_file(
             )
             continue
         seen[folded] = (item.id, row.number)
-        items.append(item_columns(item))
+        items.append(item)
     if problems.total:
         raise ItemImportError(path, problems)
     return ParsedItems(items, warnings)

@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator.data_import.items import ItemImportError, ParsedItems, RowProblem, item_columns, parse_row
+from annotator.data_import.items import ItemImportError, ParsedItems, RowProblem, row_columns
 from annotator.data_import.limits import InputLimits, ProblemLog
 from annotator.data_import.table_rows import Row
-from annotator.domain.model import Item
 from annotator.errors import UserError
 from annotator.progress import ProgressCallback, no_progress
 
@@ -244,7 +243,7 @@ def parse_wsd_xml(
             "domain": domain,
         }
         mine: list[RowProblem] = []
-        item: Item | None = parse_row(Row(number, values), mine, warnings, limits)
+        item = row_columns(Row(number, values), mine, warnings, limits)
         for problem in mine:
             problems.append(_problem(problem.row, ident, problem.rule, problem.message, problem.column))
         if item is None:
@@ -255,7 +254,7 @@ def parse_wsd_xml(
             problems.append(_problem(number, ident, "duplicate_id", "the id is used twice (ids ignore case)", "id"))
             return
         seen.add(folded)
-        result.parsed.records.append(item_columns(item))
+        result.parsed.records.append(item)
 
     for event, element in _events(xml_path):
         tag = element.tag

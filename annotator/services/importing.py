@@ -113,12 +113,13 @@ class ImportInProgressError(UserError):
 
 @dataclass
 class _Plan:
-    """What the file changes, decided against the live data before anything is written.
+    """What the file changes, decided against the live data before anything is written."""
 
-    New items stay ``ItemColumns`` until written, their content hash and position added to the same dict: a tuple
-    holding a dict would be tracked by the garbage collector, the dict alone is not (see ``ItemColumns``)."""
-
+    #: The new items, in file order; ``new_hashes`` their content hashes; they take the queue positions from
+    #: ``first_position`` on, one each.
     new_rows: list[ItemColumns] = field(default_factory=list)
+    new_hashes: list[str] = field(default_factory=list)
+    first_position: int = 0
     #: (new item, its new hash, the hash it had when classified)
     replacements: list[tuple[Item, str, str]] = field(default_factory=list)
     #: (item id, new gloss) of items otherwise unchanged: the gloss is not part of what an item *is*
@@ -214,17 +215,16 @@ def _plan(
     report = ImportReport(warnings=parsed.warnings)
     plan = _Plan()
     hashes = repo.item_hashes(conn)
-    position = repo.next_position(conn)
+    plan.first_position = repo.next_position(conn)
     total = len(parsed.records)
     changed: list[tuple[Item, str, str]] = []
     same: list[ItemColumns] = []
     for done, record in enumerate(parsed.records, start=1):
         digest = content_hash(record)
-        old = hashes.get(record["id"])
+        old = hashes.get(record.id)
         if old is None:
-            record.update(content_hash=digest, position=position)
             plan.new_rows.append(record)
-            position += 1
+            plan.new_hashes.append(digest)
             report.added += 1
         elif old == digest:
             same.append(record)
@@ -258,10 +258,14 @@ def _refuse_curated(name: str, item_ids: Sequence[str], states: dict[str, list[I
 def _stage(
     project: ProjectContext, import_id: int, plan: _Plan, languages: Sequence[str], progress: ProgressCallback
 ) -> None:
-    """Write the new items hidden, one short transaction per chunk, pausing so other writers get their turn."""
-    rows = plan.new_rows
+    """Write the new items hidden, one short transaction per chunk, pausing so other writers get their turn (each
+    chunk's values are made before the pause, which they count towards, not while the lock is held)."""
+    rows, hashes, first = plan.new_rows, plan.new_hashes, plan.first_position
     for start in range(0, len(rows), INSERT_CHUNK):
-        chunk = rows[start : start + INSERT_CHUNK]
+        chunk = [
+            {**rows[index]._asdict(), "content_hash": hashes[index], "position": first + index}
+            for index in range(start, min(start + INSERT_CHUNK, len(rows)))
+        ]
         project.db.pause_for_other_writers()
         with project.db.write() as conn:
             if not project.repo.touch_import(conn, import_id, time.time()):
@@ -312,7 +316,7 @@ def _commit(
     settings = repo.get_meta(conn, "settings")
     now_languages = ProjectSettings.from_json(settings).languages if settings else tuple(languages)
     if set(now_languages) - set(languages):  # a lead added a language while this import was staging
-        repo.ensure_item_languages(conn, [values["id"] for values in plan.new_rows], now_languages)
+        repo.ensure_item_languages(conn, [values.id for values in plan.new_rows], now_languages)
     repo.set_glosses(conn, plan.glosses)
     detail = {"file": name, "added": report.added, "replaced": report.replaced, "force": force}
     if report.glosses:
@@ -328,7 +332,7 @@ def _gloss_changes(repo: Repository, conn: Connection, same: list[ItemColumns]) 
 
     An empty gloss in the file keeps the stored one (pre-population may have learnt it from the lexicon).
     """
-    with_gloss = [(values["id"], values["gloss"]) for values in same if values["gloss"]]
+    with_gloss = [(values.id, values.gloss) for values in same if values.gloss]
     if not with_gloss:
         return []
     stored = repo.item_glosses(conn)
@@ -405,7 +409,7 @@ def _import_items(
     else:
         parsed = parse_item_file(path, administration.project_limits(project), known_ids, progress)
     del known_ids
-    file_ids = [values["id"] for values in parsed.records]
+    file_ids = [values.id for values in parsed.records]
     name = Path(path).name
     cleaned = clean_interrupted_imports(project)
     languages = project.settings().languages
@@ -426,12 +430,8 @@ def _import_items(
             conn, name, administration.actor(user), socket.gethostname(), os.getpid(), time.time()
         )
         # Positions were planned in a read; another import may have committed since. Only one import stages at
-        # a time (checked above, under the write lock), so shifting the plan here keeps every position unique.
-        if plan.new_rows:
-            shift = project.repo.next_position(conn) - plan.new_rows[0]["position"]
-            if shift:
-                for values in plan.new_rows:
-                    values["position"] += shift
+        # a time (checked above, under the write lock), so the next position read here keeps every one unique.
+        plan.first_position = project.repo.next_position(conn)
     committed = False
     try:
         _stage(project, import_id, plan, languages, progress)
@@ -441,7 +441,9 @@ def _import_items(
             provenance_rows.put_sources(conn, [corpus])
         committed = True
         report.corpus_licence, report.corpus_stated = corpus.licence, corpus.stated
-        _record_earlier_imports(project, Path(path), file_ids, given_licence, report, import_id)
+        new_ids = {values.id for values in plan.new_rows}
+        earlier = [item_id for item_id in file_ids if item_id not in new_ids]
+        _record_earlier_imports(project, Path(path), earlier, given_licence, report)
     finally:
         if not committed:
             _clean_up_after_failure(project, import_id)
@@ -449,19 +451,16 @@ def _import_items(
 
 
 def _record_earlier_imports(
-    project: ProjectContext,
-    path: Path,
-    item_ids: Sequence[str],
-    given: str | None,
-    report: ImportReport,
-    this_import: int | None = None,
+    project: ProjectContext, path: Path, item_ids: Sequence[str], given: str | None, report: ImportReport
 ) -> None:
-    """The file's items left unchanged keep the import that first wrote them: record its sentences' licence where
-    none was recorded (an import made before licences were), or where the licence is given now."""
+    """The file's items an earlier import wrote (``item_ids``; left unchanged or replaced, they keep that import):
+    record its sentences' licence where none was recorded (an import made before licences were), or where the
+    licence is given now. A file of new items only has none to read."""
+    if not item_ids:
+        return
     wanted = set(item_ids)
     with project.db.read() as conn:
         imports = {import_id for item_id, import_id in provenance_rows.item_imports(conn).items() if item_id in wanted}
-        imports.discard(this_import if this_import is not None else -1)
         recorded = provenance_rows.sources_by_key(conn, [f"corpus:{import_id}" for import_id in imports])
     todo = [i for i in sorted(imports) if given is not None or f"corpus:{i}" not in recorded]
     if not todo:

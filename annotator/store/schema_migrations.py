@@ -1,13 +1,19 @@
 """The schema's migrations: the Alembic revisions shipped in the package (``migrations/versions``), the head this
-annotator knows, and upgrading a database to it (an annotator 0.1 database stamped at its legacy revision first)."""
+annotator knows, and upgrading a database to it (an annotator 0.1 database stamped at its legacy revision first).
+
+Alembic is imported only when a database is upgraded: every command opens the database, which is nearly always
+at the head already, and importing Alembic (with the SQL dialects and template engine it loads) would be a
+large part of a short command's start-up. The head is read from the revision files' ``revision`` and
+``down_revision`` lines; a test holds that reading to Alembic's own.
+"""
 
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic.config import Config
-from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, inspect, select, text
 from sqlalchemy.engine import make_url
 
@@ -20,10 +26,19 @@ LEGACY_REVISIONS = {1: "0001", 2: "0002"}
 #: Written to ``meta.schema_version`` once Alembic manages the schema, so an older annotator (which only knows
 #: versions 1 and 2) refuses the database instead of re-creating tables in it.
 ALEMBIC_MANAGED = 1000
+#: ``revision = "…"`` and ``down_revision = "…"`` (or ``None``, or a tuple of revisions) in a revision file,
+#: with or without a type annotation, as Alembic's templates write them.
+_REVISION_LINE = re.compile(r"^(revision|down_revision)\s*(?::[^=]*)?=\s*(.*)$", re.MULTILINE)
+_QUOTED = re.compile(r"""["']([^"']+)["']""")
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 
 def alembic_config() -> Config:
     """Alembic's configuration for the migration scripts shipped in the package (no alembic.ini needed)."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     return config
@@ -31,7 +46,9 @@ def alembic_config() -> Config:
 
 @functools.cache
 def _alembic_revisions() -> tuple[frozenset[str], str]:
-    """Every revision this annotator knows, and the head (read once per process)."""
+    """Every revision this annotator knows, and the head, as Alembic reads them (once per process)."""
+    from alembic.script import ScriptDirectory
+
     scripts = ScriptDirectory.from_config(alembic_config())
     head = scripts.get_current_head()
     if head is None:
@@ -39,9 +56,29 @@ def _alembic_revisions() -> tuple[frozenset[str], str]:
     return frozenset(script.revision for script in scripts.walk_revisions()), head
 
 
+@functools.cache
+def revision_files() -> tuple[frozenset[str], str | None]:
+    """Every revision the shipped files declare, and the one head no other revises (None when that is not a
+    single revision: then Alembic, which knows merges and branches, is asked instead)."""
+    revisions: set[str] = set()
+    revised: set[str] = set()
+    for path in sorted((MIGRATIONS_DIR / "versions").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        declared = {match[1]: match[2] for match in _REVISION_LINE.finditer(text)}
+        if "revision" not in declared:
+            continue  # ``__init__.py``: not a revision
+        names = _QUOTED.findall(declared["revision"])
+        if len(names) != 1:
+            return frozenset(revisions), None
+        revisions.add(names[0])
+        revised.update(_QUOTED.findall(declared.get("down_revision", "")))
+    heads = revisions - revised
+    return frozenset(revisions), (next(iter(heads)) if len(heads) == 1 else None)
+
+
 def head_revision() -> str:
     """The newest schema revision this annotator knows (what ``create_or_migrate`` upgrades to)."""
-    return _alembic_revisions()[1]
+    return revision_files()[1] or _alembic_revisions()[1]
 
 
 def upgrade(connection: Connection, url: str) -> None:

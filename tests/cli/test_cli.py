@@ -66,6 +66,23 @@ def test_bad_snapshot_is_a_clear_error_not_a_traceback(tmp_path: Path, capsys) -
     assert "bad.json" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("fault", ["unknown synset", "synset twice"])
+def test_init_refuses_a_snapshot_whose_records_disagree(tmp_path: Path, capsys, fault: str) -> None:
+    """Every record valid on its own, but a lemma entry names a synset the file lacks, or a synset comes twice."""
+    from annotator.project import builtin_path
+
+    data = json.loads(builtin_path("demo/snapshot.json").read_text(encoding="utf-8"))
+    if fault == "unknown synset":
+        data["lemmas"][0]["synsets"].append("bn:09999999n")
+    else:
+        data["synsets"].append(data["synsets"][0])
+    (tmp_path / "odd.json").write_text(json.dumps(data), encoding="utf-8")
+    assert main(["init", "--data", str(tmp_path / "p"), "--snapshot", str(tmp_path / "odd.json")]) == 2
+    err = capsys.readouterr().err
+    assert "odd.json" in err and ("bn:09999999n" if fault == "unknown synset" else "already defined") in err
+    assert not (tmp_path / "p" / "annotator.sqlite").exists()
+
+
 def test_relative_snapshot_path_is_resolved_at_init(tmp_path: Path, monkeypatch, write_jsonl) -> None:
     from annotator.project import builtin_path
 
