@@ -26,10 +26,11 @@ from annotator.domain.prepopulation import (
     InitialLists,
     InitialSets,
     LexiconCandidate,
-    SenseTable,
+    PreparedLemma,
+    as_sets,
     initial_lists,
-    initial_sets,
     lexicalizations,
+    prepare_lemmas,
     rank_senses,
 )
 from annotator.domain.settings import ProjectSettings
@@ -63,6 +64,8 @@ BATCH_SIZE = 200
 SETS_KEPT = 100_000
 #: Records of what each lexicon returned kept for reuse (items sharing σ, λ and language share one): bounds memory.
 RECORDS_KEPT = 20_000
+#: Synset records held at once: enough for the items of a batch being worked on (σ and the senses of λ).
+RECORDS_HELD = 2_000
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 #: Redo runs are audited under their own action, with the choice that was made.
@@ -124,22 +127,26 @@ class EncodedSets(NamedTuple):
 
 
 class SenseInventory:
-    """Memoised lexicon look-ups for one run: Ω(λ) per (lemma, POS) and synset records per id.
+    """Memoised lexicon look-ups for one run: Ω(λ) per (lemma, POS), Λ_L per (synset, language), synset records.
 
     Every synset is always fetched for the full project language set, so the provider sees one request
     shape per synset (2 getSynset calls for 5 languages) and its cache serves every later run. Failures
-    are memoised too, so a missing synset costs one look-up per run, not one per item.
+    are memoised too, so a missing synset costs one look-up per run, not one per item. The records themselves
+    are kept only while their item is worked on (``RECORDS_HELD``): what the run needs of a synset later is kept
+    as plain strings (Λ_L, sources), which cost Python's cyclic collector nothing, where every record kept holds
+    an object per sense.
     """
 
     def __init__(self, lexicon: Lexicon, languages: tuple[str, ...]) -> None:
         self.lexicon = lexicon
         self.languages = tuple(sorted(lang for lang in languages if lang != ENGLISH))
-        self._records: dict[str, SynsetRecord | LexiconError] = {}
+        self._records: dict[str, SynsetRecord] = {}
+        self._failures: dict[str, LexiconError] = {}
         self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
-        #: Λ_L(σ) per (σ, language), as tuples of strings: the collector never walks them (see ``initial_sets``).
-        self._lexicalizations: dict[tuple[str, str], tuple[str, ...]] = {}
-        #: Λ_L over Ω(λ) per (λ, POS, language), prepared once for every item of the lemma (``SenseTable``).
-        self._tables: dict[tuple[str, str, str], SenseTable] = {}
+        #: Λ_L(σ) per (σ, language), each lemma with its identity and candidate text (``prepare_lemmas``).
+        self._prepared: dict[tuple[str, str], tuple[PreparedLemma, ...]] = {}
+        #: The candidate text of each lexicon spelling met (None: not a valid candidate).
+        self._texts: dict[str, str | None] = {}
         #: Each lexicon candidate's stored JSON, shared by the lists it is in.
         self._fragments: dict[LexiconCandidate, str] = {}
         #: ``EncodedSets`` per (σ, λ, POS, language), each as a plain tuple (see ``EncodedSets``).
@@ -150,37 +157,43 @@ class SenseInventory:
     def trim(self) -> bool:
         """Drop the derived answers (Λ_L(σ), G0/B0) once there are more than ``SETS_KEPT``; True when dropped.
 
-        The lexicon's own answers (synset records, Ω(λ)) stay, so nothing is asked of the lexicon again.
+        Ω(λ) and the failures stay, so the lexicon is asked again only for the records of synsets met again.
         """
         if len(self._sets) <= SETS_KEPT:
             return False
         self._sets.clear()
-        self._lexicalizations.clear()
-        self._tables.clear()
+        self._prepared.clear()
+        self._texts.clear()
         self._fragments.clear()
         self._records_json.clear()
         return True
 
     def record(self, synset_id: str) -> SynsetRecord:
         found = self._records.get(synset_id)
-        if found is None:
-            try:
-                found = self.lexicon.synset(synset_id, self.languages)
-            except (LexiconQuotaError, LexiconUnavailableError):
-                raise  # the run stops; a later run asks again
-            except LexiconError as error:
-                found = error
-            self._records[synset_id] = found
-        if isinstance(found, LexiconError):
-            raise found
+        if found is not None:
+            return found
+        failure = self._failures.get(synset_id)
+        if failure is not None:
+            raise failure
+        try:
+            found = self.lexicon.synset(synset_id, self.languages)
+        except (LexiconQuotaError, LexiconUnavailableError):
+            raise  # the run stops; a later run asks again
+        except LexiconError as error:
+            self._failures[synset_id] = error
+            raise
+        if len(self._records) >= RECORDS_HELD:
+            del self._records[next(iter(self._records))]  # the oldest: its item is done
+        self._records[synset_id] = found
         return found
 
-    def lexicalizations(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[str, ...]:
-        """Λ_L(σ), memoised: a synset serves every item of its lemma."""
+    def prepared(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[PreparedLemma, ...]:
+        """Λ_L(σ) ready for ``initial_lists``, memoised: a synset serves every item of its lemmas."""
         key = (synset_id, lang)
-        found = self._lexicalizations.get(key)
+        found = self._prepared.get(key)
         if found is None:
-            found = self._lexicalizations[key] = tuple(lexicalizations(self.record(synset_id), lang, source_allowed))
+            lemmas = lexicalizations(self.record(synset_id), lang, source_allowed)
+            found = self._prepared[key] = prepare_lemmas(lemmas, self._texts)
         return found
 
     def senses(self, lemma: str, pos: str) -> list[SenseEntry]:
@@ -199,32 +212,20 @@ class SenseInventory:
             raise found
         return found
 
+    def initial_lists(
+        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
+    ) -> InitialLists:
+        """G0/B0 of one item-language, derived from the memoised Λ_L of σ and of its lemma's senses."""
+        prepared = {s.synset: self.prepared(s.synset, lang, source_allowed) for s in senses}
+        if item.synset not in prepared:
+            prepared[item.synset] = self.prepared(item.synset, lang, source_allowed)
+        return initial_lists(item.synset, senses, prepared)
+
     def initial_sets(
         self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
     ) -> InitialSets:
-        """G0/B0 of one item-language as candidate objects, derived from the memoised Λ_L of its senses (the run keeps
-        them encoded instead: ``encoded_sets``)."""
-        by_synset = {
-            synset: self.lexicalizations(synset, lang, source_allowed)
-            for synset in {item.synset, *(s.synset for s in senses)}
-        }
-        return initial_sets(item.synset, senses, by_synset)
-
-    def sense_table(
-        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
-    ) -> SenseTable:
-        """Λ_L over Ω(λ) in ``lang``, shared by the lemma's items; built with σ when σ is not among Ω(λ)."""
-        key = (item.target.lemma.casefold(), item.target.pos, lang)
-        table = self._tables.get(key)
-        if table is None:
-            by_synset = {s.synset: self.lexicalizations(s.synset, lang, source_allowed) for s in senses}
-            table = self._tables[key] = SenseTable(senses, by_synset)
-        if item.synset not in table.lemmas:
-            by_synset = {
-                synset: self.lexicalizations(synset, lang, source_allowed) for synset in (item.synset, *table.order)
-            }
-            return SenseTable(senses, by_synset)
-        return table
+        """``initial_lists`` as candidate objects (the run keeps them encoded instead: ``encoded_sets``)."""
+        return as_sets(self.initial_lists(item, senses, lang, source_allowed))
 
     def encoded_sets(
         self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
@@ -234,9 +235,7 @@ class SenseInventory:
         kept = self._sets.get(key)
         if kept is not None:
             return EncodedSets(*kept)
-        found = EncodedSets.of_lists(
-            initial_lists(item.synset, self.sense_table(item, senses, lang, source_allowed)), self._fragments
-        )
+        found = EncodedSets.of_lists(self.initial_lists(item, senses, lang, source_allowed), self._fragments)
         self._sets[key] = (found.good, found.bad, found.good_count, found.bad_count, found.overlaps, found.skipped)
         return found
 
