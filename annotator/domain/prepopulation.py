@@ -30,11 +30,14 @@ def rank_senses(lemma: str, records: Iterable[SynsetRecord]) -> list[SenseEntry]
 
 def lexicalizations(record: SynsetRecord, lang: str, source_allowed: Callable[[str], bool]) -> list[str]:
     """Λ_L(σ): the synset's lemmas in ``lang`` from allowed sources, first spelling of each identity kept."""
+    return distinct_spellings(s.lemma for s in record.senses if s.lang == lang and source_allowed(s.source))
+
+
+def distinct_spellings(lemmas: Iterable[str]) -> list[str]:
+    """Lexicon lemmas with spaces for underscores, single-spaced, the first spelling of each identity kept."""
     seen: dict[str, str] = {}
-    for sense in record.senses:
-        if sense.lang != lang or not source_allowed(sense.source):
-            continue
-        lemma = " ".join(sense.lemma.replace("_", " ").split())
+    for raw in lemmas:
+        lemma = " ".join(raw.replace("_", " ").split())
         seen.setdefault(lemma.casefold(), lemma)
     return list(seen.values())
 

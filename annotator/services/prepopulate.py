@@ -28,8 +28,8 @@ from annotator.domain.prepopulation import (
     LexiconCandidate,
     PreparedLemma,
     as_sets,
+    distinct_spellings,
     initial_lists,
-    lexicalizations,
     prepare_lemmas,
     rank_senses,
 )
@@ -65,7 +65,7 @@ SETS_KEPT = 100_000
 #: Records of what each lexicon returned kept for reuse (items sharing σ, λ and language share one): bounds memory.
 RECORDS_KEPT = 20_000
 #: Synset records held at once: enough for the items of a batch being worked on (σ and the senses of λ).
-RECORDS_HELD = 2_000
+RECORDS_HELD = 1_000
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 #: Redo runs are audited under their own action, with the choice that was made.
@@ -118,8 +118,11 @@ class EncodedSets(NamedTuple):
         )  # fmt: skip
 
     @classmethod
-    def of_lists(cls, lists: InitialLists, fragments: dict[LexiconCandidate, str]) -> EncodedSets:
-        """The same encoding from plain lists, each candidate's JSON kept in ``fragments`` for the next list."""
+    def of_lists(cls, lists: InitialLists) -> EncodedSets:
+        """The same encoding from plain lists. Each candidate is encoded where it is met: keeping every candidate's
+        JSON for the lists of its lemma's other items kept an object per lexicon lemma alive, whose cost to the
+        cyclic collector outweighed the encoding it saved."""
+        fragments: dict[LexiconCandidate, str] = {}
         return cls(
             lexicon_list_json(lists.good, fragments), lexicon_list_json(lists.bad, fragments), len(lists.good),
             len(lists.bad), lists.overlaps, lists.skipped,
@@ -145,10 +148,10 @@ class SenseInventory:
         self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
         #: Λ_L(σ) per (σ, language), each lemma with its identity and candidate text (``prepare_lemmas``).
         self._prepared: dict[tuple[str, str], tuple[PreparedLemma, ...]] = {}
+        #: The sources of the senses Λ_L(σ) came from, per (σ, language).
+        self._source_names: dict[tuple[str, str], tuple[str, ...]] = {}
         #: The candidate text of each lexicon spelling met (None: not a valid candidate).
         self._texts: dict[str, str | None] = {}
-        #: Each lexicon candidate's stored JSON, shared by the lists it is in.
-        self._fragments: dict[LexiconCandidate, str] = {}
         #: ``EncodedSets`` per (σ, λ, POS, language), each as a plain tuple (see ``EncodedSets``).
         self._sets: dict[tuple[str, str, str, str], tuple[str, str, int, int, tuple[str, ...], tuple[str, ...]]] = {}
         #: The record of what each lexicon returned (JSON), per (σ, λ, language) like the sets.
@@ -163,8 +166,8 @@ class SenseInventory:
             return False
         self._sets.clear()
         self._prepared.clear()
+        self._source_names.clear()
         self._texts.clear()
-        self._fragments.clear()
         self._records_json.clear()
         return True
 
@@ -192,8 +195,17 @@ class SenseInventory:
         key = (synset_id, lang)
         found = self._prepared.get(key)
         if found is None:
-            lemmas = lexicalizations(self.record(synset_id), lang, source_allowed)
-            found = self._prepared[key] = prepare_lemmas(lemmas, self._texts)
+            senses = [s for s in self.record(synset_id).senses if s.lang == lang and source_allowed(s.source)]
+            self._source_names[key] = tuple({sense.source: None for sense in senses})
+            found = self._prepared[key] = prepare_lemmas(distinct_spellings(s.lemma for s in senses), self._texts)
+        return found
+
+    def source_names(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[str, ...]:
+        """The sources of the synset's allowed senses in ``lang`` (found with its Λ_L)."""
+        found = self._source_names.get((synset_id, lang))
+        if found is None:
+            self.prepared(synset_id, lang, source_allowed)
+            found = self._source_names[(synset_id, lang)]
         return found
 
     def senses(self, lemma: str, pos: str) -> list[SenseEntry]:
@@ -235,7 +247,7 @@ class SenseInventory:
         kept = self._sets.get(key)
         if kept is not None:
             return EncodedSets(*kept)
-        found = EncodedSets.of_lists(self.initial_lists(item, senses, lang, source_allowed), self._fragments)
+        found = EncodedSets.of_lists(self.initial_lists(item, senses, lang, source_allowed))
         self._sets[key] = (found.good, found.bad, found.good_count, found.bad_count, found.overlaps, found.skipped)
         return found
 
@@ -491,18 +503,20 @@ class _Run:
         snapshot = project.resolve_path(config.snapshot) if config.provider == "snapshot" and config.snapshot else None
         # a snapshot is named by its file name: its folder on this server is no part of what is published
         self.provenance = lexicon_provenance(lexicon, snapshot, snapshot.name if snapshot else "")
-        #: The source keys of each (σ, λ, POS, language), JSON: items sharing them share one answer.
+        #: The source keys of each (λ, POS, language, σ when outside Ω(λ)), JSON: the lemma's items share one.
         self._sources: dict[tuple[str, str, str, str], str] = {}
         #: The source keys per (synset, language).
         self._synset_sources: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def sources(self, item: Item, senses: list[SenseEntry], lang: str, allowed: Callable[[str], bool]) -> str:
-        """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ)."""
-        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
+        """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ):
+        the same for every item of λ whose σ is among Ω(λ)."""
+        outside = "" if any(s.synset == item.synset for s in senses) else item.synset
+        key = (item.target.lemma.casefold(), item.target.pos, lang, outside)
         found = self._sources.get(key)
         if found is None:
             keys = {self.provenance.english}
-            for synset in {item.synset, *(s.synset for s in senses)}:
+            for synset in [s.synset for s in senses] + ([outside] if outside else []):
                 keys.update(self.synset_sources(synset, lang, allowed))
             if len(self._sources) >= SETS_KEPT:
                 self._sources.clear()
@@ -514,12 +528,8 @@ class _Run:
         """The source keys of a synset's allowed senses in ``lang``: each synset serves every item of its lemmas."""
         found = self._synset_sources.get((synset, lang))
         if found is None:
-            keys = {
-                self.provenance.key_of(sense.source)
-                for sense in self.inventory.record(synset).senses
-                if sense.lang == lang and allowed(sense.source)
-            }
-            found = self._synset_sources[(synset, lang)] = tuple(keys)
+            names = self.inventory.source_names(synset, lang, allowed)
+            found = self._synset_sources[(synset, lang)] = tuple({self.provenance.key_of(name) for name in names})
         return found
 
     def allowed(self, lang: str) -> Callable[[str], bool]:
