@@ -22,19 +22,7 @@ from typing import Any, NamedTuple
 
 from annotator.context import ProjectContext
 from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
-from annotator.domain.prepopulation import (
-    InitialLists,
-    InitialSets,
-    LexiconCandidate,
-    PreparedLemma,
-    as_sets,
-    distinct_spellings,
-    initial_lists,
-    prepare_lemmas,
-    rank_senses,
-)
 from annotator.domain.settings import ProjectSettings
-from annotator.domain.suggestions import lexicon_record
 from annotator.errors import UserError
 from annotator.lexicon.base import (
     ENGLISH,
@@ -42,30 +30,22 @@ from annotator.lexicon.base import (
     LexiconError,
     LexiconQuotaError,
     LexiconUnavailableError,
-    SynsetRecord,
 )
 from annotator.lexicon.licences import lexicon_provenance
 from annotator.lexicon.sources import allowed_sources
 from annotator.lexicon.wordnet import default_sources, foreign_synset_reason
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
+from annotator.services.prepopulate_lexicon import SETS_KEPT, EncodedSets, SenseInventory
 from annotator.services.suggestions.finder import RelatedParts
 from annotator.store import provenance as provenance_rows
 from annotator.store import suggestions as suggestion_rows
 from annotator.store.item_languages import candidates_to_json
-from annotator.store.prepopulation import lexicon_list_json
 from annotator.store.repository import PreparedSaves
 
 SYSTEM_USER = "system:prepopulate"
 #: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
 BATCH_SIZE = 200
-#: G0/B0 answers kept for items sharing σ, λ and language (encoded: strings only), dropped past this many: bounds
-#: memory (about 1 KB each: 100 MB at most).
-SETS_KEPT = 100_000
-#: Records of what each lexicon returned kept for reuse (items sharing σ, λ and language share one): bounds memory.
-RECORDS_KEPT = 20_000
-#: Synset records held at once: enough for the items of a batch being worked on (σ and the senses of λ).
-RECORDS_HELD = 1_000
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 #: Redo runs are audited under their own action, with the choice that was made.
@@ -91,188 +71,6 @@ class Redo:
 def is_curated(state: ItemLanguage) -> bool:
     """Has someone worked on this item-language (any status but pending, or GOOD/BAD changed from G0/B0)?"""
     return state.status is not Status.PENDING or (state.good, state.bad) != (state.initial_good, state.initial_bad)
-
-
-class EncodedSets(NamedTuple):
-    """G0/B0 of one (σ, λ, language) as the run keeps them: encoded as stored, with what the report needs.
-
-    Strings and numbers only, kept in the memo as a plain tuple (the collector untracks exact tuples of strings, not
-    a NamedTuple's instances), so the memo costs Python's cyclic collector nothing: a memo of ``InitialSets``
-    (candidate objects) made its every full pass walk them all, and deriving the sets anew for every item instead
-    lost the reuse (items sharing σ and λ).
-    """
-
-    good: str
-    bad: str
-    good_count: int
-    bad_count: int
-    overlaps: tuple[str, ...]
-    #: Lexicon lemmas that are not valid candidates (reported, not stored).
-    skipped: tuple[str, ...]
-
-    @classmethod
-    def of(cls, sets: InitialSets) -> EncodedSets:
-        return cls(
-            candidates_to_json(sets.good), candidates_to_json(sets.bad), len(sets.good), len(sets.bad),
-            sets.overlaps, sets.skipped,
-        )  # fmt: skip
-
-    @classmethod
-    def of_lists(cls, lists: InitialLists) -> EncodedSets:
-        """The same encoding from plain lists. Each candidate is encoded where it is met: keeping every candidate's
-        JSON for the lists of its lemma's other items kept an object per lexicon lemma alive, whose cost to the
-        cyclic collector outweighed the encoding it saved."""
-        fragments: dict[LexiconCandidate, str] = {}
-        return cls(
-            lexicon_list_json(lists.good, fragments), lexicon_list_json(lists.bad, fragments), len(lists.good),
-            len(lists.bad), lists.overlaps, lists.skipped,
-        )  # fmt: skip
-
-
-class SenseInventory:
-    """Memoised lexicon look-ups for one run: Ω(λ) per (lemma, POS), Λ_L per (synset, language), synset records.
-
-    Every synset is always fetched for the full project language set, so the provider sees one request
-    shape per synset (2 getSynset calls for 5 languages) and its cache serves every later run. Failures
-    are memoised too, so a missing synset costs one look-up per run, not one per item. The records themselves
-    are kept only while their item is worked on (``RECORDS_HELD``): what the run needs of a synset later is kept
-    as plain strings (Λ_L, sources), which cost Python's cyclic collector nothing, where every record kept holds
-    an object per sense.
-    """
-
-    def __init__(self, lexicon: Lexicon, languages: tuple[str, ...]) -> None:
-        self.lexicon = lexicon
-        self.languages = tuple(sorted(lang for lang in languages if lang != ENGLISH))
-        self._records: dict[str, SynsetRecord] = {}
-        self._failures: dict[str, LexiconError] = {}
-        self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
-        #: Λ_L(σ) per (σ, language), each lemma with its identity and candidate text (``prepare_lemmas``).
-        self._prepared: dict[tuple[str, str], tuple[PreparedLemma, ...]] = {}
-        #: The sources of the senses Λ_L(σ) came from, per (σ, language).
-        self._source_names: dict[tuple[str, str], tuple[str, ...]] = {}
-        #: The candidate text of each lexicon spelling met (None: not a valid candidate).
-        self._texts: dict[str, str | None] = {}
-        #: ``EncodedSets`` per (σ, λ, POS, language), each as a plain tuple (see ``EncodedSets``).
-        self._sets: dict[tuple[str, str, str, str], tuple[str, str, int, int, tuple[str, ...], tuple[str, ...]]] = {}
-        #: The record of what each lexicon returned (JSON), per (σ, λ, language) like the sets.
-        self._records_json: dict[tuple[str, str, str, str], str] = {}
-
-    def trim(self) -> bool:
-        """Drop the derived answers (Λ_L(σ), G0/B0) once there are more than ``SETS_KEPT``; True when dropped.
-
-        Ω(λ) and the failures stay, so the lexicon is asked again only for the records of synsets met again.
-        """
-        if len(self._sets) <= SETS_KEPT:
-            return False
-        self._sets.clear()
-        self._prepared.clear()
-        self._source_names.clear()
-        self._texts.clear()
-        self._records_json.clear()
-        return True
-
-    def record(self, synset_id: str) -> SynsetRecord:
-        found = self._records.get(synset_id)
-        if found is not None:
-            return found
-        failure = self._failures.get(synset_id)
-        if failure is not None:
-            raise failure
-        try:
-            found = self.lexicon.synset(synset_id, self.languages)
-        except (LexiconQuotaError, LexiconUnavailableError):
-            raise  # the run stops; a later run asks again
-        except LexiconError as error:
-            self._failures[synset_id] = error
-            raise
-        if len(self._records) >= RECORDS_HELD:
-            del self._records[next(iter(self._records))]  # the oldest: its item is done
-        self._records[synset_id] = found
-        return found
-
-    def prepared(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[PreparedLemma, ...]:
-        """Λ_L(σ) ready for ``initial_lists``, memoised: a synset serves every item of its lemmas."""
-        key = (synset_id, lang)
-        found = self._prepared.get(key)
-        if found is None:
-            senses = [s for s in self.record(synset_id).senses if s.lang == lang and source_allowed(s.source)]
-            self._source_names[key] = tuple({sense.source: None for sense in senses})
-            found = self._prepared[key] = prepare_lemmas(distinct_spellings(s.lemma for s in senses), self._texts)
-        return found
-
-    def source_names(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[str, ...]:
-        """The sources of the synset's allowed senses in ``lang`` (found with its Λ_L)."""
-        found = self._source_names.get((synset_id, lang))
-        if found is None:
-            self.prepared(synset_id, lang, source_allowed)
-            found = self._source_names[(synset_id, lang)]
-        return found
-
-    def senses(self, lemma: str, pos: str) -> list[SenseEntry]:
-        key = (lemma.casefold(), pos)
-        found = self._senses.get(key)
-        if found is None:
-            try:
-                ids = self.lexicon.synset_ids(lemma, pos)
-                found = rank_senses(lemma, [self.record(i) for i in ids])
-            except (LexiconQuotaError, LexiconUnavailableError):
-                raise
-            except LexiconError as error:
-                found = error
-            self._senses[key] = found
-        if isinstance(found, LexiconError):
-            raise found
-        return found
-
-    def initial_lists(
-        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
-    ) -> InitialLists:
-        """G0/B0 of one item-language, derived from the memoised Λ_L of σ and of its lemma's senses."""
-        prepared = {s.synset: self.prepared(s.synset, lang, source_allowed) for s in senses}
-        if item.synset not in prepared:
-            prepared[item.synset] = self.prepared(item.synset, lang, source_allowed)
-        return initial_lists(item.synset, senses, prepared)
-
-    def initial_sets(
-        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
-    ) -> InitialSets:
-        """``initial_lists`` as candidate objects (the run keeps them encoded instead: ``encoded_sets``)."""
-        return as_sets(self.initial_lists(item, senses, lang, source_allowed))
-
-    def encoded_sets(
-        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
-    ) -> EncodedSets:
-        """G0/B0 depend only on (σ, λ, language): items sharing them share one computed and encoded answer."""
-        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
-        kept = self._sets.get(key)
-        if kept is not None:
-            return EncodedSets(*kept)
-        found = EncodedSets.of_lists(self.initial_lists(item, senses, lang, source_allowed))
-        self._sets[key] = (found.good, found.bad, found.good_count, found.bad_count, found.overlaps, found.skipped)
-        return found
-
-    def record_json(
-        self,
-        item: Item,
-        senses: list[SenseEntry],
-        lang: str,
-        source_allowed: Callable[[str], bool],
-        consulted: list[str],
-        sets: EncodedSets,
-    ) -> str:
-        """What each lexicon returned for (σ, λ, language), as stored JSON: shared like the sets."""
-        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
-        found = self._records_json.get(key)
-        if found is None:
-            records = {synset: self.record(synset) for synset in {item.synset, *(s.synset for s in senses)}}
-            record = lexicon_record(
-                self.lexicon.name, item.target.lemma, lang, item.synset, senses, records, source_allowed,
-                consulted, sets.good_count, sets.bad_count,
-            )  # fmt: skip
-            if len(self._records_json) >= RECORDS_KEPT:
-                self._records_json.clear()  # bounded on its own: on varied data the records seldom repeat
-            found = self._records_json[key] = record.to_json()
-        return found
 
 
 @dataclass(frozen=True)
@@ -458,26 +256,41 @@ class _Computed(NamedTuple):
     bad_empty: bool = False
 
 
+class _ItemLexicon(NamedTuple):
+    """What an item keeps of the lexicon (``update_items_lexicon``): its gloss and Ω(λ)."""
+
+    item_id: str
+    gloss: str
+    senses: list[SenseEntry]
+
+
+class _Sources(NamedTuple):
+    """The sources of an item-language's G0/B0 and Ω(λ) (``put_item_language_sources``), as a JSON list."""
+
+    item_id: str
+    lang: str
+    sources: str
+
+
 @dataclass
 class _Batch:
-    """Pre-populated item-languages waiting for their write, already encoded (``prepare_saves``): items'
-    (id, gloss, Ω(λ)), and per item-language its row update, its history row and what the report counts."""
+    """Pre-populated item-languages waiting for their write, already encoded (``prepare_saves``): what each item
+    keeps of the lexicon, and per item-language its row update, its history row and what the report counts."""
 
-    lexicon_rows: list[tuple[str, str, list[SenseEntry]]] = field(default_factory=list)
+    lexicon_rows: list[_ItemLexicon] = field(default_factory=list)
     computed: list[_Computed] = field(default_factory=list)
     updates: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
-    #: (item id, language, sources JSON) of item-languages a repair leaves unchanged: only their sources recorded.
-    sources_only: list[tuple[str, str, str]] = field(default_factory=list)
+    #: Item-languages a repair leaves unchanged: only their sources recorded.
+    sources_only: list[_Sources] = field(default_factory=list)
 
 
 class _Run:
     """One pre-population run: computes a batch outside any transaction, then writes it in a short one.
 
     Each item's states are encoded for the write as soon as they are computed, and the batch and the memo of G0/B0
-    keep only strings, numbers, exact tuples and dicts of them, which Python's cyclic collector never walks. Keeping
-    the states, their candidate objects and a run-long memo of ``InitialSets`` alive instead made every full
-    collection walk them (figures: ``benchmarks/bench_import_prepopulate.py``).
+    keep only strings, numbers and rows of them: keeping the states, their candidate objects and a run-long memo of
+    ``InitialSets`` alive instead made every full pass of Python's cyclic collector walk them.
     """
 
     def __init__(
@@ -579,7 +392,7 @@ class _Run:
                 if redo is not None and redo.changed_only and state.prepopulated and _same_sets(state, sets):
                     report.unchanged += 1
                     self.batch.sources_only.append(
-                        (state.item_id, state.lang, self.sources(item, senses, state.lang, allowed))
+                        _Sources(state.item_id, state.lang, self.sources(item, senses, state.lang, allowed))
                     )
                     continue
                 # what each lexicon returned: kept where a list starts empty (the cards that say why)
@@ -626,7 +439,7 @@ class _Run:
         report.warnings.extend(warnings)
         prepared = self.project.repo.prepare_saves(new_states, SYSTEM_USER, "prepopulate", details, encoded_lists=lists)
         batch = self.batch
-        batch.lexicon_rows.append((item.id, gloss, senses))
+        batch.lexicon_rows.append(_ItemLexicon(item.id, gloss, senses))
         batch.computed.extend(computed)
         batch.updates.extend(prepared.updates)
         batch.history.extend(prepared.history)
@@ -639,7 +452,7 @@ class _Run:
         repo = self.project.repo
         self.project.db.pause_for_other_writers()
         with self.project.db.write() as conn:
-            current = repo.versions_of(conn, [item_id for item_id, _g, _s in batch.lexicon_rows])
+            current = repo.versions_of(conn, [row.item_id for row in batch.lexicon_rows])
             fresh = [current.get((c.item_id, c.lang)) == c.version for c in batch.computed]
             if not all(fresh):
                 for moved in (c for c, ok in zip(batch.computed, fresh, strict=True) if not ok):
@@ -659,7 +472,7 @@ class _Run:
             # the sources themselves: a source already recorded (by use-wordnet, an earlier run) is kept as it was
             provenance_rows.put_sources(conn, self.provenance.records, replace=False)
             provenance_rows.put_item_language_sources(
-                conn, [*((c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
+                conn, [*(_Sources(c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
             )
         self.inventory.trim()
         self.report.items += len(batch.lexicon_rows)
