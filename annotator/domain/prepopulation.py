@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import NamedTuple
 
-from annotator.domain.candidates import CandidateError, key_string, parse_candidate
+from annotator.domain.candidates import MAX_LENGTH, CandidateError, key_string, parse_candidate
 from annotator.domain.lexicon_records import ENGLISH, SynsetRecord
 from annotator.domain.model import CandidateEntry, Origin, SenseEntry
 
@@ -31,11 +30,14 @@ def rank_senses(lemma: str, records: Iterable[SynsetRecord]) -> list[SenseEntry]
 
 def lexicalizations(record: SynsetRecord, lang: str, source_allowed: Callable[[str], bool]) -> list[str]:
     """Λ_L(σ): the synset's lemmas in ``lang`` from allowed sources, first spelling of each identity kept."""
+    return distinct_spellings(s.lemma for s in record.senses if s.lang == lang and source_allowed(s.source))
+
+
+def distinct_spellings(lemmas: Iterable[str]) -> list[str]:
+    """Lexicon lemmas with spaces for underscores, single-spaced, the first spelling of each identity kept."""
     seen: dict[str, str] = {}
-    for sense in record.senses:
-        if sense.lang != lang or not source_allowed(sense.source):
-            continue
-        lemma = " ".join(sense.lemma.replace("_", " ").split())
+    for raw in lemmas:
+        lemma = " ".join(raw.replace("_", " ").split())
         seen.setdefault(lemma.casefold(), lemma)
     return list(seen.values())
 
@@ -64,57 +66,69 @@ class InitialLists(NamedTuple):
     skipped: tuple[str, ...]
 
 
-@lru_cache(maxsize=200_000)
-def _lexicon_candidate_text(lemma: str) -> str | None:
-    """Lexicon lemmas repeat across thousands of items: parse each spelling once (the text, a string, is kept)."""
+#: A lexicon lemma ready for G0/B0: (the lemma as the lexicon spells it, its identity key, the text of the
+#: candidate it gives or None when it is not a valid candidate). A plain tuple of strings: the cyclic collector
+#: stops tracking it, so keeping one per lemma of every synset met costs a full collection nothing.
+PreparedLemma = tuple[str, str, "str | None"]
+
+#: Characters that make a lemma more than plain text for the candidate rules (brackets, the wildcard).
+_SYNTAX = frozenset("[]*")
+
+
+def candidate_text(lemma: str) -> str | None:
+    """The text of the candidate a lexicon lemma gives (``parse_candidate``), None when it is not a valid one.
+
+    Printable ASCII without brackets or wildcard, single-spaced and short enough, is already its own candidate
+    text (no normalisation can change it, no rule refuses it): most lemmas skip the parse.
+    """
+    if (
+        lemma.isascii()
+        and lemma.isprintable()
+        and 0 < len(lemma) <= MAX_LENGTH
+        and _SYNTAX.isdisjoint(lemma)
+        and " ".join(lemma.split()) == lemma
+    ):
+        return lemma
     try:
         return parse_candidate(lemma).text
     except CandidateError:
         return None
 
 
-class SenseTable:
-    """Λ_L of the senses of one lemma in one language, each lemma's identity and candidate text worked out once.
-
-    Every item of the lemma derives its G0/B0 from the same table (``initial_lists``), so the work per item is a
-    merge of prepared parts. ``senses``: Ω(λ) by rank; ``lexicalizations_by_synset`` holds Λ_L of each of them and
-    of any target synset outside Ω(λ).
-    """
-
-    def __init__(self, senses: Sequence[SenseEntry], lexicalizations_by_synset: Mapping[str, Sequence[str]]) -> None:
-        self.order = tuple(s.synset for s in senses)
-        self.rank = {s.synset: s.rank for s in senses}
-        #: Per synset, its lemmas as (lemma, identity key, the candidate it gives standing for this synset alone, or
-        #: None when the lemma is not a valid candidate): most candidates stand for one synset, made once here.
-        self.lemmas: dict[str, tuple[tuple[str, str, LexiconCandidate | None], ...]] = {}
-        keys: dict[str, str] = {}
-        for synset, lemmas in lexicalizations_by_synset.items():
-            prepared = []
-            for lemma in lemmas:
-                key = keys.get(lemma)
-                if key is None:
-                    key = keys[lemma] = key_string(lemma, None)
-                text = _lexicon_candidate_text(lemma)
-                prepared.append((lemma, key, None if text is None else LexiconCandidate(text, (synset,))))
-            self.lemmas[synset] = tuple(prepared)
+def prepare_lemmas(lemmas: Iterable[str], texts: dict[str, str | None] | None = None) -> tuple[PreparedLemma, ...]:
+    """Λ_L of one synset ready for ``initial_lists``; ``texts`` keeps each spelling's candidate text (a lemma
+    recurs across synsets), so it is worked out once per run."""
+    texts = {} if texts is None else texts
+    prepared = []
+    for lemma in lemmas:
+        if lemma in texts:
+            text = texts[lemma]
+        else:
+            text = texts[lemma] = candidate_text(lemma)
+        prepared.append((lemma, key_string(lemma, None), text))
+    return tuple(prepared)
 
 
-def initial_lists(target_synset: str, table: SenseTable) -> InitialLists:
+def initial_lists(
+    target_synset: str, senses: Sequence[SenseEntry], prepared: Mapping[str, Sequence[PreparedLemma]]
+) -> InitialLists:
     """G0 = Λ_L(σ); B0 = ⋃ Λ_L(σ') over the other senses, minus G0; lemmas in both stay in G0 as overlaps.
 
+    ``prepared``: Λ_L of each sense of Ω(λ) (``senses``, by rank) and of σ, as ``prepare_lemmas`` gives it.
     Provenance lists every synset a lemma came from, σ first, then the others by rank, because the MFS
     metrics need to know which sense a BAD candidate stands for.
     """
     bad_sources: dict[str, list[str]] = {}
-    bad_first: dict[str, tuple[str, LexiconCandidate | None]] = {}
-    for synset in table.order:
+    bad_first: dict[str, tuple[str, str | None]] = {}
+    for sense in senses:
+        synset = sense.synset
         if synset == target_synset:
             continue
-        for lemma, key, alone in table.lemmas.get(synset, ()):
+        for lemma, key, text in prepared.get(synset, ()):
             found = bad_sources.get(key)
             if found is None:
                 bad_sources[key] = [synset]
-                bad_first[key] = (lemma, alone)
+                bad_first[key] = (lemma, text)
             else:
                 found.append(synset)
 
@@ -123,29 +137,36 @@ def initial_lists(target_synset: str, table: SenseTable) -> InitialLists:
     overlaps: list[str] = []
     skipped: list[str] = []
     good_keys: set[str] = set()
-    for lemma, key, alone in table.lemmas.get(target_synset, ()):
-        if alone is None:
+    for lemma, key, text in prepared.get(target_synset, ()):
+        if text is None:
             skipped.append(lemma)
             continue
         good_keys.add(key)
         also = bad_sources.get(key)
-        if also is None:
-            good.append(alone)
-            continue
-        good.append(LexiconCandidate(alone.text, (target_synset, *also)))
-        where = ", ".join(f"{s} (sense {table.rank.get(s, '?')})" for s in also)
-        overlaps.append(f"{alone.text}: also a lexicalization of {where}; kept in GOOD — decide")
+        good.append(LexiconCandidate(text, (target_synset,) if also is None else (target_synset, *also)))
+        if also is not None:
+            rank = {s.synset: s.rank for s in senses}
+            where = ", ".join(f"{s} (sense {rank.get(s, '?')})" for s in also)
+            overlaps.append(f"{text}: also a lexicalization of {where}; kept in GOOD — decide")
     for key, synsets in bad_sources.items():
         if key in good_keys:
             continue
-        lemma, alone = bad_first[key]
-        if alone is None:
+        lemma, text = bad_first[key]
+        if text is None:
             skipped.append(lemma)
-        elif len(synsets) == 1:
-            bad.append(alone)
         else:
-            bad.append(LexiconCandidate(alone.text, tuple(synsets)))
+            bad.append(LexiconCandidate(text, tuple(synsets)))
     return InitialLists(tuple(good), tuple(bad), tuple(overlaps), tuple(skipped))
+
+
+def as_sets(lists: InitialLists) -> InitialSets:
+    """G0/B0 as candidate objects."""
+    return InitialSets(
+        tuple(CandidateEntry(c.text, None, Origin.LEXICON, c.synsets) for c in lists.good),
+        tuple(CandidateEntry(c.text, None, Origin.LEXICON, c.synsets) for c in lists.bad),
+        lists.overlaps,
+        lists.skipped,
+    )
 
 
 def initial_sets(
@@ -153,11 +174,7 @@ def initial_sets(
     senses: Sequence[SenseEntry],
     lexicalizations_by_synset: Mapping[str, Sequence[str]],
 ) -> InitialSets:
-    """``initial_lists`` with candidate objects: G0/B0 of one item-language."""
-    lists = initial_lists(target_synset, SenseTable(senses, lexicalizations_by_synset))
-    return InitialSets(
-        tuple(CandidateEntry(c.text, None, Origin.LEXICON, c.synsets) for c in lists.good),
-        tuple(CandidateEntry(c.text, None, Origin.LEXICON, c.synsets) for c in lists.bad),
-        lists.overlaps,
-        lists.skipped,
-    )
+    """``initial_lists`` with candidate objects: G0/B0 of one item-language from its senses' Λ_L."""
+    texts: dict[str, str | None] = {}
+    prepared = {synset: prepare_lemmas(lemmas, texts) for synset, lemmas in lexicalizations_by_synset.items()}
+    return as_sets(initial_lists(target_synset, senses, prepared))

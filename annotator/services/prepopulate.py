@@ -22,18 +22,7 @@ from typing import Any, NamedTuple
 
 from annotator.context import ProjectContext
 from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
-from annotator.domain.prepopulation import (
-    InitialLists,
-    InitialSets,
-    LexiconCandidate,
-    SenseTable,
-    initial_lists,
-    initial_sets,
-    lexicalizations,
-    rank_senses,
-)
 from annotator.domain.settings import ProjectSettings
-from annotator.domain.suggestions import lexicon_record
 from annotator.errors import UserError
 from annotator.lexicon.base import (
     ENGLISH,
@@ -41,28 +30,22 @@ from annotator.lexicon.base import (
     LexiconError,
     LexiconQuotaError,
     LexiconUnavailableError,
-    SynsetRecord,
 )
 from annotator.lexicon.licences import lexicon_provenance
 from annotator.lexicon.sources import allowed_sources
 from annotator.lexicon.wordnet import default_sources, foreign_synset_reason
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
+from annotator.services.prepopulate_lexicon import SETS_KEPT, EncodedSets, SenseInventory
 from annotator.services.suggestions.finder import RelatedParts
 from annotator.store import provenance as provenance_rows
 from annotator.store import suggestions as suggestion_rows
 from annotator.store.item_languages import candidates_to_json
-from annotator.store.prepopulation import lexicon_list_json
 from annotator.store.repository import PreparedSaves
 
 SYSTEM_USER = "system:prepopulate"
 #: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
 BATCH_SIZE = 200
-#: G0/B0 answers kept for items sharing σ, λ and language (encoded: strings only), dropped past this many: bounds
-#: memory (about 1 KB each: 100 MB at most).
-SETS_KEPT = 100_000
-#: Records of what each lexicon returned kept for reuse (items sharing σ, λ and language share one): bounds memory.
-RECORDS_KEPT = 20_000
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 #: Redo runs are audited under their own action, with the choice that was made.
@@ -88,180 +71,6 @@ class Redo:
 def is_curated(state: ItemLanguage) -> bool:
     """Has someone worked on this item-language (any status but pending, or GOOD/BAD changed from G0/B0)?"""
     return state.status is not Status.PENDING or (state.good, state.bad) != (state.initial_good, state.initial_bad)
-
-
-class EncodedSets(NamedTuple):
-    """G0/B0 of one (σ, λ, language) as the run keeps them: encoded as stored, with what the report needs.
-
-    Strings and numbers only, kept in the memo as a plain tuple (the collector untracks exact tuples of strings, not
-    a NamedTuple's instances), so the memo costs Python's cyclic collector nothing: a memo of ``InitialSets``
-    (candidate objects) made its every full pass walk them all, and deriving the sets anew for every item instead
-    lost the reuse (items sharing σ and λ).
-    """
-
-    good: str
-    bad: str
-    good_count: int
-    bad_count: int
-    overlaps: tuple[str, ...]
-    #: Lexicon lemmas that are not valid candidates (reported, not stored).
-    skipped: tuple[str, ...]
-
-    @classmethod
-    def of(cls, sets: InitialSets) -> EncodedSets:
-        return cls(
-            candidates_to_json(sets.good), candidates_to_json(sets.bad), len(sets.good), len(sets.bad),
-            sets.overlaps, sets.skipped,
-        )  # fmt: skip
-
-    @classmethod
-    def of_lists(cls, lists: InitialLists, fragments: dict[LexiconCandidate, str]) -> EncodedSets:
-        """The same encoding from plain lists, each candidate's JSON kept in ``fragments`` for the next list."""
-        return cls(
-            lexicon_list_json(lists.good, fragments), lexicon_list_json(lists.bad, fragments), len(lists.good),
-            len(lists.bad), lists.overlaps, lists.skipped,
-        )  # fmt: skip
-
-
-class SenseInventory:
-    """Memoised lexicon look-ups for one run: Ω(λ) per (lemma, POS) and synset records per id.
-
-    Every synset is always fetched for the full project language set, so the provider sees one request
-    shape per synset (2 getSynset calls for 5 languages) and its cache serves every later run. Failures
-    are memoised too, so a missing synset costs one look-up per run, not one per item.
-    """
-
-    def __init__(self, lexicon: Lexicon, languages: tuple[str, ...]) -> None:
-        self.lexicon = lexicon
-        self.languages = tuple(sorted(lang for lang in languages if lang != ENGLISH))
-        self._records: dict[str, SynsetRecord | LexiconError] = {}
-        self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
-        #: Λ_L(σ) per (σ, language), as tuples of strings: the collector never walks them (see ``initial_sets``).
-        self._lexicalizations: dict[tuple[str, str], tuple[str, ...]] = {}
-        #: Λ_L over Ω(λ) per (λ, POS, language), prepared once for every item of the lemma (``SenseTable``).
-        self._tables: dict[tuple[str, str, str], SenseTable] = {}
-        #: Each lexicon candidate's stored JSON, shared by the lists it is in.
-        self._fragments: dict[LexiconCandidate, str] = {}
-        #: ``EncodedSets`` per (σ, λ, POS, language), each as a plain tuple (see ``EncodedSets``).
-        self._sets: dict[tuple[str, str, str, str], tuple[str, str, int, int, tuple[str, ...], tuple[str, ...]]] = {}
-        #: The record of what each lexicon returned (JSON), per (σ, λ, language) like the sets.
-        self._records_json: dict[tuple[str, str, str, str], str] = {}
-
-    def trim(self) -> bool:
-        """Drop the derived answers (Λ_L(σ), G0/B0) once there are more than ``SETS_KEPT``; True when dropped.
-
-        The lexicon's own answers (synset records, Ω(λ)) stay, so nothing is asked of the lexicon again.
-        """
-        if len(self._sets) <= SETS_KEPT:
-            return False
-        self._sets.clear()
-        self._lexicalizations.clear()
-        self._tables.clear()
-        self._fragments.clear()
-        self._records_json.clear()
-        return True
-
-    def record(self, synset_id: str) -> SynsetRecord:
-        found = self._records.get(synset_id)
-        if found is None:
-            try:
-                found = self.lexicon.synset(synset_id, self.languages)
-            except (LexiconQuotaError, LexiconUnavailableError):
-                raise  # the run stops; a later run asks again
-            except LexiconError as error:
-                found = error
-            self._records[synset_id] = found
-        if isinstance(found, LexiconError):
-            raise found
-        return found
-
-    def lexicalizations(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[str, ...]:
-        """Λ_L(σ), memoised: a synset serves every item of its lemma."""
-        key = (synset_id, lang)
-        found = self._lexicalizations.get(key)
-        if found is None:
-            found = self._lexicalizations[key] = tuple(lexicalizations(self.record(synset_id), lang, source_allowed))
-        return found
-
-    def senses(self, lemma: str, pos: str) -> list[SenseEntry]:
-        key = (lemma.casefold(), pos)
-        found = self._senses.get(key)
-        if found is None:
-            try:
-                ids = self.lexicon.synset_ids(lemma, pos)
-                found = rank_senses(lemma, [self.record(i) for i in ids])
-            except (LexiconQuotaError, LexiconUnavailableError):
-                raise
-            except LexiconError as error:
-                found = error
-            self._senses[key] = found
-        if isinstance(found, LexiconError):
-            raise found
-        return found
-
-    def initial_sets(
-        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
-    ) -> InitialSets:
-        """G0/B0 of one item-language as candidate objects, derived from the memoised Λ_L of its senses (the run keeps
-        them encoded instead: ``encoded_sets``)."""
-        by_synset = {
-            synset: self.lexicalizations(synset, lang, source_allowed)
-            for synset in {item.synset, *(s.synset for s in senses)}
-        }
-        return initial_sets(item.synset, senses, by_synset)
-
-    def sense_table(
-        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
-    ) -> SenseTable:
-        """Λ_L over Ω(λ) in ``lang``, shared by the lemma's items; built with σ when σ is not among Ω(λ)."""
-        key = (item.target.lemma.casefold(), item.target.pos, lang)
-        table = self._tables.get(key)
-        if table is None:
-            by_synset = {s.synset: self.lexicalizations(s.synset, lang, source_allowed) for s in senses}
-            table = self._tables[key] = SenseTable(senses, by_synset)
-        if item.synset not in table.lemmas:
-            by_synset = {
-                synset: self.lexicalizations(synset, lang, source_allowed) for synset in (item.synset, *table.order)
-            }
-            return SenseTable(senses, by_synset)
-        return table
-
-    def encoded_sets(
-        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
-    ) -> EncodedSets:
-        """G0/B0 depend only on (σ, λ, language): items sharing them share one computed and encoded answer."""
-        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
-        kept = self._sets.get(key)
-        if kept is not None:
-            return EncodedSets(*kept)
-        found = EncodedSets.of_lists(
-            initial_lists(item.synset, self.sense_table(item, senses, lang, source_allowed)), self._fragments
-        )
-        self._sets[key] = (found.good, found.bad, found.good_count, found.bad_count, found.overlaps, found.skipped)
-        return found
-
-    def record_json(
-        self,
-        item: Item,
-        senses: list[SenseEntry],
-        lang: str,
-        source_allowed: Callable[[str], bool],
-        consulted: list[str],
-        sets: EncodedSets,
-    ) -> str:
-        """What each lexicon returned for (σ, λ, language), as stored JSON: shared like the sets."""
-        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
-        found = self._records_json.get(key)
-        if found is None:
-            records = {synset: self.record(synset) for synset in {item.synset, *(s.synset for s in senses)}}
-            record = lexicon_record(
-                self.lexicon.name, item.target.lemma, lang, item.synset, senses, records, source_allowed,
-                consulted, sets.good_count, sets.bad_count,
-            )  # fmt: skip
-            if len(self._records_json) >= RECORDS_KEPT:
-                self._records_json.clear()  # bounded on its own: on varied data the records seldom repeat
-            found = self._records_json[key] = record.to_json()
-        return found
 
 
 @dataclass(frozen=True)
@@ -447,26 +256,41 @@ class _Computed(NamedTuple):
     bad_empty: bool = False
 
 
+class _ItemLexicon(NamedTuple):
+    """What an item keeps of the lexicon (``update_items_lexicon``): its gloss and Ω(λ)."""
+
+    item_id: str
+    gloss: str
+    senses: list[SenseEntry]
+
+
+class _Sources(NamedTuple):
+    """The sources of an item-language's G0/B0 and Ω(λ) (``put_item_language_sources``), as a JSON list."""
+
+    item_id: str
+    lang: str
+    sources: str
+
+
 @dataclass
 class _Batch:
-    """Pre-populated item-languages waiting for their write, already encoded (``prepare_saves``): items'
-    (id, gloss, Ω(λ)), and per item-language its row update, its history row and what the report counts."""
+    """Pre-populated item-languages waiting for their write, already encoded (``prepare_saves``): what each item
+    keeps of the lexicon, and per item-language its row update, its history row and what the report counts."""
 
-    lexicon_rows: list[tuple[str, str, list[SenseEntry]]] = field(default_factory=list)
+    lexicon_rows: list[_ItemLexicon] = field(default_factory=list)
     computed: list[_Computed] = field(default_factory=list)
     updates: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
-    #: (item id, language, sources JSON) of item-languages a repair leaves unchanged: only their sources recorded.
-    sources_only: list[tuple[str, str, str]] = field(default_factory=list)
+    #: Item-languages a repair leaves unchanged: only their sources recorded.
+    sources_only: list[_Sources] = field(default_factory=list)
 
 
 class _Run:
     """One pre-population run: computes a batch outside any transaction, then writes it in a short one.
 
     Each item's states are encoded for the write as soon as they are computed, and the batch and the memo of G0/B0
-    keep only strings, numbers, exact tuples and dicts of them, which Python's cyclic collector never walks. Keeping
-    the states, their candidate objects and a run-long memo of ``InitialSets`` alive instead made every full
-    collection walk them (figures: ``benchmarks/bench_import_prepopulate.py``).
+    keep only strings, numbers and rows of them: keeping the states, their candidate objects and a run-long memo of
+    ``InitialSets`` alive instead made every full pass of Python's cyclic collector walk them.
     """
 
     def __init__(
@@ -492,18 +316,20 @@ class _Run:
         snapshot = project.resolve_path(config.snapshot) if config.provider == "snapshot" and config.snapshot else None
         # a snapshot is named by its file name: its folder on this server is no part of what is published
         self.provenance = lexicon_provenance(lexicon, snapshot, snapshot.name if snapshot else "")
-        #: The source keys of each (σ, λ, POS, language), JSON: items sharing them share one answer.
+        #: The source keys of each (λ, POS, language, σ when outside Ω(λ)), JSON: the lemma's items share one.
         self._sources: dict[tuple[str, str, str, str], str] = {}
         #: The source keys per (synset, language).
         self._synset_sources: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def sources(self, item: Item, senses: list[SenseEntry], lang: str, allowed: Callable[[str], bool]) -> str:
-        """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ)."""
-        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
+        """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ):
+        the same for every item of λ whose σ is among Ω(λ)."""
+        outside = "" if any(s.synset == item.synset for s in senses) else item.synset
+        key = (item.target.lemma.casefold(), item.target.pos, lang, outside)
         found = self._sources.get(key)
         if found is None:
             keys = {self.provenance.english}
-            for synset in {item.synset, *(s.synset for s in senses)}:
+            for synset in [s.synset for s in senses] + ([outside] if outside else []):
                 keys.update(self.synset_sources(synset, lang, allowed))
             if len(self._sources) >= SETS_KEPT:
                 self._sources.clear()
@@ -515,12 +341,8 @@ class _Run:
         """The source keys of a synset's allowed senses in ``lang``: each synset serves every item of its lemmas."""
         found = self._synset_sources.get((synset, lang))
         if found is None:
-            keys = {
-                self.provenance.key_of(sense.source)
-                for sense in self.inventory.record(synset).senses
-                if sense.lang == lang and allowed(sense.source)
-            }
-            found = self._synset_sources[(synset, lang)] = tuple(keys)
+            names = self.inventory.source_names(synset, lang, allowed)
+            found = self._synset_sources[(synset, lang)] = tuple({self.provenance.key_of(name) for name in names})
         return found
 
     def allowed(self, lang: str) -> Callable[[str], bool]:
@@ -570,7 +392,7 @@ class _Run:
                 if redo is not None and redo.changed_only and state.prepopulated and _same_sets(state, sets):
                     report.unchanged += 1
                     self.batch.sources_only.append(
-                        (state.item_id, state.lang, self.sources(item, senses, state.lang, allowed))
+                        _Sources(state.item_id, state.lang, self.sources(item, senses, state.lang, allowed))
                     )
                     continue
                 # what each lexicon returned: kept where a list starts empty (the cards that say why)
@@ -617,7 +439,7 @@ class _Run:
         report.warnings.extend(warnings)
         prepared = self.project.repo.prepare_saves(new_states, SYSTEM_USER, "prepopulate", details, encoded_lists=lists)
         batch = self.batch
-        batch.lexicon_rows.append((item.id, gloss, senses))
+        batch.lexicon_rows.append(_ItemLexicon(item.id, gloss, senses))
         batch.computed.extend(computed)
         batch.updates.extend(prepared.updates)
         batch.history.extend(prepared.history)
@@ -630,7 +452,7 @@ class _Run:
         repo = self.project.repo
         self.project.db.pause_for_other_writers()
         with self.project.db.write() as conn:
-            current = repo.versions_of(conn, [item_id for item_id, _g, _s in batch.lexicon_rows])
+            current = repo.versions_of(conn, [row.item_id for row in batch.lexicon_rows])
             fresh = [current.get((c.item_id, c.lang)) == c.version for c in batch.computed]
             if not all(fresh):
                 for moved in (c for c, ok in zip(batch.computed, fresh, strict=True) if not ok):
@@ -650,7 +472,7 @@ class _Run:
             # the sources themselves: a source already recorded (by use-wordnet, an earlier run) is kept as it was
             provenance_rows.put_sources(conn, self.provenance.records, replace=False)
             provenance_rows.put_item_language_sources(
-                conn, [*((c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
+                conn, [*(_Sources(c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
             )
         self.inventory.trim()
         self.report.items += len(batch.lexicon_rows)

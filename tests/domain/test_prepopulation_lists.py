@@ -1,9 +1,16 @@
-"""G0/B0 from a lemma's sense table, and their stored encoding written without building candidate objects."""
+"""G0/B0 from the prepared Λ_L of a lemma's senses, and their stored encoding written without candidate objects."""
 
 from __future__ import annotations
 
+from annotator.domain.candidates import CandidateError, parse_candidate
 from annotator.domain.model import CandidateEntry, Origin, SenseEntry
-from annotator.domain.prepopulation import LexiconCandidate, SenseTable, initial_lists, initial_sets
+from annotator.domain.prepopulation import (
+    LexiconCandidate,
+    candidate_text,
+    initial_lists,
+    initial_sets,
+    prepare_lemmas,
+)
 from annotator.store.item_languages import candidates_to_json
 from annotator.store.prepopulation import lexicon_list_json
 
@@ -20,9 +27,11 @@ LEXICALIZATIONS = {
 }
 
 
+PREPARED = {synset: prepare_lemmas(lemmas) for synset, lemmas in LEXICALIZATIONS.items()}
+
+
 def test_good_bad_overlaps_and_skipped_for_each_sense() -> None:
-    table = SenseTable(SENSES, LEXICALIZATIONS)
-    first = initial_lists("bn:1", table)
+    first = initial_lists("bn:1", SENSES, PREPARED)
     assert first.good == (LexiconCandidate("Schuss", ("bn:1",)), LexiconCandidate("Zug", ("bn:1", "bn:2")))
     assert first.bad == (
         LexiconCandidate("Schlag", ("bn:2",)),
@@ -32,7 +41,7 @@ def test_good_bad_overlaps_and_skipped_for_each_sense() -> None:
     assert first.overlaps == ("Zug: also a lexicalization of bn:2 (sense 2); kept in GOOD — decide",)
     assert first.skipped == ("Glas [x]", "Glas [x]")
 
-    third = initial_lists("bn:3", table)
+    third = initial_lists("bn:3", SENSES, PREPARED)
     assert [c.text for c in third.good] == ["Treffer", "Stoß"]
     assert third.good[0].synsets == ("bn:3", "bn:2")
     assert [(c.text, c.synsets) for c in third.bad] == [
@@ -41,14 +50,14 @@ def test_good_bad_overlaps_and_skipped_for_each_sense() -> None:
         ("Schlag", ("bn:2",)),
     ]
 
-    outside = initial_lists("bn:9", table)
+    outside = initial_lists("bn:9", SENSES, PREPARED)
     assert [c.text for c in outside.good] == ["Neun"]
     assert [c.text for c in outside.bad] == ["Schuss", "Zug", "Schlag", "Treffer", "Stoß"]
 
 
 def test_initial_sets_hold_the_same_lists_as_candidate_objects() -> None:
     sets = initial_sets("bn:2", SENSES, LEXICALIZATIONS)
-    lists = initial_lists("bn:2", SenseTable(SENSES, LEXICALIZATIONS))
+    lists = initial_lists("bn:2", SENSES, PREPARED)
     assert sets.good == tuple(CandidateEntry(c.text, None, Origin.LEXICON, c.synsets) for c in lists.good)
     assert sets.bad == tuple(CandidateEntry(c.text, None, Origin.LEXICON, c.synsets) for c in lists.bad)
     assert (sets.overlaps, sets.skipped) == (lists.overlaps, lists.skipped)
@@ -69,3 +78,23 @@ def test_the_stored_list_is_written_as_candidates_to_json_writes_it() -> None:
         [CandidateEntry(c.text, None, Origin.LEXICON, c.synsets) for c in candidates[1:]]
     )
     assert lexicon_list_json((), fragments) == candidates_to_json([]) == "[]"
+
+
+def test_a_lexicon_lemma_gives_the_candidate_the_parser_gives() -> None:
+    """Plain spellings skip the parse: every lemma still gets exactly the parser's text, or None when refused."""
+    lemmas = [
+        "Schuss", "colpo di fucile", "Stoß", "слово", "打", "  padded  ", "two  spaces", "tab\there", "a * b", "*",
+        "a *", "[sparare]_VERB", "Glas [x]", "x" * 100, "x" * 101, "", " ", "zero\u200bwidth", "soft\u00adhyphen",
+        "e\u0301", "nbsp\u00a0here", "del\x7f", "it's", "O'Brien", "\\", "say \"when\"", "~!@#$%^&()_+{}|:<>?",
+    ]  # fmt: skip
+    for lemma in lemmas:
+        try:
+            expected: str | None = parse_candidate(lemma).text
+        except CandidateError:
+            expected = None
+        assert candidate_text(lemma) == expected, lemma
+    texts: dict[str, str | None] = {}
+    assert prepare_lemmas(["Zug", "zug", "Glas [x]"], texts) == (
+        ("Zug", "zug", "Zug"), ("zug", "zug", "zug"), ("Glas [x]", "glas [x]", None),
+    )  # fmt: skip
+    assert texts == {"Zug": "Zug", "zug": "zug", "Glas [x]": None}

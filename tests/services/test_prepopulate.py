@@ -242,20 +242,23 @@ def test_dropping_the_kept_answers_between_batches_changes_no_set(
     loaded: Project, lexicon: SnapshotLexicon, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """G0/B0 are kept encoded per (σ, λ, language) for the items sharing them; past SETS_KEPT they are dropped and
-    derived again from the kept synset records (memory stays bounded at 100,000 items): every set is the same."""
+    derived again from the lexicon (memory stays bounded at 100,000 items), and a run holding one synset record at
+    a time asks for the others again: every set is the same."""
     import annotator.services.prepopulate as prepopulate_module
+    import annotator.services.prepopulate_lexicon as lexicon_module
 
-    inventory = prepopulate_module.SenseInventory(lexicon, ("IT", "DE"))
+    inventory = lexicon_module.SenseInventory(lexicon, ("IT", "DE"))
     item = import_row_item(loaded, "drink")
     senses = inventory.senses(item.target.lemma, item.target.pos)
     allowed = lambda source: True  # noqa: E731
     before = inventory.encoded_sets(item, senses, "IT", allowed)
-    assert before == prepopulate_module.EncodedSets.of(inventory.initial_sets(item, senses, "IT", allowed))
-    monkeypatch.setattr(prepopulate_module, "SETS_KEPT", 0)
+    assert before == lexicon_module.EncodedSets.of(inventory.initial_sets(item, senses, "IT", allowed))
+    monkeypatch.setattr(lexicon_module, "SETS_KEPT", 0)
     assert inventory.trim() is True and inventory.trim() is False  # dropped once; nothing left to drop
     assert inventory.encoded_sets(item, senses, "IT", allowed) == before  # derived again, equal
 
     monkeypatch.setattr(prepopulate_module, "BATCH_SIZE", 1)  # a write after every item
+    monkeypatch.setattr(lexicon_module, "RECORDS_HELD", 1)
     report = prepopulate(loaded, lexicon=lexicon)
     assert report.items == 4 and report.item_languages == 20
     for item_id in ("drink", "drink-2"):

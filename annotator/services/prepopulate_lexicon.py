@@ -1,0 +1,222 @@
+"""The lexicon side of a pre-population run: Ω(λ), Λ_L and G0/B0 memoised for the items that share them.
+
+What is kept for the whole run is plain strings and rows of them (Λ_L per synset and language, G0/B0 encoded as
+stored); the lexicon's records, an object per sense, are held only while their item is worked on. Memory stays
+bounded: the memos are dropped past ``SETS_KEPT`` sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from annotator.domain.model import Item, SenseEntry
+from annotator.domain.prepopulation import (
+    InitialLists,
+    InitialSets,
+    LexiconCandidate,
+    PreparedLemma,
+    as_sets,
+    distinct_spellings,
+    initial_lists,
+    prepare_lemmas,
+    rank_senses,
+)
+from annotator.domain.suggestions import lexicon_record
+from annotator.lexicon.base import (
+    ENGLISH,
+    Lexicon,
+    LexiconError,
+    LexiconQuotaError,
+    LexiconUnavailableError,
+    SynsetRecord,
+)
+from annotator.store.item_languages import candidates_to_json
+from annotator.store.prepopulation import lexicon_list_json
+
+#: G0/B0 answers kept for items sharing σ, λ and language (encoded: strings only), dropped past this many: bounds
+#: memory (about 1 KB each: 100 MB at most).
+SETS_KEPT = 100_000
+#: Records of what each lexicon returned kept for reuse (items sharing σ, λ and language share one): bounds memory.
+RECORDS_KEPT = 20_000
+#: Synset records held at once: more than any lemma has senses, so an item's records stay at hand while it is done.
+RECORDS_HELD = 1_000
+
+
+class EncodedSets(NamedTuple):
+    """G0/B0 of one (σ, λ, language) as the run keeps them: encoded as stored, with what the report needs.
+
+    Strings and numbers only, one object per memo entry: a memo of ``InitialSets`` (candidate objects) made every
+    full pass of Python's cyclic collector walk them all, and deriving the sets anew for every item instead lost the
+    reuse (items sharing σ and λ).
+    """
+
+    good: str
+    bad: str
+    good_count: int
+    bad_count: int
+    overlaps: tuple[str, ...]
+    #: Lexicon lemmas that are not valid candidates (reported, not stored).
+    skipped: tuple[str, ...]
+
+    @classmethod
+    def of(cls, sets: InitialSets) -> EncodedSets:
+        return cls(
+            candidates_to_json(sets.good), candidates_to_json(sets.bad), len(sets.good), len(sets.bad),
+            sets.overlaps, sets.skipped,
+        )  # fmt: skip
+
+    @classmethod
+    def of_lists(cls, lists: InitialLists) -> EncodedSets:
+        """The same encoding from plain lists. Each candidate is encoded where it is met: keeping every candidate's
+        JSON for the lists of its lemma's other items kept an object per lexicon lemma alive, whose cost to the
+        cyclic collector outweighed the encoding it saved."""
+        fragments: dict[LexiconCandidate, str] = {}
+        return cls(
+            lexicon_list_json(lists.good, fragments), lexicon_list_json(lists.bad, fragments), len(lists.good),
+            len(lists.bad), lists.overlaps, lists.skipped,
+        )  # fmt: skip
+
+
+class SenseInventory:
+    """Memoised lexicon look-ups for one run: Ω(λ) per (lemma, POS), Λ_L per (synset, language), synset records.
+
+    Every synset is always fetched for the full project language set, so the provider sees one request
+    shape per synset (2 getSynset calls for 5 languages) and its cache serves every later run. Failures
+    are memoised too, so a missing synset costs one look-up per run, not one per item. The records themselves
+    are kept only while their item is worked on (``RECORDS_HELD``): what the run needs of a synset later is kept
+    as plain strings (Λ_L, sources), which cost Python's cyclic collector nothing, where every record kept holds
+    an object per sense.
+    """
+
+    def __init__(self, lexicon: Lexicon, languages: tuple[str, ...]) -> None:
+        self.lexicon = lexicon
+        self.languages = tuple(sorted(lang for lang in languages if lang != ENGLISH))
+        self._records: dict[str, SynsetRecord] = {}
+        self._failures: dict[str, LexiconError] = {}
+        self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
+        #: Λ_L(σ) per (σ, language), each lemma with its identity and candidate text (``prepare_lemmas``).
+        self._prepared: dict[tuple[str, str], tuple[PreparedLemma, ...]] = {}
+        #: The sources of the senses Λ_L(σ) came from, per (σ, language).
+        self._source_names: dict[tuple[str, str], tuple[str, ...]] = {}
+        #: The candidate text of each lexicon spelling met (None: not a valid candidate).
+        self._texts: dict[str, str | None] = {}
+        #: ``EncodedSets`` per (σ, λ, POS, language).
+        self._sets: dict[tuple[str, str, str, str], EncodedSets] = {}
+        #: The record of what each lexicon returned (JSON), per (σ, λ, language) like the sets.
+        self._records_json: dict[tuple[str, str, str, str], str] = {}
+
+    def trim(self) -> bool:
+        """Drop the derived answers (Λ_L(σ), G0/B0) once there are more than ``SETS_KEPT``; True when dropped.
+
+        Ω(λ) and the failures stay, so the lexicon is asked again only for the records of synsets met again.
+        """
+        if len(self._sets) <= SETS_KEPT:
+            return False
+        self._sets.clear()
+        self._prepared.clear()
+        self._source_names.clear()
+        self._texts.clear()
+        self._records_json.clear()
+        return True
+
+    def record(self, synset_id: str) -> SynsetRecord:
+        found = self._records.get(synset_id)
+        if found is not None:
+            return found
+        failure = self._failures.get(synset_id)
+        if failure is not None:
+            raise failure
+        try:
+            found = self.lexicon.synset(synset_id, self.languages)
+        except (LexiconQuotaError, LexiconUnavailableError):
+            raise  # the run stops; a later run asks again
+        except LexiconError as error:
+            self._failures[synset_id] = error
+            raise
+        if len(self._records) >= RECORDS_HELD:
+            del self._records[next(iter(self._records))]  # the oldest: its item is done
+        self._records[synset_id] = found
+        return found
+
+    def prepared(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[PreparedLemma, ...]:
+        """Λ_L(σ) ready for ``initial_lists``, memoised: a synset serves every item of its lemmas."""
+        key = (synset_id, lang)
+        found = self._prepared.get(key)
+        if found is None:
+            senses = [s for s in self.record(synset_id).senses if s.lang == lang and source_allowed(s.source)]
+            self._source_names[key] = tuple({sense.source: None for sense in senses})
+            found = self._prepared[key] = prepare_lemmas(distinct_spellings(s.lemma for s in senses), self._texts)
+        return found
+
+    def source_names(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[str, ...]:
+        """The sources of the synset's allowed senses in ``lang`` (found with its Λ_L)."""
+        found = self._source_names.get((synset_id, lang))
+        if found is None:
+            self.prepared(synset_id, lang, source_allowed)
+            found = self._source_names[(synset_id, lang)]
+        return found
+
+    def senses(self, lemma: str, pos: str) -> list[SenseEntry]:
+        key = (lemma.casefold(), pos)
+        found = self._senses.get(key)
+        if found is None:
+            try:
+                ids = self.lexicon.synset_ids(lemma, pos)
+                found = rank_senses(lemma, [self.record(i) for i in ids])
+            except (LexiconQuotaError, LexiconUnavailableError):
+                raise
+            except LexiconError as error:
+                found = error
+            self._senses[key] = found
+        if isinstance(found, LexiconError):
+            raise found
+        return found
+
+    def initial_lists(
+        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
+    ) -> InitialLists:
+        """G0/B0 of one item-language, derived from the memoised Λ_L of σ and of its lemma's senses."""
+        prepared = {s.synset: self.prepared(s.synset, lang, source_allowed) for s in senses}
+        if item.synset not in prepared:
+            prepared[item.synset] = self.prepared(item.synset, lang, source_allowed)
+        return initial_lists(item.synset, senses, prepared)
+
+    def initial_sets(
+        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
+    ) -> InitialSets:
+        """``initial_lists`` as candidate objects (the run keeps them encoded instead: ``encoded_sets``)."""
+        return as_sets(self.initial_lists(item, senses, lang, source_allowed))
+
+    def encoded_sets(
+        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
+    ) -> EncodedSets:
+        """G0/B0 depend only on (σ, λ, language): items sharing them share one computed and encoded answer."""
+        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
+        found = self._sets.get(key)
+        if found is None:
+            found = self._sets[key] = EncodedSets.of_lists(self.initial_lists(item, senses, lang, source_allowed))
+        return found
+
+    def record_json(
+        self,
+        item: Item,
+        senses: list[SenseEntry],
+        lang: str,
+        source_allowed: Callable[[str], bool],
+        consulted: list[str],
+        sets: EncodedSets,
+    ) -> str:
+        """What each lexicon returned for (σ, λ, language), as stored JSON: shared like the sets."""
+        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
+        found = self._records_json.get(key)
+        if found is None:
+            records = {synset: self.record(synset) for synset in {item.synset, *(s.synset for s in senses)}}
+            record = lexicon_record(
+                self.lexicon.name, item.target.lemma, lang, item.synset, senses, records, source_allowed,
+                consulted, sets.good_count, sets.bad_count,
+            )  # fmt: skip
+            if len(self._records_json) >= RECORDS_KEPT:
+                self._records_json.clear()  # bounded on its own: on varied data the records seldom repeat
+            found = self._records_json[key] = record.to_json()
+        return found
