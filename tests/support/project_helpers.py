@@ -92,5 +92,9 @@ def rewind_schema(conn, revision: str) -> None:  # type: ignore[no-untyped-def]
                     conn.exec_driver_sql(f"DROP INDEX {index['name']}")
             conn.exec_driver_sql(f"ALTER TABLE {table} DROP COLUMN {column}")
 
+    if revision < "0017" and inspect(conn).has_table("item_languages"):  # before 0017 GOOD/BAD were always written
+        conn.exec_driver_sql(
+            "UPDATE item_languages SET good = COALESCE(good, initial_good), bad = COALESCE(bad, initial_bad)"
+        )
     if inspect(conn).has_table("alembic_version"):
         conn.exec_driver_sql(f"UPDATE alembic_version SET version_num='{revision}'")
