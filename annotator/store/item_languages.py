@@ -23,22 +23,29 @@ from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_many, str
 
 _IL = schema.item_languages
 
-#: The current GOOD and BAD lists as stored JSON text, for SQL reading them (a NULL column means "still G0/B0").
-CURRENT_GOOD = func.coalesce(_IL.c.good, _IL.c.initial_good)
-CURRENT_BAD = func.coalesce(_IL.c.bad, _IL.c.initial_bad)
-
 
 def unless_initial(current: str, initial: str) -> str | None:
     """What a GOOD/BAD column stores for the list encoded as ``current``: NULL when it is G0/B0's ``initial``."""
     return None if current == initial else current
 
 
+#: How a lexicon candidate without tag or suggestion (nearly every G0/B0 candidate) begins in the stored list, and
+#: how it begins written out in full (the exported form): ``{"l":[synsets],"text":…}`` stands for
+#: ``{"origin":"lexicon","pos":null,"synsets":[synsets],"text":…}``. Inside a JSON string every ``"`` is escaped,
+#: so ``{"l":`` only ever starts such an object and a plain text replacement turns one form into the other.
+SHORT_LEXICON = '{"l":'
+FULL_LEXICON = '{"origin":"lexicon","pos":null,"synsets":'
+
+
 def candidates_to_json(entries: Sequence[CandidateEntry]) -> str:
-    """The stored list: ``suggestion`` (source, relation, synset) only on a candidate accepted from a suggestion, so
-    every other list is stored, and exported, as before."""
+    """The stored list: a lexicon candidate without tag or suggestion in short form (``SHORT_LEXICON``), every
+    other one as ``{"origin", "pos", "synsets", "text"}``, with ``suggestion`` (source, relation, synset) only on a
+    candidate accepted from a suggestion. ``full_lists`` gives the exported form."""
     return dumps(
         [
-            {"text": e.text, "pos": e.pos, "origin": e.origin.value, "synsets": list(e.synsets)}
+            {"l": list(e.synsets), "text": e.text}
+            if e.origin is Origin.LEXICON and e.pos is None and e.suggested is None
+            else {"text": e.text, "pos": e.pos, "origin": e.origin.value, "synsets": list(e.synsets)}
             | ({"suggestion": e.suggested.to_json()} if e.suggested is not None else {})
             for e in entries
         ]
@@ -46,10 +53,13 @@ def candidates_to_json(entries: Sequence[CandidateEntry]) -> str:
 
 
 def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
+    """A stored list, in short or full form (lists written before the short form existed are full)."""
     if raw == "[]":  # most rows a bulk job reads are untouched (pending, empty)
         return ()
     return tuple(
-        CandidateEntry(
+        CandidateEntry(d["text"], None, Origin.LEXICON, tuple(d["l"]))
+        if "l" in d
+        else CandidateEntry(
             d["text"],
             d.get("pos"),
             Origin(d.get("origin", "translator")),
@@ -58,6 +68,18 @@ def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
         )
         for d in json.loads(raw)
     )
+
+
+def full_lists(stored: Any) -> Any:
+    """SQL: a stored list column (or expression) in its exported form, every candidate ``{"origin", "pos",
+    "synsets", "text"}``: what the store hands out as list text."""
+    return func.replace(stored, SHORT_LEXICON, FULL_LEXICON)
+
+
+#: The current GOOD and BAD lists as JSON text in exported form, for SQL reading them (a NULL column means "still
+#: G0/B0"); ``full_lists`` for any other list column read as text.
+CURRENT_GOOD = full_lists(func.coalesce(_IL.c.good, _IL.c.initial_good))
+CURRENT_BAD = full_lists(func.coalesce(_IL.c.bad, _IL.c.initial_bad))
 
 
 #: The columns an ``ItemLanguage`` is read from, in the order ``item_language_from_row`` unpacks them: rows are
@@ -149,7 +171,7 @@ def item_language_values(il: ItemLanguage) -> dict[str, Any]:
 
 class CandidateSetsRow(NamedTuple):
     """An item-language for bulk reads (export, statistics): the candidate sets are their stored JSON text (a list
-    of ``{"origin", "pos", "synsets", "text"}`` objects; GOOD/BAD the current lists, never NULL), because decoding
+    of ``{"origin", "pos", "synsets", "text"}`` objects, as exported; GOOD/BAD the current lists), because decoding
     every candidate into a dataclass dominates the time of a 10,000-item export; the caller decodes only what it
     needs.
 
@@ -245,7 +267,7 @@ class ItemLanguageRecords:
                 il.c.status,
                 CURRENT_GOOD.label("good"),
                 CURRENT_BAD.label("bad"),
-                il.c.initial_good,
+                full_lists(il.c.initial_good).label("initial_good"),
                 il.c.discard_reason,
                 il.c.discard_note,
                 il.c.status_by,

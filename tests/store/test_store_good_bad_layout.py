@@ -1,9 +1,11 @@
-"""GOOD and BAD are stored as NULL while they are still G0 and B0: every reader of the store returns the full lists,
-SQL over the current lists gives the answers it gave when both were written, and a project written in the old form
-(both written) is upgraded by revision 0017 and reads back identically, on SQLite and PostgreSQL."""
+"""GOOD and BAD are stored as NULL while they are still G0 and B0, and a lexicon candidate in short form: every
+reader of the store returns the full lists (decoded, or as JSON text in exported form), SQL over the current lists
+gives the answers it gave when both were written in full, and a project written in the old form (both written, every
+candidate in full) is upgraded by revision 0017 and reads back identically, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -15,7 +17,8 @@ from annotator.domain.model import CandidateEntry, ItemLanguage, Origin, Status
 from annotator.project import Project
 from annotator.store import suggestions
 from annotator.store.database import head_revision
-from annotator.store.item_languages import candidates_to_json
+from annotator.store.evaluation_rows import EvaluationRow
+from annotator.store.item_languages import candidates_from_json, candidates_to_json
 
 pytestmark = pytest.mark.both_engines
 
@@ -26,6 +29,29 @@ G0 = (
 B0 = (CandidateEntry("riva", None, Origin.LEXICON, ("bn:00008363n",)),)
 ADDED = CandidateEntry("cassa")
 B_SYNSET = item("b").synset
+#: Texts a plain text replacement of the short form could trip on, were it not anchored on an unescaped quote.
+HOSTILE = (
+    CandidateEntry('x{"l":y', None, Origin.LEXICON, ("bn:1",)),
+    CandidateEntry("a\\", None, Origin.LEXICON),
+    CandidateEntry('{"l":', None, Origin.TRANSLATOR),
+)
+
+
+def full(entries: tuple[CandidateEntry, ...]) -> str:
+    """A list as exported (SPEC: every candidate ``{"origin", "pos", "synsets", "text"}``), written independently."""
+    return json.dumps(
+        [{"origin": e.origin.value, "pos": e.pos, "synsets": list(e.synsets), "text": e.text} for e in entries],
+        ensure_ascii=False,
+        separators=(",", ":"),
+        sort_keys=True,
+    )
+
+
+def test_lexicon_candidates_are_stored_short_and_read_from_either_form() -> None:
+    short = candidates_to_json((*G0, *HOSTILE))
+    assert short.count('{"l":') == 3  # istituto and the first two hostile texts; a tagged or typed one in full
+    assert len(short) < len(full((*G0, *HOSTILE)))
+    assert candidates_from_json(short) == candidates_from_json(full((*G0, *HOSTILE))) == (*G0, *HOSTILE)
 
 
 def _states() -> list[ItemLanguage]:
@@ -59,7 +85,7 @@ def _everything_read(project: Project) -> dict[str, Any]:
             "of_items": project.repo.item_languages_of_items(conn, ["a", "b", "c"]),
             "one": project.repo.get_item_language(conn, "b", "IT"),
             "sets": list(project.repo.iter_candidate_sets(conn)),
-            "evaluation": sorted(map(repr, project.repo.evaluation_rows(conn, ["IT", "DE"]))),
+            "evaluation": sorted(map(tuple, project.repo.evaluation_rows(conn, ["IT", "DE"])), key=repr),
             "empty_good": suggestions.empty_good_rows(conn),
             "team": suggestions.team_rows(conn, [B_SYNSET], "DE", other_than="a"),
         }
@@ -79,14 +105,32 @@ def test_unedited_good_and_bad_are_stored_once_and_read_in_full(project: Project
         state = states[(written.item_id, written.lang)]
         assert state == replace(written, version=1, updated_by="system:prepopulate", updated_at=state.updated_at)
     sets = {(r.item_id, r.lang): (r.good, r.bad, r.initial_good) for r in read["sets"]}
-    assert sets[("a", "IT")] == (candidates_to_json(G0), candidates_to_json(B0), candidates_to_json(G0))
-    assert sets[("c", "IT")] == (candidates_to_json(G0), "[]", candidates_to_json(G0))
+    assert sets[("a", "IT")] == (full(G0), full(B0), full(G0))  # as exported, though stored short
+    assert sets[("b", "IT")] == (full((*G0, ADDED)), full(B0), full(G0))
+    assert sets[("c", "IT")] == (full(G0), "[]", full(G0))
     # the item-languages with an empty G0 (both DE), with their current lists; the team's GOOD read for b's σ
-    assert [(r.item_id, r.lang, r.good) for r in read["empty_good"]] == [
-        ("a", "DE", "[]"),
-        ("b", "DE", candidates_to_json((ADDED,))),
+    assert [(r.item_id, r.lang, r.good, r.bad) for r in read["empty_good"]] == [
+        ("a", "DE", "[]", full(B0)),
+        ("b", "DE", full((ADDED,)), full(B0)),
     ]
-    assert [(row.item_id, row.good) for row in read["team"]] == [("b", candidates_to_json((ADDED,)))]
+    assert [(row.item_id, row.good) for row in read["team"]] == [("b", full((ADDED,)))]
+    evaluation = [EvaluationRow(*row) for row in read["evaluation"]]
+    assert sorted((row.id, row.good, row.bad) for row in evaluation if row.lang == "IT") == [
+        ("a", full(G0), full(B0)),
+        ("b", full((*G0, ADDED)), full(B0)),
+        ("c", full(G0), "[]"),
+    ]
+
+
+def test_hostile_texts_come_back_unchanged_from_every_reader(project: Project) -> None:
+    add_items(project, [item("a")], langs=("IT",))
+    state = ItemLanguage("a", "IT", Status.DONE, 0, (*HOSTILE, ADDED), HOSTILE, HOSTILE, HOSTILE, prepopulated=True)
+    with project.db.write() as conn:
+        project.repo.save_item_languages(conn, [state], "ivo", "done", [{}])
+    with project.db.read() as conn:
+        assert project.repo.get_item_language(conn, "a", "IT").good == (*HOSTILE, ADDED)  # type: ignore[union-attr]
+        (row,) = project.repo.iter_candidate_sets(conn)
+    assert (row.good, row.bad, row.initial_good) == (full((*HOSTILE, ADDED)), full(HOSTILE), full(HOSTILE))
 
 
 def test_a_project_written_with_both_lists_is_upgraded_and_reads_back_identically(project: Project) -> None:
@@ -96,7 +140,7 @@ def test_a_project_written_with_both_lists_is_upgraded_and_reads_back_identicall
         rewind_schema(conn, "0016_suggestion_kinds")
     old = _stored(project)
     assert None not in {value for pair in old.values() for value in pair}
-    assert old[("a", "IT")] == (candidates_to_json(G0), candidates_to_json(B0))
+    assert old[("a", "IT")] == (full(G0), full(B0))
     project.db.dispose()
 
     reopened = Project.open(project.data_dir)
@@ -109,6 +153,9 @@ def test_a_project_written_with_both_lists_is_upgraded_and_reads_back_identicall
         ("b", "DE"): (candidates_to_json((ADDED,)), None),
         ("c", "DE"): (None, None),
     }
+    with reopened.db.read() as conn:  # G0/B0 rewritten in short form too
+        initial = conn.exec_driver_sql("SELECT initial_good FROM item_languages WHERE item_id = 'a' AND lang = 'IT'")
+        assert initial.scalar_one() == candidates_to_json(G0) != full(G0)
     assert _everything_read(reopened) == before
 
 
@@ -124,9 +171,9 @@ def test_the_downgrade_writes_the_lists_back_and_the_upgrade_takes_them_out_agai
         config.attributes["connection"] = conn
         command.downgrade(config, "0016_suggestion_kinds")
     old = _stored(project)
-    assert old[("b", "IT")] == (candidates_to_json((*G0, ADDED)), candidates_to_json(B0))
+    assert old[("b", "IT")] == (full((*G0, ADDED)), full(B0))
     assert old[("c", "DE")] == ("[]", "[]")
-    with pytest.raises(Exception, match="(?i)not[ -]null"), project.db.write() as conn:
+    with pytest.raises(Exception, match=r"(?i)not[ -]null"), project.db.write() as conn:
         conn.exec_driver_sql("UPDATE item_languages SET good = NULL")  # NOT NULL again, as before revision 0017
     project.db.dispose()
     reopened = Project.open(project.data_dir)

@@ -1,7 +1,8 @@
 """An item-language's GOOD and BAD are stored as NULL while they are still its G0 and B0 (``initial_good``,
-``initial_bad``): a pre-populated list nobody edited is held once instead of twice. The columns become nullable
-and every row whose GOOD (BAD) is the very text of its G0 (B0) is rewritten to NULL; lists that differ keep their
-text. The downgrade writes the lists back.
+``initial_bad``): a pre-populated list nobody edited is held once instead of twice; and a lexicon candidate without
+tag or suggestion is stored in short form (``{"l":[synsets],"text":…}``). The columns become nullable, every row
+whose GOOD (BAD) is the very text of its G0 (B0) is rewritten to NULL and every list to the short form. The
+downgrade writes the lists back in full (the translators' copies too).
 
 One pass over the table on either engine: PostgreSQL drops the NOT NULL and updates the rows; SQLite, which must
 rebuild a table to change a column's nullability, copies the rows into the new table already rewritten (an update
@@ -30,13 +31,40 @@ COLUMNS = (
     "item_id, lang, status, version, good, bad, initial_good, initial_bad, overlaps, prepopulated, discuss_note, "
     "discard_reason, discard_note, status_by, updated_by, updated_at, import_id"
 )
-#: (GOOD, BAD, which rows change) upgrading and downgrading.
-TO_NULL = (
-    "CASE WHEN good = initial_good THEN NULL ELSE good END",
-    "CASE WHEN bad = initial_bad THEN NULL ELSE bad END",
-    "good = initial_good OR bad = initial_bad",
-)
-FROM_NULL = ("COALESCE(good, initial_good)", "COALESCE(bad, initial_bad)", "good IS NULL OR bad IS NULL")
+#: A lexicon candidate without tag or suggestion, written out in full and in short form (``item_languages``'s
+#: ``FULL_LEXICON`` / ``SHORT_LEXICON`` as they were made); inside a JSON string every quote is escaped, so either
+#: text only ever starts such a candidate's object.
+FULL = """'{"origin":"lexicon","pos":null,"synsets":'"""
+SHORT = """'{"l":'"""
+
+
+def _run(sql: str) -> None:
+    """Through the driver as written: ``op.execute`` would take the ``:null`` in ``FULL`` for a parameter."""
+    op.get_bind().exec_driver_sql(sql)
+
+
+def _short(column: str) -> str:
+    return f"REPLACE({column}, {FULL}, {SHORT})"
+
+
+def _full(column: str) -> str:
+    return f"REPLACE({column}, {SHORT}, {FULL})"
+
+
+#: Column -> its new value, upgrading: GOOD/BAD NULL where they are G0/B0's very text, every list in short form.
+TO_NULL = {
+    "good": f"CASE WHEN good = initial_good THEN NULL ELSE {_short('good')} END",
+    "bad": f"CASE WHEN bad = initial_bad THEN NULL ELSE {_short('bad')} END",
+    "initial_good": _short("initial_good"),
+    "initial_bad": _short("initial_bad"),
+}
+#: Downgrading: every list written out in full, as the earlier revisions read them.
+FROM_NULL = {
+    "good": _full("COALESCE(good, initial_good)"),
+    "bad": _full("COALESCE(bad, initial_bad)"),
+    "initial_good": _full("initial_good"),
+    "initial_bad": _full("initial_bad"),
+}
 
 
 def _item_languages(name: str, nullable: bool) -> None:
@@ -63,19 +91,19 @@ def _item_languages(name: str, nullable: bool) -> None:
     )
 
 
-def _rewrite(nullable: bool, good: str, bad: str, changed: str) -> None:
+def _rewrite(nullable: bool, values: dict[str, str]) -> None:
     if op.get_bind().dialect.name != "sqlite":
-        update = f"UPDATE item_languages SET good = {good}, bad = {bad} WHERE {changed}"
+        update = "UPDATE item_languages SET " + ", ".join(f"{name} = {value}" for name, value in values.items())
         if not nullable:
-            op.execute(update)  # no NULL is left before the columns refuse them again
+            _run(update)  # no NULL is left before the columns refuse them again
         for column in ("good", "bad"):
             op.alter_column("item_languages", column, existing_type=sa.Text(), nullable=nullable)
         if nullable:
-            op.execute(update)
+            _run(update)
         return
     _item_languages("item_languages_rewritten", nullable)
-    selected = COLUMNS.replace("good, bad,", f"{good}, {bad},", 1)
-    op.execute(f"INSERT INTO item_languages_rewritten ({COLUMNS}) SELECT {selected} FROM item_languages")
+    selected = ", ".join(values.get(name, name) for name in COLUMNS.split(", "))
+    _run(f"INSERT INTO item_languages_rewritten ({COLUMNS}) SELECT {selected} FROM item_languages")
     op.drop_table("item_languages")  # its indexes with it
     op.rename_table("item_languages_rewritten", "item_languages")
     op.create_index("ix_item_languages_lang_status", "item_languages", ["lang", "status"])
@@ -84,8 +112,10 @@ def _rewrite(nullable: bool, good: str, bad: str, changed: str) -> None:
 
 
 def upgrade() -> None:
-    _rewrite(True, *TO_NULL)
+    _rewrite(True, TO_NULL)
 
 
 def downgrade() -> None:
-    _rewrite(False, *FROM_NULL)
+    _rewrite(False, FROM_NULL)
+    # a translator's copy written since holds lexicon candidates in short form too
+    _run(f"UPDATE copies SET good = {_full('good')}, bad = {_full('bad')}")
