@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, func, literal_column, select
 
 from annotator.clock import utc_now
 from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Origin, Status, SuggestedFrom
@@ -72,8 +72,9 @@ def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
 
 def full_lists(stored: Any) -> Any:
     """SQL: a stored list column (or expression) in its exported form, every candidate ``{"origin", "pos",
-    "synsets", "text"}``: what the store hands out as list text."""
-    return func.replace(stored, SHORT_LEXICON, FULL_LEXICON)
+    "synsets", "text"}``: what the store hands out as list text. The two forms are written into the statement, not
+    bound: a statement the pages' plan checks read must run without parameters."""
+    return func.replace(stored, literal_column(f"'{SHORT_LEXICON}'"), literal_column(f"'{FULL_LEXICON}'"))
 
 
 #: The current GOOD and BAD lists as JSON text in exported form, for SQL reading them (a NULL column means "still
