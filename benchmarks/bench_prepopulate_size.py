@@ -38,6 +38,7 @@ def _annotator(tree: Path, data: Path, *args: str) -> tuple[float, float]:
         [sys.executable, "-m", "annotator.cli", "--data", str(data), *args],
         check=True,
         env={**os.environ, "PYTHONPATH": str(tree)},
+        cwd=tree,  # ``python -m`` puts the working folder first on the path: it must be the tree measured
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
