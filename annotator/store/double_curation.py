@@ -14,7 +14,7 @@ from sqlalchemy import Connection, and_, select
 from annotator.domain.model import CandidateEntry, DiscardReason, Status
 from annotator.errors import ConflictError
 from annotator.store import schema
-from annotator.store.item_languages import candidates_from_json, candidates_to_json
+from annotator.store.item_languages import candidates_from_json, candidates_to_json, full_lists
 from annotator.store.rows import not_staged, visible
 
 OPEN, ADJUDICATED = "open", "adjudicated"
@@ -164,8 +164,8 @@ def iter_copies(conn: Connection) -> Iterator[Copy]:
 
 @dataclass(frozen=True)
 class CopySetsRow:
-    """A copy for bulk reads (agreement, export): its candidate sets stay stored JSON text, decoded only as far as
-    the caller needs (decoding every candidate into dataclasses dominated a 100,000-copy read)."""
+    """A copy for bulk reads (agreement, export): its candidate sets stay JSON text (exported form), decoded only as
+    far as the caller needs (decoding every candidate into dataclasses dominated a 100,000-copy read)."""
 
     item_id: str
     lang: str
@@ -177,7 +177,7 @@ class CopySetsRow:
 
 def iter_copy_sets(conn: Connection) -> Iterator[CopySetsRow]:
     query = (
-        select(C.c.item_id, C.c.lang, C.c.annotator, C.c.status, C.c.good, C.c.bad)
+        select(C.c.item_id, C.c.lang, C.c.annotator, C.c.status, full_lists(C.c.good), full_lists(C.c.bad))
         .where(not_staged(C.c.item_id))
         .order_by(C.c.item_id, C.c.lang, C.c.annotator)
     )
@@ -186,10 +186,10 @@ def iter_copy_sets(conn: Connection) -> Iterator[CopySetsRow]:
 
 
 def prepopulated_sets(conn: Connection, keys: set[tuple[str, str]]) -> dict[tuple[str, str], tuple[str, str]]:
-    """(item, lang) → stored G0 and B0 JSON of the given item-languages."""
+    """(item, lang) → G0 and B0 JSON (exported form) of the given item-languages."""
     il = schema.item_languages
     langs = sorted({lang for _item, lang in keys})
-    query = select(il.c.item_id, il.c.lang, il.c.initial_good, il.c.initial_bad).where(
+    query = select(il.c.item_id, il.c.lang, full_lists(il.c.initial_good), full_lists(il.c.initial_bad)).where(
         il.c.lang.in_(langs), visible(il)
     )
     return {(i, lang): (g, b) for i, lang, g, b in conn.execute(query) if (i, lang) in keys}

@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, null, select, union_all
 
 from annotator.store import schema
+from annotator.store.item_languages import CURRENT_BAD, CURRENT_GOOD
 from annotator.store.rows import visible
 
 
@@ -59,8 +60,8 @@ class EvaluationRowRecords:
             *(null().label(name) for name in EvaluationRow._fields[1 : EvaluationRow._fields.index("lang")]),
             il.c.lang,
             il.c.status,
-            il.c.good,
-            il.c.bad,
+            CURRENT_GOOD.label("good"),
+            CURRENT_BAD.label("bad"),
         ).where(
             il.c.lang.in_(list(langs)),
             visible(il),

@@ -1,5 +1,10 @@
 """The ``item_languages`` table: an item's curation state per language (status, candidate sets, notes), saved with
-optimistic locking; each save appends its ``history`` row in the same transaction."""
+optimistic locking; each save appends its ``history`` row in the same transaction.
+
+GOOD and BAD are stored as NULL while they equal G0 and B0 (``initial_good``, ``initial_bad``): a pre-populated
+item-language nobody edited holds its lists once, not twice. This is the store's own layout: every reader here
+returns the full lists, and SQL over the current lists reads ``CURRENT_GOOD`` / ``CURRENT_BAD``.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, func, literal_column, select
 
 from annotator.clock import utc_now
 from annotator.domain.model import CandidateEntry, DiscardReason, ItemLanguage, Origin, Status, SuggestedFrom
@@ -19,12 +24,28 @@ from annotator.store.rows import IN_CHUNK, dumps, execute_many, insert_many, str
 _IL = schema.item_languages
 
 
+def unless_initial(current: str, initial: str) -> str | None:
+    """What a GOOD/BAD column stores for the list encoded as ``current``: NULL when it is G0/B0's ``initial``."""
+    return None if current == initial else current
+
+
+#: How a lexicon candidate without tag or suggestion (nearly every G0/B0 candidate) begins in the stored list, and
+#: how it begins written out in full (the exported form): ``{"l":[synsets],"text":…}`` stands for
+#: ``{"origin":"lexicon","pos":null,"synsets":[synsets],"text":…}``. Inside a JSON string every ``"`` is escaped,
+#: so ``{"l":`` only ever starts such an object and a plain text replacement turns one form into the other.
+SHORT_LEXICON = '{"l":'
+FULL_LEXICON = '{"origin":"lexicon","pos":null,"synsets":'
+
+
 def candidates_to_json(entries: Sequence[CandidateEntry]) -> str:
-    """The stored list: ``suggestion`` (source, relation, synset) only on a candidate accepted from a suggestion, so
-    every other list is stored, and exported, as before."""
+    """The stored list: a lexicon candidate without tag or suggestion in short form (``SHORT_LEXICON``), every
+    other one as ``{"origin", "pos", "synsets", "text"}``, with ``suggestion`` (source, relation, synset) only on a
+    candidate accepted from a suggestion. ``full_lists`` gives the exported form."""
     return dumps(
         [
-            {"text": e.text, "pos": e.pos, "origin": e.origin.value, "synsets": list(e.synsets)}
+            {"l": list(e.synsets), "text": e.text}
+            if e.origin is Origin.LEXICON and e.pos is None and e.suggested is None
+            else {"text": e.text, "pos": e.pos, "origin": e.origin.value, "synsets": list(e.synsets)}
             | ({"suggestion": e.suggested.to_json()} if e.suggested is not None else {})
             for e in entries
         ]
@@ -32,10 +53,13 @@ def candidates_to_json(entries: Sequence[CandidateEntry]) -> str:
 
 
 def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
+    """A stored list, in short or full form (lists written before the short form existed are full)."""
     if raw == "[]":  # most rows a bulk job reads are untouched (pending, empty)
         return ()
     return tuple(
-        CandidateEntry(
+        CandidateEntry(d["text"], None, Origin.LEXICON, tuple(d["l"]))
+        if "l" in d
+        else CandidateEntry(
             d["text"],
             d.get("pos"),
             Origin(d.get("origin", "translator")),
@@ -44,6 +68,19 @@ def candidates_from_json(raw: str) -> tuple[CandidateEntry, ...]:
         )
         for d in json.loads(raw)
     )
+
+
+def full_lists(stored: Any) -> Any:
+    """SQL: a stored list column (or expression) in its exported form, every candidate ``{"origin", "pos",
+    "synsets", "text"}``: what the store hands out as list text. The two forms are written into the statement, not
+    bound: a statement the pages' plan checks read must run without parameters."""
+    return func.replace(stored, literal_column(f"'{SHORT_LEXICON}'"), literal_column(f"'{FULL_LEXICON}'"))
+
+
+#: The current GOOD and BAD lists as JSON text in exported form, for SQL reading them (a NULL column means "still
+#: G0/B0"); ``full_lists`` for any other list column read as text.
+CURRENT_GOOD = full_lists(func.coalesce(_IL.c.good, _IL.c.initial_good))
+CURRENT_BAD = full_lists(func.coalesce(_IL.c.bad, _IL.c.initial_bad))
 
 
 #: The columns an ``ItemLanguage`` is read from, in the order ``item_language_from_row`` unpacks them: rows are
@@ -92,15 +129,16 @@ def item_language_from_row(row: Sequence[Any]) -> ItemLanguage:
         updated_by,
         updated_at,
     ) = row
+    g0, b0 = candidates_from_json(initial_good), candidates_from_json(initial_bad)
     return ItemLanguage(
         item_id=item_id,
         lang=lang,
         status=Status(status),
         version=version,
-        good=candidates_from_json(good),
-        bad=candidates_from_json(bad),
-        initial_good=candidates_from_json(initial_good),
-        initial_bad=candidates_from_json(initial_bad),
+        good=g0 if good is None else candidates_from_json(good),
+        bad=b0 if bad is None else candidates_from_json(bad),
+        initial_good=g0,
+        initial_bad=b0,
         overlaps=strings_from_json(overlaps),
         prepopulated=bool(prepopulated),
         discuss_note=discuss_note,
@@ -113,12 +151,14 @@ def item_language_from_row(row: Sequence[Any]) -> ItemLanguage:
 
 
 def item_language_values(il: ItemLanguage) -> dict[str, Any]:
+    """The stored columns of ``il`` (GOOD/BAD NULL when they are G0/B0)."""
+    initial_good, initial_bad = candidates_to_json(il.initial_good), candidates_to_json(il.initial_bad)
     return {
         "status": il.status.value,
-        "good": candidates_to_json(il.good),
-        "bad": candidates_to_json(il.bad),
-        "initial_good": candidates_to_json(il.initial_good),
-        "initial_bad": candidates_to_json(il.initial_bad),
+        "good": unless_initial(candidates_to_json(il.good), initial_good),
+        "bad": unless_initial(candidates_to_json(il.bad), initial_bad),
+        "initial_good": initial_good,
+        "initial_bad": initial_bad,
         "overlaps": dumps(list(il.overlaps)),
         "prepopulated": il.prepopulated,
         "discuss_note": il.discuss_note,
@@ -132,8 +172,9 @@ def item_language_values(il: ItemLanguage) -> dict[str, Any]:
 
 class CandidateSetsRow(NamedTuple):
     """An item-language for bulk reads (export, statistics): the candidate sets are their stored JSON text (a list
-    of ``{"origin", "pos", "synsets", "text"}`` objects), because decoding every candidate into a dataclass
-    dominates the time of a 10,000-item export; the caller decodes only what it needs.
+    of ``{"origin", "pos", "synsets", "text"}`` objects, as exported; GOOD/BAD the current lists), because decoding
+    every candidate into a dataclass dominates the time of a 10,000-item export; the caller decodes only what it
+    needs.
 
     Only strings (``status`` is the ``Status`` value, which compares equal to the member): an export holds one per
     item-language for its whole run, so a row is one object rather than a dataclass holding an enum member."""
@@ -225,9 +266,9 @@ class ItemLanguageRecords:
                 il.c.item_id,
                 il.c.lang,
                 il.c.status,
-                il.c.good,
-                il.c.bad,
-                il.c.initial_good,
+                CURRENT_GOOD.label("good"),
+                CURRENT_BAD.label("bad"),
+                full_lists(il.c.initial_good).label("initial_good"),
                 il.c.discard_reason,
                 il.c.discard_note,
                 il.c.status_by,
@@ -299,7 +340,7 @@ class ItemLanguageRecords:
         A candidate tuple shared by many states is encoded once (a caller running many batches may pass one
         ``encoded`` cache to all). ``encoded_lists``, per state, gives lists already encoded as stored by column
         (``good``, ``bad``, ``initial_good``, ``initial_bad``), which then replace the state's own: pre-population
-        keeps its G0/B0 encoded, never as candidate objects.
+        keeps its G0/B0 encoded, never as candidate objects. GOOD/BAD equal to G0/B0 are written as NULL.
         """
         at = utc_now()
         encoded = {} if encoded is None else encoded
@@ -327,12 +368,14 @@ class ItemLanguageRecords:
         given = encoded_lists if encoded_lists is not None else [{}] * len(states)
         for state, detail, lists in zip(states, details, given, strict=True):
             version = state.version + 1
+            initial_good = lists.get("initial_good") or encode(state.initial_good)
+            initial_bad = lists.get("initial_bad") or encode(state.initial_bad)
             params = {
                 "status": state.status.value,
-                "good": lists.get("good") or encode(state.good),
-                "bad": lists.get("bad") or encode(state.bad),
-                "initial_good": lists.get("initial_good") or encode(state.initial_good),
-                "initial_bad": lists.get("initial_bad") or encode(state.initial_bad),
+                "good": unless_initial(lists.get("good") or encode(state.good), initial_good),
+                "bad": unless_initial(lists.get("bad") or encode(state.bad), initial_bad),
+                "initial_good": initial_good,
+                "initial_bad": initial_bad,
                 "overlaps": dumps(list(state.overlaps)) if state.overlaps else "[]",
                 "prepopulated": state.prepopulated,
                 "discuss_note": state.discuss_note,

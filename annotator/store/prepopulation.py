@@ -8,13 +8,11 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, func, select
 
-from annotator.domain.model import ItemLanguage, Origin
+from annotator.domain.model import ItemLanguage
 from annotator.domain.prepopulation import LexiconCandidate
 from annotator.store import schema
-from annotator.store.item_languages import STATE_COLUMNS, item_language_from_row
+from annotator.store.item_languages import SHORT_LEXICON, STATE_COLUMNS, item_language_from_row
 from annotator.store.rows import IN_CHUNK, dumps, visible
-
-_LEXICON = dumps(Origin.LEXICON.value)
 
 
 @dataclass(frozen=True)
@@ -67,16 +65,14 @@ class PrepopulationRecords:
 
 
 def lexicon_list_json(candidates: Sequence[LexiconCandidate], fragments: dict[LexiconCandidate, str]) -> str:
-    """A G0/B0 list exactly as ``candidates_to_json`` stores it (lexicon origin, no tag, no suggestion: keys
-    sorted, compact), each candidate's JSON written once and kept in ``fragments``: a lexicon candidate recurs in
-    the lists of its lemma's items."""
+    """A G0/B0 list exactly as ``candidates_to_json`` stores it (lexicon origin, no tag, no suggestion: the short
+    form), each candidate's JSON written once and kept in ``fragments``: a lexicon candidate recurs in the lists of
+    its lemma's items."""
     parts = []
     for candidate in candidates:
         part = fragments.get(candidate)
         if part is None:
             synsets = ",".join(map(dumps, candidate.synsets))
-            part = fragments[candidate] = (
-                f'{{"origin":{_LEXICON},"pos":null,"synsets":[{synsets}],"text":{dumps(candidate.text)}}}'
-            )
+            part = fragments[candidate] = f'{SHORT_LEXICON}[{synsets}],"text":{dumps(candidate.text)}}}'
         parts.append(part)
     return "[" + ",".join(parts) + "]"

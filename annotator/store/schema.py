@@ -104,8 +104,10 @@ item_languages = Table(
     Column("lang", String(8), primary_key=True),
     Column("status", String(16), nullable=False, default="pending"),
     Column("version", Integer, nullable=False, default=0),
-    Column("good", Text, nullable=False, default="[]"),
-    Column("bad", Text, nullable=False, default="[]"),
+    # GOOD/BAD: NULL while they are still G0/B0 (``initial_good``/``initial_bad``), so a pre-populated row holds its
+    # lists once; readers go through ``item_languages.CURRENT_GOOD``/``CURRENT_BAD`` or ``item_language_from_row``
+    Column("good", Text, nullable=True),
+    Column("bad", Text, nullable=True),
     Column("initial_good", Text, nullable=False, default="[]"),
     Column("initial_bad", Text, nullable=False, default="[]"),
     Column("overlaps", Text, nullable=False, default="[]"),

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import BindParameter, Connection, and_, bindparam, delete, literal_column, select, tuple_
 
 from annotator.store import schema
+from annotator.store.item_languages import CURRENT_BAD, CURRENT_GOOD
 from annotator.store.languages import SYSTEM_PREFIX
 from annotator.store.rows import IN_CHUNK, execute_many, insert_many, visible
 
@@ -124,7 +125,7 @@ def cached_of(conn: Connection, keys: Sequence[tuple[str, str]]) -> dict[tuple[s
 def _team_query() -> Any:
     it, il = schema.items, schema.item_languages
     return (
-        select(it.c.id, it.c.synset, il.c.good, il.c.updated_by, il.c.status)
+        select(it.c.id, it.c.synset, CURRENT_GOOD.label("good"), il.c.updated_by, il.c.status)
         .join(il, and_(il.c.item_id == it.c.id, il.c.lang == bindparam("lang")))
         .where(
             il.c.item_id.in_(select(it.c.id).where(it.c.synset.in_(bindparam("of_synsets", expanding=True)))),
@@ -257,7 +258,7 @@ def empty_good_rows(conn: Connection) -> list[EmptyGoodRow]:
         it.c.excluded.is_(False),
     )
     query = (
-        select(il.c.item_id, il.c.lang, it.c.synset, il.c.good, il.c.bad, il.c.status, by_person)
+        select(il.c.item_id, il.c.lang, it.c.synset, CURRENT_GOOD, CURRENT_BAD, il.c.status, by_person)
         .join(it, it.c.id == il.c.item_id)
         .where(*empty_where)
         .order_by(il.c.item_id, il.c.lang)
@@ -269,7 +270,7 @@ def empty_good_rows(conn: Connection) -> list[EmptyGoodRow]:
         team_query = (
             select(il.c.lang, it.c.synset, il.c.item_id)
             .join(it, it.c.id == il.c.item_id)
-            .where(il.c.status.in_(CURATED_STATUSES), il.c.good != "[]", visible(il))
+            .where(il.c.status.in_(CURATED_STATUSES), CURRENT_GOOD != "[]", visible(il))
             .where(it.c.synset.in_(empty_synsets))
         )
         for lang, synset, item_id in conn.execute(team_query):

@@ -112,7 +112,8 @@ def test_prepared_saves_encode_a_shared_candidate_list_once() -> None:
     prepared = ItemLanguageRecords.prepare_saves(states, "system", "prepopulate", [{}, {}, {}], encoded)
     assert [u["b_expected"] for u in prepared.updates] == [3, 3, 3]
     assert [u["version"] for u in prepared.updates] == [4, 4, 4]
-    assert {u["good"] for u in prepared.updates} == {candidates_to_json(shared)}
+    assert {u["initial_good"] for u in prepared.updates} == {candidates_to_json(shared)}
+    assert {u["good"] for u in prepared.updates} == {None}  # GOOD still G0: stored as NULL, G0's text held once
     assert [h["item_id"] for h in prepared.history] == ["a", "b", "c"]
     assert len(encoded) == 2  # the shared tuple and the empty one, each encoded once
 
@@ -123,7 +124,7 @@ def test_prepared_saves_take_lists_already_encoded_in_place_of_the_states_own() 
     given = [{"initial_good": '["given"]', "good": '["given good"]'}, {}]
     prepared = ItemLanguageRecords.prepare_saves(states, "system", "prepopulate", [{}, {}], encoded_lists=given)
     first, second = prepared.updates
-    assert (first["initial_good"], first["good"], first["bad"]) == ('["given"]', '["given good"]', "[]")
+    assert (first["initial_good"], first["good"], first["bad"]) == ('["given"]', '["given good"]', None)
     assert (second["initial_good"], second["good"]) == ("[]", candidates_to_json(GOOD))
 
 

@@ -92,5 +92,13 @@ def rewind_schema(conn, revision: str) -> None:  # type: ignore[no-untyped-def]
                     conn.exec_driver_sql(f"DROP INDEX {index['name']}")
             conn.exec_driver_sql(f"ALTER TABLE {table} DROP COLUMN {column}")
 
+    if revision < "0017":  # before 0017 GOOD/BAD were always written, every candidate in full
+        full = """REPLACE(%s, '{"l":', '{"origin":"lexicon","pos":null,"synsets":')"""
+        lists = {"good": "COALESCE(good, initial_good)", "bad": "COALESCE(bad, initial_bad)"}
+        lists |= {"initial_good": "initial_good", "initial_bad": "initial_bad"}
+        sets = ", ".join(f"{name} = {full % value}" for name, value in lists.items())
+        conn.exec_driver_sql(f"UPDATE item_languages SET {sets}")
+        if inspect(conn).has_table("copies"):
+            conn.exec_driver_sql(f"UPDATE copies SET good = {full % 'good'}, bad = {full % 'bad'}")
     if inspect(conn).has_table("alembic_version"):
         conn.exec_driver_sql(f"UPDATE alembic_version SET version_num='{revision}'")
