@@ -14,7 +14,7 @@ from annotator.commands.project import create_demo
 from annotator.data_export.dataset import ExportOptions, collect
 from annotator.domain.model import Status
 from annotator.project import Project
-from annotator.services import read_model
+from annotator.services import read_model, read_model_dataset
 from annotator.services.administration import set_excluded
 from annotator.services.curation import CurationService
 from annotator.store.repository import ReviewState
@@ -44,7 +44,7 @@ def lead_service(project: Project) -> CurationService:
 def same_as_collect(project: Project) -> None:
     for incomplete, partial in product((False, True), repeat=2):
         options = ExportOptions(include_incomplete=incomplete, keep_partially_discarded=partial)
-        overview, selection = read_model.dataset_overview(project, options), collect(project, options)
+        overview, selection = read_model_dataset.dataset_overview(project, options), collect(project, options)
         assert overview.refinement() == selection.refinement()
         assert overview.counts() == selection.counts()
         assert overview.left_out == selection.left_out and overview.items == len(selection.items)
@@ -57,7 +57,7 @@ def test_the_overview_is_what_collect_gives_for_every_option(curated: Project) -
 def test_the_version_moves_with_every_kind_of_change_and_only_then(curated: Project) -> None:
     seen = [read_model.data_version(curated)]
     assert read_model.data_version(curated) == seen[-1]  # reading changes nothing
-    read_model.dataset_overview(curated, ExportOptions())
+    read_model_dataset.dataset_overview(curated, ExportOptions())
     assert read_model.data_version(curated) == seen[-1]
 
     service = lead_service(curated)
@@ -73,12 +73,12 @@ def test_the_version_moves_with_every_kind_of_change_and_only_then(curated: Proj
 
 
 def test_a_change_is_reflected_at_once(curated: Project) -> None:
-    before = read_model.dataset_overview(curated, ExportOptions())
+    before = read_model_dataset.dataset_overview(curated, ExportOptions())
     service = lead_service(curated)
     state = service.view("shot-whiskey", "IT").state
     assert state.status is Status.DONE
     service.reopen("shot-whiskey", "IT", state.version)
-    after = read_model.dataset_overview(curated, ExportOptions())
+    after = read_model_dataset.dataset_overview(curated, ExportOptions())
     assert after.items == before.items - 1 and after.left_out["incomplete"] == before.left_out["incomplete"] + 1
     it_before = next(r for r in before.refinement().languages if r.lang == "IT")
     it_after = next(r for r in after.refinement().languages if r.lang == "IT")

@@ -18,6 +18,7 @@ from annotator.services import read_model
 from annotator.services.accounts import add_user
 from annotator.services.double_curation import DoubleCurationService, agreement_records
 from annotator.services.importing import import_items
+from annotator.services.read_model_dataset import dataset_overview
 from annotator.store import double_curation as store
 from annotator.store.double_curation import Assignment, Copy
 
@@ -68,7 +69,7 @@ def shown_ids(project: Project, lead) -> set[str]:  # type: ignore[no-untyped-de
 def overview(project: Project) -> list[object]:
     return [
         (o.items, o.left_out, o.counts().to_json(), o.refinement().to_json())
-        for o in (read_model.dataset_overview(project, ExportOptions(incomplete, True)) for incomplete in (False, True))
+        for o in (dataset_overview(project, ExportOptions(incomplete, True)) for incomplete in (False, True))
     ]
 
 

@@ -255,6 +255,8 @@ class AreaEvent:
 
 @dataclass(frozen=True)
 class AddEvent(AreaEvent):
+    """A candidate typed into ``side``'s Add box."""
+
     KIND: ClassVar[str] = "add"
     side: Side
     text: str
@@ -291,11 +293,15 @@ class MoveEvent(AreaEvent):
 
 @dataclass(frozen=True)
 class DoneEvent(AreaEvent):
+    """The item-language marked done."""
+
     KIND: ClassVar[str] = "done"
 
 
 @dataclass(frozen=True)
 class DiscussEvent(AreaEvent):
+    """The item-language sent to discussion with a note."""
+
     KIND: ClassVar[str] = "discuss"
     text: str
 
@@ -311,26 +317,36 @@ class DiscardEvent(AreaEvent):
 
 @dataclass(frozen=True)
 class ReopenEvent(AreaEvent):
+    """A finished item-language opened again."""
+
     KIND: ClassVar[str] = "reopen"
 
 
 @dataclass(frozen=True)
 class UndoEvent(AreaEvent):
+    """The last change of this item-language undone."""
+
     KIND: ClassVar[str] = "undo"
 
 
 @dataclass(frozen=True)
 class NextEvent(AreaEvent):
+    """The next item of the queue."""
+
     KIND: ClassVar[str] = "next"
 
 
 @dataclass(frozen=True)
 class PreviousEvent(AreaEvent):
+    """The previous item of the queue."""
+
     KIND: ClassVar[str] = "previous"
 
 
 @dataclass(frozen=True)
 class CommentEvent(AreaEvent):
+    """A comment added to the item-language."""
+
     KIND: ClassVar[str] = "comment"
     text: str
 

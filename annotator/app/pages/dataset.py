@@ -35,7 +35,7 @@ from annotator.domain.refinement_stats import NA, format_value
 from annotator.errors import UserError
 from annotator.project import Project
 from annotator.services import job_files, jobs
-from annotator.services.read_model import DatasetOverview, dataset_overview
+from annotator.services.read_model_dataset import DatasetOverview, dataset_overview
 
 STAT_COLUMNS = {"added_pct": "% added", "removed_pct": "% removed", "shared_pct": "% shared"}
 

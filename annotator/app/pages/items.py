@@ -15,7 +15,7 @@ import streamlit as st
 
 from annotator.app import components, project_cache, session
 from annotator.app.safe_text import md, synset_url, visible_controls
-from annotator.domain.dataset_counts import ALL, CountedItem, counts_of
+from annotator.domain.dataset_counts import ALL, CountColumn, CountedItem, counts_of
 from annotator.domain.languages import language_label
 from annotator.domain.model import Role, Status
 from annotator.project import Project
@@ -87,10 +87,17 @@ def column_config(languages: tuple[str, ...], lead: bool) -> dict[str, Any]:
 
 
 @st.cache_data(ttl=60, max_entries=8, show_spinner="Reading the items…")
-def cached_item_rows(data_dir: str, languages: tuple[str, ...], lead: bool) -> tuple[float, list[dict[str, Any]]]:
-    """``item_rows`` with the time it was read; ``data_dir`` keys the cache to the open project."""
+def cached_item_rows(
+    data_dir: str, languages: tuple[str, ...], lead: bool
+) -> tuple[float, list[dict[str, Any]], CountColumn]:
+    """``item_rows`` with the time it was read and their counts (as the dataset card's Table 1 counts them: a lemma
+    case-folded, once whatever its POS), counted once per read rather than on every rerun; ``data_dir`` keys the
+    cache to the open project."""
     del data_dir
-    return time.time(), item_rows(project_cache.get_project(), languages, lead)
+    read_at = time.time()
+    rows = item_rows(project_cache.get_project(), languages, lead)
+    counted = counts_of(CountedItem(r["item_id"], r["lemma"], r["POS"], r["synset"]) for r in rows).columns[ALL]
+    return read_at, rows, counted
 
 
 def _matches(row: dict[str, Any], needle: str) -> bool:
@@ -108,9 +115,7 @@ def render() -> None:
     mine = session.curatable_languages(user, settings.languages)
     languages = tuple(lang for lang in settings.languages if lead or lang in mine)  # in the project's order
     st.header("Items")
-    read_at, rows = cached_item_rows(str(project.data_dir), languages, lead)
-    # counted as the dataset card's Table 1 counts them (a lemma case-folded, once whatever its POS)
-    counted = counts_of(CountedItem(r["item_id"], r["lemma"], r["POS"], r["synset"]) for r in rows).columns[ALL]
+    read_at, rows, counted = cached_item_rows(str(project.data_dir), languages, lead)
     top = st.columns([5, 1], vertical_alignment="center")
     top[0].caption(
         f"{counted.items} items · {counted.lemmas} lemmas · {counted.synsets} synsets · languages {' '.join(languages)}"

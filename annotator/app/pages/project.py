@@ -42,8 +42,8 @@ def render_settings(settings: ProjectSettings) -> None:
     st.subheader("Settings")
     lexicon = settings.lexicon
     st.markdown(f"**{md(settings.name)}** · folder {code(project.data_dir)} · lexicon {_lexicon_source(lexicon)}")
-    try:
-        own = wordnet_sources(project)
+    try:  # only a wordnet project has sources of its own (and reading them reads the settings again)
+        own = wordnet_sources(project) if lexicon.provider == "wordnet" else None
     except UserError as error:  # the wordnet database cannot be read: said, the rest of the page still works
         st.warning(md(error))
         own = {}

@@ -47,8 +47,12 @@ def kind_rates_in(conn: Any, url: str) -> dict[str, KindRate]:
     """The rates the ranking uses per kind: the measured precision, moved by the team's own accepts and dismissals
     once a kind has enough (``domain.suggestions.kind_rates``). Read at most every ``RATES_KEPT_SECONDS`` per
     process (a decision changes the rates little; the card stays one cheap read)."""
-    window = int(time.monotonic() // RATES_KEPT_SECONDS)
-    return _rates.get(url, window, lambda: _read_rates(conn))
+    return _rates.get(url, _window(), lambda: _read_rates(conn))
+
+
+def _window() -> int:
+    """The ``RATES_KEPT_SECONDS`` window of the clock the kept rates belong to."""
+    return int(time.monotonic() // RATES_KEPT_SECONDS)
 
 
 def _read_rates(conn: Any) -> dict[str, KindRate]:
@@ -69,6 +73,10 @@ def suggestion_kinds(project: ProjectContext, fresh: bool = False) -> list[KindR
     and the rate the ranking uses, best first (as the cards use them; ``fresh``: read the decisions now)."""
     if fresh:
         _rates.clear(project.db.url)
-    with project.db.read() as conn:
-        rates = kind_rates_in(conn, project.db.url)
+
+    def read() -> dict[str, KindRate]:
+        with project.db.read() as conn:  # a transaction only when the kept rates are too old
+            return _read_rates(conn)
+
+    rates = _rates.get(project.db.url, _window(), read)
     return sorted(rates.values(), key=lambda rate: -rate.rate)
