@@ -61,18 +61,20 @@ _Compiled = tuple[
 ]
 
 
-def _analysed_lemmas(analysis: AnalysedText) -> tuple[str, ...]:
-    """A multiword candidate segment's lemma form: a word that is one of its own readings stays as typed.
+def _analysed_lemmas(analysis: AnalysedText, words: tuple[str, ...]) -> tuple[str, ...]:
+    """A multiword candidate segment's lemma form (``words``: its words folded): a word that is one of its own
+    readings stays as typed.
 
     Candidates are lemmas: the analyser may only reduce an inflected word (``vigili`` → vigile), never turn a word
     that already is a lemma into another lemma (``stelle`` → stellen, ``суть`` → быть).
     """
     extra = getattr(analysis, "readings", ()) or ()
     out = []
-    for i, (word, lemma) in enumerate(zip(analysis.words, analysis.lemmas, strict=True)):
-        folded = fold(word)
-        own = {fold(lemma), *(fold(r) for r in (extra[i] if i < len(extra) else ()))}
-        out.append(folded if folded in own else fold(lemma))
+    for i, (folded, lemma) in enumerate(zip(words, analysis.lemmas, strict=True)):
+        folded_lemma = fold(lemma)
+        readings = extra[i] if i < len(extra) else ()
+        own = folded == folded_lemma or any(fold(r) == folded for r in readings)
+        out.append(folded if own else folded_lemma)
     return tuple(out)
 
 
@@ -101,26 +103,25 @@ def _alternatives(candidate: Candidate, segment_analyses: Mapping[str, AnalysedT
     analyses: list[AnalysedText] = present  # type: ignore[assignment]  # none is None (checked above)
     stems = tuple([tuple(getattr(a, "stems", ()) or ()) for a in analyses])
     stem = stems if all(stems) and all(all(segment) for segment in stems) else None
-    lemma_sets = tuple([_word_lemma_sets(a) for a in analyses]) if stem is not None else None
     words = tuple([tuple(map(fold, a.words)) for a in analyses])
     if all(a.tokens == a.words for a in analyses):
         token_form = words  # the tokens are the words (no contraction): the same folded form
     else:
         token_form = tuple([tuple(map(fold, a.tokens)) for a in analyses])
-    lemmas = tuple([w if len(a.words) == 1 else _analysed_lemmas(a) for a, w in zip(analyses, words, strict=True)])
+    lemmas = tuple([w if len(w) == 1 else _analysed_lemmas(a, w) for a, w in zip(analyses, words, strict=True)])
+    lemma_sets = tuple(map(_word_lemma_sets, words, lemmas)) if stem is not None else None
     word = _with(raw, words)
     lemma = word if lemmas == words else _with(raw, lemmas)
     return lemma, word, word if token_form == words else _with(raw, token_form), specificity, stem, lemma_sets
 
 
-def _word_lemma_sets(analysis: AnalysedText) -> tuple[frozenset[str], ...]:
-    """Per word of a candidate segment: what a settled translation word must be to count at the stem step (see
-    ``_stem_acceptor``). A one-word candidate is a lemma as typed; a word of a multiword one may also be its analysed
-    lemma, as at the lemma step (``_analysed_lemmas``)."""
-    words = tuple(map(fold, analysis.words))
+def _word_lemma_sets(words: tuple[str, ...], lemmas: tuple[str, ...]) -> tuple[frozenset[str], ...]:
+    """Per word of a candidate segment (its folded ``words`` and their lemma form): what a settled translation word
+    must be to count at the stem step (see ``_stem_acceptor``). A one-word candidate is a lemma as typed; a word of a
+    multiword one may also be its analysed lemma, as at the lemma step (``_analysed_lemmas``)."""
     if len(words) == 1:
         return (frozenset(words),)
-    return tuple(frozenset({word, lemma}) for word, lemma in zip(words, _analysed_lemmas(analysis), strict=True))
+    return tuple(frozenset({word, lemma}) for word, lemma in zip(words, lemmas, strict=True))
 
 
 def compile_candidate(
