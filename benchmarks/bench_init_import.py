@@ -10,38 +10,15 @@ user + system time) of each command per tree.
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 from synthetic import LANGS, write_inputs
+from whole_process import run_annotator
 
 HERE = Path(__file__).resolve().parent
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _annotator(tree: Path, data: Path, *args: str) -> tuple[float, float]:
-    """(wall, CPU) seconds of one ``annotator`` command run from ``tree``."""
-    cpu, wall = _children_cpu(), time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "annotator.cli", "--data", str(data), *args],
-        check=True,
-        cwd=tree,  # ``-m`` puts the working folder first on the path, before PYTHONPATH
-        env={**os.environ, "PYTHONPATH": str(tree)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    return time.perf_counter() - wall, _children_cpu() - cpu
 
 
 def main() -> None:
@@ -61,8 +38,8 @@ def main() -> None:
             for number, tree in enumerate(trees):
                 data = root / "data"
                 init = ("init", "--name", "bench", "--languages", ",".join(LANGS), "--snapshot", str(snapshot))
-                times.setdefault((number, "init"), []).append(_annotator(tree, data, *init))
-                imported = _annotator(tree, data, "import", str(items), "--corpus-license", "unknown")
+                times.setdefault((number, "init"), []).append(run_annotator(tree, data, *init))
+                imported = run_annotator(tree, data, "import", str(items), "--corpus-license", "unknown")
                 times.setdefault((number, "import"), []).append(imported)
                 shutil.rmtree(data)
     print(f"items: {args.items} × {len(LANGS)} languages; lemmas: {args.lemmas}; senses per lemma: {args.senses}")

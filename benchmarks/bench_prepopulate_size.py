@@ -12,37 +12,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
 import sqlite3
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 from synthetic import LANGS, write_inputs
+from whole_process import run_annotator
 
 HERE = Path(__file__).resolve().parent
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def _annotator(tree: Path, data: Path, *args: str) -> tuple[float, float]:
-    """Wall and CPU seconds of one ``annotator`` process run from ``tree``."""
-    cpu, wall = _children_cpu(), time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "annotator.cli", "--data", str(data), *args],
-        check=True,
-        env={**os.environ, "PYTHONPATH": str(tree)},
-        cwd=tree,  # ``python -m`` puts the working folder first on the path: it must be the tree measured
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    return round(time.perf_counter() - wall, 2), round(_children_cpu() - cpu, 2)
+    """Wall and CPU seconds of one ``annotator`` process run from ``tree``, rounded to hundredths."""
+    wall, cpu = run_annotator(tree, data, *args)
+    return round(wall, 2), round(cpu, 2)
 
 
 def _megabytes(data: Path) -> float:
