@@ -280,7 +280,10 @@ def _sorted_entries(lang: str) -> tuple[list[bytes], list[bytes]]:
 
 def _front_coded_entries(lang: str) -> tuple[list[bytes], list[bytes]] | None:
     """simplemma's front-coded file for ``lang`` read into sorted keys and their values, without building its dict;
-    None when this simplemma has another layout or the language is not one it ships."""
+    None when this simplemma has another layout or the language is not one it ships.
+
+    Private readers of simplemma (pinned in constraints.txt), kept for a measured gain a user sees: a first run's
+    dictionary costs about half of building simplemma's dict (benchmarks/RESULTS.md); any other layout falls back."""
     try:
         from simplemma.strategies.dictionaries import dictionary_factory, frontcode
 
