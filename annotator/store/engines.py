@@ -59,15 +59,31 @@ def _begin_immediate(dbapi_connection: sqlite3.Connection, timeout_ms: int) -> N
         cursor.close()
 
 
+def _switch_to_wal(cursor: sqlite3.Cursor, timeout_ms: int) -> None:
+    """Put the file in WAL mode (checking writes nothing; switching does). Two connections opening a new file at once
+    both switch it, and SQLite answers the second "locked" at once rather than through the busy wait: retried every
+    few milliseconds until the file is in WAL mode or the timeout has passed."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    pause = 0.0005
+    while cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if not is_lock_error(error) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, _RETRY_PAUSE_MAX_S)
+
+
 def configure_sqlite(engine: Engine, timeout_ms: int) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         # Let SQLAlchemy's "begin" event issue BEGIN itself, so we choose DEFERRED or IMMEDIATE.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # switching writes; checking does not
-            cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={timeout_ms}")
+        _switch_to_wal(cursor, timeout_ms)
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA wal_autocheckpoint=0")  # see CHECKPOINT_EVERY_S and Database._checkpoint_if_due
