@@ -26,10 +26,12 @@ from annotator.store.item_languages import (
 )
 from annotator.store.items import ItemRecords
 from annotator.store.languages import LanguageRecords
+from annotator.store.login_throttle import LoginThrottleRecords
 from annotator.store.meta import MetaRecords
 from annotator.store.prepopulation import PrepopulationRecords, PrepopulationTodo
 from annotator.store.queues import QueueEntry, QueueRecords, ReviewState
 from annotator.store.rows import not_staged, visible
+from annotator.store.sessions import SessionRecords
 from annotator.store.staging import StagingImport, StagingRecords
 from annotator.store.users import UserRecords
 
@@ -53,6 +55,8 @@ __all__ = [
 class Repository(
     MetaRecords,
     UserRecords,
+    SessionRecords,
+    LoginThrottleRecords,
     StagingRecords,  # before ItemRecords: staging inserts items, so it extends them
     ItemRecords,
     ItemLanguageRecords,
