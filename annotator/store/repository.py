@@ -15,6 +15,7 @@ from annotator.clock import utc_now
 from annotator.store.audit import AuditRecords
 from annotator.store.comments import CommentRecords
 from annotator.store.database import Database
+from annotator.store.double_curation import DoubleCurationRecords
 from annotator.store.evaluation_rows import EvaluationRow, EvaluationRowRecords
 from annotator.store.history import HistoryRecords
 from annotator.store.item_languages import (
@@ -25,6 +26,8 @@ from annotator.store.item_languages import (
     candidates_to_json,
 )
 from annotator.store.items import ItemRecords
+from annotator.store.job_files import JobFileRecords
+from annotator.store.jobs import JobRecords
 from annotator.store.languages import LanguageRecords
 from annotator.store.login_throttle import LoginThrottleRecords
 from annotator.store.meta import MetaRecords
@@ -33,6 +36,7 @@ from annotator.store.queues import QueueEntry, QueueRecords, ReviewState
 from annotator.store.rows import not_staged, visible
 from annotator.store.sessions import SessionRecords
 from annotator.store.staging import StagingImport, StagingRecords
+from annotator.store.suggestions import SuggestionRecords
 from annotator.store.users import UserRecords
 
 __all__ = [
@@ -67,6 +71,10 @@ class Repository(
     CommentRecords,
     AuditRecords,
     LanguageRecords,
+    JobRecords,
+    JobFileRecords,
+    DoubleCurationRecords,
+    SuggestionRecords,
 ):
     """Typed access to the tables; methods take the connection so callers own the transaction.
 

@@ -16,8 +16,8 @@ from annotator.domain.settings import ProjectSettings
 from annotator.domain.suggestions import decode_suggestions
 from annotator.services.read_model import data_version_in
 from annotator.services.suggestions.mt import mt_stamp, newest_evaluation_in
-from annotator.store import suggestions as rows
 from annotator.store.item_languages import candidates_from_json
+from annotator.store.suggestions import EmptyGoodRow
 from annotator.versioned_cache import VersionedCache
 
 
@@ -40,7 +40,7 @@ class _EmptyRows:
     """What is kept per data version: the project's languages and the empty rows."""
 
     languages: tuple[str, ...]
-    rows: tuple[rows.EmptyGoodRow, ...]
+    rows: tuple[EmptyGoodRow, ...]
 
 
 #: Per database: the empty rows of the current data version and the one before.
@@ -56,12 +56,13 @@ def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
 
         def read() -> _EmptyRows:
             stored = ProjectSettings.from_json(json.loads(settings)) if settings else ProjectSettings()
-            return _EmptyRows(tuple(stored.languages), tuple(rows.empty_good_rows(conn)))
+            return _EmptyRows(tuple(stored.languages), tuple(project.repo.empty_good_rows(conn)))
 
         found = _empty_rows.get(project.db.url, version, read)
         empty = found.rows
-        stamp = mt_stamp(newest_evaluation_in(conn)) if empty else ""  # nothing to offer MT words to otherwise
-        kept = rows.cached_of(conn, [(row.item_id, row.lang) for row in empty]) if empty else {}
+        # nothing to offer MT words to without empty rows
+        stamp = mt_stamp(newest_evaluation_in(project.repo, conn)) if empty else ""
+        kept = project.repo.cached_suggestions_of(conn, [(row.item_id, row.lang) for row in empty]) if empty else {}
     counts = {lang: [0, 0, 0, 0] for lang in found.languages}
     for row in empty:
         entry = counts.setdefault(row.lang, [0, 0, 0, 0])
