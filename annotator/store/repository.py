@@ -14,6 +14,7 @@ from __future__ import annotations
 from annotator.clock import utc_now
 from annotator.store.audit import AuditRecords
 from annotator.store.comments import CommentRecords
+from annotator.store.data_version import DataVersionRecords
 from annotator.store.database import Database
 from annotator.store.double_curation import DoubleCurationRecords
 from annotator.store.evaluation_rows import EvaluationRow, EvaluationRowRecords
@@ -25,6 +26,7 @@ from annotator.store.item_languages import (
     candidates_from_json,
     candidates_to_json,
 )
+from annotator.store.item_statuses import ItemStatusRecords
 from annotator.store.items import ItemRecords
 from annotator.store.job_files import JobFileRecords
 from annotator.store.jobs import JobRecords
@@ -32,6 +34,7 @@ from annotator.store.languages import LanguageRecords
 from annotator.store.login_throttle import LoginThrottleRecords
 from annotator.store.meta import MetaRecords
 from annotator.store.prepopulation import PrepopulationRecords, PrepopulationTodo
+from annotator.store.provenance import ProvenanceRecords
 from annotator.store.queues import QueueEntry, QueueRecords, ReviewState
 from annotator.store.rows import not_staged, visible
 from annotator.store.sessions import SessionRecords
@@ -75,6 +78,9 @@ class Repository(
     JobFileRecords,
     DoubleCurationRecords,
     SuggestionRecords,
+    ProvenanceRecords,
+    DataVersionRecords,
+    ItemStatusRecords,
 ):
     """Typed access to the tables; methods take the connection so callers own the transaction.
 

@@ -51,7 +51,7 @@ def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
     """The Project page's block, in one read transaction: the data version, the empty rows kept for it, the newest
     evaluation and the empty rows' kept suggestions."""
     with project.db.read() as conn:
-        version = data_version_in(conn)
+        version = data_version_in(project.repo, conn)
         settings = version[-1]  # the settings' stored text ends the version
 
         def read() -> _EmptyRows:
