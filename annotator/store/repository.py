@@ -4,7 +4,8 @@ Each aggregate's reads and writes live in a module of its own (``users``, ``item
 ``queues``, ``staging``…, see the imports below); ``Repository`` only composes them, so a caller keeps one
 ``project.repo`` and a newcomer finds each table's code by its file name. Every method takes the connection from
 ``Database.read()`` or ``Database.write()``, so a caller composes several of them into one all-or-nothing
-transaction.
+transaction. Outside the store, tables are reached only through this class (the row types are imported, never a
+store module's functions).
 
 The row types and helpers that callers imported from here before the split are re-exported (``__all__``).
 """

@@ -9,8 +9,9 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import BindParameter, Connection, and_, bindparam, delete, literal_column, select, tuple_
 
+from annotator.domain.model import CandidateEntry
 from annotator.store import schema
-from annotator.store.item_languages import CURRENT_BAD, CURRENT_GOOD
+from annotator.store.item_languages import CURRENT_BAD, CURRENT_GOOD, candidates_from_json
 from annotator.store.languages import SYSTEM_PREFIX
 from annotator.store.rows import IN_CHUNK, execute_many, insert_many, visible
 
@@ -32,6 +33,10 @@ class TeamRow(NamedTuple):
     synset: str
     good: str
     user: str | None
+
+    def good_entries(self) -> tuple[CandidateEntry, ...]:
+        """The stored GOOD list, decoded."""
+        return candidates_from_json(self.good)
 
 
 def _replace(conn: Connection, table: Any, rows: Sequence[dict[str, Any]]) -> None:
@@ -101,6 +106,14 @@ class EmptyGoodRow(NamedTuple):
     team_has_good: bool
     #: A person worked on it: a status other than pending, or a history row by someone other than a tool.
     worked_on: bool
+
+    def good_entries(self) -> tuple[CandidateEntry, ...]:
+        """The stored GOOD list, decoded."""
+        return candidates_from_json(self.good)
+
+    def bad_entries(self) -> tuple[CandidateEntry, ...]:
+        """The stored BAD list, decoded."""
+        return candidates_from_json(self.bad)
 
 
 class SuggestionRecords:

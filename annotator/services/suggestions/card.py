@@ -30,7 +30,6 @@ from annotator.lexicon.base import LexiconQuotaError, LexiconUnavailableError
 from annotator.services.suggestions.finder import Finder, project_finder, related_stamp, stamp_base
 from annotator.services.suggestions.mt import MT_MARKER, mt_part, newest_evaluation_in, refresh_mt
 from annotator.services.suggestions.rates import kind_rates_in
-from annotator.store.item_languages import candidates_from_json
 from annotator.store.repository import Repository
 from annotator.store.suggestions import CachedSuggestions, TeamRow
 
@@ -76,7 +75,7 @@ def team_of(
         TeamCandidate(entry.format(), row.item_id, row.synset, row.user or "")
         for row in found
         if row.item_id != item.id and row.synset in wanted
-        for entry in candidates_from_json(row.good)
+        for entry in row.good_entries()
     ]
     return team_suggestions(item.synset, item.target.lemma, curated, rank_of)
 

@@ -2,7 +2,7 @@
 list, how many of those have suggestions, and how many a person worked on.
 
 Read from the kept suggestions and the team's curated lists (no lexicon). The page reruns this on every widget
-change, so the empty rows (``store.suggestions.empty_good_rows``) are kept per ``read_model.data_version``, which
+change, so the empty rows (``repo.empty_good_rows``) are kept per ``read_model.data_version``, which
 every item-language, item and settings change moves; only the kept suggestions, which change without it, are read
 on each call."""
 
@@ -16,7 +16,6 @@ from annotator.domain.settings import ProjectSettings
 from annotator.domain.suggestions import decode_suggestions
 from annotator.services.read_model import data_version_in
 from annotator.services.suggestions.mt import mt_stamp, newest_evaluation_in
-from annotator.store.item_languages import candidates_from_json
 from annotator.store.suggestions import EmptyGoodRow
 from annotator.versioned_cache import VersionedCache
 
@@ -72,8 +71,8 @@ def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
         if cached is None:
             entry[2] += 1
         related, mt = (cached.related, cached.mt if cached.mt_stamp == stamp else "[]") if cached else (None, "[]")
-        good_keys = {c.key for c in candidates_from_json(row.good)}
-        held = good_keys | {c.key for c in candidates_from_json(row.bad)}
+        good_keys = {c.key for c in row.good_entries()}
+        held = good_keys | {c.key for c in row.bad_entries()}
         offered = any(s.key not in good_keys for s in decode_suggestions(related)) or any(
             s.key not in held for s in decode_suggestions(mt)
         )
