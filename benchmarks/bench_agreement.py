@@ -61,7 +61,7 @@ def database_time(data: list[CopyRecord], items: int, repeat: int) -> list[float
     from annotator.project import Project, ProjectSettings
     from annotator.services.double_curation import load_agreement
     from annotator.services.importing import import_items
-    from annotator.store import double_curation, schema
+    from annotator.store import schema
     from annotator.store.double_curation import Assignment, Copy
     from annotator.store.repository import candidates_to_json
 
@@ -133,7 +133,7 @@ def database_time(data: list[CopyRecord], items: int, repeat: int) -> list[float
                 )
         with project.db.write() as conn:
             conn.execute(update, rows)
-            double_curation.add_assignments(conn, assignments, copies)
+            project.repo.add_assignments(conn, assignments, copies)
         times = []
         for _ in range(repeat):
             started = time.perf_counter()

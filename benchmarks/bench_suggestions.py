@@ -74,7 +74,6 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
     from annotator.services.evaluate_project import prepare_current
     from annotator.services.evaluation_results import save_result
     from annotator.services.suggestions import bulk, card, mt, project_counts
-    from annotator.store import jobs as job_store
     from annotator.store.repository import utc_now
 
     print(f"Steps (child processes) — {args.items:,} items × {len(LANGS)} languages")
@@ -114,8 +113,8 @@ def run(args: argparse.Namespace, work: Path, data: Path) -> None:
         dataset, loaded = prepare_current(project, translations)
         result = evaluate(dataset, loaded, create_analyser("default"))
         with project.db.write() as conn:
-            job_id = job_store.insert_job(conn, JobKind.EVALUATE, "bench", {"page": True}, utc_now())
-            job_store.update_job(conn, job_id, state=JobState.DONE)
+            job_id = project.repo.insert_job(conn, JobKind.EVALUATE, "bench", {"page": True}, utc_now())
+            project.repo.update_job(conn, job_id, state=JobState.DONE)
         save_result(project, job_id, result)
         return job_id
 

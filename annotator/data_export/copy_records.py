@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from sqlalchemy import Connection
 
 from annotator.domain.agreement import FINISHED, CopyRecord
-from annotator.store import double_curation as store
+from annotator.store.double_curation import CopySetsRow
+from annotator.store.repository import Repository
 
 
 def stored_keys(stored: str) -> frozenset[str]:
@@ -24,11 +25,11 @@ def stored_keys(stored: str) -> frozenset[str]:
     )
 
 
-def agreement_records_in(conn: Connection, copies: Sequence[store.CopySetsRow]) -> list[CopyRecord]:
+def agreement_records_in(repo: Repository, conn: Connection, copies: Sequence[CopySetsRow]) -> list[CopyRecord]:
     """``copies`` as ``CopyRecord``s, with G0 ∪ B0 read from their item-languages through ``conn``."""
     pre = {
         key: stored_keys(good) | stored_keys(bad)
-        for key, (good, bad) in store.prepopulated_sets(conn, {(c.item_id, c.lang) for c in copies}).items()
+        for key, (good, bad) in repo.prepopulated_sets(conn, {(c.item_id, c.lang) for c in copies}).items()
     }
     finished = set(FINISHED)  # the copy states whose decision is made: done, DISCUSS, discarded
     return [

@@ -25,8 +25,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-
 from annotator import __version__
 from annotator.atomic_files import AtomicFolder, cannot_write, write_bytes_synced
 from annotator.context import ProjectContext
@@ -76,9 +74,7 @@ from annotator.lexicon.licences import (
 )
 from annotator.lexicon.sources import allowed_sources
 from annotator.progress import ProgressCallback, no_progress
-from annotator.store import provenance as provenance_rows
-from annotator.store import schema
-from annotator.store.history import PersonChange, changes_by_people, item_languages_changed_by_people
+from annotator.store.history import PersonChange
 
 CARD_FILE = "README.md"
 CROISSANT_FILE = "croissant.json"
@@ -360,9 +356,9 @@ def published_sources(
     pairs = [(exported.item.id, state.lang) for exported in selection.items for state in exported.states]
     pairs += [(discarded.item.id, discarded.state.lang) for discarded in selection.discarded]
     with project.db.read() as conn:
-        imports = provenance_rows.item_imports(conn)
-        by_pair = provenance_rows.item_language_sources(conn)
-        records = provenance_rows.sources_by_key(conn)
+        imports = project.repo.item_imports(conn)
+        by_pair = project.repo.item_language_sources(conn)
+        records = project.repo.sources_by_key(conn)
     corpus_keys = sorted({f"corpus:{imports.get(item_id, 0)}" for item_id, _lang in pairs}, key=_natural)
     lexicon_keys = sorted({key for pair in pairs for key in by_pair.get(pair, ())})
     unrecorded_items = sorted(
@@ -442,8 +438,8 @@ def _fill(
         if exported.item.filter_failures
     }
     with project.db.read() as conn:
-        changed = set(item_languages_changed_by_people(conn))
-        people = changes_by_people(conn)
+        changed = set(project.repo.item_languages_changed_by_people(conn))
+        people = project.repo.changes_by_people(conn)
     facts: dict[str, RowFacts] = {}
     rows = write_parquet_files(
         tmp,
@@ -516,8 +512,7 @@ def _cite_as(card: _Card, published: str, manifest_id: str) -> str:
 def _filters_run(project: ProjectContext) -> bool:
     """Whether the selection filters ever ran (their audit row), so the card does not read "0 flagged" as checked."""
     with project.db.read() as conn:
-        found = conn.execute(select(schema.audit.c.id).where(schema.audit.c.action == "filters").limit(1)).first()
-    return found is not None
+        return project.repo.has_audit_action(conn, "filters")
 
 
 def _card_data(

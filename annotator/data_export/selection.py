@@ -30,7 +30,6 @@ from annotator.domain.dataset_counts import CountedItem, DatasetCounts, counts_o
 from annotator.domain.model import Origin, Status
 from annotator.domain.refinement_stats import RefinementRecord, RefinementTable, refinement_table
 from annotator.domain.settings import ProjectSettings
-from annotator.store import double_curation
 from annotator.store.double_curation import CopySetsRow
 from annotator.store.items import ItemRow
 from annotator.store.repository import CandidateSetsRow
@@ -100,8 +99,8 @@ def load_project_data(project: ProjectContext) -> ProjectData:
         settings = ProjectSettings.from_json(raw) if raw else ProjectSettings()
         items = sorted(project.repo.iter_item_rows(conn), key=lambda item: item.id)
         states = _grouped(project.repo.iter_candidate_sets(conn), lambda row: row.item_id)
-        copies = _grouped(double_curation.iter_copy_sets(conn), lambda copy: (copy.item_id, copy.lang))
-        records = agreement_records_in(conn, [c for group in copies.values() for c in group])
+        copies = _grouped(project.repo.iter_copy_sets(conn), lambda copy: (copy.item_id, copy.lang))
+        records = agreement_records_in(project.repo, conn, [c for group in copies.values() for c in group])
     return ProjectData(settings, items, states, copies, records)
 
 

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import Connection
 
+from annotator.clock import utc_now
 from annotator.context import ProjectContext
 from annotator.domain import commands, limits, rules, undo, workflow
 from annotator.domain.commands import Address, Command
@@ -30,10 +31,8 @@ from annotator.domain.suggestions import Suggestion
 from annotator.domain.unicode_rules import check_storable
 from annotator.errors import ConflictError, PermissionDenied, UserError
 from annotator.lexicon.base import LexiconError
-from annotator.store import double_curation
-from annotator.store import suggestions as suggestion_rows
 from annotator.store.double_curation import Copy
-from annotator.store.repository import utc_now
+from annotator.store.repository import Repository
 
 #: The implicit user of a project without accounts (single-user, local use): a lead for every language.
 LOCAL_USER = User(name="local", role=Role.LEAD, languages=(), display_name="Local user (no accounts)")
@@ -126,7 +125,7 @@ class CurationService:
         """What ``change`` says is written; returns the state as saved (``loaded.current`` when nothing changed)."""
         current = loaded.current
         if change.personal is not None:  # the user's own view of the suggestions: no version, no history row
-            _keep_personal(conn, self.user, address, change.personal)
+            _keep_personal(self.project.repo, conn, self.user, address, change.personal)
             return current
         limits.check_item_language(change.new, current)  # what the spreadsheet round trip could not carry
         comment = change.comment.strip()
@@ -136,7 +135,7 @@ class CurationService:
             if change.new != current:
                 new_copy = from_item_language(change.new, loaded.owner)
                 saved = as_item_language(
-                    double_curation.save_copy(conn, new_copy, current.version, utc_now()), loaded.main
+                    self.project.repo.save_copy(conn, new_copy, current.version, utc_now()), loaded.main
                 )
         elif change.records and (change.new != current or comment):
             detail = {**change.detail, undo.BEFORE_KEY: undo.before_of(current, change.new)}
@@ -148,7 +147,7 @@ class CurationService:
                 conn, Comment(address.item_id, address.lang, self.user.name, utc_now(), comment)
             )
         if change.closes_assignment:
-            double_curation.set_adjudicated(conn, address.item_id, address.lang, self.user.name, utc_now())
+            self.project.repo.set_adjudicated(conn, address.item_id, address.lang, self.user.name, utc_now())
         return saved
 
     def _offered(self, item_id: str, lang: str) -> tuple[Suggestion, ...]:
@@ -281,13 +280,13 @@ def _load(project: ProjectContext, conn: Connection, address: Address, user: str
     item_id, lang = address.item_id, address.lang
     item = project.repo.get_item(conn, item_id)
     main = project.repo.get_item_language(conn, item_id, lang)
-    assignment = double_curation.get_assignment(conn, item_id, lang)
+    assignment = project.repo.get_assignment(conn, item_id, lang)
     owner = (address.copy_of or user) if address.is_copy else ""
     if item is None or main is None:
         if address.is_copy:
             raise UserError(f"{owner} has no copy of {item_id!r} in language {lang}.")
         raise UserError(f"No item {item_id!r} in language {lang}.")
-    copies = double_curation.copies_of(conn, item_id, lang) if assignment is not None else []
+    copies = project.repo.copies_of(conn, item_id, lang) if assignment is not None else []
     seen = tuple(as_item_language(c, main) for c in copies)
     current = main
     if address.is_copy:
@@ -324,12 +323,14 @@ def human_time(iso: str | None) -> str:
     return f"on {iso[:10]} at {iso[11:16]} UTC"
 
 
-def _keep_personal(conn: Connection, user: User, address: Address, dismissal: rules.Dismissal) -> None:
+def _keep_personal(
+    repo: Repository, conn: Connection, user: User, address: Address, dismissal: rules.Dismissal
+) -> None:
     """A dismissal (or its restoring) for ``user`` only, in the command's transaction."""
     if dismissal.restore:
-        suggestion_rows.undismiss(conn, address.item_id, address.lang, user.name, dismissal.key)
+        repo.remove_dismissal(conn, address.item_id, address.lang, user.name, dismissal.key)
         return
-    suggestion_rows.dismiss(
+    repo.add_dismissal(
         conn, address.item_id, address.lang, user.name, dismissal.key, dismissal.text, utc_now(), dismissal.source,
         dismissal.relation,
     )  # fmt: skip

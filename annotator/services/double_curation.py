@@ -16,20 +16,18 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection
-
+from annotator.clock import utc_now
 from annotator.context import ProjectContext
 from annotator.data_export.copy_records import agreement_records_in
 from annotator.domain import commands, workflow
 from annotator.domain.agreement import AgreementReport, CopyRecord, agreement_report
 from annotator.domain.commands import Address
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status, User
+from annotator.domain.rules import ASSIGNMENT_OPEN
 from annotator.domain.unicode_rules import check_storable_lines
 from annotator.errors import UserError
 from annotator.services.curation import CurationService, as_item_language, discard_reason
-from annotator.store import double_curation as store
 from annotator.store.double_curation import Assignment, Copy
-from annotator.store.repository import utc_now
 
 
 @dataclass(frozen=True)
@@ -126,7 +124,7 @@ class DoubleCurationService:
                 user = self.project.repo.get_user(conn, name)
                 if user is None or user.disabled or not user.may_edit(lang):
                     problems.append(f"{name!r} is not an active account that may curate {lang}")
-            assigned = store.assigned_keys(conn)
+            assigned = self.project.repo.assigned_keys(conn)
             eligible: dict[str, ItemLanguage] = {}
             excluded = {i.id for i in self.project.repo.list_items(conn) if i.excluded}
             for il in self.project.repo.iter_item_languages(conn, lang):
@@ -152,9 +150,9 @@ class DoubleCurationService:
             if problems:
                 raise UserError("Nothing was assigned: " + "; ".join(problems) + ".")
             at = utc_now()
-            store.add_assignments(
+            self.project.repo.add_assignments(
                 conn,
-                [Assignment(item_id, lang, store.OPEN, self.user.name, at) for item_id in chosen],
+                [Assignment(item_id, lang, ASSIGNMENT_OPEN, self.user.name, at) for item_id in chosen],
                 [
                     Copy(item_id, lang, name, Status.PENDING, 0, eligible[item_id].good, eligible[item_id].bad)
                     for item_id in chosen
@@ -176,9 +174,9 @@ class DoubleCurationService:
     def assignments(self, lang: str | None = None) -> list[AssignmentSummary]:
         """Every assignment with its translators' progress (leads), or only the user's own (translators)."""
         with self.project.db.read() as conn:
-            found = store.list_assignments(conn, lang)
+            found = self.project.repo.list_assignments(conn, lang)
             copies: dict[tuple[str, str], dict[str, Status]] = {}
-            for copy in store.iter_copies(conn):
+            for copy in self.project.repo.iter_copies(conn):
                 copies.setdefault((copy.item_id, copy.lang), {})[copy.annotator] = copy.status
         summaries = [AssignmentSummary(a.item_id, a.lang, a.state, copies.get((a.item_id, a.lang), {})) for a in found]
         if self.user.is_lead and not self.user.disabled:
@@ -194,7 +192,7 @@ class DoubleCurationService:
     def my_copies(self, lang: str | None = None) -> list[Copy]:
         """The user's own copies (their double-curation queue), in item order."""
         with self.project.db.read() as conn:
-            return store.copies_for(conn, self.user.name, lang)
+            return self.project.repo.copies_for(conn, self.user.name, lang)
 
     def copy(self, item_id: str, lang: str, annotator: str | None = None) -> tuple[Item, ItemLanguage]:
         """A copy as an item-language (the item card and editor show it). Translators read only their own.
@@ -209,10 +207,10 @@ class DoubleCurationService:
         with self.project.db.read() as conn:
             item = self.project.repo.get_item(conn, item_id)
             state = self.project.repo.get_item_language(conn, item_id, lang)
-            assignment = store.get_assignment(conn, item_id, lang)
+            assignment = self.project.repo.get_assignment(conn, item_id, lang)
             if item is None or state is None or assignment is None:
                 raise UserError(f"{item_id} [{lang}] is not assigned for double curation.")
-            copies = store.copies_of(conn, item_id, lang)
+            copies = self.project.repo.copies_of(conn, item_id, lang)
         return compare(item, state, assignment, copies)
 
     def adjudicate(
@@ -240,14 +238,9 @@ class DoubleCurationService:
 def agreement_records(project: ProjectContext) -> list[CopyRecord]:
     """Every copy as a ``CopyRecord`` (read in one transaction)."""
     with project.db.read() as conn:
-        return agreement_records_in(conn, list(store.iter_copy_sets(conn)))
+        return agreement_records_in(project.repo, conn, list(project.repo.iter_copy_sets(conn)))
 
 
 def load_agreement(project: ProjectContext, languages: Sequence[str] = ()) -> AgreementReport:
     """The agreement report of the project (the command line and the export call it without a user)."""
     return agreement_report(agreement_records(project), languages)
-
-
-def assigned_keys(conn: Connection) -> set[tuple[str, str]]:
-    """(item, language) pairs ever given to double curation (the Items page marks them)."""
-    return store.assigned_keys(conn)

@@ -17,16 +17,15 @@ from pathlib import Path
 from annotator.context import ProjectContext
 from annotator.domain.jobs import JobKind, JobState
 from annotator.errors import UserError
-from annotator.store import job_files as store
 
 
 def keep_folder(project: ProjectContext, job_id: int, kind: JobKind, folder: Path) -> list[str]:
     """Keep every file directly in ``folder`` as the job's files (after dropping the files of the kind's older jobs
     but the newest, which the pages show until this job is done); return their names."""
     with project.db.write() as conn:
-        held = store.jobs_with_files(conn, kind.value)
+        held = project.repo.jobs_with_files(conn, kind.value)
         shown = next((other for other, state in held if state == JobState.DONE.value), None)
-        store.drop(conn, [other for other, _state in held if other not in (shown, job_id)])
+        project.repo.drop_job_files(conn, [other for other, _state in held if other not in (shown, job_id)])
     kept = []
     for path in sorted(folder.iterdir()):
         if path.is_file():
@@ -39,17 +38,17 @@ def keep_file(project: ProjectContext, job_id: int, name: str, path: Path) -> No
     with path.open("rb") as handle:
         part = 0
         while True:
-            data = handle.read(store.PART_BYTES)
+            data = handle.read(project.repo.job_file_part_bytes)
             if not data and part:
                 return
             with project.db.write() as conn:
-                store.put_part(conn, job_id, name, part, data)
+                project.repo.put_job_file_part(conn, job_id, name, part, data)
             part += 1
 
 
 def file_names(project: ProjectContext, job_id: int) -> list[str]:
     with project.db.read() as conn:
-        return store.names(conn, job_id)
+        return project.repo.job_file_names(conn, job_id)
 
 
 def parts(project: ProjectContext, job_id: int, name: str) -> Iterator[bytes]:
@@ -57,7 +56,7 @@ def parts(project: ProjectContext, job_id: int, name: str) -> Iterator[bytes]:
     part = 0
     while True:
         with project.db.read() as conn:
-            data = store.get_part(conn, job_id, name, part)
+            data = project.repo.job_file_part(conn, job_id, name, part)
         if data is None:
             if not part:
                 raise UserError(f"The file {name} of job {job_id} is no longer kept; run the job again.")

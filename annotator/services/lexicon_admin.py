@@ -30,7 +30,6 @@ from annotator.lexicon.wordnet import (
 from annotator.lexicon.wordnet_store import lexicon_metadata
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
-from annotator.store import provenance as provenance_rows
 
 SETTINGS_KEY = "settings"
 
@@ -121,7 +120,7 @@ def _record_licences(project: ProjectContext, lexicon: WordnetLexicon, sources: 
     records = wordnet_file_records(files, lexicon_metadata(lexicon.folder), lexicon.english_id)
     if records:
         with project.db.write() as conn:
-            provenance_rows.put_sources(conn, records, replace=True)
+            project.repo.put_sources(conn, records, replace=True)
 
 
 def remove_wordnet(project: ProjectContext, name: str, user: User | None = None) -> LexiconInfo:

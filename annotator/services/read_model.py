@@ -18,22 +18,20 @@ from annotator.context import ProjectContext
 from annotator.domain.model import Item, Status
 from annotator.domain.settings import ProjectSettings
 from annotator.domain.unicode_rules import check_storable
-from annotator.store import data_version as data_versions
-from annotator.store import double_curation
-from annotator.store.item_statuses import statuses_by_language
 from annotator.store.repository import QueueEntry as QueueEntry  # re-exported: pages never import the store
+from annotator.store.repository import Repository
 from annotator.store.repository import ReviewState as ReviewState
 
 
 def data_version(project: ProjectContext) -> tuple:
     """Changes whenever anything the statistics read changes (see the module docstring); one statement."""
     with project.db.read() as conn:
-        return data_version_in(conn)
+        return data_version_in(project.repo, conn)
 
 
-def data_version_in(conn: Connection) -> tuple:
+def data_version_in(repo: Repository, conn: Connection) -> tuple:
     """``data_version`` inside a caller's read (a page block reading its data with it: one transaction)."""
-    return data_versions.data_version(conn)
+    return repo.data_version(conn)
 
 
 def review_list(project: ProjectContext, langs: Sequence[str], status: Status) -> list[tuple[QueueEntry, ReviewState]]:
@@ -74,7 +72,7 @@ def queue_ids(project: ProjectContext, lang: str, statuses: Sequence[Status], se
     check_storable("search", search)
     with project.db.read() as conn:
         ids = project.repo.queue_ids(conn, lang, list(statuses) or None, search)
-        assigned = double_curation.open_keys(conn)
+        assigned = project.repo.open_keys(conn)
     return [item_id for item_id in ids if (item_id, lang) not in assigned] if assigned else ids
 
 
@@ -99,8 +97,8 @@ def item_statuses(project: ProjectContext, languages: Sequence[str]) -> ItemStat
     page's time to read)."""
     with project.db.read() as conn:
         items = project.repo.list_items(conn)
-        status = statuses_by_language(conn, list(languages))
-        assigned = double_curation.assigned_keys(conn)  # shown as "×2" after the status
+        status = project.repo.statuses_by_language(conn, list(languages))
+        assigned = project.repo.assigned_keys(conn)  # shown as "×2" after the status
     return ItemStatuses(items, status, assigned)
 
 

@@ -11,33 +11,23 @@ import csv
 import io
 from datetime import UTC, datetime
 
-from sqlalchemy import select
-
 from annotator.context import ProjectContext
 from annotator.domain.model import User
 from annotator.domain.output_text import is_formula_like  # not via spreadsheet: no openpyxl on the Review page
 from annotator.domain.throughput import Change, Throughput, format_seconds, read_since, throughput
 from annotator.domain.workflow import check_lead
 from annotator.services.read_model import data_version
-from annotator.store import schema
 from annotator.versioned_cache import VersionedCache
 
 #: Per project: this week's figures at the current data version and UTC day, and the one before.
 _figures: VersionedCache[Throughput] = VersionedCache(keep=2)
-SYSTEM_PREFIX = "system:"
 CSV_COLUMNS = ("user", "lang", "done today", "done this week", "median time per item (s)", "items timed")
 
 
 def changes_since(project: ProjectContext, since: datetime) -> list[Change]:
     """The history rows from ``since`` on (people's changes only), as plain records."""
-    h = schema.history
-    query = (
-        select(h.c.item_id, h.c.lang, h.c.user, h.c.at, h.c.action)
-        .where(h.c.at >= since.astimezone(UTC).isoformat(timespec="microseconds"))
-        .where(~h.c.user.startswith(SYSTEM_PREFIX, autoescape=True))
-    )
     with project.db.read() as conn:
-        return [Change(*row) for row in conn.execute(query)]
+        return project.repo.changes_since(conn, since.astimezone(UTC).isoformat(timespec="microseconds"))
 
 
 def team_throughput(project: ProjectContext, user: User, now: datetime | None = None) -> Throughput:

@@ -23,3 +23,8 @@ class AuditRecords:
         a = schema.audit
         rows = conn.execute(select(a).order_by(a.c.id.desc()).limit(limit))
         return [{"user": r.user, "at": r.at, "action": r.action, "detail": json.loads(r.detail)} for r in rows]
+
+    def has_audit_action(self, conn: Connection, action: str) -> bool:
+        """Whether the audit trail holds a change of kind ``action`` (one indexed look-up, not the trail)."""
+        a = schema.audit
+        return conn.execute(select(a.c.id).where(a.c.action == action).limit(1)).first() is not None

@@ -42,6 +42,9 @@ def _version_query() -> Select:
 _VERSION_QUERY = _version_query()
 
 
-def data_version(conn: Connection) -> tuple:
-    """The version row; its last value is the stored settings' text ("" when none)."""
-    return tuple(conn.execute(_VERSION_QUERY).one())
+class DataVersionRecords:
+    """The read model's version row; part of ``Repository``."""
+
+    def data_version(self, conn: Connection) -> tuple:
+        """The version row; its last value is the stored settings' text ("" when none)."""
+        return tuple(conn.execute(_VERSION_QUERY).one())

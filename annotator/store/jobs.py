@@ -49,65 +49,65 @@ def job_from_row(row: Any) -> Job:
     )
 
 
-def insert_job(conn: Connection, kind: JobKind, user: str, params: dict[str, Any], at: str) -> int:
-    result = conn.execute(
-        J.insert().values(
-            kind=kind.value,
-            user=user,
-            params=_dumps(params),
-            state=JobState.QUEUED.value,
-            done=0,
-            total=0,
-            message="",
-            cancel_requested=False,
-            created_at=at,
+class JobRecords:
+    """Background jobs' rows; part of ``Repository``."""
+
+    def insert_job(self, conn: Connection, kind: JobKind, user: str, params: dict[str, Any], at: str) -> int:
+        result = conn.execute(
+            J.insert().values(
+                kind=kind.value,
+                user=user,
+                params=_dumps(params),
+                state=JobState.QUEUED.value,
+                done=0,
+                total=0,
+                message="",
+                cancel_requested=False,
+                created_at=at,
+            )
         )
-    )
-    return _inserted_id(result)
+        return _inserted_id(result)
 
+    def get_job(self, conn: Connection, job_id: int) -> Job | None:
+        row = conn.execute(select(J).where(J.c.id == job_id)).first()
+        return job_from_row(row) if row else None
 
-def get_job(conn: Connection, job_id: int) -> Job | None:
-    row = conn.execute(select(J).where(J.c.id == job_id)).first()
-    return job_from_row(row) if row else None
+    def list_jobs(self, conn: Connection, limit: int = 20, kinds: Sequence[JobKind] | None = None) -> list[Job]:
+        """The newest jobs first."""
+        query = select(J).order_by(J.c.id.desc()).limit(limit)
+        if kinds:
+            query = query.where(J.c.kind.in_([JobKind(k).value for k in kinds]))
+        return [job_from_row(r) for r in conn.execute(query)]
 
+    def board_jobs(self, conn: Connection, limit: int, kinds: Sequence[JobKind] | None = None) -> list[Job]:
+        """Newest first, in one statement: the ``limit`` newest jobs (of ``kinds``), the newest of every kind and every
+        active job — what the jobs panel shows and checks (``services.jobs.board`` sorts them out)."""
+        recent = select(J.c.id).order_by(J.c.id.desc()).limit(limit)
+        if kinds:
+            recent = recent.where(J.c.kind.in_([JobKind(k).value for k in kinds]))
+        newest = select(func.max(J.c.id)).group_by(J.c.kind)
+        active = J.c.state.in_([JobState.QUEUED.value, JobState.RUNNING.value])
+        query = select(J).where(or_(J.c.id.in_(recent), J.c.id.in_(newest), active)).order_by(J.c.id.desc())
+        return [job_from_row(r) for r in conn.execute(query)]
 
-def list_jobs(conn: Connection, limit: int = 20, kinds: Sequence[JobKind] | None = None) -> list[Job]:
-    """The newest jobs first."""
-    query = select(J).order_by(J.c.id.desc()).limit(limit)
-    if kinds:
-        query = query.where(J.c.kind.in_([JobKind(k).value for k in kinds]))
-    return [job_from_row(r) for r in conn.execute(query)]
+    def active_jobs(self, conn: Connection, kind: JobKind | None = None) -> list[Job]:
+        query = select(J).where(J.c.state.in_([JobState.QUEUED.value, JobState.RUNNING.value])).order_by(J.c.id)
+        if kind is not None:
+            query = query.where(J.c.kind == kind.value)
+        return [job_from_row(r) for r in conn.execute(query)]
 
-
-def board_jobs(conn: Connection, limit: int, kinds: Sequence[JobKind] | None = None) -> list[Job]:
-    """Newest first, in one statement: the ``limit`` newest jobs (of ``kinds``), the newest of every kind and every
-    active job — what the jobs panel shows and checks (``services.jobs.board`` sorts them out)."""
-    recent = select(J.c.id).order_by(J.c.id.desc()).limit(limit)
-    if kinds:
-        recent = recent.where(J.c.kind.in_([JobKind(k).value for k in kinds]))
-    newest = select(func.max(J.c.id)).group_by(J.c.kind)
-    active = J.c.state.in_([JobState.QUEUED.value, JobState.RUNNING.value])
-    query = select(J).where(or_(J.c.id.in_(recent), J.c.id.in_(newest), active)).order_by(J.c.id.desc())
-    return [job_from_row(r) for r in conn.execute(query)]
-
-
-def active_jobs(conn: Connection, kind: JobKind | None = None) -> list[Job]:
-    query = select(J).where(J.c.state.in_([JobState.QUEUED.value, JobState.RUNNING.value])).order_by(J.c.id)
-    if kind is not None:
-        query = query.where(J.c.kind == kind.value)
-    return [job_from_row(r) for r in conn.execute(query)]
-
-
-def update_job(conn: Connection, job_id: int, states: Collection[JobState] | None = None, **values: Any) -> bool:
-    """Change a job's columns, only if it is still in one of ``states``; True when the row changed."""
-    if "result" in values and values["result"] is not None:
-        values["result"] = _dumps(values["result"])
-    if "state" in values:
-        values["state"] = JobState(values["state"]).value
-    query = J.update().where(J.c.id == job_id)
-    if states:
-        query = query.where(J.c.state.in_([s.value for s in states]))
-    return conn.execute(query.values(**values)).rowcount == 1
+    def update_job(
+        self, conn: Connection, job_id: int, states: Collection[JobState] | None = None, **values: Any
+    ) -> bool:
+        """Change a job's columns, only if it is still in one of ``states``; True when the row changed."""
+        if "result" in values and values["result"] is not None:
+            values["result"] = _dumps(values["result"])
+        if "state" in values:
+            values["state"] = JobState(values["state"]).value
+        query = J.update().where(J.c.id == job_id)
+        if states:
+            query = query.where(J.c.state.in_([s.value for s in states]))
+        return conn.execute(query.values(**values)).rowcount == 1
 
 
 class SideChannel:

@@ -31,8 +31,7 @@ class MetaRecords:
             for table in schema.metadata.sorted_tables
         }
 
-
-def project_id(conn: Connection) -> str | None:
-    """The project's id as stored (plain text, not JSON); None when the database holds none."""
-    row = conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "project_id")).first()
-    return str(row[0]) if row is not None and row[0] else None
+    def project_id(self, conn: Connection) -> str | None:
+        """The project's id as stored (plain text, not JSON); None when the database holds none."""
+        row = conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "project_id")).first()
+        return str(row[0]) if row is not None and row[0] else None

@@ -1,7 +1,7 @@
 """The ``users`` table: accounts, their role, languages, password hash and whether that password must be changed.
 
-Module functions taking the caller's connection; ``UserRecords`` gives ``project.repo`` the same functions.
-Login sessions are in ``store.sessions``, the log-in throttle in ``store.login_throttle``.
+``UserRecords`` (part of ``Repository``) takes the caller's connection. Login sessions are in ``store.sessions``,
+the log-in throttle in ``store.login_throttle``.
 """
 
 from __future__ import annotations
@@ -30,81 +30,64 @@ def user_from_row(row: Any) -> User:
     )
 
 
-def add_user(conn: Connection, user: User, password_hash: str | None) -> None:
-    """Insert an account; a ``UserError`` when the name is taken."""
-    exists = conn.execute(select(schema.users.c.name).where(schema.users.c.name == user.name)).first()
-    if exists:
-        raise UserError(f"User {user.name!r} already exists.")
-    conn.execute(
-        schema.users.insert().values(
-            name=user.name,
-            display_name=user.display_name,
-            role=user.role.value,
-            languages=dumps(list(user.languages)),
-            password_hash=password_hash,
-            disabled=user.disabled,
-            created_at=utc_now(),
-            email=user.email,
-            must_change_password=user.must_change_password,
-        )
-    )
-
-
-def get_user(conn: Connection, name: str) -> User | None:
-    """The account named ``name``, or None."""
-    row = conn.execute(select(schema.users).where(schema.users.c.name == name)).first()
-    return user_from_row(row) if row else None
-
-
-def get_user_by_email(conn: Connection, email: str) -> User | None:
-    """The account with this (already lower-cased) e-mail address, or None."""
-    row = conn.execute(select(schema.users).where(schema.users.c.email == email)).first()
-    return user_from_row(row) if row else None
-
-
-def get_password_hash(conn: Connection, name: str) -> str | None:
-    """The account's password hash; None without an account or a password (single sign-on only)."""
-    row = conn.execute(select(schema.users.c.password_hash).where(schema.users.c.name == name)).first()
-    return row[0] if row else None
-
-
-def list_users(conn: Connection) -> list[User]:
-    """Every account, by name."""
-    return [user_from_row(r) for r in conn.execute(select(schema.users).order_by(schema.users.c.name))]
-
-
-def count_users(conn: Connection) -> int:
-    """How many accounts there are, disabled ones included."""
-    return int(conn.execute(select(func.count()).select_from(schema.users)).scalar_one())
-
-
-def count_enabled_leads(conn: Connection) -> int:
-    """Enabled lead accounts: a project with accounts must always keep one (only a lead manages the team)."""
-    users = schema.users
-    query = select(func.count()).where(users.c.role == Role.LEAD.value, users.c.disabled.is_(False))
-    return int(conn.execute(query).scalar_one())
-
-
-def update_user(conn: Connection, name: str, **values: Any) -> None:
-    """Change columns of an account (``languages`` and ``role`` as the domain gives them); a ``UserError`` when
-    there is no such account."""
-    if "languages" in values:
-        values["languages"] = dumps(list(values["languages"]))
-    if "role" in values and isinstance(values["role"], Role):
-        values["role"] = values["role"].value
-    result = conn.execute(schema.users.update().where(schema.users.c.name == name).values(**values))
-    if result.rowcount == 0:
-        raise UserError(f"No user named {name!r}.")
-
-
 class UserRecords:
-    """The functions above as methods of ``Repository`` (``project.repo.get_user(conn, name)``)."""
+    """Accounts; part of ``Repository`` (``project.repo.get_user(conn, name)``)."""
 
-    add_user = staticmethod(add_user)
-    get_user = staticmethod(get_user)
-    get_user_by_email = staticmethod(get_user_by_email)
-    get_password_hash = staticmethod(get_password_hash)
-    list_users = staticmethod(list_users)
-    count_users = staticmethod(count_users)
-    count_enabled_leads = staticmethod(count_enabled_leads)
-    update_user = staticmethod(update_user)
+    def add_user(self, conn: Connection, user: User, password_hash: str | None) -> None:
+        """Insert an account; a ``UserError`` when the name is taken."""
+        exists = conn.execute(select(schema.users.c.name).where(schema.users.c.name == user.name)).first()
+        if exists:
+            raise UserError(f"User {user.name!r} already exists.")
+        conn.execute(
+            schema.users.insert().values(
+                name=user.name,
+                display_name=user.display_name,
+                role=user.role.value,
+                languages=dumps(list(user.languages)),
+                password_hash=password_hash,
+                disabled=user.disabled,
+                created_at=utc_now(),
+                email=user.email,
+                must_change_password=user.must_change_password,
+            )
+        )
+
+    def get_user(self, conn: Connection, name: str) -> User | None:
+        """The account named ``name``, or None."""
+        row = conn.execute(select(schema.users).where(schema.users.c.name == name)).first()
+        return user_from_row(row) if row else None
+
+    def get_user_by_email(self, conn: Connection, email: str) -> User | None:
+        """The account with this (already lower-cased) e-mail address, or None."""
+        row = conn.execute(select(schema.users).where(schema.users.c.email == email)).first()
+        return user_from_row(row) if row else None
+
+    def get_password_hash(self, conn: Connection, name: str) -> str | None:
+        """The account's password hash; None without an account or a password (single sign-on only)."""
+        row = conn.execute(select(schema.users.c.password_hash).where(schema.users.c.name == name)).first()
+        return row[0] if row else None
+
+    def list_users(self, conn: Connection) -> list[User]:
+        """Every account, by name."""
+        return [user_from_row(r) for r in conn.execute(select(schema.users).order_by(schema.users.c.name))]
+
+    def count_users(self, conn: Connection) -> int:
+        """How many accounts there are, disabled ones included."""
+        return int(conn.execute(select(func.count()).select_from(schema.users)).scalar_one())
+
+    def count_enabled_leads(self, conn: Connection) -> int:
+        """Enabled lead accounts: a project with accounts must always keep one (only a lead manages the team)."""
+        users = schema.users
+        query = select(func.count()).where(users.c.role == Role.LEAD.value, users.c.disabled.is_(False))
+        return int(conn.execute(query).scalar_one())
+
+    def update_user(self, conn: Connection, name: str, **values: Any) -> None:
+        """Change columns of an account (``languages`` and ``role`` as the domain gives them); a ``UserError`` when
+        there is no such account."""
+        if "languages" in values:
+            values["languages"] = dumps(list(values["languages"]))
+        if "role" in values and isinstance(values["role"], Role):
+            values["role"] = values["role"].value
+        result = conn.execute(schema.users.update().where(schema.users.c.name == name).values(**values))
+        if result.rowcount == 0:
+            raise UserError(f"No user named {name!r}.")

@@ -19,7 +19,7 @@ from annotator.domain.model import Role, Status
 from annotator.project import Project
 from annotator.services import jobs
 from annotator.services.accounts import Session, add_user
-from annotator.store import double_curation
+from annotator.store.double_curation import Copy
 
 DATASET_PAGE = """
 from annotator.app.pages.dataset import render
@@ -108,9 +108,9 @@ def curate(user: tuple[str, str], item: str, good: str, bad: str | None = None, 
     return at
 
 
-def copy_state(project: Project, item: str, who: str) -> double_curation.Copy:
+def copy_state(project: Project, item: str, who: str) -> Copy:
     with project.db.read() as conn:
-        found = double_curation.get_copy(conn, item, LANG, who)
+        found = project.repo.get_copy(conn, item, LANG, who)
     assert found is not None
     return found
 
@@ -126,7 +126,7 @@ def test_assign_curate_privately_adjudicate_and_export(demo: Project, tmp_path: 
     ok(lead.button(key="agr_assign").click().run())
     assert any("2 IT item(s) assigned to ana, ben" in s.value.replace("\\", "") for s in lead.success)
     with demo.db.read() as conn:
-        assert [(a.item_id, a.state) for a in double_curation.list_assignments(conn)] == [
+        assert [(a.item_id, a.state) for a in demo.repo.list_assignments(conn)] == [
             (OTHER, "open"),
             (ITEM, "open"),
         ]

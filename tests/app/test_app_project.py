@@ -13,7 +13,6 @@ from annotator.commands.project import DEMO_ITEMS, DEMO_SNAPSHOT
 from annotator.domain.model import Role
 from annotator.project import LexiconSettings, Project, ProjectSettings, builtin_path
 from annotator.services.accounts import add_user
-from annotator.store import provenance as provenance_rows
 
 pytestmark = pytest.mark.both_engines  # store, service and app flows on SQLite and PostgreSQL
 
@@ -61,7 +60,7 @@ def test_import_prepopulate_and_filter_in_the_browser(empty: Project) -> None:
     assert any("18 added" in plain(s.value) for s in at.success)
     assert any("Sentences' licence recorded: cc-by-nc-4.0" in plain(s.value) for s in at.success)
     with empty.db.read() as conn:
-        recorded = provenance_rows.sources_by_key(conn)
+        recorded = empty.repo.sources_by_key(conn)
     assert [(r.kind, r.licence) for r in recorded.values()] == [("corpus", "cc-by-nc-4.0")]
 
     at.button(key="project_prepopulate").click().run()

@@ -20,7 +20,6 @@ from annotator.project import Project
 from annotator.services.curation import CurationService
 from annotator.services.evaluate_project import prepare_current
 from annotator.services.evaluation_results import save_result
-from annotator.store import jobs as job_store
 from annotator.store.repository import utc_now
 
 pytestmark = pytest.mark.both_engines
@@ -161,8 +160,8 @@ def test_every_miss_item_shows_its_machine_translations_and_their_words_are_sugg
     dataset, loaded = prepare_current(wnp, translations)
     result = evaluate(dataset, loaded, create_analyser("default"))
     with wnp.db.write() as conn:
-        job_id = job_store.insert_job(conn, JobKind.EVALUATE, "lena", {"page": True}, utc_now())
-        job_store.update_job(conn, job_id, state=JobState.DONE)
+        job_id = wnp.repo.insert_job(conn, JobKind.EVALUATE, "lena", {"page": True}, utc_now())
+        wnp.repo.update_job(conn, job_id, state=JobState.DONE)
     save_result(wnp, job_id, result)
     at = curate(wnp, monkeypatch, "ivo")  # not arriving from Evaluate
     assert area(at)["card"]["mt"] == [

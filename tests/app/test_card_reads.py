@@ -27,7 +27,6 @@ from annotator.services.curation import CurationService
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import Redo, prepopulate
 from annotator.services.suggestions.card import shown_card
-from annotator.store import suggestions as kept
 
 pytestmark = pytest.mark.both_engines
 
@@ -98,7 +97,7 @@ def test_pre_population_keeps_the_related_part_so_a_card_opens_no_lexicon_and_wr
 ) -> None:
     project, path = snapshot_project
     with project.db.read() as conn:
-        rows = kept.cached_of(conn, [("fire", lang) for lang in project.settings().languages])
+        rows = project.repo.cached_suggestions_of(conn, [("fire", lang) for lang in project.settings().languages])
     assert len(rows) == len(project.settings().languages)  # every item-language, not only the visited ones
     # the file's content is broken, its time kept: a card that opened the lexicon would fail
     times = path.stat()
@@ -117,11 +116,13 @@ def test_a_redo_replaces_the_related_part_and_keeps_the_machine_translations_par
 ) -> None:
     project, _path = snapshot_project
     with project.db.write() as conn:
-        before = kept.cached_of(conn, [("fire", "DE")])[("fire", "DE")]
-        kept.put_cache(conn, [("fire", "DE", before._replace(related="[]", mt_stamp="evaluation:7", mt="[1]"))])
+        before = project.repo.cached_suggestions_of(conn, [("fire", "DE")])[("fire", "DE")]
+        project.repo.put_cached_suggestions(
+            conn, [("fire", "DE", before._replace(related="[]", mt_stamp="evaluation:7", mt="[1]"))]
+        )
     prepopulate(project, redo=Redo(items=("fire",)))
     with project.db.read() as conn:
-        after = kept.cached_of(conn, [("fire", "DE")])[("fire", "DE")]
+        after = project.repo.cached_suggestions_of(conn, [("fire", "DE")])[("fire", "DE")]
     assert after == before._replace(mt_stamp="evaluation:7", mt="[1]")  # related computed again, MT part kept
 
 
@@ -132,7 +133,7 @@ def test_a_lexicon_passed_to_pre_population_keeps_no_related_part(project: Proje
     import_items(project, write_jsonl("items.jsonl", ROWS))
     prepopulate(project, lexicon=SnapshotLexicon.from_data(SNAPSHOT, origin="test"))
     with project.db.read() as conn:
-        assert kept.cached_of(conn, [("fire", "DE"), ("drink", "IT")]) == {}
+        assert project.repo.cached_suggestions_of(conn, [("fire", "DE"), ("drink", "IT")]) == {}
 
 
 def test_with_no_lexicon_configured_the_card_refuses_before_reading_anything_else(

@@ -27,7 +27,6 @@ from annotator.services.administration import record, set_excluded
 from annotator.services.importing import import_items
 from annotator.services.jobs.liveness import host_name
 from annotator.services.suggestions.project_counts import empty_good_counts
-from annotator.store import jobs as job_rows
 from annotator.store.schema_migrations import head_revision
 
 pytestmark = pytest.mark.both_engines
@@ -93,8 +92,8 @@ def empty_good(project: Project, pairs: list[tuple[str, str]]) -> None:
 
 def add_job(project: Project, kind: JobKind, state: JobState, **values: object) -> int:
     with project.db.write() as conn:
-        job_id = job_rows.insert_job(conn, kind, "cli:test", {}, "2026-11-27T00:00:00+00:00")
-        job_rows.update_job(conn, job_id, None, state=state, **values)
+        job_id = project.repo.insert_job(conn, kind, "cli:test", {}, "2026-11-27T00:00:00+00:00")
+        project.repo.update_job(conn, job_id, None, state=state, **values)
     return job_id
 
 

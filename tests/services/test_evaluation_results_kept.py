@@ -18,8 +18,8 @@ from annotator.project import Project, builtin_path
 from annotator.services import job_files
 from annotator.services.evaluate_project import prepare_current
 from annotator.services.evaluation_results import load_result, save_result
-from annotator.store import job_files as store
-from annotator.store import jobs as job_store
+from annotator.store import schema
+from annotator.store.job_files import JobFileRecords
 
 pytestmark = pytest.mark.both_engines
 
@@ -31,9 +31,9 @@ def demo(copy_project, tmp_path: Path) -> Project:
 
 def new_job(project: Project, kind: JobKind, done: bool = True) -> int:
     with project.db.write() as conn:
-        job_id = job_store.insert_job(conn, kind, "lead", {"page": True}, utc_now())
+        job_id = project.repo.insert_job(conn, kind, "lead", {"page": True}, utc_now())
         if done:
-            job_store.update_job(conn, job_id, state=JobState.DONE)
+            project.repo.update_job(conn, job_id, state=JobState.DONE)
     return job_id
 
 
@@ -55,7 +55,7 @@ def test_a_kept_run_reads_back_as_the_same_run(demo: Project, tmp_path: Path) ->
 
 
 def test_a_file_is_kept_in_compressed_parts_and_read_back_whole(demo: Project, tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(store, "PART_BYTES", 1000)  # many parts from a small file
+    monkeypatch.setattr(JobFileRecords, "job_file_part_bytes", 1000)  # many parts from a small file
     folder = tmp_path / "out"
     folder.mkdir()
     data = "".join(f"line {n} città 城市\n" for n in range(500)).encode("utf-8")
@@ -64,7 +64,7 @@ def test_a_file_is_kept_in_compressed_parts_and_read_back_whole(demo: Project, t
     job_id = new_job(demo, JobKind.EXPORT)
     assert job_files.keep_folder(demo, job_id, JobKind.EXPORT, folder) == ["big.txt", "empty.txt"]
     with demo.db.read() as conn:
-        parts = conn.execute(store.F.select().where(store.F.c.name == "big.txt")).all()
+        parts = conn.execute(schema.job_files.select().where(schema.job_files.c.name == "big.txt")).all()
     assert len(parts) == -(-len(data) // 1000) and all(len(row.data) < 1000 for row in parts)
     assert job_files.read_bytes(demo, job_id, "big.txt") == data
     assert list(job_files.lines(demo, job_id, "big.txt")) == data.split(b"\n")[:-1]

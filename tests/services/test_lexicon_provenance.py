@@ -27,7 +27,6 @@ from annotator.project import LexiconSettings, Project, ProjectSettings
 from annotator.services.import_wsd import import_wsd_xml
 from annotator.services.lexicon_admin import remove_wordnet, use_wordnet
 from annotator.services.prepopulate import Redo, prepopulate
-from annotator.store import provenance as provenance_rows
 from annotator.store import schema
 from annotator.store.item_languages import candidates_to_json
 
@@ -231,7 +230,7 @@ def test_a_project_prepopulated_with_the_markers_is_repaired_on_its_untouched_it
     again = prepopulate(built, redo=Redo(changed_only=True))  # nothing left to repair
     assert again.item_languages == 0 and again.unchanged == 1
     with built.db.read() as conn:  # the unchanged one left untouched, its sources recorded
-        recorded = provenance_rows.item_language_sources(conn)
+        recorded = built.repo.item_language_sources(conn)
     assert recorded == {(FIRST, "ZH"): ("lexicon:wordnet:omw-cmn:1.4-local", "lexicon:wordnet:wn30en:3.0")}
 
 

@@ -38,7 +38,6 @@ from annotator.services.prepopulate import prepopulate
 from annotator.services.suggestions.card import card_view
 from annotator.services.suggestions.mt import MT_MARKER, miss_translations
 from annotator.services.suggestions.rates import suggestion_kinds
-from annotator.store import jobs as job_store
 
 both = pytest.mark.both_engines
 
@@ -177,7 +176,7 @@ def test_an_evaluation_run_from_the_command_line_feeds_mt_suggestions(wn_project
     assert main(["jobs", "start", "evaluate", "--data", data, "--current", "--translations", str(translations),
                  "--wait"]) == 0  # fmt: skip
     with wn_project.db.read() as conn:
-        job = job_store.list_jobs(conn, limit=1, kinds=[JobKind.EVALUATE])[0]
+        job = wn_project.repo.list_jobs(conn, limit=1, kinds=[JobKind.EVALUATE])[0]
         assert job.state is JobState.DONE and not job.params.get("page")
         assert wn_project.repo.get_meta(conn, MT_MARKER) == job.id  # read by the job itself
     found = {s.text: s for s in card_view(wn_project, "a1", "IT").suggestions}

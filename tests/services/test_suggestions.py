@@ -40,7 +40,6 @@ from annotator.services.suggestions.card import card_view, shown_card
 from annotator.services.suggestions.mt import MT_MARKER, miss_lines, miss_translations
 from annotator.services.suggestions.project_counts import empty_good_counts
 from annotator.services.wordnet_hints import typed_word_hint, word_senses
-from annotator.store import jobs as job_store
 from annotator.store.repository import utc_now
 
 pytestmark = pytest.mark.both_engines
@@ -149,8 +148,8 @@ def test_a_miss_translation_s_target_word_is_suggested_with_its_system(wn_projec
     dataset, loaded = prepare_current(wn_project, translations)
     result = evaluate(dataset, loaded, create_analyser("default"))
     with wn_project.db.write() as conn:
-        job_id = job_store.insert_job(conn, JobKind.EVALUATE, "lena", {"page": True}, utc_now())
-        job_store.update_job(conn, job_id, state=JobState.DONE)
+        job_id = wn_project.repo.insert_job(conn, JobKind.EVALUATE, "lena", {"page": True}, utc_now())
+        wn_project.repo.update_job(conn, job_id, state=JobState.DONE)
     save_result(wn_project, job_id, result)
     found = by_text(card_view(wn_project, "a1", "IT"))
     assert found["grappino"]["source"] == "mt" and found["grappino"]["side"] == "GOOD"
@@ -322,10 +321,8 @@ def test_changed_allowed_sources_recompute_the_kept_suggestions_and_a_redo_the_r
     after = card_view(wn_project, "a1", "IT")
     assert after.good_empty_reason == "" and "cicchetto" not in by_text(after)  # now in GOOD
     assert by_text(after)["bevanda"]["relation"] == "hypernym"
-    from annotator.store import suggestions as kept
-
     with wn_project.db.read() as conn:
-        related = kept.cached_of(conn, [("a1", "IT")])[("a1", "IT")].related
+        related = wn_project.repo.cached_suggestions_of(conn, [("a1", "IT")])[("a1", "IT")].related
     assert "cicchetto" not in related  # recomputed for the new sources, not the kept "not allowed" proposal
 
 

@@ -19,7 +19,6 @@ from annotator.services.accounts import add_user
 from annotator.services.double_curation import DoubleCurationService, agreement_records
 from annotator.services.importing import import_items
 from annotator.services.read_model_dataset import dataset_overview
-from annotator.store import double_curation as store
 from annotator.store.double_curation import Assignment, Copy
 
 pytestmark = pytest.mark.both_engines
@@ -39,9 +38,9 @@ def stage(project: Project, write_jsonl) -> None:  # type: ignore[no-untyped-def
         conn.exec_driver_sql("UPDATE item_languages SET status = 'discuss' WHERE item_id = 'staged-0'")
         conn.exec_driver_sql("UPDATE item_languages SET status = 'done' WHERE item_id = 'staged-2'")
         conn.exec_driver_sql("UPDATE items SET excluded = TRUE, filter_failures = '[\"rule\"]' WHERE id = 'staged-1'")
-        store.add_assignments(
+        project.repo.add_assignments(
             conn,
-            [Assignment("staged-2", "IT", store.OPEN, "lena", "2026-01-01T00:00:00+00:00")],
+            [Assignment("staged-2", "IT", "open", "lena", "2026-01-01T00:00:00+00:00")],
             [Copy("staged-2", "IT", name, Status.DONE, 0, (), ()) for name in ("ivo", "ida")],
         )
 
@@ -57,11 +56,13 @@ def shown_ids(project: Project, lead) -> set[str]:  # type: ignore[no-untyped-de
     found |= {summary.item_id for summary in service.assignments()}
     found |= {record.item_id for record in agreement_records(project)}
     with project.db.read() as conn:
-        found |= {a.item_id for a in store.list_assignments(conn)}
-        found |= {item_id for item_id, _lang in store.assigned_keys(conn) | store.open_keys(conn)}
-        found |= {c.item_id for c in store.iter_copies(conn)} | {c.item_id for c in store.iter_copy_sets(conn)}
-        found |= {c.item_id for c in store.copies_for(conn, "ivo")}
-        found |= {item_id for item_id, _lang in store.prepopulated_sets(conn, {(i, "IT") for i in STAGED})}
+        found |= {a.item_id for a in project.repo.list_assignments(conn)}
+        found |= {item_id for item_id, _lang in project.repo.assigned_keys(conn) | project.repo.open_keys(conn)}
+        found |= {c.item_id for c in project.repo.iter_copies(conn)} | {
+            c.item_id for c in project.repo.iter_copy_sets(conn)
+        }
+        found |= {c.item_id for c in project.repo.copies_for(conn, "ivo")}
+        found |= {item_id for item_id, _lang in project.repo.prepopulated_sets(conn, {(i, "IT") for i in STAGED})}
         found |= set(project.repo.item_glosses(conn))
     return found
 

@@ -15,7 +15,6 @@ from store_rows import add_items, item
 
 from annotator.domain.model import CandidateEntry, ItemLanguage, Origin, Status
 from annotator.project import Project
-from annotator.store import suggestions
 from annotator.store.database import head_revision
 from annotator.store.evaluation_rows import EvaluationRow
 from annotator.store.item_languages import candidates_from_json, candidates_to_json
@@ -86,8 +85,8 @@ def _everything_read(project: Project) -> dict[str, Any]:
             "one": project.repo.get_item_language(conn, "b", "IT"),
             "sets": list(project.repo.iter_candidate_sets(conn)),
             "evaluation": sorted(map(tuple, project.repo.evaluation_rows(conn, ["IT", "DE"])), key=repr),
-            "empty_good": suggestions.empty_good_rows(conn),
-            "team": suggestions.team_rows(conn, [B_SYNSET], "DE", other_than="a"),
+            "empty_good": project.repo.empty_good_rows(conn),
+            "team": project.repo.team_rows(conn, [B_SYNSET], "DE", other_than="a"),
         }
 
 

@@ -18,8 +18,7 @@ from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 from annotator.services.accounts.passwords import check_password, hash_password
 from annotator.services.accounts.sso import check_email_free, normalize_email
-from annotator.store import sessions as session_rows
-from annotator.store import users
+from annotator.store.repository import Repository
 
 _USERNAME = re.compile(r"^[A-Za-z0-9_.-]{2,64}$")
 
@@ -82,20 +81,20 @@ def add_user(
         must_change_password=must_change_password,
     )
     with project.db.write() as conn:
-        if role is not Role.LEAD and users.count_users(conn) == 0:
+        if role is not Role.LEAD and project.repo.count_users(conn) == 0:
             raise FirstAccountNotLead()
         if address is not None:
-            check_email_free(conn, address, name)
-        users.add_user(conn, user, hash_password(password))
+            check_email_free(project.repo, conn, address, name)
+        project.repo.add_user(conn, user, hash_password(password))
     return user
 
 
-def _check_leads_remain(conn: Connection, name: str, change: str) -> None:
+def _check_leads_remain(repo: Repository, conn: Connection, name: str, change: str) -> None:
     """Refuse (``LastLead``) when ``name`` is the only enabled lead and ``change`` would take that away."""
-    user = users.get_user(conn, name)
+    user = repo.get_user(conn, name)
     if user is None or not user.is_lead or user.disabled:
         return
-    if users.count_enabled_leads(conn) <= 1:
+    if repo.count_enabled_leads(conn) <= 1:
         raise LastLead(name, change)
 
 
@@ -108,9 +107,9 @@ def set_role(project: ProjectContext, name: str, role: Role | str, languages: tu
         raise MissingLanguages()
     with project.db.write() as conn:
         if role is not Role.LEAD:
-            _check_leads_remain(conn, name, "making them a translator")
-        users.update_user(conn, name, role=role, languages=langs)
-        user = users.get_user(conn, name)
+            _check_leads_remain(project.repo, conn, name, "making them a translator")
+        project.repo.update_user(conn, name, role=role, languages=langs)
+        user = project.repo.get_user(conn, name)
     if user is None:  # update_user already refused an unknown name; this keeps the return type honest
         raise UserError(f"No user named {name!r}.")
     return user
@@ -120,22 +119,22 @@ def set_disabled(project: ProjectContext, name: str, disabled: bool) -> None:
     """Disable or enable an account; disabling also ends its open sessions (enabling does not revive them)."""
     with project.db.write() as conn:
         if disabled:
-            _check_leads_remain(conn, name, "disabling the account")
-        users.update_user(conn, name, disabled=disabled)
-        session_rows.bump_epoch(conn, name)
+            _check_leads_remain(project.repo, conn, name, "disabling the account")
+        project.repo.update_user(conn, name, disabled=disabled)
+        project.repo.bump_session_epoch(conn, name)
 
 
 def list_users(project: ProjectContext) -> list[User]:
     with project.db.read() as conn:
-        return users.list_users(conn)
+        return project.repo.list_users(conn)
 
 
 def find_user(project: ProjectContext, name: str) -> User | None:
     """The account named ``name`` (None when there is none), disabled or not: the caller decides."""
     with project.db.read() as conn:
-        return users.get_user(conn, name)
+        return project.repo.get_user(conn, name)
 
 
 def has_users(project: ProjectContext) -> bool:
     with project.db.read() as conn:
-        return users.count_users(conn) > 0
+        return project.repo.count_users(conn) > 0

@@ -25,7 +25,6 @@ from annotator.services.accounts.throttle import (
     user_key,
     wait_after,
 )
-from annotator.store import login_throttle, users
 
 
 def authenticate(
@@ -51,18 +50,18 @@ def authenticate(
     if address is not None:
         counted.append((address_key(address), ADDRESS_FREE_FAILURES, ADDRESS_MAX_DELAY_S))
     with project.db.write() as conn:
-        failures, _last, blocked_until = throttle_row(conn, pair, now)
+        failures, _last, blocked_until = throttle_row(project.repo, conn, pair, now)
         if blocked_until > now:
             raise LoginThrottled(blocked_until - now)
         failures += 1
-        save_throttle(conn, pair, failures, now, now + wait_after(failures, USER_FREE_FAILURES))
+        save_throttle(project.repo, conn, pair, failures, now, now + wait_after(failures, USER_FREE_FAILURES))
         delay = 0.0
         for key, free, cap in counted:
-            before = throttle_row(conn, key, now)[0]
+            before = throttle_row(project.repo, conn, key, now)[0]
             delay = max(delay, delay_after(before, free, cap))
-            save_throttle(conn, key, before + 1, now, 0.0)
-        user = users.get_user(conn, name)
-        stored = users.get_password_hash(conn, name) if user else None
+            save_throttle(project.repo, conn, key, before + 1, now, 0.0)
+        user = project.repo.get_user(conn, name)
+        stored = project.repo.get_password_hash(conn, name) if user else None
     if delay > 0:
         sleep(delay)  # outside the transaction: a held-back attempt blocks nobody else's write
     # Always pay for one scrypt, so the answer time does not tell which user names exist.
@@ -70,11 +69,11 @@ def authenticate(
     if user is None or user.disabled or not valid:
         return None
     with project.db.write() as conn:
-        login_throttle.delete(conn, (pair, user_key(name)))
+        project.repo.delete_throttles(conn, (pair, user_key(name)))
         if address is not None:  # this attempt was not a failure after all
             key = address_key(address)
-            failures, last, _blocked = throttle_row(conn, key, now)
-            save_throttle(conn, key, max(failures - 1, 0), last, 0.0)
+            failures, last, _blocked = throttle_row(project.repo, conn, key, now)
+            save_throttle(project.repo, conn, key, max(failures - 1, 0), last, 0.0)
     return user
 
 
@@ -100,8 +99,8 @@ def still_logs_in_with(project: ProjectContext, name: str, password: str) -> boo
     """Whether the enabled account ``name`` still has ``password`` (not counted as a log-in attempt): the demo's
     log-in page names its accounts' passwords only while they work (a reset or change makes them secret again)."""
     with project.db.read() as conn:
-        user = users.get_user(conn, name)
-        stored = users.get_password_hash(conn, name)
+        user = project.repo.get_user(conn, name)
+        stored = project.repo.get_password_hash(conn, name)
     return user is not None and not user.disabled and stored is not None and _verifies(password, stored)
 
 

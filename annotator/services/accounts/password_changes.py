@@ -16,8 +16,6 @@ from annotator.services.accounts.passwords import check_password, hash_password,
 from annotator.services.accounts.sessions import Session, current_session, session_account
 from annotator.services.accounts.throttle import forget_failures
 from annotator.services.administration import record
-from annotator.store import sessions as session_rows
-from annotator.store import users
 
 
 class SessionEnded(UserError):
@@ -29,9 +27,9 @@ class SessionEnded(UserError):
 
 def _store(project: ProjectContext, name: str, password: str, must_change: bool) -> None:
     with project.db.write() as conn:
-        users.update_user(conn, name, password_hash=hash_password(password), must_change_password=must_change)
-        session_rows.bump_epoch(conn, name)  # the account's other sessions end
-        forget_failures(conn, name)
+        project.repo.update_user(conn, name, password_hash=hash_password(password), must_change_password=must_change)
+        project.repo.bump_session_epoch(conn, name)  # the account's other sessions end
+        forget_failures(project.repo, conn, name)
 
 
 def set_password(project: ProjectContext, name: str, password: str) -> None:
@@ -49,7 +47,7 @@ def reset_password(project: ProjectContext, name: str, acting: User | None = Non
     operating-system account that ran ``annotator users passwd --reset``."""
     password = one_time_password()
     with project.db.write() as conn:
-        if users.get_user(conn, name) is None:
+        if project.repo.get_user(conn, name) is None:
             raise UserError(f"No user named {name!r} (see 'annotator users list').")
         _store(project, name, password, must_change=True)
         record(project, conn, acting, "account_password_reset", {"account": name})
@@ -90,7 +88,7 @@ def replace_one_time_password(project: ProjectContext, session: Session, new: st
         raise UserError("Your password has already been changed; nothing was changed now.")
     check_password(new)
     with project.db.read() as conn:
-        stored = users.get_password_hash(conn, user.name)
+        stored = project.repo.get_password_hash(conn, user.name)
     if verify_password(new, stored):
         raise UserError("The new password is the one-time password: choose one of your own.")
     _store(project, user.name, new, must_change=False)

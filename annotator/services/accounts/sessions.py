@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 
 from annotator.context import ProjectContext
 from annotator.domain.model import User
-from annotator.store import sessions as session_rows
-from annotator.store import users
 
 #: How long a login lasts without logging in again, unless configured (``ANNOTATOR_SESSION_HOURS``).
 SESSION_HOURS = 12.0
@@ -54,8 +52,8 @@ def session_account(project: ProjectContext, session: Session, now: float | None
     if session_expired(session, now):
         return None
     with project.db.read() as conn:
-        user = users.get_user(conn, session.user)
-        if user is None or user.disabled or session_rows.epoch(conn, session.user) != session.epoch:
+        user = project.repo.get_user(conn, session.user)
+        if user is None or user.disabled or project.repo.session_epoch(conn, session.user) != session.epoch:
             return None
     return user
 
@@ -77,10 +75,10 @@ def password_change_due(project: ProjectContext, session: Session, now: float | 
 def end_sessions(project: ProjectContext, name: str) -> None:
     """Log the user out everywhere: every session opened before now stops at its next action."""
     with project.db.write() as conn:
-        session_rows.bump_epoch(conn, name)  # every session opened before now stops at its next action
+        project.repo.bump_session_epoch(conn, name)  # every session opened before now stops at its next action
 
 
 def current_session(project: ProjectContext, name: str) -> Session:
     """A new session of ``name`` at the account's current epoch (after a log-in or the user's own password change)."""
     with project.db.read() as conn:
-        return Session(name, session_rows.epoch(conn, name), time.time())
+        return Session(name, project.repo.session_epoch(conn, name), time.time())

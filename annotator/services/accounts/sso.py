@@ -14,8 +14,7 @@ from annotator.context import ProjectContext
 from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 from annotator.services.accounts.sessions import Session, session_hours
-from annotator.store import sessions as session_rows
-from annotator.store import users
+from annotator.store.repository import Repository
 
 #: One '@', no spaces or control characters, a dot in the domain: enough to catch typos; the provider vouches
 #: for the rest.
@@ -32,9 +31,9 @@ def normalize_email(email: str) -> str:
     return address
 
 
-def check_email_free(conn: Connection, address: str, name: str) -> None:
+def check_email_free(repo: Repository, conn: Connection, address: str, name: str) -> None:
     """Refuse an address another account already has (addresses identify accounts at single sign-on)."""
-    other = users.get_user_by_email(conn, address)
+    other = repo.get_user_by_email(conn, address)
     if other is not None and other.name != name:
         raise UserError(f"E-mail address {address!r} is already used by the account {other.name!r}.")
 
@@ -47,9 +46,9 @@ def set_email(project: ProjectContext, name: str, email: str | None) -> str | No
     address = normalize_email(email) if email else None
     with project.db.write() as conn:
         if address is not None:
-            check_email_free(conn, address, name)
-        users.update_user(conn, name, email=address)
-        session_rows.bump_epoch(conn, name)
+            check_email_free(project.repo, conn, address, name)
+        project.repo.update_user(conn, name, email=address)
+        project.repo.bump_session_epoch(conn, name)
     return address
 
 
@@ -98,11 +97,11 @@ def sso_log_in(
         return None
     now = time.time() if now is None else now
     with project.db.read() as conn:
-        user = users.get_user_by_email(conn, address)
+        user = project.repo.get_user_by_email(conn, address)
         if user is None or user.disabled:
             return None
-        changed_at = session_rows.epoch_changed_at(conn, user.name)
-        epoch_now = session_rows.epoch(conn, user.name)
+        changed_at = project.repo.session_epoch_changed_at(conn, user.name)
+        epoch_now = project.repo.session_epoch(conn, user.name)
     # ``iat`` is whole seconds: one issued in the very second of the logout is taken as from before it
     if isinstance(issued_at, int | float) and not isinstance(issued_at, bool):
         too_old = now - issued_at > session_hours() * 3600

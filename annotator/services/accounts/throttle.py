@@ -12,8 +12,8 @@ import math
 from sqlalchemy import Connection
 
 from annotator.errors import UserError
-from annotator.store import login_throttle
 from annotator.store.login_throttle import ThrottleRow
+from annotator.store.repository import Repository
 
 #: Throttling policy (docs/DEPLOYMENT.md, "Sessions, secrets and log-in throttling"):
 #: - one client address guessing one user name: ``USER_FREE_FAILURES`` free failures, then each further attempt
@@ -77,19 +77,21 @@ def pair_key(address: str | None, name: str) -> str:
     return f"pair:{(address or '-')[:120]}\x1f{name}"
 
 
-def throttle_row(conn: Connection, key: str, now: float) -> tuple[int, float, float]:
+def throttle_row(repo: Repository, conn: Connection, key: str, now: float) -> tuple[int, float, float]:
     """(failures, last failure time, blocked until) of ``key``; failures older than a day are forgotten."""
-    row = login_throttle.read(conn, key)
+    row = repo.read_throttle(conn, key)
     if row is None or now - row.last_failure_at > FORGET_AFTER_S:
         return 0, 0.0, 0.0
     return row.failures, row.last_failure_at, row.blocked_until
 
 
-def save_throttle(conn: Connection, key: str, failures: int, last: float, blocked_until: float) -> None:
+def save_throttle(
+    repo: Repository, conn: Connection, key: str, failures: int, last: float, blocked_until: float
+) -> None:
     """Write ``key``'s failures, last failure time and the time it is refused until."""
-    login_throttle.save(conn, key, ThrottleRow(failures, last, blocked_until))
+    repo.write_throttle(conn, key, ThrottleRow(failures, last, blocked_until))
 
 
-def forget_failures(conn: Connection, name: str) -> None:
+def forget_failures(repo: Repository, conn: Connection, name: str) -> None:
     """Clear the waits of an account (its own and those of every address guessing it): a new password starts afresh."""
-    login_throttle.delete(conn, [user_key(name)], prefix="pair:", suffix=f"\x1f{name}")
+    repo.delete_throttles(conn, [user_key(name)], prefix="pair:", suffix=f"\x1f{name}")

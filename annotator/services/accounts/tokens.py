@@ -16,7 +16,6 @@ from annotator.atomic_files import write_text_atomic
 from annotator.context import ProjectContext
 from annotator.errors import UserError
 from annotator.services.accounts.sessions import Session
-from annotator.store import meta
 
 LOG = logging.getLogger("annotator.accounts")
 
@@ -85,7 +84,7 @@ def _write_secret(path: Path, replace: bool) -> None:
 def project_id(project: ProjectContext) -> str:
     """The project's id (the database's ``project_id``): tokens and the cookie name are bound to it."""
     with project.db.read() as conn:
-        found = meta.project_id(conn)
+        found = project.repo.project_id(conn)
     if found is None:
         raise UserError("This database holds no project id; open it once with a current annotator to add one.")
     return found

@@ -33,7 +33,6 @@ from annotator.private_files import make_private_folder, open_private, write_pri
 from annotator.progress import ProgressCallback
 from annotator.services import administration
 from annotator.services.jobs.liveness import host_name, living, reconcile
-from annotator.store import jobs as store
 
 #: Folder under the project's data folder for uploaded inputs and worker logs.
 JOBS_FOLDER = "jobs"
@@ -116,10 +115,10 @@ def start(
     administration.check_admin(user, f"start a {kind.value} job")
     params = _check_params(project, kind, params or {})
     with project.db.write() as conn:
-        alive = reconcile(conn, store.active_jobs(conn, kind))
+        alive = reconcile(project.repo, conn, project.repo.active_jobs(conn, kind))
         if alive:
             raise JobRefused(rules.already_running_message(alive[0]))
-        job_id = store.insert_job(conn, kind, administration.actor(user), params, utc_now())
+        job_id = project.repo.insert_job(conn, kind, administration.actor(user), params, utc_now())
     if launch:
         launch_worker(project, job_id)
     return get(project, job_id)
@@ -139,7 +138,7 @@ def launch_worker(project: ProjectContext, job_id: int) -> int:
             )
     except OSError as error:
         with project.db.write() as conn:
-            store.update_job(
+            project.repo.update_job(
                 conn,
                 job_id,
                 rules.ACTIVE,
@@ -151,17 +150,17 @@ def launch_worker(project: ProjectContext, job_id: int) -> int:
     # reap it when it ends, so a finished worker never lingers as a zombie that looks alive
     threading.Thread(target=process.wait, name=f"reap-job-{job_id}", daemon=True).start()
     with project.db.write() as conn:
-        store.update_job(conn, job_id, [JobState.QUEUED], worker_pid=process.pid, worker_host=host_name())
+        project.repo.update_job(conn, job_id, [JobState.QUEUED], worker_pid=process.pid, worker_host=host_name())
     return process.pid
 
 
 def get(project: ProjectContext, job_id: int) -> Job:
     with project.db.read() as conn:
-        job = store.get_job(conn, job_id)
+        job = project.repo.get_job(conn, job_id)
     if job is not None and job.active and not living([job]):
         with project.db.write() as conn:
-            reconcile(conn, [job])
-            job = store.get_job(conn, job_id)
+            reconcile(project.repo, conn, [job])
+            job = project.repo.get_job(conn, job_id)
     if job is None:
         raise JobRefused(f"No job {job_id}.")
     return job
@@ -170,12 +169,12 @@ def get(project: ProjectContext, job_id: int) -> Job:
 def list_jobs(project: ProjectContext, limit: int = 20, kinds: Sequence[JobKind] | None = None) -> list[Job]:
     """The newest jobs first; active ones whose worker died are marked failed first (the one write here)."""
     with project.db.read() as conn:
-        active = store.active_jobs(conn)
+        active = project.repo.active_jobs(conn)
     if len(living(active)) < len(active):  # write only when a worker died, not on every look
         with project.db.write() as conn:
-            reconcile(conn, store.active_jobs(conn))
+            reconcile(project.repo, conn, project.repo.active_jobs(conn))
     with project.db.read() as conn:
-        return store.list_jobs(conn, limit, kinds)
+        return project.repo.list_jobs(conn, limit, kinds)
 
 
 @dataclass(frozen=True)
@@ -193,12 +192,12 @@ def board(project: ProjectContext, limit: int = 20, kinds: Sequence[JobKind] | N
     died are marked failed first, as ``list_jobs`` does (the one write, only then); an active job is
     always among those read (the newest of its kind, and every active one is asked for)."""
     with project.db.read() as conn:
-        found = store.board_jobs(conn, limit, kinds)
+        found = project.repo.board_jobs(conn, limit, kinds)
     active = [job for job in found if job.active]
     if len(living(active)) < len(active):
         with project.db.write() as conn:
-            reconcile(conn, store.active_jobs(conn))
-            found = store.board_jobs(conn, limit, kinds)
+            reconcile(project.repo, conn, project.repo.active_jobs(conn))
+            found = project.repo.board_jobs(conn, limit, kinds)
     wanted = {JobKind(k) for k in kinds} if kinds else None
     latest: dict[JobKind, Job] = {}
     for job in found:  # newest first
@@ -210,7 +209,7 @@ def board(project: ProjectContext, limit: int = 20, kinds: Sequence[JobKind] | N
 def latest_result_path(project: ProjectContext, kind: JobKind) -> str | None:
     """The folder the newest finished ``kind`` job wrote (the Dataset page offers the last export's files)."""
     with project.db.read() as conn:
-        for job in store.list_jobs(conn, limit=20, kinds=[kind]):
+        for job in project.repo.list_jobs(conn, limit=20, kinds=[kind]):
             if job.state is JobState.DONE and job.result and job.result.get("path"):
                 return str(job.result["path"])
     return None
@@ -220,13 +219,13 @@ def cancel(project: ProjectContext, job_id: int, user: User | None = None) -> Jo
     """A queued job is cancelled at once; a running one stops at its next progress report (work so far kept)."""
     administration.check_admin(user, "cancel a job")
     with project.db.write() as conn:
-        job = store.get_job(conn, job_id)
+        job = project.repo.get_job(conn, job_id)
         if job is None:
             raise JobRefused(f"No job {job_id}.")
         if not job.active:
             raise JobRefused(f"Job {job_id} is already {job.state.value}; nothing to cancel.")
         if job.state is JobState.QUEUED:
-            store.update_job(
+            project.repo.update_job(
                 conn,
                 job_id,
                 [JobState.QUEUED],
@@ -236,7 +235,7 @@ def cancel(project: ProjectContext, job_id: int, user: User | None = None) -> Jo
                 message="cancelled before it started",
             )
         else:
-            store.update_job(conn, job_id, [JobState.RUNNING], cancel_requested=True)
+            project.repo.update_job(conn, job_id, [JobState.RUNNING], cancel_requested=True)
         administration.record(project, conn, user, "cancel_job", {"job": job_id, "kind": job.kind.value})
     return get(project, job_id)
 
@@ -256,7 +255,7 @@ def wait(project: ProjectContext, job_id: int, timeout: float = 600.0, progress:
 def latest_done(project: ProjectContext, kind: JobKind, **params: Any) -> Job | None:
     """The newest job of ``kind`` that finished successfully and was started with ``params`` (e.g. ``page=True``)."""
     with project.db.read() as conn:
-        for job in store.list_jobs(conn, limit=50, kinds=[kind]):
+        for job in project.repo.list_jobs(conn, limit=50, kinds=[kind]):
             if job.state is JobState.DONE and all(job.params.get(k) == v for k, v in params.items()):
                 return job
     return None

@@ -13,7 +13,7 @@ from typing import Any
 from annotator.clock import utc_now
 from annotator.domain import jobs as rules
 from annotator.domain.jobs import Job, JobState
-from annotator.store import jobs as store
+from annotator.store.repository import Repository
 
 
 def host_name() -> str:
@@ -62,14 +62,14 @@ def living(active: Sequence[Job]) -> list[Job]:
     return [job for job, reason in death_reasons(active) if reason is None]
 
 
-def reconcile(conn: Any, active: Sequence[Job]) -> list[Job]:
+def reconcile(repo: Repository, conn: Any, active: Sequence[Job]) -> list[Job]:
     """Mark the active jobs whose worker is gone as failed (with the reason); return those still alive."""
     alive = []
     for job, reason in death_reasons(active):
         if reason is None:
             alive.append(job)
             continue
-        store.update_job(
+        repo.update_job(
             conn,
             job.id,
             rules.ACTIVE,

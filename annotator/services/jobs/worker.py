@@ -22,7 +22,7 @@ from annotator.progress import ProgressCallback
 from annotator.services import administration
 from annotator.services.jobs.control import JobRefused, get
 from annotator.services.jobs.liveness import host_name
-from annotator.store import jobs as store
+from annotator.store.jobs import SideChannel
 
 #: Seconds between heartbeats written by a worker's background thread.
 HEARTBEAT_SECONDS = 5.0
@@ -47,7 +47,7 @@ def progress_interval() -> float:
 class _Reporter:
     """The progress callback handed to the service: throttled writes, and the cancel check at each write."""
 
-    def __init__(self, side: store.SideChannel, job_id: int) -> None:
+    def __init__(self, side: SideChannel, job_id: int) -> None:
         self.side = side
         self.job_id = job_id
         self.last = float("-inf")
@@ -206,7 +206,7 @@ RUNNERS: dict[JobKind, Callable[[ProjectContext, Job, User | None, ProgressCallb
 }
 
 
-def _heartbeat(side: store.SideChannel, job_id: int, stop: threading.Event) -> None:
+def _heartbeat(side: SideChannel, job_id: int, stop: threading.Event) -> None:
     while not stop.wait(HEARTBEAT_SECONDS):
         side.report(job_id, utc_now())
 
@@ -215,10 +215,10 @@ def work(project: ProjectContext, job_id: int) -> Job:
     """The worker's body: claim the queued job, run it, record how it ended. Never raises for the job's own errors."""
     pid, host = os.getpid(), host_name()
     with project.db.write() as conn:
-        job = store.get_job(conn, job_id)
+        job = project.repo.get_job(conn, job_id)
         if job is None:
             raise JobRefused(f"No job {job_id}.")
-        claimed = store.update_job(
+        claimed = project.repo.update_job(
             conn,
             job_id,
             [JobState.QUEUED],
@@ -230,7 +230,7 @@ def work(project: ProjectContext, job_id: int) -> Job:
         )
     if not claimed:
         return get(project, job_id)  # cancelled before it started, or claimed by another worker
-    side = store.SideChannel(project.db.url)
+    side = SideChannel(project.db.url)
     stop = threading.Event()
     beat = threading.Thread(target=_heartbeat, args=(side, job_id, stop), daemon=True)
     beat.start()
@@ -255,7 +255,9 @@ def work(project: ProjectContext, job_id: int) -> Job:
         beat.join(timeout=1)
         side.dispose()
     with project.db.write() as conn:
-        store.update_job(conn, job_id, [JobState.RUNNING], finished_at=utc_now(), heartbeat_at=utc_now(), **values)
+        project.repo.update_job(
+            conn, job_id, [JobState.RUNNING], finished_at=utc_now(), heartbeat_at=utc_now(), **values
+        )
     if job.kind is JobKind.IMPORT and values["state"] is JobState.DONE and job.params.get("uploaded"):
         Path(job.params["file"]).unlink(missing_ok=True)
         if job.params.get("gold"):
@@ -265,5 +267,5 @@ def work(project: ProjectContext, job_id: int) -> Job:
 
 def reporter_progress(project: ProjectContext, job_id: int) -> str:
     with project.db.read() as conn:
-        job = store.get_job(conn, job_id)
+        job = project.repo.get_job(conn, job_id)
     return f"{job.done}/{job.total}" if job and job.total else "the start"

@@ -18,7 +18,7 @@ from annotator.services.suggestions.card import CardSuggestions, card_of, fresh_
 from annotator.services.suggestions.finder import project_finder
 from annotator.services.suggestions.mt import BATCH_SIZE, mt_part, mt_ready, newest_evaluation
 from annotator.services.suggestions.rates import kind_rates_in
-from annotator.store import suggestions as rows
+from annotator.store.suggestions import CachedSuggestions
 
 
 @dataclass
@@ -37,7 +37,7 @@ def _batches(
 ) -> tuple[list[tuple[str, str]], int]:
     """The chosen (item id, language) pairs and their count; unknown items are refused by name."""
     with project.db.read() as conn:
-        every = rows.all_item_languages(conn)
+        every = project.repo.all_item_languages(conn)
     wanted_langs = {lang.upper() for lang in langs} if langs else None
     if items is not None:
         known = {item_id for item_id, _l in every}
@@ -79,10 +79,10 @@ def views(
             found_items = project.repo.items_by_id(conn, ids)
             states = {(s.item_id, s.lang): s for group in project.repo.item_languages_of_items(conn, ids).values()
                       for s in group}  # fmt: skip
-            records = rows.records_of(conn, chunk)
-            cached = rows.cached_of(conn, chunk)
-            teams = teams_of(conn, found_items, chunk)
-            rates = kind_rates_in(conn, project.db.url)
+            records = project.repo.lexicon_records_of(conn, chunk)
+            cached = project.repo.cached_suggestions_of(conn, chunk)
+            teams = teams_of(project.repo, conn, found_items, chunk)
+            rates = kind_rates_in(project.repo, conn, project.db.url)
         updates = []
         out = []
         for key in chunk:
@@ -91,7 +91,7 @@ def views(
                 continue
             old = cached.get(key)
             related = fresh_related(finder, item, key[1], old)
-            current = old or rows.CachedSuggestions("", "[]", "", "[]")
+            current = old or CachedSuggestions("", "[]", "", "[]")
             if related is not None:
                 current = current._replace(lexicon_stamp=finder.stamp(item.synset), related=related)
                 updates.append((key[0], key[1], current))
@@ -107,7 +107,7 @@ def views(
         if updates:
             report.computed += len(updates)
             with project.db.write() as conn:
-                rows.put_cache(conn, updates)
+                project.repo.put_cached_suggestions(conn, updates)
         yield from out
         progress(min(start + BATCH_SIZE, total), total, "suggestions")
 

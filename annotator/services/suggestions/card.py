@@ -30,8 +30,8 @@ from annotator.lexicon.base import LexiconQuotaError, LexiconUnavailableError
 from annotator.services.suggestions.finder import Finder, project_finder, related_stamp, stamp_base
 from annotator.services.suggestions.mt import MT_MARKER, mt_part, newest_evaluation_in, refresh_mt
 from annotator.services.suggestions.rates import kind_rates_in
-from annotator.store import suggestions as rows
-from annotator.store.item_languages import candidates_from_json
+from annotator.store.repository import Repository
+from annotator.store.suggestions import CachedSuggestions, TeamRow
 
 
 @dataclass(frozen=True)
@@ -62,46 +62,46 @@ class CardSuggestions:
 
 
 def team_of(
-    conn: Any, item: Item, lang: str, found: Sequence[rows.TeamRow] | None = None
+    repo: Repository, conn: Any, item: Item, lang: str, found: Sequence[TeamRow] | None = None
 ) -> tuple[list[Suggestion], list[Suggestion]]:
     """The team's suggestions for the item-language; ``found``: curated rows already read for several items (in
     bulk), else they are looked up for this item."""
     rank_of = {sense.synset: sense.rank for sense in item.senses}
     synsets = list(dict.fromkeys([item.synset, *rank_of]))
     if found is None:
-        found = rows.team_rows(conn, synsets, lang, item.id)
+        found = repo.team_rows(conn, synsets, lang, item.id)
     wanted = set(synsets)
     curated = [
         TeamCandidate(entry.format(), row.item_id, row.synset, row.user or "")
         for row in found
         if row.item_id != item.id and row.synset in wanted
-        for entry in candidates_from_json(row.good)
+        for entry in row.good_entries()
     ]
     return team_suggestions(item.synset, item.target.lemma, curated, rank_of)
 
 
 def teams_of(
-    conn: Any, items: dict[str, Item], keys: Sequence[tuple[str, str]]
+    repo: Repository, conn: Any, items: dict[str, Item], keys: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], tuple[list[Suggestion], list[Suggestion]]]:
     """The team's suggestions of a batch: one look-up per language for every sense of the batch's items."""
     result = {}
     for lang in sorted({lang for _i, lang in keys}):
         mine = [item_id for item_id, other in keys if other == lang and item_id in items]
         synsets = sorted({s for i in mine for s in (items[i].synset, *(x.synset for x in items[i].senses))})
-        found: list[rows.TeamRow] = []
+        found: list[TeamRow] = []
         for start in range(0, len(synsets), 400):
-            found += rows.team_rows(conn, synsets[start : start + 400], lang, "")
-        by_synset: dict[str, list[rows.TeamRow]] = {}
+            found += repo.team_rows(conn, synsets[start : start + 400], lang, "")
+        by_synset: dict[str, list[TeamRow]] = {}
         for row in found:
             by_synset.setdefault(row.synset, []).append(row)
         for item_id in mine:
             item = items[item_id]
             near = [r for s in {item.synset, *(x.synset for x in item.senses)} for r in by_synset.get(s, ())]
-            result[(item_id, lang)] = team_of(conn, item, lang, near)
+            result[(item_id, lang)] = team_of(repo, conn, item, lang, near)
     return result
 
 
-def fresh_related(finder: Finder, item: Item, lang: str, cached: rows.CachedSuggestions | None) -> str | None:
+def fresh_related(finder: Finder, item: Item, lang: str, cached: CachedSuggestions | None) -> str | None:
     """The related part to keep when the cached one is missing or stale; None when it is current, or when the
     provider cannot answer now (quota, unreachable: the card shows what is kept, a later one asks again)."""
     if _current(cached, finder.stamp_base, item):
@@ -117,7 +117,7 @@ def _other_senses(item: Item) -> tuple[str, ...]:
     return tuple(sense.synset for sense in item.senses if sense.synset != item.synset)
 
 
-def _current(cached: rows.CachedSuggestions | None, base: str, item: Item) -> bool:
+def _current(cached: CachedSuggestions | None, base: str, item: Item) -> bool:
     """The kept related part was computed from ``base`` (``finder.stamp_base``) for the item's σ."""
     return cached is not None and cached.lexicon_stamp == related_stamp(base, item.synset)
 
@@ -181,26 +181,26 @@ def _card(
         settings = ProjectSettings.from_json(raw) if raw else ProjectSettings()  # the stamp, the finder if needed
         if settings.lexicon.provider == "snapshot" and not settings.lexicon.snapshot:
             project.lexicon(settings)  # no lexicon to open: it refuses (as the finder would), before any other read
-        record = rows.get_record(conn, item_id, lang)
-        cached = rows.cached_one(conn, item_id, lang)
-        team = team_of(conn, item, lang)
-        dismissed = rows.dismissed_keys(conn, item_id, lang, user.name) if user is not None else set()
-        job_id = newest_evaluation_in(conn)
+        record = project.repo.lexicon_record(conn, item_id, lang)
+        cached = project.repo.cached_suggestions(conn, item_id, lang)
+        team = team_of(project.repo, conn, item, lang)
+        dismissed = project.repo.dismissed_keys(conn, item_id, lang, user.name) if user is not None else set()
+        job_id = newest_evaluation_in(project.repo, conn)
         marked = project.repo.get_meta(conn, MT_MARKER) if job_id is not None else None
-        rates = kind_rates_in(conn, project.db.url)
+        rates = kind_rates_in(project.repo, conn, project.db.url)
     if job_id is not None and marked != job_id:
         refresh_mt(project, job_id)  # once per evaluation (normally done when it finished)
         with project.db.read() as conn:
-            cached = rows.cached_one(conn, item_id, lang)
+            cached = project.repo.cached_suggestions(conn, item_id, lang)
     if _current(cached, stamp_base(project, settings), item):
         related = None  # the lexicon is not even opened
     else:
         finder = project_finder(project, settings)
         related = fresh_related(finder, item, lang, cached)
     if related is not None:
-        base = cached or rows.CachedSuggestions("", "[]", "", "[]")
+        base = cached or CachedSuggestions("", "[]", "", "[]")
         cached = base._replace(lexicon_stamp=finder.stamp(item.synset), related=related)
         with project.db.write() as conn:
-            rows.put_cache(conn, [(item_id, lang, cached)])
+            project.repo.put_cached_suggestions(conn, [(item_id, lang, cached)])
     related_part = cached.related if cached is not None else "[]"
     return card_of(item, state, record, related_part, mt_part(cached, job_id), team, dismissed, job_id, rates)

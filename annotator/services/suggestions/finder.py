@@ -249,7 +249,7 @@ def project_finder(project: ProjectContext, settings: ProjectSettings | None = N
 
 class RelatedParts:
     """The related part of every item-language, computed by pre-population while it has the project's lexicon open
-    and written in its batches (``store.suggestions.put_related``), so no card opens the lexicon for it (a first card
+    and written in its batches (``repo.put_related_suggestions``), so no card opens the lexicon for it (a first card
     would otherwise load the whole lexicon, and each new card write its part in a transaction of its own). Answers
     are kept per (σ, language) as their stored JSON (strings: nothing for the collector to walk), at most
     ``RELATED_KEPT`` of them."""

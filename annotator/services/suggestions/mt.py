@@ -22,8 +22,8 @@ from annotator.domain.suggestions import MissTranslation, encode_suggestions, mt
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import job_files
 from annotator.services.suggestions.finder import Finder, project_finder
-from annotator.store import jobs as job_rows
-from annotator.store import suggestions as rows
+from annotator.store.repository import Repository
+from annotator.store.suggestions import CachedSuggestions
 from annotator.versioned_cache import VersionedCache
 
 #: Item-languages per batch when computing in bulk.
@@ -36,16 +36,16 @@ COMMON_SHARE, COMMON_MIN = 0.08, 30
 def newest_evaluation(project: ProjectContext) -> int | None:
     """The newest finished evaluation (its job id): a new one means the MISS words are read again."""
     with project.db.read() as conn:
-        return newest_evaluation_in(conn)
+        return newest_evaluation_in(project.repo, conn)
 
 
 #: Evaluations whose MISS translations feed suggestions at most (the newest).
 EVALUATIONS_READ = 50
 
 
-def newest_evaluation_in(conn: Any) -> int | None:
+def newest_evaluation_in(repo: Repository, conn: Any) -> int | None:
     """``newest_evaluation`` inside a caller's read."""
-    for job in job_rows.list_jobs(conn, limit=EVALUATIONS_READ, kinds=[JobKind.EVALUATE]):
+    for job in repo.list_jobs(conn, limit=EVALUATIONS_READ, kinds=[JobKind.EVALUATE]):
         if job.state is JobState.DONE:
             return job.id
     return None
@@ -97,10 +97,10 @@ def _miss_rows(project: ProjectContext, job_id: int, folder: Path | None = None)
     with project.db.read() as conn:
         jobs = [
             job
-            for job in job_rows.list_jobs(conn, limit=EVALUATIONS_READ, kinds=[JobKind.EVALUATE])
+            for job in project.repo.list_jobs(conn, limit=EVALUATIONS_READ, kinds=[JobKind.EVALUATE])
             if job.id < job_id and job.state is JobState.DONE
         ]
-        own = job_rows.get_job(conn, job_id)
+        own = project.repo.get_job(conn, job_id)
     if own is not None:
         if folder is not None:
             own = dataclasses.replace(own, result={**(own.result or {}), "path": str(folder)})
@@ -185,7 +185,7 @@ def refresh_mt(
         chunk = keys[start : start + BATCH_SIZE]
         with project.db.read() as conn:
             items = project.repo.items_by_id(conn, list(dict.fromkeys(i for i, _l in chunk)))
-            cached = rows.cached_of(conn, chunk)
+            cached = project.repo.cached_suggestions_of(conn, chunk)
         updates = []
         for item_id, lang in chunk:
             item = items.get(item_id)
@@ -199,10 +199,10 @@ def refresh_mt(
                 too_common[lang].__contains__,
                 functools.partial(is_function_word, lang),
             )
-            base = cached.get((item_id, lang)) or rows.CachedSuggestions("", "[]", "", "[]")
+            base = cached.get((item_id, lang)) or CachedSuggestions("", "[]", "", "[]")
             updates.append((item_id, lang, base._replace(mt_stamp=stamp, mt=encode_suggestions(mt))))
         with project.db.write() as conn:
-            rows.put_cache(conn, updates)
+            project.repo.put_cached_suggestions(conn, updates)
         progress(min(start + BATCH_SIZE, total), total, "machine translations")
     with project.db.write() as conn:
         project.repo.set_meta(conn, MT_MARKER, job_id)
@@ -220,7 +220,7 @@ def miss_translations(project: ProjectContext, item_id: str, lang: str) -> list[
     line. The evaluation's file is read once per evaluation and process (only its MISS lines' system and text are
     kept), so a card costs a dictionary look-up."""
     with project.db.read() as conn:
-        job_id = newest_evaluation_in(conn)
+        job_id = newest_evaluation_in(project.repo, conn)
     return miss_lines(project, job_id, item_id, lang)
 
 
@@ -241,7 +241,7 @@ def miss_lines(project: ProjectContext, job_id: int | None, item_id: str, lang: 
     return texts.get((item_id, lang.upper()), [])[:MISS_SHOWN]
 
 
-def mt_part(cached: rows.CachedSuggestions | None, job_id: int | None) -> str:
+def mt_part(cached: CachedSuggestions | None, job_id: int | None) -> str:
     """The kept MT suggestions when they come from the newest evaluation; none otherwise."""
     return cached.mt if cached is not None and cached.mt_stamp == mt_stamp(job_id) else "[]"
 

@@ -2,7 +2,7 @@
 list, how many of those have suggestions, and how many a person worked on.
 
 Read from the kept suggestions and the team's curated lists (no lexicon). The page reruns this on every widget
-change, so the empty rows (``store.suggestions.empty_good_rows``) are kept per ``read_model.data_version``, which
+change, so the empty rows (``repo.empty_good_rows``) are kept per ``read_model.data_version``, which
 every item-language, item and settings change moves; only the kept suggestions, which change without it, are read
 on each call."""
 
@@ -16,8 +16,7 @@ from annotator.domain.settings import ProjectSettings
 from annotator.domain.suggestions import decode_suggestions
 from annotator.services.read_model import data_version_in
 from annotator.services.suggestions.mt import mt_stamp, newest_evaluation_in
-from annotator.store import suggestions as rows
-from annotator.store.item_languages import candidates_from_json
+from annotator.store.suggestions import EmptyGoodRow
 from annotator.versioned_cache import VersionedCache
 
 
@@ -40,7 +39,7 @@ class _EmptyRows:
     """What is kept per data version: the project's languages and the empty rows."""
 
     languages: tuple[str, ...]
-    rows: tuple[rows.EmptyGoodRow, ...]
+    rows: tuple[EmptyGoodRow, ...]
 
 
 #: Per database: the empty rows of the current data version and the one before.
@@ -51,17 +50,18 @@ def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
     """The Project page's block, in one read transaction: the data version, the empty rows kept for it, the newest
     evaluation and the empty rows' kept suggestions."""
     with project.db.read() as conn:
-        version = data_version_in(conn)
+        version = data_version_in(project.repo, conn)
         settings = version[-1]  # the settings' stored text ends the version
 
         def read() -> _EmptyRows:
             stored = ProjectSettings.from_json(json.loads(settings)) if settings else ProjectSettings()
-            return _EmptyRows(tuple(stored.languages), tuple(rows.empty_good_rows(conn)))
+            return _EmptyRows(tuple(stored.languages), tuple(project.repo.empty_good_rows(conn)))
 
         found = _empty_rows.get(project.db.url, version, read)
         empty = found.rows
-        stamp = mt_stamp(newest_evaluation_in(conn)) if empty else ""  # nothing to offer MT words to otherwise
-        kept = rows.cached_of(conn, [(row.item_id, row.lang) for row in empty]) if empty else {}
+        # nothing to offer MT words to without empty rows
+        stamp = mt_stamp(newest_evaluation_in(project.repo, conn)) if empty else ""
+        kept = project.repo.cached_suggestions_of(conn, [(row.item_id, row.lang) for row in empty]) if empty else {}
     counts = {lang: [0, 0, 0, 0] for lang in found.languages}
     for row in empty:
         entry = counts.setdefault(row.lang, [0, 0, 0, 0])
@@ -71,8 +71,8 @@ def empty_good_counts(project: ProjectContext) -> list[EmptyGoodCounts]:
         if cached is None:
             entry[2] += 1
         related, mt = (cached.related, cached.mt if cached.mt_stamp == stamp else "[]") if cached else (None, "[]")
-        good_keys = {c.key for c in candidates_from_json(row.good)}
-        held = good_keys | {c.key for c in candidates_from_json(row.bad)}
+        good_keys = {c.key for c in row.good_entries()}
+        held = good_keys | {c.key for c in row.bad_entries()}
         offered = any(s.key not in good_keys for s in decode_suggestions(related)) or any(
             s.key not in held for s in decode_suggestions(mt)
         )

@@ -9,7 +9,8 @@ from typing import Any
 
 from annotator.context import ProjectContext
 from annotator.domain.suggestions import KindRate, Suggestion, candidate_key, decode_suggestions, kind_of, kind_rates
-from annotator.store import suggestions as rows
+from annotator.store.repository import Repository
+from annotator.store.suggestions import CachedSuggestions, Decision
 from annotator.versioned_cache import VersionedCache
 
 #: Seconds a process keeps the project's rates per kind before reading the decisions again.
@@ -18,7 +19,7 @@ RATES_KEPT_SECONDS = 60.0
 _rates: VersionedCache[dict[str, KindRate]] = VersionedCache(keep=1)
 
 
-def _decided_kind(decision: rows.Decision, cached: rows.CachedSuggestions | None) -> tuple[str, str] | None:
+def _decided_kind(decision: Decision, cached: CachedSuggestions | None) -> tuple[str, str] | None:
     """(kind, side) of an accepted or dismissed suggestion: from the provenance an accept recorded, else from the
     item-language's kept suggestions holding the word, else the team's (the part read live, not kept)."""
     detail: dict[str, Any] = {}
@@ -43,11 +44,11 @@ def _decided_kind(decision: rows.Decision, cached: rows.CachedSuggestions | None
     return kind_of(Suggestion(text, "BAD" if side == "BAD" else "GOOD", "team", "", "", "")), side
 
 
-def kind_rates_in(conn: Any, url: str) -> dict[str, KindRate]:
+def kind_rates_in(repo: Repository, conn: Any, url: str) -> dict[str, KindRate]:
     """The rates the ranking uses per kind: the measured precision, moved by the team's own accepts and dismissals
     once a kind has enough (``domain.suggestions.kind_rates``). Read at most every ``RATES_KEPT_SECONDS`` per
     process (a decision changes the rates little; the card stays one cheap read)."""
-    return _rates.get(url, _window(), lambda: _read_rates(conn))
+    return _rates.get(url, _window(), lambda: _read_rates(repo, conn))
 
 
 def _window() -> int:
@@ -55,9 +56,9 @@ def _window() -> int:
     return int(time.monotonic() // RATES_KEPT_SECONDS)
 
 
-def _read_rates(conn: Any) -> dict[str, KindRate]:
-    found = rows.decisions(conn)
-    cached = rows.cached_of(conn, list(dict.fromkeys((d.item_id, d.lang) for d in found)))
+def _read_rates(repo: Repository, conn: Any) -> dict[str, KindRate]:
+    found = repo.suggestion_decisions(conn)
+    cached = repo.cached_suggestions_of(conn, list(dict.fromkeys((d.item_id, d.lang) for d in found)))
     counts: dict[str, list[int]] = {}
     for decision in found:
         kind = _decided_kind(decision, cached.get((decision.item_id, decision.lang)))
@@ -76,7 +77,7 @@ def suggestion_kinds(project: ProjectContext, fresh: bool = False) -> list[KindR
 
     def read() -> dict[str, KindRate]:
         with project.db.read() as conn:  # a transaction only when the kept rates are too old
-            return _read_rates(conn)
+            return _read_rates(project.repo, conn)
 
     rates = _rates.get(project.db.url, _window(), read)
     return sorted(rates.values(), key=lambda rate: -rate.rate)
