@@ -103,9 +103,14 @@ class SnapshotLexicon:
     # --- construction -------------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, path: str | Path, limits: InputLimits | None = None) -> SnapshotLexicon:
-        """Read a JSON or JSONL snapshot file within ``limits`` (``snapshot_read.read_snapshot_file``)."""
-        return cls.from_parsed(read_snapshot_file(Path(path), limits))
+    def load(cls, path: str | Path, limits: InputLimits | None = None, keep_in: Path | None = None) -> SnapshotLexicon:
+        """Read a JSON or JSONL snapshot file within ``limits`` (``snapshot_read.read_snapshot_file``); with
+        ``keep_in`` (a project's data folder), from the checked copy kept there (``snapshot_cache``)."""
+        if keep_in is None:
+            return cls.from_parsed(read_snapshot_file(Path(path), limits))
+        from annotator.lexicon.snapshot_cache import read_checked_snapshot
+
+        return cls.from_parsed(read_checked_snapshot(Path(path), limits, keep_in))
 
     @classmethod
     def from_data(cls, data: Any, origin: str = "<data>") -> SnapshotLexicon:

@@ -32,7 +32,7 @@ from annotator.lexicon.base import (
     SynsetRecord,
 )
 from annotator.store.item_languages import candidates_to_json
-from annotator.store.prepopulation import lexicon_list_json
+from annotator.store.prepopulation import lexicon_list_json, one_synset_candidates_json
 
 #: G0/B0 answers kept for items sharing σ, λ and language (encoded: strings only), dropped past this many: bounds
 #: memory (about 1 KB each: 100 MB at most).
@@ -78,6 +78,15 @@ class EncodedSets(NamedTuple):
         )  # fmt: skip
 
 
+class SynsetPart(NamedTuple):
+    """Λ_L(σ) as a part of a stored list (``one_synset_candidates_json``): its candidates' JSON, how many, and their
+    identity keys; None as the part when a lemma of it is not a valid candidate or two share an identity."""
+
+    json: str | None
+    count: int
+    keys: tuple[str, ...]
+
+
 class SenseInventory:
     """Memoised lexicon look-ups for one run: Ω(λ) per (lemma, POS), Λ_L per (synset, language), synset records.
 
@@ -105,6 +114,10 @@ class SenseInventory:
         self._sets: dict[tuple[str, str, str, str], EncodedSets] = {}
         #: The record of what each lexicon returned (JSON), per (σ, λ, language) like the sets.
         self._records_json: dict[tuple[str, str, str, str], str] = {}
+        #: Λ_L(σ) as a part of a stored list, per (σ, language).
+        self._parts: dict[tuple[str, str], SynsetPart] = {}
+        #: Per (λ, POS, language): whether no lemma identity recurs among the senses of Ω(λ) (``joined_sets``).
+        self._disjoint: dict[tuple[str, str, str], bool] = {}
 
     def trim(self) -> bool:
         """Drop the derived answers (Λ_L(σ), G0/B0) once there are more than ``SETS_KEPT``; True when dropped.
@@ -118,6 +131,8 @@ class SenseInventory:
         self._source_names.clear()
         self._texts.clear()
         self._records_json.clear()
+        self._parts.clear()
+        self._disjoint.clear()
         return True
 
     def record(self, synset_id: str) -> SynsetRecord:
@@ -195,8 +210,51 @@ class SenseInventory:
         key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
         found = self._sets.get(key)
         if found is None:
-            found = self._sets[key] = EncodedSets.of_lists(self.initial_lists(item, senses, lang, source_allowed))
+            found = self.joined_sets(item, senses, lang, source_allowed) or EncodedSets.of_lists(
+                self.initial_lists(item, senses, lang, source_allowed)
+            )
+            self._sets[key] = found
         return found
+
+    def part(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> SynsetPart:
+        """Λ_L(σ) as a part of a stored list, memoised: each synset's part is written once per run."""
+        key = (synset_id, lang)
+        found = self._parts.get(key)
+        if found is None:
+            prepared = self.prepared(synset_id, lang, source_allowed)
+            texts = [text for _, _, text in prepared if text is not None]
+            keys = tuple(key for _, key, _ in prepared)
+            usable = len(texts) == len(prepared) and len(set(keys)) == len(keys)
+            part = one_synset_candidates_json(synset_id, texts) if usable else None
+            found = self._parts[key] = SynsetPart(part, len(prepared), keys)
+        return found
+
+    def joined_sets(
+        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
+    ) -> EncodedSets | None:
+        """G0/B0 joined from the parts of σ and of the other senses, when σ is among Ω(λ) and no lemma identity
+        recurs among its senses (the common case): then every candidate stands for its one synset, G0 is σ's
+        part and B0 the others' in rank order, which is what ``initial_lists`` derives, with no overlap and
+        nothing skipped. None otherwise (``initial_lists`` decides)."""
+        target = item.synset
+        if all(sense.synset != target for sense in senses):
+            return None
+        family = (item.target.lemma.casefold(), item.target.pos, lang)
+        parts = [self.part(sense.synset, lang, source_allowed) for sense in senses]
+        disjoint = self._disjoint.get(family)
+        if disjoint is None:
+            keys = [key for part in parts for key in part.keys]
+            disjoint = self._disjoint[family] = len(set(keys)) == len(keys) and all(p.json is not None for p in parts)
+        if not disjoint:
+            return None
+        good, good_count, bad, bad_count = "", 0, [], 0
+        for sense, part in zip(senses, parts, strict=True):
+            if sense.synset == target:
+                good, good_count = part.json or "", part.count
+            elif part.count:
+                bad.append(part.json or "")
+                bad_count += part.count
+        return EncodedSets(f"[{good}]", "[" + ",".join(bad) + "]", good_count, bad_count, (), ())
 
     def record_json(
         self,
