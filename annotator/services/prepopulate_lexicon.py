@@ -83,7 +83,7 @@ class SynsetPart(NamedTuple):
     identity keys; None as the part when a lemma of it is not a valid candidate or two share an identity."""
 
     json: str | None
-    count: int
+    size: int
     keys: tuple[str, ...]
 
 
@@ -250,10 +250,10 @@ class SenseInventory:
         good, good_count, bad, bad_count = "", 0, [], 0
         for sense, part in zip(senses, parts, strict=True):
             if sense.synset == target:
-                good, good_count = part.json or "", part.count
-            elif part.count:
+                good, good_count = part.json or "", part.size
+            elif part.size:
                 bad.append(part.json or "")
-                bad_count += part.count
+                bad_count += part.size
         return EncodedSets(f"[{good}]", "[" + ",".join(bad) + "]", good_count, bad_count, (), ())
 
     def record_json(
