@@ -8,7 +8,7 @@ bounded: the memos are dropped past ``SETS_KEPT`` sets.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from annotator.domain.model import Item, SenseEntry
 from annotator.domain.prepopulation import (
@@ -78,6 +78,10 @@ class EncodedSets(NamedTuple):
         )  # fmt: skip
 
 
+#: A family not met yet (``SenseInventory.joined_sets``).
+_UNKNOWN: Any = object()
+
+
 class SynsetPart(NamedTuple):
     """Λ_L(σ) as a part of a stored list (``one_synset_candidates_json``): its candidates' JSON, how many, and their
     identity keys; None as the part when a lemma of it is not a valid candidate or two share an identity."""
@@ -116,8 +120,8 @@ class SenseInventory:
         self._records_json: dict[tuple[str, str, str, str], str] = {}
         #: Λ_L(σ) as a part of a stored list, per (σ, language).
         self._parts: dict[tuple[str, str], SynsetPart] = {}
-        #: Per (λ, POS, language): whether no lemma identity recurs among the senses of Ω(λ) (``joined_sets``).
-        self._disjoint: dict[tuple[str, str, str], bool] = {}
+        #: Per (λ, POS, language): the parts of Ω(λ)'s senses, None when G0/B0 cannot be joined (``joined_sets``).
+        self._families: dict[tuple[str, str, str], tuple[tuple[str, str, int], ...] | None] = {}
 
     def trim(self) -> bool:
         """Drop the derived answers (Λ_L(σ), G0/B0) once there are more than ``SETS_KEPT``; True when dropped.
@@ -132,7 +136,7 @@ class SenseInventory:
         self._texts.clear()
         self._records_json.clear()
         self._parts.clear()
-        self._disjoint.clear()
+        self._families.clear()
         return True
 
     def record(self, synset_id: str) -> SynsetRecord:
@@ -237,24 +241,32 @@ class SenseInventory:
         part and B0 the others' in rank order, which is what ``initial_lists`` derives, with no overlap and
         nothing skipped. None otherwise (``initial_lists`` decides)."""
         target = item.synset
-        if all(sense.synset != target for sense in senses):
-            return None
         family = (item.target.lemma.casefold(), item.target.pos, lang)
-        parts = [self.part(sense.synset, lang, source_allowed) for sense in senses]
-        disjoint = self._disjoint.get(family)
-        if disjoint is None:
-            keys = [key for part in parts for key in part.keys]
-            disjoint = self._disjoint[family] = len(set(keys)) == len(keys) and all(p.json is not None for p in parts)
-        if not disjoint:
+        parts = self._families.get(family, _UNKNOWN)
+        if parts is _UNKNOWN:
+            parts = self._families[family] = self._family_parts(senses, lang, source_allowed)
+        if parts is None or all(synset != target for synset, _, _ in parts):
             return None
         good, good_count, bad, bad_count = "", 0, [], 0
-        for sense, part in zip(senses, parts, strict=True):
-            if sense.synset == target:
-                good, good_count = part.json or "", part.size
-            elif part.size:
-                bad.append(part.json or "")
-                bad_count += part.size
+        for synset, text, size in parts:
+            if synset == target:
+                good, good_count = text, size
+            elif size:
+                bad.append(text)
+                bad_count += size
         return EncodedSets(f"[{good}]", "[" + ",".join(bad) + "]", good_count, bad_count, (), ())
+
+    def _family_parts(
+        self, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
+    ) -> tuple[tuple[str, str, int], ...] | None:
+        """(σ, its part, its size) for the senses of Ω(λ) in rank order; None when a lemma identity recurs among
+        them or a part cannot be written (``SynsetPart``)."""
+        parts = [(sense.synset, self.part(sense.synset, lang, source_allowed)) for sense in senses]
+        keys = [key for _, part in parts for key in part.keys]
+        if len(set(keys)) != len(keys):
+            return None
+        joined = tuple((synset, part.json, part.size) for synset, part in parts if part.json is not None)
+        return joined if len(joined) == len(parts) else None
 
     def record_json(
         self,
