@@ -87,15 +87,22 @@ class SnapshotLexicon:
                     f"{missing[0]}."
                 )
             self._lemmas[entry.key] = entry
-        #: Built and kept as tuples of strings, which Python's cyclic collector never walks: one list per (lemma,
-        #: language, POS), made each of its full passes longer.
-        self._reverse: dict[tuple[str, str, str], tuple[str, ...]] = {}
-        for synset_id, pos, _, senses in self._synsets.values():
-            for lemma, lang, _, _ in senses:
-                key = (lemma_lookup_key(lemma), lang, pos)
-                ids = self._reverse.get(key, ())
-                if synset_id not in ids:
-                    self._reverse[key] = (*ids, synset_id)
+        #: The reverse index of ``synset_ids_in``, built at its first use (pre-population never asks it).
+        self._reverse: dict[tuple[str, str, str], tuple[str, ...]] | None = None
+
+    def _reverse_index(self) -> dict[tuple[str, str, str], tuple[str, ...]]:
+        """(lemma key, language, POS) -> synset ids, over every sense. Kept as tuples of strings, which Python's
+        cyclic collector never walks: one list per (lemma, language, POS) made each of its full passes longer."""
+        if self._reverse is None:
+            reverse: dict[tuple[str, str, str], tuple[str, ...]] = {}
+            for synset_id, pos, _, senses in self._synsets.values():
+                for lemma, lang, _, _ in senses:
+                    key = (lemma_lookup_key(lemma), lang, pos)
+                    ids = reverse.get(key, ())
+                    if synset_id not in ids:
+                        reverse[key] = (*ids, synset_id)
+            self._reverse = reverse
+        return self._reverse
 
     def __repr__(self) -> str:
         return f"SnapshotLexicon(origin={self.origin!r}, version={self.version!r}, synsets={len(self._synsets)})"
@@ -143,7 +150,7 @@ class SnapshotLexicon:
         entry = self._lemmas.get((lemma_lookup_key(lemma), lang, pos))
         if entry is not None:
             return list(entry.synsets)
-        return list(self._reverse.get((lemma_lookup_key(lemma), lang, pos), ()))
+        return list(self._reverse_index().get((lemma_lookup_key(lemma), lang, pos), ()))
 
     def synset(self, synset_id: str, langs: Sequence[str]) -> SynsetRecord:
         record = self._synsets.get(synset_id)
