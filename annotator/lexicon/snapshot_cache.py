@@ -82,7 +82,9 @@ def _load(cache: Path, key: bytes, origin: str) -> ParsedSnapshot | None:
 
 def keep_checked_snapshot(folder: Path, key: bytes, parsed: ParsedSnapshot) -> None:
     """Write the copy of ``parsed`` (read from the file ``key`` names) in ``folder``, whole or not at all; a data
-    folder that cannot take it only costs the next read."""
+    folder that cannot take it only costs the next read. No folder is created (a PostgreSQL project may have none)."""
+    if not folder.is_dir():
+        return
     cache = folder / CACHE_FILE
     payload = _encode(parsed)
     data = LAYOUT + key + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
@@ -105,6 +107,5 @@ def read_checked_snapshot(path: Path, limits: InputLimits | None, folder: Path |
     if found is not None:
         return found
     parsed = read_snapshot_file(path, limits)
-    if folder.is_dir():
-        keep_checked_snapshot(folder, key, parsed)
+    keep_checked_snapshot(folder, key, parsed)
     return parsed
