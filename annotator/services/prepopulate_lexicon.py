@@ -1,8 +1,9 @@
 """The lexicon side of a pre-population run: Ω(λ), Λ_L and G0/B0 memoised for the items that share them.
 
-What is kept for the whole run is plain strings and rows of them (Λ_L per synset and language, G0/B0 encoded as
-stored); the lexicon's records, an object per sense, are held only while their item is worked on. Memory stays
-bounded: the memos are dropped past ``SETS_KEPT`` sets.
+What is kept for the whole run is plain strings and rows of them (Λ_L per synset and language, each synset's part
+of a stored list, G0/B0 encoded as stored): an item's G0/B0 is usually its senses' parts joined (``joined_sets``).
+The lexicon's records, an object per sense, are held only while their item is worked on. Memory stays bounded: the
+memos are dropped past ``SETS_KEPT`` sets.
 """
 
 from __future__ import annotations
