@@ -224,7 +224,7 @@ class Project:
                 raise UserError(NO_LEXICON)
             from annotator.lexicon.snapshot import SnapshotLexicon
 
-            return SnapshotLexicon.load(self.resolve_path(config.snapshot), project_limits(self))
+            return SnapshotLexicon.load(self.resolve_path(config.snapshot), project_limits(self), self.data_dir)
         if config.provider == "babelnet":
             from annotator.lexicon.babelnet import BabelNetLexicon, load_api_key
             from annotator.lexicon.http_cache import HttpCache

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import queue
 import resource
 import sys
 import tempfile
@@ -74,7 +75,13 @@ def _run_phase(name: str, *args: str) -> dict:
     results = context.Queue()
     process = context.Process(target=_phase, args=(name, *args, results))
     process.start()
-    result = results.get()
+    while True:  # a phase that dies (a snapshot over the input limits) sends nothing: stop, not wait for ever
+        try:
+            result = results.get(timeout=1)
+            break
+        except queue.Empty:
+            if not process.is_alive():
+                sys.exit(f"{name} failed (exit {process.exitcode})")
     process.join()
     if process.exitcode:
         sys.exit(f"{name} failed (exit {process.exitcode})")

@@ -60,13 +60,19 @@ def run_init(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(getattr(args, "data", None))
     languages = parse_languages(args.languages)  # a bad code refused before anything is created (exit 2)
     snapshot = None
+    checked = None
     if args.snapshot:
+        from annotator.data_import.limits import InputLimits
+        from annotator.lexicon.snapshot_cache import snapshot_key
         from annotator.lexicon.snapshot_read import read_snapshot_file
 
         snapshot = str(Path(args.snapshot).resolve())
         # Refuse a bad snapshot now, not at the first pre-population: reading the file runs every check a file can
-        # fail (each record, duplicates, dangling references) without building the lexicon's indexes.
-        read_snapshot_file(Path(snapshot))
+        # fail (each record, duplicates, dangling references) without building the lexicon's indexes. What was
+        # read is kept in the new project's folder, within the limits a new project has, for the lexicon to load.
+        limits = InputLimits()
+        key = snapshot_key(Path(snapshot), limits) if Path(snapshot).is_file() else None
+        checked = (key, read_snapshot_file(Path(snapshot), limits))
     lexicon = LexiconSettings(
         provider="babelnet" if args.babelnet else "snapshot",
         snapshot=snapshot,
@@ -74,6 +80,10 @@ def run_init(args: argparse.Namespace) -> int:
     )
     project = open_project(args, create=True)
     project.save_settings(ProjectSettings(name=args.name, languages=languages, lexicon=lexicon))
+    if checked is not None and checked[0] is not None:
+        from annotator.lexicon.snapshot_cache import keep_checked_snapshot
+
+        keep_checked_snapshot(project.data_dir, checked[0], checked[1])
     print(f"Created project {args.name!r} in {data_dir}")
     return 0
 

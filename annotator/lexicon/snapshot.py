@@ -87,15 +87,22 @@ class SnapshotLexicon:
                     f"{missing[0]}."
                 )
             self._lemmas[entry.key] = entry
-        #: Built and kept as tuples of strings, which Python's cyclic collector never walks: one list per (lemma,
-        #: language, POS), made each of its full passes longer.
-        self._reverse: dict[tuple[str, str, str], tuple[str, ...]] = {}
-        for synset_id, pos, _, senses in self._synsets.values():
-            for lemma, lang, _, _ in senses:
-                key = (lemma_lookup_key(lemma), lang, pos)
-                ids = self._reverse.get(key, ())
-                if synset_id not in ids:
-                    self._reverse[key] = (*ids, synset_id)
+        #: The reverse index of ``synset_ids_in``, built at its first use (pre-population never asks it).
+        self._reverse: dict[tuple[str, str, str], tuple[str, ...]] | None = None
+
+    def _reverse_index(self) -> dict[tuple[str, str, str], tuple[str, ...]]:
+        """(lemma key, language, POS) -> synset ids, over every sense. Kept as tuples of strings, which Python's
+        cyclic collector never walks: one list per (lemma, language, POS) made each of its full passes longer."""
+        if self._reverse is None:
+            reverse: dict[tuple[str, str, str], tuple[str, ...]] = {}
+            for synset_id, pos, _, senses in self._synsets.values():
+                for lemma, lang, _, _ in senses:
+                    key = (lemma_lookup_key(lemma), lang, pos)
+                    ids = reverse.get(key, ())
+                    if synset_id not in ids:
+                        reverse[key] = (*ids, synset_id)
+            self._reverse = reverse
+        return self._reverse
 
     def __repr__(self) -> str:
         return f"SnapshotLexicon(origin={self.origin!r}, version={self.version!r}, synsets={len(self._synsets)})"
@@ -103,9 +110,14 @@ class SnapshotLexicon:
     # --- construction -------------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, path: str | Path, limits: InputLimits | None = None) -> SnapshotLexicon:
-        """Read a JSON or JSONL snapshot file within ``limits`` (``snapshot_read.read_snapshot_file``)."""
-        return cls.from_parsed(read_snapshot_file(Path(path), limits))
+    def load(cls, path: str | Path, limits: InputLimits | None = None, keep_in: Path | None = None) -> SnapshotLexicon:
+        """Read a JSON or JSONL snapshot file within ``limits`` (``snapshot_read.read_snapshot_file``); with
+        ``keep_in`` (a project's data folder), from the checked copy kept there (``snapshot_cache``)."""
+        if keep_in is None:
+            return cls.from_parsed(read_snapshot_file(Path(path), limits))
+        from annotator.lexicon.snapshot_cache import read_checked_snapshot
+
+        return cls.from_parsed(read_checked_snapshot(Path(path), limits, keep_in))
 
     @classmethod
     def from_data(cls, data: Any, origin: str = "<data>") -> SnapshotLexicon:
@@ -138,7 +150,7 @@ class SnapshotLexicon:
         entry = self._lemmas.get((lemma_lookup_key(lemma), lang, pos))
         if entry is not None:
             return list(entry.synsets)
-        return list(self._reverse.get((lemma_lookup_key(lemma), lang, pos), ()))
+        return list(self._reverse_index().get((lemma_lookup_key(lemma), lang, pos), ()))
 
     def synset(self, synset_id: str, langs: Sequence[str]) -> SynsetRecord:
         record = self._synsets.get(synset_id)

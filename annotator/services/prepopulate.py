@@ -42,6 +42,7 @@ from annotator.store import provenance as provenance_rows
 from annotator.store import suggestions as suggestion_rows
 from annotator.store.item_languages import candidates_to_json
 from annotator.store.repository import PreparedSaves
+from annotator.store.rows import dumps
 
 SYSTEM_USER = "system:prepopulate"
 #: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
@@ -194,18 +195,20 @@ def _lexicon_counters(lexicon: Lexicon) -> dict[str, int]:
 def _prepopulated_state(
     item: Item, state: ItemLanguage, sets: EncodedSets, warnings: list[str]
 ) -> tuple[ItemLanguage, dict[str, str]]:
-    """The state pre-populated, and its lists already encoded (``prepare_saves``'s ``encoded_lists``): G0/B0, and
-    GOOD/BAD = G0/B0 when nobody had touched them (the returned state's own GOOD/BAD then stay empty)."""
+    """The state to save, and what pre-population changes in it already encoded (``prepare_saves``'s
+    ``encoded_lists``, saved with ``prepopulated=True``): G0/B0, their overlaps, and GOOD/BAD = G0/B0 when nobody
+    had touched them (the state itself is not copied: its own lists and overlaps are replaced on saving)."""
     lang = state.lang
     warnings.extend(
         f"{item.id} [{lang}]: lexicon lemma {lemma!r} is not a valid candidate; left out" for lemma in sets.skipped
     )
     if not sets.good_count:
         warnings.append(f"{item.id} [{lang}]: no {lang} lexicalization of {item.synset} from allowed sources")
-    lists = {"initial_good": sets.good, "initial_bad": sets.bad}
+    overlaps = dumps(list(sets.overlaps)) if sets.overlaps else "[]"
+    lists = {"initial_good": sets.good, "initial_bad": sets.bad, "overlaps": overlaps}
     if state.status is Status.PENDING and not state.good and not state.bad:
         lists.update(good=sets.good, bad=sets.bad)
-    return replace(state, overlaps=sets.overlaps, prepopulated=True), lists
+    return state, lists
 
 
 def _same_sets(state: ItemLanguage, sets: EncodedSets) -> bool:
@@ -437,7 +440,9 @@ class _Run:
                 f"({item.target.lemma}, {item.target.pos}) in the lexicon"
             )
         report.warnings.extend(warnings)
-        prepared = self.project.repo.prepare_saves(new_states, SYSTEM_USER, "prepopulate", details, encoded_lists=lists)
+        prepared = self.project.repo.prepare_saves(
+            new_states, SYSTEM_USER, "prepopulate", details, encoded_lists=lists, prepopulated=True
+        )
         batch = self.batch
         batch.lexicon_rows.append(_ItemLexicon(item.id, gloss, senses))
         batch.computed.extend(computed)

@@ -1,14 +1,15 @@
 """The lexicon side of a pre-population run: Ω(λ), Λ_L and G0/B0 memoised for the items that share them.
 
-What is kept for the whole run is plain strings and rows of them (Λ_L per synset and language, G0/B0 encoded as
-stored); the lexicon's records, an object per sense, are held only while their item is worked on. Memory stays
-bounded: the memos are dropped past ``SETS_KEPT`` sets.
+What is kept for the whole run is plain strings and rows of them (Λ_L per synset and language, each synset's part
+of a stored list, G0/B0 encoded as stored): an item's G0/B0 is usually its senses' parts joined (``joined_sets``).
+The lexicon's records, an object per sense, are held only while their item is worked on. Memory stays bounded: the
+memos are dropped past ``SETS_KEPT`` sets.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from annotator.domain.model import Item, SenseEntry
 from annotator.domain.prepopulation import (
@@ -32,7 +33,7 @@ from annotator.lexicon.base import (
     SynsetRecord,
 )
 from annotator.store.item_languages import candidates_to_json
-from annotator.store.prepopulation import lexicon_list_json
+from annotator.store.prepopulation import lexicon_list_json, one_synset_candidates_json
 
 #: G0/B0 answers kept for items sharing σ, λ and language (encoded: strings only), dropped past this many: bounds
 #: memory (about 1 KB each: 100 MB at most).
@@ -78,6 +79,19 @@ class EncodedSets(NamedTuple):
         )  # fmt: skip
 
 
+#: A family not met yet (``SenseInventory.joined_sets``).
+_UNKNOWN: Any = object()
+
+
+class SynsetPart(NamedTuple):
+    """Λ_L(σ) as a part of a stored list (``one_synset_candidates_json``): its candidates' JSON, how many, and their
+    identity keys; None as the part when a lemma of it is not a valid candidate or two share an identity."""
+
+    json: str | None
+    size: int
+    keys: tuple[str, ...]
+
+
 class SenseInventory:
     """Memoised lexicon look-ups for one run: Ω(λ) per (lemma, POS), Λ_L per (synset, language), synset records.
 
@@ -105,6 +119,10 @@ class SenseInventory:
         self._sets: dict[tuple[str, str, str, str], EncodedSets] = {}
         #: The record of what each lexicon returned (JSON), per (σ, λ, language) like the sets.
         self._records_json: dict[tuple[str, str, str, str], str] = {}
+        #: Λ_L(σ) as a part of a stored list, per (σ, language).
+        self._parts: dict[tuple[str, str], SynsetPart] = {}
+        #: Per (λ, POS, language): the parts of Ω(λ)'s senses, None when G0/B0 cannot be joined (``joined_sets``).
+        self._families: dict[tuple[str, str, str], tuple[tuple[str, str, int], ...] | None] = {}
 
     def trim(self) -> bool:
         """Drop the derived answers (Λ_L(σ), G0/B0) once there are more than ``SETS_KEPT``; True when dropped.
@@ -118,6 +136,8 @@ class SenseInventory:
         self._source_names.clear()
         self._texts.clear()
         self._records_json.clear()
+        self._parts.clear()
+        self._families.clear()
         return True
 
     def record(self, synset_id: str) -> SynsetRecord:
@@ -195,8 +215,59 @@ class SenseInventory:
         key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
         found = self._sets.get(key)
         if found is None:
-            found = self._sets[key] = EncodedSets.of_lists(self.initial_lists(item, senses, lang, source_allowed))
+            found = self.joined_sets(item, senses, lang, source_allowed) or EncodedSets.of_lists(
+                self.initial_lists(item, senses, lang, source_allowed)
+            )
+            self._sets[key] = found
         return found
+
+    def part(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> SynsetPart:
+        """Λ_L(σ) as a part of a stored list, memoised: each synset's part is written once per run."""
+        key = (synset_id, lang)
+        found = self._parts.get(key)
+        if found is None:
+            prepared = self.prepared(synset_id, lang, source_allowed)
+            texts = [text for _, _, text in prepared if text is not None]
+            keys = tuple(key for _, key, _ in prepared)
+            usable = len(texts) == len(prepared) and len(set(keys)) == len(keys)
+            part = one_synset_candidates_json(synset_id, texts) if usable else None
+            found = self._parts[key] = SynsetPart(part, len(prepared), keys)
+        return found
+
+    def joined_sets(
+        self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
+    ) -> EncodedSets | None:
+        """G0/B0 joined from the parts of σ and of the other senses, when σ is among Ω(λ) and no lemma identity
+        recurs among its senses (the common case): then every candidate stands for its one synset, G0 is σ's
+        part and B0 the others' in rank order, which is what ``initial_lists`` derives, with no overlap and
+        nothing skipped. None otherwise (``initial_lists`` decides)."""
+        target = item.synset
+        family = (item.target.lemma.casefold(), item.target.pos, lang)
+        parts = self._families.get(family, _UNKNOWN)
+        if parts is _UNKNOWN:
+            parts = self._families[family] = self._family_parts(senses, lang, source_allowed)
+        if parts is None or all(synset != target for synset, _, _ in parts):
+            return None
+        good, good_count, bad, bad_count = "", 0, [], 0
+        for synset, text, size in parts:
+            if synset == target:
+                good, good_count = text, size
+            elif size:
+                bad.append(text)
+                bad_count += size
+        return EncodedSets(f"[{good}]", "[" + ",".join(bad) + "]", good_count, bad_count, (), ())
+
+    def _family_parts(
+        self, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
+    ) -> tuple[tuple[str, str, int], ...] | None:
+        """(σ, its part, its size) for the senses of Ω(λ) in rank order; None when a lemma identity recurs among
+        them or a part cannot be written (``SynsetPart``)."""
+        parts = [(sense.synset, self.part(sense.synset, lang, source_allowed)) for sense in senses]
+        keys = [key for _, part in parts for key in part.keys]
+        if len(set(keys)) != len(keys):
+            return None
+        joined = tuple((synset, part.json, part.size) for synset, part in parts if part.json is not None)
+        return joined if len(joined) == len(parts) else None
 
     def record_json(
         self,

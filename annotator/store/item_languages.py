@@ -334,13 +334,15 @@ class ItemLanguageRecords:
         details: Sequence[dict[str, Any]],
         encoded: dict[tuple[CandidateEntry, ...], str] | None = None,
         encoded_lists: Sequence[Mapping[str, str]] | None = None,
+        prepopulated: bool | None = None,
     ) -> PreparedSaves:
         """Encode a batch of saves before taking the write lock, so the transaction only runs the statements.
 
         A candidate tuple shared by many states is encoded once (a caller running many batches may pass one
         ``encoded`` cache to all). ``encoded_lists``, per state, gives lists already encoded as stored by column
-        (``good``, ``bad``, ``initial_good``, ``initial_bad``), which then replace the state's own: pre-population
-        keeps its G0/B0 encoded, never as candidate objects. GOOD/BAD equal to G0/B0 are written as NULL.
+        (``good``, ``bad``, ``initial_good``, ``initial_bad``, and ``overlaps``), which then replace the state's own:
+        pre-population keeps its G0/B0 encoded, never as candidate objects. GOOD/BAD equal to G0/B0 are written as
+        NULL. ``prepopulated``, when given, is every state's flag (pre-population sets it without copying states).
         """
         at = utc_now()
         encoded = {} if encoded is None else encoded
@@ -376,8 +378,8 @@ class ItemLanguageRecords:
                 "bad": unless_initial(lists.get("bad") or encode(state.bad), initial_bad),
                 "initial_good": initial_good,
                 "initial_bad": initial_bad,
-                "overlaps": dumps(list(state.overlaps)) if state.overlaps else "[]",
-                "prepopulated": state.prepopulated,
+                "overlaps": lists.get("overlaps") or (dumps(list(state.overlaps)) if state.overlaps else "[]"),
+                "prepopulated": state.prepopulated if prepopulated is None else prepopulated,
                 "discuss_note": state.discuss_note,
                 "discard_reason": state.discard_reason.value if state.discard_reason else None,
                 "discard_note": state.discard_note,

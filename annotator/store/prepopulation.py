@@ -76,3 +76,11 @@ def lexicon_list_json(candidates: Sequence[LexiconCandidate], fragments: dict[Le
             part = fragments[candidate] = f'{SHORT_LEXICON}[{synsets}],"text":{dumps(candidate.text)}}}'
         parts.append(part)
     return "[" + ",".join(parts) + "]"
+
+
+def one_synset_candidates_json(synset: str, texts: Sequence[str]) -> str:
+    """The candidates ``texts``, each standing for ``synset`` alone, as ``lexicon_list_json`` writes them inside a
+    list, joined by commas without the brackets: lists whose candidates each stand for one synset are built by
+    joining these parts."""
+    head = f'{SHORT_LEXICON}[{dumps(synset)}],"text":'
+    return ",".join(f"{head}{dumps(text)}}}" for text in texts)
