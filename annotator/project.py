@@ -8,12 +8,10 @@ import this module: they receive the ``Project`` as the ``annotator.context.Proj
 from __future__ import annotations
 
 import os
-import uuid
 from importlib import resources
 from pathlib import Path
 from typing import NoReturn
 
-from sqlalchemy import inspect, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
@@ -22,7 +20,6 @@ from annotator.errors import DatabaseUnavailableError, UserError
 from annotator.lexicon.base import Lexicon
 from annotator.private_files import make_private_folder
 from annotator.services.administration import project_limits
-from annotator.store import schema
 from annotator.store.database import Database, committed_writes, sqlite_url
 from annotator.store.repository import Repository
 
@@ -80,10 +77,7 @@ def display_url(url: str) -> str:
 def has_project(database: Database) -> bool:
     """True when the database holds a project: its ``project_id`` (or, before migration 0003, its settings)."""
     with database.read() as conn:
-        if not inspect(conn).has_table("meta"):
-            return False
-        keys = select(schema.meta.c.key).where(schema.meta.c.key.in_(("project_id", "settings")))
-        return conn.execute(keys).first() is not None
+        return Repository(database).holds_project(conn)
 
 
 def cannot_use(url: str, error: Exception) -> UserError:
@@ -112,10 +106,8 @@ def project_exists(data: str | os.PathLike[str] | None = None) -> bool:
 def _claim_database(database: Database) -> None:
     """Give a fresh database its project identity, in one write so two ``init`` runs cannot both succeed."""
     with database.write() as conn:
-        exists = conn.execute(select(schema.meta.c.key).where(schema.meta.c.key.in_(("project_id", "settings"))))
-        if exists.first() is not None:
+        if not Repository(database).claim_project_id(conn):
             _refuse_existing(database)
-        conn.execute(schema.meta.insert().values(key="project_id", value=uuid.uuid4().hex))
 
 
 def _refuse_existing(database: Database) -> NoReturn:

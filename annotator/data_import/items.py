@@ -15,18 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sqlalchemy import Column
-
 from annotator.data_import.limits import InputLimits, ProblemLog
 from annotator.data_import.table_rows import Row
 from annotator.data_import.tables import load_table
 from annotator.data_import.xlsx import DateCell, FormulaCell
 from annotator.domain import unicode_rules
 from annotator.domain.candidates import normalize_pos
-from annotator.domain.model import TARGET_POS, Item, Target
+from annotator.domain.model import ITEM_FIELD_MAX, TARGET_POS, Item, Target
 from annotator.errors import RowProblemsError
 from annotator.progress import ProgressCallback, no_progress
-from annotator.store import schema
 
 REQUIRED_COLUMNS = ("sentence", "lemma", "pos", "synset")
 #: Accepted spellings of the optional columns.
@@ -37,24 +34,8 @@ _POS_LETTER = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 #: Columns shown to people: invisible and bidi control characters in them are refused.
 #: (The id has its own rules, ``id_not_printable`` among them, in ``_id_problems``.)
 _TEXT_COLUMNS = ("sentence", "lemma", "source", "gloss", "domain", *ALIASES["target"])
-def _length(column: Column[Any]) -> int:
-    """The ``n`` of a ``String(n)`` column."""
-    length = getattr(column.type, "length", None)
-    if not isinstance(length, int):
-        raise TypeError(f"column {column.name} has no length")
-    return length
-
-
-#: The longest text each stored column holds (the schema's ``String(n)``; the gloss is ``Text``, kept readable).
-COLUMN_MAX = {
-    "id": _length(schema.items.c.id),
-    "target": _length(schema.items.c.target_text),
-    "lemma": _length(schema.items.c.lemma),
-    "synset": _length(schema.items.c.synset),
-    "source": _length(schema.items.c.source),
-    "domain": _length(schema.items.c.domain),
-    "gloss": 5_000,
-}
+#: The longest text each stored column holds (the gloss is ``Text``, kept readable).
+COLUMN_MAX = {**ITEM_FIELD_MAX, "gloss": 5_000}
 _TRUE = {"true", "yes", "y", "1", "x"}
 #: Every column the reader uses: a JSON object or list in one of them is not a value (other keys are ignored).
 _KNOWN_COLUMNS = frozenset({*REQUIRED_COLUMNS, *ALIASES["target"], *ALIASES["id"], "start", "end", "source", "gloss",

@@ -45,6 +45,8 @@ class Origin(StrEnum):
 
 #: Universal POS tags an item's target word may have.
 TARGET_POS = ("NOUN", "VERB", "ADJ", "ADV")
+#: The longest text each of an item's fields holds: the store sizes its columns from these, an import refuses longer.
+ITEM_FIELD_MAX = {"id": 200, "target": 200, "lemma": 200, "synset": 64, "source": 200, "domain": 200}
 
 
 @dataclass(frozen=True)

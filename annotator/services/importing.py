@@ -38,7 +38,6 @@ from annotator.errors import UserError
 from annotator.lexicon.licences import licence_beside
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
-from annotator.store import provenance as provenance_rows
 from annotator.store.repository import Repository, StagingImport
 
 #: Who the history names for changes the import makes by itself.
@@ -438,7 +437,7 @@ def _import_items(
         corpus = corpus_record(import_id, Path(path), given_licence)
         with project.db.write() as conn:
             _commit(project, conn, import_id, plan, languages, force, name, report, user)
-            provenance_rows.put_sources(conn, [corpus])
+            project.repo.put_sources(conn, [corpus])
         committed = True
         report.corpus_licence, report.corpus_stated = corpus.licence, corpus.stated
         new_ids = {values.id for values in plan.new_rows}
@@ -460,14 +459,14 @@ def _record_earlier_imports(
         return
     wanted = set(item_ids)
     with project.db.read() as conn:
-        imports = {import_id for item_id, import_id in provenance_rows.item_imports(conn).items() if item_id in wanted}
-        recorded = provenance_rows.sources_by_key(conn, [f"corpus:{import_id}" for import_id in imports])
+        imports = {import_id for item_id, import_id in project.repo.item_imports(conn).items() if item_id in wanted}
+        recorded = project.repo.sources_by_key(conn, [f"corpus:{import_id}" for import_id in imports])
     todo = [i for i in sorted(imports) if given is not None or f"corpus:{i}" not in recorded]
     if not todo:
         return
     records = [corpus_record(import_id, path, given) for import_id in todo]
     with project.db.write() as conn:
-        provenance_rows.put_sources(conn, records)
+        project.repo.put_sources(conn, records)
     if not report.corpus_licence:
         report.corpus_licence, report.corpus_stated = records[0].licence, records[0].stated
 

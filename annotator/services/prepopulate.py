@@ -38,8 +38,6 @@ from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
 from annotator.services.prepopulate_lexicon import SETS_KEPT, EncodedSets, SenseInventory
 from annotator.services.suggestions.finder import RelatedParts
-from annotator.store import provenance as provenance_rows
-from annotator.store import suggestions as suggestion_rows
 from annotator.store.item_languages import candidates_to_json
 from annotator.store.repository import PreparedSaves
 from annotator.store.rows import dumps
@@ -470,13 +468,13 @@ class _Run:
                 batch.history = [h for h, ok in zip(batch.history, fresh, strict=True) if ok]
             repo.update_items_lexicon(conn, batch.lexicon_rows)
             repo.apply_saves(conn, PreparedSaves(batch.updates, batch.history))
-            suggestion_rows.put_records(conn, [(c.item_id, c.lang, c.record) for c in batch.computed if c.record])
-            suggestion_rows.put_related(
+            repo.put_lexicon_records(conn, [(c.item_id, c.lang, c.record) for c in batch.computed if c.record])
+            repo.put_related_suggestions(
                 conn, [(c.item_id, c.lang, c.related_stamp, c.related) for c in batch.computed if c.related_stamp]
             )
             # the sources themselves: a source already recorded (by use-wordnet, an earlier run) is kept as it was
-            provenance_rows.put_sources(conn, self.provenance.records, replace=False)
-            provenance_rows.put_item_language_sources(
+            repo.put_sources(conn, self.provenance.records, replace=False)
+            repo.put_item_language_sources(
                 conn, [*(_Sources(c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
             )
         self.inventory.trim()

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, func, inspect, select
 
 from annotator.store import schema
 from annotator.store.rows import dumps
@@ -30,6 +31,20 @@ class MetaRecords:
             table.name: int(conn.execute(select(func.count()).select_from(table)).scalar_one())
             for table in schema.metadata.sorted_tables
         }
+
+    def holds_project(self, conn: Connection) -> bool:
+        """True when the database holds a project: its ``project_id`` (or, before migration 0003, its settings)."""
+        if not inspect(conn).has_table("meta"):
+            return False
+        keys = select(schema.meta.c.key).where(schema.meta.c.key.in_(("project_id", "settings")))
+        return conn.execute(keys).first() is not None
+
+    def claim_project_id(self, conn: Connection) -> bool:
+        """Give a fresh database its project identity; False (nothing written) when it already holds a project."""
+        if self.holds_project(conn):
+            return False
+        conn.execute(schema.meta.insert().values(key="project_id", value=uuid.uuid4().hex))
+        return True
 
     def project_id(self, conn: Connection) -> str | None:
         """The project's id as stored (plain text, not JSON); None when the database holds none."""

@@ -64,12 +64,3 @@ class ProvenanceRecords:
             item_id: import_id
             for item_id, import_id in conn.execute(select(schema.items.c.id, schema.items.c.import_id))
         }
-
-
-#: The module-level names pre-population and import still call; they go once those write through ``repo`` as every
-#: other caller.
-_RECORDS = ProvenanceRecords()
-put_sources = _RECORDS.put_sources
-put_item_language_sources = _RECORDS.put_item_language_sources
-sources_by_key = _RECORDS.sources_by_key
-item_imports = _RECORDS.item_imports

@@ -25,6 +25,8 @@ from sqlalchemy import (
     text,
 )
 
+from annotator.domain.model import ITEM_FIELD_MAX
+
 metadata = MetaData()
 
 #: An item that failed a selection filter or that a lead excluded (the Project page's list; revision 0014's partial
@@ -62,16 +64,16 @@ users = Table(
 items = Table(
     "items",
     metadata,
-    Column("id", String(200), primary_key=True),
+    Column("id", String(ITEM_FIELD_MAX["id"]), primary_key=True),
     Column("position", Integer, nullable=False),
     Column("sentence", Text, nullable=False),
-    Column("target_text", String(200), nullable=False),
+    Column("target_text", String(ITEM_FIELD_MAX["target"]), nullable=False),
     Column("target_start", Integer, nullable=False),
     Column("target_end", Integer, nullable=False),
-    Column("lemma", String(200), nullable=False),
+    Column("lemma", String(ITEM_FIELD_MAX["lemma"]), nullable=False),
     Column("pos", String(8), nullable=False),
-    Column("synset", String(64), nullable=False),
-    Column("source", String(200), nullable=False, default=""),
+    Column("synset", String(ITEM_FIELD_MAX["synset"]), nullable=False),
+    Column("source", String(ITEM_FIELD_MAX["source"]), nullable=False, default=""),
     Column("gloss", Text, nullable=False, default=""),
     Column("senses", Text, nullable=False, default="[]"),
     Column("filter_failures", Text, nullable=False, default="[]"),
@@ -81,7 +83,7 @@ items = Table(
     #: The import that wrote the row; hidden while that import is still in ``imports`` (revision 0006).
     Column("import_id", Integer, nullable=False, default=0, server_default="0"),
     #: The text's domain, when the source gives one (revision wordnet_domain); "" otherwise.
-    Column("domain", String(200), nullable=False, default="", server_default=""),
+    Column("domain", String(ITEM_FIELD_MAX["domain"]), nullable=False, default="", server_default=""),
     Index("ix_items_lemma", "lemma"),
     Index("ix_items_synset", "synset"),
     Index("ux_items_position", "position", unique=True),  # revision 0003: one queue position per item

@@ -296,9 +296,3 @@ class SuggestionRecords:
             )
             for item_id, lang, synset, good, bad, status, touched in empty
         ]
-
-
-#: The module-level names pre-population still calls; they go once it writes through ``repo`` as every other caller.
-_RECORDS = SuggestionRecords()
-put_records = _RECORDS.put_lexicon_records
-put_related = _RECORDS.put_related_suggestions
