@@ -12,8 +12,6 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 
-from sqlalchemy import select
-
 from annotator.clock import utc_now
 from annotator.context import ProjectContext
 from annotator.domain import workflow
@@ -23,10 +21,8 @@ from annotator.domain.model import User
 from annotator.domain.unicode_rules import check_storable
 from annotator.errors import UserError
 from annotator.evaluation.run import AnalysedTranslation, EvaluationResult
-from annotator.store import schema
 
 VERDICTS = ("GOOD", "BAD", "MISS")
-_T = schema.inspections
 
 
 @dataclass(frozen=True)
@@ -66,18 +62,13 @@ def content_hash(result: AnalysedTranslation) -> str:
 
 def load_inspections(project: ProjectContext) -> dict[tuple[str, str, str], Inspection]:
     with project.db.read() as conn:
-        rows = conn.execute(select(_T)).mappings().all()
-    return {(r["item_id"], r["lang"], r["system"]): Inspection(**dict(r)) for r in rows}
+        rows = project.repo.inspection_rows(conn)
+    return {(r["item_id"], r["lang"], r["system"]): Inspection(**r) for r in rows}
 
 
 def _upsert(project: ProjectContext, key: tuple[str, str, str], values: dict) -> None:
-    item_id, lang, system = key
-    where = (_T.c.item_id == item_id) & (_T.c.lang == lang) & (_T.c.system == system)
     with project.db.write() as conn:
-        if conn.execute(select(_T.c.item_id).where(where)).first() is None:
-            conn.execute(_T.insert().values(item_id=item_id, lang=lang, system=system, note="", **values))
-        else:
-            conn.execute(_T.update().where(where).values(**values))
+        project.repo.upsert_inspection(conn, key, values)
 
 
 def mark(project: ProjectContext, user: User, result: AnalysedTranslation) -> None:

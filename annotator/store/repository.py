@@ -20,6 +20,7 @@ from annotator.store.database import Database
 from annotator.store.double_curation import DoubleCurationRecords
 from annotator.store.evaluation_rows import EvaluationRow, EvaluationRowRecords
 from annotator.store.history import HistoryRecords
+from annotator.store.inspections import InspectionRecords
 from annotator.store.item_languages import (
     CandidateSetsRow,
     ItemLanguageRecords,
@@ -72,6 +73,7 @@ class Repository(
     QueueRecords,
     EvaluationRowRecords,
     HistoryRecords,
+    InspectionRecords,
     CommentRecords,
     AuditRecords,
     LanguageRecords,

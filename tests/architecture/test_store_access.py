@@ -23,11 +23,6 @@ STORED_FORM_ENCODERS = {
     "annotator.store.prepopulation": {"lexicon_list_json", "one_synset_candidates_json"},
     "annotator.store.rows": {"dumps"},
 }
-#: Files that still import store functions (each entry goes once its file calls ``repo``; the last test fails for
-#: an entry no longer needed).
-NOT_YET_CONVERTED = {
-    "evaluation/inspection.py": "SQL over store.schema.inspections",
-}
 
 
 def modules(root: Path) -> Iterator[tuple[str, ast.Module]]:
@@ -79,7 +74,7 @@ def store_access_outside(root: Path, allowed: dict[str, str]) -> list[str]:
 
 
 def test_outside_the_store_code_imports_only_its_classes() -> None:
-    assert store_access_outside(PACKAGE, NOT_YET_CONVERTED) == []
+    assert store_access_outside(PACKAGE, {}) == []
 
 
 def test_each_repository_method_comes_from_one_records_class() -> None:
@@ -93,11 +88,6 @@ def test_each_repository_method_comes_from_one_records_class() -> None:
                 owners.setdefault(attribute, []).append(part.__name__)
     assert {name: found for name, found in owners.items() if len(found) > 1} == {}
     assert len(Repository.__mro__) > 10 and "get_user" in owners and "insert_job" in owners  # what it looks at
-
-
-def test_every_file_not_yet_converted_still_needs_its_entry() -> None:
-    left = {line.split(":")[0] for line in store_access_outside(PACKAGE, {})}
-    assert set(NOT_YET_CONVERTED) - left == set(), "remove these entries: their files now use the repository"
 
 
 # --- the check reports a synthetic violation ----------------------------------------------------------------------
