@@ -53,6 +53,9 @@ _KEY_START, _VALUE_START = b"\x00", b"\x01"
 _RECORD = b"\x00%b\x01%b"
 #: Records per block: a look-up bisects the blocks' first keys, then searches one block.
 BLOCK = 32
+#: Words whose look-up a dictionary remembers (cleared when full: memory stays bounded on any input).
+_MEMO_LIMIT = 200_000
+_UNSEEN = object()
 
 
 def cache_root() -> Path:
@@ -83,7 +86,7 @@ class SortedDictionary(Mapping[str, str]):
     (records in the order they are read, no hashing or regrouping) and nothing has to be built when it is loaded.
     """
 
-    __slots__ = ("_base", "_blob", "_count", "_firsts", "_offsets")
+    __slots__ = ("_base", "_blob", "_count", "_firsts", "_memo", "_offsets")
 
     def __init__(self, blob: bytes, base: int, offsets: array, firsts: list[bytes], count: int) -> None:
         self._blob = blob
@@ -91,18 +94,30 @@ class SortedDictionary(Mapping[str, str]):
         self._offsets = offsets
         self._firsts = firsts
         self._count = count
+        self._memo: dict[str, str | None] = {}
 
     def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        """The value of ``key``; memoised, as simplemma asks for the same word again (its variants, then the
+        analyser's question whether the dictionary knows the word at all)."""
+        memo = self._memo
+        found = memo.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            found = memo[key] = self._find(key)
+        return default if found is None else found
+
+    def _find(self, key: str) -> str | None:
         raw = key.encode("utf-8", "surrogatepass")
         block = bisect_right(self._firsts, raw) - 1
         if block < 0:
-            return default
+            return None
         base, blob = self._base, self._blob
         start, end = base + self._offsets[block], base + self._offsets[block + 1]
         needle = _KEY_START + raw + _VALUE_START
         found = blob.find(needle, start, end)
         if found < 0:
-            return default
+            return None
         value_start = found + len(needle)
         value_end = blob.find(_KEY_START, value_start, end)
         return blob[value_start : end if value_end < 0 else value_end].decode("utf-8", "surrogatepass")
@@ -296,11 +311,13 @@ def _keep_copy(path: Path, keys: list[bytes], values: list[bytes], fingerprint: 
 
 
 def _write_detached(path: Path, keys: list[bytes], values: list[bytes], fingerprint: str) -> NoReturn:
-    """The forked child: leave the command's session and pipes, write the copy, exit without running the parent's
-    exit handlers or flushing its buffers (they are the parent's to flush)."""
+    """The forked child: leave the command's session and pipes, write the copy at the lowest priority (it takes only
+    a core the command and its neighbours leave idle), exit without running the parent's exit handlers or flushing
+    its buffers (they are the parent's to flush)."""
     status = 1
     try:
         os.setsid()
+        os.nice(19)
         null = os.open(os.devnull, os.O_RDWR)
         for descriptor in (0, 1, 2):
             os.dup2(null, descriptor)
