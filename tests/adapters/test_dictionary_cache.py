@@ -88,6 +88,7 @@ def test_a_process_with_other_threads_writes_its_copy_on_a_thread(tmp_path: Path
     """A server (other threads running) does not fork: the copy is written on a thread, waited for, and sound."""
     import threading
 
+    wait_for_cache_writes()  # copies handed off earlier in this process are done, so none is counted below
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
