@@ -297,11 +297,15 @@ def _keep_copy(path: Path, keys: list[bytes], values: list[bytes], fingerprint: 
     with _WRITERS_LOCK:
         _reap_children(wait=False)
         if hasattr(os, "fork") and threading.active_count() == 1:
-            pid = os.fork()
-            if pid == 0:
-                _write_detached(path, keys, values, fingerprint)
-            _CHILDREN.append(pid)
-            return
+            try:
+                pid = os.fork()
+            except OSError as error:  # no process to spare: the thread below does the same work
+                logger.info("cannot fork the dictionary cache writer (%s); writing on a thread", error)
+            else:
+                if pid == 0:
+                    _write_detached(path, keys, values, fingerprint)
+                _CHILDREN.append(pid)
+                return
         _WRITERS[:] = [t for t in _WRITERS if t.is_alive()]
         thread = threading.Thread(
             target=_write_copy, args=(path, keys, values, fingerprint), name="annotator-dictionary-cache"
