@@ -8,7 +8,9 @@ BAD = negative words) and two systems, the human references and the references w
 commands are then timed, in turns (the order rotates each round, so a machine that gets busier weighs on all alike):
 
 - ``annotator evaluate dataset.jsonl translations.jsonl`` with a warm dictionary cache (a folder filled beforehand),
-  and once per round with an empty cache folder (``cold``: the run builds and writes its copy before it exits);
+  and once per round with an empty cache folder (``cold``: the run reads simplemma's data and hands writing its copy
+  to a child process that outlives it; the benchmark waits for that copy, untimed, before the next command, so the
+  writer's work never overlaps another timed run);
 - MuCoW's core: ``processLanguagePair`` of its ``evaluate.py`` (imported from the data folder, not copied) on the raw
   files and lemma files written beforehand with simplemma (Moses tokens, one lemma each);
 - MuCoW with the cheapest lemmatiser before it: the same process lemmatising the raw files with simplemma first.
@@ -35,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_mucow import perturbed
 
 from annotator.analysis.default import DefaultAnalyser
+from annotator.analysis.dictionary_cache import cache_file
 from annotator.data_import.mucow import mucow_dataset_records, read_mucow
 
 REPO = Path(__file__).resolve().parent.parent
@@ -111,6 +114,16 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return seconds, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
+def wait_for_copy(lang: str, folder: Path, deadline_seconds: float = 300) -> None:
+    """Wait until the dictionary copy a run of ``lang`` handed off is in ``folder`` (a readiness poll, not a bet)."""
+    path = cache_file(lang.lower(), folder)
+    deadline = time.monotonic() + deadline_seconds
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"no dictionary copy at {path} after {deadline_seconds:.0f} s")
+        time.sleep(0.02)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -134,6 +147,7 @@ def main() -> None:
             core = [sys.executable, str(script), str(args.data), pair, str(folder / "raw"), str(folder / "lem"), "no"]
             lemmatised = [*core[:-2], str(folder / "lem-empty"), "yes"]
             timed(ours, warm)  # fills the warm cache folder
+            wait_for_copy(pair[-2:], warm_cache)
             commands = {"annotator": (ours, warm), "mucow core": (core, env), "mucow + simplemma": (lemmatised, env)}
             times: dict[str, list[tuple[float, float]]] = {name: [] for name in (*commands, "annotator cold")}
             for round_number in range(args.runs):
@@ -145,6 +159,7 @@ def main() -> None:
                 if not args.no_cold:
                     cold = root / f"cold-{pair}-{round_number}"
                     times["annotator cold"].append(timed(ours, {**env, "ANNOTATOR_CACHE_DIR": str(cold)}))
+                    wait_for_copy(pair[-2:], cold)
             print(f"{pair.upper()}: {count:,} translations, {args.runs} rounds, medians (wall time; CPU time)")
             wall = {name: statistics.median(w for w, _ in values) for name, values in times.items() if values}
             cpu = {name: statistics.median(c for _, c in values) for name, values in times.items() if values}

@@ -8,11 +8,12 @@ read that file as one bytes object and look words up in it directly, without bui
 (another simplemma build) or corrupt file is rebuilt from simplemma's own data, written atomically; a cache folder
 that cannot be written just means the copy lives in memory for this process only.
 
-The first run builds the copy in memory and uses it at once: it reads simplemma's stream straight into the sorted
-keys and values the copy is made of (no dict of a million entries built and then taken apart), so building it costs
-about half of simplemma's own decoding; only writing the file is left to a thread (the disk, not the interpreter).
-That thread is not a daemon: the interpreter waits for it before the process exits, so every command that built a
-dictionary leaves its copy and a later run starts warm.
+The first run reads simplemma's stream straight into sorted keys and values (no dict of a million entries built
+and then taken apart) and looks words up in those two lists at once; encoding and writing the file is handed off so
+the run is not held up by it. A process with no other thread (a command) forks a child that outlives it (its own
+session, no terminal, stdio closed, so a caller waiting on the command's pipes is not held); a process with other
+threads (the web server) writes on a thread instead, since a child forked beside running threads could inherit a
+lock one of them holds. Either way the write is atomic: a later run reads a complete copy or builds it again.
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ import sys
 import threading
 import zlib
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import simplemma
 from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
@@ -52,6 +53,9 @@ _KEY_START, _VALUE_START = b"\x00", b"\x01"
 _RECORD = b"\x00%b\x01%b"
 #: Records per block: a look-up bisects the blocks' first keys, then searches one block.
 BLOCK = 32
+#: Words whose look-up a dictionary remembers (cleared when full: memory stays bounded on any input).
+_MEMO_LIMIT = 200_000
+_UNSEEN = object()
 
 
 def cache_root() -> Path:
@@ -82,7 +86,7 @@ class SortedDictionary(Mapping[str, str]):
     (records in the order they are read, no hashing or regrouping) and nothing has to be built when it is loaded.
     """
 
-    __slots__ = ("_base", "_blob", "_count", "_firsts", "_offsets")
+    __slots__ = ("_base", "_blob", "_count", "_firsts", "_memo", "_offsets")
 
     def __init__(self, blob: bytes, base: int, offsets: array, firsts: list[bytes], count: int) -> None:
         self._blob = blob
@@ -90,18 +94,30 @@ class SortedDictionary(Mapping[str, str]):
         self._offsets = offsets
         self._firsts = firsts
         self._count = count
+        self._memo: dict[str, str | None] = {}
 
     def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        """The value of ``key``; memoised, as simplemma asks for the same word again (its variants, then the
+        analyser's question whether the dictionary knows the word at all)."""
+        memo = self._memo
+        found = memo.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            found = memo[key] = self._find(key)
+        return default if found is None else found
+
+    def _find(self, key: str) -> str | None:
         raw = key.encode("utf-8", "surrogatepass")
         block = bisect_right(self._firsts, raw) - 1
         if block < 0:
-            return default
+            return None
         base, blob = self._base, self._blob
         start, end = base + self._offsets[block], base + self._offsets[block + 1]
         needle = _KEY_START + raw + _VALUE_START
         found = blob.find(needle, start, end)
         if found < 0:
-            return default
+            return None
         value_start = found + len(needle)
         value_end = blob.find(_KEY_START, value_start, end)
         return blob[value_start : end if value_end < 0 else value_end].decode("utf-8", "surrogatepass")
@@ -122,6 +138,40 @@ class SortedDictionary(Mapping[str, str]):
 
     def __len__(self) -> int:
         return self._count
+
+
+class SortedEntries(Mapping[str, str]):
+    """A read-only str → str mapping over two lists, ``keys`` (UTF-8, increasing) and their ``values``: what a first
+    run reads from simplemma's stream, looked up by bisection (nothing built from them) while the copy is written."""
+
+    __slots__ = ("_keys", "_values")
+
+    def __init__(self, keys: list[bytes], values: list[bytes]) -> None:
+        self._keys = keys
+        self._values = values
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        raw = key.encode("utf-8", "surrogatepass")
+        keys = self._keys
+        index = bisect_left(keys, raw)
+        if index < len(keys) and keys[index] == raw:
+            return self._values[index].decode("utf-8", "surrogatepass")
+        return default
+
+    def __getitem__(self, key: str) -> str:
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return str(value)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (key.decode("utf-8", "surrogatepass") for key in self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
 
 
 def _encode(entries: Mapping[bytes, bytes], fingerprint: str) -> bytes | None:
@@ -231,37 +281,82 @@ class CachedDictionaryFactory:
             pass
         except (OSError, ValueError) as error:
             logger.info("rebuilding the cached simplemma dictionary %s (%s)", path, error)
-        encoded = _encode_sorted(*_sorted_entries(lang), fingerprint)  # ValueError for an unknown language
-        if encoded is None:  # a separator byte in a word: simplemma's own dict, uncached
-            return DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)
-        _in_background(_write_copy, path, encoded)
-        return _decode(encoded, fingerprint)
+        keys, values = _sorted_entries(lang)  # ValueError for an unknown language
+        _keep_copy(path, keys, values, fingerprint)
+        return SortedEntries(keys, values)
 
 
 _WRITERS: list[threading.Thread] = []
+_CHILDREN: list[int] = []
 _WRITERS_LOCK = threading.Lock()
 
 
-def _in_background(work: Any, *args: Any) -> None:
-    """Write a cache copy on a thread beside the work, so the first sentences are not held up. Not a daemon thread:
-    the interpreter waits for it before the process exits, so every command that built a dictionary leaves its
-    copy (the write is atomic: a process killed mid-way leaves none, and the next run tries again)."""
-    thread = threading.Thread(target=work, args=args, name="annotator-dictionary-cache", daemon=False)
+def _keep_copy(path: Path, keys: list[bytes], values: list[bytes], fingerprint: str) -> None:
+    """Encode and write the copy without holding up this run: in a child process that outlives a process with no
+    other thread, else on a thread the interpreter waits for before it exits (not a daemon)."""
     with _WRITERS_LOCK:
+        _reap_children(wait=False)
+        if hasattr(os, "fork") and threading.active_count() == 1:
+            try:
+                pid = os.fork()
+            except OSError as error:  # no process to spare: the thread below does the same work
+                logger.info("cannot fork the dictionary cache writer (%s); writing on a thread", error)
+            else:
+                if pid == 0:
+                    _write_detached(path, keys, values, fingerprint)
+                _CHILDREN.append(pid)
+                return
         _WRITERS[:] = [t for t in _WRITERS if t.is_alive()]
+        thread = threading.Thread(
+            target=_write_copy, args=(path, keys, values, fingerprint), name="annotator-dictionary-cache"
+        )
         _WRITERS.append(thread)
     thread.start()
 
 
-def wait_for_cache_writes(timeout: float | None = None) -> None:
-    """Block until the cache copies being written are on disk (tests, and benchmarks that time a warm start)."""
+def _write_detached(path: Path, keys: list[bytes], values: list[bytes], fingerprint: str) -> NoReturn:
+    """The forked child: leave the command's session and pipes, write the copy at the lowest priority (it takes only
+    a core the command and its neighbours leave idle), exit without running the parent's exit handlers or flushing
+    its buffers (they are the parent's to flush)."""
+    status = 1
+    try:
+        os.setsid()
+        os.nice(19)
+        null = os.open(os.devnull, os.O_RDWR)
+        for descriptor in (0, 1, 2):
+            os.dup2(null, descriptor)
+        _write_copy(path, keys, values, fingerprint)
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _reap_children(*, wait: bool) -> None:
+    """Collect the writer children that have exited (all of them, waiting, when ``wait``)."""
+    for pid in list(_CHILDREN):
+        try:
+            done, _ = os.waitpid(pid, 0 if wait else os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _CHILDREN.remove(pid)
+
+
+def wait_for_cache_writes() -> None:
+    """Block until the cache copies this process handed off are on disk (tests, and benchmarks that time a warm
+    start)."""
     with _WRITERS_LOCK:
         pending = list(_WRITERS)
+        _reap_children(wait=True)
     for thread in pending:
-        thread.join(timeout)
+        thread.join()
 
 
-def _write_copy(path: Path, encoded: bytes) -> None:
+def _write_copy(path: Path, keys: list[bytes], values: list[bytes], fingerprint: str) -> None:
+    encoded = _encode_sorted(keys, values, fingerprint)
+    if encoded is None:  # a separator byte in a word: that language stays uncached
+        logger.info("cannot cache the simplemma dictionary in %s (a word holds a separator byte)", path)
+        return
     try:
         write_bytes_atomic(path, encoded)
     except (OSError, UserError) as error:  # a cache that cannot be kept is only slower

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from annotator.analysis.dictionary_cache import (
     FORMAT,
     CachedDictionaryFactory,
     SortedDictionary,
+    SortedEntries,
     _encode,
     _encode_freq,
     _fingerprint,
@@ -59,9 +61,9 @@ def test_missing_file_is_built_and_gives_simplemmas_lemmas(tmp_path: Path) -> No
     path = cache_file(LANG, tmp_path)
     assert not path.exists()
     first = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
-    assert isinstance(first, SortedDictionary)  # the first run builds the copy in memory and reads it at once...
+    assert isinstance(first, SortedEntries)  # the first run reads simplemma's entries and uses them at once...
     wait_for_cache_writes()
-    assert path.exists()  # ...while the file is written in the background
+    assert path.exists()  # ...while the file is written by a child process
     assert _lemmas(tmp_path) == [simplemma.lemmatize(word, LANG) for word in WORDS]
     assert path.stat().st_size > 1_000_000
     loaded = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
@@ -70,14 +72,36 @@ def test_missing_file_is_built_and_gives_simplemmas_lemmas(tmp_path: Path) -> No
 
 
 def test_the_file_holds_every_entry_of_simplemmas_dictionary(tmp_path: Path) -> None:
-    CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    first = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
     wait_for_cache_writes()
     cached = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
     source = simplemma.strategies.dictionaries.DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)
-    assert isinstance(cached, SortedDictionary)
-    assert len(cached) == len(source)
-    assert dict(cached.items()) == dict(source.items())
-    assert cached.get("no-such-word-xq") is None and "no-such-word-xq" not in cached
+    assert isinstance(first, SortedEntries) and isinstance(cached, SortedDictionary)
+    for mapping in (first, cached):
+        assert len(mapping) == len(source)
+        assert dict(mapping.items()) == dict(source.items())
+        assert mapping.get("no-such-word-xq") is None and "no-such-word-xq" not in mapping
+        assert mapping.get("") is None and mapping.get("\U0010ffff") is None  # before the first and after the last
+
+
+def test_a_process_with_other_threads_writes_its_copy_on_a_thread(tmp_path: Path) -> None:
+    """A server (other threads running) does not fork: the copy is written on a thread, waited for, and sound."""
+    import threading
+
+    wait_for_cache_writes()  # copies handed off earlier in this process are done, so none is counted below
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+        from annotator.analysis import dictionary_cache
+
+        assert not dictionary_cache._CHILDREN and dictionary_cache._WRITERS  # a thread, no child process
+        wait_for_cache_writes()
+    finally:
+        stop.set()
+        other.join()
+    assert isinstance(CachedDictionaryFactory(tmp_path).get_dictionary(LANG), SortedDictionary)
 
 
 @pytest.fixture(scope="module")
@@ -253,7 +277,10 @@ def test_a_command_line_run_leaves_its_dictionary_copy_and_the_next_run_starts_w
     assert first.returncode == 0, first.stderr
     assert "1 GOOD" in first.stdout
     path = cache_file(LANG, cache)
-    assert path.exists()  # written before the process exited: no thread was cut short
+    deadline = time.monotonic() + 60
+    while not path.exists() and time.monotonic() < deadline:  # written by a child that outlives the command
+        time.sleep(0.05)
+    assert path.exists()
     written = path.stat()
     assert isinstance(CachedDictionaryFactory(cache).get_dictionary(LANG), SortedDictionary)  # a sound copy
     second = _evaluate_in_a_fresh_process(tmp_path, cache, "second")
