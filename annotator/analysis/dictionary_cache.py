@@ -78,7 +78,22 @@ def _fingerprint(lang: str) -> str:
     return f"simplemma {version} {lang} {stat.st_size} {stat.st_mtime_ns}"
 
 
-class SortedDictionary(Mapping[str, str]):
+class _LookUpMapping(Mapping[str, str]):
+    """A read-only str → str mapping whose subclasses answer ``get``; indexing and ``in`` go through it."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> str:
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return str(value)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+
+class SortedDictionary(_LookUpMapping):
     """A read-only str → str mapping over one bytes object: records sorted by key, in blocks of ``BLOCK`` records.
 
     A look-up bisects the blocks' first keys (a short list, split once on load) and searches one block with
@@ -122,15 +137,6 @@ class SortedDictionary(Mapping[str, str]):
         value_end = blob.find(_KEY_START, value_start, end)
         return blob[value_start : end if value_end < 0 else value_end].decode("utf-8", "surrogatepass")
 
-    def __getitem__(self, key: str) -> str:
-        value = self.get(key)
-        if value is None:
-            raise KeyError(key)
-        return str(value)
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self.get(key) is not None
-
     def __iter__(self) -> Iterator[str]:
         records = self._blob[self._base + self._offsets[0] : self._base + self._offsets[-1]]
         for record in records.split(_KEY_START)[1:]:
@@ -140,7 +146,7 @@ class SortedDictionary(Mapping[str, str]):
         return self._count
 
 
-class SortedEntries(Mapping[str, str]):
+class SortedEntries(_LookUpMapping):
     """A read-only str → str mapping over two lists, ``keys`` (UTF-8, increasing) and their ``values``: what a first
     run reads from simplemma's stream, looked up by bisection (nothing built from them) while the copy is written."""
 
@@ -157,15 +163,6 @@ class SortedEntries(Mapping[str, str]):
         if index < len(keys) and keys[index] == raw:
             return self._values[index].decode("utf-8", "surrogatepass")
         return default
-
-    def __getitem__(self, key: str) -> str:
-        value = self.get(key)
-        if value is None:
-            raise KeyError(key)
-        return str(value)
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self.get(key) is not None
 
     def __iter__(self) -> Iterator[str]:
         return (key.decode("utf-8", "surrogatepass") for key in self._keys)
