@@ -8,6 +8,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from source_trees import write_source as write
+
 PACKAGE = Path(__file__).resolve().parents[2] / "annotator"
 
 #: The store's writes of curation state: item-language rows with their history, copies, assignments closed.
@@ -120,12 +122,6 @@ def test_the_app_changes_curation_only_through_actions_run() -> None:
 
 
 # --- the checks report a synthetic violation ----------------------------------------------------------------------
-
-
-def write(root: Path, name: str, text: str) -> None:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 def test_a_service_saving_item_languages_by_itself_is_reported(tmp_path: Path) -> None:

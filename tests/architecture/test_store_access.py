@@ -10,6 +10,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from source_trees import write_source as write
+
 from annotator.store.repository import Repository
 
 PACKAGE = Path(__file__).resolve().parents[2] / "annotator"
@@ -91,12 +93,6 @@ def test_each_repository_method_comes_from_one_records_class() -> None:
 
 
 # --- the check reports a synthetic violation ----------------------------------------------------------------------
-
-
-def write(root: Path, name: str, text: str) -> None:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 def test_a_store_module_function_or_mixin_imported_outside_the_store_is_reported(tmp_path: Path) -> None:
