@@ -7,6 +7,7 @@ the session starts itself (tests/support/pg_cluster.py), or on ``ANNOTATOR_TEST_
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -47,6 +48,21 @@ ENGINES = ("sqlite", "postgresql")
 def pytest_configure(config: pytest.Config) -> None:
     """Session- and module-scoped fixtures too must never see a developer's own database."""
     os.environ.pop("ANNOTATOR_DATABASE_URL", None)
+    _scan_streamlit_components_once()
+
+
+def _scan_streamlit_components_once() -> None:
+    """Each new AppTest scans the metadata of every installed distribution for Streamlit component manifests, which
+    ``streamlit run`` does once per server process; the installed packages do not change during a test run, so the
+    test process scans once too (the scan was half of an AppTest flow's time)."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = functools.cache(manifest_scanner.scan_component_manifests)
+
+    def scan_once(max_workers: int | None = None) -> list[tuple[manifest_scanner.ComponentManifest, Path]]:
+        return list(scan())
+
+    manifest_scanner.scan_component_manifests = scan_once
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
