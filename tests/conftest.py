@@ -134,7 +134,13 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     """Which database the test's projects use: SQLite in the data folder, or a fresh PostgreSQL database."""
     name = getattr(request, "param", "sqlite")
     if name == "postgresql":
-        monkeypatch.setenv("ANNOTATOR_DATABASE_URL", request.getfixturevalue("postgres_database"))
+        if "copy_project" in request.fixturenames:  # its copy becomes the test's database: no empty one to make
+            server = make_url(request.getfixturevalue("postgres_server"))
+            # until the copy, a database that does not exist: a use before it fails instead of falling back to SQLite
+            url = server.set(database=f"not_copied_yet_{uuid.uuid4().hex[:12]}").render_as_string(hide_password=False)
+        else:
+            url = request.getfixturevalue("postgres_database")
+        monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
     return name
 
 
