@@ -3,6 +3,10 @@
 Engines: a test module marked ``pytest.mark.both_engines`` runs each test that uses the ``engine`` fixture (the
 ``project`` fixture does) once on SQLite and once on PostgreSQL — a fresh database on a throw-away cluster that
 the session starts itself (tests/support/pg_cluster.py), or on ``ANNOTATOR_TEST_POSTGRES_URL``'s server.
+
+Projects: a project a fixture hands out (the empty ``project``, ``wn_project``, the demo) is built once per session
+and engine and copied for each test (``ProjectTemplates``): a copied SQLite folder, or ``CREATE DATABASE ...
+TEMPLATE`` on PostgreSQL, costs a fraction of the migrations and imports it replaces.
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ def _scan_streamlit_components_once() -> None:
 
     scan = functools.cache(manifest_scanner.scan_component_manifests)
 
-    def scan_once(max_workers: int | None = None) -> list[tuple[manifest_scanner.ComponentManifest, Path]]:
+    def scan_once(_max_workers: int | None = None) -> list[tuple[manifest_scanner.ComponentManifest, Path]]:
         return list(scan())
 
     manifest_scanner.scan_component_manifests = scan_once
