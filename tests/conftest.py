@@ -3,10 +3,15 @@
 Engines: a test module marked ``pytest.mark.both_engines`` runs each test that uses the ``engine`` fixture (the
 ``project`` fixture does) once on SQLite and once on PostgreSQL — a fresh database on a throw-away cluster that
 the session starts itself (tests/support/pg_cluster.py), or on ``ANNOTATOR_TEST_POSTGRES_URL``'s server.
+
+Projects: a project a fixture hands out (the empty ``project``, ``wn_project``, the demo) is built once per session
+and engine and copied for each test (``ProjectTemplates``): a copied SQLite folder, or ``CREATE DATABASE ...
+TEMPLATE`` on PostgreSQL, costs a fraction of the migrations and imports it replaces.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -23,10 +28,12 @@ from suggestion_data import ENGLISH, ITALIAN, ITALIAN_NOT_ALLOWED, ITEMS, other
 
 from annotator.domain.model import Role, User
 from annotator.lexicon.wordnet import add_lexicons
-from annotator.project import LexiconSettings, Project, ProjectSettings
+from annotator.private_files import make_private_folder
+from annotator.project import DATABASE_FILE, LexiconSettings, Project, ProjectSettings, database_url
 from annotator.services.accounts import add_user
 from annotator.services.importing import import_items
 from annotator.services.prepopulate import prepopulate
+from annotator.store.database import Database, sqlite_url
 
 
 @pytest.fixture
@@ -45,6 +52,21 @@ ENGINES = ("sqlite", "postgresql")
 def pytest_configure(config: pytest.Config) -> None:
     """Session- and module-scoped fixtures too must never see a developer's own database."""
     os.environ.pop("ANNOTATOR_DATABASE_URL", None)
+    _scan_streamlit_components_once()
+
+
+def _scan_streamlit_components_once() -> None:
+    """Each new AppTest scans the metadata of every installed distribution for Streamlit component manifests, which
+    ``streamlit run`` does once per server process; the installed packages do not change during a test run, so the
+    test process scans once too (the scan was half of an AppTest flow's time)."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = functools.cache(manifest_scanner.scan_component_manifests)
+
+    def scan_once(_max_workers: int | None = None) -> list[tuple[manifest_scanner.ComponentManifest, Path]]:
+        return list(scan())
+
+    manifest_scanner.scan_component_manifests = scan_once
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -116,7 +138,13 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     """Which database the test's projects use: SQLite in the data folder, or a fresh PostgreSQL database."""
     name = getattr(request, "param", "sqlite")
     if name == "postgresql":
-        monkeypatch.setenv("ANNOTATOR_DATABASE_URL", request.getfixturevalue("postgres_database"))
+        if "copy_project" in request.fixturenames:  # its copy becomes the test's database: no empty one to make
+            server = make_url(request.getfixturevalue("postgres_server"))
+            # until the copy, a database that does not exist: a use before it fails instead of falling back to SQLite
+            url = server.set(database=f"not_copied_yet_{uuid.uuid4().hex[:12]}").render_as_string(hide_password=False)
+        else:
+            url = request.getfixturevalue("postgres_database")
+        monkeypatch.setenv("ANNOTATOR_DATABASE_URL", url)
     return name
 
 
@@ -229,10 +257,27 @@ def copy_project(
         _drop(request.getfixturevalue("postgres_server"), str(make_url(url).database))
 
 
+def build_schema(folder: Path) -> None:
+    """A database at the newest schema revision holding no project yet: what ``Project.open(create=True)`` migrates
+    a new database to before it claims it (copied per test, so each test skips the migrations)."""
+    url = database_url(folder)
+    if url is None:
+        make_private_folder(folder)
+        url = sqlite_url(folder / DATABASE_FILE)
+    database = Database(url)
+    database.create_or_migrate()
+    database.dispose()
+
+
 @pytest.fixture
-def project(tmp_path: Path, engine: str) -> Project:
-    """An empty project with the five DiBiMT languages and no lexicon configured (on the test's engine)."""
-    project = Project.open(tmp_path / "data", create=True)
+def project(tmp_path: Path, engine: str, copy_project) -> Project:  # type: ignore[no-untyped-def]
+    """An empty project with the five DiBiMT languages and no lexicon configured (on the test's engine).
+
+    Created by ``Project.open(create=True)`` on a copy of a migrated database, so it gets its own project id.
+    """
+    data = tmp_path / "data"
+    copy_project("schema", build_schema, data if engine == "sqlite" else tmp_path / "schema-copy")
+    project = Project.open(data, create=True)
     project.save_settings(ProjectSettings(name="test", lexicon=LexiconSettings(provider="snapshot")))
     return project
 
@@ -248,23 +293,35 @@ def translator_it(project: Project, lead: User) -> User:
     return add_user(project, "ivo", Role.TRANSLATOR, ("IT",), "translator-password")
 
 
-@pytest.fixture
-def wn_project(project: Project, tmp_path: Path, write_jsonl) -> Project:
-    """A wordnet project in Italian: σ (a drink of liquor) has no word in the allowed lexicon ``sg-it``, one in
-    ``sg-it2`` (installed, not allowed), and related synsets (hypernym, derivation) that have words."""
-    folder = tmp_path / "lmf"
-    folder.mkdir()
+def build_wn_project(folder: Path) -> None:
+    """The wordnet project of ``wn_project``, built in ``folder`` (the LMF files and items go to a scratch folder)."""
+    scratch = folder.parent / "wn-sources"
+    scratch.mkdir()
     files = {"sg-en.xml": ENGLISH, "sg-it.xml": other("sg-it", ITALIAN),
              "sg-it2.xml": other("sg-it2", ITALIAN_NOT_ALLOWED)}  # fmt: skip
     for name, content in files.items():
-        (folder / name).write_text(content, encoding="utf-8")
-    add_lexicons(project.wordnet_folder, [str(folder / name) for name in files])
+        (scratch / name).write_text(content, encoding="utf-8")
+    project = Project.open(folder, create=True)
+    project.save_settings(ProjectSettings(name="test", lexicon=LexiconSettings(provider="snapshot")))
+    add_lexicons(project.wordnet_folder, [str(scratch / name) for name in files])
     project.save_settings(
         ProjectSettings(
             name="wn", languages=("IT",), lexicon=LexiconSettings("wordnet"), allowed_sources={"IT": ["sg-it"]}
         )
     )
-    import_items(project, write_jsonl("items.jsonl", ITEMS))
+    items = scratch / "items.jsonl"
+    items.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ITEMS), encoding="utf-8")
+    import_items(project, items)
     add_user(project, "lena", Role.LEAD, (), "lena-password-long")  # the first account is a lead's
     prepopulate(project)
-    return project
+    project.db.dispose()
+
+
+@pytest.fixture
+def wn_project(tmp_path: Path, engine: str, copy_project) -> Project:  # type: ignore[no-untyped-def]
+    """A wordnet project in Italian: σ (a drink of liquor) has no word in the allowed lexicon ``sg-it``, one in
+    ``sg-it2`` (installed, not allowed), and related synsets (hypernym, derivation) that have words.
+
+    Built once per session and engine, copied for each test.
+    """
+    return Project.open(copy_project("wordnet", build_wn_project, tmp_path / "data"))
