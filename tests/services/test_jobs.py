@@ -164,6 +164,8 @@ def test_a_worker_runs_the_job_and_records_its_result(tmp_path, monkeypatch) -> 
 
 
 def test_a_running_job_is_cancelled_at_its_next_progress_report(tmp_path, monkeypatch) -> None:
+    # every progress update is a report, so the cancel is seen at the next item however fast the machine runs
+    monkeypatch.setenv(jobs.PROGRESS_INTERVAL_ENV, "0")
     project = synthetic_project(tmp_path, monkeypatch, items=600)
     started = jobs.start(project, JobKind.PREPOPULATE)
     wait_for_progress(project, started.id, at_least=1)
@@ -200,6 +202,7 @@ def wait_for_progress(project: Project, job_id: int, at_least: int) -> Job:
 
 
 def test_a_killed_worker_is_failed_and_a_rerun_finishes_without_duplicate_work(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv(jobs.PROGRESS_INTERVAL_ENV, "0")  # progress seen at each item: the kill lands mid-run
     project = synthetic_project(tmp_path, monkeypatch, items=600)
     total = 600 * len(LANGS)
     started = jobs.start(project, JobKind.PREPOPULATE)
