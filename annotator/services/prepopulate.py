@@ -24,6 +24,7 @@ from annotator.context import ProjectContext
 from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
 from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
+from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import (
     ENGLISH,
     Lexicon,
@@ -454,7 +455,9 @@ class _Run:
             return
         repo = self.project.repo
         self.project.db.pause_for_other_writers()
-        with self.project.db.write() as conn:
+        # No collector pass inside the write lock: a full one over the run's lexicon outlasts the batch's writes,
+        # and every other writer (a translator saving) waits for the lock; it runs once the batch has committed.
+        with gc_paused(), self.project.db.write() as conn:
             current = repo.versions_of(conn, [row.item_id for row in batch.lexicon_rows])
             fresh = [current.get((c.item_id, c.lang)) == c.version for c in batch.computed]
             if not all(fresh):
