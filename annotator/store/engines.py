@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, create_engine, event
@@ -38,22 +39,28 @@ def busy_timeout_ms() -> int:
     return int(value)
 
 
+def _retry_while_locked(attempt: Callable[[], object], timeout_ms: int) -> None:
+    """Run ``attempt`` until it raises no "locked" error, retrying every few milliseconds (``_RETRY_PAUSE_MAX_S``)
+    until the timeout; then, or on any other error, its error is raised."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    pause = 0.0005
+    while True:
+        try:
+            attempt()
+            return
+        except sqlite3.OperationalError as error:
+            if not is_lock_error(error) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, _RETRY_PAUSE_MAX_S)
+
+
 def _begin_immediate(dbapi_connection: sqlite3.Connection, timeout_ms: int) -> None:
     """``BEGIN IMMEDIATE``, retried every few milliseconds until the timeout (see ``_RETRY_PAUSE_MAX_S``)."""
     cursor = dbapi_connection.cursor()
-    deadline = time.monotonic() + timeout_ms / 1000
-    pause = 0.0005
     try:
         cursor.execute("PRAGMA busy_timeout=0")
-        while True:
-            try:
-                cursor.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as error:
-                if not is_lock_error(error) or time.monotonic() >= deadline:
-                    raise
-            time.sleep(pause)
-            pause = min(pause * 2, _RETRY_PAUSE_MAX_S)
+        _retry_while_locked(lambda: cursor.execute("BEGIN IMMEDIATE"), timeout_ms)
     finally:
         cursor.execute(f"PRAGMA busy_timeout={timeout_ms}")
         cursor.close()
@@ -63,17 +70,12 @@ def _switch_to_wal(cursor: sqlite3.Cursor, timeout_ms: int) -> None:
     """Put the file in WAL mode (checking writes nothing; switching does). Two connections opening a new file at once
     both switch it, and SQLite answers the second "locked" at once rather than through the busy wait: retried every
     few milliseconds until the file is in WAL mode or the timeout has passed."""
-    deadline = time.monotonic() + timeout_ms / 1000
-    pause = 0.0005
-    while cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-        try:
+
+    def switch() -> None:
+        if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             cursor.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as error:
-            if not is_lock_error(error) or time.monotonic() >= deadline:
-                raise
-        time.sleep(pause)
-        pause = min(pause * 2, _RETRY_PAUSE_MAX_S)
+
+    _retry_while_locked(switch, timeout_ms)
 
 
 def configure_sqlite(engine: Engine, timeout_ms: int) -> None:
