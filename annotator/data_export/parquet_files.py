@@ -12,6 +12,7 @@ and ``usable`` (done with something in GOOD).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Mapping
@@ -196,6 +197,12 @@ class _BatchedWriter:
             self._writer.write_table(self.schema.empty_table())
         self._writer.close()
 
+    def abandon(self) -> None:
+        """Close the file without the pending rows: the write stopped (a signal may have cut a row in half), and
+        the caller removes what was written, so nothing may raise over the reason it stopped."""
+        with contextlib.suppress(OSError, pa.ArrowException):
+            self._writer.close()
+
 
 def language_path(lang: str) -> str:
     return f"data/{lang}/test.parquet"
@@ -242,9 +249,12 @@ def write_parquet_files(
                 progress(done)
         for line in _lines(discarded_jsonl):
             discarded.add(discarded_row(line))
-    finally:
+    except BaseException:
         for writer in [*writers.values(), discarded]:
-            writer.close()
+            writer.abandon()
+        raise
+    for writer in [*writers.values(), discarded]:
+        writer.close()
     if facts is not None:
         facts.update(tallies)
     return {**{lang: writer.count for lang, writer in writers.items()}, "discarded": discarded.count}
