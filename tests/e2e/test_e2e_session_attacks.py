@@ -7,6 +7,7 @@ own websocket (``/_stcore/stream``) with Streamlit's ``BackMsg`` protobuf, witho
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -113,7 +114,8 @@ def test_an_anonymous_clear_cache_message_wipes_no_draft(server: Server, demo: P
             page.get_by_role("textbox", name="Password").fill("demo-translator-pass")
             page.get_by_role("button", name="Log in").click()
             expect(page.get_by_text("Signed in as")).to_be_visible()
-            settle(page)
+            expect(page).to_have_url(re.compile(r"/curate\?item="))
+            settle(page)  # the run that set the item in the address may still redraw the work area
             page.get_by_role("textbox", name="Add to GOOD").fill("sorso")
             page.get_by_role("textbox", name="Add to GOOD").press("Tab")
             expect(page.get_by_text("valid: will be saved as sorso")).to_be_visible()
