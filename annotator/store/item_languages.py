@@ -335,6 +335,7 @@ class ItemLanguageRecords:
         encoded: dict[tuple[CandidateEntry, ...], str] | None = None,
         encoded_lists: Sequence[Mapping[str, str]] | None = None,
         prepopulated: bool | None = None,
+        details_json: dict[tuple[tuple[str, Any], ...], str] | None = None,
     ) -> PreparedSaves:
         """Encode a batch of saves before taking the write lock, so the transaction only runs the statements.
 
@@ -343,6 +344,7 @@ class ItemLanguageRecords:
         (``good``, ``bad``, ``initial_good``, ``initial_bad``, and ``overlaps``), which then replace the state's own:
         pre-population keeps its G0/B0 encoded, never as candidate objects. GOOD/BAD equal to G0/B0 are written as
         NULL. ``prepopulated``, when given, is every state's flag (pre-population sets it without copying states).
+        ``details_json``: the details already encoded, kept by a caller running many batches (like ``encoded``).
         """
         at = utc_now()
         encoded = {} if encoded is None else encoded
@@ -353,7 +355,7 @@ class ItemLanguageRecords:
                 hit = encoded[entries] = candidates_to_json(entries)
             return hit
 
-        details_json: dict[tuple[tuple[str, Any], ...], str] = {}
+        details_json = {} if details_json is None else details_json
 
         def encode_detail(detail: dict[str, Any]) -> str:
             """Most details of a bulk job are a few counts, repeated: each distinct one is encoded once."""
