@@ -47,6 +47,8 @@ from annotator.store.rows import dumps
 SYSTEM_USER = "system:prepopulate"
 #: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
 BATCH_SIZE = 200
+#: The collector is paused for a run; its young objects are collected after a batch once they number this many.
+YOUNG_OBJECTS_COLLECTED = 200_000
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 #: Redo runs are audited under their own action, with the choice that was made.
@@ -486,7 +488,8 @@ class _Run:
             repo.put_item_language_sources(
                 conn, [*(_Sources(c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
             )
-        gc.collect(1)  # the batch's cyclic garbage (the run keeps the collector paused: see ``_prepopulate``)
+        if gc.get_count()[0] > YOUNG_OBJECTS_COLLECTED:  # the cyclic garbage of the batches since the last pass
+            gc.collect(1)
         self.inventory.trim()
         self.report.items += len(batch.lexicon_rows)
         self.report.item_languages += len(batch.computed)
@@ -589,9 +592,8 @@ def _prepopulate(
     fresh = getattr(lexicon, "fresh", None) if redo is not None else None
     answers = fresh() if callable(fresh) else contextlib.nullcontext()
     try:
-        # The collector is paused for the run, and each batch's young objects are collected once it is written
-        # (``flush``): its full passes over the run's growing memos, which only grow, free nothing and took a
-        # fifth of the run's CPU time.
+        # The collector is paused for the run and its young objects collected between batches (``flush``): its
+        # full passes over the run's memos, which only grow, freed nothing and took a fifth of the run's CPU time.
         with answers, gc_paused(age_survivors=True):
             for start in range(0, total, batch_size):
                 page = item_ids[start : start + batch_size]

@@ -114,6 +114,8 @@ class SenseInventory:
         self._prepared: dict[tuple[str, str], tuple[PreparedLemma, ...]] = {}
         #: The source policy each language's Λ_L was asked with (one per language in a run).
         self._policies: dict[str, Callable[[str], bool]] = {}
+        #: Each policy's verdict per (language, source): a lexicon has few sources, met on every sense.
+        self._allowed: dict[tuple[str, str], bool] = {}
         #: The sources of the senses Λ_L(σ) came from, per (σ, language).
         self._source_names: dict[tuple[str, str], tuple[str, ...]] = {}
         #: The candidate text of each lexicon spelling met (None: not a valid candidate).
@@ -167,7 +169,9 @@ class SenseInventory:
         key = (synset_id, lang)
         found = self._prepared.get(key)
         if found is None:
-            self._policies[lang] = source_allowed
+            if self._policies.get(lang) is not source_allowed:
+                self._policies[lang] = source_allowed
+                self._allowed.clear()
             self._prepare_synset(synset_id)
             found = self._prepared[key]
         return found
@@ -176,9 +180,15 @@ class SenseInventory:
         """Λ_L(σ) of every language met so far, from one pass over the synset's record: an item asks for each of
         its languages in turn, so the record is read once, not once per language."""
         by_language: dict[str, list[LexSense]] = {lang: [] for lang in self._policies}
+        allowed = self._allowed
         for sense in self.record(synset_id).senses:
             senses = by_language.get(sense.lang)
-            if senses is not None and self._policies[sense.lang](sense.source):
+            if senses is None:
+                continue
+            verdict = allowed.get((sense.lang, sense.source))
+            if verdict is None:
+                verdict = allowed[(sense.lang, sense.source)] = self._policies[sense.lang](sense.source)
+            if verdict:
                 senses.append(sense)
         for lang, senses in by_language.items():
             key = (synset_id, lang)
