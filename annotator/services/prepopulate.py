@@ -448,7 +448,7 @@ class _Run:
         report.warnings.extend(warnings)
         prepared = self.project.repo.prepare_saves(
             new_states, SYSTEM_USER, "prepopulate", details, encoded_lists=lists, prepopulated=True,
-            details_json=self.details_json,
+            details_json=self.details_json, lists_only=redo is None,
         )  # fmt: skip
         batch = self.batch
         batch.lexicon_rows.append(_ItemLexicon(item.id, gloss, senses))
