@@ -201,9 +201,10 @@ def _prepopulated_state(
     ``encoded_lists``, saved with ``prepopulated=True``): G0/B0, their overlaps, and GOOD/BAD = G0/B0 when nobody
     had touched them (the state itself is not copied: its own lists and overlaps are replaced on saving)."""
     lang = state.lang
-    warnings.extend(
-        f"{item.id} [{lang}]: lexicon lemma {lemma!r} is not a valid candidate; left out" for lemma in sets.skipped
-    )
+    if sets.skipped:
+        warnings.extend(
+            f"{item.id} [{lang}]: lexicon lemma {lemma!r} is not a valid candidate; left out" for lemma in sets.skipped
+        )
     if not sets.good_count:
         warnings.append(f"{item.id} [{lang}]: no {lang} lexicalization of {item.synset} from allowed sources")
     overlaps = dumps(list(sets.overlaps)) if sets.overlaps else "[]"
@@ -408,8 +409,11 @@ class _Run:
                     continue
                 # what each lexicon returned: kept where a list starts empty (the cards that say why)
                 empty = not sets.good_count or not sets.bad_count
-                consulted = self.consulted(state.lang)
-                record = self.inventory.record_json(item, senses, state.lang, allowed, consulted, sets) if empty else ""
+                record = (
+                    self.inventory.record_json(item, senses, state.lang, allowed, self.consulted(state.lang), sets)
+                    if empty
+                    else ""
+                )
                 detail: dict[str, object] = {
                     "good": sets.good_count, "bad": sets.bad_count, "lexicon": self.lexicon.name,
                 }  # fmt: skip
