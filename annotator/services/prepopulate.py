@@ -597,7 +597,7 @@ def _prepopulate(
     answers = fresh() if callable(fresh) else contextlib.nullcontext()
     try:
         # The collector is paused for the run and its young objects collected between batches (``flush``): its
-        # full passes over the run's memos, which only grow, freed nothing and took a fifth of the run's CPU time.
+        # full passes walk the run's memos, which only grow, and free nothing.
         with answers, gc_paused(age_survivors=True):
             for start in range(0, total, batch_size):
                 page = item_ids[start : start + batch_size]
