@@ -131,6 +131,8 @@ def derived_id(sentence: str, start: int, end: int, lemma: str, pos: str, synset
 
 
 def _text(value: Any) -> str:
+    if type(value) is str:  # nearly every cell: the checks below are for numbers and empty cells
+        return unicodedata.normalize("NFC", value).strip()
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():

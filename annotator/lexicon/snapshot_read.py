@@ -20,6 +20,7 @@ from annotator.data_import.limits import (
     parse_json,
 )
 from annotator.domain.lexicon_forms import FormRule, resolve, rules_for
+from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import ENGLISH, LexiconError
 from annotator.lexicon.snapshot_format import (
     FORMAT,
@@ -83,7 +84,9 @@ def read_snapshot_file(path: Path, limits: InputLimits | None = None) -> ParsedS
         if isinstance(exc, LexiconError):
             raise
         raise LexiconError(str(exc)) from None
-    return _parse_json(text, origin, limits)
+    # Parsing makes an object per record and frees nothing cyclic: the collector's passes over them would be waste.
+    with gc_paused(age_survivors=True):
+        return _parse_json(text, origin, limits)
 
 
 def parse_snapshot_data(data: Any, origin: str = "<data>") -> ParsedSnapshot:
@@ -213,6 +216,10 @@ def _parse_sense(record: Any, origin: str, where: str) -> StoredSense:
     return (lemma, lang, source, number)
 
 
+#: A sense's (language, source) as written → as kept (upper case, trimmed): a file repeats a few of them on every sense.
+_NAMES: dict[tuple[str, str], tuple[str, str]] = {}
+
+
 def _parse_senses(senses: list[Any], origin: str, where: str) -> tuple[StoredSense, ...]:
     """A synset's senses, each with its lemma as its lexicon means it. A well-formed sense takes the direct path;
     any other goes through ``_parse_sense``, which names its record and rule."""
@@ -226,9 +233,17 @@ def _parse_senses(senses: list[Any], origin: str, where: str) -> tuple[StoredSen
                 type(lemma) is str and type(lang) is str and type(source) is str
                 and (number is None or (type(number) is int and number >= 1))
             ):  # fmt: skip
-                lang, source = lang.strip().upper(), source.strip().upper()
+                names = _NAMES.get((lang, source))
+                if names is None:
+                    if len(_NAMES) >= 1_000:
+                        _NAMES.clear()  # bounded: a file may name any number of them
+                    names = _NAMES[(lang, source)] = (lang.strip().upper(), source.strip().upper())
+                lang, source = names
                 lemma = " ".join(lemma.replace("_", " ").split())
                 if lemma and lang and source:
+                    if lang == ENGLISH or lemma.replace(" ", "").isalnum():  # as ``_forms`` decides, without a call
+                        parsed.append((lemma, lang, source, number))
+                        continue
                     sense = (lemma, lang, source, number)
         if sense is None:
             sense = _parse_sense(record, origin, f"{where}, senses[{index}]")
@@ -276,6 +291,8 @@ def _forms(source: str, lemma: str) -> tuple[str, ...]:
     """``resolve`` of the lemma under its source's rules. A lemma each rule leaves as written (nearly all of a
     lexicon's) is known to stand for itself after one call per rule, without building the chain of forms."""
     unchanged = (lemma,)
+    if lemma.replace(" ", "").isalnum():
+        return unchanged  # every rule's marker is a punctuation sign: words of letters and digits need no call
     for apply in _rule_functions(source):
         if apply(lemma) != unchanged:
             return _resolved(source, lemma)

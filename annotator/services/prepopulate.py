@@ -15,6 +15,7 @@ state kept in the history).
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -46,6 +47,8 @@ from annotator.store.rows import dumps
 SYSTEM_USER = "system:prepopulate"
 #: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
 BATCH_SIZE = 200
+#: The collector is paused for a run; its young objects are collected after a batch once they number this many.
+YOUNG_OBJECTS_COLLECTED = 200_000
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 #: Redo runs are audited under their own action, with the choice that was made.
@@ -198,9 +201,10 @@ def _prepopulated_state(
     ``encoded_lists``, saved with ``prepopulated=True``): G0/B0, their overlaps, and GOOD/BAD = G0/B0 when nobody
     had touched them (the state itself is not copied: its own lists and overlaps are replaced on saving)."""
     lang = state.lang
-    warnings.extend(
-        f"{item.id} [{lang}]: lexicon lemma {lemma!r} is not a valid candidate; left out" for lemma in sets.skipped
-    )
+    if sets.skipped:
+        warnings.extend(
+            f"{item.id} [{lang}]: lexicon lemma {lemma!r} is not a valid candidate; left out" for lemma in sets.skipped
+        )
     if not sets.good_count:
         warnings.append(f"{item.id} [{lang}]: no {lang} lexicalization of {item.synset} from allowed sources")
     overlaps = dumps(list(sets.overlaps)) if sets.overlaps else "[]"
@@ -322,6 +326,8 @@ class _Run:
         self._sources: dict[tuple[str, str, str, str], str] = {}
         #: The source keys per (synset, language).
         self._synset_sources: dict[tuple[str, str], tuple[str, ...]] = {}
+        #: History details already encoded: most are a few counts, repeated across the run.
+        self.details_json: dict[tuple[tuple[str, Any], ...], str] = {}
 
     def sources(self, item: Item, senses: list[SenseEntry], lang: str, allowed: Callable[[str], bool]) -> str:
         """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ):
@@ -388,6 +394,10 @@ class _Run:
             lists: list[dict[str, str]] = []
             details: list[dict[str, object]] = []
             computed: list[_Computed] = []
+            # σ's record and the other senses, for the related suggestions (the record is in hand: its sets are
+            # computed from it)
+            others = tuple(sense.synset for sense in item.senses if sense.synset != item.synset)
+            target = self.inventory.record(item.synset) if self.related is not None else None
             for state in states:
                 allowed = self.allowed(state.lang)
                 sets = self.inventory.encoded_sets(item, senses, state.lang, allowed)
@@ -399,8 +409,11 @@ class _Run:
                     continue
                 # what each lexicon returned: kept where a list starts empty (the cards that say why)
                 empty = not sets.good_count or not sets.bad_count
-                consulted = self.consulted(state.lang)
-                record = self.inventory.record_json(item, senses, state.lang, allowed, consulted, sets) if empty else ""
+                record = (
+                    self.inventory.record_json(item, senses, state.lang, allowed, self.consulted(state.lang), sets)
+                    if empty
+                    else ""
+                )
                 detail: dict[str, object] = {
                     "good": sets.good_count, "bad": sets.bad_count, "lexicon": self.lexicon.name,
                 }  # fmt: skip
@@ -413,9 +426,7 @@ class _Run:
                 lists.append(encoded)
                 details.append(detail)
                 related = ("", "")
-                if self.related is not None:  # σ's record is in hand: its sets were just computed from it
-                    others = tuple(sense.synset for sense in item.senses if sense.synset != item.synset)
-                    target = self.inventory.record(item.synset)
+                if self.related is not None and target is not None:
                     related = self.related.part(item.synset, target, state.lang, others) or related
                 reopened = "reopened_from" in detail
                 sources = self.sources(item, senses, state.lang, allowed)
@@ -440,8 +451,9 @@ class _Run:
             )
         report.warnings.extend(warnings)
         prepared = self.project.repo.prepare_saves(
-            new_states, SYSTEM_USER, "prepopulate", details, encoded_lists=lists, prepopulated=True
-        )
+            new_states, SYSTEM_USER, "prepopulate", details, encoded_lists=lists, prepopulated=True,
+            details_json=self.details_json, lists_only=redo is None,
+        )  # fmt: skip
         batch = self.batch
         batch.lexicon_rows.append(_ItemLexicon(item.id, gloss, senses))
         batch.computed.extend(computed)
@@ -480,6 +492,8 @@ class _Run:
             repo.put_item_language_sources(
                 conn, [*(_Sources(c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
             )
+        if gc.get_count()[0] > YOUNG_OBJECTS_COLLECTED:  # the cyclic garbage of the batches since the last pass
+            gc.collect(1)
         self.inventory.trim()
         self.report.items += len(batch.lexicon_rows)
         self.report.item_languages += len(batch.computed)
@@ -582,7 +596,9 @@ def _prepopulate(
     fresh = getattr(lexicon, "fresh", None) if redo is not None else None
     answers = fresh() if callable(fresh) else contextlib.nullcontext()
     try:
-        with answers:
+        # The collector is paused for the run and its young objects collected between batches (``flush``): its
+        # full passes walk the run's memos, which only grow, and free nothing.
+        with answers, gc_paused(age_survivors=True):
             for start in range(0, total, batch_size):
                 page = item_ids[start : start + batch_size]
                 with project.db.read() as conn:

@@ -30,6 +30,7 @@ from annotator.lexicon.base import (
     LexiconError,
     LexiconQuotaError,
     LexiconUnavailableError,
+    LexSense,
     SynsetRecord,
 )
 from annotator.store.item_languages import candidates_to_json
@@ -111,6 +112,10 @@ class SenseInventory:
         self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
         #: Λ_L(σ) per (σ, language), each lemma with its identity and candidate text (``prepare_lemmas``).
         self._prepared: dict[tuple[str, str], tuple[PreparedLemma, ...]] = {}
+        #: The source policy each language's Λ_L was asked with (one per language in a run).
+        self._policies: dict[str, Callable[[str], bool]] = {}
+        #: Each policy's verdict per (language, source): a lexicon has few sources, met on every sense.
+        self._allowed: dict[tuple[str, str], bool] = {}
         #: The sources of the senses Λ_L(σ) came from, per (σ, language).
         self._source_names: dict[tuple[str, str], tuple[str, ...]] = {}
         #: The candidate text of each lexicon spelling met (None: not a valid candidate).
@@ -164,10 +169,32 @@ class SenseInventory:
         key = (synset_id, lang)
         found = self._prepared.get(key)
         if found is None:
-            senses = [s for s in self.record(synset_id).senses if s.lang == lang and source_allowed(s.source)]
-            self._source_names[key] = tuple({sense.source: None for sense in senses})
-            found = self._prepared[key] = prepare_lemmas(distinct_spellings(s.lemma for s in senses), self._texts)
+            if self._policies.get(lang) is not source_allowed:
+                self._policies[lang] = source_allowed
+                self._allowed.clear()
+            self._prepare_synset(synset_id)
+            found = self._prepared[key]
         return found
+
+    def _prepare_synset(self, synset_id: str) -> None:
+        """Λ_L(σ) of every language met so far, from one pass over the synset's record: an item asks for each of
+        its languages in turn, so the record is read once, not once per language."""
+        by_language: dict[str, list[LexSense]] = {lang: [] for lang in self._policies}
+        allowed = self._allowed
+        for sense in self.record(synset_id).senses:
+            senses = by_language.get(sense.lang)
+            if senses is None:
+                continue
+            verdict = allowed.get((sense.lang, sense.source))
+            if verdict is None:
+                verdict = allowed[(sense.lang, sense.source)] = self._policies[sense.lang](sense.source)
+            if verdict:
+                senses.append(sense)
+        for lang, senses in by_language.items():
+            key = (synset_id, lang)
+            if key not in self._prepared:
+                self._source_names[key] = tuple({sense.source: None for sense in senses})
+                self._prepared[key] = prepare_lemmas(distinct_spellings(s.lemma for s in senses), self._texts)
 
     def source_names(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[str, ...]:
         """The sources of the synset's allowed senses in ``lang`` (found with its Λ_L)."""

@@ -206,6 +206,19 @@ _SAVE_ITEM_LANGUAGE_SQL = (
     + ", ".join(f'"{name}" = :{name}' for name in (*item_language_values(ItemLanguage("", "")).keys(), "version"))
     + ' WHERE "item_id" = :b_item_id AND "lang" = :b_lang AND "version" = :b_expected'
 )
+#: The columns a save of the lists alone leaves as they were read (``prepare_saves``' ``lists_only``).
+_KEPT_BY_LIST_SAVES = frozenset({"status", "discuss_note", "discard_reason", "discard_note", "status_by"})
+#: ``_SAVE_ITEM_LANGUAGE_SQL`` without those columns: the version check guarantees they still hold what was read,
+#: and leaving them out spares the database rewriting the status index for every row.
+_SAVE_LISTS_SQL = (
+    'UPDATE "item_languages" SET '
+    + ", ".join(
+        f'"{name}" = :{name}'
+        for name in (*item_language_values(ItemLanguage("", "")).keys(), "version")
+        if name not in _KEPT_BY_LIST_SAVES
+    )
+    + ' WHERE "item_id" = :b_item_id AND "lang" = :b_lang AND "version" = :b_expected'
+)
 
 
 class ItemLanguageRecords:
@@ -335,6 +348,8 @@ class ItemLanguageRecords:
         encoded: dict[tuple[CandidateEntry, ...], str] | None = None,
         encoded_lists: Sequence[Mapping[str, str]] | None = None,
         prepopulated: bool | None = None,
+        details_json: dict[tuple[tuple[str, Any], ...], str] | None = None,
+        lists_only: bool = False,
     ) -> PreparedSaves:
         """Encode a batch of saves before taking the write lock, so the transaction only runs the statements.
 
@@ -343,6 +358,9 @@ class ItemLanguageRecords:
         (``good``, ``bad``, ``initial_good``, ``initial_bad``, and ``overlaps``), which then replace the state's own:
         pre-population keeps its G0/B0 encoded, never as candidate objects. GOOD/BAD equal to G0/B0 are written as
         NULL. ``prepopulated``, when given, is every state's flag (pre-population sets it without copying states).
+        ``details_json``: the details already encoded, kept by a caller running many batches (like ``encoded``).
+        ``lists_only``: each state's status and notes are as it was read (only its lists and flag change), so the
+        write leaves those columns out.
         """
         at = utc_now()
         encoded = {} if encoded is None else encoded
@@ -353,7 +371,7 @@ class ItemLanguageRecords:
                 hit = encoded[entries] = candidates_to_json(entries)
             return hit
 
-        details_json: dict[tuple[tuple[str, Any], ...], str] = {}
+        details_json = {} if details_json is None else details_json
 
         def encode_detail(detail: dict[str, Any]) -> str:
             """Most details of a bulk job are a few counts, repeated: each distinct one is encoded once."""
@@ -373,17 +391,12 @@ class ItemLanguageRecords:
             initial_good = lists.get("initial_good") or encode(state.initial_good)
             initial_bad = lists.get("initial_bad") or encode(state.initial_bad)
             params = {
-                "status": state.status.value,
                 "good": unless_initial(lists.get("good") or encode(state.good), initial_good),
                 "bad": unless_initial(lists.get("bad") or encode(state.bad), initial_bad),
                 "initial_good": initial_good,
                 "initial_bad": initial_bad,
                 "overlaps": lists.get("overlaps") or (dumps(list(state.overlaps)) if state.overlaps else "[]"),
                 "prepopulated": state.prepopulated if prepopulated is None else prepopulated,
-                "discuss_note": state.discuss_note,
-                "discard_reason": state.discard_reason.value if state.discard_reason else None,
-                "discard_note": state.discard_note,
-                "status_by": state.status_by,
                 "updated_by": user,
                 "updated_at": at,
                 "version": version,
@@ -391,6 +404,14 @@ class ItemLanguageRecords:
                 "b_lang": state.lang,
                 "b_expected": state.version,
             }
+            if not lists_only:  # the columns ``_KEPT_BY_LIST_SAVES``
+                params.update(
+                    status=state.status.value,
+                    discuss_note=state.discuss_note,
+                    discard_reason=state.discard_reason.value if state.discard_reason else None,
+                    discard_note=state.discard_note,
+                    status_by=state.status_by,
+                )
             updates.append(params)
             entries.append(
                 {
@@ -408,7 +429,11 @@ class ItemLanguageRecords:
     def apply_saves(self, conn: Connection, prepared: PreparedSaves) -> None:
         if not prepared.updates:
             return
-        if execute_many(conn, _SAVE_ITEM_LANGUAGE_SQL, prepared.updates) != len(prepared.updates):
+        whole = [params for params in prepared.updates if "status" in params]
+        lists = [params for params in prepared.updates if "status" not in params]
+        saved = execute_many(conn, _SAVE_ITEM_LANGUAGE_SQL, whole) if whole else 0
+        saved += execute_many(conn, _SAVE_LISTS_SQL, lists) if lists else 0
+        if saved != len(prepared.updates):
             raise ConflictError("Some item-languages were changed by someone else during the batch; nothing was saved.")
         insert_many(conn, schema.history, prepared.history)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring as encode_string
 
 from sqlalchemy import Connection, func, select
 
@@ -83,4 +84,4 @@ def one_synset_candidates_json(synset: str, texts: Sequence[str]) -> str:
     list, joined by commas without the brackets: lists whose candidates each stand for one synset are built by
     joining these parts."""
     head = f'{SHORT_LEXICON}[{dumps(synset)}],"text":'
-    return ",".join(f"{head}{dumps(text)}}}" for text in texts)
+    return ",".join([f"{head}{encode_string(text)}}}" for text in texts])

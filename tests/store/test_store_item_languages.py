@@ -128,6 +128,40 @@ def test_prepared_saves_take_lists_already_encoded_in_place_of_the_states_own() 
     assert (second["initial_good"], second["good"]) == ("[]", candidates_to_json(GOOD))
 
 
+def test_a_lists_only_save_keeps_status_and_notes_as_read_and_is_refused_when_stale(project: Project) -> None:
+    """Pre-population writes only the lists of states as it read them: their status and notes stay as they are, a
+    batch mixing such saves with whole ones writes both, and a stale one refuses the batch."""
+    add_items(project, [item("a"), item("b")], langs=("IT",))
+    with project.db.write() as conn:
+        project.repo.save_item_language(
+            conn, ItemLanguage("a", "IT", Status.DISCUSS, discuss_note="which bank?", status_by="ida"), 0, "ida", "d"
+        )
+    with project.db.read() as conn:
+        a, b = (project.repo.get_item_language(conn, i, "IT") for i in ("a", "b"))
+    assert a is not None and b is not None
+    lists = [{"initial_good": candidates_to_json(GOOD), "initial_bad": candidates_to_json(BAD)}]
+    stale = ItemLanguageRecords.prepare_saves([a], "system", "prepopulate", [{}], encoded_lists=lists, lists_only=True)
+    assert "status" not in stale.updates[0] and "discuss_note" not in stale.updates[0]
+    with project.db.write() as conn:
+        project.repo.save_item_language(conn, ItemLanguage("a", "IT", Status.DONE, status_by="ivo"), 1, "ivo", "done")
+    before = dump(project)
+    with pytest.raises(ConflictError, match="nothing was saved"), project.db.write() as conn:
+        project.repo.apply_saves(conn, stale)
+    assert dump(project) == before
+    with project.db.read() as conn:
+        a = project.repo.get_item_language(conn, "a", "IT")
+    assert a is not None
+    fresh = ItemLanguageRecords.prepare_saves([a], "system", "prepopulate", [{}], encoded_lists=lists, lists_only=True)
+    whole = ItemLanguageRecords.prepare_saves([ItemLanguage("b", "IT", Status.DONE, 0, GOOD)], "ivo", "done", [{}])
+    with project.db.write() as conn:
+        project.repo.apply_saves(conn, type(fresh)(fresh.updates + whole.updates, fresh.history + whole.history))
+    with project.db.read() as conn:
+        a, b = (project.repo.get_item_language(conn, i, "IT") for i in ("a", "b"))
+    assert a is not None and b is not None
+    assert (a.status, a.status_by, a.version, a.initial_good, a.initial_bad) == (Status.DONE, "ivo", 3, GOOD, BAD)
+    assert (b.status, b.good, b.version) == (Status.DONE, GOOD, 1)
+
+
 def test_bulk_reads_cover_many_items_in_order_and_hide_a_running_import(project: Project) -> None:
     ids = [f"i{n:04d}" for n in range(600)]  # more than one IN (...) chunk
     add_items(project, [item(i) for i in ids], langs=("IT", "DE"))
