@@ -7,7 +7,7 @@ Changes are not made here: every change goes through the one action runner (``an
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -28,6 +28,9 @@ from annotator.domain.model import (
 from annotator.domain.undo import BEFORE_KEY
 from annotator.errors import RowProblemsError
 from annotator.services.read_model import QueueEntry
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 STATUS_LABEL = {
     Status.PENDING: "pending",
@@ -186,3 +189,31 @@ def show_row_problems(error: RowProblemsError) -> None:
     st.error(md(f"{error.name}: {error.total} problem(s); {error.outcome}.{more}"))
     rows = [{"row": p.row, "column": p.column, "rule": p.rule, "problem": p.message} for p in error.problems]
     st.dataframe(rows, hide_index=True, width="stretch")
+
+
+# --- charts -------------------------------------------------------------------------------------------------
+
+
+def bars_per_language(frame: pd.DataFrame, y_label: str) -> None:
+    """One group of bars per language (the frame's index), one bar per column, empty values left out.
+
+    Drawn from a Vega-Lite spec rather than ``st.bar_chart``, which imports Altair (a large package) on the first
+    chart of the process: a page with one such chart rendered its first time that much slower."""
+    series = list(frame.columns)
+    long = frame.rename_axis("language").reset_index().melt("language", var_name="figure", value_name="value")
+    spec = {
+        "mark": {"type": "bar", "tooltip": True},
+        "encoding": {
+            "x": {"field": "language", "type": "nominal", "sort": list(frame.index), "axis": {"labelAngle": 0}},
+            "xOffset": {"field": "figure", "type": "nominal", "sort": series},
+            "y": {"field": "value", "type": "quantitative", "title": y_label},
+            "color": {
+                "field": "figure",
+                "type": "nominal",
+                "sort": series,
+                "title": None,
+                "legend": {"orient": "bottom"},
+            },
+        },
+    }
+    st.vega_lite_chart(long.dropna(subset=["value"]), spec, width="stretch")

@@ -128,7 +128,7 @@ def keys(stored: str) -> frozenset[str]:
     return frozenset(_identity(c["text"], c["pos"]) for c in json.loads(stored))
 
 
-def _identities(stored: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _identities(stored: str) -> tuple[frozenset[str], frozenset[str]]:
     """A stored list's §3 identities, all and those of origin ``lexicon``, from one decoding."""
     everything, lexicon = [], []
     for candidate in json.loads(stored):
@@ -136,7 +136,7 @@ def _identities(stored: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         everything.append(identity)
         if candidate["origin"] == LEXICON:
             lexicon.append(identity)
-    return tuple(everything), tuple(lexicon)
+    return frozenset(everything), frozenset(lexicon)
 
 
 class ExportedItem(NamedTuple):
@@ -225,9 +225,9 @@ class Selection:
 
     def _records(self) -> Iterator[RefinementRecord]:
         """A record per done item-language, each stored list decoded once: G0 is the same text for the items of
-        a synset (pre-population fills it per synset) and Gf often the same as G0, so most lists are met again.
-        The remembered lists are dropped with the generator."""
-        seen: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        a synset (pre-population fills it per synset) and Gf often the same as G0, so most lists are met again;
+        the records of one list share its sets. The remembered lists are dropped with the generator."""
+        seen: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
         for item_id, lang, synset, initial_good, good in self.done():
             initial = seen.get(initial_good)
             if initial is None:
@@ -235,9 +235,7 @@ class Selection:
             final = seen.get(good)
             if final is None:
                 final = seen[good] = _identities(good)
-            yield RefinementRecord(
-                item_id, lang, synset, frozenset(initial[0]), frozenset(final[0]), frozenset(final[1])
-            )
+            yield RefinementRecord(item_id, lang, synset, initial[0], final[0], final[1])
 
     def counts(self) -> DatasetCounts:
         return counts_of(CountedItem(item.id, item.lemma, item.pos, item.synset) for item, _states in self.items)

@@ -29,6 +29,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from annotator import __version__
 from annotator.atomic_files import atomic_file, cannot_write, unique_path
 from annotator.context import ProjectContext
+from annotator.data_export.sheet_names import sheet_file_name
 from annotator.domain.limits import SPREADSHEET_CELL_LIMIT
 from annotator.domain.model import DiscardReason, Item, ItemLanguage, Status
 from annotator.domain.output_text import is_formula_like
@@ -258,11 +259,6 @@ def _add_list_validation(sheet: Worksheet, key: str, values: Sequence[str], last
     )
     sheet.add_data_validation(validation)
     validation.add(f"{letter}2:{letter}{last}")
-
-
-def sheet_file_name(lang: str, created: datetime | None = None) -> str:
-    created = created or datetime.now(UTC)
-    return f"sheet-{lang.upper()}-{created.strftime('%Y%m%d-%H%M%SZ')}.xlsx"
 
 
 def sheet_bytes(project: ProjectContext, lang: str) -> tuple[str, bytes]:

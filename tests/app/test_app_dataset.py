@@ -64,7 +64,11 @@ def test_the_page_shows_the_tables_the_export_will_hold(curated: Project) -> Non
     assert counts.loc["items"].tolist() == [14, 8, 6]
     progress = next(df.value for df in at.dataframe if "pending" in df.value.columns).set_index("language")
     assert progress.loc["RU", "pending"] == 1 and progress.loc["IT", "done"] == 17 and progress.loc["IT", "total"] == 17
-    assert len(at.get("vega_lite_chart")) == 1  # the bar chart per language
+    charts = at.get("vega_lite_chart")
+    assert len(charts) == 1  # the bar chart per language: a group of bars per language, one bar per figure
+    spec = json.loads(charts[0].proto.spec)
+    assert spec["encoding"]["x"]["sort"] == ["DE", "ES", "IT", "RU", "ZH"]
+    assert spec["encoding"]["xOffset"]["sort"] == ["% added", "% removed", "% shared"]
     assert len(at.get("progress")) == 5
 
     at.checkbox(key="dataset_include_incomplete").check().run()

@@ -129,7 +129,7 @@ def agreement_section(svc: DoubleCurationService, languages: tuple[str, ...]) ->
         shown_frame(agreement_frame(report)), hide_index=True, key="agr_table", column_config=AGREEMENT_COLUMNS
     )
     if report.compared:
-        st.bar_chart(chart_frame(report), stack=False, y_label="%", x_label="language")
+        components.bars_per_language(chart_frame(report), "%")
     if report.pairs:
         st.caption("Per translator pair")
         pairs = [figures_row(f"{lang}: {a} – {b}", figures) for (lang, a, b), figures in sorted(report.pairs.items())]

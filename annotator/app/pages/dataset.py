@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator.app import jobs_panel
-from annotator.app.components import STATUS_LABEL, show_row_problems, when_utc
+from annotator.app.components import STATUS_LABEL, bars_per_language, show_row_problems, when_utc
 from annotator.app.guards import guarded_file
 from annotator.app.project_cache import get_project
 from annotator.app.publish_panel import render_publish
@@ -27,7 +27,7 @@ from annotator.app.safe_text import code, md
 from annotator.app.session import current_user, require_lead, service
 from annotator.atomic_files import write_bytes_atomic
 from annotator.data_export.dataset import ExportOptions, default_export_root, nothing_to_export
-from annotator.data_export.spreadsheet import sheet_bytes, sheet_file_name
+from annotator.data_export.sheet_names import sheet_file_name
 from annotator.domain.jobs import JobKind
 from annotator.domain.languages import language_label
 from annotator.domain.model import Status
@@ -119,7 +119,7 @@ def render_statistics(selection: DatasetOverview) -> None:
     st.dataframe(refinement_frame(selection), hide_index=True, width="stretch")
     chart = chart_frame(selection)
     if chart.notna().to_numpy().any():
-        st.bar_chart(chart, stack=False, y_label="%", x_label="language")
+        bars_per_language(chart, "%")
     st.subheader("Dataset counts (DiBiMT Table 1)")
     st.dataframe(counts_frame(selection), width="stretch")
     left = ", ".join(f"{n} {why}" for why, n in selection.left_out.items() if n)
@@ -197,7 +197,7 @@ def render_sheets(project: Project, languages: Sequence[str]) -> None:
         lang = st.selectbox("Language", languages, key="dataset_sheet_lang", format_func=language_label)
         st.download_button(
             f"Download the {lang} sheet",
-            data=guarded_file(lambda: sheet_bytes(project, lang)[1], lead=True),
+            data=guarded_file(lambda: _sheet_bytes(project, lang), lead=True),
             file_name=sheet_file_name(lang),
             mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
             key="dataset_sheet_download",
@@ -207,6 +207,13 @@ def render_sheets(project: Project, languages: Sequence[str]) -> None:
         uploaded = st.file_uploader("Import an edited sheet", type=["xlsx"], key="dataset_sheet_upload")
         if uploaded is not None and st.button("Apply the sheet", key="dataset_sheet_apply"):
             _import_uploaded(uploaded.name, uploaded.getvalue())
+
+
+def _sheet_bytes(project: Project, lang: str) -> bytes:
+    """The language's workbook, made when the download is clicked: the workbook library loads only then."""
+    from annotator.data_export.spreadsheet import sheet_bytes
+
+    return sheet_bytes(project, lang)[1]
 
 
 def _import_uploaded(name: str, data: bytes) -> None:
