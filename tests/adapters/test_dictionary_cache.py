@@ -20,8 +20,8 @@ from annotator.analysis.dictionary_cache import (
     CACHE_ENV,
     FORMAT,
     CachedDictionaryFactory,
+    FrontCodedIndex,
     SortedDictionary,
-    SortedEntries,
     _encode,
     _encode_freq,
     _fingerprint,
@@ -61,7 +61,7 @@ def test_missing_file_is_built_and_gives_simplemmas_lemmas(tmp_path: Path) -> No
     path = cache_file(LANG, tmp_path)
     assert not path.exists()
     first = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
-    assert isinstance(first, SortedEntries)  # the first run reads simplemma's entries and uses them at once...
+    assert isinstance(first, FrontCodedIndex)  # the first run looks words up in simplemma's stream itself...
     wait_for_cache_writes()
     assert path.exists()  # ...while the file is written by a child process
     assert _lemmas(tmp_path) == [simplemma.lemmatize(word, LANG) for word in WORDS]
@@ -76,7 +76,7 @@ def test_the_file_holds_every_entry_of_simplemmas_dictionary(tmp_path: Path) -> 
     wait_for_cache_writes()
     cached = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
     source = simplemma.strategies.dictionaries.DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)
-    assert isinstance(first, SortedEntries) and isinstance(cached, SortedDictionary)
+    assert isinstance(first, FrontCodedIndex) and isinstance(cached, SortedDictionary)
     for mapping in (first, cached):
         assert len(mapping) == len(source)
         assert dict(mapping.items()) == dict(source.items())
@@ -342,3 +342,81 @@ def test_front_coded_records_read_as_simplemma_reads_them() -> None:
     assert dict(zip(*found, strict=True)) == frontcode._decode_stream(stream)
     assert found[0][-1] == (long_word + "y").encode() and found[1][-1] == (long_word + "z" * 150).encode()
     assert _read_front_coded(stream[:-3], position) is None
+
+
+def _front_coded(entries: dict[bytes, bytes]) -> bytes:
+    """A stream in simplemma's front-coded format holding ``entries`` (keys in order, each value written the
+    shortest way: the previous value again, the key less a trim plus a tail, or a literal)."""
+    body = bytearray()
+    previous_key = previous_value = b""
+    for key in sorted(entries):
+        value = entries[key]
+        shared = len(os.path.commonprefix([previous_key, key]))
+        body += _varint(shared) + _varint(len(key) - shared) + key[shared:]
+        kept = len(os.path.commonprefix([key, value]))
+        if value == previous_value and previous_key:
+            body.append(254)
+        elif len(key) - kept < 254:
+            body += bytes([len(key) - kept]) + _varint(len(value) - kept) + value[kept:]
+        else:
+            body += bytes([255]) + _varint(len(value)) + value
+        previous_key, previous_value = key, value
+    return b"SMFC1" + bytes([0]) + _varint(len(entries)) + bytes(body)
+
+
+def test_a_first_run_looks_words_up_in_simplemma_s_stream_as_simplemma_decodes_it() -> None:
+    """The index of a front-coded stream answers every key, and every word that is not one, as simplemma's own
+    decoder does: keys sharing long prefixes (few seeds), runs of one value spanning several blocks, Cyrillic and
+    long keys (several varint bytes), words before the first key, after the last and between two."""
+    import random
+
+    from simplemma.strategies.dictionaries import frontcode
+
+    rng = random.Random(4)
+    stems = ["перевоспит", "Haus", "zzzzzzzzzzzzzzzz", "a", "x" * 200, "шко", "überschreib"]
+    entries: dict[bytes, bytes] = {}
+    for _ in range(3000):
+        stem = rng.choice(stems)
+        word = stem + "".join(rng.choice("aeinrstäжыё") for _ in range(rng.randint(0, 8)))
+        lemma = stem if rng.random() < 0.8 else word[: rng.randint(1, len(word))] + rng.choice(["", "en", "ть"])
+        entries[word.encode()] = lemma.encode()
+    stream = _front_coded(entries)
+    expected = frontcode._decode_stream(stream)
+    assert expected == entries  # the stream is sound: simplemma reads back what was written
+    reverse, count, position = frontcode._read_header(stream)
+    index = FrontCodedIndex.of(stream, position, count)
+    assert index is not None and len(index) == len(entries)
+    assert list(index) == [key.decode() for key in sorted(entries)]
+    for key, value in entries.items():
+        word = key.decode()
+        assert index.get(word) == value.decode(), word
+        for absent in (word + "q", word[:-1] + "\U0010ffff", "0" + word):
+            if absent.encode() not in entries:
+                assert index.get(absent) is None and absent not in index, absent
+    assert index.get("") is None and index.get("\U0010ffff") is None
+    assert FrontCodedIndex.of(stream[:-3], position, count) is None  # a truncated stream is not indexed
+
+
+def test_a_stream_with_long_blocks_is_not_indexed() -> None:
+    """Keys that all share more than the seed length leave one block: a look-up would read every record, so the
+    index is refused (the first run then looks words up in simplemma's own dictionary)."""
+    from simplemma.strategies.dictionaries import frontcode
+
+    entries = {f"gemeinsamervorsatz{n:05d}".encode(): b"gemeinsam" for n in range(500)}
+    stream = _front_coded(entries)
+    reverse, count, position = frontcode._read_header(stream)
+    assert FrontCodedIndex.of(stream, position, count) is None
+
+
+def test_a_language_whose_stream_is_not_indexed_is_read_through_simplemma_and_copied(tmp_path: Path) -> None:
+    """Swahili's keys are stored reversed, not in the copy's order: the first run uses simplemma's own dictionary,
+    gives its lemmas, and still leaves a copy the next run reads."""
+    words = ["watoto", "alisoma", "vitabu", "nyumba", "xqzvtrk", "Watoto"]
+    first = CachedDictionaryFactory(tmp_path).get_dictionary("sw")
+    assert not isinstance(first, FrontCodedIndex)
+    lemmatizer = cached_lemmatizer(tmp_path)
+    assert [lemmatizer.lemmatize(word, "sw") for word in words] == [simplemma.lemmatize(word, "sw") for word in words]
+    wait_for_cache_writes()
+    copy = CachedDictionaryFactory(tmp_path).get_dictionary("sw")
+    source = simplemma.strategies.dictionaries.DEFAULT_DICTIONARY_FACTORY.get_dictionary("sw")
+    assert isinstance(copy, SortedDictionary) and dict(copy.items()) == dict(source.items())
