@@ -32,15 +32,15 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
-
-import simplemma
-from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
-from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from annotator.atomic_files import OutputRefused, write_bytes_atomic
 from annotator.errors import UserError
 from annotator.private_files import make_private_folder
+
+if TYPE_CHECKING:  # simplemma is imported when a language first needs it: jieba's copy needs none of it
+    import simplemma
+    from simplemma.strategies import DictionaryLookupStrategy
 
 logger = logging.getLogger(__name__)
 
@@ -75,8 +75,11 @@ def cache_root() -> Path:
 
 def _fingerprint(lang: str) -> str:
     """What the cached copy was built from: simplemma's version and its data file's size and time, if it has one."""
+    import simplemma
+    from simplemma.strategies.dictionaries import dictionary_factory
+
     version = str(getattr(simplemma, "__version__", "unknown"))
-    data = Path(sys.modules[DEFAULT_DICTIONARY_FACTORY.__module__].__file__ or ".").parent / "data" / f"{lang}.plzma"
+    data = Path(dictionary_factory.__file__ or ".").parent / "data" / f"{lang}.plzma"
     try:
         stat = data.stat()
     except OSError:
@@ -332,6 +335,8 @@ class CachedDictionaryFactory:
             pass
         except (OSError, ValueError) as error:
             logger.info("rebuilding the cached simplemma dictionary %s (%s)", path, error)
+        from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
+
         found = _front_coded_index(lang) or DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)  # ValueError: unknown
         _keep_copy(path, lang, fingerprint)
         return found
@@ -415,6 +420,8 @@ def _write_copy(path: Path, lang: str, fingerprint: str) -> None:
 def _sorted_entries(lang: str) -> tuple[list[bytes], list[bytes]]:
     """simplemma's entries for ``lang`` as UTF-8 keys in increasing order and their values: read straight from its
     front-coded file when this simplemma has one, else from the dict it builds (ValueError: unknown language)."""
+    from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
+
     found = _front_coded_entries(lang)
     if found is not None:
         return found
@@ -598,6 +605,9 @@ def cached_lemmatizer(root: Path | None = None) -> simplemma.Lemmatizer:
 def cached_strategies(root: Path | None = None) -> tuple[simplemma.Lemmatizer, DictionaryLookupStrategy]:
     """The default lemmatizer and the plain dictionary look-up (is a word in the dictionary at all?) over one set of
     cached dictionaries, so each language is read once for both."""
+    import simplemma
+    from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
+
     factory = CachedDictionaryFactory(root)
     strategy = DefaultStrategy(dictionary_factory=factory)
     return simplemma.Lemmatizer(lemmatization_strategy=strategy), DictionaryLookupStrategy(dictionary_factory=factory)
