@@ -4,9 +4,9 @@ simplemma ships each language as an lzma-compressed front-coded stream and decod
 entries on first use (about a second for German, Russian or Spanish). Here the decoded dictionary is written once to
 a file in the user's cache folder (``ANNOTATOR_CACHE_DIR``, else ``$XDG_CACHE_HOME/annotator``, else
 ``~/.cache/annotator``), its records in simplemma's own sorted order so writing it is a few passes in C; later runs
-read that file as one bytes object and look words up in it directly, without building a dict. A missing, stale
-(another simplemma build) or corrupt file is rebuilt from simplemma's own data, written atomically; a cache folder
-that cannot be written just means the copy lives in memory for this process only.
+map that file and look words up in it directly, without building a dict. A missing, stale (another simplemma
+build) or corrupt file is rebuilt from simplemma's own data, written atomically; a cache folder that cannot be
+written just means the copy lives in memory for this process only.
 
 A first run looks words up in simplemma's decompressed front-coded stream itself (``FrontCodedIndex``: one
 pass notes where the keys can be read from, a look-up reads a few dozen records), since only a few thousand of its
@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import mmap
 import operator
 import os
 import struct
@@ -58,10 +59,9 @@ BLOCK = 32
 _MEMO_LIMIT = 200_000
 _UNSEEN = object()
 #: A first run's index of simplemma's stream notes the records sharing fewer bytes than this with the key before
-#: them (about one in twenty for Russian or German: blocks of a few dozen records)...
+#: them: few enough to keep the pass short, enough to keep each block a few dozen records (Cyrillic letters are
+#: two bytes).
 _SEED_SHARED = 10
-#: ...and is not used for a stream whose blocks would average more records than this (scripts of three-byte letters).
-_SEED_SPAN = 48
 
 
 def cache_root() -> Path:
@@ -118,7 +118,7 @@ class _LookUpMapping(Mapping[str, str]):
 
 
 class SortedDictionary(_LookUpMapping):
-    """A read-only str → str mapping over one bytes object: records sorted by key, in blocks of ``BLOCK`` records.
+    """A read-only str → str mapping over one file's bytes: records sorted by key, in blocks of ``BLOCK`` records.
 
     A look-up bisects the blocks' first keys (a short list, split once on load) and searches one block with
     ``bytes.find``: about a microsecond. Keys sorted as simplemma's file keeps them make the copy cheap to write
@@ -127,7 +127,7 @@ class SortedDictionary(_LookUpMapping):
 
     __slots__ = ("_base", "_blob", "_count", "_firsts", "_memo", "_offsets")
 
-    def __init__(self, blob: bytes, base: int, offsets: array, firsts: list[bytes], count: int) -> None:
+    def __init__(self, blob: bytes | mmap.mmap, base: int, offsets: array, firsts: list[bytes], count: int) -> None:
         self._blob = blob
         self._base = base
         self._offsets = offsets
@@ -166,8 +166,8 @@ class FrontCodedIndex(_LookUpMapping):
     order; but a record sharing fewer than ``_SEED_SHARED`` bytes needs no more of the key before it than its first
     ``_SEED_SHARED`` bytes. One pass over the stream keeps just those bytes and notes each such record (its key and
     where it starts): a seed. A look-up bisects the seeds' keys and reads the records of one seed's block. The
-    pass builds about one key in twenty of Russian or German, where reading every record builds them all; the
-    complete copy is read in the background (``_keep_copy``).
+    pass builds only the seeds' keys, where reading every record builds them all; the complete copy is read in the
+    background (``_keep_copy``).
     """
 
     __slots__ = ("_count", "_data", "_firsts", "_memo", "_starts")
@@ -181,11 +181,10 @@ class FrontCodedIndex(_LookUpMapping):
 
     @classmethod
     def of(cls, data: bytes, position: int, count: int) -> FrontCodedIndex | None:
-        """The index of the stream ``data`` whose records start at ``position``; None when a block would be long
-        (a script of three-byte letters: a look-up would read many records) or the stream is truncated or
-        disordered."""
+        """The index of the stream ``data`` whose records start at ``position``; None when it is truncated or its
+        keys are not in order."""
         seeds = _seeds(data, position)
-        if seeds is None or not seeds[0] or count > _SEED_SPAN * len(seeds[0]):
+        if seeds is None:
             return None
         firsts = seeds[0]
         if not all(map(operator.lt, firsts, itertools.islice(firsts, 1, None))):
@@ -259,7 +258,7 @@ def _encode_sorted(keys: Sequence[bytes], values: Sequence[bytes], fingerprint: 
     return b"".join((_HEAD.pack(_MAGIC, len(header)), header, table, firsts, records_blob))
 
 
-def _decode(blob: bytes, fingerprint: str) -> SortedDictionary:
+def _decode(blob: bytes | mmap.mmap, fingerprint: str) -> SortedDictionary:
     """The mapping stored in ``blob``; ValueError when the file is not a complete, uncorrupted copy of ours."""
     if len(blob) < _HEAD.size:
         raise ValueError("truncated header")
@@ -330,7 +329,7 @@ class CachedDictionaryFactory:
         path = cache_file(lang, self._root)
         fingerprint = _fingerprint(lang)
         try:
-            return _decode(path.read_bytes(), fingerprint)
+            return _decode(_mapped(path), fingerprint)
         except FileNotFoundError:
             pass
         except (OSError, ValueError) as error:
@@ -340,6 +339,14 @@ class CachedDictionaryFactory:
         found = _front_coded_index(lang) or DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)  # ValueError: unknown
         _keep_copy(path, lang, fingerprint)
         return found
+
+
+def _mapped(path: Path) -> mmap.mmap:
+    """The file mapped read-only: its pages are read from the system's cache as look-ups reach them, never copied
+    whole into this process (the copy is replaced by renaming, never rewritten in place, so a mapping stays sound).
+    ValueError for an empty file."""
+    with path.open("rb") as handle:
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
 
 
 _WRITERS: list[threading.Thread] = []
@@ -431,7 +438,7 @@ def _sorted_entries(lang: str) -> tuple[list[bytes], list[bytes]]:
 
 def _front_coded_index(lang: str) -> FrontCodedIndex | None:
     """simplemma's front-coded stream for ``lang`` indexed for look-ups in place (``FrontCodedIndex``); None when
-    this simplemma has another layout, the language is not one it ships or its stream does not index well.
+    this simplemma has another layout, its keys are stored reversed or the language is not one it ships.
 
     Reads simplemma's private stream (pinned in constraints.txt), kept for a measured gain a user sees: a first
     run's dictionary costs about a third of reading every record (benchmarks/RESULTS.md)."""

@@ -400,28 +400,3 @@ def test_a_first_run_looks_words_up_in_simplemma_s_stream_as_simplemma_decodes_i
                 assert index.get(absent) is None and absent not in index, absent
     assert index.get("") is None and index.get("\U0010ffff") is None
     assert FrontCodedIndex.of(stream[:-3], position, count) is None  # a truncated stream is not indexed
-
-
-def test_a_stream_with_long_blocks_is_not_indexed() -> None:
-    """Keys that all share more than the seed length leave one block: a look-up would read every record, so the
-    index is refused (the first run then looks words up in simplemma's own dictionary)."""
-    from simplemma.strategies.dictionaries import frontcode
-
-    entries = {f"gemeinsamervorsatz{n:05d}".encode(): b"gemeinsam" for n in range(500)}
-    stream = _front_coded(entries)
-    _, count, position = frontcode._read_header(stream)
-    assert FrontCodedIndex.of(stream, position, count) is None
-
-
-def test_a_language_whose_stream_is_not_indexed_is_read_through_simplemma_and_copied(tmp_path: Path) -> None:
-    """Swahili's keys are stored reversed, not in the copy's order: the first run uses simplemma's own dictionary,
-    gives its lemmas, and still leaves a copy the next run reads."""
-    words = ["watoto", "alisoma", "vitabu", "nyumba", "xqzvtrk", "Watoto"]
-    first = CachedDictionaryFactory(tmp_path).get_dictionary("sw")
-    assert not isinstance(first, FrontCodedIndex)
-    lemmatizer = cached_lemmatizer(tmp_path)
-    assert [lemmatizer.lemmatize(word, "sw") for word in words] == [simplemma.lemmatize(word, "sw") for word in words]
-    wait_for_cache_writes()
-    copy = CachedDictionaryFactory(tmp_path).get_dictionary("sw")
-    source = simplemma.strategies.dictionaries.DEFAULT_DICTIONARY_FACTORY.get_dictionary("sw")
-    assert isinstance(copy, SortedDictionary) and dict(copy.items()) == dict(source.items())
