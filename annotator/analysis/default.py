@@ -17,14 +17,15 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from typing import Any
-
-import simplemma
-from simplemma.strategies import DictionaryLookupStrategy
+from typing import TYPE_CHECKING, Any
 
 from annotator.analysis.base import Analysis
 from annotator.analysis.dictionary_cache import cache_root, cached_strategies, jieba_tokenizer
 from annotator.analysis.morphology import Morphology
+
+if TYPE_CHECKING:  # simplemma is imported when a language first needs it (a Chinese or Russian run may not)
+    import simplemma
+    from simplemma.strategies import DictionaryLookupStrategy
 
 #: Combining marks kept inside words (NFC leaves some, e.g. in Indic scripts) so they never split a word.
 _MARKS = "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0900-\u0dff"
@@ -158,6 +159,8 @@ class DefaultAnalyser:
         Kept out of ``analyse`` so only candidates and the translations that nothing else matched pay for it.
         """
         code = _simplemma_lang(lang)
+        if not self._morphology.stems_in(code):
+            return list(analyses)  # no stem to add (Chinese): the analyses as they are
         cache = self._stem_cache.setdefault(code, {})
         out = []
         for analysis in analyses:

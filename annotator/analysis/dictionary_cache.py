@@ -4,16 +4,17 @@ simplemma ships each language as an lzma-compressed front-coded stream and decod
 entries on first use (about a second for German, Russian or Spanish). Here the decoded dictionary is written once to
 a file in the user's cache folder (``ANNOTATOR_CACHE_DIR``, else ``$XDG_CACHE_HOME/annotator``, else
 ``~/.cache/annotator``), its records in simplemma's own sorted order so writing it is a few passes in C; later runs
-read that file as one bytes object and look words up in it directly, without building a dict. A missing, stale
-(another simplemma build) or corrupt file is rebuilt from simplemma's own data, written atomically; a cache folder
-that cannot be written just means the copy lives in memory for this process only.
+map that file and look words up in it directly, without building a dict. A missing, stale (another simplemma
+build) or corrupt file is rebuilt from simplemma's own data, written atomically; a cache folder that cannot be
+written just means the copy lives in memory for this process only.
 
-The first run reads simplemma's stream straight into sorted keys and values (no dict of a million entries built
-and then taken apart) and looks words up in those two lists at once; encoding and writing the file is handed off so
-the run is not held up by it. A process with no other thread (a command) forks a child that outlives it (its own
-session, no terminal, stdio closed, so a caller waiting on the command's pipes is not held); a process with other
-threads (the web server) writes on a thread instead, since a child forked beside running threads could inherit a
-lock one of them holds. Either way the write is atomic: a later run reads a complete copy or builds it again.
+A first run looks words up in simplemma's decompressed front-coded stream itself (``FrontCodedIndex``: one
+pass notes where the keys can be read from, a look-up reads a few dozen records), since only a few thousand of its
+million words are asked; reading every record, encoding and writing the file is handed off so the run is not held
+up by it. A process with no other thread (a command) forks a child that outlives it (its own session, no terminal,
+stdio closed, so a caller waiting on the command's pipes is not held); a process with other threads (the web
+server) writes on a thread instead, since a child forked beside running threads could inherit a lock one of them
+holds. Either way the write is atomic: a later run reads a complete copy or builds it again.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import mmap
 import operator
 import os
 import struct
@@ -28,18 +30,18 @@ import sys
 import threading
 import zlib
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
-
-import simplemma
-from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
-from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from annotator.atomic_files import OutputRefused, write_bytes_atomic
 from annotator.errors import UserError
 from annotator.private_files import make_private_folder
+
+if TYPE_CHECKING:  # simplemma is imported when a language first needs it: jieba's copy needs none of it
+    import simplemma
+    from simplemma.strategies import DictionaryLookupStrategy
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +58,10 @@ BLOCK = 32
 #: Words whose look-up a dictionary remembers (cleared when full: memory stays bounded on any input).
 _MEMO_LIMIT = 200_000
 _UNSEEN = object()
+#: A first run's index of simplemma's stream notes the records sharing fewer bytes than this with the key before
+#: them: few enough to keep the pass short, enough to keep each block a few dozen records (Cyrillic letters are
+#: two bytes).
+_SEED_SHARED = 10
 
 
 def cache_root() -> Path:
@@ -69,8 +75,11 @@ def cache_root() -> Path:
 
 def _fingerprint(lang: str) -> str:
     """What the cached copy was built from: simplemma's version and its data file's size and time, if it has one."""
+    import simplemma
+    from simplemma.strategies.dictionaries import dictionary_factory
+
     version = str(getattr(simplemma, "__version__", "unknown"))
-    data = Path(sys.modules[DEFAULT_DICTIONARY_FACTORY.__module__].__file__ or ".").parent / "data" / f"{lang}.plzma"
+    data = Path(dictionary_factory.__file__ or ".").parent / "data" / f"{lang}.plzma"
     try:
         stat = data.stat()
     except OSError:
@@ -79,9 +88,24 @@ def _fingerprint(lang: str) -> str:
 
 
 class _LookUpMapping(Mapping[str, str]):
-    """A read-only str → str mapping whose subclasses answer ``get``; indexing and ``in`` go through it."""
+    """A read-only str → str mapping whose subclasses find one key (``_find``); ``get``, indexing and ``in`` go
+    through a memo of the words asked, as simplemma asks for the same word again (its variants, then the analyser's
+    question whether the dictionary knows the word at all)."""
 
     __slots__ = ()
+    _memo: dict[str, str | None]
+
+    def _find(self, key: str) -> str | None:
+        raise NotImplementedError
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        memo = self._memo
+        found = memo.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            found = memo[key] = self._find(key)
+        return default if found is None else found
 
     def __getitem__(self, key: str) -> str:
         value = self.get(key)
@@ -94,7 +118,7 @@ class _LookUpMapping(Mapping[str, str]):
 
 
 class SortedDictionary(_LookUpMapping):
-    """A read-only str → str mapping over one bytes object: records sorted by key, in blocks of ``BLOCK`` records.
+    """A read-only str → str mapping over one file's bytes: records sorted by key, in blocks of ``BLOCK`` records.
 
     A look-up bisects the blocks' first keys (a short list, split once on load) and searches one block with
     ``bytes.find``: about a microsecond. Keys sorted as simplemma's file keeps them make the copy cheap to write
@@ -103,24 +127,13 @@ class SortedDictionary(_LookUpMapping):
 
     __slots__ = ("_base", "_blob", "_count", "_firsts", "_memo", "_offsets")
 
-    def __init__(self, blob: bytes, base: int, offsets: array, firsts: list[bytes], count: int) -> None:
+    def __init__(self, blob: bytes | mmap.mmap, base: int, offsets: array, firsts: list[bytes], count: int) -> None:
         self._blob = blob
         self._base = base
         self._offsets = offsets
         self._firsts = firsts
         self._count = count
         self._memo: dict[str, str | None] = {}
-
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
-        """The value of ``key``; memoised, as simplemma asks for the same word again (its variants, then the
-        analyser's question whether the dictionary knows the word at all)."""
-        memo = self._memo
-        found = memo.get(key, _UNSEEN)
-        if found is _UNSEEN:
-            if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
-            found = memo[key] = self._find(key)
-        return default if found is None else found
 
     def _find(self, key: str) -> str | None:
         raw = key.encode("utf-8", "surrogatepass")
@@ -146,29 +159,72 @@ class SortedDictionary(_LookUpMapping):
         return self._count
 
 
-class SortedEntries(_LookUpMapping):
-    """A read-only str → str mapping over two lists, ``keys`` (UTF-8, increasing) and their ``values``: what a first
-    run reads from simplemma's stream, looked up by bisection (nothing built from them) while the copy is written."""
+class FrontCodedIndex(_LookUpMapping):
+    """A read-only str → str mapping over simplemma's front-coded stream itself, what a first run looks words up in.
 
-    __slots__ = ("_keys", "_values")
+    A front-coded key is the first bytes of the key before it plus its own suffix, so keys can only be read in
+    order; but a record sharing fewer than ``_SEED_SHARED`` bytes needs no more of the key before it than its first
+    ``_SEED_SHARED`` bytes. One pass over the stream keeps just those bytes and notes each such record (its key and
+    where it starts): a seed. A look-up bisects the seeds' keys and reads the records of one seed's block. The
+    pass builds only the seeds' keys, where reading every record builds them all; the complete copy is read in the
+    background (``_keep_copy``).
+    """
 
-    def __init__(self, keys: list[bytes], values: list[bytes]) -> None:
-        self._keys = keys
-        self._values = values
+    __slots__ = ("_count", "_data", "_firsts", "_memo", "_starts")
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+    def __init__(self, data: bytes, count: int, firsts: list[bytes], starts: list[int]) -> None:
+        self._data = data
+        self._count = count
+        self._firsts = firsts
+        self._starts = starts
+        self._memo: dict[str, str | None] = {}
+
+    @classmethod
+    def of(cls, data: bytes, position: int, count: int) -> FrontCodedIndex | None:
+        """The index of the stream ``data`` whose records start at ``position``; None when it is truncated or its
+        keys are not in order."""
+        seeds = _seeds(data, position)
+        if seeds is None:
+            return None
+        firsts = seeds[0]
+        if not all(map(operator.lt, firsts, itertools.islice(firsts, 1, None))):
+            return None
+        return cls(data, count, firsts, seeds[1])
+
+    def _find(self, key: str) -> str | None:
         raw = key.encode("utf-8", "surrogatepass")
-        keys = self._keys
-        index = bisect_left(keys, raw)
-        if index < len(keys) and keys[index] == raw:
-            return self._values[index].decode("utf-8", "surrogatepass")
-        return default
+        block = bisect_right(self._firsts, raw) - 1
+        if block < 0:
+            return None
+        for found, value in self._block(block):
+            if found == raw:
+                return (value if value is not None else self._value_before(block)).decode("utf-8", "surrogatepass")
+            if found > raw:
+                break
+        return None
+
+    def _block(self, block: int) -> Iterator[tuple[bytes, bytes | None]]:
+        """The (key, value) records of one block; a value None is the value of the record before the block."""
+        data = self._data
+        end = self._starts[block + 1] if block + 1 < len(self._starts) else len(data)
+        return _records(data, self._starts[block], end, self._firsts[block])
+
+    def _value_before(self, block: int) -> bytes:
+        """The value of the last record before ``block`` (a run of records sharing one value may span blocks)."""
+        while block > 0:
+            block -= 1
+            value = list(self._block(block))[-1][1]  # a block holds one record at least, its seed
+            if value is not None:
+                return value
+        return b""  # simplemma's decoder starts from an empty value
 
     def __iter__(self) -> Iterator[str]:
-        return (key.decode("utf-8", "surrogatepass") for key in self._keys)
+        for block in range(len(self._starts)):
+            for key, _ in self._block(block):
+                yield key.decode("utf-8", "surrogatepass")
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return self._count
 
 
 def _encode(entries: Mapping[bytes, bytes], fingerprint: str) -> bytes | None:
@@ -202,7 +258,7 @@ def _encode_sorted(keys: Sequence[bytes], values: Sequence[bytes], fingerprint: 
     return b"".join((_HEAD.pack(_MAGIC, len(header)), header, table, firsts, records_blob))
 
 
-def _decode(blob: bytes, fingerprint: str) -> SortedDictionary:
+def _decode(blob: bytes | mmap.mmap, fingerprint: str) -> SortedDictionary:
     """The mapping stored in ``blob``; ValueError when the file is not a complete, uncorrupted copy of ours."""
     if len(blob) < _HEAD.size:
         raise ValueError("truncated header")
@@ -273,14 +329,24 @@ class CachedDictionaryFactory:
         path = cache_file(lang, self._root)
         fingerprint = _fingerprint(lang)
         try:
-            return _decode(path.read_bytes(), fingerprint)
+            return _decode(_mapped(path), fingerprint)
         except FileNotFoundError:
             pass
         except (OSError, ValueError) as error:
             logger.info("rebuilding the cached simplemma dictionary %s (%s)", path, error)
-        keys, values = _sorted_entries(lang)  # ValueError for an unknown language
-        _keep_copy(path, keys, values, fingerprint)
-        return SortedEntries(keys, values)
+        from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
+
+        found = _front_coded_index(lang) or DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)  # ValueError: unknown
+        _keep_copy(path, lang, fingerprint)
+        return found
+
+
+def _mapped(path: Path) -> mmap.mmap:
+    """The file mapped read-only: its pages are read from the system's cache as look-ups reach them, never copied
+    whole into this process (the copy is replaced by renaming, never rewritten in place, so a mapping stays sound).
+    ValueError for an empty file."""
+    with path.open("rb") as handle:
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
 
 
 _WRITERS: list[threading.Thread] = []
@@ -288,9 +354,9 @@ _CHILDREN: list[int] = []
 _WRITERS_LOCK = threading.Lock()
 
 
-def _keep_copy(path: Path, keys: list[bytes], values: list[bytes], fingerprint: str) -> None:
-    """Encode and write the copy without holding up this run: in a child process that outlives a process with no
-    other thread, else on a thread the interpreter waits for before it exits (not a daemon)."""
+def _keep_copy(path: Path, lang: str, fingerprint: str) -> None:
+    """Read, encode and write the copy without holding up this run: in a child process that outlives a process with
+    no other thread, else on a thread the interpreter waits for before it exits (not a daemon)."""
     with _WRITERS_LOCK:
         _reap_children(wait=False)
         if hasattr(os, "fork") and threading.active_count() == 1:
@@ -300,18 +366,16 @@ def _keep_copy(path: Path, keys: list[bytes], values: list[bytes], fingerprint: 
                 logger.info("cannot fork the dictionary cache writer (%s); writing on a thread", error)
             else:
                 if pid == 0:
-                    _write_detached(path, keys, values, fingerprint)
+                    _write_detached(path, lang, fingerprint)
                 _CHILDREN.append(pid)
                 return
         _WRITERS[:] = [t for t in _WRITERS if t.is_alive()]
-        thread = threading.Thread(
-            target=_write_copy, args=(path, keys, values, fingerprint), name="annotator-dictionary-cache"
-        )
+        thread = threading.Thread(target=_write_copy, args=(path, lang, fingerprint), name="annotator-dictionary-cache")
         _WRITERS.append(thread)
     thread.start()
 
 
-def _write_detached(path: Path, keys: list[bytes], values: list[bytes], fingerprint: str) -> NoReturn:
+def _write_detached(path: Path, lang: str, fingerprint: str) -> NoReturn:
     """The forked child: leave the command's session and pipes, write the copy at the lowest priority (it takes only
     a core the command and its neighbours leave idle), exit without running the parent's exit handlers or flushing
     its buffers (they are the parent's to flush)."""
@@ -322,7 +386,7 @@ def _write_detached(path: Path, keys: list[bytes], values: list[bytes], fingerpr
         null = os.open(os.devnull, os.O_RDWR)
         for descriptor in (0, 1, 2):
             os.dup2(null, descriptor)
-        _write_copy(path, keys, values, fingerprint)
+        _write_copy(path, lang, fingerprint)
         status = 0
     finally:
         os._exit(status)
@@ -349,8 +413,8 @@ def wait_for_cache_writes() -> None:
         thread.join()
 
 
-def _write_copy(path: Path, keys: list[bytes], values: list[bytes], fingerprint: str) -> None:
-    encoded = _encode_sorted(keys, values, fingerprint)
+def _write_copy(path: Path, lang: str, fingerprint: str) -> None:
+    encoded = _encode_sorted(*_sorted_entries(lang), fingerprint)
     if encoded is None:  # a separator byte in a word: that language stays uncached
         logger.info("cannot cache the simplemma dictionary in %s (a word holds a separator byte)", path)
         return
@@ -363,6 +427,8 @@ def _write_copy(path: Path, keys: list[bytes], values: list[bytes], fingerprint:
 def _sorted_entries(lang: str) -> tuple[list[bytes], list[bytes]]:
     """simplemma's entries for ``lang`` as UTF-8 keys in increasing order and their values: read straight from its
     front-coded file when this simplemma has one, else from the dict it builds (ValueError: unknown language)."""
+    from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
+
     found = _front_coded_entries(lang)
     if found is not None:
         return found
@@ -370,12 +436,28 @@ def _sorted_entries(lang: str) -> tuple[list[bytes], list[bytes]]:
     return [key for key, _ in pairs], [value for _, value in pairs]
 
 
+def _front_coded_index(lang: str) -> FrontCodedIndex | None:
+    """simplemma's front-coded stream for ``lang`` indexed for look-ups in place (``FrontCodedIndex``); None when
+    this simplemma has another layout, its keys are stored reversed or the language is not one it ships.
+
+    Reads simplemma's private stream (pinned in constraints.txt), kept for a measured gain a user sees: a first
+    run's dictionary costs about a third of reading every record (benchmarks/RESULTS.md)."""
+    try:
+        from simplemma.strategies.dictionaries import dictionary_factory, frontcode
+
+        data = dictionary_factory._read_decompressed(lang)
+        reverse, count, position = frontcode._read_header(data)
+    except (ImportError, AttributeError, ValueError, OSError):
+        return None
+    return None if reverse else FrontCodedIndex.of(data, position, count)
+
+
 def _front_coded_entries(lang: str) -> tuple[list[bytes], list[bytes]] | None:
     """simplemma's front-coded file for ``lang`` read into sorted keys and their values, without building its dict;
     None when this simplemma has another layout or the language is not one it ships.
 
-    Private readers of simplemma (pinned in constraints.txt), kept for a measured gain a user sees: a first run's
-    dictionary costs about half of building simplemma's dict (benchmarks/RESULTS.md); any other layout falls back."""
+    Private readers of simplemma (pinned in constraints.txt): the copy is written from the records in the order the
+    file keeps them, with no dict built and taken apart; any other layout falls back to simplemma's dict."""
     try:
         from simplemma.strategies.dictionaries import dictionary_factory, frontcode
 
@@ -440,6 +522,76 @@ def _read_front_coded(data: bytes, position: int) -> tuple[list[bytes], list[byt
     return (keys, values) if position == end else None
 
 
+def _seeds(data: bytes, position: int) -> tuple[list[bytes], list[int]] | None:
+    """The keys and starts of the records from ``position`` sharing fewer than ``_SEED_SHARED`` bytes with the key
+    before them (the first record is one); None for a truncated stream.
+
+    Only the first ``_SEED_SHARED`` bytes of the key before are kept: a record sharing more leaves them unchanged,
+    so every other record is just stepped over.
+    """
+    firsts: list[bytes] = []
+    starts: list[int] = []
+    add_first, add_start = firsts.append, starts.append
+    head = b""
+    end = len(data)
+    limit, same = _SEED_SHARED, _SAME_VALUE  # locals: this loop steps over every record
+    try:
+        while position < end:
+            shared, length = data[position], data[position + 1]
+            if (shared | length) & 0x80:
+                shared, start = _varint(data, position)
+                length, start = _varint(data, start)
+            else:
+                start = position + 2
+            if shared < limit:
+                key = head[:shared] + data[start : start + length]
+                head = key[:limit]
+                add_first(key)
+                add_start(position)
+            position = start + length
+            if data[position] == same:
+                position += 1
+            else:
+                length = data[position + 1]
+                if length & 0x80:
+                    length, start = _varint(data, position + 1)
+                    position = start + length
+                else:
+                    position += 2 + length
+    except IndexError:
+        return None
+    return (firsts, starts) if position == end else None
+
+
+def _records(data: bytes, position: int, end: int, key: bytes) -> Iterator[tuple[bytes, bytes | None]]:
+    """The (key, value) records from ``position`` to ``end``, read as ``_read_front_coded`` reads them, from a
+    record whose key shares with ``key`` what it shares with the key before it (a seed, given its own key). A value
+    None is the value before ``position``."""
+    value: bytes | None = None
+    while position < end:
+        shared, length = data[position], data[position + 1]
+        if (shared | length) & 0x80:
+            shared, start = _varint(data, position)
+            length, start = _varint(data, start)
+        else:
+            start = position + 2
+        position = start + length
+        key = key[:shared] + data[start:position]
+        trim = data[position]
+        if trim == _SAME_VALUE:
+            position += 1
+        else:
+            length = data[position + 1]
+            if length & 0x80:
+                length, start = _varint(data, position + 1)
+            else:
+                start = position + 2
+            position = start + length
+            tail = data[start:position]
+            value = tail if trim == _LITERAL_VALUE else key[: len(key) - trim] + tail
+        yield key, value
+
+
 def _varint(data: bytes, position: int) -> tuple[int, int]:
     """(value, next position) of the LEB128 varint at ``position``."""
     value = shift = 0
@@ -460,6 +612,9 @@ def cached_lemmatizer(root: Path | None = None) -> simplemma.Lemmatizer:
 def cached_strategies(root: Path | None = None) -> tuple[simplemma.Lemmatizer, DictionaryLookupStrategy]:
     """The default lemmatizer and the plain dictionary look-up (is a word in the dictionary at all?) over one set of
     cached dictionaries, so each language is read once for both."""
+    import simplemma
+    from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
+
     factory = CachedDictionaryFactory(root)
     strategy = DefaultStrategy(dictionary_factory=factory)
     return simplemma.Lemmatizer(lemmatization_strategy=strategy), DictionaryLookupStrategy(dictionary_factory=factory)

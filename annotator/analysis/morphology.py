@@ -64,13 +64,21 @@ class Morphology:
                 self._known.clear()
         return known
 
+    def stems_in(self, code: str) -> bool:
+        """Whether ``stem`` gives stems in this language at all (stems are on and Snowball has the language)."""
+        return self._stemmer(code) is not None
+
     def stem(self, word: str, code: str) -> str:
+        stemmer = self._stemmer(code)
+        return stemmer.stemWord(word.casefold().replace("ё", "е")) if stemmer is not None else ""
+
+    def _stemmer(self, code: str) -> Any:
         if not self._use_stems:
-            return ""
+            return None
         stemmer = self._stemmers.get(code, _MISSING)
         if stemmer is _MISSING:
             stemmer = self._stemmers[code] = _snowball(code)
-        return stemmer.stemWord(word.casefold().replace("ё", "е")) if stemmer is not None else ""
+        return stemmer
 
     def _pymorphy(self) -> Any:
         if self._morph is None:

@@ -20,8 +20,8 @@ from annotator.analysis.dictionary_cache import (
     CACHE_ENV,
     FORMAT,
     CachedDictionaryFactory,
+    FrontCodedIndex,
     SortedDictionary,
-    SortedEntries,
     _encode,
     _encode_freq,
     _fingerprint,
@@ -61,7 +61,7 @@ def test_missing_file_is_built_and_gives_simplemmas_lemmas(tmp_path: Path) -> No
     path = cache_file(LANG, tmp_path)
     assert not path.exists()
     first = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
-    assert isinstance(first, SortedEntries)  # the first run reads simplemma's entries and uses them at once...
+    assert isinstance(first, FrontCodedIndex)  # the first run looks words up in simplemma's stream itself...
     wait_for_cache_writes()
     assert path.exists()  # ...while the file is written by a child process
     assert _lemmas(tmp_path) == [simplemma.lemmatize(word, LANG) for word in WORDS]
@@ -76,7 +76,7 @@ def test_the_file_holds_every_entry_of_simplemmas_dictionary(tmp_path: Path) -> 
     wait_for_cache_writes()
     cached = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
     source = simplemma.strategies.dictionaries.DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)
-    assert isinstance(first, SortedEntries) and isinstance(cached, SortedDictionary)
+    assert isinstance(first, FrontCodedIndex) and isinstance(cached, SortedDictionary)
     for mapping in (first, cached):
         assert len(mapping) == len(source)
         assert dict(mapping.items()) == dict(source.items())
@@ -342,3 +342,61 @@ def test_front_coded_records_read_as_simplemma_reads_them() -> None:
     assert dict(zip(*found, strict=True)) == frontcode._decode_stream(stream)
     assert found[0][-1] == (long_word + "y").encode() and found[1][-1] == (long_word + "z" * 150).encode()
     assert _read_front_coded(stream[:-3], position) is None
+
+
+def _shared_length(first: bytes, second: bytes) -> int:
+    common = min(len(first), len(second))
+    return next((n for n in range(common) if first[n] != second[n]), common)
+
+
+def _front_coded(entries: dict[bytes, bytes]) -> bytes:
+    """A stream in simplemma's front-coded format holding ``entries`` (keys in order, each value written the
+    shortest way: the previous value again, the key less a trim plus a tail, or a literal)."""
+    body = bytearray()
+    previous_key = previous_value = b""
+    for key in sorted(entries):
+        value = entries[key]
+        shared = _shared_length(previous_key, key)
+        body += _varint(shared) + _varint(len(key) - shared) + key[shared:]
+        kept = _shared_length(key, value)
+        if value == previous_value and previous_key:
+            body.append(254)
+        elif len(key) - kept < 254:
+            body += bytes([len(key) - kept]) + _varint(len(value) - kept) + value[kept:]
+        else:
+            body += bytes([255]) + _varint(len(value)) + value
+        previous_key, previous_value = key, value
+    return b"SMFC1" + bytes([0]) + _varint(len(entries)) + bytes(body)
+
+
+def test_a_first_run_looks_words_up_in_simplemma_s_stream_as_simplemma_decodes_it() -> None:
+    """The index of a front-coded stream answers every key, and every word that is not one, as simplemma's own
+    decoder does: keys sharing long prefixes (few seeds), runs of one value spanning several blocks, Cyrillic and
+    long keys (several varint bytes), words before the first key, after the last and between two."""
+    import random
+
+    from simplemma.strategies.dictionaries import frontcode
+
+    rng = random.Random(4)
+    stems = ["перевоспит", "Haus", "zzzzzzzzzzzzzzzz", "a", "x" * 200, "шко", "überschreib"]
+    entries: dict[bytes, bytes] = {}
+    for _ in range(3000):
+        stem = rng.choice(stems)
+        word = stem + "".join(rng.choice("aeinrstäжыё") for _ in range(rng.randint(0, 8)))
+        lemma = stem if rng.random() < 0.8 else word[: rng.randint(1, len(word))] + rng.choice(["", "en", "ть"])
+        entries[word.encode()] = lemma.encode()
+    stream = _front_coded(entries)
+    expected = frontcode._decode_stream(stream)
+    assert expected == entries  # the stream is sound: simplemma reads back what was written
+    _, count, position = frontcode._read_header(stream)
+    index = FrontCodedIndex.of(stream, position, count)
+    assert index is not None and len(index) == len(entries)
+    assert list(index) == [key.decode() for key in sorted(entries)]
+    for key, value in entries.items():
+        word = key.decode()
+        assert index.get(word) == value.decode(), word
+        for absent in (word + "q", word[:-1] + "\U0010ffff", "0" + word):
+            if absent.encode() not in entries:
+                assert index.get(absent) is None and absent not in index, absent
+    assert index.get("") is None and index.get("\U0010ffff") is None
+    assert FrontCodedIndex.of(stream[:-3], position, count) is None  # a truncated stream is not indexed
