@@ -1,8 +1,10 @@
-"""Pausing Python's cyclic garbage collector around an evaluation's run (``evaluation.run.evaluate``) and an export.
+"""Pausing Python's cyclic garbage collector around a long run that builds many long-lived objects.
 
-Why: the run's compiled candidates and segment analyses are many tracked objects that set off the collector's full
-passes over the whole heap; pausing cuts the run's CPU time measurably (figures in benchmarks/RESULTS.md, "The
-collector"). Reference counting still frees everything the run drops, so pausing loses nothing.
+Used by an evaluation's run, an export, a pre-population and the snapshot check. Why: their records, compiled
+candidates and memos are many tracked objects that set off the collector's full passes over the whole heap, and those
+passes free nothing, since the run holds every object until it ends; pausing cuts the run's CPU time measurably
+(figures in benchmarks/RESULTS.md, "The collector"). Reference counting still frees everything the run drops, so
+pausing loses nothing.
 """
 
 from __future__ import annotations

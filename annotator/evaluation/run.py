@@ -247,7 +247,7 @@ def evaluate(
 
     The result's ``skipped`` comes from ``translations`` when it is the ``Translations`` that parsing returned.
     """
-    with gc_paused(age_survivors=True):  # 1.4× on the run's CPU time: figures in ``annotator/gc_pause.py``
+    with gc_paused(age_survivors=True):  # the run's compiled candidates and analyses are no cyclic garbage
         return _evaluate(dataset, translations, analyser, progress, batch_size, translations_source)
 
 
