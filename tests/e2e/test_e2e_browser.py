@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from browser import (
+    SharedChromium,
     chromium_page,
     log_in,
     save_screenshot,
@@ -19,7 +20,7 @@ from browser import (
     server_env,
     settle,
 )
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from annotator.commands.project import create_demo
 from annotator.domain.model import DiscardReason, Status
@@ -51,8 +52,8 @@ def app_url(project_dir: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page(app_url: str) -> Iterator[Page]:
-    with sync_playwright() as playwright, chromium_page(playwright, 1440, 1700) as page:
+def page(app_url: str, shared_chromium: SharedChromium) -> Iterator[Page]:
+    with chromium_page(shared_chromium.get(), 1440, 1700) as page:
         yield page
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium_page, log_in, serve_app, server_env, settle
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import Browser, expect
 
 from annotator.commands.project import create_demo
 
@@ -24,7 +24,7 @@ SLATE = "rgb(59, 91, 122)"
 DONE_BACKGROUND_JS = """() => getComputedStyle(document.querySelector('.ca button[data-cmd="done"]')).backgroundColor"""
 
 
-def test_served_from_another_folder_the_done_button_wears_the_package_theme(tmp_path: Path) -> None:
+def test_served_from_another_folder_the_done_button_wears_the_package_theme(tmp_path: Path, chromium: Browser) -> None:
     """``annotator serve --data DATA`` started in a folder without any Streamlit settings (as from /tmp): the
     theme is the package's, so Done is slate, not Streamlit's red."""
     data, elsewhere = tmp_path / "data", tmp_path / "elsewhere"
@@ -32,8 +32,7 @@ def test_served_from_another_folder_the_done_button_wears_the_package_theme(tmp_
     create_demo(str(data), quiet=True)
     with (
         serve_app(data, server_env("ANNOTATOR_DATABASE_URL"), cwd=elsewhere) as url,
-        sync_playwright() as playwright,
-        chromium_page(playwright, 1366, 768) as page,
+        chromium_page(chromium, 1366, 768) as page,
     ):
         page.goto(url)
         log_in(page, "translator", "demo-translator-pass")
@@ -86,7 +85,7 @@ def curated_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data
 
 
-def test_the_pages_a_newcomer_met_fit_1366x768(curated_demo: Path, tmp_path: Path) -> None:
+def test_the_pages_a_newcomer_met_fit_1366x768(curated_demo: Path, tmp_path: Path, chromium: Browser) -> None:
     """Items, Review, Evaluate, Dataset and Agreement at 1366×768 as a lead: tables that do not scroll sideways
     where the issue met it, download buttons whole and evenly spaced, Evaluate's inputs only when they apply, the
     team rate over the days worked; a screenshot of each (docs/screenshots/*-1366x768.png, looked at)."""
@@ -94,8 +93,7 @@ def test_the_pages_a_newcomer_met_fit_1366x768(curated_demo: Path, tmp_path: Pat
 
     with (
         serve_app(curated_demo, server_env("ANNOTATOR_DATABASE_URL")) as url,
-        sync_playwright() as playwright,
-        chromium_page(playwright, 1366, 768) as page,
+        chromium_page(chromium, 1366, 768) as page,
     ):
         page.goto(url)
         log_in(page, "lead", "demo-lead-pass")

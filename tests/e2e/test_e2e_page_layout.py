@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium_page, log_in, settle
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from annotator.project import Project
 from annotator.services.accounts import authenticate
@@ -40,13 +40,13 @@ def check_header(page: Page) -> None:
         assert line["lines"] == 1 and line["whole"], line
 
 
-def test_the_work_area_header_is_one_line_in_curate_and_review(app_url: str, demo: Path) -> None:
+def test_the_work_area_header_is_one_line_in_curate_and_review(app_url: str, demo: Path, chromium: Browser) -> None:
     project = Project.open(demo)
     translator = authenticate(project, "translator", "demo-translator-pass")
     assert translator is not None
     service = CurationService(project, translator)
     service.flag_discuss("head-stream", "IT", "Which sense?", service.view("head-stream", "IT").state.version)
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+    with chromium_page(chromium, 1366, 768) as page:
         page.goto(app_url)
         log_in(page, "translator", "demo-translator-pass")
         expect(page.locator(".ca-position")).to_contain_text("Item 1 of")
@@ -73,8 +73,8 @@ def test_the_work_area_header_is_one_line_in_curate_and_review(app_url: str, dem
         check_header(page)
 
 
-def test_people_shows_both_language_pills_and_asks_before_a_reset(app_url: str, demo: Path) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+def test_people_shows_both_language_pills_and_asks_before_a_reset(app_url: str, demo: Path, chromium: Browser) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
         page.goto(app_url)
         log_in(page, "lead", "demo-lead-pass")
         page.goto(f"{app_url}/people")

@@ -12,8 +12,9 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from playwright.sync_api import Page, Playwright, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,17 +113,43 @@ def serve_app(
         stop_server(process)
 
 
-@contextmanager
-def chromium_page(playwright: Playwright, width: int, height: int) -> Iterator[Page]:
-    """A page in headless Chromium at ``width``×``height`` with the tests' time-out; closed afterwards."""
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    context = browser.new_context(viewport={"width": width, "height": height})
+def launch_chromium(playwright: Playwright) -> Browser:
+    """Headless Chromium with the tests' options: one per test worker (the ``chromium`` fixture), a context per test."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+class SharedChromium:
+    """The worker's Chromium, launched on first use and again if it went away (a crash stays one test's failure)."""
+
+    def __init__(self, playwright: Playwright) -> None:
+        self._playwright = playwright
+        self._browser: Browser | None = None
+
+    def get(self) -> Browser:
+        if self._browser is None or not self._browser.is_connected():
+            self._browser = launch_chromium(self._playwright)
+        return self._browser
+
+    def close(self) -> None:
+        if self._browser is not None and self._browser.is_connected():
+            self._browser.close()
+
+
+def new_context(browser: Browser, width: int, height: int, **options: Any) -> BrowserContext:
+    """A fresh context (own cookies, storage and cache) at ``width``×``height`` with the tests' time-out."""
+    context = browser.new_context(viewport={"width": width, "height": height}, **options)
     context.set_default_timeout(TIMEOUT_MS)
+    return context
+
+
+@contextmanager
+def chromium_page(browser: Browser, width: int, height: int, **options: Any) -> Iterator[Page]:
+    """A page in a fresh context of ``browser`` at ``width``×``height``; the context is closed afterwards."""
+    context = new_context(browser, width, height, **options)
     try:
         yield context.new_page()
     finally:
         context.close()
-        browser.close()
 
 
 def settle(page: Page) -> None:
