@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import TIMEOUT_MS, chromium_page, log_in, settle
+from browser import chromium_page, log_in, new_context, settle
 from playwright.sync_api import Browser, Page, expect
 
 from annotator.domain.model import Side
@@ -93,9 +93,8 @@ def test_pasting_three_lines_one_invalid_adds_nothing_and_names_it(app_url: str,
         before = project.repo.get_item_language(conn, ITEM, LANG)
     assert before is not None
     pasted = "sorso\nprend* permesso\ncicchetto"
-    context = chromium.new_context(viewport={"width": 1366, "height": 768})
+    context = new_context(chromium, 1366, 768)
     context.grant_permissions(["clipboard-read", "clipboard-write"])
-    context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     try:
         page.goto(app_url)

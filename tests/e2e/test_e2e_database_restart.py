@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import TIMEOUT_MS, log_in, serve_app, server_env, settle
+from browser import log_in, new_context, serve_app, server_env, settle
 from pg_cluster import Cluster, create_database
 from playwright.sync_api import Browser, Page, expect
 from project_helpers import build_demo
@@ -48,8 +48,7 @@ def no_raw_error(page: Page) -> None:
 def test_a_postgresql_restart_and_outage_between_actions_in_a_real_browser(
     served: str, cluster: Cluster, tmp_path: Path, chromium: Browser
 ) -> None:
-    context = chromium.new_context(viewport={"width": 1440, "height": 1500})
-    context.set_default_timeout(TIMEOUT_MS)
+    context = new_context(chromium, 1440, 1500)
     page = context.new_page()
     page.goto(served)
     log_in(page, "translator", "demo-translator-pass")

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import TIMEOUT_MS, log_in, serve_app, server_env, settle
+from browser import log_in, new_context, serve_app, server_env, settle
 from playwright.sync_api import Browser, Download, Page, WebSocketRoute, expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
@@ -93,8 +93,7 @@ def open_dataset(page: Page, url: str) -> None:
 def test_a_disabled_leads_open_dataset_tab_downloads_nothing(
     server: str, exported: Path, tmp_path: Path, chromium: Browser
 ) -> None:
-    context = chromium.new_context(viewport={"width": 1440, "height": 1400}, accept_downloads=True)
-    context.set_default_timeout(TIMEOUT_MS)
+    context = new_context(chromium, 1440, 1400, accept_downloads=True)
     try:
         page = context.new_page()
         reruns = TimedReruns(page)
@@ -132,8 +131,7 @@ def test_a_disabled_leads_open_dataset_tab_downloads_nothing(
 def test_the_jobs_panel_stops_drawing_when_the_session_ends_elsewhere(
     server: str, exported: Path, chromium: Browser
 ) -> None:
-    context = chromium.new_context(viewport={"width": 1440, "height": 1400})
-    context.set_default_timeout(TIMEOUT_MS)
+    context = new_context(chromium, 1440, 1400)
     try:
         page = context.new_page()
         open_dataset(page, server)

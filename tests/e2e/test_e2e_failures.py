@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import TIMEOUT_MS, log_in, serve_app, server_env
+from browser import log_in, new_context, serve_app, server_env
 from playwright.sync_api import Browser, expect
 
 from annotator.commands.project import create_demo
@@ -28,8 +28,7 @@ def test_an_unexpected_error_shows_a_reference_not_a_traceback(tmp_path: Path, c
     with (
         serve_app(data, server_env("ANNOTATOR_DATABASE_URL"), cwd=tmp_path, log=log) as url,
     ):
-        context = chromium.new_context(viewport={"width": 1440, "height": 1400})
-        context.set_default_timeout(TIMEOUT_MS)
+        context = new_context(chromium, 1440, 1400)
         try:
             page = context.new_page()
             page.goto(url)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import hostile_project as hp
 import pytest
-from browser import TIMEOUT_MS, serve_app, server_env, settle
+from browser import new_context, serve_app, server_env, settle
 from playwright.sync_api import Browser, FilePayload, Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -36,8 +36,7 @@ def app_url(hostile: Path) -> Iterator[str]:
 def browser_page(app_url: str, chromium: Browser) -> Iterator[tuple[Page, list[str]]]:
     """A fresh Chromium page and the list of every URL it requests."""
     requests: list[str] = []
-    context = chromium.new_context(viewport={"width": 1440, "height": 1700})
-    context.set_default_timeout(TIMEOUT_MS)
+    context = new_context(chromium, 1440, 1700)
     page = context.new_page()
     page.on("request", lambda request: requests.append(request.url))
     try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import TIMEOUT_MS, log_in, save_screenshot, settle
+from browser import log_in, new_context, save_screenshot, settle
 from playwright.sync_api import Browser, Page, expect
 
 from annotator.project import Project
@@ -32,8 +32,7 @@ def test_self_reset_refused_and_a_reset_translator_replaces_the_one_time_passwor
     tmp_path: Path,
     chromium: Browser,
 ) -> None:
-    lead_context = chromium.new_context(viewport={"width": 1366, "height": 768})
-    lead_context.set_default_timeout(TIMEOUT_MS)
+    lead_context = new_context(chromium, 1366, 768)
     lead = lead_context.new_page()
     lead.goto(app_url)
     log_in(lead, "lead", "demo-lead-pass")
@@ -66,8 +65,7 @@ def test_self_reset_refused_and_a_reset_translator_replaces_the_one_time_passwor
     one_time = lead.get_by_test_id("stCode").inner_text().strip()
     assert len(one_time) >= accounts.MIN_PASSWORD_LENGTH
 
-    context = chromium.new_context(viewport={"width": 1366, "height": 768})
-    context.set_default_timeout(TIMEOUT_MS)
+    context = new_context(chromium, 1366, 768)
     translator = context.new_page()
     translator.goto(app_url)
     submit_login(translator, "translator", one_time)

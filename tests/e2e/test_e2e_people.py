@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import TIMEOUT_MS, save_screenshot, settle
+from browser import new_context, save_screenshot, settle
 from playwright.sync_api import Browser, Page, expect
 
 from annotator.project import Project
@@ -26,8 +26,7 @@ def focused_label(page: Page) -> str | None:
 def test_login_focus_people_page_and_a_new_translator(
     app_url: str, demo: Path, tmp_path: Path, chromium: Browser
 ) -> None:
-    lead_context = chromium.new_context(viewport={"width": 1366, "height": 768})
-    lead_context.set_default_timeout(TIMEOUT_MS)
+    lead_context = new_context(chromium, 1366, 768)
     lead = lead_context.new_page()
     lead.goto(app_url)
     expect(lead.get_by_role("textbox", name="User name")).to_be_focused()
@@ -55,8 +54,7 @@ def test_login_focus_people_page_and_a_new_translator(
     lead.evaluate("() => window.scrollTo(0, 0)")
     save_screenshot(lead, tmp_path, "people.png")
 
-    translator_context = chromium.new_context(viewport={"width": 1366, "height": 768})
-    translator_context.set_default_timeout(TIMEOUT_MS)
+    translator_context = new_context(chromium, 1366, 768)
     esther = translator_context.new_page()
     esther.goto(app_url)
     esther.get_by_role("textbox", name="User name").fill("esther")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import TIMEOUT_MS, log_in, serve_app, server_env, settle
+from browser import log_in, new_context, serve_app, server_env, settle
 from playwright.sync_api import Browser, expect
 
 from annotator.project import Project
@@ -18,8 +18,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.both_engines]
 
 def test_a_nul_in_the_display_name_is_refused_naming_the_box(app_demo: Path, chromium: Browser) -> None:
     with serve_app(app_demo, server_env()) as url:
-        page = chromium.new_page(viewport={"width": 1366, "height": 900})
-        page.set_default_timeout(TIMEOUT_MS)
+        page = new_context(chromium, 1366, 900).new_page()
         page.goto(url)
         log_in(page, "lead", "demo-lead-pass")
         page.goto(f"{url}/people")

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from browser import TIMEOUT_MS, serve_app, server_env, settle
+from browser import new_context, serve_app, server_env, settle
 from itsdangerous import URLSafeTimedSerializer
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -45,8 +45,7 @@ def server(demo: Path, tmp_path: Path) -> Iterator[Server]:
 
 
 def browser_context(browser: Browser) -> BrowserContext:
-    context = browser.new_context(viewport={"width": 1440, "height": 1400})
-    context.set_default_timeout(TIMEOUT_MS)
+    context = new_context(browser, 1440, 1400)
     return context
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import TIMEOUT_MS, log_in, settle
+from browser import log_in, new_context, settle
 from playwright.sync_api import Browser, Page, expect
 
 from annotator.project import Project
@@ -29,8 +29,7 @@ def asks_for_login(page: Page) -> None:
 
 
 def test_reload_second_tab_logout_and_disabled_account(app_url: str, demo: Path, chromium: Browser) -> None:
-    context = chromium.new_context(viewport={"width": 1440, "height": 1400})
-    context.set_default_timeout(TIMEOUT_MS)
+    context = new_context(chromium, 1440, 1400)
     try:
         first = context.new_page()
         first.goto(app_url)

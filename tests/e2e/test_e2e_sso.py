@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import ROOT, TIMEOUT_MS, free_port, settle, stop_server, wait_until_healthy
+from browser import ROOT, free_port, new_context, settle, stop_server, wait_until_healthy
 from playwright.sync_api import Browser, Page, expect
 
 from annotator.commands.project import create_demo
@@ -151,8 +151,7 @@ def refused(page: Page, email: str) -> None:
 
 
 def new_page(browser: Browser) -> Page:
-    context = browser.new_context(viewport={"width": 1440, "height": 1200})
-    context.set_default_timeout(TIMEOUT_MS)
+    context = new_context(browser, 1440, 1200)
     return context.new_page()
 
 

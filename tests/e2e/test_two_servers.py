@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import TIMEOUT_MS, log_in, serve_app, server_env, settle
+from browser import log_in, new_context, serve_app, server_env, settle
 from playwright.sync_api import Browser, expect
 
 from annotator.project import Project
@@ -35,8 +35,7 @@ def test_two_servers_one_database_the_second_save_is_refused_with_the_current_st
     url_a, url_b = two_servers
     pages = []
     for url in (url_a, url_b):
-        context = chromium.new_context(viewport={"width": 1440, "height": 1500})
-        context.set_default_timeout(TIMEOUT_MS)
+        context = new_context(chromium, 1440, 1500)
         page = context.new_page()
         page.goto(url)
         log_in(page, "translator", "demo-translator-pass")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from app_helpers import logged_in, plain
-from browser import TIMEOUT_MS, RunCounter, log_in, serve_app, server_env, settle
+from browser import RunCounter, log_in, new_context, serve_app, server_env, settle
 from evaluate_pages import metrics_table, run_evaluation, shown_items
 from playwright.sync_api import Browser, expect
 from streamlit.testing.v1 import AppTest
@@ -111,8 +111,7 @@ def test_the_last_export_of_one_server_is_downloaded_from_the_other(
         assert [plain(t) for t in texts(b) if t.startswith("Last export")] == a_last
 
     # and the bytes a browser downloads from server B are the files written
-    context = chromium.new_context(viewport={"width": 1440, "height": 1500}, accept_downloads=True)
-    context.set_default_timeout(TIMEOUT_MS)
+    context = new_context(chromium, 1440, 1500, accept_downloads=True)
     page = context.new_page()
     runs = RunCounter(page)
     page.goto(server_b_process)
