@@ -4,14 +4,12 @@ to where a long one had put it)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from browser import SharedChromium, chromium_page, log_in, save_screenshot, serve_app, server_env, settle
 from playwright.sync_api import Page, expect
-
-from annotator.commands.project import create_demo
 
 pytestmark = pytest.mark.e2e
 
@@ -19,10 +17,11 @@ WIDTH, HEIGHT = 1366, 768
 
 
 @pytest.fixture(scope="module")
-def lead_page(tmp_path_factory: pytest.TempPathFactory, shared_chromium: SharedChromium) -> Iterator[tuple[Page, str]]:
+def lead_page(
+    tmp_path_factory: pytest.TempPathFactory, copy_demo: Callable[[Path], Path], shared_chromium: SharedChromium
+) -> Iterator[tuple[Page, str]]:
     """The demo served, a lead signed in on Curate in a 1366×768 window."""
-    data = tmp_path_factory.mktemp("curate-layout") / "data"
-    create_demo(str(data), quiet=True)
+    data = copy_demo(tmp_path_factory.mktemp("curate-layout") / "data")
     with (
         serve_app(data, server_env("ANNOTATOR_DATABASE_URL")) as url,
         chromium_page(shared_chromium.get(), WIDTH, HEIGHT) as page,

@@ -18,7 +18,6 @@ from browser import log_in, new_context, serve_app, server_env, settle
 from playwright.sync_api import Browser, Download, Page, WebSocketRoute, expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from annotator.commands.project import create_demo
 from annotator.data_export.dataset import ExportOptions, default_export_root
 from annotator.domain.jobs import JobKind, JobState
 from annotator.domain.model import Role
@@ -30,10 +29,9 @@ ENDED = "Your session has ended"
 
 
 @pytest.fixture
-def exported(tmp_path: Path) -> Path:
+def exported(demo: Path) -> Path:
     """The demo project with one finished export, so the Dataset page offers its files and its jobs panel shows it."""
-    data = tmp_path / "data"
-    create_demo(str(data), quiet=True)
+    data = demo
     project = Project.open(data)
     lead = accounts.authenticate(project, "lead", "demo-lead-pass")
     accounts.add_user(project, "second-lead", Role.LEAD, (), "second-lead-pass")  # so "lead" may be disabled

@@ -14,16 +14,14 @@ import pytest
 from browser import log_in, new_context, serve_app, server_env
 from playwright.sync_api import Browser, expect
 
-from annotator.commands.project import create_demo
 from annotator.project import Project
 
 pytestmark = pytest.mark.e2e
 REFERENCE = re.compile(r"this reference: ([0-9A-F]{8})\.")
 
 
-def test_an_unexpected_error_shows_a_reference_not_a_traceback(tmp_path: Path, chromium: Browser) -> None:
-    data = tmp_path / "data"
-    create_demo(str(data), quiet=True)
+def test_an_unexpected_error_shows_a_reference_not_a_traceback(demo: Path, tmp_path: Path, chromium: Browser) -> None:
+    data = demo
     log = tmp_path / "server.log"
     with (
         serve_app(data, server_env("ANNOTATOR_DATABASE_URL"), cwd=tmp_path, log=log) as url,

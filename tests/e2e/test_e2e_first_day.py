@@ -8,13 +8,12 @@ Screenshots go to the test's temporary folder; with ``ANNOTATOR_UPDATE_SCREENSHO
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from browser import chromium_page, log_in, serve_app, server_env, settle
 from playwright.sync_api import Browser, expect
-
-from annotator.commands.project import create_demo
 
 pytestmark = pytest.mark.e2e
 
@@ -24,12 +23,13 @@ SLATE = "rgb(59, 91, 122)"
 DONE_BACKGROUND_JS = """() => getComputedStyle(document.querySelector('.ca button[data-cmd="done"]')).backgroundColor"""
 
 
-def test_served_from_another_folder_the_done_button_wears_the_package_theme(tmp_path: Path, chromium: Browser) -> None:
+def test_served_from_another_folder_the_done_button_wears_the_package_theme(
+    demo: Path, tmp_path: Path, chromium: Browser
+) -> None:
     """``annotator serve --data DATA`` started in a folder without any Streamlit settings (as from /tmp): the
     theme is the package's, so Done is slate, not Streamlit's red."""
-    data, elsewhere = tmp_path / "data", tmp_path / "elsewhere"
+    data, elsewhere = demo, tmp_path / "elsewhere"
     elsewhere.mkdir()
-    create_demo(str(data), quiet=True)
     with (
         serve_app(data, server_env("ANNOTATOR_DATABASE_URL"), cwd=elsewhere) as url,
         chromium_page(chromium, 1366, 768) as page,
@@ -61,7 +61,7 @@ def tables_drawn(page) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="module")
-def curated_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def curated_demo(tmp_path_factory: pytest.TempPathFactory, copy_demo: Callable[[Path], Path]) -> Path:
     """The curated demo (tests/test_export.py) with a finished export and a finished evaluation of the page."""
     from export_data import curate_demo
 
@@ -69,8 +69,7 @@ def curated_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from annotator.project import Project, builtin_path
     from annotator.services import jobs
 
-    data = tmp_path_factory.mktemp("first-day-pages") / "data"
-    create_demo(str(data), quiet=True)
+    data = copy_demo(tmp_path_factory.mktemp("first-day-pages") / "data")
     curate_demo(data)
     project = Project.open(data)
     export = jobs.start(project, "export", {"include_incomplete": True})

@@ -10,21 +10,16 @@ import pytest
 from playwright.sync_api import Browser
 
 from annotator.cli import main
-from annotator.commands.project import create_demo
 from annotator.data_export.dataset import ExportOptions, export_dataset
 from annotator.project import Project, builtin_path
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 
 
-def test_report_renders_every_table_and_chart_offline(tmp_path: Path, chromium: Browser) -> None:
-    create_demo(str(tmp_path / "data"), quiet=True)
-    export = export_dataset(Project.open(tmp_path / "data"), tmp_path / "exports", ExportOptions(True))
+def test_report_renders_every_table_and_chart_offline(demo: Path, tmp_path: Path, chromium: Browser) -> None:
+    export = export_dataset(Project.open(demo), tmp_path / "exports", ExportOptions(True))
     evaluation = tmp_path / "evaluation"
     translations = str(builtin_path("demo/translations.jsonl"))
     assert main(["evaluate", str(export.path / "dataset.jsonl"), translations, "--out", str(evaluation)]) == 0

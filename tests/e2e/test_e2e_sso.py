@@ -25,7 +25,6 @@ import pytest
 from browser import ROOT, free_port, new_context, settle, stop_server, wait_until_healthy
 from playwright.sync_api import Browser, Page, expect
 
-from annotator.commands.project import create_demo
 from annotator.project import Project
 from annotator.services.accounts import set_disabled, set_email
 
@@ -60,9 +59,9 @@ def wait_for_provider(url: str, process: subprocess.Popen[bytes], deadline_s: fl
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> Path:
-    data = tmp_path / "data"
-    create_demo(str(data), quiet=True)
+def demo(demo: Path) -> Path:
+    """The demo project (a fresh copy), the translator's account with the address the provider will give."""
+    data = demo
     set_email(Project.open(data), "translator", TRANSLATOR_EMAIL)
     return data
 
