@@ -5,10 +5,11 @@ password" asking first, as "Disable account" does."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from browser import chromium_page, log_in, settle
+from browser import chromium_page, log_in, serve_app, server_env, settle
 from playwright.sync_api import Browser, Page, expect
 
 from annotator.project import Project
@@ -16,6 +17,20 @@ from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory, copy_demo: Callable[[Path], Path]) -> Path:
+    """One demo project for both tests: the header test flags an item the People test never shows, and the People
+    test changes nothing (it checks so), so either order sees what it would see alone."""
+    return copy_demo(tmp_path_factory.mktemp("page-layout") / "data")
+
+
+@pytest.fixture(scope="module")
+def app_url(demo: Path) -> Iterator[str]:
+    with serve_app(demo, server_env("ANNOTATOR_DATABASE_URL")) as url:
+        yield url
+
 
 #: Each header line of the work area: its text, how many line boxes it takes, and whether all of it is in view.
 HEADER_JS = """() => ['.ca-position', '.ca-progress'].map(s => { const n = document.querySelector(s);
