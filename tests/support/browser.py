@@ -92,6 +92,10 @@ def server_env(*drop: str) -> dict[str, str]:
     return env
 
 
+#: The server process behind each URL ``serve_app`` is serving (a test may pause it).
+SERVED: dict[str, subprocess.Popen[bytes]] = {}
+
+
 @contextmanager
 def serve_app(
     data: Path, env: dict[str, str], *, cwd: Path = ROOT, log: Path | None = None, deadline_s: float = 30
@@ -110,11 +114,13 @@ def serve_app(
         with log.open("wb") as sink:
             process = subprocess.Popen(command, env=env, cwd=cwd, stdout=sink, stderr=sink, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
+    SERVED[url] = process
     try:
         wait_until_healthy(url, process, deadline_s)
         yield url
     finally:
         stop_server(process)
+        del SERVED[url]
 
 
 def launch_chromium(playwright: Playwright) -> Browser:
@@ -231,7 +237,7 @@ BUSY_STATES = ("running", "rerunRequested", "stopRequested")
 #: settled when, on three animation frames in a row (Playwright polls this on every frame), it is idle, every such
 #: element is drawn, the work area has no event waiting and, with ``asked``, every run the page asked for
 #: (``RUN_TRACKER_JS``) has finished. A plain function: Playwright takes a returned Promise itself as the answer.
-_DRAWN_JS = """({busy, asked, call}) => {
+DRAWN_JS = """({busy, asked, call}) => {
   const state = document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state');
   const lists = Array.from(document.querySelectorAll('[data-testid="stMain"] .stBidiComponent'));
   const drawn = (list) => list.querySelector('.annotator-candidates')
@@ -248,7 +254,7 @@ _DRAWN_JS = """({busy, asked, call}) => {
 
 def _wait_drawn(page: Page, *, asked: bool) -> None:
     call = next(_CALLS)
-    page.wait_for_function(_DRAWN_JS, arg={"busy": list(BUSY_STATES), "asked": asked, "call": call}, timeout=TIMEOUT_MS)
+    page.wait_for_function(DRAWN_JS, arg={"busy": list(BUSY_STATES), "asked": asked, "call": call}, timeout=TIMEOUT_MS)
 
 
 _CALLS = itertools.count(1)
@@ -271,7 +277,8 @@ def _field_numbers() -> dict[str, int]:
 #: the runs the server reports finished (``ForwardMsg.script_finished``; a run stopped early for the next one is not
 #: an answer). Each event takes the next tick, so "finished after asked" is one comparison. A socket is followed from
 #: its first message sent, which is the run it asks for on connecting; a document followed from its start is settled
-#: only once its first run has finished.
+#: only once its first run has finished. (On a page whose websocket a test routes, ``route_web_socket``, these are
+#: the frames of Playwright's bridge to the server.)
 RUN_TRACKER_JS = (
     """(() => {
   if (window.__annotatorRuns) return;
