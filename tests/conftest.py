@@ -235,6 +235,17 @@ def project_templates(tmp_path_factory: pytest.TempPathFactory, request: pytest.
     return ProjectTemplates(tmp_path_factory, request)
 
 
+@pytest.fixture(scope="session")
+def copy_demo(project_templates: ProjectTemplates) -> Callable[[Path], Path]:
+    """``copy_demo(folder)``: a fresh copy of the demo project (SQLite) in ``folder``, for module-scoped fixtures."""
+
+    def copy(folder: Path) -> Path:
+        project_templates.copy("demo", "sqlite", build_demo, folder)
+        return folder
+
+    return copy
+
+
 @pytest.fixture
 def copy_project(
     engine: str, project_templates: ProjectTemplates, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest

@@ -7,11 +7,12 @@ it also refreshes ``docs/screenshots/curate.png``, ``review.png`` and ``review-1
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from browser import (
+    SharedChromium,
     chromium_page,
     log_in,
     save_screenshot,
@@ -19,9 +20,8 @@ from browser import (
     server_env,
     settle,
 )
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
-from annotator.commands.project import create_demo
 from annotator.domain.model import DiscardReason, Status
 from annotator.project import Project
 from annotator.services.accounts import authenticate
@@ -31,10 +31,9 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def project_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def project_dir(tmp_path_factory: pytest.TempPathFactory, copy_demo: Callable[[Path], Path]) -> Path:
     """The demo project, with one DISCUSS and one discarded item so the Review page has something to show."""
-    data = tmp_path_factory.mktemp("e2e") / "data"
-    create_demo(str(data), quiet=True)
+    data = copy_demo(tmp_path_factory.mktemp("e2e") / "data")
     project = Project.open(data)
     translator = authenticate(project, "translator", "demo-translator-pass")
     assert translator is not None
@@ -51,8 +50,8 @@ def app_url(project_dir: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page(app_url: str) -> Iterator[Page]:
-    with sync_playwright() as playwright, chromium_page(playwright, 1440, 1700) as page:
+def page(app_url: str, shared_chromium: SharedChromium) -> Iterator[Page]:
+    with chromium_page(shared_chromium.get(), 1440, 1700) as page:
         yield page
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from browser import chromium_page, settle
 from keyboard import check_arrival, check_feedback, item_of, log_in_translator
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from annotator.domain.model import Status
 from annotator.project import Project
@@ -39,7 +39,9 @@ def open_item(page: Page, url: str, item: str) -> None:
     settle(page)
 
 
-def test_d_marks_the_item_done_on_arrival_with_and_without_good_candidates(app_url: str, demo: Path) -> None:
+def test_d_marks_the_item_done_on_arrival_with_and_without_good_candidates(
+    app_url: str, demo: Path, chromium: Browser
+) -> None:
     project = Project.open(demo)
     translator = authenticate(project, "translator", "demo-translator-pass")
     assert translator is not None
@@ -49,7 +51,7 @@ def test_d_marks_the_item_done_on_arrival_with_and_without_good_candidates(app_u
     service.replace_candidates(empty_good, LANG, [], [e.format() for e in state.bad], state.version)
     both_empty = "bank-river"
     service.replace_candidates(both_empty, LANG, [], [], service.view(both_empty, LANG).state.version)
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+    with chromium_page(chromium, 1366, 768) as page:
         log_in_translator(page, app_url)
         first = item_of(page)
         assert page.locator(".ca-side[data-side=good] .ca-row").count() > 0
@@ -76,8 +78,10 @@ def test_d_marks_the_item_done_on_arrival_with_and_without_good_candidates(app_u
                 expect(page.get_by_role("textbox", name=box)).to_have_value("")  # nothing typed into a box
 
 
-def test_discard_enter_confirms_and_u_after_a_manual_n_undoes_the_done(app_url: str, demo: Path) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+def test_discard_enter_confirms_and_u_after_a_manual_n_undoes_the_done(
+    app_url: str, demo: Path, chromium: Browser
+) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
         log_in_translator(page, app_url)
         settle(page)
         item = item_of(page)

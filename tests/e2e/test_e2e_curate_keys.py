@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from browser import chromium_page, settle
 from keyboard import Keys, check_arrival, check_feedback, item_of, log_in_translator, state_of
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from annotator.domain.model import Status
 
@@ -31,8 +31,8 @@ def bad_texts(page: Page) -> list[str]:
     return [str(t) for t in page.locator(".ca-side[data-side=bad] .ca-row code").all_text_contents()]
 
 
-def test_add_a_good_remove_the_middle_bad_done_in_six_keys(app_url: str, demo: Path) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+def test_add_a_good_remove_the_middle_bad_done_in_six_keys(app_url: str, demo: Path, chromium: Browser) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
         log_in_translator(page, app_url)
         keys = Keys(page)
         keys.press("a")  # "Next item after Done", once
@@ -73,8 +73,8 @@ def test_add_a_good_remove_the_middle_bad_done_in_six_keys(app_url: str, demo: P
         expect(page.locator(".ca-legend")).to_contain_text("put the cursor on that row")
 
 
-def test_tab_reaches_every_rows_move_and_remove(app_url: str, demo: Path) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+def test_tab_reaches_every_rows_move_and_remove(app_url: str, demo: Path, chromium: Browser) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
         log_in_translator(page, app_url)
         wanted = set(page.evaluate(
             "() => Array.from(document.querySelectorAll('.ca .ca-row button')).map(b => b.getAttribute('aria-label'))"
@@ -94,8 +94,8 @@ def test_tab_reaches_every_rows_move_and_remove(app_url: str, demo: Path) -> Non
         assert page.locator('.ca [role="status"]').count() >= 6  # the live regions are there before any text
 
 
-def test_single_key_shortcuts_turned_off_do_nothing(app_url: str, demo: Path) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+def test_single_key_shortcuts_turned_off_do_nothing(app_url: str, demo: Path, chromium: Browser) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
         log_in_translator(page, app_url)
         switch = page.get_by_role("switch", name="Single-key shortcuts")
         switch.focus()
@@ -124,8 +124,8 @@ def test_single_key_shortcuts_turned_off_do_nothing(app_url: str, demo: Path) ->
         assert item_of(page) != item
 
 
-def test_focus_after_each_action_is_where_the_next_key_acts(app_url: str, demo: Path) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+def test_focus_after_each_action_is_where_the_next_key_acts(app_url: str, demo: Path, chromium: Browser) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
         log_in_translator(page, app_url)
         item = item_of(page)
         page.keyboard.press("g")
@@ -167,8 +167,8 @@ def test_focus_after_each_action_is_where_the_next_key_acts(app_url: str, demo: 
         check_feedback(page, "This item is DISCUSS")
 
 
-def test_a_draft_stays_in_the_browser_for_the_session(app_url: str, demo: Path) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+def test_a_draft_stays_in_the_browser_for_the_session(app_url: str, demo: Path, chromium: Browser) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
         log_in_translator(page, app_url)
         page.keyboard.press("g")
         page.keyboard.type("bozza")

@@ -4,14 +4,12 @@ to where a long one had put it)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from browser import chromium_page, log_in, save_screenshot, serve_app, server_env, settle
-from playwright.sync_api import Page, expect, sync_playwright
-
-from annotator.commands.project import create_demo
+from browser import SharedChromium, chromium_page, log_in, save_screenshot, serve_app, server_env, settle
+from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
 
@@ -19,14 +17,14 @@ WIDTH, HEIGHT = 1366, 768
 
 
 @pytest.fixture(scope="module")
-def lead_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Page, str]]:
+def lead_page(
+    tmp_path_factory: pytest.TempPathFactory, copy_demo: Callable[[Path], Path], shared_chromium: SharedChromium
+) -> Iterator[tuple[Page, str]]:
     """The demo served, a lead signed in on Curate in a 1366×768 window."""
-    data = tmp_path_factory.mktemp("curate-layout") / "data"
-    create_demo(str(data), quiet=True)
+    data = copy_demo(tmp_path_factory.mktemp("curate-layout") / "data")
     with (
         serve_app(data, server_env("ANNOTATOR_DATABASE_URL")) as url,
-        sync_playwright() as playwright,
-        chromium_page(playwright, WIDTH, HEIGHT) as page,
+        chromium_page(shared_chromium.get(), WIDTH, HEIGHT) as page,
     ):
         page.goto(url)
         log_in(page, "lead", "demo-lead-pass")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from browser import chromium_page, settle
 from keyboard import check_feedback, log_in_translator
-from playwright.sync_api import Page, WebSocket, expect, sync_playwright
+from playwright.sync_api import Browser, Page, WebSocket, expect
 
 from annotator.app import curate_area
 
@@ -26,7 +26,7 @@ MAX_MESSAGE_BYTES = 32_000
 SCRIPT_MARK = b"// protocol:begin"
 
 
-def test_the_script_is_loaded_once_and_runs_do_not_carry_it(app_url: str, demo: Path) -> None:
+def test_the_script_is_loaded_once_and_runs_do_not_carry_it(app_url: str, demo: Path, chromium: Browser) -> None:
     assert SCRIPT_MARK in curate_area.JS.encode()
     assert SCRIPT_MARK not in curate_area.HTML.encode() + curate_area.CSS.encode()
     requests: list[str] = []
@@ -35,7 +35,7 @@ def test_the_script_is_loaded_once_and_runs_do_not_carry_it(app_url: str, demo: 
     def follow(socket: WebSocket) -> None:
         socket.on("framereceived", lambda payload: frames.append(payload if isinstance(payload, bytes) else b""))
 
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+    with chromium_page(chromium, 1366, 768) as page:
         page.on("request", lambda request: requests.append(request.url))
         page.on("websocket", follow)
         log_in_translator(page, app_url)
@@ -70,8 +70,8 @@ KEPT = (".ca-sentence", ".ca-senses li", ".ca-side[data-side=bad] .ca-row", ".ca
 REDRAWN = ".ca-side[data-side=good] .ca-rows > li"
 
 
-def test_an_add_rebuilds_its_list_not_the_card_or_the_other_list(app_url: str, demo: Path) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+def test_an_add_rebuilds_its_list_not_the_card_or_the_other_list(app_url: str, demo: Path, chromium: Browser) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
         log_in_translator(page, app_url)
         settle(page)
         page.evaluate(

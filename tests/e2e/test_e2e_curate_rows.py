@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, chromium_page, log_in, settle
-from playwright.sync_api import Page, expect, sync_playwright
+from browser import chromium_page, log_in, new_context, settle
+from playwright.sync_api import Browser, Page, expect
 
 from annotator.domain.model import Side
 from annotator.project import Project
@@ -67,9 +67,9 @@ def check_rows(page: Page) -> list[dict[str, Any]]:
     return rows
 
 
-def test_rows_with_long_text_wrap_and_show_in_full(app_url: str, demo: Path) -> None:
+def test_rows_with_long_text_wrap_and_show_in_full(app_url: str, demo: Path, chromium: Browser) -> None:
     add_long_candidates(demo)
-    with sync_playwright() as playwright, chromium_page(playwright, 1280, 800) as page:
+    with chromium_page(chromium, 1280, 800) as page:
         page.goto(f"{app_url}/curate?item={ITEM}&lang={LANG}")
         log_in(page, "translator", "demo-translator-pass")
         main = page.get_by_test_id("stMain")
@@ -87,49 +87,47 @@ def test_rows_with_long_text_wrap_and_show_in_full(app_url: str, demo: Path) -> 
         check_rows(page)
 
 
-def test_pasting_three_lines_one_invalid_adds_nothing_and_names_it(app_url: str, demo: Path) -> None:
+def test_pasting_three_lines_one_invalid_adds_nothing_and_names_it(app_url: str, demo: Path, chromium: Browser) -> None:
     project = Project.open(demo)
     with project.db.read() as conn:
         before = project.repo.get_item_language(conn, ITEM, LANG)
     assert before is not None
     pasted = "sorso\nprend* permesso\ncicchetto"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1366, "height": 768})
-        context.grant_permissions(["clipboard-read", "clipboard-write"])
-        context.set_default_timeout(TIMEOUT_MS)
-        page = context.new_page()
-        try:
-            page.goto(app_url)
-            log_in(page, "translator", "demo-translator-pass")
-            expect(page).to_have_url(f"{app_url}/curate?item={ITEM}&lang={LANG}")
-            page.evaluate("text => navigator.clipboard.writeText(text)", pasted)
-            expect(page.locator(".ca-side[data-side=good] .ca-row").first).to_be_focused()  # arrival: the list
-            page.keyboard.press("g")  # to the Add box
-            expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
-            page.keyboard.press("Control+V")  # a real paste of three lines
+    context = new_context(chromium, 1366, 768)
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    try:
+        page.goto(app_url)
+        log_in(page, "translator", "demo-translator-pass")
+        expect(page).to_have_url(f"{app_url}/curate?item={ITEM}&lang={LANG}")
+        page.evaluate("text => navigator.clipboard.writeText(text)", pasted)
+        expect(page.locator(".ca-side[data-side=good] .ca-row").first).to_be_focused()  # arrival: the list
+        page.keyboard.press("g")  # to the Add box
+        expect(page.get_by_role("textbox", name="Add to GOOD")).to_be_focused()
+        page.keyboard.press("Control+V")  # a real paste of three lines
 
-            # the page names the bad line, and only that one, under the box
-            error = page.locator('.ca-feedback[data-where="good"] [role="alert"]')
-            expect(error).to_contain_text("line 2 'prend* permesso'")
-            expect(error).to_contain_text("'*' must be a token of its own")
-            expect(error).not_to_contain_text("line 1")
-            expect(error).not_to_contain_text("line 3")
-            expect(error).to_be_in_viewport()
-            settle(page)
-            # the three lines are kept to be fixed, nothing glued into the one-line box
-            expect(page.get_by_role("textbox", name="GOOD candidates, one per line")).to_have_value(pasted)
-            expect(page.get_by_role("textbox", name="Add to GOOD")).to_have_value("")
+        # the page names the bad line, and only that one, under the box
+        error = page.locator('.ca-feedback[data-where="good"] [role="alert"]')
+        expect(error).to_contain_text("line 2 'prend* permesso'")
+        expect(error).to_contain_text("'*' must be a token of its own")
+        expect(error).not_to_contain_text("line 1")
+        expect(error).not_to_contain_text("line 3")
+        expect(error).to_be_in_viewport()
+        settle(page)
+        # the three lines are kept to be fixed, nothing glued into the one-line box
+        expect(page.get_by_role("textbox", name="GOOD candidates, one per line")).to_have_value(pasted)
+        expect(page.get_by_role("textbox", name="Add to GOOD")).to_have_value("")
 
-            with project.db.read() as conn:
-                after = project.repo.get_item_language(conn, ITEM, LANG)
-            assert after == before  # nothing was added: same candidates, same version
-        finally:
-            context.close()
-            browser.close()
+        with project.db.read() as conn:
+            after = project.repo.get_item_language(conn, ITEM, LANG)
+        assert after == before  # nothing was added: same candidates, same version
+    finally:
+        context.close()
 
 
-def test_every_candidate_of_a_long_list_is_reachable_with_the_cursor(app_url: str, demo: Path) -> None:
+def test_every_candidate_of_a_long_list_is_reachable_with_the_cursor(
+    app_url: str, demo: Path, chromium: Browser
+) -> None:
     """Issue 21: digits reached nine candidates; the cursor reaches all, and its list scrolls in its own panel."""
     project = Project.open(demo)
     user = authenticate(project, "translator", "demo-translator-pass")
@@ -139,7 +137,7 @@ def test_every_candidate_of_a_long_list_is_reachable_with_the_cursor(app_url: st
     version = service.view(ITEM, LANG).state.version
     for text in extra:
         version = service.add_candidate(ITEM, LANG, Side.BAD, text, version).version
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+    with chromium_page(chromium, 1366, 768) as page:
         page.goto(app_url)
         log_in(page, "translator", "demo-translator-pass")
         expect(page.locator(".ca-side[data-side=good] .ca-row").first).to_be_focused()  # arrival: GOOD's first row

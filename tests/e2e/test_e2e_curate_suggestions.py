@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from browser import chromium_page, log_in, save_screenshot, serve_app, server_env, settle
 from keyboard import Keys, check_feedback
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 from suggestion_data import ENGLISH, ITALIAN, ITALIAN_NOT_ALLOWED, ITEMS, other
 
 from annotator.domain.model import Role, Side
@@ -77,8 +77,10 @@ def lists(data: Path, item: str) -> tuple[list[str], list[str]]:
     return [e.candidate.format() for e in state.good], [e.candidate.format() for e in state.bad]  # canonical forms
 
 
-def test_the_reason_is_in_view_and_the_first_suggestion_is_one_key_away(url: str, data: Path, tmp_path: Path) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+def test_the_reason_is_in_view_and_the_first_suggestion_is_one_key_away(
+    url: str, data: Path, tmp_path: Path, chromium: Browser
+) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
         page.goto(url)
         log_in(page, "ivo", "ivo-password-long")
         expect(page.locator(".ca-id")).to_contain_text("a1 · IT")
@@ -156,7 +158,9 @@ def out_of_view(page: Page, selector: str) -> bool:
     return bool(box["top"] >= box["height"] or box["bottom"] <= 0)
 
 
-def test_suggestions_below_the_fold_are_announced_and_reached_by_one_key(url: str, data: Path) -> None:
+def test_suggestions_below_the_fold_are_announced_and_reached_by_one_key(
+    url: str, data: Path, chromium: Browser
+) -> None:
     """Long lists and the open key legend push the suggestions below the fold: "N suggestions below — f" is in view
     then (and only then),
     f goes there, + accepts; scrolled back up the hint returns with the new count, and clicking it goes there too."""
@@ -173,7 +177,7 @@ def test_suggestions_below_the_fold_are_announced_and_reached_by_one_key(url: st
     service.add_candidates("a1", "IT", Side.BAD, [f"altra parola {n}" for n in range(1, 13)], saved.version)
     offered = len(card_view(project, "a1", "IT", ivo).suggestions)
     assert offered >= 2
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+    with chromium_page(chromium, 1366, 768) as page:
         page.goto(url)
         log_in(page, "ivo", "ivo-password-long")
         expect(page.locator(".ca-id")).to_contain_text("a1 · IT")

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, log_in, serve_app, server_env, settle
+from browser import log_in, new_context, serve_app, server_env, settle
 from pg_cluster import Cluster, create_database
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 from project_helpers import build_demo
 
 from annotator.project import Project
@@ -46,42 +46,36 @@ def no_raw_error(page: Page) -> None:
 
 
 def test_a_postgresql_restart_and_outage_between_actions_in_a_real_browser(
-    served: str, cluster: Cluster, tmp_path: Path
+    served: str, cluster: Cluster, tmp_path: Path, chromium: Browser
 ) -> None:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1440, "height": 1500})
-            context.set_default_timeout(TIMEOUT_MS)
-            page = context.new_page()
-            page.goto(served)
-            log_in(page, "translator", "demo-translator-pass")
-            expect(page.get_by_text("GOOD (2)")).to_be_visible()
+    context = new_context(chromium, 1440, 1500)
+    page = context.new_page()
+    page.goto(served)
+    log_in(page, "translator", "demo-translator-pass")
+    expect(page.get_by_text("GOOD (2)")).to_be_visible()
 
-            cluster.restart()  # between two actions: the next one just works
-            add_good(page, "sorso")
-            expect(page.get_by_text("GOOD (3)")).to_be_visible()
-            settle(page)
-            no_raw_error(page)
+    cluster.restart()  # between two actions: the next one just works
+    add_good(page, "sorso")
+    expect(page.get_by_text("GOOD (3)")).to_be_visible()
+    settle(page)
+    no_raw_error(page)
 
-            cluster.stop_server()
-            try:
-                add_good(page, "cicchetto")
-                expect(page.get_by_text(NOT_SAVED)).to_be_visible()
-                settle(page)
-                expect(page.get_by_text(NOT_SAVED)).to_have_count(1)  # one message
-                no_raw_error(page)
-            finally:
-                cluster.start_server()
+    cluster.stop_server()
+    try:
+        add_good(page, "cicchetto")
+        expect(page.get_by_text(NOT_SAVED)).to_be_visible()
+        settle(page)
+        expect(page.get_by_text(NOT_SAVED)).to_have_count(1)  # one message
+        no_raw_error(page)
+    finally:
+        cluster.start_server()
 
-            page.get_by_role("button", name="Try again").click()
-            expect(page.get_by_role("textbox", name="Add to GOOD")).to_have_value("cicchetto")  # kept to redo
-            page.get_by_role("button", name="Add to GOOD", exact=True).click()
-            expect(page.get_by_text("GOOD (4)")).to_be_visible()
-            settle(page)
-            no_raw_error(page)
-        finally:
-            browser.close()
+    page.get_by_role("button", name="Try again").click()
+    expect(page.get_by_role("textbox", name="Add to GOOD")).to_have_value("cicchetto")  # kept to redo
+    page.get_by_role("button", name="Add to GOOD", exact=True).click()
+    expect(page.get_by_text("GOOD (4)")).to_be_visible()
+    settle(page)
+    no_raw_error(page)
 
     project = Project.open(tmp_path / "anywhere")  # the database is the project
     with project.db.read() as conn:

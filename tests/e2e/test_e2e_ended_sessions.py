@@ -14,11 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, log_in, serve_app, server_env, settle
-from playwright.sync_api import Download, Page, WebSocketRoute, expect, sync_playwright
+from browser import log_in, new_context, serve_app, server_env, settle
+from playwright.sync_api import Browser, Download, Page, WebSocketRoute, expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from annotator.commands.project import create_demo
 from annotator.data_export.dataset import ExportOptions, default_export_root
 from annotator.domain.jobs import JobKind, JobState
 from annotator.domain.model import Role
@@ -30,10 +29,9 @@ ENDED = "Your session has ended"
 
 
 @pytest.fixture
-def exported(tmp_path: Path) -> Path:
+def exported(demo: Path) -> Path:
     """The demo project with one finished export, so the Dataset page offers its files and its jobs panel shows it."""
-    data = tmp_path / "data"
-    create_demo(str(data), quiet=True)
+    data = demo
     project = Project.open(data)
     lead = accounts.authenticate(project, "lead", "demo-lead-pass")
     accounts.add_user(project, "second-lead", Role.LEAD, (), "second-lead-pass")  # so "lead" may be disabled
@@ -90,62 +88,58 @@ def open_dataset(page: Page, url: str) -> None:
     settle(page)
 
 
-def test_a_disabled_leads_open_dataset_tab_downloads_nothing(server: str, exported: Path, tmp_path: Path) -> None:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1440, "height": 1400}, accept_downloads=True)
-        context.set_default_timeout(TIMEOUT_MS)
-        try:
-            page = context.new_page()
-            reruns = TimedReruns(page)
-            open_dataset(page, server)
-            manifest = page.get_by_role("button", name="manifest.json")
-            with page.expect_download() as first:  # while the lead may: the file itself
-                manifest.click()
-            saved = tmp_path / "manifest.json"
-            first.value.save_as(saved)
-            assert json.loads(saved.read_text(encoding="utf-8"))["counts"]["items"] > 0
+def test_a_disabled_leads_open_dataset_tab_downloads_nothing(
+    server: str, exported: Path, tmp_path: Path, chromium: Browser
+) -> None:
+    context = new_context(chromium, 1440, 1400, accept_downloads=True)
+    try:
+        page = context.new_page()
+        reruns = TimedReruns(page)
+        open_dataset(page, server)
+        manifest = page.get_by_role("button", name="manifest.json")
+        with page.expect_download() as first:  # while the lead may: the file itself
+            manifest.click()
+        saved = tmp_path / "manifest.json"
+        first.value.save_as(saved)
+        assert json.loads(saved.read_text(encoding="utf-8"))["counts"]["items"] > 0
 
-            downloads: list[Download] = []
-            page.on("download", lambda download: downloads.append(download))
-            reruns.held = True  # from now on the panel cannot notice anything before the clicks below
-            accounts.set_disabled(Project.open(exported), "lead", True)  # from the command line, another session
-            for name in ("manifest.json", "all (.zip)"):
-                page.get_by_role("button", name=name).click()
-            sheet = page.get_by_role("button", name=re.compile(r"^Download the [A-Z]+ sheet$"))
-            sheet.click()  # a spreadsheet made from the database at the click
-            errors = page.get_by_test_id("stDownloadButtonError")
-            expect(errors).to_have_count(3)  # each button says its download failed
-            expect(errors.first).to_contain_text("Failed to generate file")
-            page.wait_for_timeout(500)
-            assert downloads == []  # not a byte: no download reached the browser
+        downloads: list[Download] = []
+        page.on("download", lambda download: downloads.append(download))
+        reruns.held = True  # from now on the panel cannot notice anything before the clicks below
+        accounts.set_disabled(Project.open(exported), "lead", True)  # from the command line, another session
+        for name in ("manifest.json", "all (.zip)"):
+            page.get_by_role("button", name=name).click()
+        sheet = page.get_by_role("button", name=re.compile(r"^Download the [A-Z]+ sheet$"))
+        sheet.click()  # a spreadsheet made from the database at the click
+        errors = page.get_by_test_id("stDownloadButtonError")
+        expect(errors).to_have_count(3)  # each button says its download failed
+        expect(errors.first).to_contain_text("Failed to generate file")
+        page.wait_for_timeout(500)
+        assert downloads == []  # not a byte: no download reached the browser
 
-            reruns.let_go()  # the panel's next timed run checks the session and ends the tab
-            expect(page.get_by_text(ENDED)).to_be_visible()
-            expect(page.get_by_role("textbox", name="Password")).to_be_visible()
-            expect(page.get_by_role("button", name="manifest.json")).to_have_count(0)
-            expect(page.get_by_text("export · done")).to_have_count(0)
-        finally:
-            context.close()
-            browser.close()
+        reruns.let_go()  # the panel's next timed run checks the session and ends the tab
+        expect(page.get_by_text(ENDED)).to_be_visible()
+        expect(page.get_by_role("textbox", name="Password")).to_be_visible()
+        expect(page.get_by_role("button", name="manifest.json")).to_have_count(0)
+        expect(page.get_by_text("export · done")).to_have_count(0)
+    finally:
+        context.close()
 
 
-def test_the_jobs_panel_stops_drawing_when_the_session_ends_elsewhere(server: str, exported: Path) -> None:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1440, "height": 1400})
-        context.set_default_timeout(TIMEOUT_MS)
-        try:
-            page = context.new_page()
-            open_dataset(page, server)
-            accounts.end_sessions(Project.open(exported), "lead")  # logged out in another browser
-            # no click here: the panel's own timed run (every 2 s) is the session's only action
-            expect(page.get_by_text(ENDED)).to_be_visible()
-            expect(page.get_by_text("export · done")).to_have_count(0)
-            expect(page.get_by_text("Recent jobs")).to_have_count(0)
-            page.wait_for_timeout(2500)  # a further timed run draws no job either
-            expect(page.get_by_text("export · done")).to_have_count(0)
-            expect(page.get_by_text(ENDED)).to_be_visible()
-        finally:
-            context.close()
-            browser.close()
+def test_the_jobs_panel_stops_drawing_when_the_session_ends_elsewhere(
+    server: str, exported: Path, chromium: Browser
+) -> None:
+    context = new_context(chromium, 1440, 1400)
+    try:
+        page = context.new_page()
+        open_dataset(page, server)
+        accounts.end_sessions(Project.open(exported), "lead")  # logged out in another browser
+        # no click here: the panel's own timed run (every 2 s) is the session's only action
+        expect(page.get_by_text(ENDED)).to_be_visible()
+        expect(page.get_by_text("export · done")).to_have_count(0)
+        expect(page.get_by_text("Recent jobs")).to_have_count(0)
+        page.wait_for_timeout(2500)  # a further timed run draws no job either
+        expect(page.get_by_text("export · done")).to_have_count(0)
+        expect(page.get_by_text(ENDED)).to_be_visible()
+    finally:
+        context.close()

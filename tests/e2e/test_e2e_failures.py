@@ -11,27 +11,22 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, log_in, serve_app, server_env
-from playwright.sync_api import expect, sync_playwright
+from browser import log_in, new_context, serve_app, server_env
+from playwright.sync_api import Browser, expect
 
-from annotator.commands.project import create_demo
 from annotator.project import Project
 
 pytestmark = pytest.mark.e2e
 REFERENCE = re.compile(r"this reference: ([0-9A-F]{8})\.")
 
 
-def test_an_unexpected_error_shows_a_reference_not_a_traceback(tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    create_demo(str(data), quiet=True)
+def test_an_unexpected_error_shows_a_reference_not_a_traceback(demo: Path, tmp_path: Path, chromium: Browser) -> None:
+    data = demo
     log = tmp_path / "server.log"
     with (
         serve_app(data, server_env("ANNOTATOR_DATABASE_URL"), cwd=tmp_path, log=log) as url,
-        sync_playwright() as playwright,
     ):
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1440, "height": 1400})
-        context.set_default_timeout(TIMEOUT_MS)
+        context = new_context(chromium, 1440, 1400)
         try:
             page = context.new_page()
             page.goto(url)
@@ -50,7 +45,6 @@ def test_an_unexpected_error_shows_a_reference_not_a_traceback(tmp_path: Path) -
             expect(page.get_by_test_id("stException")).to_have_count(0)
         finally:
             context.close()
-            browser.close()
         logged = log.read_text(encoding="utf-8", errors="replace")
         assert f"unexpected error, reference {found.group(1)}" in logged
         assert "Traceback" in logged and "no such table: comments" in logged

@@ -8,13 +8,12 @@ Screenshots go to the test's temporary folder; with ``ANNOTATOR_UPDATE_SCREENSHO
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from browser import chromium_page, log_in, serve_app, server_env, settle
-from playwright.sync_api import expect, sync_playwright
-
-from annotator.commands.project import create_demo
+from playwright.sync_api import Browser, expect
 
 pytestmark = pytest.mark.e2e
 
@@ -24,16 +23,16 @@ SLATE = "rgb(59, 91, 122)"
 DONE_BACKGROUND_JS = """() => getComputedStyle(document.querySelector('.ca button[data-cmd="done"]')).backgroundColor"""
 
 
-def test_served_from_another_folder_the_done_button_wears_the_package_theme(tmp_path: Path) -> None:
+def test_served_from_another_folder_the_done_button_wears_the_package_theme(
+    demo: Path, tmp_path: Path, chromium: Browser
+) -> None:
     """``annotator serve --data DATA`` started in a folder without any Streamlit settings (as from /tmp): the
     theme is the package's, so Done is slate, not Streamlit's red."""
-    data, elsewhere = tmp_path / "data", tmp_path / "elsewhere"
+    data, elsewhere = demo, tmp_path / "elsewhere"
     elsewhere.mkdir()
-    create_demo(str(data), quiet=True)
     with (
         serve_app(data, server_env("ANNOTATOR_DATABASE_URL"), cwd=elsewhere) as url,
-        sync_playwright() as playwright,
-        chromium_page(playwright, 1366, 768) as page,
+        chromium_page(chromium, 1366, 768) as page,
     ):
         page.goto(url)
         log_in(page, "translator", "demo-translator-pass")
@@ -62,7 +61,7 @@ def tables_drawn(page) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="module")
-def curated_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def curated_demo(tmp_path_factory: pytest.TempPathFactory, copy_demo: Callable[[Path], Path]) -> Path:
     """The curated demo (tests/test_export.py) with a finished export and a finished evaluation of the page."""
     from export_data import curate_demo
 
@@ -70,8 +69,7 @@ def curated_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from annotator.project import Project, builtin_path
     from annotator.services import jobs
 
-    data = tmp_path_factory.mktemp("first-day-pages") / "data"
-    create_demo(str(data), quiet=True)
+    data = copy_demo(tmp_path_factory.mktemp("first-day-pages") / "data")
     curate_demo(data)
     project = Project.open(data)
     export = jobs.start(project, "export", {"include_incomplete": True})
@@ -86,7 +84,7 @@ def curated_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return data
 
 
-def test_the_pages_a_newcomer_met_fit_1366x768(curated_demo: Path, tmp_path: Path) -> None:
+def test_the_pages_a_newcomer_met_fit_1366x768(curated_demo: Path, tmp_path: Path, chromium: Browser) -> None:
     """Items, Review, Evaluate, Dataset and Agreement at 1366×768 as a lead: tables that do not scroll sideways
     where the issue met it, download buttons whole and evenly spaced, Evaluate's inputs only when they apply, the
     team rate over the days worked; a screenshot of each (docs/screenshots/*-1366x768.png, looked at)."""
@@ -94,8 +92,7 @@ def test_the_pages_a_newcomer_met_fit_1366x768(curated_demo: Path, tmp_path: Pat
 
     with (
         serve_app(curated_demo, server_env("ANNOTATOR_DATABASE_URL")) as url,
-        sync_playwright() as playwright,
-        chromium_page(playwright, 1366, 768) as page,
+        chromium_page(chromium, 1366, 768) as page,
     ):
         page.goto(url)
         log_in(page, "lead", "demo-lead-pass")

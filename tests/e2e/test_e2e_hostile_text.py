@@ -13,8 +13,8 @@ from pathlib import Path
 
 import hostile_project as hp
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, serve_app, server_env, settle
-from playwright.sync_api import FilePayload, Page, expect, sync_playwright
+from browser import new_context, serve_app, server_env, settle
+from playwright.sync_api import Browser, FilePayload, Page, expect
 
 pytestmark = pytest.mark.e2e
 
@@ -33,20 +33,16 @@ def app_url(hostile: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-def browser_page(app_url: str) -> Iterator[tuple[Page, list[str]]]:
+def browser_page(app_url: str, chromium: Browser) -> Iterator[tuple[Page, list[str]]]:
     """A fresh Chromium page and the list of every URL it requests."""
     requests: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1440, "height": 1700})
-        context.set_default_timeout(TIMEOUT_MS)
-        page = context.new_page()
-        page.on("request", lambda request: requests.append(request.url))
-        try:
-            yield page, requests
-        finally:
-            context.close()
-            browser.close()
+    context = new_context(chromium, 1440, 1700)
+    page = context.new_page()
+    page.on("request", lambda request: requests.append(request.url))
+    try:
+        yield page, requests
+    finally:
+        context.close()
 
 
 def foreign(requests: list[str], origin: str) -> list[str]:

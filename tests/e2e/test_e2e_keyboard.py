@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from browser import chromium_page, save_screenshot, settle
 from keyboard import Keys, check_arrival, check_feedback, item_of, log_in_translator, state_of
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from annotator.domain.model import Status
 
@@ -40,8 +40,8 @@ FOCUSED_ROW_JS = """() => { const r = document.activeElement && document.activeE
   return r ? [r.dataset.side, r.querySelector('code').textContent] : null; }"""
 
 
-def test_eight_items_from_the_keyboard_alone(app_url: str, demo: Path, tmp_path: Path) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+def test_eight_items_from_the_keyboard_alone(app_url: str, demo: Path, tmp_path: Path, chromium: Browser) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
         log_in_translator(page, app_url)
         check_arrival(page)
         save_screenshot(page, tmp_path, "curate-1366x768.png")
@@ -129,8 +129,8 @@ def focus_test(page: Page, demo_dir: Path) -> None:
         expect(page.locator(f'.ca [aria-label="{name}"]')).to_have_value("")
 
 
-def test_shortcut_letters_never_act_while_typing(app_url: str, demo: Path) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+def test_shortcut_letters_never_act_while_typing(app_url: str, demo: Path, chromium: Browser) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
         log_in_translator(page, app_url)
         focus_test(page, demo)
         # an item reached through Done (where the pause used to lose the focus 0.3–0.5 s in)

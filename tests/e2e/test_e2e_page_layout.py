@@ -5,17 +5,32 @@ password" asking first, as "Disable account" does."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from browser import chromium_page, log_in, settle
-from playwright.sync_api import Page, expect, sync_playwright
+from browser import chromium_page, log_in, serve_app, server_env, settle
+from playwright.sync_api import Browser, Page, expect
 
 from annotator.project import Project
 from annotator.services.accounts import authenticate
 from annotator.services.curation import CurationService
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory, copy_demo: Callable[[Path], Path]) -> Path:
+    """One demo project for both tests: the header test flags an item the People test never shows, and the People
+    test changes nothing (it checks so), so either order sees what it would see alone."""
+    return copy_demo(tmp_path_factory.mktemp("page-layout") / "data")
+
+
+@pytest.fixture(scope="module")
+def app_url(demo: Path) -> Iterator[str]:
+    with serve_app(demo, server_env("ANNOTATOR_DATABASE_URL")) as url:
+        yield url
+
 
 #: Each header line of the work area: its text, how many line boxes it takes, and whether all of it is in view.
 HEADER_JS = """() => ['.ca-position', '.ca-progress'].map(s => { const n = document.querySelector(s);
@@ -40,13 +55,13 @@ def check_header(page: Page) -> None:
         assert line["lines"] == 1 and line["whole"], line
 
 
-def test_the_work_area_header_is_one_line_in_curate_and_review(app_url: str, demo: Path) -> None:
+def test_the_work_area_header_is_one_line_in_curate_and_review(app_url: str, demo: Path, chromium: Browser) -> None:
     project = Project.open(demo)
     translator = authenticate(project, "translator", "demo-translator-pass")
     assert translator is not None
     service = CurationService(project, translator)
     service.flag_discuss("head-stream", "IT", "Which sense?", service.view("head-stream", "IT").state.version)
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+    with chromium_page(chromium, 1366, 768) as page:
         page.goto(app_url)
         log_in(page, "translator", "demo-translator-pass")
         expect(page.locator(".ca-position")).to_contain_text("Item 1 of")
@@ -73,8 +88,8 @@ def test_the_work_area_header_is_one_line_in_curate_and_review(app_url: str, dem
         check_header(page)
 
 
-def test_people_shows_both_language_pills_and_asks_before_a_reset(app_url: str, demo: Path) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+def test_people_shows_both_language_pills_and_asks_before_a_reset(app_url: str, demo: Path, chromium: Browser) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
         page.goto(app_url)
         log_in(page, "lead", "demo-lead-pass")
         page.goto(f"{app_url}/people")

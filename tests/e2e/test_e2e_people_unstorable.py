@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, log_in, serve_app, server_env, settle
-from playwright.sync_api import expect, sync_playwright
+from browser import log_in, new_context, serve_app, server_env, settle
+from playwright.sync_api import Browser, expect
 
 from annotator.project import Project
 from annotator.services import accounts
@@ -16,23 +16,18 @@ from annotator.services import accounts
 pytestmark = [pytest.mark.e2e, pytest.mark.both_engines]
 
 
-def test_a_nul_in_the_display_name_is_refused_naming_the_box(app_demo: Path) -> None:
-    with serve_app(app_demo, server_env()) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1366, "height": 900})
-            page.set_default_timeout(TIMEOUT_MS)
-            page.goto(url)
-            log_in(page, "lead", "demo-lead-pass")
-            page.goto(f"{url}/people")
-            expect(page.get_by_role("heading", name="People")).to_be_visible()
-            settle(page)
-            page.get_by_role("textbox", name="User name").fill("newbie")
-            page.get_by_role("textbox", name="Display name (optional)").fill("New\x00bie")
-            page.get_by_role("button", name="Add account").click()
-            expect(page.get_by_text("The display name holds U+0000 NULL")).to_be_visible()
-            body = page.locator("body").inner_text()
-            assert "refused a value" not in body and "Traceback" not in body and "NUL (0x00)" not in body
-        finally:
-            browser.close()
+def test_a_nul_in_the_display_name_is_refused_naming_the_box(app_demo: Path, chromium: Browser) -> None:
+    with serve_app(app_demo, server_env()) as url:
+        page = new_context(chromium, 1366, 900).new_page()
+        page.goto(url)
+        log_in(page, "lead", "demo-lead-pass")
+        page.goto(f"{url}/people")
+        expect(page.get_by_role("heading", name="People")).to_be_visible()
+        settle(page)
+        page.get_by_role("textbox", name="User name").fill("newbie")
+        page.get_by_role("textbox", name="Display name (optional)").fill("New\x00bie")
+        page.get_by_role("button", name="Add account").click()
+        expect(page.get_by_text("The display name holds U+0000 NULL")).to_be_visible()
+        body = page.locator("body").inner_text()
+        assert "refused a value" not in body and "Traceback" not in body and "NUL (0x00)" not in body
     assert accounts.find_user(Project.open(app_demo), "newbie") is None

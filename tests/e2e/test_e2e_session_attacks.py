@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, serve_app, server_env, settle
+from browser import new_context, serve_app, server_env, settle
 from itsdangerous import URLSafeTimedSerializer
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from websockets.sync.client import connect
 
@@ -44,11 +44,9 @@ def server(demo: Path, tmp_path: Path) -> Iterator[Server]:
         yield Server(url, log)
 
 
-def browser_context(playwright: Playwright) -> tuple[Browser, BrowserContext]:
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    context = browser.new_context(viewport={"width": 1440, "height": 1400})
-    context.set_default_timeout(TIMEOUT_MS)
-    return browser, context
+def browser_context(browser: Browser) -> BrowserContext:
+    context = new_context(browser, 1440, 1400)
+    return context
 
 
 def asks_for_login(page: Page) -> None:
@@ -56,40 +54,40 @@ def asks_for_login(page: Page) -> None:
     expect(page.get_by_text("Signed in as")).to_have_count(0)
 
 
-def test_a_cookie_signed_with_the_empty_key_does_not_open_the_app(server: Server, demo: Path) -> None:
+def test_a_cookie_signed_with_the_empty_key_does_not_open_the_app(
+    server: Server, demo: Path, chromium: Browser
+) -> None:
     project = Project.open(demo)
     key = accounts.project_id(project)
     forged_old = URLSafeTimedSerializer("", salt="annotator-session-v1").dumps({"u": "lead", "e": 0})
     forged_new = URLSafeTimedSerializer("", salt=f"{accounts.TOKEN_SALT}:{key}").dumps(
         {"u": "lead", "e": 0, "p": key, "t": time.time()}
     )
-    with sync_playwright() as playwright:
-        browser, context = browser_context(playwright)
-        try:
-            context.add_cookies(
-                [
-                    {"name": "annotator_session", "value": forged_old, "url": server.url},
-                    {"name": accounts.cookie_name(key), "value": forged_new, "url": server.url},
-                ]
-            )
-            page = context.new_page()
-            page.goto(server.url)
-            asks_for_login(page)
-            page.reload()
-            asks_for_login(page)
+    context = browser_context(chromium)
+    try:
+        context.add_cookies(
+            [
+                {"name": "annotator_session", "value": forged_old, "url": server.url},
+                {"name": accounts.cookie_name(key), "value": forged_new, "url": server.url},
+            ]
+        )
+        page = context.new_page()
+        page.goto(server.url)
+        asks_for_login(page)
+        page.reload()
+        asks_for_login(page)
 
-            # the empty file was replaced by a real secret (0600) ...
-            secret = (demo / accounts.SECRET_FILE).read_text(encoding="ascii").strip()
-            assert len(secret) >= accounts.MIN_SECRET_LENGTH
-            assert (demo / accounts.SECRET_FILE).stat().st_mode & 0o777 == 0o600
-            # ... and a cookie signed with it does open the app: the refusal above was the key, not the cookie
-            genuine = accounts.session_token(secret, key, accounts.Session("lead", 0))
-            context.add_cookies([{"name": accounts.cookie_name(key), "value": genuine, "url": server.url}])
-            page.goto(server.url)
-            expect(page.get_by_text("Signed in as")).to_be_visible()
-        finally:
-            context.close()
-            browser.close()
+        # the empty file was replaced by a real secret (0600) ...
+        secret = (demo / accounts.SECRET_FILE).read_text(encoding="ascii").strip()
+        assert len(secret) >= accounts.MIN_SECRET_LENGTH
+        assert (demo / accounts.SECRET_FILE).stat().st_mode & 0o777 == 0o600
+        # ... and a cookie signed with it does open the app: the refusal above was the key, not the cookie
+        genuine = accounts.session_token(secret, key, accounts.Session("lead", 0))
+        context.add_cookies([{"name": accounts.cookie_name(key), "value": genuine, "url": server.url}])
+        page.goto(server.url)
+        expect(page.get_by_text("Signed in as")).to_be_visible()
+    finally:
+        context.close()
 
 
 def forged_clear_cache(url: str, handled: Callable[[], bool]) -> None:
@@ -104,30 +102,28 @@ def forged_clear_cache(url: str, handled: Callable[[], bool]) -> None:
             time.sleep(0.05)
 
 
-def test_an_anonymous_clear_cache_message_wipes_no_draft(server: Server, demo: Path) -> None:
-    with sync_playwright() as playwright:
-        browser, context = browser_context(playwright)
-        try:
-            page = context.new_page()
-            page.goto(server.url)
-            page.get_by_role("textbox", name="User name").fill("translator")
-            page.get_by_role("textbox", name="Password").fill("demo-translator-pass")
-            page.get_by_role("button", name="Log in").click()
-            expect(page.get_by_text("Signed in as")).to_be_visible()
-            expect(page).to_have_url(re.compile(r"/curate\?item="))
-            settle(page)  # the run that set the item in the address may still redraw the work area
-            page.get_by_role("textbox", name="Add to GOOD").fill("sorso")
-            page.get_by_role("textbox", name="Add to GOOD").press("Tab")
-            expect(page.get_by_text("valid: will be saved as sorso")).to_be_visible()
-            settle(page)
+def test_an_anonymous_clear_cache_message_wipes_no_draft(server: Server, demo: Path, chromium: Browser) -> None:
+    context = browser_context(chromium)
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        page.get_by_role("textbox", name="User name").fill("translator")
+        page.get_by_role("textbox", name="Password").fill("demo-translator-pass")
+        page.get_by_role("button", name="Log in").click()
+        expect(page.get_by_text("Signed in as")).to_be_visible()
+        expect(page).to_have_url(re.compile(r"/curate\?item="))
+        settle(page)  # the run that set the item in the address may still redraw the work area
+        page.get_by_role("textbox", name="Add to GOOD").fill("sorso")
+        page.get_by_role("textbox", name="Add to GOOD").press("Tab")
+        expect(page.get_by_text("valid: will be saved as sorso")).to_be_visible()
+        settle(page)
 
-            forged_clear_cache(server.url, lambda: "ignored a clear_cache message" in server.output())
-            assert "ignored a clear_cache message from a session that is not a signed-in lead" in server.output()
+        forged_clear_cache(server.url, lambda: "ignored a clear_cache message" in server.output())
+        assert "ignored a clear_cache message from a session that is not a signed-in lead" in server.output()
 
-            page.reload()  # a new browser session: the draft comes back from the server's store
-            expect(page.get_by_text("Signed in as")).to_be_visible()
-            settle(page)
-            expect(page.get_by_role("textbox", name="Add to GOOD")).to_have_value("sorso")
-        finally:
-            context.close()
-            browser.close()
+        page.reload()  # a new browser session: the draft comes back from the server's store
+        expect(page.get_by_text("Signed in as")).to_be_visible()
+        settle(page)
+        expect(page.get_by_role("textbox", name="Add to GOOD")).to_have_value("sorso")
+    finally:
+        context.close()

@@ -22,10 +22,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, ROOT, TIMEOUT_MS, free_port, settle, stop_server, wait_until_healthy
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from browser import ROOT, free_port, new_context, settle, stop_server, wait_until_healthy
+from playwright.sync_api import Browser, Page, expect
 
-from annotator.commands.project import create_demo
 from annotator.project import Project
 from annotator.services.accounts import set_disabled, set_email
 
@@ -60,9 +59,9 @@ def wait_for_provider(url: str, process: subprocess.Popen[bytes], deadline_s: fl
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> Path:
-    data = tmp_path / "data"
-    create_demo(str(data), quiet=True)
+def demo(demo: Path) -> Path:
+    """The demo project (a fresh copy), the translator's account with the address the provider will give."""
+    data = demo
     set_email(Project.open(data), "translator", TRANSLATOR_EMAIL)
     return data
 
@@ -151,91 +150,85 @@ def refused(page: Page, email: str) -> None:
 
 
 def new_page(browser: Browser) -> Page:
-    context = browser.new_context(viewport={"width": 1440, "height": 1200})
-    context.set_default_timeout(TIMEOUT_MS)
+    context = new_context(browser, 1440, 1200)
     return context.new_page()
 
 
 def test_single_sign_on_matches_the_account_by_email_and_refuses_everyone_else(
-    app_url: str, provider_url: str, demo: Path, tmp_path: Path
+    app_url: str, provider_url: str, demo: Path, tmp_path: Path, chromium: Browser
 ) -> None:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            # the login page offers the provider beside the local form (local accounts stay the default)
-            page = new_page(browser)
-            page.goto(app_url)
-            expect(page.get_by_role("button", name=f"Sign in with {LABEL}")).to_be_visible()
-            expect(page.get_by_role("textbox", name="Password")).to_be_visible()
-            settle(page)
-            page.screenshot(path=tmp_path / "sso-login.png")  # for a person to look at; never in docs/
+    # the login page offers the provider beside the local form (local accounts stay the default)
+    page = new_page(chromium)
+    page.goto(app_url)
+    expect(page.get_by_role("button", name=f"Sign in with {LABEL}")).to_be_visible()
+    expect(page.get_by_role("textbox", name="Password")).to_be_visible()
+    settle(page)
+    page.screenshot(path=tmp_path / "sso-login.png")  # for a person to look at; never in docs/
 
-            # the translator's address, in another case: logged in as that account, its role and languages
-            sign_in_with_provider(page, app_url, provider_url, "Translator@Example.ORG")
-            expect(page.get_by_text(SIGNED_IN)).to_be_visible()
-            expect(page).to_have_url(re.compile(re.escape(f"{app_url}/curate")))
-            expect(page.get_by_role("button", name="Next ▶")).to_be_visible()
-            expect(page.get_by_role("link", name="Curate")).to_be_visible()
-            expect(page.get_by_role("link", name="Review")).to_have_count(0)  # a translator: no lead pages
-            settle(page)
+    # the translator's address, in another case: logged in as that account, its role and languages
+    sign_in_with_provider(page, app_url, provider_url, "Translator@Example.ORG")
+    expect(page.get_by_text(SIGNED_IN)).to_be_visible()
+    expect(page).to_have_url(re.compile(re.escape(f"{app_url}/curate")))
+    expect(page.get_by_role("button", name="Next ▶")).to_be_visible()
+    expect(page.get_by_role("link", name="Curate")).to_be_visible()
+    expect(page.get_by_role("link", name="Review")).to_have_count(0)  # a translator: no lead pages
+    settle(page)
 
-            page.reload()  # the same session as a local login: the signed cookie brings it back
-            expect(page.get_by_text(SIGNED_IN)).to_be_visible()
-            settle(page)
+    page.reload()  # the same session as a local login: the signed cookie brings it back
+    expect(page.get_by_text(SIGNED_IN)).to_be_visible()
+    settle(page)
 
-            # the same person in another browser (its own provider identity cookie)
-            other = new_page(browser)
-            sign_in_with_provider(other, app_url, provider_url, TRANSLATOR_EMAIL)
-            expect(other.get_by_text(SIGNED_IN)).to_be_visible()
-            settle(other)
+    # the same person in another browser (its own provider identity cookie)
+    other = new_page(chromium)
+    sign_in_with_provider(other, app_url, provider_url, TRANSLATOR_EMAIL)
+    expect(other.get_by_text(SIGNED_IN)).to_be_visible()
+    settle(other)
 
-            # logging out also signs out of the provider (its end-session page), then asks for a login again
-            page.get_by_role("button", name="Log out").click()
-            expect(page).to_have_url(re.compile(re.escape(f"{provider_url}/oauth2/end_session")))
-            page.get_by_role("button", name="End session").click()
-            expect(page.get_by_role("button", name=f"Sign in with {LABEL}")).to_be_visible()
-            expect(page.get_by_text("Signed in as")).to_have_count(0)
-            page.goto(app_url)  # and a new page load does not sign in again from a leftover cookie
-            expect(page.get_by_role("button", name=f"Sign in with {LABEL}")).to_be_visible()
-            settle(page)
-            expect(page.get_by_text("Signed in as")).to_have_count(0)
+    # logging out also signs out of the provider (its end-session page), then asks for a login again
+    page.get_by_role("button", name="Log out").click()
+    expect(page).to_have_url(re.compile(re.escape(f"{provider_url}/oauth2/end_session")))
+    page.get_by_role("button", name="End session").click()
+    expect(page.get_by_role("button", name=f"Sign in with {LABEL}")).to_be_visible()
+    expect(page.get_by_text("Signed in as")).to_have_count(0)
+    page.goto(app_url)  # and a new page load does not sign in again from a leftover cookie
+    expect(page.get_by_role("button", name=f"Sign in with {LABEL}")).to_be_visible()
+    settle(page)
+    expect(page.get_by_text("Signed in as")).to_have_count(0)
 
-            # the logout ended the other browser's session too, though its provider identity cookie is still
-            # there: a reload asks to sign in again, and signing in again at the provider lets it back in
-            other.reload()
-            expect(other.get_by_text("Your session has ended. Please sign in again.")).to_be_visible()
-            settle(other)
-            expect(other.get_by_text("Signed in as")).to_have_count(0)
-            other.get_by_role("button", name=f"Sign in with {LABEL}").click()
-            expect(other.get_by_role("heading", name="Authorize Client")).to_be_visible()
-            other.get_by_placeholder("sub").fill(TRANSLATOR_EMAIL)
-            other.get_by_role("button", name="Authorize").click()
-            expect(other.get_by_text(SIGNED_IN)).to_be_visible()
+    # the logout ended the other browser's session too, though its provider identity cookie is still
+    # there: a reload asks to sign in again, and signing in again at the provider lets it back in
+    other.reload()
+    expect(other.get_by_text("Your session has ended. Please sign in again.")).to_be_visible()
+    settle(other)
+    expect(other.get_by_text("Signed in as")).to_have_count(0)
+    other.get_by_role("button", name=f"Sign in with {LABEL}").click()
+    expect(other.get_by_role("heading", name="Authorize Client")).to_be_visible()
+    other.get_by_placeholder("sub").fill(TRANSLATOR_EMAIL)
+    other.get_by_role("button", name="Authorize").click()
+    expect(other.get_by_text(SIGNED_IN)).to_be_visible()
 
-            # an address no account has: the "ask a lead" page; signing out leads back to the login page
-            stranger = new_page(browser)
-            sign_in_with_provider(stranger, app_url, provider_url, "stranger@example.org")
-            refused(stranger, "stranger@example.org")
-            stranger.screenshot(path=tmp_path / "sso-no-access.png")
-            stranger.get_by_role("button", name="Sign out").click()
-            expect(stranger).to_have_url(re.compile(re.escape(f"{provider_url}/oauth2/end_session")))
-            stranger.get_by_role("button", name="End session").click()
-            expect(stranger.get_by_role("button", name=f"Sign in with {LABEL}")).to_be_visible()
-            expect(stranger.get_by_text(NO_ACCESS)).to_have_count(0)
+    # an address no account has: the "ask a lead" page; signing out leads back to the login page
+    stranger = new_page(chromium)
+    sign_in_with_provider(stranger, app_url, provider_url, "stranger@example.org")
+    refused(stranger, "stranger@example.org")
+    stranger.screenshot(path=tmp_path / "sso-no-access.png")
+    stranger.get_by_role("button", name="Sign out").click()
+    expect(stranger).to_have_url(re.compile(re.escape(f"{provider_url}/oauth2/end_session")))
+    stranger.get_by_role("button", name="End session").click()
+    expect(stranger.get_by_role("button", name=f"Sign in with {LABEL}")).to_be_visible()
+    expect(stranger.get_by_text(NO_ACCESS)).to_have_count(0)
 
-            # the translator's address, but the provider says it did not verify it: refused too
-            unverified = new_page(browser)
-            sign_in_with_provider(unverified, app_url, provider_url, None)
-            expect(unverified.get_by_text("has not verified this e-mail address")).to_be_visible()
-            expect(unverified.get_by_text("ask a lead for access")).to_be_visible()
-            settle(unverified)
-            expect(unverified.get_by_role("link", name="Curate")).to_have_count(0)
-            expect(unverified.get_by_text("Signed in as Demo Translator")).to_have_count(0)
+    # the translator's address, but the provider says it did not verify it: refused too
+    unverified = new_page(chromium)
+    sign_in_with_provider(unverified, app_url, provider_url, None)
+    expect(unverified.get_by_text("has not verified this e-mail address")).to_be_visible()
+    expect(unverified.get_by_text("ask a lead for access")).to_be_visible()
+    settle(unverified)
+    expect(unverified.get_by_role("link", name="Curate")).to_have_count(0)
+    expect(unverified.get_by_text("Signed in as Demo Translator")).to_have_count(0)
 
-            # a disabled account gets the same refusal as an unknown address
-            set_disabled(Project.open(demo), "translator", True)
-            disabled = new_page(browser)
-            sign_in_with_provider(disabled, app_url, provider_url, TRANSLATOR_EMAIL)
-            refused(disabled, TRANSLATOR_EMAIL)
-        finally:
-            browser.close()
+    # a disabled account gets the same refusal as an unknown address
+    set_disabled(Project.open(demo), "translator", True)
+    disabled = new_page(chromium)
+    sign_in_with_provider(disabled, app_url, provider_url, TRANSLATOR_EMAIL)
+    refused(disabled, TRANSLATOR_EMAIL)

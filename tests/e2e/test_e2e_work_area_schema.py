@@ -22,7 +22,7 @@ import pytest
 from app_helpers import area
 from browser import chromium_page
 from curation_pages import TRANSLATOR, login, start
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from annotator.app import curate_area
 from annotator.app.curate_area import protocol
@@ -79,7 +79,7 @@ def draw(page: Page, data: object) -> None:
 
 
 def test_data_of_another_version_or_shape_shows_a_message_and_draws_nothing(
-    harness_url: str, sent_data: dict[str, Any]
+    harness_url: str, sent_data: dict[str, Any], chromium: Browser
 ) -> None:
     older = {**sent_data, "protocol": protocol.VERSION - 1}
     wrong_type = copy.deepcopy(sent_data)
@@ -87,7 +87,7 @@ def test_data_of_another_version_or_shape_shows_a_message_and_draws_nothing(
     missing = copy.deepcopy(sent_data)
     del missing["lists"]["good"]["rows"]
     extra = {**sent_data, "surprise": 1}
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+    with chromium_page(chromium, 1366, 768) as page:
         fault = page.locator(".ca-fault")
         opened(page, harness_url)
         draw(page, older)
@@ -107,9 +107,9 @@ def test_data_of_another_version_or_shape_shows_a_message_and_draws_nothing(
 
 
 def test_the_data_a_page_sends_is_drawn_and_the_scripts_events_parse_as_pythons_types(
-    harness_url: str, sent_data: dict[str, Any]
+    harness_url: str, sent_data: dict[str, Any], chromium: Browser
 ) -> None:
-    with sync_playwright() as playwright, chromium_page(playwright, 1366, 768) as page:
+    with chromium_page(chromium, 1366, 768) as page:
         opened(page, harness_url)
         draw(page, sent_data)
         expect(page.locator(".ca-id")).to_have_text(sent_data["card"]["title"])

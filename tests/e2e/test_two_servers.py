@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, log_in, serve_app, server_env, settle
-from playwright.sync_api import expect, sync_playwright
+from browser import log_in, new_context, serve_app, server_env, settle
+from playwright.sync_api import Browser, expect
 
 from annotator.project import Project
 
@@ -30,38 +30,32 @@ def two_servers(shared_database: str, tmp_path: Path) -> Iterator[tuple[str, str
 
 
 def test_two_servers_one_database_the_second_save_is_refused_with_the_current_state(
-    two_servers: tuple[str, str], tmp_path: Path
+    two_servers: tuple[str, str], tmp_path: Path, chromium: Browser
 ) -> None:
     url_a, url_b = two_servers
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            pages = []
-            for url in (url_a, url_b):
-                context = browser.new_context(viewport={"width": 1440, "height": 1500})
-                context.set_default_timeout(TIMEOUT_MS)
-                page = context.new_page()
-                page.goto(url)
-                log_in(page, "translator", "demo-translator-pass")
-                expect(page).to_have_url(f"{url}/curate?item=shot-whiskey&lang=IT")
-                expect(page.get_by_text("GOOD (2)")).to_be_visible()  # both see the same version
-                pages.append(page)
-            first, second = pages
+    pages = []
+    for url in (url_a, url_b):
+        context = new_context(chromium, 1440, 1500)
+        page = context.new_page()
+        page.goto(url)
+        log_in(page, "translator", "demo-translator-pass")
+        expect(page).to_have_url(f"{url}/curate?item=shot-whiskey&lang=IT")
+        expect(page.get_by_text("GOOD (2)")).to_be_visible()  # both see the same version
+        pages.append(page)
+    first, second = pages
 
-            first.get_by_role("textbox", name="Add to GOOD").fill("sorso")
-            first.get_by_role("button", name="Add to GOOD", exact=True).click()
-            expect(first.get_by_text("GOOD (3)")).to_be_visible()
-            settle(first)
+    first.get_by_role("textbox", name="Add to GOOD").fill("sorso")
+    first.get_by_role("button", name="Add to GOOD", exact=True).click()
+    expect(first.get_by_text("GOOD (3)")).to_be_visible()
+    settle(first)
 
-            second.get_by_role("textbox", name="Add to GOOD").fill("cicchetto")
-            second.get_by_role("button", name="Add to GOOD", exact=True).click()
-            expect(second.get_by_text("Not saved — conflict.")).to_be_visible()
-            expect(second.get_by_text("was changed by translator", exact=False)).to_be_visible()
-            main = second.get_by_test_id("stMain")
-            expect(main.get_by_text("sorso", exact=True)).to_be_visible()  # the current state, from server A
-            expect(second.get_by_text("GOOD (3)")).to_be_visible()
-        finally:
-            browser.close()
+    second.get_by_role("textbox", name="Add to GOOD").fill("cicchetto")
+    second.get_by_role("button", name="Add to GOOD", exact=True).click()
+    expect(second.get_by_text("Not saved — conflict.")).to_be_visible()
+    expect(second.get_by_text("was changed by translator", exact=False)).to_be_visible()
+    main = second.get_by_test_id("stMain")
+    expect(main.get_by_text("sorso", exact=True)).to_be_visible()  # the current state, from server A
+    expect(second.get_by_text("GOOD (3)")).to_be_visible()
 
     project = Project.open(tmp_path / "anywhere")  # the database is the project, whatever the folder
     with project.db.read() as conn:

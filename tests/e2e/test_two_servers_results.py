@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from app_helpers import logged_in, plain
-from browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, RunCounter, log_in, serve_app, server_env, settle
+from browser import RunCounter, log_in, new_context, serve_app, server_env, settle
 from evaluate_pages import metrics_table, run_evaluation, shown_items
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import Browser, expect
 from streamlit.testing.v1 import AppTest
 
 from annotator.app.session import USER_KEY
@@ -87,7 +87,7 @@ def server_b_process(shared_database: str, tmp_path: Path) -> Iterator[str]:
 
 @pytest.mark.e2e
 def test_the_last_export_of_one_server_is_downloaded_from_the_other(
-    shared_database: str, server_b_process: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    shared_database: str, server_b_process: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chromium: Browser
 ) -> None:
     with Server(tmp_path / "a", monkeypatch):
         a = dataset_page("lead")
@@ -110,34 +110,29 @@ def test_the_last_export_of_one_server_is_downloaded_from_the_other(
         assert [b.label for b in b.get("download_button") if b.key.startswith("dataset_dl_")] == a_labels
         assert [plain(t) for t in texts(b) if t.startswith("Last export")] == a_last
 
-    with sync_playwright() as playwright:  # and the bytes a browser downloads from server B are the files written
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1440, "height": 1500}, accept_downloads=True)
-            context.set_default_timeout(TIMEOUT_MS)
-            page = context.new_page()
-            runs = RunCounter(page)
-            page.goto(server_b_process)
-            log_in(page, "lead", "demo-lead-pass")
-            page.goto(f"{server_b_process}/dataset")
-            expect(page.get_by_text("Last export", exact=False)).to_be_visible()
-            settle(page)
-            before = runs.page_runs
-            for label in ("dataset.jsonl", "all (.zip)"):
-                with page.expect_download() as download:
-                    page.get_by_role("button", name=label, exact=True).click()
-                data = Path(download.value.path()).read_bytes()
-                if label == "dataset.jsonl":
-                    assert data == written["dataset.jsonl"]
-                else:
-                    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                        assert {name: archive.read(name) for name in archive.namelist()} == written
-            page.wait_for_timeout(500)
-            # no rerun: one would register the files under new ids while the browser asks for the old ones, and a
-            # download lost that race under load ("Failed to generate file for download")
-            assert runs.page_runs == before  # the jobs panel's timed fragment runs redraw only the panel
-        finally:
-            browser.close()
+    # and the bytes a browser downloads from server B are the files written
+    context = new_context(chromium, 1440, 1500, accept_downloads=True)
+    page = context.new_page()
+    runs = RunCounter(page)
+    page.goto(server_b_process)
+    log_in(page, "lead", "demo-lead-pass")
+    page.goto(f"{server_b_process}/dataset")
+    expect(page.get_by_text("Last export", exact=False)).to_be_visible()
+    settle(page)
+    before = runs.page_runs
+    for label in ("dataset.jsonl", "all (.zip)"):
+        with page.expect_download() as download:
+            page.get_by_role("button", name=label, exact=True).click()
+        data = Path(download.value.path()).read_bytes()
+        if label == "dataset.jsonl":
+            assert data == written["dataset.jsonl"]
+        else:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                assert {name: archive.read(name) for name in archive.namelist()} == written
+    page.wait_for_timeout(500)
+    # no rerun: one would register the files under new ids while the browser asks for the old ones, and a
+    # download lost that race under load ("Failed to generate file for download")
+    assert runs.page_runs == before  # the jobs panel's timed fragment runs redraw only the panel
     assert (
         job_files.read_bytes(Project.open(tmp_path / "elsewhere"), job.id, "manifest.json") == written["manifest.json"]
     )
