@@ -1,5 +1,6 @@
 """What loading a page costs a fresh server process: the Dataset and Agreement pages load neither Altair (their bar
-chart is a Vega-Lite spec) nor openpyxl (the sheet workbook is built when its download is clicked)."""
+chart is a Vega-Lite spec) nor openpyxl (the sheet workbook is built when its download is clicked), and the Evaluate
+page loads Altair only once it draws a result's charts."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ PROBE = """
 import sys
 import annotator.app.pages.agreement
 import annotator.app.pages.dataset
+import annotator.app.pages.evaluate_view
 print(sorted(name for name in ("altair", "openpyxl") if name in sys.modules))
 """
 
 
-def test_the_dataset_and_agreement_pages_load_neither_altair_nor_openpyxl() -> None:
+def test_the_dataset_agreement_and_evaluate_pages_load_neither_altair_nor_openpyxl() -> None:
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip() == "[]", done.stderr
 

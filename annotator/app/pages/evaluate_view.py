@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -31,9 +30,13 @@ from annotator.evaluation.inputs import format_skipped
 from annotator.evaluation.presenters import metrics_table_rows
 from annotator.evaluation.run import ANALYSERS, EvaluationResult
 from annotator.project import builtin_path
-from annotator.reporting.report import Report, report_for_result
 from annotator.services import jobs
 from annotator.services.evaluate_project import load_result, split_at_span
+
+if TYPE_CHECKING:  # Altair and the report load when a result is drawn: the set-up alone needs neither
+    import altair as alt
+
+    from annotator.reporting.report import Report
 
 CURATE_PAGE = Path(__file__).resolve().parent / "curate.py"
 #: Session key of the newest finished evaluation, read once per job (a ``KeptResult``).
@@ -168,6 +171,8 @@ METRICS_COLUMNS: dict[str, Any] = {
 def bar_chart(chart: pd.DataFrame, measure: str) -> alt.Chart:
     """Bars per language and system with every label written horizontally (Streamlit's own bar chart turns the
     language codes and the measure's name 90°)."""
+    import altair as alt
+
     return (
         alt.Chart(chart)
         .mark_bar()
@@ -341,6 +346,8 @@ def render_report(result: EvaluationResult) -> None:
         if not st.button("Build the report (charts, consistency heat maps, tables)", key="evaluate_report"):
             return
         with st.spinner("Building the report…"):
+            from annotator.reporting.report import report_for_result
+
             report, page = report_for_result(result)
         built = st.session_state[REPORT_KEY] = BuiltReport(result.created, report, page)
     report, page = built.report, built.page
