@@ -4,10 +4,14 @@
 READY, then reads as usual. A test waits for READY before it interrupts the command: the command is then inside its
 own handling (the command line's ``KeyboardInterrupt`` branch), however slow the machine, where a fixed sleep would
 bet on how long the start-up takes.
+
+Ctrl-C gets its default handling, as in a terminal: a process inherits an ignored SIGINT from its parent (a test
+worker may ignore it for a moment, e.g. while a library waits in ``system()``), and Python then leaves it ignored.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,6 +41,7 @@ class _AnnouncingStdin:
 
 def main() -> int:
     ready, *arguments = sys.argv[1:]
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.stdin = _AnnouncingStdin(sys.stdin, Path(ready))  # type: ignore[assignment]
     from annotator.cli import main as annotator
 
