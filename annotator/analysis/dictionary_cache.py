@@ -29,6 +29,7 @@ import struct
 import sys
 import threading
 import zlib
+from abc import abstractmethod
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
@@ -95,8 +96,9 @@ class _LookUpMapping(Mapping[str, str]):
     __slots__ = ()
     _memo: dict[str, str | None]
 
+    @abstractmethod
     def _find(self, key: str) -> str | None:
-        raise NotImplementedError
+        """The value stored for ``key``, None when the dictionary has no such key."""
 
     def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
         memo = self._memo
