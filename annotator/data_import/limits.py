@@ -169,22 +169,25 @@ def longest_text(value: Any) -> int:
 #: How deep a JSON value may nest. Item, dataset and snapshot records nest 5 levels at most; Python's parser and our
 #: own walkers recurse per level, so a 100,000-level line must be refused before it is parsed, not by a crash.
 MAX_JSON_DEPTH = 64
-#: Bytes translation: brackets become parentheses (arrays and objects nest alike), every other byte is dropped.
+#: Bytes translation: brackets become parentheses (arrays and objects nest alike), quotes stay, every other byte is
+#: dropped.
 _BRACKETS = bytes.maketrans(b"[]{}", b"()()")
-_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
+_NOT_BRACKETS_OR_QUOTES = bytes(byte for byte in range(256) if byte not in b'[]{}"')
 _PAIR = re.compile(rb"\(\)")
 
 
 def json_too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
     """True when the arrays and objects of a JSON text nest deeper than ``limit`` (brackets in strings don't count).
 
-    Only C-speed string operations: the common line (few brackets) costs two counts; otherwise the strings are cut
-    out (escapes dropped, then every other piece between quotes), and innermost bracket pairs removed once per level.
+    Only C-speed string operations: the common line (few brackets) costs two counts; otherwise escapes are dropped,
+    every byte but brackets and quotes is dropped, the strings are cut out (every other piece between quotes), and
+    innermost bracket pairs removed once per level.
     """
     if text.count("[") + text.count("{") <= limit:
         return False
-    outside = "".join(text.replace("\\\\", "").replace('\\"', "").split('"')[::2])
-    brackets = outside.encode("utf-8", "surrogatepass").translate(_BRACKETS, _NOT_BRACKETS)
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    marks = unescaped.encode("utf-8", "surrogatepass").translate(_BRACKETS, _NOT_BRACKETS_OR_QUOTES)
+    brackets = b"".join(marks.split(b'"')[::2])
     for level in range(limit):
         brackets, pairs = _PAIR.subn(b"", brackets)
         if not brackets:
