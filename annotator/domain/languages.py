@@ -10,6 +10,9 @@ Refused as well: the project's source language (English: every item's sentence i
 the ISO 639 codes that name no language (``zxx`` no linguistic content, ``mul``, ``und``, ``mis``, the sign-language
 collective ``sgn``, the local-use range ``qaa``–``qtz``), and any letter outside ASCII a–z: a code is read as typed,
 never upper-cased into another (Turkish ``ıt`` is not ``IT``). A code given twice is refused, naming it.
+
+The functions that consult the registry import ``langcodes`` themselves: a command that only opens a project (its
+codes stored, already checked) does not load it.
 """
 
 from __future__ import annotations
@@ -18,8 +21,6 @@ import difflib
 import unicodedata
 from collections.abc import Iterable
 from functools import cache, lru_cache
-
-import langcodes
 
 from annotator.errors import UserError
 
@@ -134,6 +135,8 @@ def check_in_project(languages: Iterable[str], project_languages: Iterable[str])
 def closest_code(text: str) -> str | None:
     """The valid code a person most likely meant by ``text``: a name (``Italian``), else the codes one letter away,
     the most spoken first."""
+    import langcodes
+
     lower = text.strip().lower()
     if len(lower) > 3:
         try:
@@ -155,6 +158,8 @@ def closest_code(text: str) -> str | None:
 def _country_language(lower: str) -> tuple[str, str] | None:
     """(country name, its main language's code) when ``lower`` is a two-letter country code that is no language
     code (``cn`` → China, ``ZH``); None otherwise, or when that language is the source language."""
+    import langcodes
+
     if len(lower) != 2 or not lower.isalpha() or _is_project_code(lower):
         return None
     try:
@@ -176,6 +181,8 @@ def _one_letter_apart(a: str, b: str) -> bool:
 
 def _preferred_form(lower: str) -> str | None:
     """The registry's own form of a code (``ita`` → ``it``, ``iw`` → ``he``), None when it is not a language."""
+    import langcodes
+
     if not lower.isascii() or not lower.isalpha() or not 2 <= len(lower) <= 3:
         return None
     try:
@@ -196,6 +203,8 @@ def _two_letter_codes() -> frozenset[str]:
 @lru_cache(maxsize=1024)
 def _is_project_code(lower: str) -> bool:
     """A registered language (not private use, not retired) in its own shortest form."""
+    import langcodes
+
     if not lower.isascii() or not lower.isalpha() or not 2 <= len(lower) <= 3:
         return False
     try:
@@ -206,6 +215,8 @@ def _is_project_code(lower: str) -> bool:
 
 
 def _registry_name(code: str) -> str | None:
+    import langcodes
+
     name = langcodes.Language.get(code).display_name("en")
     return None if name.startswith("Unknown language") else name
 
@@ -221,6 +232,8 @@ def _name(lower: str) -> str | None:
 
 
 def _population(code: str) -> int:
+    import langcodes
+
     try:
         return int(langcodes.Language.get(code).speaking_population())
     except (LookupError, ValueError):

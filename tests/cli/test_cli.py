@@ -267,3 +267,19 @@ def test_a_command_imports_only_its_own_module(tmp_path: Path) -> None:
     assert loaded("--data", str(tmp_path), "evaluate", "dataset.jsonl", "mt.jsonl") == "[]"
     assert "sqlalchemy" in loaded("export")  # the table's other commands still bring what they use
     assert "sqlalchemy" in loaded("--help")  # no command named: every module, for the full list
+
+
+def test_opening_a_project_does_not_load_the_language_registry(tmp_path: Path) -> None:
+    """Stored codes were checked when they were given: only checking a new one loads ``langcodes``."""
+    assert main(["init", "--data", str(tmp_path), "--name", "p", "--languages", "DE,IT"]) == 0
+    probe = (
+        "import sys\n"
+        "from annotator.project import Project\n"
+        "from annotator.domain.languages import check_language\n"
+        "project = Project.open(sys.argv[1])\n"
+        "print(project.settings().languages, 'langcodes' in sys.modules)\n"
+        "print(check_language('fr'), 'langcodes' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], env=env, capture_output=True, text=True)
+    assert done.stdout.split("\n")[:2] == ["('DE', 'IT') False", "FR True"], done.stderr
