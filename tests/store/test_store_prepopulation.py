@@ -61,6 +61,7 @@ def test_to_prepopulate_reads_the_current_lists_as_a_save_writes_them(project: P
     with project.db.read() as conn:
         found = project.repo.to_prepopulate(conn, ["a", "b", "c"], ["IT"])
     (a,), (b,), (c,) = found["a"], found["b"], found["c"]
-    assert (a.version, a.status, a.good, a.bad, a.untouched) == (1, Status.PENDING, candidates_to_json(good), "[]", False)
+    assert (a.version, a.status, a.good, a.bad) == (1, Status.PENDING, candidates_to_json(good), "[]")
+    assert not a.untouched
     assert (b.status, b.good, b.untouched) == (Status.DISCUSS, "[]", False)
     assert (c.bad, c.untouched) == (candidates_to_json(g0), False)
