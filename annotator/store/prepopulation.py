@@ -58,7 +58,9 @@ class PrepopulationRecords:
         pending = set(
             conn.execute(
                 select(il.c.item_id).where(il.c.prepopulated.is_(False), il.c.lang.in_(list(langs)), visible(il))
-            ).scalars()
+            )
+            .scalars()
+            .all()
         )
         done = conn.execute(
             select(func.count())
@@ -69,7 +71,7 @@ class PrepopulationRecords:
         excluded: list[str] = []
         for item_id, is_excluded in conn.execute(
             select(it.c.id, it.c.excluded).where(visible(it)).order_by(it.c.position)
-        ):
+        ).all():
             if item_id in pending:
                 (excluded if is_excluded else todo).append(item_id)
         return PrepopulationTodo(todo, int(done), excluded)
@@ -89,7 +91,8 @@ class PrepopulationRecords:
             query = select(*columns).where(
                 il.c.item_id.in_(chunk), il.c.prepopulated.is_(False), il.c.lang.in_(list(langs)), visible(il)
             )
-            for item_id, lang, version, status, good, bad in conn.execute(query.order_by(il.c.item_id, il.c.lang)):
+            rows = conn.execute(query.order_by(il.c.item_id, il.c.lang)).all()  # one fetch, not one call per row
+            for item_id, lang, version, status, good, bad in rows:
                 state = PendingState(item_id, lang, version, Status(status), _as_saved(good), _as_saved(bad))
                 found.setdefault(item_id, []).append(state)
         return found
