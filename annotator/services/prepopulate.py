@@ -279,6 +279,20 @@ class _Computed(NamedTuple):
     bad_empty: bool = False
 
 
+class _SourcesOf(NamedTuple):
+    """The synsets an item's sources come from (Ω(λ), and σ when outside it), found once for all its languages."""
+
+    #: (λ case-folded, POS, σ when outside Ω(λ) else ""): the items sharing it share their sources.
+    key: tuple[str, str, str]
+    synsets: tuple[str, ...]
+
+    @classmethod
+    def of(cls, item: Item, senses: Sequence[SenseEntry]) -> _SourcesOf:
+        outside = "" if any(s.synset == item.synset for s in senses) else item.synset
+        synsets = tuple(s.synset for s in senses) + ((outside,) if outside else ())
+        return cls((item.target.lemma.casefold(), item.target.pos, outside), synsets)
+
+
 class _ItemLexicon(NamedTuple):
     """What an item keeps of the lexicon (``update_items_lexicon``): its gloss and Ω(λ)."""
 
@@ -339,8 +353,8 @@ class _Run:
         snapshot = project.resolve_path(config.snapshot) if config.provider == "snapshot" and config.snapshot else None
         # a snapshot is named by its file name: its folder on this server is no part of what is published
         self.provenance = lexicon_provenance(lexicon, snapshot, snapshot.name if snapshot else "")
-        #: The source keys of each (λ, POS, language, σ when outside Ω(λ)), JSON: the lemma's items share one.
-        self._sources: dict[tuple[str, str, str, str], str] = {}
+        #: The source keys of each ((λ, POS, σ when outside Ω(λ)), language), JSON: the lemma's items share one.
+        self._sources: dict[tuple[tuple[str, str, str], str], str] = {}
         #: The source keys per (synset, language).
         self._synset_sources: dict[tuple[str, str], tuple[str, ...]] = {}
         #: History details already encoded: most are a few counts, repeated across the run.
@@ -348,15 +362,14 @@ class _Run:
         #: A first run's history details, per (G0 size, B0 size).
         self._count_details: dict[tuple[int, int], str] = {}
 
-    def sources(self, item: Item, senses: list[SenseEntry], lang: str, allowed: Callable[[str], bool]) -> str:
+    def sources(self, of: _SourcesOf, lang: str, allowed: Callable[[str], bool]) -> str:
         """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ):
         the same for every item of λ whose σ is among Ω(λ)."""
-        outside = "" if any(s.synset == item.synset for s in senses) else item.synset
-        key = (item.target.lemma.casefold(), item.target.pos, lang, outside)
+        key = (of.key, lang)
         found = self._sources.get(key)
         if found is None:
             keys = {self.provenance.english}
-            for synset in [s.synset for s in senses] + ([outside] if outside else []):
+            for synset in of.synsets:
                 keys.update(self.synset_sources(synset, lang, allowed))
             if len(self._sources) >= SETS_KEPT:
                 self._sources.clear()
@@ -420,6 +433,7 @@ class _Run:
             # computed from it)
             others = tuple(sense.synset for sense in item.senses if sense.synset != item.synset)
             target = self.inventory.record(item.synset) if self.related is not None else None
+            sources_of = _SourcesOf.of(item, senses)
             for state in states:
                 lang = state.lang
                 allowed = self.allowed(lang)
@@ -432,7 +446,7 @@ class _Run:
                     if redo is not None and redo.changed_only and state.prepopulated and _same_sets(state, sets):
                         report.unchanged += 1
                         self.batch.sources_only.append(
-                            _Sources(state.item_id, lang, self.sources(item, senses, lang, allowed))
+                            _Sources(state.item_id, lang, self.sources(sources_of, lang, allowed))
                         )
                         continue
                     detail: dict[str, object] = {
@@ -455,7 +469,7 @@ class _Run:
                 related = ("", "")
                 if self.related is not None and target is not None:
                     related = self.related.part(item.synset, target, lang, others) or related
-                sources = self.sources(item, senses, lang, allowed)
+                sources = self.sources(sources_of, lang, allowed)
                 computed.append(
                     _Computed(
                         state.item_id, lang, state.version, bool(sets.overlaps), reopened, record, *related,

@@ -495,5 +495,5 @@ class ItemLanguageRecords:
         for start in range(0, len(item_ids), IN_CHUNK):
             chunk = list(item_ids[start : start + IN_CHUNK])
             query = select(il.c.item_id, il.c.lang, il.c.version).where(il.c.item_id.in_(chunk), visible(il))
-            found.update(((item_id, lang), version) for item_id, lang, version in conn.execute(query))
+            found.update(((item_id, lang), version) for item_id, lang, version in conn.execute(query).all())
         return found
