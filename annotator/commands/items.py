@@ -10,8 +10,8 @@ from annotator.commands import limits
 from annotator.commands.common import add_data_option, open_project, print_table
 from annotator.domain.selection_filters import RULES
 from annotator.errors import UserError
-from annotator.project import Project
 from annotator.progress import TerminalProgress
+from annotator.project import Project
 from annotator.services.administration import set_excluded
 
 
@@ -124,8 +124,9 @@ def _run_import(args: argparse.Namespace, project: Callable[[], Project]) -> int
         accepted = ", ".join([*sorted(dict.fromkeys(FORMATS)), ".xml (WSD framework, with its gold keys)"])
         raise UserError(f"{args.file}: unknown file type {suffix or '(none)'!r}; annotator imports {accepted}.")
     report = import_items(
-        project(), args.file, force=args.force, progress=TerminalProgress("importing"), corpus_licence=args.corpus_license
-    )
+        project(), args.file, force=args.force, progress=TerminalProgress("importing"),
+        corpus_licence=args.corpus_license,
+    )  # fmt: skip
     for warning in report.warnings:
         print(f"warning: {args.file}: {warning}")
     print(f"{args.file}: {report.summary()}")
