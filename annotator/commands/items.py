@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from annotator.commands import limits
@@ -10,6 +11,7 @@ from annotator.commands.common import add_data_option, open_project, print_table
 from annotator.domain.selection_filters import RULES
 from annotator.errors import UserError
 from annotator.progress import TerminalProgress
+from annotator.project import Project
 from annotator.services.administration import set_excluded
 
 
@@ -44,6 +46,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the sentences' licence (a licence id such as cc-by-nc-4.0, or 'unknown'); default: what a LICENSE or "
         "README beside the file states, else unknown (then publish allows only 'other')",
     )
+    importer.add_argument(
+        "--prepopulate",
+        action="store_true",
+        help="then pre-populate the items' GOOD/BAD from the project's lexicon in the same run, as 'annotator "
+        "prepopulate' does (not with --format mucow)",
+    )
     importer.set_defaults(func=run_import)
     limits.register(subparsers)  # the bounds every file read obeys, next to the import they mostly concern
 
@@ -62,10 +70,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    """Import the file; with ``--prepopulate``, then pre-populate what is left to do (the same run as
+    ``annotator prepopulate``, sparing a second start-up), its exit code the command's."""
+    mucow = getattr(args, "format", "items") == "mucow"
+    if mucow and getattr(args, "prepopulate", False):
+        raise UserError("--prepopulate does not go with --format mucow: MuCoW items come with their GOOD/BAD sets.")
+    opened: list[Project] = []
+
+    def project() -> Project:
+        if not opened:
+            opened.append(open_project(args))
+        return opened[0]
+
+    imported = _run_import(args, project)
+    if imported or not getattr(args, "prepopulate", False):
+        return imported
+    from annotator.commands.lexicon import print_prepopulation
+    from annotator.services.prepopulate import prepopulate
+
+    return print_prepopulation(prepopulate(project(), progress=TerminalProgress("pre-populating")))
+
+
+def _run_import(args: argparse.Namespace, project: Callable[[], Project]) -> int:
     if getattr(args, "format", "items") == "mucow":
         from annotator.services.import_mucow import import_mucow
 
-        mucow = import_mucow(open_project(args), args.file, args.lang)
+        mucow = import_mucow(project(), args.file, args.lang)
         print(
             f"{args.file}: {mucow.added} MuCoW items added in {mucow.lang}, {mucow.unchanged} already there "
             f"({mucow.approximate_spans} with an approximate target span); no synsets (source 'mucow:')"
@@ -75,7 +105,7 @@ def run_import(args: argparse.Namespace) -> int:
         from annotator.services.import_wsd import import_wsd_xml
 
         wsd = import_wsd_xml(
-            open_project(args), args.file, args.gold, first_key=args.first_key, force=args.force,
+            project(), args.file, args.gold, first_key=args.first_key, force=args.force,
             progress=TerminalProgress("importing"), corpus_licence=args.corpus_license,
         )  # fmt: skip
         for warning in wsd.report.warnings:
@@ -93,10 +123,10 @@ def run_import(args: argparse.Namespace) -> int:
     if suffix not in FORMATS:  # the item readers' types and the WSD-framework XML, all named
         accepted = ", ".join([*sorted(dict.fromkeys(FORMATS)), ".xml (WSD framework, with its gold keys)"])
         raise UserError(f"{args.file}: unknown file type {suffix or '(none)'!r}; annotator imports {accepted}.")
-    project = open_project(args)
     report = import_items(
-        project, args.file, force=args.force, progress=TerminalProgress("importing"), corpus_licence=args.corpus_license
-    )
+        project(), args.file, force=args.force, progress=TerminalProgress("importing"),
+        corpus_licence=args.corpus_license,
+    )  # fmt: skip
     for warning in report.warnings:
         print(f"warning: {args.file}: {warning}")
     print(f"{args.file}: {report.summary()}")

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from annotator.commands.common import add_data_option, add_item_options, open_project, selected_items
 from annotator.domain.settings import parse_languages
 from annotator.errors import UserError
 from annotator.progress import TerminalProgress
+
+if TYPE_CHECKING:
+    from annotator.services.prepopulate import PrepopulationReport
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -98,6 +102,11 @@ def run_prepopulate(args: argparse.Namespace) -> int:
     if args.redo:
         redo = Redo(items=items, force=args.force, changed_only=args.changed_only)
     report = prepopulate(project, languages, progress=TerminalProgress("pre-populating"), redo=redo)
+    return print_prepopulation(report)
+
+
+def print_prepopulation(report: PrepopulationReport) -> int:
+    """Print a pre-population's warnings and summary (``prepopulate``, ``import --prepopulate``); its exit code."""
     for warning in report.warnings[:50]:
         print(f"warning: {warning}")
     if len(report.warnings) > 50:
@@ -107,7 +116,7 @@ def run_prepopulate(args: argparse.Namespace) -> int:
         shown = ", ".join(f"{i} [{lang}] {status}" for i, lang, status in report.curated_kept[:20])
         more = f" and {len(report.curated_kept) - 20} more" if len(report.curated_kept) > 20 else ""
         print(f"Curated, left as they are: {shown}{more}. Add --force to redo them too (they go back to pending).")
-    again = "run the same command again" if redo else "run 'annotator prepopulate' again"
+    again = "run the same command again" if report.redo else "run 'annotator prepopulate' again"
     if report.stopped:
         print(f"Stopped: {report.stopped}\nAll work finished so far is saved; {again} to resume.")
         return EXIT_STOPPED

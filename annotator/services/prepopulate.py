@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -40,7 +40,8 @@ from annotator.progress import ProgressCallback, no_progress
 from annotator.services import administration
 from annotator.services.prepopulate_lexicon import SETS_KEPT, EncodedSets, SenseInventory
 from annotator.services.suggestions.finder import RelatedParts
-from annotator.store.item_languages import candidates_to_json
+from annotator.store.item_languages import ListSave, candidates_to_json
+from annotator.store.prepopulation import PendingState
 from annotator.store.repository import PreparedSaves
 from annotator.store.rows import dumps
 
@@ -194,21 +195,37 @@ def _lexicon_counters(lexicon: Lexicon) -> dict[str, int]:
     return flat
 
 
-def _prepopulated_state(
-    item: Item, state: ItemLanguage, sets: EncodedSets, warnings: list[str]
-) -> tuple[ItemLanguage, dict[str, str]]:
-    """The state to save, and what pre-population changes in it already encoded (``prepare_saves``'s
-    ``encoded_lists``, saved with ``prepopulated=True``): G0/B0, their overlaps, and GOOD/BAD = G0/B0 when nobody
-    had touched them (the state itself is not copied: its own lists and overlaps are replaced on saving)."""
-    lang = state.lang
+def _warn_about_sets(item: Item, lang: str, sets: EncodedSets, warnings: list[str]) -> None:
+    """What the report says of one item-language's G0/B0: lemmas left out, and an empty G0."""
     if sets.skipped:
         warnings.extend(
             f"{item.id} [{lang}]: lexicon lemma {lemma!r} is not a valid candidate; left out" for lemma in sets.skipped
         )
     if not sets.good_count:
         warnings.append(f"{item.id} [{lang}]: no {lang} lexicalization of {item.synset} from allowed sources")
-    overlaps = dumps(list(sets.overlaps)) if sets.overlaps else "[]"
-    lists = {"initial_good": sets.good, "initial_bad": sets.bad, "overlaps": overlaps}
+
+
+def _overlaps_json(sets: EncodedSets) -> str:
+    return dumps(list(sets.overlaps)) if sets.overlaps else "[]"
+
+
+def _first_save(state: PendingState, sets: EncodedSets, detail: str) -> ListSave:
+    """A first run's save: G0/B0, their overlaps, and GOOD/BAD = G0/B0 when nobody had touched them."""
+    untouched = state.untouched
+    return ListSave(
+        state.item_id, state.lang, state.version, sets.good if untouched else state.good,
+        sets.bad if untouched else state.bad, sets.good, sets.bad, _overlaps_json(sets), detail,
+    )  # fmt: skip
+
+
+def _prepopulated_state(
+    item: Item, state: ItemLanguage, sets: EncodedSets, warnings: list[str]
+) -> tuple[ItemLanguage, dict[str, str]]:
+    """The state to save, and what pre-population changes in it already encoded (``prepare_saves``'s
+    ``encoded_lists``, saved with ``prepopulated=True``): G0/B0, their overlaps, and GOOD/BAD = G0/B0 when nobody
+    had touched them (the state itself is not copied: its own lists and overlaps are replaced on saving)."""
+    _warn_about_sets(item, state.lang, sets, warnings)
+    lists = {"initial_good": sets.good, "initial_bad": sets.bad, "overlaps": _overlaps_json(sets)}
     if state.status is Status.PENDING and not state.good and not state.bad:
         lists.update(good=sets.good, bad=sets.bad)
     return state, lists
@@ -260,6 +277,20 @@ class _Computed(NamedTuple):
     #: Whether it starts with an empty GOOD list, and with an empty BAD one (the report counts them per language).
     good_empty: bool = False
     bad_empty: bool = False
+
+
+class _SourcesOf(NamedTuple):
+    """The synsets an item's sources come from (Ω(λ), and σ when outside it), found once for all its languages."""
+
+    #: (λ case-folded, POS, σ when outside Ω(λ) else ""): the items sharing it share their sources.
+    key: tuple[str, str, str]
+    synsets: tuple[str, ...]
+
+    @classmethod
+    def of(cls, item: Item, senses: Sequence[SenseEntry]) -> _SourcesOf:
+        outside = "" if any(s.synset == item.synset for s in senses) else item.synset
+        synsets = tuple(s.synset for s in senses) + ((outside,) if outside else ())
+        return cls((item.target.lemma.casefold(), item.target.pos, outside), synsets)
 
 
 class _ItemLexicon(NamedTuple):
@@ -322,22 +353,23 @@ class _Run:
         snapshot = project.resolve_path(config.snapshot) if config.provider == "snapshot" and config.snapshot else None
         # a snapshot is named by its file name: its folder on this server is no part of what is published
         self.provenance = lexicon_provenance(lexicon, snapshot, snapshot.name if snapshot else "")
-        #: The source keys of each (λ, POS, language, σ when outside Ω(λ)), JSON: the lemma's items share one.
-        self._sources: dict[tuple[str, str, str, str], str] = {}
+        #: The source keys of each ((λ, POS, σ when outside Ω(λ)), language), JSON: the lemma's items share one.
+        self._sources: dict[tuple[tuple[str, str, str], str], str] = {}
         #: The source keys per (synset, language).
         self._synset_sources: dict[tuple[str, str], tuple[str, ...]] = {}
         #: History details already encoded: most are a few counts, repeated across the run.
         self.details_json: dict[tuple[tuple[str, Any], ...], str] = {}
+        #: A first run's history details, per (G0 size, B0 size).
+        self._count_details: dict[tuple[int, int], str] = {}
 
-    def sources(self, item: Item, senses: list[SenseEntry], lang: str, allowed: Callable[[str], bool]) -> str:
+    def sources(self, of: _SourcesOf, lang: str, allowed: Callable[[str], bool]) -> str:
         """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ):
         the same for every item of λ whose σ is among Ω(λ)."""
-        outside = "" if any(s.synset == item.synset for s in senses) else item.synset
-        key = (item.target.lemma.casefold(), item.target.pos, lang, outside)
+        key = (of.key, lang)
         found = self._sources.get(key)
         if found is None:
             keys = {self.provenance.english}
-            for synset in [s.synset for s in senses] + ([outside] if outside else []):
+            for synset in of.synsets:
                 keys.update(self.synset_sources(synset, lang, allowed))
             if len(self._sources) >= SETS_KEPT:
                 self._sources.clear()
@@ -371,8 +403,10 @@ class _Run:
             self.consulted_by_lang[lang] = names
         return self.consulted_by_lang[lang]
 
-    def add_item(self, item: Item, states: list[ItemLanguage]) -> None:
-        """Compute one item's states into the batch, or record why it is skipped (quota/unavailable stop)."""
+    def add_item(self, item: Item, states: Sequence[ItemLanguage | PendingState]) -> None:
+        """Compute one item's states into the batch, or record why it is skipped (quota/unavailable stop).
+
+        A first run reads ``PendingState`` rows and saves their lists alone; a redo reads whole states."""
         report = self.report
         foreign = foreign_synset_reason(item.synset, self.lexicon)
         if foreign:
@@ -381,15 +415,16 @@ class _Run:
             return
         redo = report.redo
         if redo is not None and not redo.force:
-            kept = [s for s in states if s.prepopulated and is_curated(s)]
+            kept = [s for s in states if isinstance(s, ItemLanguage) and s.prepopulated and is_curated(s)]
             report.curated_kept.extend((s.item_id, s.lang, s.status.value) for s in kept)
-            states = [s for s in states if not (s.prepopulated and is_curated(s))]
+            states = [s for s in states if not any(s is k for k in kept)]
             if not states:
                 return  # nothing of this item is redone: no request for it
         try:
             senses = self.inventory.senses(item.target.lemma, item.target.pos)
             gloss = item.gloss or self.inventory.record(item.synset).gloss(ENGLISH)
             warnings: list[str] = []
+            saves: list[ListSave] = []
             new_states: list[ItemLanguage] = []
             lists: list[dict[str, str]] = []
             details: list[dict[str, object]] = []
@@ -398,41 +433,46 @@ class _Run:
             # computed from it)
             others = tuple(sense.synset for sense in item.senses if sense.synset != item.synset)
             target = self.inventory.record(item.synset) if self.related is not None else None
+            sources_of = _SourcesOf.of(item, senses)
             for state in states:
-                allowed = self.allowed(state.lang)
-                sets = self.inventory.encoded_sets(item, senses, state.lang, allowed)
-                if redo is not None and redo.changed_only and state.prepopulated and _same_sets(state, sets):
-                    report.unchanged += 1
-                    self.batch.sources_only.append(
-                        _Sources(state.item_id, state.lang, self.sources(item, senses, state.lang, allowed))
-                    )
-                    continue
+                lang = state.lang
+                allowed = self.allowed(lang)
+                sets = self.inventory.encoded_sets(item, senses, lang, allowed)
+                reopened = False
+                if isinstance(state, PendingState):  # a first run: the lists alone are saved
+                    _warn_about_sets(item, lang, sets, warnings)
+                    saves.append(_first_save(state, sets, self.count_detail(sets)))
+                else:
+                    if redo is not None and redo.changed_only and state.prepopulated and _same_sets(state, sets):
+                        report.unchanged += 1
+                        self.batch.sources_only.append(
+                            _Sources(state.item_id, lang, self.sources(sources_of, lang, allowed))
+                        )
+                        continue
+                    detail: dict[str, object] = {
+                        "good": sets.good_count, "bad": sets.bad_count, "lexicon": self.lexicon.name,
+                    }  # fmt: skip
+                    if state.prepopulated:
+                        new_state, encoded, extra = _redone_state(item, state, sets, warnings)
+                        detail.update(extra)
+                    else:
+                        new_state, encoded = _prepopulated_state(item, state, sets, warnings)
+                    new_states.append(new_state)
+                    lists.append(encoded)
+                    details.append(detail)
+                    reopened = "reopened_from" in detail
                 # what each lexicon returned: kept where a list starts empty (the cards that say why)
                 empty = not sets.good_count or not sets.bad_count
                 record = (
-                    self.inventory.record_json(item, senses, state.lang, allowed, self.consulted(state.lang), sets)
-                    if empty
-                    else ""
+                    self.inventory.record_json(item, senses, lang, allowed, self.consulted(lang), sets) if empty else ""
                 )
-                detail: dict[str, object] = {
-                    "good": sets.good_count, "bad": sets.bad_count, "lexicon": self.lexicon.name,
-                }  # fmt: skip
-                if redo is not None and state.prepopulated:
-                    new_state, encoded, extra = _redone_state(item, state, sets, warnings)
-                    detail.update(extra)
-                else:
-                    new_state, encoded = _prepopulated_state(item, state, sets, warnings)
-                new_states.append(new_state)
-                lists.append(encoded)
-                details.append(detail)
                 related = ("", "")
                 if self.related is not None and target is not None:
-                    related = self.related.part(item.synset, target, state.lang, others) or related
-                reopened = "reopened_from" in detail
-                sources = self.sources(item, senses, state.lang, allowed)
+                    related = self.related.part(item.synset, target, lang, others) or related
+                sources = self.sources(sources_of, lang, allowed)
                 computed.append(
                     _Computed(
-                        state.item_id, state.lang, state.version, bool(sets.overlaps), reopened, record, *related,
+                        state.item_id, lang, state.version, bool(sets.overlaps), reopened, record, *related,
                         sources, good_empty=not sets.good_count, bad_empty=not sets.bad_count,
                     )
                 )  # fmt: skip
@@ -450,15 +490,28 @@ class _Run:
                 f"({item.target.lemma}, {item.target.pos}) in the lexicon"
             )
         report.warnings.extend(warnings)
-        prepared = self.project.repo.prepare_saves(
-            new_states, SYSTEM_USER, "prepopulate", details, encoded_lists=lists, prepopulated=True,
-            details_json=self.details_json, lists_only=redo is None,
-        )  # fmt: skip
+        repo = self.project.repo
+        if saves:
+            prepared = repo.prepare_list_saves(saves, SYSTEM_USER, "prepopulate", prepopulated=True)
+        else:
+            prepared = repo.prepare_saves(
+                new_states, SYSTEM_USER, "prepopulate", details, encoded_lists=lists, prepopulated=True,
+                details_json=self.details_json,
+            )  # fmt: skip
         batch = self.batch
         batch.lexicon_rows.append(_ItemLexicon(item.id, gloss, senses))
         batch.computed.extend(computed)
         batch.updates.extend(prepared.updates)
         batch.history.extend(prepared.history)
+
+    def count_detail(self, sets: EncodedSets) -> str:
+        """A first run's history detail (its G0/B0's sizes and the lexicon), encoded once per distinct one."""
+        key = (sets.good_count, sets.bad_count)
+        found = self._count_details.get(key)
+        if found is None:
+            detail = {"good": sets.good_count, "bad": sets.bad_count, "lexicon": self.lexicon.name}
+            found = self._count_details[key] = dumps(detail)
+        return found
 
     def flush(self) -> None:
         """Write the batch; item-languages a translator changed meanwhile are left for the next run."""
@@ -601,6 +654,7 @@ def _prepopulate(
         with answers, gc_paused(age_survivors=True):
             for start in range(0, total, batch_size):
                 page = item_ids[start : start + batch_size]
+                states: Mapping[str, Sequence[ItemLanguage | PendingState]]
                 with project.db.read() as conn:
                     items = project.repo.items_by_id(conn, page)
                     if redo is None:

@@ -199,6 +199,23 @@ class PreparedSaves:
     history: list[dict[str, Any]]
 
 
+class ListSave(NamedTuple):
+    """A save of an item-language's lists alone (``prepare_list_saves``): every list already encoded as stored, the
+    status and notes left as they were read (the version check guarantees they still are)."""
+
+    item_id: str
+    lang: str
+    #: The version it was read at.
+    version: int
+    good: str
+    bad: str
+    initial_good: str
+    initial_bad: str
+    overlaps: str
+    #: Its history row's detail, as JSON.
+    detail: str
+
+
 #: One item-language's save, with optimistic locking (``b_expected``: the version it was read at). Sent through the
 #: driver (``rows.execute_many``), for one row or a bulk job's batch.
 _SAVE_ITEM_LANGUAGE_SQL = (
@@ -206,7 +223,7 @@ _SAVE_ITEM_LANGUAGE_SQL = (
     + ", ".join(f'"{name}" = :{name}' for name in (*item_language_values(ItemLanguage("", "")).keys(), "version"))
     + ' WHERE "item_id" = :b_item_id AND "lang" = :b_lang AND "version" = :b_expected'
 )
-#: The columns a save of the lists alone leaves as they were read (``prepare_saves``' ``lists_only``).
+#: The columns a save of the lists alone leaves as they were read (``prepare_list_saves``).
 _KEPT_BY_LIST_SAVES = frozenset({"status", "discuss_note", "discard_reason", "discard_note", "status_by"})
 #: ``_SAVE_ITEM_LANGUAGE_SQL`` without those columns: the version check guarantees they still hold what was read,
 #: and leaving them out spares the database rewriting the status index for every row.
@@ -349,7 +366,6 @@ class ItemLanguageRecords:
         encoded_lists: Sequence[Mapping[str, str]] | None = None,
         prepopulated: bool | None = None,
         details_json: dict[tuple[tuple[str, Any], ...], str] | None = None,
-        lists_only: bool = False,
     ) -> PreparedSaves:
         """Encode a batch of saves before taking the write lock, so the transaction only runs the statements.
 
@@ -359,8 +375,7 @@ class ItemLanguageRecords:
         pre-population keeps its G0/B0 encoded, never as candidate objects. GOOD/BAD equal to G0/B0 are written as
         NULL. ``prepopulated``, when given, is every state's flag (pre-population sets it without copying states).
         ``details_json``: the details already encoded, kept by a caller running many batches (like ``encoded``).
-        ``lists_only``: each state's status and notes are as it was read (only its lists and flag change), so the
-        write leaves those columns out.
+        A save of the lists alone, from rows already encoded: ``prepare_list_saves``.
         """
         at = utc_now()
         encoded = {} if encoded is None else encoded
@@ -384,8 +399,8 @@ class ItemLanguageRecords:
                 hit = details_json[key] = dumps(detail)
             return hit
 
-        updates, entries = [], []
         given = encoded_lists if encoded_lists is not None else [{}] * len(states)
+        updates, entries = [], []
         for state, detail, lists in zip(states, details, given, strict=True):
             version = state.version + 1
             initial_good = lists.get("initial_good") or encode(state.initial_good)
@@ -403,15 +418,12 @@ class ItemLanguageRecords:
                 "b_item_id": state.item_id,
                 "b_lang": state.lang,
                 "b_expected": state.version,
+                "status": state.status.value,
+                "discuss_note": state.discuss_note,
+                "discard_reason": state.discard_reason.value if state.discard_reason else None,
+                "discard_note": state.discard_note,
+                "status_by": state.status_by,
             }
-            if not lists_only:  # the columns ``_KEPT_BY_LIST_SAVES``
-                params.update(
-                    status=state.status.value,
-                    discuss_note=state.discuss_note,
-                    discard_reason=state.discard_reason.value if state.discard_reason else None,
-                    discard_note=state.discard_note,
-                    status_by=state.status_by,
-                )
             updates.append(params)
             entries.append(
                 {
@@ -425,6 +437,45 @@ class ItemLanguageRecords:
                 }
             )
         return PreparedSaves(updates, entries)
+
+    @staticmethod
+    def prepare_list_saves(
+        saves: Sequence[ListSave], user: str, action: str, prepopulated: bool, at: str | None = None
+    ) -> PreparedSaves:
+        """``prepare_saves`` of lists alone, from rows already encoded: a bulk job (pre-population) builds them from
+        strings it keeps, with no state object per item-language. GOOD/BAD equal to G0/B0 are written as NULL; the
+        save leaves out the columns ``_KEPT_BY_LIST_SAVES``."""
+        at = utc_now() if at is None else at
+        updates = [
+            {
+                "good": None if save.good == save.initial_good else save.good,
+                "bad": None if save.bad == save.initial_bad else save.bad,
+                "initial_good": save.initial_good,
+                "initial_bad": save.initial_bad,
+                "overlaps": save.overlaps,
+                "prepopulated": prepopulated,
+                "updated_by": user,
+                "updated_at": at,
+                "version": save.version + 1,
+                "b_item_id": save.item_id,
+                "b_lang": save.lang,
+                "b_expected": save.version,
+            }
+            for save in saves
+        ]
+        history = [
+            {
+                "item_id": save.item_id,
+                "lang": save.lang,
+                "user": user,
+                "at": at,
+                "action": action,
+                "detail": save.detail,
+                "version": save.version + 1,
+            }
+            for save in saves
+        ]
+        return PreparedSaves(updates, history)
 
     def apply_saves(self, conn: Connection, prepared: PreparedSaves) -> None:
         if not prepared.updates:
@@ -444,5 +495,5 @@ class ItemLanguageRecords:
         for start in range(0, len(item_ids), IN_CHUNK):
             chunk = list(item_ids[start : start + IN_CHUNK])
             query = select(il.c.item_id, il.c.lang, il.c.version).where(il.c.item_id.in_(chunk), visible(il))
-            found.update(((item_id, lang), version) for item_id, lang, version in conn.execute(query))
+            found.update(((item_id, lang), version) for item_id, lang, version in conn.execute(query).all())
         return found

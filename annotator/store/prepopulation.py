@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring as encode_string
+from typing import NamedTuple
 
 from sqlalchemy import Connection, func, select
 
-from annotator.domain.model import ItemLanguage
+from annotator.domain.model import Status
 from annotator.domain.prepopulation import LexiconCandidate
 from annotator.store import schema
-from annotator.store.item_languages import SHORT_LEXICON, STATE_COLUMNS, item_language_from_row
+from annotator.store.item_languages import SHORT_LEXICON, candidates_from_json, candidates_to_json
 from annotator.store.rows import IN_CHUNK, dumps, visible
 
 
@@ -21,6 +22,31 @@ class PrepopulationTodo:
     item_ids: list[str]
     already_done: int
     excluded: list[str]
+
+
+class PendingState(NamedTuple):
+    """An item-language not pre-populated yet, as a first run needs it: a save of its lists alone
+    (``prepare_list_saves``) keeps its status and notes as they are, so only these columns are read."""
+
+    item_id: str
+    lang: str
+    #: The version it was read at (the save checks nobody saved it meanwhile).
+    version: int
+    status: Status
+    #: Its current GOOD and BAD as a save writes them back (``candidates_to_json``).
+    good: str
+    bad: str
+
+    @property
+    def untouched(self) -> bool:
+        """Pending with empty GOOD and BAD: its lists start as G0/B0."""
+        return self.status is Status.PENDING and self.good == "[]" and self.bad == "[]"
+
+
+def _as_saved(stored: str) -> str:
+    """A stored list as a save writes it again: decoded and encoded (a list in the older full form comes out in the
+    short one); the empty list, nearly every row a first run reads, as it is."""
+    return stored if stored == "[]" else candidates_to_json(candidates_from_json(stored))
 
 
 class PrepopulationRecords:
@@ -32,7 +58,9 @@ class PrepopulationRecords:
         pending = set(
             conn.execute(
                 select(il.c.item_id).where(il.c.prepopulated.is_(False), il.c.lang.in_(list(langs)), visible(il))
-            ).scalars()
+            )
+            .scalars()
+            .all()
         )
         done = conn.execute(
             select(func.count())
@@ -43,25 +71,30 @@ class PrepopulationRecords:
         excluded: list[str] = []
         for item_id, is_excluded in conn.execute(
             select(it.c.id, it.c.excluded).where(visible(it)).order_by(it.c.position)
-        ):
+        ).all():
             if item_id in pending:
                 (excluded if is_excluded else todo).append(item_id)
         return PrepopulationTodo(todo, int(done), excluded)
 
     def to_prepopulate(
         self, conn: Connection, item_ids: Sequence[str], langs: Sequence[str]
-    ) -> dict[str, list[ItemLanguage]]:
-        """The not yet pre-populated item-languages of ``langs`` of these items."""
+    ) -> dict[str, list[PendingState]]:
+        """The not yet pre-populated item-languages of ``langs`` of these items, in language order."""
         il = schema.item_languages
-        found: dict[str, list[ItemLanguage]] = {}
+        columns = (
+            il.c.item_id, il.c.lang, il.c.version, il.c.status,
+            func.coalesce(il.c.good, il.c.initial_good), func.coalesce(il.c.bad, il.c.initial_bad),
+        )  # fmt: skip
+        found: dict[str, list[PendingState]] = {}
         for start in range(0, len(item_ids), IN_CHUNK):
             chunk = list(item_ids[start : start + IN_CHUNK])
-            query = select(*STATE_COLUMNS).where(
+            query = select(*columns).where(
                 il.c.item_id.in_(chunk), il.c.prepopulated.is_(False), il.c.lang.in_(list(langs)), visible(il)
             )
-            for row in conn.execute(query.order_by(il.c.item_id, il.c.lang)).all():
-                state = item_language_from_row(row)
-                found.setdefault(state.item_id, []).append(state)
+            rows = conn.execute(query.order_by(il.c.item_id, il.c.lang)).all()  # one fetch, not one call per row
+            for item_id, lang, version, status, good, bad in rows:
+                state = PendingState(item_id, lang, version, Status(status), _as_saved(good), _as_saved(bad))
+                found.setdefault(item_id, []).append(state)
         return found
 
 

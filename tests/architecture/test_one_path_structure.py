@@ -13,9 +13,14 @@ from source_trees import write_source as write
 PACKAGE = Path(__file__).resolve().parents[2] / "annotator"
 
 #: The store's writes of curation state: item-language rows with their history, copies, assignments closed.
-WRITERS = {"save_item_language", "save_item_languages", "prepare_saves", "apply_saves", "save_copy", "set_adjudicated"}
+WRITERS = {
+    "save_item_language", "save_item_languages", "prepare_saves", "prepare_list_saves", "apply_saves", "save_copy",
+    "set_adjudicated",
+}  # fmt: skip
 #: Writers a system pipeline (import, pre-population) may call, as the system user: a state, never a copy.
-SYSTEM_WRITERS = {"save_item_language", "save_item_languages", "prepare_saves", "apply_saves"}
+SYSTEM_WRITERS = {"save_item_language", "save_item_languages", "prepare_saves", "prepare_list_saves", "apply_saves"}
+#: The writers that encode saves for ``apply_saves``.
+PREPARERS = {"prepare_saves", "prepare_list_saves"}
 #: The one module a user's change of curation is written from.
 CURATION_SERVICE = "services/curation.py"
 
@@ -47,8 +52,7 @@ def writes_outside_the_service(root: Path) -> list[str]:
         for call in calls:
             writer = called_name(call)
             system = writer in SYSTEM_WRITERS and (
-                call in as_system
-                or (writer == "apply_saves" and any(called_name(c) == "prepare_saves" for c in as_system))
+                call in as_system or (writer == "apply_saves" and any(called_name(c) in PREPARERS for c in as_system))
             )
             if not system:
                 found.append(f"{name}:{call.lineno} {writer}")
@@ -138,6 +142,17 @@ def test_a_service_saving_item_languages_by_itself_is_reported(tmp_path: Path) -
         "services/double_curation.py:2 save_item_language",
         "services/double_curation.py:3 set_adjudicated",
     ]
+
+
+def test_a_save_of_lists_alone_is_a_system_writer_only(tmp_path: Path) -> None:
+    write(tmp_path, "store/item_languages.py", "def prepare_list_saves(saves, user, action, prepopulated): ...\n")
+    write(tmp_path, "services/prepopulate.py", "def flush(repo, conn, saves):\n"
+          "    repo.apply_saves(conn, repo.prepare_list_saves(saves, SYSTEM_USER, 'prepopulate', True))\n")  # fmt: skip
+    assert writes_outside_the_service(tmp_path) == []
+    write(tmp_path, "services/bulk.py", "def flush(repo, conn, saves, user):\n"
+          "    repo.apply_saves(conn, repo.prepare_list_saves(saves, user.name, 'bulk', True))\n")  # fmt: skip
+    found = writes_outside_the_service(tmp_path)
+    assert found == ["services/bulk.py:2 apply_saves", "services/bulk.py:2 prepare_list_saves"]
 
 
 def test_a_page_with_a_runner_of_its_own_is_reported(tmp_path: Path) -> None:

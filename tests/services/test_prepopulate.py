@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from prepopulate_data import GHOST, ROWS, SNAPSHOT
 
-from annotator.domain.model import Origin, Side, Status
+from annotator.domain.model import CandidateEntry, ItemLanguage, Origin, Side, Status
 from annotator.lexicon.snapshot import SnapshotLexicon
 from annotator.project import Project
 from annotator.services.curation import CurationService
@@ -270,3 +270,27 @@ def test_dropping_the_kept_answers_between_batches_changes_no_set(
 def import_row_item(project: Project, item_id: str):  # type: ignore[no-untyped-def]
     with project.db.read() as conn:
         return project.repo.get_item(conn, item_id)
+
+
+def test_a_first_run_keeps_what_someone_did_before_it_and_writes_only_the_lists(loaded: Project, lexicon) -> None:
+    """Work saved before pre-population (a GOOD word, a DISCUSS note) stays: G0/B0 are written beside it, GOOD/BAD
+    and the status are not replaced; the untouched item-languages start with GOOD/BAD = G0/B0."""
+    mine = (CandidateEntry("cicchetto", None, Origin.TRANSLATOR),)
+    with loaded.db.write() as conn:
+        loaded.repo.save_item_language(conn, ItemLanguage("drink", "IT", good=mine), 0, "ida", "edit")
+        discuss = ItemLanguage("drink", "DE", Status.DISCUSS, discuss_note="which sense?", status_by="ida")
+        loaded.repo.save_item_language(conn, discuss, 0, "ida", "discuss")
+    report = prepopulate(loaded, lexicon=lexicon)
+    assert (report.item_languages, report.outcome) == (20, "clean")
+    it, _ = state(loaded, "drink", "IT")
+    assert (it.good, it.bad, it.status, it.version, it.prepopulated) == (mine, (), Status.PENDING, 2, True)
+    assert [c.text for c in it.initial_good] == ["goccio", "colpo", "bicchierino"]
+    de, _ = state(loaded, "drink", "DE")
+    assert (de.status, de.discuss_note, de.status_by, de.good) == (Status.DISCUSS, "which sense?", "ida", ())
+    assert [c.text for c in de.initial_good] == ["Schlückchen"]
+    es, _ = state(loaded, "drink", "ES")
+    assert es.good == es.initial_good and es.bad == es.initial_bad and es.good
+    with loaded.db.read() as conn:
+        history = loaded.repo.history(conn, "drink", "IT")
+    assert (history[-1].action, history[-1].version) == ("prepopulate", 2)
+    assert history[-1].detail == {"good": 3, "bad": 2, "lexicon": "snapshot"}

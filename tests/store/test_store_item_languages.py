@@ -13,6 +13,7 @@ from annotator.project import Project
 from annotator.store.item_languages import (
     CandidateSetsRow,
     ItemLanguageRecords,
+    ListSave,
     candidates_from_json,
     candidates_to_json,
 )
@@ -139,8 +140,12 @@ def test_a_lists_only_save_keeps_status_and_notes_as_read_and_is_refused_when_st
     with project.db.read() as conn:
         a, b = (project.repo.get_item_language(conn, i, "IT") for i in ("a", "b"))
     assert a is not None and b is not None
-    lists = [{"initial_good": candidates_to_json(GOOD), "initial_bad": candidates_to_json(BAD)}]
-    stale = ItemLanguageRecords.prepare_saves([a], "system", "prepopulate", [{}], encoded_lists=lists, lists_only=True)
+    g0, b0 = candidates_to_json(GOOD), candidates_to_json(BAD)
+
+    def lists_of(state: ItemLanguage) -> ListSave:
+        return ListSave(state.item_id, "IT", state.version, "[]", "[]", g0, b0, "[]", '{"n":1}')
+
+    stale = ItemLanguageRecords.prepare_list_saves([lists_of(a)], "system", "prepopulate", prepopulated=True)
     assert "status" not in stale.updates[0] and "discuss_note" not in stale.updates[0]
     with project.db.write() as conn:
         project.repo.save_item_language(conn, ItemLanguage("a", "IT", Status.DONE, status_by="ivo"), 1, "ivo", "done")
@@ -151,15 +156,24 @@ def test_a_lists_only_save_keeps_status_and_notes_as_read_and_is_refused_when_st
     with project.db.read() as conn:
         a = project.repo.get_item_language(conn, "a", "IT")
     assert a is not None
-    fresh = ItemLanguageRecords.prepare_saves([a], "system", "prepopulate", [{}], encoded_lists=lists, lists_only=True)
+    fresh = ItemLanguageRecords.prepare_list_saves([lists_of(a)], "system", "prepopulate", prepopulated=True)
     whole = ItemLanguageRecords.prepare_saves([ItemLanguage("b", "IT", Status.DONE, 0, GOOD)], "ivo", "done", [{}])
     with project.db.write() as conn:
         project.repo.apply_saves(conn, type(fresh)(fresh.updates + whole.updates, fresh.history + whole.history))
     with project.db.read() as conn:
         a, b = (project.repo.get_item_language(conn, i, "IT") for i in ("a", "b"))
+        history = project.repo.history(conn, "a", "IT")
     assert a is not None and b is not None
     assert (a.status, a.status_by, a.version, a.initial_good, a.initial_bad) == (Status.DONE, "ivo", 3, GOOD, BAD)
+    assert (a.good, a.bad, a.prepopulated) == ((), (), True)  # written as given, not as G0/B0
+    assert (history[-1].detail, history[-1].version) == ({"n": 1}, 3)
     assert (b.status, b.good, b.version) == (Status.DONE, GOOD, 1)
+
+
+def test_a_lists_only_save_writes_lists_equal_to_g0_b0_as_null() -> None:
+    save = ListSave("a", "IT", 2, '["g"]', '["x"]', '["g"]', '["b"]', "[]", "{}")
+    (update,) = ItemLanguageRecords.prepare_list_saves([save], "system", "prepopulate", prepopulated=True).updates
+    assert (update["good"], update["bad"], update["version"], update["b_expected"]) == (None, '["x"]', 3, 2)
 
 
 def test_bulk_reads_cover_many_items_in_order_and_hide_a_running_import(project: Project) -> None:

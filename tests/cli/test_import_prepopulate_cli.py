@@ -1,0 +1,90 @@
+"""``annotator import --prepopulate``: the import, then the same pre-population as ``annotator prepopulate``, in one
+run; what it stores equals the two commands run one after the other."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from annotator.cli import main
+from annotator.project import Project, builtin_path
+from annotator.store import schema
+
+#: Times and the ids a run draws at random differ between two runs that store the same work.
+_DRAWN = re.compile(r"^[0-9a-f]{32}$|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(\+00:00|Z)?")
+#: What pre-population writes, and the items it reads.
+_TABLES = ("items", "item_languages", "history", "suggestion_cache", "item_language_sources", "lexicon_records")
+
+
+def _stored(data: Path) -> dict[str, list[tuple[object, ...]]]:
+    project = Project.open(data)
+    try:
+        with project.db.read() as conn:
+            return {
+                name: sorted(
+                    tuple(_DRAWN.sub("<drawn>", v) if isinstance(v, str) else v for v in row)
+                    for row in conn.execute(select(schema.metadata.tables[name]))
+                )
+                for name in _TABLES
+            }
+    finally:
+        project.db.dispose()
+
+
+def _init(data: Path, snapshot: Path) -> None:
+    assert main(["init", "--data", str(data), "--name", "t", "--languages", "IT,DE", "--snapshot", str(snapshot)]) == 0
+
+
+def test_import_with_prepopulate_stores_what_import_then_prepopulate_store(tmp_path: Path, capsys) -> None:
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_bytes(builtin_path("demo/snapshot.json").read_bytes())
+    items = tmp_path / "items.jsonl"
+    items.write_bytes(builtin_path("demo/items.jsonl").read_bytes())
+    one, two = tmp_path / "one", tmp_path / "two"
+    _init(one, snapshot)
+    _init(two, snapshot)
+    capsys.readouterr()
+
+    assert main(["import", str(items), "--data", str(one), "--prepopulate"]) == 0
+    out = capsys.readouterr().out
+    assert "added" in out and "item-languages pre-populated" in out and "clean run" in out
+    assert main(["import", str(items), "--data", str(two)]) == 0
+    assert main(["prepopulate", "--data", str(two)]) == 0
+
+    combined, separate = _stored(one), _stored(two)
+    assert combined == separate
+    project = Project.open(one)
+    with project.db.read() as conn:
+        flags = set(conn.execute(select(schema.item_languages.c.prepopulated)).scalars())
+    project.db.dispose()
+    assert flags == {True} and combined["history"]
+
+
+def test_import_with_prepopulate_returns_prepopulates_exit_code_and_an_import_again_does_nothing(
+    tmp_path: Path, capsys
+) -> None:
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_bytes(builtin_path("demo/snapshot.json").read_bytes())
+    items = tmp_path / "items.jsonl"
+    first = builtin_path("demo/items.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    unknown = first.replace('"synset": "', '"synset": "bn:09999999n", "was": "', 1)
+    items.write_text(unknown + "\n", encoding="utf-8")
+    data = tmp_path / "data"
+    _init(data, snapshot)
+    assert main(["import", str(items), "--data", str(data), "--prepopulate"]) == 4  # the synset is not in the lexicon
+    out = capsys.readouterr().out
+    assert "Finished with errors" in out and "run 'annotator prepopulate' again" in out
+
+
+@pytest.mark.parametrize("extra", [["--format", "mucow"]])
+def test_import_with_prepopulate_refuses_a_mucow_suite_and_changes_nothing(tmp_path: Path, capsys, extra) -> None:
+    data = tmp_path / "data"
+    assert main(["init", "--data", str(data), "--name", "t", "--languages", "DE"]) == 0
+    before = _stored(data)
+    capsys.readouterr()
+    assert main(["import", str(tmp_path / "en-de.key.txt"), "--data", str(data), *extra, "--prepopulate"]) == 2
+    assert "--prepopulate does not go with --format mucow" in capsys.readouterr().err
+    assert _stored(data) == before
