@@ -35,7 +35,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from synthetic import LANGS, write_inputs
+from whole_process import compile_package
 
+import annotator
 from annotator.project import Project
 
 DEFAULT_LABEL_STUDIO = "/work/ls-venv/bin/label-studio"
@@ -258,6 +260,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         items, snapshot = write_inputs(root, args.items, args.lemmas, args.senses)
+        compile_package(Path(annotator.__file__).resolve().parents[1])  # as installed, like Label Studio
         print(f"items: {args.items} × {len(LANGS)} languages; lemmas: {args.lemmas}; senses per lemma: {args.senses}")
         warm = run_annotator(root, items, snapshot)  # warms the disk cache, and gives the lists Label Studio stores
         data = next(root.glob("annotator-*"))  # either project: both hold the same lists
