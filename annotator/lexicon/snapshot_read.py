@@ -16,12 +16,12 @@ from annotator.data_import.limits import (
     InputLimits,
     JsonTooDeepError,
     check_file_size,
-    json_too_deep,
     parse_json,
 )
 from annotator.domain.lexicon_forms import FormRule, resolve, rules_for
 from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import ENGLISH, LexiconError
+from annotator.lexicon.snapshot_bytes import check_string_runs, encoding_of, starts_with_header
 from annotator.lexicon.snapshot_format import (
     FORMAT,
     FORMAT_VERSION,
@@ -66,7 +66,7 @@ def read_snapshot_file(path: Path, limits: InputLimits | None = None) -> ParsedS
     try:
         size = path.stat().st_size
         check_file_size(origin, size, limits.max_snapshot_bytes, "max_snapshot_mb")
-        if path.suffix.lower() == ".jsonl" or _starts_with_header(path):
+        if path.suffix.lower() == ".jsonl" or starts_with_header(path):
             with TextLines(path, limits) as lines:
                 return _parse_jsonl_lines(((lines.line, text) for text in lines), origin, limits)
         if size > limits.max_file_bytes:
@@ -74,8 +74,8 @@ def read_snapshot_file(path: Path, limits: InputLimits | None = None) -> ParsedS
                 f"{origin}: a JSON snapshot of {size / 1024 / 1024:,.1f} MB is read whole, more than the input "
                 f"limit max_file_mb ({limits.max_file_mb} MB); write it as .jsonl, which is read line by line."
             )
-        _check_string_runs(path, limits)
-        text = path.read_text(encoding=_encoding_of(path))
+        check_string_runs(path, limits)
+        text = path.read_text(encoding=encoding_of(path))
     except UnicodeDecodeError as exc:
         raise LexiconError(f"{path}: not UTF-8 text (byte {exc.start}).") from None
     except FileFormatError as exc:
@@ -92,72 +92,6 @@ def read_snapshot_file(path: Path, limits: InputLimits | None = None) -> ParsedS
 def parse_snapshot_data(data: Any, origin: str = "<data>") -> ParsedSnapshot:
     """The JSON form already parsed (a dict), with the same validation as ``read_snapshot_file``."""
     return _from_json_document(data, origin)
-
-
-def _is_header_line(line: str) -> bool:
-    try:
-        first = parse_json(line)
-    except ValueError:
-        return False
-    return isinstance(first, dict) and first.get("type") == "header"
-
-
-def _starts_with_header(path: Path) -> bool:
-    """Whether the first non-empty line is a JSONL header (looking at the first 64 KB only)."""
-    from annotator.data_import.tables import sniff_encoding
-
-    with path.open("rb") as handle:
-        head = handle.read(65536)
-    text = head.decode(sniff_encoding(path.name, head).codec, errors="ignore")
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    return _is_header_line(first)
-
-
-def _check_string_runs(path: Path, limits: InputLimits) -> None:
-    """Refuse a JSON snapshot holding an over-long string before parsing it: a run of bytes with no quote longer
-    than the longest string allowed can only be such a string (a byte scan, so a 90 MB gloss costs no memory)."""
-    from annotator.data_import.limits import InputLimitError
-
-    most = 4 * limits.max_cell_chars + 1_024
-    if _quote_in_every_window(path, most // 2):
-        return
-    run = 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            last = chunk.rfind(b'"')
-            if last < 0:
-                run += len(chunk)
-            else:
-                first = chunk.find(b'"')
-                longest = max(map(len, chunk[first + 1 : last].split(b'"')), default=0)
-                run = most + 1 if max(run + first, longest) > most else len(chunk) - last - 1
-            if run > most:
-                if json_too_deep(chunk.decode("utf-8", "ignore")):  # brackets, not a string, ran that long
-                    raise _problem(str(path), "top level", f"the JSON is {JsonTooDeepError().reason} [too_deep]")
-                raise InputLimitError(
-                    f"{path}: a string of more than {limits.max_cell_chars:,} characters (input limit "
-                    "max_cell_chars); nothing was read.",
-                    "cell_too_long",
-                )
-
-
-def _quote_in_every_window(path: Path, width: int) -> bool:
-    """Whether every whole ``width``-byte window of the file, at offsets that are multiples of ``width``, holds a
-    quote. Then no run without a quote reaches ``2 * width`` bytes (such a run covers a whole window): one ``find``
-    per window, so a well-formed file is cleared without splitting it into its strings."""
-    with path.open("rb") as handle:
-        while chunk := handle.read(width * 16):
-            for start in range(0, len(chunk) - width + 1, width):
-                if chunk.find(b'"', start, start + width) < 0:
-                    return False
-    return True
-
-
-def _encoding_of(path: Path) -> str:
-    from annotator.data_import.tables import sniff_encoding
-
-    with path.open("rb") as handle:
-        return sniff_encoding(path.name, handle.read(4096)).codec
 
 
 def _check_limits(value: Any, origin: str, where: str, limits: InputLimits | None, raw: str | None = None) -> None:

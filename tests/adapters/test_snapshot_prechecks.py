@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from annotator.data_import.limits import InputLimitError, InputLimits, json_too_deep
-from annotator.lexicon.snapshot_read import _check_string_runs
+from annotator.lexicon.snapshot_bytes import check_string_runs
 
 
 def _depth(value: Any) -> int:
@@ -61,7 +61,7 @@ def test_a_run_without_a_quote_is_refused_exactly_when_it_is_longer_than_the_lim
         longest = max(map(len, data.split(b'"')))
         if longest > most:
             with pytest.raises(InputLimitError) as caught:
-                _check_string_runs(path, limits)
+                check_string_runs(path, limits)
             assert caught.value.rule == "cell_too_long"
         else:
-            _check_string_runs(path, limits)
+            check_string_runs(path, limits)
