@@ -224,6 +224,12 @@ class CandidateSet:
         return tuple(surface_pieces_of(pattern.candidate) for pattern in self.patterns)
 
     @functools.cached_property
+    def surface_starts(self) -> tuple[tuple[int, str], ...]:
+        """(position, text of its first surface piece) of each pattern that has one, in order: the surface step
+        tries a pattern only when that text occurs at all."""
+        return tuple((position, pieces[0].text) for position, pieces in enumerate(self.surface) if pieces)
+
+    @functools.cached_property
     def stem_triggers(self) -> dict[str, tuple[int, ...]]:
         """First stem → the positions of the patterns whose stem pattern starts with it (ascending), so the stem
         step looks up the translation's few stems instead of walking every candidate."""

@@ -285,11 +285,11 @@ def match_translation(analysis: AnalysedText, candidates: CandidateSet | Sequenc
         matches = _by_specificity(found, cset, indexed)
     if not matches:
         text = surface_fold(analysis.text)
-        surface = cset.surface
+        surface, patterns = cset.surface, cset.patterns
         retry = (  # ``in`` first: most candidates are absent, and it is far cheaper than the full search
-            _match_surface(p, text, surface[position])
-            for position, p in enumerate(cset.patterns)
-            if surface[position] and surface[position][0].text in text and position not in tag_tried
+            _match_surface(patterns[position], text, surface[position])
+            for position, first in cset.surface_starts
+            if first in text and position not in tag_tried
         )
         matches = [m for m in retry if m is not None]
     if not matches and indexed.stems is not None:
