@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from annotator.domain.candidates import WILDCARD, Candidate, parse_candidate
 from annotator.domain.matching.fold import SurfacePiece, fold, segments_of, surface_pieces_of
@@ -15,10 +16,11 @@ from annotator.domain.matching.results import BAD, GOOD, AnalysedText, Step
 Pattern = tuple[tuple[str, ...], ...]
 
 
-@dataclass(frozen=True)
-class CandidatePattern:
-    """A candidate ready to match: its alternatives per level and its provenance.
+class CandidatePattern(NamedTuple):
+    """A candidate ready to match: its alternatives per level and its provenance (a typed row, one per candidate of
+    every item-language).
 
+    ``position`` is its place within its side in the dataset (the tie-break of ``CandidateMatch.index``).
     ``specificity`` is the number of non-wildcard tokens: among matches at the same step the longer candidate is the
     better ω. The surface pieces are compiled on first use (``surface_pieces_of``), as most candidates never need them.
     """
@@ -26,7 +28,7 @@ class CandidatePattern:
     text: str
     side: str
     candidate: Candidate
-    index: int = 0
+    position: int = 0
     synsets: tuple[str, ...] = ()
     lemma: tuple[Pattern, ...] = ()
     word: tuple[Pattern, ...] = ()

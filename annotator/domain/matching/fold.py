@@ -75,7 +75,7 @@ def _longer_fold_re() -> re.Pattern[str]:
 
 
 def _longer_folding_chars() -> list[str]:
-    longer = []
+    longer: list[str] = []
     for base in range(0, 0x10000, 256):
         block = "".join(map(chr, range(base, base + 256)))
         if len(block.translate(_SAME_LENGTH_FOLD).casefold()) != len(block):

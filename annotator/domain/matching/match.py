@@ -46,7 +46,7 @@ def _match_surface(
         step=Step.SURFACE,
         span=found,
         synsets=pattern.synsets,
-        index=pattern.index,
+        index=pattern.position,
         specificity=pattern.specificity,
     )
 
@@ -93,7 +93,7 @@ def _match_levels(cset: CandidateSet, indexed: _Indexed) -> tuple[dict[int, Cand
                     step=step,
                     span=indexed.char_span(step, *span),
                     synsets=pattern.synsets,
-                    index=pattern.index,
+                    index=pattern.position,
                     as_typed=number == 0,
                     specificity=pattern.specificity,
                     reading=level.reading(*span, alternative) if step == Step.LEMMA else None,
@@ -125,7 +125,7 @@ def _match_stems(cset: CandidateSet, indexed: _Indexed, tag_tried: set[int]) -> 
                     step=Step.STEM,
                     span=indexed.char_span(Step.WORD, *span),
                     synsets=pattern.synsets,
-                    index=pattern.index,
+                    index=pattern.position,
                     as_typed=False,
                     specificity=pattern.specificity,
                 )
