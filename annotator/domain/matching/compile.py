@@ -243,23 +243,31 @@ class CandidateSet:
 
 
 def candidate_set(patterns: Iterable[CandidatePattern]) -> CandidateSet:
-    """Index compiled candidates for ``match_translation`` (which also accepts a plain list, indexing it each call)."""
+    """Index compiled candidates for ``match_translation`` (which also accepts a plain list, indexing it each call).
+
+    A level whose alternatives are those of the level before for every candidate shares that level's index."""
     patterns = tuple(patterns)
-    indexes: tuple[dict[str, list[tuple[int, int]]], ...] = ({}, {}, {})
-    lemma, word, token = indexes
-    for position, pattern in enumerate(patterns):
-        for index, alternatives in ((lemma, pattern.lemma), (word, pattern.word), (token, pattern.token)):
-            for number, alternative in enumerate(alternatives):
-                first = alternative[0][0]
-                entries = index.get(first)
-                if entries is None:
-                    index[first] = [(position, number)]
-                else:
-                    entries.append((position, number))
-    triggers = tuple({first: tuple(entries) for first, entries in index.items()} for index in indexes)
     repeats = (
         False,
         all(p.word == p.lemma for p in patterns),
         all(p.token == p.word for p in patterns),
     )
-    return CandidateSet(patterns, triggers, repeats)
+    lemma = _triggers(patterns, 0)
+    word = lemma if repeats[1] else _triggers(patterns, 1)
+    token = word if repeats[2] else _triggers(patterns, 2)
+    return CandidateSet(patterns, (lemma, word, token), repeats)
+
+
+def _triggers(patterns: tuple[CandidatePattern, ...], level: int) -> dict[str, tuple[tuple[int, int], ...]]:
+    """First word → (pattern position, alternative number) of every alternative at one level (0 lemma, 1 word,
+    2 token), ascending."""
+    index: dict[str, list[tuple[int, int]]] = {}
+    for position, pattern in enumerate(patterns):
+        for number, alternative in enumerate((pattern.lemma, pattern.word, pattern.token)[level]):
+            first = alternative[0][0]
+            entries = index.get(first)
+            if entries is None:
+                index[first] = [(position, number)]
+            else:
+                entries.append((position, number))
+    return {first: tuple(entries) for first, entries in index.items()}
