@@ -1,4 +1,4 @@
-"""Benchmark: analyse + match N synthetic translations with the default analyser (issue 9 target: ≥ 5,000/s).
+"""Benchmark: analyse + match N synthetic translations with the default analyser (translations per second).
 
 Run: ``python benchmarks/bench_evaluate.py [--translations 20000] [--items 500]``. A synthetic dataset (items × five
 languages, ~6 GOOD and ~10 BAD candidates each, some multiword and wildcard, some cross-PoS) and translations of
@@ -16,9 +16,8 @@ dictionary jieba ships (new words stay random characters). Candidates are drawn 
 do not occur in a given translation, as in the real benchmark. CPU time is printed beside wall time because a shared
 machine's load moves the wall-clock figure a lot.
 
-The figure depends on the machine: issue 22's target (≥ 10,000/s) was set where the code of 5cda67c measured 12,330/s.
-``python benchmarks/compare_revisions.py --old 5cda67c --runs 3 "bench_evaluate.py --startup-repeat 1"`` measures
-both on one machine, taking turns, so the ratio holds wherever it is run.
+The figure depends on the machine: ``python benchmarks/compare_revisions.py --old REV --runs 3 "bench_evaluate.py
+--startup-repeat 1"`` measures two revisions on one machine, taking turns, so the ratio holds wherever it is run.
 """
 
 from __future__ import annotations

@@ -7,8 +7,7 @@ fast when it sees many texts at once; everything downstream reads plain tuples a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from annotator.errors import UserError
 
@@ -17,13 +16,14 @@ class AnalyserUnavailable(UserError):
     """The chosen backend can't run (package or model missing); the message says how to install it."""
 
 
-@dataclass(frozen=True)
-class Analysis:
+class Analysis(NamedTuple):
     """One analysed text.
 
     ``tokens`` are surface tokens with their character spans in ``text``; ``words`` are syntactic words (a multi-word
     token such as Italian ``della`` becomes ``di`` + ``la``), each with its lemma, its UPOS (None when the backend
     has no tagger) and the index of the token it belongs to, so a match on words can be highlighted in the text.
+    The per-word sequences have one entry per word (``check`` says so; an analyser builds them that way, and
+    ``from_dict`` checks what it reads). A typed row, built once per translation.
     """
 
     text: str
@@ -43,7 +43,8 @@ class Analysis:
     #: lemma it is another word (docs/MATCHING.md).
     settled: tuple[bool, ...] = ()
 
-    def __post_init__(self) -> None:
+    def check(self) -> Analysis:
+        """The analysis itself when its sequences agree in length; else ValueError naming the one that does not."""
         n_words = len(self.words)
         if not (len(self.lemmas) == len(self.upos) == len(self.word_token) == n_words):
             raise ValueError("words, lemmas, upos and word_token must have the same length")
@@ -55,6 +56,7 @@ class Analysis:
             raise ValueError("stems must be empty or have one entry per word")
         if self.settled and len(self.settled) != n_words:
             raise ValueError("settled must be empty or have one entry per word")
+        return self
 
     @property
     def has_pos(self) -> bool:
@@ -87,7 +89,7 @@ class Analysis:
             readings=tuple(tuple(extra) for extra in data.get("readings") or ()),
             stems=tuple(data.get("stems") or ()),
             settled=tuple(bool(flag) for flag in data.get("settled") or ()),
-        )
+        ).check()
 
 
 @runtime_checkable

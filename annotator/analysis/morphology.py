@@ -1,7 +1,7 @@
 """Optional morphology for the default analyser: pymorphy3 readings (Russian) and Snowball stems.
 
 Both libraries are light and offline; ``snowballstemmer`` runs PyStemmer's C stemmers (a dependency) when they are
-installed, the same algorithms about 25 times faster, else its own pure-Python ones. Each is loaded the first time a
+installed, the same algorithms far faster, else its own pure-Python ones. Each is loaded the first time a
 word of its language is seen, so scoring one language never pays for the others; a missing library just means no
 extra readings or stems.
 """

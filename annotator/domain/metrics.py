@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 ALL = "ALL"
 GOOD = "GOOD"
@@ -21,9 +21,8 @@ MISS = "MISS"
 _POS_ORDER = {ALL: 0, "NOUN": 1, "VERB": 2, "ADJ": 3, "ADV": 4}
 
 
-@dataclass(frozen=True)
-class ScoredItem:
-    """One analysed translation as the metrics see it.
+class ScoredItem(NamedTuple):
+    """One analysed translation as the metrics see it (a typed row, one per translation).
 
     ``sense_rank`` is μ(σ), ``polysemy_degree`` δ(λ); ``omega_rank`` is μ(σ̂) for a BAD result, where σ̂ is the most
     frequent synset (lowest rank) in ω's provenance — None when ω has no provenance inside Ω(λ).
@@ -177,45 +176,65 @@ class Metrics:
 _SLOT = {GOOD: 0, BAD: 1, MISS: 2}
 
 
-def _grouped(items: list[ScoredItem], attribute: str) -> GroupedErrorRate:
-    counts: dict[int, list[int]] = {}
-    left_out = 0
-    for item in items:
-        key = item.sense_rank if attribute == "sense_rank" else item.polysemy_degree
-        if key is None:
-            left_out += 1
-            continue
-        good_bad_miss = counts.get(key)
-        if good_bad_miss is None:
-            good_bad_miss = counts[key] = [0, 0, 0]
-        good_bad_miss[_SLOT[item.outcome]] += 1
+def _grouped(counts: dict[int, list[int]], left_out: int) -> GroupedErrorRate:
+    """The error rate per group, groups in ascending order, from each group's [good, bad, miss] counts."""
     return GroupedErrorRate(tuple(GroupErrorRate(key, *counts[key]) for key in sorted(counts)), left_out)
 
 
+def _count(counts: dict[int, list[int]], key: int, slot: int) -> None:
+    good_bad_miss = counts.get(key)
+    if good_bad_miss is None:
+        good_bad_miss = counts[key] = [0, 0, 0]
+    good_bad_miss[slot] += 1
+
+
 def compute_row(items: Iterable[ScoredItem], system: str = ALL, lang: str = ALL, pos: str = ALL) -> Metrics:
-    """The metrics of one set of analysed translations (the caller chooses the set; the labels are for display)."""
-    pool = list(items)
-    for item in pool:
-        if item.outcome not in (GOOD, BAD, MISS):
+    """The metrics of one set of analysed translations (the caller chooses the set; the labels are for display).
+
+    One pass over the items counts everything; an unknown outcome is a ValueError."""
+    outcomes = [0, 0, 0]  # good, bad, miss
+    traced = ranked = mfs = mfs_plus = inspected = 0
+    by_sense: dict[int, list[int]] = {}
+    by_degree: dict[int, list[int]] = {}
+    sense_left_out = degree_left_out = 0
+    for item in items:
+        slot = _SLOT.get(item.outcome)
+        if slot is None:
             raise ValueError(f"unknown outcome {item.outcome!r}")
-    bad = [item for item in pool if item.outcome == BAD]
-    traced = [item for item in bad if item.omega_rank is not None]
-    ranked = [item for item in traced if item.sense_rank is not None]
-    rank_pairs = [(i.omega_rank, i.sense_rank) for i in ranked if i.omega_rank is not None and i.sense_rank is not None]
+        outcomes[slot] += 1
+        if item.inspected:
+            inspected += 1
+        sense, degree = item.sense_rank, item.polysemy_degree
+        if slot == 1 and item.omega_rank is not None:  # BAD with provenance
+            traced += 1
+            if item.omega_rank == 1:
+                mfs += 1
+            if sense is not None:
+                ranked += 1
+                if item.omega_rank < sense:
+                    mfs_plus += 1
+        if sense is None:
+            sense_left_out += 1
+        else:
+            _count(by_sense, sense, slot)
+        if degree is None:
+            degree_left_out += 1
+        else:
+            _count(by_degree, degree, slot)
     return Metrics(
         system=system,
         lang=lang,
         pos=pos,
-        good=sum(1 for item in pool if item.outcome == GOOD),
-        bad=len(bad),
-        miss=sum(1 for item in pool if item.outcome == MISS),
-        mfs_count=sum(1 for item in traced if item.omega_rank == 1),
-        mfs_plus_count=sum(1 for omega, sense in rank_pairs if omega < sense),
-        bad_with_provenance=len(traced),
-        mfs_plus_left_out=len(traced) - len(ranked),
-        sfii=_grouped(pool, "sense_rank"),
-        spdi=_grouped(pool, "polysemy_degree"),
-        inspected=sum(1 for item in pool if item.inspected),
+        good=outcomes[0],
+        bad=outcomes[1],
+        miss=outcomes[2],
+        mfs_count=mfs,
+        mfs_plus_count=mfs_plus,
+        bad_with_provenance=traced,
+        mfs_plus_left_out=traced - ranked,
+        sfii=_grouped(by_sense, sense_left_out),
+        spdi=_grouped(by_degree, degree_left_out),
+        inspected=inspected,
     )
 
 

@@ -274,13 +274,19 @@ def _evaluate(
         for start in range(0, len(indices), batch_size):
             batch = indices[start : start + batch_size]
             analyses = _analyse(analyser, [translations[i].text for i in batch], lang)
-            for index, analysis in zip(batch, analyses, strict=True):
+            matches = [
+                match_translation(analysis, patterns[translations[index].item_id])
+                for index, analysis in zip(batch, analyses, strict=True)
+            ]
+            missed = [n for n, match in enumerate(matches) if match.outcome == Outcome.MISS and analyses[n].words]
+            if missed:  # the last step, for the batch's translations nothing else matched: their stems in one call
+                stemmed = analyser.with_stems([analyses[n] for n in missed], lang)
+                for n, analysis in zip(missed, stemmed, strict=True):
+                    analyses[n] = analysis
+                    matches[n] = match_stem_step(analysis, patterns[translations[batch[n]].item_id])
+            for index, analysis, match in zip(batch, analyses, matches, strict=True):
                 translation = translations[index]
                 item = dataset.items[translation.item_id]
-                match = match_translation(analysis, patterns[translation.item_id])
-                if match.outcome == Outcome.MISS and analysis.words:
-                    analysis = analyser.with_stems([analysis], lang)[0]  # last step: nothing else matched
-                    match = match_stem_step(analysis, patterns[translation.item_id])
                 rank = omega_rank(match.omega.synsets, item.sense_ranks) if match.omega else None
                 slots[index] = AnalysedTranslation(translation, item, analysis, match, rank)
             done += len(batch)

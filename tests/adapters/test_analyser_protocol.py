@@ -33,3 +33,21 @@ def test_the_evaluation_calls_the_interface_and_looks_nothing_up() -> None:
 def test_a_backend_without_stems_keeps_its_analyses() -> None:
     analysis = Analysis("x")
     assert StanzaAnalyser.with_stems(object.__new__(StanzaAnalyser), [analysis], "IT") == [analysis]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        ("lemmas", ["a"], "words, lemmas, upos and word_token"),
+        ("token_spans", [], "tokens and token_spans"),
+        ("stems", ["a"], "stems"),
+        ("settled", [True], "settled"),
+    ],
+)
+def test_an_analysis_read_from_a_file_must_have_one_entry_per_word(field: str, value: list, named: str) -> None:
+    good = Analysis(
+        "il cane", ("il", "cane"), ((0, 2), (3, 7)), ("il", "cane"), ("il", "cane"), (None, None), (0, 1)
+    ).to_dict()
+    assert Analysis.from_dict("il cane", good).words == ("il", "cane")
+    with pytest.raises(ValueError, match=named):
+        Analysis.from_dict("il cane", {**good, field: value})

@@ -599,3 +599,10 @@ def test_every_place_of_a_candidate_is_a_run_and_the_first_is_the_leftmost(seque
             and sequence[start:shorter][: len(pattern[0])] == list(pattern[0])
             for shorter in range(start, end)
         )
+
+
+def test_the_longer_folding_characters_found_by_blocks_are_those_of_a_full_scan():
+    from annotator.domain.matching.fold import _SAME_LENGTH_FOLD, _longer_folding_chars
+
+    full = [chr(code) for code in range(0x10000) if len(chr(code).translate(_SAME_LENGTH_FOLD).casefold()) != 1]
+    assert "ß" in full and _longer_folding_chars() == full

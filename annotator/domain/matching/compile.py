@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from annotator.domain.candidates import WILDCARD, Candidate, parse_candidate
 from annotator.domain.matching.fold import SurfacePiece, fold, segments_of, surface_pieces_of
@@ -15,10 +16,11 @@ from annotator.domain.matching.results import BAD, GOOD, AnalysedText, Step
 Pattern = tuple[tuple[str, ...], ...]
 
 
-@dataclass(frozen=True)
-class CandidatePattern:
-    """A candidate ready to match: its alternatives per level and its provenance.
+class CandidatePattern(NamedTuple):
+    """A candidate ready to match: its alternatives per level and its provenance (a typed row, one per candidate of
+    every item-language).
 
+    ``position`` is its place within its side in the dataset (the tie-break of ``CandidateMatch.index``).
     ``specificity`` is the number of non-wildcard tokens: among matches at the same step the longer candidate is the
     better ω. The surface pieces are compiled on first use (``surface_pieces_of``), as most candidates never need them.
     """
@@ -26,7 +28,7 @@ class CandidatePattern:
     text: str
     side: str
     candidate: Candidate
-    index: int = 0
+    position: int = 0
     synsets: tuple[str, ...] = ()
     lemma: tuple[Pattern, ...] = ()
     word: tuple[Pattern, ...] = ()
@@ -224,6 +226,12 @@ class CandidateSet:
         return tuple(surface_pieces_of(pattern.candidate) for pattern in self.patterns)
 
     @functools.cached_property
+    def surface_starts(self) -> tuple[tuple[int, str], ...]:
+        """(position, text of its first surface piece) of each pattern that has one, in order: the surface step
+        tries a pattern only when that text occurs at all."""
+        return tuple((position, pieces[0].text) for position, pieces in enumerate(self.surface) if pieces)
+
+    @functools.cached_property
     def stem_triggers(self) -> dict[str, tuple[int, ...]]:
         """First stem → the positions of the patterns whose stem pattern starts with it (ascending), so the stem
         step looks up the translation's few stems instead of walking every candidate."""
@@ -235,23 +243,31 @@ class CandidateSet:
 
 
 def candidate_set(patterns: Iterable[CandidatePattern]) -> CandidateSet:
-    """Index compiled candidates for ``match_translation`` (which also accepts a plain list, indexing it each call)."""
+    """Index compiled candidates for ``match_translation`` (which also accepts a plain list, indexing it each call).
+
+    A level whose alternatives are those of the level before for every candidate shares that level's index."""
     patterns = tuple(patterns)
-    indexes: tuple[dict[str, list[tuple[int, int]]], ...] = ({}, {}, {})
-    lemma, word, token = indexes
-    for position, pattern in enumerate(patterns):
-        for index, alternatives in ((lemma, pattern.lemma), (word, pattern.word), (token, pattern.token)):
-            for number, alternative in enumerate(alternatives):
-                first = alternative[0][0]
-                entries = index.get(first)
-                if entries is None:
-                    index[first] = [(position, number)]
-                else:
-                    entries.append((position, number))
-    triggers = tuple({first: tuple(entries) for first, entries in index.items()} for index in indexes)
     repeats = (
         False,
         all(p.word == p.lemma for p in patterns),
         all(p.token == p.word for p in patterns),
     )
-    return CandidateSet(patterns, triggers, repeats)
+    lemma = _triggers(patterns, 0)
+    word = lemma if repeats[1] else _triggers(patterns, 1)
+    token = word if repeats[2] else _triggers(patterns, 2)
+    return CandidateSet(patterns, (lemma, word, token), repeats)
+
+
+def _triggers(patterns: tuple[CandidatePattern, ...], level: int) -> dict[str, tuple[tuple[int, int], ...]]:
+    """First word → (pattern position, alternative number) of every alternative at one level (0 lemma, 1 word,
+    2 token), ascending."""
+    index: dict[str, list[tuple[int, int]]] = {}
+    for position, pattern in enumerate(patterns):
+        for number, alternative in enumerate((pattern.lemma, pattern.word, pattern.token)[level]):
+            first = alternative[0][0]
+            entries = index.get(first)
+            if entries is None:
+                index[first] = [(position, number)]
+            else:
+                entries.append((position, number))
+    return {first: tuple(entries) for first, entries in index.items()}

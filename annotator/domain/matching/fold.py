@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from annotator.domain.candidates import WILDCARD, Candidate
 
@@ -67,9 +67,20 @@ _WHITESPACE_RE = re.compile(r"[^\S ]")
 @functools.cache
 def _longer_fold_re() -> re.Pattern[str]:
     """The characters whose case folding is longer than one character (ß → ss, İ; about a hundred, all in the BMP),
-    each captured so ``split`` keeps it between the runs around it."""
-    longer = [chr(code) for code in range(0x10000) if len(chr(code).translate(_SAME_LENGTH_FOLD).casefold()) != 1]
-    return re.compile("(" + "|".join(map(re.escape, longer)) + ")")
+    each captured so ``split`` keeps it between the runs around it.
+
+    Found block by block: no character folds to nothing, so a block of 256 holds one only when it folds longer,
+    and just those few blocks are read character by character."""
+    return re.compile("(" + "|".join(map(re.escape, _longer_folding_chars())) + ")")
+
+
+def _longer_folding_chars() -> list[str]:
+    longer: list[str] = []
+    for base in range(0, 0x10000, 256):
+        block = "".join(map(chr, range(base, base + 256)))
+        if len(block.translate(_SAME_LENGTH_FOLD).casefold()) != len(block):
+            longer.extend(ch for ch in block if len(ch.translate(_SAME_LENGTH_FOLD).casefold()) != 1)
+    return longer
 
 
 def _fold_char(ch: str) -> str:
@@ -79,8 +90,7 @@ def _fold_char(ch: str) -> str:
     return ch
 
 
-@dataclass(frozen=True)
-class SurfacePiece:
+class SurfacePiece(NamedTuple):
     """One wildcard-free piece of a candidate for the surface step, and whether each edge needs a word boundary."""
 
     text: str

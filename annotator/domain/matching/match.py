@@ -46,7 +46,7 @@ def _match_surface(
         step=Step.SURFACE,
         span=found,
         synsets=pattern.synsets,
-        index=pattern.index,
+        index=pattern.position,
         specificity=pattern.specificity,
     )
 
@@ -93,7 +93,7 @@ def _match_levels(cset: CandidateSet, indexed: _Indexed) -> tuple[dict[int, Cand
                     step=step,
                     span=indexed.char_span(step, *span),
                     synsets=pattern.synsets,
-                    index=pattern.index,
+                    index=pattern.position,
                     as_typed=number == 0,
                     specificity=pattern.specificity,
                     reading=level.reading(*span, alternative) if step == Step.LEMMA else None,
@@ -125,7 +125,7 @@ def _match_stems(cset: CandidateSet, indexed: _Indexed, tag_tried: set[int]) -> 
                     step=Step.STEM,
                     span=indexed.char_span(Step.WORD, *span),
                     synsets=pattern.synsets,
-                    index=pattern.index,
+                    index=pattern.position,
                     as_typed=False,
                     specificity=pattern.specificity,
                 )
@@ -285,11 +285,11 @@ def match_translation(analysis: AnalysedText, candidates: CandidateSet | Sequenc
         matches = _by_specificity(found, cset, indexed)
     if not matches:
         text = surface_fold(analysis.text)
-        surface = cset.surface
+        surface, patterns = cset.surface, cset.patterns
         retry = (  # ``in`` first: most candidates are absent, and it is far cheaper than the full search
-            _match_surface(p, text, surface[position])
-            for position, p in enumerate(cset.patterns)
-            if surface[position] and surface[position][0].text in text and position not in tag_tried
+            _match_surface(patterns[position], text, surface[position])
+            for position, first in cset.surface_starts
+            if first in text and position not in tag_tried
         )
         matches = [m for m in retry if m is not None]
     if not matches and indexed.stems is not None:

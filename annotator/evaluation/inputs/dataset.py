@@ -34,9 +34,9 @@ class CandidateSpec(NamedTuple):
 #: How a ``DatasetItem`` keeps a candidate: its text, its cross-PoS tag (or None), side, position within its side,
 #: then its provenance synsets — one flat tuple of strings and ints. Python's cyclic collector stops tracking such a
 #: tuple at its first pass (a nested one takes a pass per level and may reach the oldest generation first), so the
-#: 300,000 candidates of 10,000 items × 5 languages cost its full passes nothing; as ``CandidateSpec`` records holding
+#: candidates of a large dataset cost its full passes nothing; as ``CandidateSpec`` records holding
 #: ``Candidate`` objects (a NamedTuple or dataclass instance is tracked for good) they made the set-up from the live
-#: curation 2× slower unless the collector was paused (figures in ``evaluate_project.prepare_current``).
+#: curation slower unless the collector was paused.
 StoredSpec = tuple[Any, ...]
 
 
