@@ -11,10 +11,10 @@ written just means the copy lives in memory for this process only.
 A first run looks words up in simplemma's decompressed front-coded stream itself (``FrontCodedIndex``: one
 pass notes where the keys can be read from, a look-up reads a few dozen records), since only a few thousand of its
 million words are asked; reading every record, encoding and writing the file is handed off so the run is not held
-up by it. A process with no other thread (a command) forks a child that outlives it (its own session, no terminal,
-stdio closed, so a caller waiting on the command's pipes is not held); a process with other threads (the web
-server) writes on a thread instead, since a child forked beside running threads could inherit a lock one of them
-holds. Either way the write is atomic: a later run reads a complete copy or builds it again.
+up by it: to a new interpreter that outlives the command (its own session, no terminal, stdio closed, so a caller
+waiting on the command's pipes is not held) at the lowest priority, so on a busy machine it takes no core the
+command wants; a thread writes it when no process can be started. Either way the write is atomic: a later run
+reads a complete copy or builds it again.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import mmap
 import operator
 import os
 import struct
+import subprocess
 import sys
 import threading
 import zlib
@@ -34,7 +35,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from annotator.atomic_files import OutputRefused, write_bytes_atomic
 from annotator.errors import UserError
@@ -352,57 +353,68 @@ def _mapped(path: Path) -> mmap.mmap:
 
 
 _WRITERS: list[threading.Thread] = []
-_CHILDREN: list[int] = []
+_CHILDREN: list[subprocess.Popen[bytes]] = []
 _WRITERS_LOCK = threading.Lock()
 
 
 def _keep_copy(path: Path, lang: str, fingerprint: str) -> None:
-    """Read, encode and write the copy without holding up this run: in a child process that outlives a process with
-    no other thread, else on a thread the interpreter waits for before it exits (not a daemon)."""
+    """Read, encode and write the copy without holding up this run: in a process of its own that outlives this one,
+    at the lowest priority, else (no process to spare) on a thread the interpreter waits for before it exits."""
     with _WRITERS_LOCK:
-        _reap_children(wait=False)
-        if hasattr(os, "fork") and threading.active_count() == 1:
-            try:
-                pid = os.fork()
-            except OSError as error:  # no process to spare: the thread below does the same work
-                logger.info("cannot fork the dictionary cache writer (%s); writing on a thread", error)
-            else:
-                if pid == 0:
-                    _write_detached(path, lang, fingerprint)
-                _CHILDREN.append(pid)
-                return
+        _CHILDREN[:] = [child for child in _CHILDREN if child.poll() is None]
+        try:
+            _CHILDREN.append(_start_writer(path, lang, fingerprint))
+            return
+        except OSError as error:  # the thread below does the same work
+            logger.info("cannot start the dictionary cache writer (%s); writing on a thread", error)
         _WRITERS[:] = [t for t in _WRITERS if t.is_alive()]
         thread = threading.Thread(target=_write_copy, args=(path, lang, fingerprint), name="annotator-dictionary-cache")
         _WRITERS.append(thread)
     thread.start()
 
 
-def _write_detached(path: Path, lang: str, fingerprint: str) -> NoReturn:
-    """The forked child: leave the command's session and pipes, write the copy at the lowest priority (it takes only
-    a core the command and its neighbours leave idle), exit without running the parent's exit handlers or flushing
-    its buffers (they are the parent's to flush)."""
-    status = 1
+def _start_writer(path: Path, lang: str, fingerprint: str) -> subprocess.Popen[bytes]:
+    """A new interpreter that writes the copy (``write_copy_main``): started, not forked, so this process's memory
+    is not copied page by page while it runs on, and threads here hold no lock the child could inherit. Its own
+    session and /dev/null as stdio, so neither a terminal's Ctrl-C nor a caller waiting on this command's pipes
+    reaches or waits for it."""
+    if not sys.executable:
+        raise OSError("no Python executable to run")
+    package_root = str(Path(__file__).resolve().parents[2])  # the child imports this very copy of annotator
+    search = os.pathsep.join(filter(None, (package_root, os.environ.get("PYTHONPATH"))))
+    code = f"from {__name__} import {write_copy_main.__name__} as main; main()"
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, str(path), lang, fingerprint],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": search},
+        start_new_session=True,
+    )
+    _lowest_priority(child.pid)
+    return child
+
+
+def _lowest_priority(pid: int) -> None:
+    """Give process ``pid`` the lowest priority, so it takes only a core the command and its neighbours leave idle.
+
+    A new session is also a new scheduling group where Linux groups tasks by session (autogroup), and groups share
+    the cores as equals whatever their tasks' nice values: the group's nice is lowered too, else the writer takes a
+    core's half from the run that started it on a busy machine."""
+    if not hasattr(os, "setpriority"):
+        return  # not a POSIX system
     try:
-        os.setsid()
-        os.nice(19)
-        null = os.open(os.devnull, os.O_RDWR)
-        for descriptor in (0, 1, 2):
-            os.dup2(null, descriptor)
-        _write_copy(path, lang, fingerprint)
-        status = 0
-    finally:
-        os._exit(status)
+        os.setpriority(os.PRIO_PROCESS, pid, 19)
+        with open(f"/proc/{pid}/autogroup", "w", encoding="ascii") as autogroup:
+            autogroup.write("19")
+    except OSError:  # no autogroup here (another system, or it is off), or the child is already gone
+        pass
 
 
-def _reap_children(*, wait: bool) -> None:
-    """Collect the writer children that have exited (all of them, waiting, when ``wait``)."""
-    for pid in list(_CHILDREN):
-        try:
-            done, _ = os.waitpid(pid, 0 if wait else os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            _CHILDREN.remove(pid)
+def write_copy_main() -> None:
+    """The writer process's entry point: ``argv`` = the copy's path, the language, simplemma's fingerprint."""
+    path, lang, fingerprint = sys.argv[1:4]
+    _write_copy(Path(path), lang, fingerprint)
 
 
 def wait_for_cache_writes() -> None:
@@ -410,7 +422,9 @@ def wait_for_cache_writes() -> None:
     start)."""
     with _WRITERS_LOCK:
         pending = list(_WRITERS)
-        _reap_children(wait=True)
+        for child in _CHILDREN:
+            child.wait()
+        _CHILDREN.clear()
     for thread in pending:
         thread.join()
 

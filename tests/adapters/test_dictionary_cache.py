@@ -84,9 +84,12 @@ def test_the_file_holds_every_entry_of_simplemmas_dictionary(tmp_path: Path) -> 
         assert mapping.get("") is None and mapping.get("\U0010ffff") is None  # before the first and after the last
 
 
-def test_a_process_with_other_threads_writes_its_copy_on_a_thread(tmp_path: Path) -> None:
-    """A server (other threads running) does not fork: the copy is written on a thread, waited for, and sound."""
+def test_a_process_with_other_threads_hands_its_copy_to_a_writer_process(tmp_path: Path) -> None:
+    """A server (other threads running) starts a writer process too (started, not forked: no lock of a thread is
+    inherited), waited for, and the copy is sound."""
     import threading
+
+    from annotator.analysis import dictionary_cache
 
     wait_for_cache_writes()  # copies handed off earlier in this process are done, so none is counted below
     stop = threading.Event()
@@ -94,13 +97,45 @@ def test_a_process_with_other_threads_writes_its_copy_on_a_thread(tmp_path: Path
     other.start()
     try:
         CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
-        from annotator.analysis import dictionary_cache
-
-        assert not dictionary_cache._CHILDREN and dictionary_cache._WRITERS  # a thread, no child process
+        assert len(dictionary_cache._CHILDREN) == 1 and not dictionary_cache._WRITERS  # a process, no thread
         wait_for_cache_writes()
     finally:
         stop.set()
         other.join()
+    assert isinstance(CachedDictionaryFactory(tmp_path).get_dictionary(LANG), SortedDictionary)
+
+
+def test_with_no_process_to_start_the_copy_is_written_on_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from annotator.analysis import dictionary_cache
+
+    wait_for_cache_writes()
+    monkeypatch.setattr(sys, "executable", "")  # no interpreter to start: the writer cannot be a process
+    CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    assert not dictionary_cache._CHILDREN and len(dictionary_cache._WRITERS) == 1
+    wait_for_cache_writes()
+    assert isinstance(CachedDictionaryFactory(tmp_path).get_dictionary(LANG), SortedDictionary)
+
+
+def test_the_writer_process_runs_at_the_lowest_priority_in_a_group_of_its_own(tmp_path: Path) -> None:
+    """The writer leaves the command's session (so a terminal's signals do not reach it) and yields every core
+    the command wants: nice 19, and where Linux groups tasks by session (autogroup), the new group's nice is 19
+    too, else the group would share the cores with the command's as an equal."""
+    from annotator.analysis import dictionary_cache
+
+    wait_for_cache_writes()
+    CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    (child,) = dictionary_cache._CHILDREN
+    try:
+        assert os.getsid(child.pid) == child.pid != os.getsid(0)
+        assert os.getpriority(os.PRIO_PROCESS, child.pid) == 19
+        autogroup = Path(f"/proc/{child.pid}/autogroup")
+        if autogroup.exists():
+            assert autogroup.read_text().split()[-1] == "19", autogroup.read_text()
+    finally:
+        wait_for_cache_writes()
+    assert child.returncode == 0
     assert isinstance(CachedDictionaryFactory(tmp_path).get_dictionary(LANG), SortedDictionary)
 
 
