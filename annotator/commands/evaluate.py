@@ -93,6 +93,24 @@ def _first_fields(path: str) -> set[str]:
     return set(value) if isinstance(value, dict) else set()
 
 
+def _first_language(path: str) -> list[str]:
+    """The language of the translations file's first line (JSONL ``lang``, or the TSV's ``lang`` column): a hint,
+    read before the inputs are, of the dictionary the run will want; empty when it is not there or not plain."""
+    longest = InputLimits().max_line_chars
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            first = handle.readline(longest)
+            if "\t" in first:  # a TSV: its header, then the first row
+                names, values = first.rstrip("\r\n").split("\t"), handle.readline(longest).split("\t")
+                lang = values[names.index("lang")] if "lang" in names and names.index("lang") < len(values) else ""
+            else:
+                record = parse_json(first)
+                lang = record.get("lang", "") if isinstance(record, dict) else ""
+    except (OSError, ValueError):
+        return []
+    return [lang.strip()] if isinstance(lang, str) and lang.strip() else []
+
+
 def looks_swapped(dataset: str, translations: str) -> bool:
     """The translations given first and the dataset second (``evaluate translations.jsonl dataset.jsonl``)."""
     translation_fields, dataset_fields = {"system", "translation"}, {"sentence", "languages"}
@@ -107,6 +125,10 @@ def run(args: argparse.Namespace) -> int:
 
         outputs += leaderboard_paths(out_dir)
     check_output_files(outputs)
+    if args.analyser == "default":
+        from annotator.analysis.default import start_reading_dictionaries
+
+        start_reading_dictionaries(_first_language(args.translations))  # a first run's dictionary, read meanwhile
     try:
         result = run_evaluation(
             args.dataset,
