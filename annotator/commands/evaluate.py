@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -95,9 +97,12 @@ def _first_fields(path: str) -> set[str]:
 
 def _first_language(path: str) -> list[str]:
     """The language of the translations file's first line (JSONL ``lang``, or the TSV's ``lang`` column): a hint,
-    read before the inputs are, of the dictionary the run will want; empty when it is not there or not plain."""
+    read before the inputs are, of the dictionary the run will want; empty when it is not there or not plain. Only
+    a regular file is read: a line read from a pipe (``<(…)``) would be gone for the run."""
     longest = InputLimits().max_line_chars
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return []
         with open(path, encoding="utf-8", errors="replace") as handle:
             first = handle.readline(longest)
             if "\t" in first:  # a TSV: its header, then the first row

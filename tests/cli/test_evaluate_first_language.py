@@ -4,6 +4,7 @@ that language's dictionary beside its own start-up: a hint, so anything odd ther
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,17 @@ def test_an_unreadable_file_gives_no_language(tmp_path: Path) -> None:
     binary = tmp_path / "binary.jsonl"
     binary.write_bytes(b"\xff\xfe\x00{\x80")
     assert _first_language(str(binary)) == []
+
+
+def test_a_pipe_is_not_read_ahead(tmp_path: Path) -> None:
+    """A translations file given as a pipe (``<(…)``, a FIFO) is read once, by the run: no line is taken for a hint."""
+    fifo = tmp_path / "translations.jsonl"
+    os.mkfifo(fifo)
+    line = json.dumps({"id": "a", "lang": "DE", "system": "s", "translation": "t"}) + "\n"
+    both_ends = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # a writer and a reader: opening it cannot block
+    try:
+        os.write(both_ends, line.encode())
+        assert _first_language(str(fifo)) == []
+        assert os.read(both_ends, 4096).decode() == line  # still all there for the run
+    finally:
+        os.close(both_ends)
