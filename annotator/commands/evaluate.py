@@ -104,7 +104,7 @@ def _first_language(path: str) -> list[str]:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return []
         with open(path, encoding="utf-8", errors="replace") as handle:
-            first = handle.readline(longest)
+            first = handle.readline(longest).lstrip("\ufeff")
             if "\t" in first:  # a TSV: its header, then the first row
                 names, values = first.rstrip("\r\n").split("\t"), handle.readline(longest).split("\t")
                 lang = values[names.index("lang")] if "lang" in names and names.index("lang") < len(values) else ""

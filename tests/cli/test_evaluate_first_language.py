@@ -18,6 +18,7 @@ from annotator.data_import.limits import InputLimits
     [
         (json.dumps({"id": "a", "lang": "DE", "system": "s", "translation": "t"}) + "\n{}\n", ["DE"]),
         ("id\tlang\tsystem\ttranslation\na\tRU\ts\tt\n", ["RU"]),
+        ("\ufeff" + json.dumps({"lang": "IT"}) + "\n", ["IT"]),  # a byte-order mark first
         ("id\tlang\tsystem\ttranslation\r\na\t ru-RU \ts\tt\r\n", ["ru-RU"]),
         ("id\tsystem\ttranslation\na\ts\tt\n", []),  # a TSV without the column
         ("id\tlang\na\n", []),  # a row shorter than its header
@@ -31,6 +32,7 @@ from annotator.data_import.limits import InputLimits
     ids=[
         "jsonl",
         "tsv",
+        "bom",
         "tsv-crlf",
         "tsv-no-lang",
         "tsv-short-row",
