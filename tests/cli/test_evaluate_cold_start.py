@@ -44,9 +44,7 @@ def _evaluate(folder: Path, cache: Path, run: str) -> subprocess.CompletedProces
     dataset, translations = _inputs(folder)
     env = {**os.environ, CACHE_ENV: str(cache), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     command = [sys.executable, "-m", "annotator.cli", "evaluate", str(dataset), str(translations)]
-    return subprocess.run(
-        [*command, "--out", str(folder / run)], env=env, capture_output=True, text=True, timeout=600
-    )
+    return subprocess.run([*command, "--out", str(folder / run)], env=env, capture_output=True, text=True, timeout=600)
 
 
 def test_a_first_run_with_two_languages_leaves_both_copies_and_scores_as_the_warm_run(tmp_path: Path) -> None:
