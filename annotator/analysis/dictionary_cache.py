@@ -22,9 +22,11 @@ then writes the copy.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import itertools
 import json
 import logging
+import lzma
 import mmap
 import operator
 import os
@@ -464,7 +466,12 @@ _INDEX_HEAD = struct.Struct("<5Q")
 def _send_index(lang: str, out: BinaryIO) -> None:
     """Send the ``FrontCodedIndex`` of ``lang`` (nothing when there is none): its head, the stream, the seeds' keys
     joined by a byte none holds, their starts."""
-    found = _front_coded_index(lang)
+    data = _shipped_stream(lang)
+    header = None if data is None else _stream_header(data)
+    if data is None or header is None:
+        return
+    count, position = header
+    found = FrontCodedIndex.of(data, position, count)
     if found is None:
         return
     firsts = _KEY_START.join(found._firsts)
@@ -476,6 +483,37 @@ def _send_index(lang: str, out: BinaryIO) -> None:
     out.write(firsts)
     out.write(starts)
     out.flush()
+
+
+def _shipped_stream(lang: str) -> bytes | None:
+    """simplemma's stream for ``lang`` decompressed from the file it ships, found without importing the package (its
+    language detector alone takes longer to import than the file to read, and a reader is waited for); None when
+    there is no such file. The same bytes as simplemma's private ``_read_decompressed`` (pinned in constraints.txt)."""
+    spec = importlib.util.find_spec("simplemma")
+    folders = [] if spec is None else list(spec.submodule_search_locations or [])
+    if not (folders and lang.isascii() and lang.isalpha()):
+        return None
+    try:
+        with lzma.open(Path(folders[0], "strategies", "dictionaries", "data", f"{lang}.plzma")) as stream:
+            return stream.read()
+    except (OSError, lzma.LZMAError):
+        return None
+
+
+#: The head of simplemma's front-coded stream: magic, a flag byte (keys stored reversed), the record count.
+_STREAM_MAGIC, _REVERSED_KEYS = b"SMFC1", 1
+
+
+def _stream_header(data: bytes) -> tuple[int, int] | None:
+    """(record count, where the records start) of a front-coded stream whose keys are in order; None for another
+    stream, one with reversed keys, or a truncated head."""
+    start = len(_STREAM_MAGIC)
+    if data[:start] != _STREAM_MAGIC or len(data) <= start or data[start] & _REVERSED_KEYS:
+        return None
+    try:
+        return _varint(data, start + 1)
+    except IndexError:
+        return None
 
 
 def _received_index(reader: subprocess.Popen[bytes]) -> FrontCodedIndex | None:

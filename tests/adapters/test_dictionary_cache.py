@@ -214,6 +214,23 @@ def test_a_reader_is_started_only_for_a_missing_copy_of_a_language_code(
     assert not cache_file("qq", tmp_path).exists()
 
 
+def test_a_reader_reads_the_stream_simplemma_ships_as_simplemma_does() -> None:
+    """The reader finds and decompresses simplemma's file without importing simplemma: the same bytes and head as
+    simplemma's own readers; a language it does not ship, a name that is no code and a stream of another kind give
+    none."""
+    from simplemma.strategies.dictionaries import dictionary_factory, frontcode
+
+    from annotator.analysis.dictionary_cache import _shipped_stream, _stream_header
+
+    data = _shipped_stream(LANG)
+    assert data is not None and data == dictionary_factory._read_decompressed(LANG)
+    reverse, count, position = frontcode._read_header(data)
+    assert not reverse and _stream_header(data) == (count, position)
+    assert _shipped_stream("qq") is None and _shipped_stream("../it") is None
+    assert _stream_header(b"SMFC1") is None and _stream_header(b"SMFC1\x01\x05") is None  # truncated, reversed
+    assert _stream_header(b"XXXXX\x00\x05") is None and _stream_header(b"SMFC1\x00\x85") is None
+
+
 @pytest.mark.parametrize("sent", [b"", b"\x01\x02", None], ids=["nothing", "a torn head", "a torn body"])
 def test_an_index_sent_incomplete_is_not_taken(sent: bytes | None) -> None:
     """A reader that ends before sending all it announced gives no index (the caller then indexes the stream)."""
