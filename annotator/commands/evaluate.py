@@ -9,21 +9,15 @@ import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from annotator.analysis.base import ANALYSERS
 from annotator.atomic_files import cannot_write, check_output_files
 from annotator.data_import.limits import InputLimits, parse_json
 from annotator.errors import UserError
-from annotator.evaluation.inputs import SKIP_REASONS, SkippedLine, format_skipped
-from annotator.evaluation.presenters import format_metrics_table
-from annotator.evaluation.run import (
-    ANALYSED_FILE,
-    ANALYSERS,
-    METRICS_FILE,
-    default_out_dir,
-    run_evaluation,
-    write_results,
-)
-from annotator.progress import TerminalProgress
+
+if TYPE_CHECKING:  # the evaluation modules load in ``run``, after a first run's dictionary reader has started
+    from annotator.evaluation.inputs import SkippedLine
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -67,6 +61,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def skipped_listing(lines: Sequence[SkippedLine], total: int) -> list[str]:
     """One line per listed skipped line (line number, id, language, reason), then how many more were skipped."""
+    from annotator.evaluation.inputs import SKIP_REASONS
+
     out = [f"  line {s.line}: id {s.item_id!r}, {s.lang}: {SKIP_REASONS.get(s.reason, s.reason)}" for s in lines]
     if total > len(lines):
         out.append(f"  … and {total - len(lines)} more")
@@ -123,6 +119,15 @@ def looks_swapped(dataset: str, translations: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.analyser == "default":  # first, so a first run's dictionary is read while the modules below load
+        from annotator.analysis.default import start_reading_dictionaries
+
+        start_reading_dictionaries(_first_language(args.translations))
+    from annotator.evaluation.inputs import format_skipped
+    from annotator.evaluation.presenters import format_metrics_table
+    from annotator.evaluation.run import ANALYSED_FILE, METRICS_FILE, default_out_dir, run_evaluation, write_results
+    from annotator.progress import TerminalProgress
+
     out_dir = Path(args.out) if args.out else default_out_dir(args.translations)
     outputs = [out_dir / ANALYSED_FILE, out_dir / METRICS_FILE]  # a folder, pipe or device there: refused first
     if getattr(args, "leaderboard", False):
@@ -130,10 +135,6 @@ def run(args: argparse.Namespace) -> int:
 
         outputs += leaderboard_paths(out_dir)
     check_output_files(outputs)
-    if args.analyser == "default":
-        from annotator.analysis.default import start_reading_dictionaries
-
-        start_reading_dictionaries(_first_language(args.translations))  # a first run's dictionary, read meanwhile
     try:
         result = run_evaluation(
             args.dataset,
