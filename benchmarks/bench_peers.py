@@ -8,10 +8,11 @@ BAD = negative words) and two systems, the human references and the references w
 commands are then timed, in turns (the order rotates each round, so a machine that gets busier weighs on all alike):
 
 - ``annotator evaluate dataset.jsonl translations.jsonl`` with a warm dictionary cache (a folder filled beforehand),
-  and once per round with an empty cache folder (``cold``: the run looks words up in simplemma's stream through an
-  index of it and hands reading every record and writing its copy to a child process that outlives it; the
-  benchmark waits for that copy, untimed, before the next command, so the writer's work never overlaps another
-  timed run);
+  and once per round with an empty cache folder (``cold``: the run starts a process that indexes simplemma's stream
+  beside the run's own start-up, looks words up through that index, and leaves the process to write the copy after
+  it; the benchmark waits for that copy, untimed, before the next command, so the writer's work never overlaps
+  another timed run). A cold run's CPU time counts that process only when it ended before the command did (it is
+  then reaped with the command): compare cold runs on wall time;
 - MuCoW's core: ``processLanguagePair`` of its ``evaluate.py`` (imported from the data folder, not copied) on the raw
   files and lemma files written beforehand with simplemma (Moses tokens, one lemma each);
 - MuCoW with the cheapest lemmatiser before it: the same process lemmatising the raw files with simplemma first.

@@ -11,6 +11,9 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from annotator.errors import UserError
 
+#: The analysers a run can use, by name (``evaluation.run.create_analyser`` makes them).
+ANALYSERS = ("default", "stanza")
+
 
 class AnalyserUnavailable(UserError):
     """The chosen backend can't run (package or model missing); the message says how to install it."""

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from annotator.analysis.base import Analysis
-from annotator.analysis.dictionary_cache import cache_root, cached_strategies, jieba_tokenizer
+from annotator.analysis.dictionary_cache import cache_root, cached_strategies, jieba_tokenizer, start_reading
 from annotator.analysis.morphology import Morphology
 
 if TYPE_CHECKING:  # simplemma is imported when a language first needs it (a Chinese or Russian run may not)
@@ -120,6 +120,12 @@ def _lemmatizer() -> simplemma.Lemmatizer:
 
 def _simplemma_lang(lang: str) -> str:
     return lang.strip().lower().replace("_", "-").split("-")[0]
+
+
+def start_reading_dictionaries(langs: Sequence[str]) -> None:
+    """Start reading the dictionaries of ``langs`` that have no cached copy yet beside the caller's own start-up
+    (``dictionary_cache.start_reading``); Chinese has none to read."""
+    start_reading(sorted({_simplemma_lang(lang) for lang in langs} - {"zh"}), cache_root())
 
 
 class DefaultAnalyser:

@@ -11,30 +11,36 @@ written just means the copy lives in memory for this process only.
 A first run looks words up in simplemma's decompressed front-coded stream itself (``FrontCodedIndex``: one
 pass notes where the keys can be read from, a look-up reads a few dozen records), since only a few thousand of its
 million words are asked; reading every record, encoding and writing the file is handed off so the run is not held
-up by it. A process with no other thread (a command) forks a child that outlives it (its own session, no terminal,
-stdio closed, so a caller waiting on the command's pipes is not held); a process with other threads (the web
-server) writes on a thread instead, since a child forked beside running threads could inherit a lock one of them
-holds. Either way the write is atomic: a later run reads a complete copy or builds it again.
+up by it: to a new interpreter that outlives the command (its own session, no terminal, stdio closed, so a caller
+waiting on the command's pipes is not held) at the lowest priority, so on a busy machine it takes no core the
+command wants; a thread writes it when no process can be started. Either way the write is atomic: a later run
+reads a complete copy or builds it again. A command that knows its languages early (``start_reading``) starts that
+process before it needs the dictionary: the process sends the index first, built beside the command's own start-up,
+then writes the copy.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import itertools
 import json
 import logging
+import lzma
 import mmap
 import operator
 import os
 import struct
+import subprocess
 import sys
 import threading
 import zlib
 from abc import abstractmethod
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from annotator.atomic_files import OutputRefused, write_bytes_atomic
 from annotator.errors import UserError
@@ -174,7 +180,7 @@ class FrontCodedIndex(_LookUpMapping):
 
     __slots__ = ("_count", "_data", "_firsts", "_memo", "_starts")
 
-    def __init__(self, data: bytes, count: int, firsts: list[bytes], starts: list[int]) -> None:
+    def __init__(self, data: bytes, count: int, firsts: list[bytes], starts: Sequence[int]) -> None:
         self._data = data
         self._count = count
         self._firsts = firsts
@@ -336,10 +342,17 @@ class CachedDictionaryFactory:
             pass
         except (OSError, ValueError) as error:
             logger.info("rebuilding the cached simplemma dictionary %s (%s)", path, error)
+        reader = _READERS.pop(path, None)
+        if reader is not None:
+            with _WRITERS_LOCK:
+                _CHILDREN.append(reader)  # it writes the copy, whether it sent its index or not
+            index = _received_index(reader)
+            if index is not None:
+                return index
         from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
 
         found = _front_coded_index(lang) or DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)  # ValueError: unknown
-        _keep_copy(path, lang, fingerprint)
+        _keep_copy(path, lang, fingerprint)  # a reader that sent no index may have written no copy either
         return found
 
 
@@ -352,57 +365,176 @@ def _mapped(path: Path) -> mmap.mmap:
 
 
 _WRITERS: list[threading.Thread] = []
-_CHILDREN: list[int] = []
+_CHILDREN: list[subprocess.Popen[bytes]] = []
+#: Reader processes started ahead (``start_reading``), by the copy they write, until the language is first used.
+_READERS: dict[Path, subprocess.Popen[bytes]] = {}
 _WRITERS_LOCK = threading.Lock()
 
 
 def _keep_copy(path: Path, lang: str, fingerprint: str) -> None:
-    """Read, encode and write the copy without holding up this run: in a child process that outlives a process with
-    no other thread, else on a thread the interpreter waits for before it exits (not a daemon)."""
+    """Read, encode and write the copy without holding up this run: in a process of its own that outlives this one,
+    at the lowest priority, else (no process to spare) on a thread the interpreter waits for before it exits."""
     with _WRITERS_LOCK:
-        _reap_children(wait=False)
-        if hasattr(os, "fork") and threading.active_count() == 1:
-            try:
-                pid = os.fork()
-            except OSError as error:  # no process to spare: the thread below does the same work
-                logger.info("cannot fork the dictionary cache writer (%s); writing on a thread", error)
-            else:
-                if pid == 0:
-                    _write_detached(path, lang, fingerprint)
-                _CHILDREN.append(pid)
-                return
+        _CHILDREN[:] = [child for child in _CHILDREN if child.poll() is None]
+        try:
+            _CHILDREN.append(_start_writer(path, lang, index=False))
+            return
+        except OSError as error:  # the thread below does the same work
+            logger.info("cannot start the dictionary cache writer (%s); writing on a thread", error)
         _WRITERS[:] = [t for t in _WRITERS if t.is_alive()]
         thread = threading.Thread(target=_write_copy, args=(path, lang, fingerprint), name="annotator-dictionary-cache")
         _WRITERS.append(thread)
     thread.start()
 
 
-def _write_detached(path: Path, lang: str, fingerprint: str) -> NoReturn:
-    """The forked child: leave the command's session and pipes, write the copy at the lowest priority (it takes only
-    a core the command and its neighbours leave idle), exit without running the parent's exit handlers or flushing
-    its buffers (they are the parent's to flush)."""
-    status = 1
-    try:
-        os.setsid()
-        os.nice(19)
-        null = os.open(os.devnull, os.O_RDWR)
-        for descriptor in (0, 1, 2):
-            os.dup2(null, descriptor)
-        _write_copy(path, lang, fingerprint)
-        status = 0
-    finally:
-        os._exit(status)
-
-
-def _reap_children(*, wait: bool) -> None:
-    """Collect the writer children that have exited (all of them, waiting, when ``wait``)."""
-    for pid in list(_CHILDREN):
+def start_reading(langs: Iterable[str], root: Path | None = None) -> None:
+    """Start indexing simplemma's stream of each language in ``langs`` that has no copy in the cache folder yet, in a
+    process of its own, while this one goes on with its own start-up; the index is taken on the language's first
+    use, and the same process then writes the copy. A command on a first run calls it as soon as it knows its
+    languages: on a machine with a core to spare the index costs the command little more than a wait. A language
+    never used, or one simplemma does not know, just leaves a process that writes its copy, or nothing."""
+    for lang in langs:
+        if not (lang.isascii() and lang.isalpha()):
+            continue  # no language code simplemma has: nothing to read
+        path = cache_file(lang, root)
+        if path in _READERS or path.exists():
+            continue
         try:
-            done, _ = os.waitpid(pid, 0 if wait else os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            _CHILDREN.remove(pid)
+            _READERS[path] = _start_writer(path, lang, index=True)
+        except OSError as error:  # the first use indexes the stream itself
+            logger.info("cannot start the dictionary reader (%s)", error)
+
+
+def _start_writer(path: Path, lang: str, *, index: bool) -> subprocess.Popen[bytes]:
+    """A new interpreter that writes the copy (``write_copy_main``), after sending the stream's index on its stdout
+    when ``index`` (it starts at the normal priority then, as the command waits for it, and lowers it after).
+
+    Started, not forked, so this process's memory is not copied page by page while it runs on, and threads here hold
+    no lock the child could inherit. Its own session and /dev/null as stdio, so neither a terminal's Ctrl-C nor a
+    caller waiting on this command's pipes reaches or waits for it."""
+    if not sys.executable:
+        raise OSError("no Python executable to run")
+    package_root = str(Path(__file__).resolve().parents[2])  # the child imports this very copy of annotator
+    search = os.pathsep.join(filter(None, (package_root, os.environ.get("PYTHONPATH"))))
+    code = f"from {__name__} import {write_copy_main.__name__} as main; main()"
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, str(path), lang, "index" if index else "write"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE if index else subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": search},
+        start_new_session=True,
+    )
+    if not index:
+        _lowest_priority(child.pid)
+    return child
+
+
+def _lowest_priority(pid: int) -> None:
+    """Give process ``pid`` the lowest priority, so it takes only a core the command and its neighbours leave idle.
+
+    A new session is also a new scheduling group where Linux groups tasks by session (autogroup), and groups share
+    the cores as equals whatever their tasks' nice values: the group's nice is lowered too, else the writer takes a
+    core's half from the run that started it on a busy machine."""
+    if not hasattr(os, "setpriority"):
+        return  # not a POSIX system
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, 19)
+        with open(f"/proc/{pid}/autogroup", "w", encoding="ascii") as autogroup:
+            autogroup.write("19")
+    except OSError:  # no autogroup here (another system, or it is off), or the child is already gone
+        pass
+
+
+def write_copy_main() -> None:
+    """The writer process's entry point: ``argv`` = the copy's path, the language, ``index`` (send the index of
+    simplemma's stream on stdout first) or ``write``."""
+    path, lang, mode = sys.argv[1:4]
+    if mode == "index":
+        with contextlib.suppress(OSError):  # a broken pipe: the command did not need it, the copy is still written
+            _send_index(lang, sys.stdout.buffer)
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())  # the command's pipe closes here: its read ends
+        _lowest_priority(os.getpid())
+    _write_copy(Path(path), lang, _fingerprint(lang))
+
+
+#: What a reader process sends before the index's parts: the record count and the parts' lengths.
+_INDEX_HEAD = struct.Struct("<5Q")
+
+
+def _send_index(lang: str, out: BinaryIO) -> None:
+    """Send the ``FrontCodedIndex`` of ``lang`` (nothing when there is none): its head, the stream, the seeds' keys
+    joined by a byte none holds, their starts."""
+    data = _shipped_stream(lang)
+    header = None if data is None else _stream_header(data)
+    if data is None or header is None:
+        return
+    count, position = header
+    found = FrontCodedIndex.of(data, position, count)
+    if found is None:
+        return
+    firsts = _KEY_START.join(found._firsts)
+    if firsts.count(_KEY_START) != len(found._firsts) - 1:
+        return  # a key holds the separator: the command indexes the stream itself
+    starts = array("Q", found._starts).tobytes()
+    out.write(_INDEX_HEAD.pack(found._count, len(found._data), len(firsts), len(found._firsts), len(starts)))
+    out.write(found._data)
+    out.write(firsts)
+    out.write(starts)
+    out.flush()
+
+
+def _shipped_stream(lang: str) -> bytes | None:
+    """simplemma's stream for ``lang`` decompressed from the file it ships, found without importing the package (its
+    language detector alone takes longer to import than the file to read, and a reader is waited for); None when
+    there is no such file. The same bytes as simplemma's private ``_read_decompressed`` (pinned in constraints.txt)."""
+    spec = importlib.util.find_spec("simplemma")
+    folders = [] if spec is None else list(spec.submodule_search_locations or [])
+    if not (folders and lang.isascii() and lang.isalpha()):
+        return None
+    try:
+        with lzma.open(Path(folders[0], "strategies", "dictionaries", "data", f"{lang}.plzma")) as stream:
+            return stream.read()
+    except (OSError, lzma.LZMAError):
+        return None
+
+
+#: The head of simplemma's front-coded stream: magic, a flag byte (keys stored reversed), the record count.
+_STREAM_MAGIC, _REVERSED_KEYS = b"SMFC1", 1
+
+
+def _stream_header(data: bytes) -> tuple[int, int] | None:
+    """(record count, where the records start) of a front-coded stream whose keys are in order; None for another
+    stream, one with reversed keys, or a truncated head."""
+    start = len(_STREAM_MAGIC)
+    if data[:start] != _STREAM_MAGIC or len(data) <= start or data[start] & _REVERSED_KEYS:
+        return None
+    try:
+        return _varint(data, start + 1)
+    except IndexError:
+        return None
+
+
+def _received_index(reader: subprocess.Popen[bytes]) -> FrontCodedIndex | None:
+    """The index a reader process sent (waiting for it); None when it sent none or not all of it."""
+    pipe = reader.stdout
+    if pipe is None:
+        return None
+    with pipe:
+        head = pipe.read(_INDEX_HEAD.size)
+        if len(head) != _INDEX_HEAD.size:
+            return None
+        count, data_size, firsts_size, seeds, starts_size = _INDEX_HEAD.unpack(head)
+        data, firsts, table = pipe.read(data_size), pipe.read(firsts_size), pipe.read(starts_size)
+    starts = array("Q")
+    if len(data) != data_size or len(firsts) != firsts_size or len(table) != starts_size or starts.itemsize != 8:
+        return None
+    starts.frombytes(table)
+    keys = firsts.split(_KEY_START) if seeds else []
+    if len(keys) != seeds or len(starts) != seeds:
+        return None
+    return FrontCodedIndex(data, count, keys, starts)
 
 
 def wait_for_cache_writes() -> None:
@@ -410,7 +542,15 @@ def wait_for_cache_writes() -> None:
     start)."""
     with _WRITERS_LOCK:
         pending = list(_WRITERS)
-        _reap_children(wait=True)
+        _WRITERS.clear()
+        for reader in _READERS.values():  # never used: the index is not wanted, the copy is
+            if reader.stdout is not None:
+                reader.stdout.close()
+        _CHILDREN.extend(_READERS.values())
+        _READERS.clear()
+        for child in _CHILDREN:
+            child.wait()
+        _CHILDREN.clear()
     for thread in pending:
         thread.join()
 

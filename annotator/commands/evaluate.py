@@ -3,25 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from annotator.analysis.base import ANALYSERS
 from annotator.atomic_files import cannot_write, check_output_files
 from annotator.data_import.limits import InputLimits, parse_json
 from annotator.errors import UserError
-from annotator.evaluation.inputs import SKIP_REASONS, SkippedLine, format_skipped
-from annotator.evaluation.presenters import format_metrics_table
-from annotator.evaluation.run import (
-    ANALYSED_FILE,
-    ANALYSERS,
-    METRICS_FILE,
-    default_out_dir,
-    run_evaluation,
-    write_results,
-)
-from annotator.progress import TerminalProgress
+
+if TYPE_CHECKING:  # the evaluation modules load in ``run``, after a first run's dictionary reader has started
+    from annotator.evaluation.inputs import SkippedLine
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -65,6 +61,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def skipped_listing(lines: Sequence[SkippedLine], total: int) -> list[str]:
     """One line per listed skipped line (line number, id, language, reason), then how many more were skipped."""
+    from annotator.evaluation.inputs import SKIP_REASONS
+
     out = [f"  line {s.line}: id {s.item_id!r}, {s.lang}: {SKIP_REASONS.get(s.reason, s.reason)}" for s in lines]
     if total > len(lines):
         out.append(f"  … and {total - len(lines)} more")
@@ -93,6 +91,27 @@ def _first_fields(path: str) -> set[str]:
     return set(value) if isinstance(value, dict) else set()
 
 
+def _first_language(path: str) -> list[str]:
+    """The language of the translations file's first line (JSONL ``lang``, or the TSV's ``lang`` column): a hint,
+    read before the inputs are, of the dictionary the run will want; empty when it is not there or not plain. Only
+    a regular file is read: a line read from a pipe (``<(…)``) would be gone for the run."""
+    longest = InputLimits().max_line_chars
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return []
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            first = handle.readline(longest).lstrip("\ufeff")
+            if "\t" in first:  # a TSV: its header, then the first row
+                names, values = first.rstrip("\r\n").split("\t"), handle.readline(longest).split("\t")
+                lang = values[names.index("lang")] if "lang" in names and names.index("lang") < len(values) else ""
+            else:
+                record = parse_json(first)
+                lang = record.get("lang", "") if isinstance(record, dict) else ""
+    except (OSError, ValueError):
+        return []
+    return [lang.strip()] if isinstance(lang, str) and lang.strip() else []
+
+
 def looks_swapped(dataset: str, translations: str) -> bool:
     """The translations given first and the dataset second (``evaluate translations.jsonl dataset.jsonl``)."""
     translation_fields, dataset_fields = {"system", "translation"}, {"sentence", "languages"}
@@ -100,6 +119,15 @@ def looks_swapped(dataset: str, translations: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.analyser == "default":  # first, so a first run's dictionary is read while the modules below load
+        from annotator.analysis.default import start_reading_dictionaries
+
+        start_reading_dictionaries(_first_language(args.translations))
+    from annotator.evaluation.inputs import format_skipped
+    from annotator.evaluation.presenters import format_metrics_table
+    from annotator.evaluation.run import ANALYSED_FILE, METRICS_FILE, default_out_dir, run_evaluation, write_results
+    from annotator.progress import TerminalProgress
+
     out_dir = Path(args.out) if args.out else default_out_dir(args.translations)
     outputs = [out_dir / ANALYSED_FILE, out_dir / METRICS_FILE]  # a folder, pipe or device there: refused first
     if getattr(args, "leaderboard", False):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from annotator.analysis.base import Analyser, Analysis, empty_analysis
+from annotator.analysis.base import ANALYSERS, Analyser, Analysis, empty_analysis
 from annotator.atomic_files import check_output_files, write_text_atomic
 from annotator.clock import utc_now
 from annotator.domain.candidates import Candidate
@@ -48,7 +48,6 @@ from annotator.progress import ProgressCallback, no_progress
 ANALYSED_FILE = "analysed.jsonl"
 _LINE_ENCODER = json.JSONEncoder(ensure_ascii=False)
 METRICS_FILE = "metrics.json"
-ANALYSERS = ("default", "stanza")
 DEFAULT_BATCH_SIZE = 256
 
 

@@ -30,6 +30,7 @@ from annotator.analysis.dictionary_cache import (
     cache_file,
     cached_lemmatizer,
     jieba_tokenizer,
+    start_reading,
     wait_for_cache_writes,
 )
 
@@ -84,9 +85,12 @@ def test_the_file_holds_every_entry_of_simplemmas_dictionary(tmp_path: Path) -> 
         assert mapping.get("") is None and mapping.get("\U0010ffff") is None  # before the first and after the last
 
 
-def test_a_process_with_other_threads_writes_its_copy_on_a_thread(tmp_path: Path) -> None:
-    """A server (other threads running) does not fork: the copy is written on a thread, waited for, and sound."""
+def test_a_process_with_other_threads_hands_its_copy_to_a_writer_process(tmp_path: Path) -> None:
+    """A server (other threads running) starts a writer process too (started, not forked: no lock of a thread is
+    inherited), waited for, and the copy is sound."""
     import threading
+
+    from annotator.analysis import dictionary_cache
 
     wait_for_cache_writes()  # copies handed off earlier in this process are done, so none is counted below
     stop = threading.Event()
@@ -94,14 +98,152 @@ def test_a_process_with_other_threads_writes_its_copy_on_a_thread(tmp_path: Path
     other.start()
     try:
         CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
-        from annotator.analysis import dictionary_cache
-
-        assert not dictionary_cache._CHILDREN and dictionary_cache._WRITERS  # a thread, no child process
+        assert len(dictionary_cache._CHILDREN) == 1 and not dictionary_cache._WRITERS  # a process, no thread
         wait_for_cache_writes()
     finally:
         stop.set()
         other.join()
     assert isinstance(CachedDictionaryFactory(tmp_path).get_dictionary(LANG), SortedDictionary)
+
+
+def test_with_no_process_to_start_the_copy_is_written_on_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from annotator.analysis import dictionary_cache
+
+    wait_for_cache_writes()
+    monkeypatch.setattr(sys, "executable", "")  # no interpreter to start: the writer cannot be a process
+    CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    assert not dictionary_cache._CHILDREN and len(dictionary_cache._WRITERS) == 1
+    wait_for_cache_writes()
+    assert isinstance(CachedDictionaryFactory(tmp_path).get_dictionary(LANG), SortedDictionary)
+
+
+def test_the_writer_process_runs_at_the_lowest_priority_in_a_group_of_its_own(tmp_path: Path) -> None:
+    """The writer leaves the command's session (so a terminal's signals do not reach it) and yields every core
+    the command wants: nice 19, and where Linux groups tasks by session (autogroup), the new group's nice is 19
+    too, else the group would share the cores with the command's as an equal."""
+    from annotator.analysis import dictionary_cache
+
+    wait_for_cache_writes()
+    CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    (child,) = dictionary_cache._CHILDREN
+    try:
+        assert os.getsid(child.pid) == child.pid != os.getsid(0)
+        assert os.getpriority(os.PRIO_PROCESS, child.pid) == 19
+        autogroup = Path(f"/proc/{child.pid}/autogroup")
+        if autogroup.exists():
+            assert autogroup.read_text().split()[-1] == "19", autogroup.read_text()
+    finally:
+        wait_for_cache_writes()
+    assert child.returncode == 0
+    assert isinstance(CachedDictionaryFactory(tmp_path).get_dictionary(LANG), SortedDictionary)
+
+
+def _simplemma_sample() -> list[tuple[str, str | None]]:
+    """Every 50th word of simplemma's own dictionary with its value, and words it does not hold (value None)."""
+    from simplemma.strategies.dictionaries.dictionary_factory import DEFAULT_DICTIONARY_FACTORY
+
+    own = DEFAULT_DICTIONARY_FACTORY.get_dictionary(LANG)
+    words = sorted(own)[::50]
+    absent = [word + "qx" for word in words[::7]] + ["", "\U0010ffff", "0"]
+    return [(word, own[word]) for word in words] + [(word, None) for word in absent if word not in own]
+
+
+def test_a_reader_started_ahead_hands_over_its_index_and_writes_the_copy(tmp_path: Path) -> None:
+    """``start_reading`` indexes simplemma's stream in another process while the caller goes on; the first use takes
+    that index (answering as simplemma's dictionary does), starts no writer of its own, and the reader then writes
+    a sound copy."""
+    from annotator.analysis import dictionary_cache
+
+    wait_for_cache_writes()
+    start_reading([LANG], tmp_path)
+    path = cache_file(LANG, tmp_path)
+    reader = dictionary_cache._READERS[path]
+    index = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    assert isinstance(index, FrontCodedIndex)
+    assert dictionary_cache._CHILDREN[-1] is reader and not dictionary_cache._READERS and not dictionary_cache._WRITERS
+    for word, value in _simplemma_sample():
+        assert index.get(word) == value, word
+    wait_for_cache_writes()
+    assert reader.returncode == 0
+    copy = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    assert isinstance(copy, SortedDictionary)
+    assert all(copy.get(word) == value for word, value in _simplemma_sample())
+
+
+def test_a_reader_whose_language_is_never_used_still_writes_its_copy(tmp_path: Path) -> None:
+    start_reading([LANG], tmp_path)
+    wait_for_cache_writes()  # nobody takes the index: the pipe is closed, the copy is written all the same
+    assert isinstance(CachedDictionaryFactory(tmp_path).get_dictionary(LANG), SortedDictionary)
+
+
+def test_a_reader_that_dies_before_sending_leaves_the_first_use_to_index_and_write(tmp_path: Path) -> None:
+    from annotator.analysis import dictionary_cache
+
+    wait_for_cache_writes()
+    start_reading([LANG], tmp_path)
+    reader = dictionary_cache._READERS[cache_file(LANG, tmp_path)]
+    reader.kill()
+    reader.wait()
+    index = CachedDictionaryFactory(tmp_path).get_dictionary(LANG)
+    assert isinstance(index, FrontCodedIndex)
+    assert all(index.get(word) == value for word, value in _simplemma_sample())
+    assert [child for child in dictionary_cache._CHILDREN if child is not reader]  # a writer in its place
+    wait_for_cache_writes()
+    assert isinstance(CachedDictionaryFactory(tmp_path).get_dictionary(LANG), SortedDictionary)
+
+
+def test_a_reader_is_started_only_for_a_missing_copy_of_a_language_code(
+    tmp_path: Path, built_cache: tuple[Path, list[object]]
+) -> None:
+    """No process for a language whose copy is there, nor for a name that is no language code (``../x`` would be a
+    path outside the folder); a code simplemma does not ship gets a reader that sends and writes nothing, and its
+    first use fails as simplemma's does."""
+    from annotator.analysis import dictionary_cache
+
+    wait_for_cache_writes()
+    root, _ = built_cache
+    start_reading([LANG, "../x", "i t", "", "де"], root)
+    assert not dictionary_cache._READERS
+    start_reading(["qq"], tmp_path)
+    assert list(dictionary_cache._READERS) == [cache_file("qq", tmp_path)]
+    with pytest.raises(ValueError):
+        CachedDictionaryFactory(tmp_path).get_dictionary("qq")
+    wait_for_cache_writes()
+    assert not cache_file("qq", tmp_path).exists()
+
+
+def test_a_reader_reads_the_stream_simplemma_ships_as_simplemma_does() -> None:
+    """The reader finds and decompresses simplemma's file without importing simplemma: the same bytes and head as
+    simplemma's own readers; a language it does not ship, a name that is no code and a stream of another kind give
+    none."""
+    from simplemma.strategies.dictionaries import dictionary_factory, frontcode
+
+    from annotator.analysis.dictionary_cache import _shipped_stream, _stream_header
+
+    data = _shipped_stream(LANG)
+    assert data is not None and data == dictionary_factory._read_decompressed(LANG)
+    reverse, count, position = frontcode._read_header(data)
+    assert not reverse and _stream_header(data) == (count, position)
+    assert _shipped_stream("qq") is None and _shipped_stream("../it") is None
+    assert _stream_header(b"SMFC1") is None and _stream_header(b"SMFC1\x01\x05") is None  # truncated, reversed
+    assert _stream_header(b"XXXXX\x00\x05") is None and _stream_header(b"SMFC1\x00\x85") is None
+
+
+@pytest.mark.parametrize("sent", [b"", b"\x01\x02", None], ids=["nothing", "a torn head", "a torn body"])
+def test_an_index_sent_incomplete_is_not_taken(sent: bytes | None) -> None:
+    """A reader that ends before sending all it announced gives no index (the caller then indexes the stream)."""
+    from annotator.analysis.dictionary_cache import _INDEX_HEAD, _received_index
+
+    if sent is None:
+        sent = _INDEX_HEAD.pack(3, 100, 10, 2, 16) + b"x" * 50  # 100 bytes of stream announced, 50 sent
+    writer = "import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))"
+    reader = subprocess.Popen([sys.executable, "-c", writer, sent.hex()], stdout=subprocess.PIPE)
+    try:
+        assert _received_index(reader) is None
+    finally:
+        reader.wait()
 
 
 @pytest.fixture(scope="module")

@@ -36,8 +36,9 @@ ALLOWED = {
     "annotator/lexicon/wordnet_index.py:LexiconIndex.write": "an index in the wordnet build folder",
     "annotator/lexicon/wordnet_lmf.py:check_file": "the checked copy in the wordnet build folder",
     "annotator/lexicon/wordnet_store.py:_copy_database": "the database copy in the wordnet build folder",
-    # Not a file: /dev/null opened as the stdio of the child that writes the dictionary copy (atomically, itself).
-    "annotator/analysis/dictionary_cache.py:_write_detached": "/dev/null as the writer child's stdio",
+    # Not files: the priority of the process that writes the dictionary copy (atomically, itself), its stdout.
+    "annotator/analysis/dictionary_cache.py:_lowest_priority": "/proc/PID/autogroup, the writer's priority",
+    "annotator/analysis/dictionary_cache.py:write_copy_main": "/dev/null as the reader's stdout once it is done",
     # Files that are not outputs: created empty (O_EXCL, 0600) for a database or a lock to open.
     "annotator/lexicon/wordnet_store.py:_exclusive": "the wordnet folder's lock file, created empty",
     "annotator/lexicon/http_cache.py:HttpCache.__init__": "the BabelNet cache database, created empty",
