@@ -37,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_mucow import perturbed
+from whole_process import compile_package
 
 from annotator.analysis.default import DefaultAnalyser
 from annotator.analysis.dictionary_cache import cache_file
@@ -134,6 +135,7 @@ def main() -> None:
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-cache runs")
     args = parser.parse_args()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    compile_package(REPO)  # as installed, like the peers' own packages
     with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp:
         root = Path(tmp)
         script = root / "mucow_run.py"
