@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from browser import new_context, serve_app, server_env, settle
+from browser import log_in, new_context, serve_app, server_env, settle
 from itsdangerous import URLSafeTimedSerializer
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -107,10 +107,7 @@ def test_an_anonymous_clear_cache_message_wipes_no_draft(server: Server, demo: P
     try:
         page = context.new_page()
         page.goto(server.url)
-        page.get_by_role("textbox", name="User name").fill("translator")
-        page.get_by_role("textbox", name="Password").fill("demo-translator-pass")
-        page.get_by_role("button", name="Log in").click()
-        expect(page.get_by_text("Signed in as")).to_be_visible()
+        log_in(page, "translator", "demo-translator-pass")
         expect(page).to_have_url(re.compile(r"/curate\?item="))
         settle(page)  # the run that set the item in the address may still redraw the work area
         page.get_by_role("textbox", name="Add to GOOD").fill("sorso")

@@ -219,11 +219,24 @@ class RunCounter:
         _wait_drawn(self.page, asked=False)
 
 
+#: True once ``document.cookie`` holds a session cookie other than the one given (the cookie before the log-in).
+NEW_SESSION_COOKIE_JS = """(before) => {
+  const found = document.cookie.split("; ").find((c) => c.startsWith("annotator_session_") && !c.endsWith("="));
+  return found !== undefined && found !== before;
+}"""
+#: The session cookie in ``document.cookie`` now, or null.
+SESSION_COOKIE_JS = """() => document.cookie.split("; ").find((c) => c.startsWith("annotator_session_")) ?? null"""
+
+
 def log_in(page: Page, name: str, password: str) -> None:
+    """Log in and wait until the browser holds the new session cookie: a frame sets it after the run that signed in
+    has been drawn, and a page opened by URL before then starts a session that is not logged in."""
+    before = page.evaluate(SESSION_COOKIE_JS)
     page.get_by_role("textbox", name="User name").fill(name)
     page.get_by_role("textbox", name="Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     expect(page.get_by_text("Signed in as")).to_be_visible()
+    page.wait_for_function(NEW_SESSION_COOKIE_JS, arg=before)
     settle(page)
 
 
