@@ -199,6 +199,19 @@ class FrontCodedIndex(_LookUpMapping):
             return None
         return cls(data, count, firsts, seeds[1])
 
+    def send(self, out: BinaryIO) -> None:
+        """Write the index for ``_received_index``: its head, the stream, the seeds' keys joined by a byte none
+        holds, their starts; nothing when a key holds that byte (the receiver then indexes the stream itself)."""
+        firsts = _KEY_START.join(self._firsts)
+        if firsts.count(_KEY_START) != len(self._firsts) - 1:
+            return
+        starts = array("Q", self._starts).tobytes()
+        out.write(_INDEX_HEAD.pack(self._count, len(self._data), len(firsts), len(self._firsts), len(starts)))
+        out.write(self._data)
+        out.write(firsts)
+        out.write(starts)
+        out.flush()
+
     def _find(self, key: str) -> str | None:
         raw = key.encode("utf-8", "surrogatepass")
         block = bisect_right(self._firsts, raw) - 1
@@ -472,17 +485,8 @@ def _send_index(lang: str, out: BinaryIO) -> None:
         return
     count, position = header
     found = FrontCodedIndex.of(data, position, count)
-    if found is None:
-        return
-    firsts = _KEY_START.join(found._firsts)
-    if firsts.count(_KEY_START) != len(found._firsts) - 1:
-        return  # a key holds the separator: the command indexes the stream itself
-    starts = array("Q", found._starts).tobytes()
-    out.write(_INDEX_HEAD.pack(found._count, len(found._data), len(firsts), len(found._firsts), len(starts)))
-    out.write(found._data)
-    out.write(firsts)
-    out.write(starts)
-    out.flush()
+    if found is not None:
+        found.send(out)
 
 
 def _shipped_stream(lang: str) -> bytes | None:
