@@ -11,7 +11,8 @@ one would, and never words a refusal itself.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterable
+from typing import Annotated, Any
 
 import msgspec
 
@@ -32,7 +33,7 @@ class _Sense(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     lemma: str
     lang: str
     source: str
-    wordnet_sense_number: int | None = None
+    wordnet_sense_number: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
 class _Synset(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -54,7 +55,10 @@ class _Lemma(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 #: parses them (any value), the lemmas and synsets by the typed decoders.
 _TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _LEMMAS = msgspec.json.Decoder(list[_Lemma])
-_SYNSETS = msgspec.json.Decoder(list[_Synset])
+#: The synsets one at a time (each record's text, then the record): a record is dropped once tidied, so the typed
+#: records of the whole file never fill memory beside the tidied ones.
+_TEXTS = msgspec.json.Decoder(list[msgspec.Raw])
+_SYNSET = msgspec.json.Decoder(_Synset)
 
 
 class _Doubt(Exception):
@@ -72,7 +76,7 @@ def parse_json_snapshot(data: bytes, origin: str, limits: InputLimits) -> Parsed
         fields = {key: _header_value(raw) for key, raw in top.items() if key not in ("lemmas", "synsets")}
         label, version, provider = check_header(fields, origin, "top level")
         lemmas = [_lemma(entry) for entry in _LEMMAS.decode(top["lemmas"])] if "lemmas" in top else []
-        synsets, edges = _synsets(_SYNSETS.decode(top["synsets"]))
+        synsets, edges = _synsets(map(_SYNSET.decode, _TEXTS.decode(top["synsets"])))
     except (msgspec.MsgspecError, RecursionError, ValueError, LexiconError, _Doubt):
         return None
     known = {record[0] for record in synsets}
@@ -99,7 +103,7 @@ def _lemma(entry: _Lemma) -> LemmaEntry:
     return LemmaEntry(lemma, lang.upper(), pos.upper(), tuple(dict.fromkeys(item.strip() for item in entry.synsets)))
 
 
-def _synsets(records: list[_Synset]) -> tuple[list[StoredSynset], dict[str, Edges]]:
+def _synsets(records: Iterable[_Synset]) -> tuple[list[StoredSynset], dict[str, Edges]]:
     """The synsets as the checked reader keeps them, and the relations of those that list theirs."""
     kept: dict[str, str] = {}  # a language or source as written → as kept (a file repeats a few on every sense)
     synsets: list[StoredSynset] = []
@@ -111,8 +115,6 @@ def _synsets(records: list[_Synset]) -> tuple[list[StoredSynset], dict[str, Edge
         senses: list[StoredSense] = []
         for sense in record.senses:
             number = sense.wordnet_sense_number
-            if number is not None and number < 1:
-                raise _Doubt
             lang = kept.get(sense.lang) or _kept(kept, sense.lang)
             source = kept.get(sense.source) or _kept(kept, sense.source)
             lemma = sense.lemma
