@@ -123,7 +123,7 @@ def may_hold_long_string(raw_json: str, limit: int) -> bool:
     parsed value."""
     if len(raw_json) <= limit:
         return False
-    cleaned = raw_json.replace("\\\\", "\x00").replace('\\"', "\x00")
+    cleaned = raw_json.replace("\\\\", "\x00").replace('\\"', "\x00") if "\\" in raw_json else raw_json
     step = max(1, (limit + 1) // 2)
     return any(cleaned.find('"', start, start + step) < 0 for start in range(0, len(cleaned) - step + 1, step))
 
@@ -138,7 +138,7 @@ def may_hold_long_bytes(raw_json: bytes, limit: int) -> bool:
     bytes bounds the characters it holds."""
     if len(raw_json) <= limit:
         return False
-    cleaned = raw_json.replace(b"\\\\", b"\x00").replace(b'\\"', b"\x00")
+    cleaned = raw_json.replace(b"\\\\", b"\x00").replace(b'\\"', b"\x00") if b"\\" in raw_json else raw_json
     step = max(1, (limit + 1) // 2)
     return any(cleaned.find(b'"', start, start + step) < 0 for start in range(0, len(cleaned) - step + 1, step))
 
