@@ -1,4 +1,5 @@
-"""A JSON snapshot read by a compiled decoder: the fast path of ``snapshot_read.read_snapshot_file``.
+"""A snapshot read by a compiled decoder: the fast path of ``snapshot_read`` (a JSON file whole, a JSONL file line
+by line).
 
 ``msgspec`` decodes the file's lemmas and synsets straight into typed records (no dict per sense) and refuses
 anything off their shape: an unknown field, a value of another type, invalid JSON. The records are then tidied by
@@ -21,6 +22,8 @@ from annotator.data_import.limits import (
     InputLimits,
     json_too_deep,
     may_hold_long_bytes,
+    may_hold_long_string,
+    may_hold_surrogate,
     may_hold_surrogate_bytes,
 )
 from annotator.lexicon.base import ENGLISH, LexiconError
@@ -61,6 +64,18 @@ _TEXTS = msgspec.json.Decoder(list[msgspec.Raw])
 _SYNSET = msgspec.json.Decoder(_Synset)
 
 
+class _SynsetLine(_Synset, forbid_unknown_fields=True, gc=False):
+    type: str = ""  # a JSONL record's kind: checked after decoding
+
+
+class _LemmaLine(_Lemma, forbid_unknown_fields=True, gc=False):
+    type: str = ""
+
+
+_SYNSET_LINE = msgspec.json.Decoder(_SynsetLine)
+_LEMMA_LINE = msgspec.json.Decoder(_LemmaLine)
+
+
 class _Doubt(Exception):
     """A record the checked reader may answer otherwise (refuse, or tidy in its own way)."""
 
@@ -76,7 +91,7 @@ def parse_json_snapshot(data: bytes, origin: str, limits: InputLimits) -> Parsed
         fields = {key: _header_value(raw) for key, raw in top.items() if key not in ("lemmas", "synsets")}
         label, version, provider = check_header(fields, origin, "top level")
         lemmas = [_lemma(entry) for entry in _LEMMAS.decode(top["lemmas"])] if "lemmas" in top else []
-        synsets, edges = _synsets(map(_SYNSET.decode, _TEXTS.decode(top["synsets"])))
+        synsets, edges = _synsets(map(_SYNSET.decode, _TEXTS.decode(top["synsets"])), {})
     except (msgspec.MsgspecError, RecursionError, ValueError, LexiconError, _Doubt):
         return None
     known = {record[0] for record in synsets}
@@ -85,6 +100,28 @@ def parse_json_snapshot(data: bytes, origin: str, limits: InputLimits) -> Parsed
     if any(synset_id not in known for entry in lemmas for synset_id in entry.synsets):
         return None
     return ParsedSnapshot(origin, label, version, provider, lemmas, synsets, edges, fields)
+
+
+def parse_jsonl_record(
+    line: str, limits: InputLimits, kept: dict[str, str]
+) -> LemmaEntry | tuple[StoredSynset, Edges | None] | None:
+    """A lemma or synset line of a JSONL snapshot, after its header, as the checked reader reads it: the lemma entry,
+    or the synset and its relations (None when it lists none); None when that is not certain. ``kept``: as
+    ``_synsets`` takes it, one for the whole file."""
+    if may_hold_surrogate(line) or may_hold_long_string(line, limits.max_cell_chars):
+        return None
+    try:
+        try:
+            record = _SYNSET_LINE.decode(line)
+        except msgspec.ValidationError:  # not a synset's fields (malformed JSON is a DecodeError: no second try)
+            entry = _LEMMA_LINE.decode(line)
+            return _lemma(entry) if entry.type == "lemma" else None
+        if record.type != "synset":
+            return None
+        (stored,), edges = _synsets((record,), kept)
+    except (msgspec.MsgspecError, RecursionError, ValueError, _Doubt):
+        return None
+    return stored, edges.get(stored[0])
 
 
 def _header_value(raw: msgspec.Raw) -> Any:
@@ -103,9 +140,9 @@ def _lemma(entry: _Lemma) -> LemmaEntry:
     return LemmaEntry(lemma, lang.upper(), pos.upper(), tuple(dict.fromkeys(item.strip() for item in entry.synsets)))
 
 
-def _synsets(records: Iterable[_Synset]) -> tuple[list[StoredSynset], dict[str, Edges]]:
-    """The synsets as the checked reader keeps them, and the relations of those that list theirs."""
-    kept: dict[str, str] = {}  # a language or source as written → as kept (a file repeats a few on every sense)
+def _synsets(records: Iterable[_Synset], kept: dict[str, str]) -> tuple[list[StoredSynset], dict[str, Edges]]:
+    """The synsets as the checked reader keeps them, and the relations of those that list theirs. ``kept``: each
+    language or source as written → as kept, filled as they come (a file repeats a few on every sense)."""
     synsets: list[StoredSynset] = []
     edges: dict[str, Edges] = {}
     for record in records:

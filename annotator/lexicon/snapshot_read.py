@@ -21,6 +21,7 @@ from annotator.data_import.limits import (
 from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import ENGLISH, LexiconError
 from annotator.lexicon.snapshot_bytes import check_string_runs, encoding_of, starts_with_header
+from annotator.lexicon.snapshot_fast import parse_json_snapshot, parse_jsonl_record
 from annotator.lexicon.snapshot_format import Edges, LemmaEntry, StoredSense, StoredSynset, header_fields
 from annotator.lexicon.snapshot_records import ParsedSnapshot
 from annotator.lexicon.snapshot_records import as_meant as _as_meant
@@ -31,12 +32,12 @@ from annotator.lexicon.snapshot_records import required_str as _required_str
 from annotator.lexicon.wordnet_relations import RELATIONS
 
 
-def read_snapshot_file(path: Path, limits: InputLimits | None = None) -> ParsedSnapshot:
+def read_snapshot_file(path: Path, limits: InputLimits | None = None, *, compiled: bool = True) -> ParsedSnapshot:
     """Read a JSON or JSONL snapshot (JSONL when the extension says so or the first line is a header).
 
     Within ``limits``: the file size first; a JSONL snapshot streams line by line (each line capped, each
     string within the cell limit, no lone surrogates); a JSON one is parsed whole, so it gets the smaller
-    file limit.
+    file limit. ``compiled`` False: the checked reader alone, without the compiled one (the tests compare them).
     """
     from annotator.data_import.table_rows import FileFormatError
     from annotator.data_import.tables import TextLines
@@ -51,7 +52,7 @@ def read_snapshot_file(path: Path, limits: InputLimits | None = None) -> ParsedS
         check_file_size(origin, size, limits.max_snapshot_bytes, "max_snapshot_mb")
         if path.suffix.lower() == ".jsonl" or starts_with_header(path):
             with TextLines(path, limits) as lines:
-                return _parse_jsonl_lines(((lines.line, text) for text in lines), origin, limits)
+                return parse_snapshot_lines(((lines.line, text) for text in lines), origin, limits, compiled=compiled)
         if size > limits.max_file_bytes:
             raise LexiconError(
                 f"{origin}: a JSON snapshot of {size / 1024 / 1024:,.1f} MB is read whole, more than the input "
@@ -59,9 +60,7 @@ def read_snapshot_file(path: Path, limits: InputLimits | None = None) -> ParsedS
             )
         check_string_runs(path, limits)
         encoding = encoding_of(path)
-        if encoding == "utf-8":  # the compiled reader first; it answers only what the checks below would
-            from annotator.lexicon.snapshot_fast import parse_json_snapshot
-
+        if compiled and encoding == "utf-8":  # the compiled reader first; it answers only what the checks below would
             with gc_paused(age_survivors=True):
                 fast = parse_json_snapshot(path.read_bytes(), origin, limits)
             if fast is not None:
@@ -270,16 +269,30 @@ def _from_json_document(data: Any, origin: str) -> ParsedSnapshot:
     return _build(origin, header, header_fields(data), lemmas, synsets, edges)
 
 
-def _parse_jsonl_lines(numbered: Iterable[tuple[int, str]], origin: str, limits: InputLimits | None) -> ParsedSnapshot:
+def parse_snapshot_lines(
+    numbered: Iterable[tuple[int, str]], origin: str, limits: InputLimits | None, *, compiled: bool = True
+) -> ParsedSnapshot:
+    """A JSONL snapshot's (line number, line) pairs; each record line after the header is first given to the
+    compiled reader (unless ``compiled`` is False), which answers only what this reader would."""
     header: tuple[str, str, str] | None = None
     fields: dict[str, Any] = {}
     lemmas: list[tuple[str, LemmaEntry]] = []
     synsets: list[tuple[str, StoredSynset]] = []
     edges: dict[str, Edges] = {}
+    kept: dict[str, str] = {}
     for number, line in numbered:
         if not line.strip():
             continue
         where = f"line {number}"
+        fast = parse_jsonl_record(line, limits or InputLimits(), kept) if compiled and header is not None else None
+        if isinstance(fast, LemmaEntry):
+            lemmas.append((where, fast))
+            continue
+        if fast is not None:
+            synsets.append((where, fast[0]))
+            if fast[1] is not None:
+                edges[fast[0][0]] = fast[1]
+            continue
         try:
             record = parse_json(line)
         except JsonTooDeepError as exc:
