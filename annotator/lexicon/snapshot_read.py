@@ -51,7 +51,7 @@ def read_snapshot_file(path: Path, limits: InputLimits | None = None, *, compile
         size = path.stat().st_size
         check_file_size(origin, size, limits.max_snapshot_bytes, "max_snapshot_mb")
         if path.suffix.lower() == ".jsonl" or starts_with_header(path):
-            with TextLines(path, limits) as lines:
+            with TextLines(path, limits) as lines, gc_paused(age_survivors=True):  # as for a JSON file, below
                 return parse_snapshot_lines(((lines.line, text) for text in lines), origin, limits, compiled=compiled)
         if size > limits.max_file_bytes:
             raise LexiconError(
