@@ -1,8 +1,9 @@
 """Reading a lexicon snapshot file (JSON or JSONL), validating everything.
 
 Loading names the file and record of the first problem. What is read is a ``ParsedSnapshot``, which
-``SnapshotLexicon`` answers from. A UTF-8 JSON file is first given to the compiled reader (``snapshot_fast``), which
-answers only when this reader would answer the same; otherwise, and for every refusal, this reader reads it.
+``SnapshotLexicon`` answers from. A UTF-8 JSON file, and each record line of a JSONL one, is first given to the
+compiled reader (``snapshot_fast``), which answers only when this reader would answer the same; otherwise, and for
+every refusal, this reader reads it.
 """
 
 from __future__ import annotations
