@@ -12,6 +12,7 @@ from types import ModuleType
 
 from annotator import __version__
 from annotator.errors import UserError
+from annotator.gc_pause import gc_paused
 from annotator.terminal import sanitised_output
 
 #: Each subcommand and the module of ``annotator.commands`` that registers it, in the order ``--help`` lists them.
@@ -141,7 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(words)
+    # The command's modules and what they import live as long as the process: collecting among them frees nothing.
+    with gc_paused(age_survivors=True):
+        parser = build_parser(words)
     args = parser.parse_args(words)
     if not getattr(args, "func", None):
         parser.print_help()

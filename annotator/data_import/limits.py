@@ -107,6 +107,7 @@ def check_file_size(name: str, size: int, limit_bytes: int, setting: str = "max_
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: How a lone surrogate reaches Python: a JSON ``\ud8xx``..``\udfxx`` escape (UTF-8 and UTF-16 decoding refuse them).
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_ESCAPED_SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 def may_hold_surrogate(raw_json: str) -> bool:
@@ -122,9 +123,24 @@ def may_hold_long_string(raw_json: str, limit: int) -> bool:
     parsed value."""
     if len(raw_json) <= limit:
         return False
-    cleaned = raw_json.replace("\\\\", "\x00").replace('\\"', "\x00")
+    cleaned = raw_json.replace("\\\\", "\x00").replace('\\"', "\x00") if "\\" in raw_json else raw_json
     step = max(1, (limit + 1) // 2)
     return any(cleaned.find('"', start, start + step) < 0 for start in range(0, len(cleaned) - step + 1, step))
+
+
+def may_hold_surrogate_bytes(raw_json: bytes) -> bool:
+    """``may_hold_surrogate`` of a JSON text still in UTF-8 bytes."""
+    return _ESCAPED_SURROGATE_BYTES.search(raw_json) is not None
+
+
+def may_hold_long_bytes(raw_json: bytes, limit: int) -> bool:
+    """``may_hold_long_string`` of a JSON text still in UTF-8 bytes: a character takes at least a byte, so a run of
+    bytes bounds the characters it holds."""
+    if len(raw_json) <= limit:
+        return False
+    cleaned = raw_json.replace(b"\\\\", b"\x00").replace(b'\\"', b"\x00") if b"\\" in raw_json else raw_json
+    step = max(1, (limit + 1) // 2)
+    return any(cleaned.find(b'"', start, start + step) < 0 for start in range(0, len(cleaned) - step + 1, step))
 
 
 def lone_surrogate(text: str) -> str | None:

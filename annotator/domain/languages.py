@@ -22,6 +22,7 @@ import unicodedata
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
+from annotator.domain.iso639_1 import PROJECT_CODES
 from annotator.errors import UserError
 
 #: Every item's sentence is in this language: a project translates from it, never into it.
@@ -203,6 +204,11 @@ def _two_letter_codes() -> frozenset[str]:
 @lru_cache(maxsize=1024)
 def _is_project_code(lower: str) -> bool:
     """A registered language (not private use, not retired) in its own shortest form."""
+    return lower in PROJECT_CODES or registered(lower)
+
+
+def registered(lower: str) -> bool:
+    """``_is_project_code`` asked of the registry itself (``PROJECT_CODES`` holds its two-letter answers)."""
     import langcodes
 
     if not lower.isascii() or not lower.isalpha() or not 2 <= len(lower) <= 3:

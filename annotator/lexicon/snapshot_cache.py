@@ -27,7 +27,14 @@ CACHE_FILE = "snapshot-checked.bin"
 #: Changed when the copy's layout changes.
 LAYOUT = b"annotator snapshot copy 1\n"
 #: The modules whose rules decide what a checked snapshot holds: a copy made by other code is not used.
-_RULE_MODULES = ("snapshot_read.py", "snapshot_format.py", "../domain/lexicon_forms.py", "../data_import/limits.py")
+_RULE_MODULES = (
+    "snapshot_read.py",
+    "snapshot_records.py",
+    "snapshot_fast.py",
+    "snapshot_format.py",
+    "../domain/lexicon_forms.py",
+    "../data_import/limits.py",
+)
 
 
 def _code_digest() -> str:

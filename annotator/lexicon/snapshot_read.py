@@ -1,16 +1,17 @@
 """Reading a lexicon snapshot file (JSON or JSONL), validating everything.
 
 Loading names the file and record of the first problem. What is read is a ``ParsedSnapshot``, which
-``SnapshotLexicon`` answers from.
+``SnapshotLexicon`` answers from. A UTF-8 JSON file, and each record line of a JSONL one, is first given to the
+compiled reader (``snapshot_fast``), which answers only when this reader would answer the same; otherwise, and for
+every refusal, this reader reads it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
-from functools import lru_cache
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from annotator.data_import.limits import (
     InputLimits,
@@ -18,42 +19,26 @@ from annotator.data_import.limits import (
     check_file_size,
     parse_json,
 )
-from annotator.domain.lexicon_forms import FormRule, resolve, rules_for
 from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import ENGLISH, LexiconError
 from annotator.lexicon.snapshot_bytes import check_string_runs, encoding_of, starts_with_header
-from annotator.lexicon.snapshot_format import (
-    FORMAT,
-    FORMAT_VERSION,
-    Edges,
-    LemmaEntry,
-    StoredSense,
-    StoredSynset,
-    header_fields,
-)
+from annotator.lexicon.snapshot_fast import parse_json_snapshot, parse_jsonl_record
+from annotator.lexicon.snapshot_format import Edges, LemmaEntry, StoredSense, StoredSynset, header_fields
+from annotator.lexicon.snapshot_records import ParsedSnapshot
+from annotator.lexicon.snapshot_records import as_meant as _as_meant
+from annotator.lexicon.snapshot_records import check_header as _check_header
+from annotator.lexicon.snapshot_records import forms as _forms
+from annotator.lexicon.snapshot_records import problem as _problem
+from annotator.lexicon.snapshot_records import required_str as _required_str
 from annotator.lexicon.wordnet_relations import RELATIONS
 
 
-class ParsedSnapshot(NamedTuple):
-    """A snapshot file's contents, checked: its header, lemma entries, synsets and their relations."""
-
-    origin: str
-    label: str
-    version: str
-    provider: str
-    lemmas: list[LemmaEntry]
-    synsets: list[StoredSynset]
-    edges: dict[str, Edges]
-    #: The header's fields as written (its licence among them), without the lemmas and synsets.
-    header: dict[str, Any]
-
-
-def read_snapshot_file(path: Path, limits: InputLimits | None = None) -> ParsedSnapshot:
+def read_snapshot_file(path: Path, limits: InputLimits | None = None, *, compiled: bool = True) -> ParsedSnapshot:
     """Read a JSON or JSONL snapshot (JSONL when the extension says so or the first line is a header).
 
     Within ``limits``: the file size first; a JSONL snapshot streams line by line (each line capped, each
     string within the cell limit, no lone surrogates); a JSON one is parsed whole, so it gets the smaller
-    file limit.
+    file limit. ``compiled`` False: the checked reader alone, without the compiled one (the tests compare them).
     """
     from annotator.data_import.table_rows import FileFormatError
     from annotator.data_import.tables import TextLines
@@ -67,15 +52,21 @@ def read_snapshot_file(path: Path, limits: InputLimits | None = None) -> ParsedS
         size = path.stat().st_size
         check_file_size(origin, size, limits.max_snapshot_bytes, "max_snapshot_mb")
         if path.suffix.lower() == ".jsonl" or starts_with_header(path):
-            with TextLines(path, limits) as lines:
-                return _parse_jsonl_lines(((lines.line, text) for text in lines), origin, limits)
+            with TextLines(path, limits) as lines, gc_paused(age_survivors=True):  # as for a JSON file, below
+                return parse_snapshot_lines(((lines.line, text) for text in lines), origin, limits, compiled=compiled)
         if size > limits.max_file_bytes:
             raise LexiconError(
                 f"{origin}: a JSON snapshot of {size / 1024 / 1024:,.1f} MB is read whole, more than the input "
                 f"limit max_file_mb ({limits.max_file_mb} MB); write it as .jsonl, which is read line by line."
             )
         check_string_runs(path, limits)
-        text = path.read_text(encoding=encoding_of(path))
+        encoding = encoding_of(path)
+        if compiled and encoding == "utf-8":  # the compiled reader first; it answers only what the checks below would
+            with gc_paused(age_survivors=True):
+                fast = parse_json_snapshot(path.read_bytes(), origin, limits)
+            if fast is not None:
+                return fast
+        text = path.read_text(encoding=encoding)
     except UnicodeDecodeError as exc:
         raise LexiconError(f"{path}: not UTF-8 text (byte {exc.start}).") from None
     except FileFormatError as exc:
@@ -86,7 +77,7 @@ def read_snapshot_file(path: Path, limits: InputLimits | None = None) -> ParsedS
         raise LexiconError(str(exc)) from None
     # Parsing makes an object per record and frees nothing cyclic: the collector's passes over them would be waste.
     with gc_paused(age_survivors=True):
-        return _parse_json(text, origin, limits)
+        return parse_snapshot_json(text, origin, limits)
 
 
 def parse_snapshot_data(data: Any, origin: str = "<data>") -> ParsedSnapshot:
@@ -102,40 +93,6 @@ def _check_limits(value: Any, origin: str, where: str, limits: InputLimits | Non
     if problem is not None:
         rule, field_path, message = problem
         raise _problem(origin, f"{where}, field '{field_path}'", f"{message} [{rule}]")
-
-
-def _problem(origin: str, where: str, what: str) -> LexiconError:
-    return LexiconError(f"{origin}: {where}: {what}")
-
-
-def _check_header(header: Any, origin: str, where: str) -> tuple[str, str, str]:
-    if not isinstance(header, dict):
-        raise _problem(origin, where, "expected a JSON object with the snapshot header")
-    marker = header.get("format")
-    if marker != FORMAT:
-        raise _problem(origin, where, f"format is {marker!r}, expected {FORMAT!r} (is this a lexicon snapshot?)")
-    version = header.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise _problem(origin, where, "missing or non-integer field 'format_version'")
-    if version > FORMAT_VERSION:
-        raise _problem(origin, where, f"format_version {version} is newer than this annotator reads ({FORMAT_VERSION})")
-    if version < 1:
-        raise _problem(origin, where, f"format_version {version} is not a valid version")
-    label = _required_str(header, "label", origin, where)
-    snapshot_version = _required_str(header, "version", origin, where)
-    provider = header.get("provider", "")
-    if not isinstance(provider, str):
-        raise _problem(origin, where, "field 'provider' must be a string")
-    return label, snapshot_version, provider
-
-
-def _required_str(record: Mapping[str, Any], name: str, origin: str, where: str) -> str:
-    if name not in record:
-        raise _problem(origin, where, f"missing field '{name}'")
-    value = record[name]
-    if not isinstance(value, str) or not value.strip():
-        raise _problem(origin, where, f"field '{name}' must be a non-empty string, got {value!r}")
-    return value.strip()
 
 
 def _parse_lemma(record: Any, origin: str, where: str) -> LemmaEntry:
@@ -223,45 +180,6 @@ def _parse_edges(record: Mapping[str, Any], origin: str, where: str) -> Edges:
     return tuple(edges)
 
 
-@lru_cache(maxsize=1_000)
-def _rules(source: str) -> tuple[FormRule, ...]:
-    return rules_for(source)
-
-
-@lru_cache(maxsize=1_000)
-def _rule_functions(source: str) -> tuple[Callable[[str], tuple[str, ...]], ...]:
-    return tuple(rule.apply for rule in _rules(source))
-
-
-@lru_cache(maxsize=10_000)
-def _resolved(source: str, lemma: str) -> tuple[str, ...]:
-    return resolve(lemma, _rules(source))
-
-
-def _forms(source: str, lemma: str) -> tuple[str, ...]:
-    """``resolve`` of the lemma under its source's rules. A lemma each rule leaves as written (nearly all of a
-    lexicon's) is known to stand for itself after one call per rule, without building the chain of forms."""
-    unchanged = (lemma,)
-    if lemma.replace(" ", "").isalnum():
-        return unchanged  # every rule's marker is a punctuation sign: words of letters and digits need no call
-    for apply in _rule_functions(source):
-        if apply(lemma) != unchanged:
-            return _resolved(source, lemma)
-    return unchanged
-
-
-def _as_meant(sense: StoredSense) -> tuple[StoredSense, ...]:
-    """A non-English sense with its lemma as its lexicon means it (``domain.lexicon_forms``, by the sense's
-    source): one sense per form; English lemmas and lemmas no rule concerns are kept as written."""
-    lemma, lang, source, number = sense
-    if lang == ENGLISH:
-        return (sense,)
-    forms = _forms(source, lemma)
-    if forms == (lemma,):
-        return (sense,)
-    return tuple((form, lang, source, number) for form in forms)
-
-
 def _parse_synset(record: Any, origin: str, where: str) -> StoredSynset:
     if not isinstance(record, dict):
         raise _problem(origin, where, "a synset must be a JSON object")
@@ -317,7 +235,8 @@ def _build(
     )  # fmt: skip
 
 
-def _parse_json(text: str, origin: str, limits: InputLimits | None = None) -> ParsedSnapshot:
+def parse_snapshot_json(text: str, origin: str, limits: InputLimits | None = None) -> ParsedSnapshot:
+    """A JSON snapshot's text read by the checked reader: every problem named by record and rule."""
     try:
         data = parse_json(text)
     except JsonTooDeepError as exc:
@@ -351,16 +270,30 @@ def _from_json_document(data: Any, origin: str) -> ParsedSnapshot:
     return _build(origin, header, header_fields(data), lemmas, synsets, edges)
 
 
-def _parse_jsonl_lines(numbered: Iterable[tuple[int, str]], origin: str, limits: InputLimits | None) -> ParsedSnapshot:
+def parse_snapshot_lines(
+    numbered: Iterable[tuple[int, str]], origin: str, limits: InputLimits | None, *, compiled: bool = True
+) -> ParsedSnapshot:
+    """A JSONL snapshot's (line number, line) pairs; each record line after the header is first given to the
+    compiled reader (unless ``compiled`` is False), which answers only what this reader would."""
     header: tuple[str, str, str] | None = None
     fields: dict[str, Any] = {}
     lemmas: list[tuple[str, LemmaEntry]] = []
     synsets: list[tuple[str, StoredSynset]] = []
     edges: dict[str, Edges] = {}
+    kept: dict[str, str] = {}
     for number, line in numbered:
         if not line.strip():
             continue
         where = f"line {number}"
+        fast = parse_jsonl_record(line, limits or InputLimits(), kept) if compiled and header is not None else None
+        if isinstance(fast, LemmaEntry):
+            lemmas.append((where, fast))
+            continue
+        if fast is not None:
+            synsets.append((where, fast[0]))
+            if fast[1] is not None:
+                edges[fast[0][0]] = fast[1]
+            continue
         try:
             record = parse_json(line)
         except JsonTooDeepError as exc:

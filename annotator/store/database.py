@@ -10,7 +10,8 @@ cost the others ``DatabaseBusyError`` after the same wait as on SQLite, not an e
 A database that does not answer (a PostgreSQL restart, a full disk) gives ``DatabaseUnavailableError``, which
 says whether the last change was saved; pooled PostgreSQL connections are pinged before use, so a restart
 between two actions costs nothing.
-The schema is created and migrated by Alembic (``annotator/store/migrations``) on both engines.
+A new database gets the head schema in one step; an older one is migrated by Alembic
+(``annotator/store/migrations``), on both engines.
 The engines' set-up is ``engines.py``, the classification of errors ``faults.py``, the migrations'
 runner ``schema_migrations.py``.
 """
@@ -234,7 +235,7 @@ class Database:
             raise StoreConflictError(f"The database refused a value ({detail}); nothing was changed.") from error
 
     def create_or_migrate(self) -> None:
-        """Create a new schema, or migrate an older one (Alembic, all in one write transaction); refuse a newer one."""
+        """Create a new schema, or migrate an older one (Alembic), in one write transaction; refuse a newer one."""
         if self.schema_revision() == head_revision():  # the usual case: no write lock, no Alembic run
             return
         with self.write() as connection:

@@ -1,6 +1,10 @@
 """The schema's migrations: the Alembic revisions shipped in the package (``migrations/versions``), the head this
 annotator knows, and upgrading a database to it (an annotator 0.1 database stamped at its legacy revision first).
 
+A database that holds no table yet gets the head schema in one step: ``schema.py``'s tables created as they are,
+the Alembic version table beside them stamped at the head. Replaying every revision builds the same schema (a test
+compares the two on both engines) in many more statements, with Alembic imported for it.
+
 Alembic is imported only when a database is upgraded: every command opens the database, which is nearly always
 at the head already, and importing Alembic (with the SQL dialects and template engine it loads) would be a
 large part of a short command's start-up. The head is read from the revision files' ``revision`` and
@@ -14,7 +18,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, inspect, select, text
+from sqlalchemy import Column, Connection, MetaData, PrimaryKeyConstraint, String, Table, inspect, select, text
 from sqlalchemy.engine import make_url
 
 from annotator.errors import UserError
@@ -30,6 +34,13 @@ ALEMBIC_MANAGED = 1000
 #: with or without a type annotation, as Alembic's templates write them.
 _REVISION_LINE = re.compile(r"^(revision|down_revision)\s*(?::[^=]*)?=\s*(.*)$", re.MULTILINE)
 _QUOTED = re.compile(r"""["']([^"']+)["']""")
+#: Alembic's version table, as Alembic creates it.
+_VERSION_TABLE = Table(
+    "alembic_version",
+    MetaData(),
+    Column("version_num", String(32), nullable=False),
+    PrimaryKeyConstraint("version_num", name="alembic_version_pkc"),
+)
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -82,8 +93,26 @@ def head_revision() -> str:
 
 
 def upgrade(connection: Connection, url: str) -> None:
-    """Inside the caller's write transaction: create a new schema, or stamp an annotator 0.1 database at its legacy
-    revision and upgrade it; refuse a revision this annotator does not know (a newer one)."""
+    """Inside the caller's write transaction: create the schema of a database that holds no table yet
+    (``create_schema``), or migrate one that does (``migrate``)."""
+    if inspect(connection).get_table_names():
+        migrate(connection, url)
+    else:
+        create_schema(connection)
+
+
+def create_schema(connection: Connection) -> None:
+    """The head schema in an empty database, in one step: the tables, the Alembic version table at the head, and
+    the mark older annotators read."""
+    schema.metadata.create_all(connection, checkfirst=False)
+    _VERSION_TABLE.create(connection, checkfirst=False)
+    connection.execute(_VERSION_TABLE.insert().values(version_num=head_revision()))
+    _mark_alembic_managed(connection)
+
+
+def migrate(connection: Connection, url: str) -> None:
+    """Run Alembic's revisions up to the head: from nothing, or after stamping an annotator 0.1 database at its
+    legacy revision; refuse a revision this annotator does not know (a newer one)."""
     from alembic import command
 
     known, _head = _alembic_revisions()
