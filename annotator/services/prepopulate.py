@@ -322,7 +322,12 @@ class _Batch:
     sources_only: list[_Sources] = field(default_factory=list)
 
 
-class _Run:
+def sources_rows(batch: _Batch) -> list[_Sources]:
+    """The batch's rows of ``put_item_language_sources``: its item-languages' sources."""
+    return [*(_Sources(c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
+
+
+class PrepopulationRun:
     """One pre-population run: computes a batch outside any transaction, then writes it in a short one.
 
     Each item's states are encoded for the write as soon as they are computed, and the batch and the memo of G0/B0
@@ -513,10 +518,15 @@ class _Run:
             found = self._count_details[key] = dumps(detail)
         return found
 
+    def take_batch(self) -> _Batch | None:
+        """The batch computed so far (None when it holds nothing to write); the next one starts empty."""
+        batch, self.batch = self.batch, _Batch()
+        return batch if batch.computed or batch.sources_only else None
+
     def flush(self) -> None:
         """Write the batch; item-languages a translator changed meanwhile are left for the next run."""
-        batch, self.batch = self.batch, _Batch()
-        if not batch.computed and not batch.sources_only:
+        batch = self.take_batch()
+        if batch is None:
             return
         repo = self.project.repo
         self.project.db.pause_for_other_writers()
@@ -542,9 +552,11 @@ class _Run:
             )
             # the sources themselves: a source already recorded (by use-wordnet, an earlier run) is kept as it was
             repo.put_sources(conn, self.provenance.records, replace=False)
-            repo.put_item_language_sources(
-                conn, [*(_Sources(c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
-            )
+            repo.put_item_language_sources(conn, sources_rows(batch))
+        self.written(batch)
+
+    def written(self, batch: _Batch) -> None:
+        """A batch is saved: count it in the report, and let the memos and the collector catch up."""
         if gc.get_count()[0] > YOUNG_OBJECTS_COLLECTED:  # the cyclic garbage of the batches since the last pass
             gc.collect(1)
         self.inventory.trim()
@@ -631,18 +643,9 @@ def _prepopulate(
         item_ids, report.already_done, report.excluded = todo.item_ids, todo.already_done, len(todo.excluded)
     else:
         item_ids, report.excluded = _redo_todo(project, redo)
-    # the related suggestions are kept only from the project's own lexicon: what a card's stamp says they came from
-    related = None
-    if lexicon is None:
-        lexicon = project.lexicon(settings)
-        related = RelatedParts(project, lexicon) if item_ids else None
+    run, before = start_run(project, settings, languages, report, lexicon, related=bool(item_ids))
+    lexicon = run.lexicon
     total = len(item_ids)
-    before = _lexicon_counters(lexicon)
-    run = _Run(project, settings, lexicon, report, related)
-    lexicon_languages = getattr(lexicon, "languages", None)  # a wordnet says which languages it has lexicons for
-    if callable(lexicon_languages):
-        have = lexicon_languages()
-        report.no_lexicon = [lang for lang in languages if not have.get(lang)]
     finished = False
     # A redo asks the lexicon again, not its cache (for providers that keep one: BabelNet), since the cached
     # answers may be what made the first run wrong.
@@ -674,8 +677,31 @@ def _prepopulate(
         report.stopped = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
         raise
     finally:
-        _finish(project, run, lexicon, before, user, save=finished, languages=languages)
+        finish_run(project, run, lexicon, before, user, save=finished, languages=languages)
     return report
+
+
+def start_run(
+    project: ProjectContext,
+    settings: ProjectSettings,
+    languages: tuple[str, ...],
+    report: PrepopulationReport,
+    lexicon: Lexicon | None = None,
+    related: bool = True,
+) -> tuple[PrepopulationRun, dict[str, int]]:
+    """A run over ``languages`` with ``lexicon`` (default: the project's, whose related suggestions are then kept
+    too when ``related``), and the lexicon's request counters before it (``finish_run``)."""
+    # the related suggestions are kept only from the project's own lexicon: what a card's stamp says they came from
+    parts = None
+    if lexicon is None:
+        lexicon = project.lexicon(settings)
+        parts = RelatedParts(project, lexicon) if related else None
+    before = _lexicon_counters(lexicon)
+    lexicon_languages = getattr(lexicon, "languages", None)  # a wordnet says which languages it has lexicons for
+    if callable(lexicon_languages):
+        have = lexicon_languages()
+        report.no_lexicon = [lang for lang in languages if not have.get(lang)]
+    return PrepopulationRun(project, settings, lexicon, report, parts), before
 
 
 def _states_in(by_item: dict[str, list[ItemLanguage]], languages: tuple[str, ...]) -> dict[str, list[ItemLanguage]]:
@@ -688,9 +714,9 @@ def _states_in(by_item: dict[str, list[ItemLanguage]], languages: tuple[str, ...
     return {item_id: states for item_id, states in found.items() if states}
 
 
-def _finish(
+def finish_run(
     project: ProjectContext,
-    run: _Run,
+    run: PrepopulationRun,
     lexicon: Lexicon,
     before: dict[str, int],
     user: User | None,

@@ -12,8 +12,20 @@ from sqlalchemy import Connection, literal, select, true, union_all
 from annotator.clock import utc_now
 from annotator.domain.model import Item, Status
 from annotator.store import schema
+from annotator.store.item_languages import PreparedSaves
 from annotator.store.items import ItemRecords
-from annotator.store.rows import IN_CHUNK, inserted_id
+from annotator.store.rows import IN_CHUNK, execute_many, insert_many, insert_sql, inserted_id
+
+#: The columns of an item-language staged with its lists (``stage_prepopulated``), and what a pending one holds.
+_PENDING: dict[str, Any] = {
+    "status": Status.PENDING.value, "version": 0, "good": None, "bad": None, "initial_good": "[]",
+    "initial_bad": "[]", "overlaps": "[]", "prepopulated": False, "discuss_note": "", "discard_reason": None,
+    "discard_note": "", "status_by": None, "updated_by": None, "updated_at": None,
+}  # fmt: skip
+#: What a save of the lists alone (``prepare_list_saves``) gives a staged item-language.
+_SAVED_COLUMNS = ("version", "good", "bad", "initial_good", "initial_bad", "overlaps", "prepopulated", "updated_by",
+                  "updated_at")  # fmt: skip
+_STAGE_ITEM_LANGUAGE_SQL = insert_sql(schema.item_languages, ["item_id", "lang", *_PENDING, "import_id"])
 
 
 @dataclass(frozen=True)
@@ -72,6 +84,33 @@ class StagingRecords(ItemRecords):
         self.insert_new_items(conn, rows, import_id)
         self._stage_item_languages(conn, import_id, [values["id"] for values in rows], langs)
 
+    def stage_prepopulated(
+        self,
+        conn: Connection,
+        import_id: int,
+        rows: Sequence[Mapping[str, Any]],
+        langs: Sequence[str],
+        saves: PreparedSaves,
+    ) -> None:
+        """``stage_new_values`` of items pre-populated before they are written: each item-language is written once,
+        as ``saves`` (``prepare_list_saves`` of its pending state, version 0) leaves it, with its history row; one
+        ``saves`` has none of is staged pending. ``rows`` hold the Ω(λ) and gloss pre-population gives the items."""
+        if not rows:
+            return
+        self.insert_new_items(conn, rows, import_id)
+        saved = {(update["b_item_id"], update["b_lang"]): update for update in saves.updates}
+        staged = []
+        for values in rows:
+            item_id = values["id"]
+            for lang in langs:
+                row = {"item_id": item_id, "lang": lang, **_PENDING, "import_id": import_id}
+                update = saved.get((item_id, lang))
+                if update is not None:
+                    row.update((name, update[name]) for name in _SAVED_COLUMNS)
+                staged.append(row)
+        execute_many(conn, _STAGE_ITEM_LANGUAGE_SQL, staged)
+        insert_many(conn, schema.history, saves.history)
+
     @staticmethod
     def _stage_item_languages(conn: Connection, import_id: int, item_ids: Sequence[str], langs: Sequence[str]) -> None:
         """The pending item-languages of the import's items ``item_ids``, by ``INSERT … SELECT``: the database makes
@@ -93,10 +132,13 @@ class StagingRecords(ItemRecords):
             conn.execute(il.insert().from_select(["item_id", "lang", "status", "version", "import_id"], rows))
 
     def delete_staged(self, conn: Connection, import_id: int, limit: int) -> int:
-        """Delete up to ``limit`` hidden items of an abandoned import (and their item-languages); returns how many."""
+        """Delete up to ``limit`` hidden items of an abandoned import (and their item-languages, their history and
+        the records kept with them); returns how many."""
         it, il = schema.items, schema.item_languages
         ids = list(conn.execute(select(it.c.id).where(it.c.import_id == import_id).limit(limit)).scalars())
         if ids:
+            # the history rows of item-languages pre-populated while staged (the new ids have no other)
+            conn.execute(schema.history.delete().where(schema.history.c.item_id.in_(ids)))
             conn.execute(il.delete().where(il.c.item_id.in_(ids), il.c.import_id == import_id))
             conn.execute(it.delete().where(it.c.id.in_(ids), it.c.import_id == import_id))
         return len(ids)
