@@ -316,6 +316,9 @@ class _Batch:
 
     lexicon_rows: list[_ItemLexicon] = field(default_factory=list)
     computed: list[_Computed] = field(default_factory=list)
+    #: A first run's saves, of the lists alone (``prepare_list_saves`` encodes them when they are written).
+    list_saves: list[ListSave] = field(default_factory=list)
+    #: A redo's saves, encoded (``prepare_saves``).
     updates: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
     #: Item-languages a repair leaves unchanged: only their sources recorded.
@@ -495,19 +498,17 @@ class PrepopulationRun:
                 f"({item.target.lemma}, {item.target.pos}) in the lexicon"
             )
         report.warnings.extend(warnings)
-        repo = self.project.repo
-        if saves:
-            prepared = repo.prepare_list_saves(saves, SYSTEM_USER, "prepopulate", prepopulated=True)
-        else:
-            prepared = repo.prepare_saves(
+        batch = self.batch
+        if new_states:
+            prepared = self.project.repo.prepare_saves(
                 new_states, SYSTEM_USER, "prepopulate", details, encoded_lists=lists, prepopulated=True,
                 details_json=self.details_json,
             )  # fmt: skip
-        batch = self.batch
+            batch.updates.extend(prepared.updates)
+            batch.history.extend(prepared.history)
+        batch.list_saves.extend(saves)
         batch.lexicon_rows.append(_ItemLexicon(item.id, gloss, senses))
         batch.computed.extend(computed)
-        batch.updates.extend(prepared.updates)
-        batch.history.extend(prepared.history)
 
     def count_detail(self, sets: EncodedSets) -> str:
         """A first run's history detail (its G0/B0's sizes and the lexicon), encoded once per distinct one."""
@@ -532,6 +533,9 @@ class PrepopulationRun:
         self.project.db.pause_for_other_writers()
         # No collector pass inside the write lock: a full one over the run's lexicon outlasts the batch's writes,
         # and every other writer (a translator saving) waits for the lock; it runs once the batch has committed.
+        if batch.list_saves:  # a batch is a first run's or a redo's
+            prepared = repo.prepare_list_saves(batch.list_saves, SYSTEM_USER, "prepopulate", prepopulated=True)
+            batch.updates, batch.history = prepared.updates, prepared.history
         with gc_paused(), self.project.db.write() as conn:
             current = repo.versions_of(conn, [row.item_id for row in batch.lexicon_rows])
             fresh = [current.get((c.item_id, c.lang)) == c.version for c in batch.computed]

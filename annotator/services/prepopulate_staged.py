@@ -19,12 +19,13 @@ from typing import Any
 from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
-from annotator.domain.model import Item, Status, Target
+from annotator.domain.model import Item, SenseEntry, Status, Target
 from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import LexiconQuotaError, LexiconUnavailableError
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services.importing import ImportReport, import_items
 from annotator.services.prepopulate import (
+    SYSTEM_USER,
     PrepopulationReport,
     PrepopulationRun,
     finish_run,
@@ -32,7 +33,6 @@ from annotator.services.prepopulate import (
     sources_rows,
     start_run,
 )
-from annotator.store.item_languages import PreparedSaves
 from annotator.store.items import senses_to_json
 from annotator.store.prepopulation import PendingState
 
@@ -77,6 +77,8 @@ class _StagedPrepopulation:
         #: The languages in the order a run reads an item's item-languages (``to_prepopulate``).
         self.in_order: tuple[str, ...] = ()
         self.stopped = False
+        #: Ω(λ) as stored, per (λ case-folded, POS).
+        self._senses_json: dict[tuple[str, str], str] = {}
 
     def begin(self, replacements: int) -> bool:
         if replacements:
@@ -107,7 +109,7 @@ class _StagedPrepopulation:
         if batch is not None:
             lexicon = {row.item_id: row for row in batch.lexicon_rows}
             rows = [
-                {**values, "gloss": found.gloss, "senses": senses_to_json(found.senses)}
+                {**values, "gloss": found.gloss, "senses": self.senses_json(values, found.senses)}
                 if (found := lexicon.get(values["id"])) is not None
                 else values
                 for values in chunk
@@ -119,15 +121,24 @@ class _StagedPrepopulation:
             if batch is None:
                 repo.stage_new_values(conn, import_id, rows, languages)
                 return
-            repo.stage_prepopulated(conn, import_id, rows, languages, PreparedSaves(batch.updates, batch.history))
+            repo.stage_prepopulated(conn, import_id, rows, languages, batch.list_saves, SYSTEM_USER, "prepopulate")
             computed = batch.computed
-            repo.put_lexicon_records(conn, [(c.item_id, c.lang, c.record) for c in computed if c.record])
-            repo.put_related_suggestions(
-                conn, [(c.item_id, c.lang, c.related_stamp, c.related) for c in computed if c.related_stamp]
+            repo.stage_item_language_records(
+                conn,
+                [(c.item_id, c.lang, c.record) for c in computed if c.record],
+                [(c.item_id, c.lang, c.related_stamp, c.related) for c in computed if c.related_stamp],
+                sources_rows(batch),
             )
-            repo.put_item_language_sources(conn, sources_rows(batch))
 
         return write
+
+    def senses_json(self, values: Mapping[str, Any], senses: Sequence[SenseEntry]) -> str:
+        """Ω(λ) as stored, encoded once per lemma (the items of a lemma share it, as the run's inventory does)."""
+        key = (values["lemma"].casefold(), values["pos"])
+        found = self._senses_json.get(key)
+        if found is None:
+            found = self._senses_json[key] = senses_to_json(senses)
+        return found
 
     def commit(self, conn: Connection) -> None:
         if self.run is not None:  # the sources of the lists, recorded as a run's batches record them

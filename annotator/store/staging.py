@@ -12,21 +12,16 @@ from sqlalchemy import Connection, literal, select, true, union_all
 from annotator.clock import utc_now
 from annotator.domain.model import Item, Status
 from annotator.store import schema
-from annotator.store.item_languages import PreparedSaves
+from annotator.store.item_languages import ListSave
 from annotator.store.items import ItemRecords
-from annotator.store.rows import IN_CHUNK, execute_many, insert_many, insert_sql, inserted_id
+from annotator.store.rows import IN_CHUNK, insert_tuples, inserted_id
 
-#: The columns of an item-language staged with its lists (``stage_prepopulated``), and what a pending one holds.
-_PENDING: dict[str, Any] = {
-    "status": Status.PENDING.value, "version": 0, "good": None, "bad": None, "initial_good": "[]",
-    "initial_bad": "[]", "overlaps": "[]", "prepopulated": False, "discuss_note": "", "discard_reason": None,
-    "discard_note": "", "status_by": None, "updated_by": None, "updated_at": None,
-}  # fmt: skip
-#: What a save of the lists alone (``prepare_list_saves``) gives a staged item-language.
-_SAVED_COLUMNS = ("version", "good", "bad", "initial_good", "initial_bad", "overlaps", "prepopulated", "updated_by",
-                  "updated_at")  # fmt: skip
-_STAGE_ITEM_LANGUAGE_SQL = insert_sql(schema.item_languages, ["item_id", "lang", *_PENDING, "import_id"])
-
+#: The columns of an item-language staged with its lists (``stage_prepopulated``), in the order its rows give them.
+_STAGED_COLUMNS = (
+    "item_id", "lang", "status", "version", "good", "bad", "initial_good", "initial_bad", "overlaps", "prepopulated",
+    "discuss_note", "discard_reason", "discard_note", "status_by", "updated_by", "updated_at", "import_id",
+)  # fmt: skip
+_HISTORY_COLUMNS = ("item_id", "lang", "user", "at", "action", "detail", "version")
 
 @dataclass(frozen=True)
 class StagingImport:
@@ -90,26 +85,60 @@ class StagingRecords(ItemRecords):
         import_id: int,
         rows: Sequence[Mapping[str, Any]],
         langs: Sequence[str],
-        saves: PreparedSaves,
+        saves: Sequence[ListSave],
+        user: str,
+        action: str,
     ) -> None:
-        """``stage_new_values`` of items pre-populated before they are written: each item-language is written once,
-        as ``saves`` (``prepare_list_saves`` of its pending state, version 0) leaves it, with its history row; one
-        ``saves`` has none of is staged pending. ``rows`` hold the Ω(λ) and gloss pre-population gives the items."""
+        """``stage_new_values`` of items pre-populated before they are written: each item-language of ``saves`` (of
+        the lists alone, as ``prepare_list_saves`` writes them over a pending row of version 0) is written once, as
+        that save leaves it, with its history row by ``user`` for ``action``; one ``saves`` has none of is staged
+        pending. ``rows`` hold the Ω(λ) and gloss pre-population gives the items."""
         if not rows:
             return
         self.insert_new_items(conn, rows, import_id)
-        saved = {(update["b_item_id"], update["b_lang"]): update for update in saves.updates}
+        at = utc_now()
+        pending = Status.PENDING.value
+        saved = {(save.item_id, save.lang): save for save in saves}
         staged = []
         for values in rows:
             item_id = values["id"]
             for lang in langs:
-                row = {"item_id": item_id, "lang": lang, **_PENDING, "import_id": import_id}
-                update = saved.get((item_id, lang))
-                if update is not None:
-                    row.update((name, update[name]) for name in _SAVED_COLUMNS)
-                staged.append(row)
-        execute_many(conn, _STAGE_ITEM_LANGUAGE_SQL, staged)
-        insert_many(conn, schema.history, saves.history)
+                save = saved.get((item_id, lang))
+                if save is None:
+                    staged.append(
+                        (item_id, lang, pending, 0, None, None, "[]", "[]", "[]", False, "", None, "", None, None, None,
+                         import_id)
+                    )  # fmt: skip
+                else:
+                    good = None if save.good == save.initial_good else save.good
+                    bad = None if save.bad == save.initial_bad else save.bad
+                    staged.append(
+                        (item_id, lang, pending, save.version + 1, good, bad, save.initial_good, save.initial_bad,
+                         save.overlaps, True, "", None, "", None, user, at, import_id)
+                    )  # fmt: skip
+        insert_tuples(conn, schema.item_languages, _STAGED_COLUMNS, staged)
+        history = [(s.item_id, s.lang, user, at, action, s.detail, s.version + 1) for s in saves]
+        insert_tuples(conn, schema.history, _HISTORY_COLUMNS, history)
+
+    @staticmethod
+    def stage_item_language_records(
+        conn: Connection,
+        records: Sequence[tuple[str, str, str]],
+        related: Sequence[tuple[str, str, str, str]],
+        sources: Sequence[tuple[str, str, str]],
+    ) -> None:
+        """What pre-population keeps with staged item-languages, as new rows (their items are new; a cancelled
+        import's go with its items): (item id, lang, record) of ``lexicon_records``, (item id, lang, stamp,
+        related JSON) of ``suggestion_cache`` (no MT part yet), (item id, lang, sources) of
+        ``item_language_sources``."""
+        insert_tuples(conn, schema.lexicon_records, ("item_id", "lang", "record"), records)
+        insert_tuples(
+            conn,
+            schema.suggestion_cache,
+            ("item_id", "lang", "lexicon_stamp", "related", "mt_stamp", "mt"),
+            [(*row, "", "[]") for row in related],
+        )
+        insert_tuples(conn, schema.item_language_sources, ("item_id", "lang", "sources"), sources)
 
     @staticmethod
     def _stage_item_languages(conn: Connection, import_id: int, item_ids: Sequence[str], langs: Sequence[str]) -> None:
