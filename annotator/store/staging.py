@@ -23,6 +23,7 @@ _STAGED_COLUMNS = (
 )  # fmt: skip
 _HISTORY_COLUMNS = ("item_id", "lang", "user", "at", "action", "detail", "version")
 
+
 @dataclass(frozen=True)
 class StagingImport:
     """An import that is writing hidden rows (a row of ``imports``)."""
