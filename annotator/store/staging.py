@@ -100,7 +100,7 @@ class StagingRecords(ItemRecords):
         at = utc_now()
         pending = Status.PENDING.value
         saved = {(save.item_id, save.lang): save for save in saves}
-        staged = []
+        staged: list[tuple[Any, ...]] = []
         for values in rows:
             item_id = values["id"]
             for lang in langs:
