@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
-from annotator.domain.model import Item, SenseEntry, Status, Target
+from annotator.domain.model import Item, Status, Target
 from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import LexiconQuotaError, LexiconUnavailableError
 from annotator.progress import ProgressCallback, no_progress
@@ -33,7 +33,6 @@ from annotator.services.prepopulate import (
     sources_rows,
     start_run,
 )
-from annotator.store.items import senses_to_json
 from annotator.store.prepopulation import PendingState
 
 
@@ -77,8 +76,8 @@ class _StagedPrepopulation:
         #: The languages in the order a run reads an item's item-languages (``to_prepopulate``).
         self.in_order: tuple[str, ...] = ()
         self.stopped = False
-        #: Ω(λ) as stored, per (λ case-folded, POS).
-        self._senses_json: dict[tuple[str, str], str] = {}
+        #: Ω(λ) as stored, per (λ case-folded, POS) (``stage_prepopulated``).
+        self.senses_json: dict[tuple[str, str], str] = {}
 
     def begin(self, replacements: int) -> bool:
         if replacements:
@@ -105,23 +104,19 @@ class _StagedPrepopulation:
             except (LexiconQuotaError, LexiconUnavailableError) as error:
                 run.report.stopped, self.stopped = str(error), True  # the items left are staged pending
         batch = run.take_batch()
-        rows: Sequence[Mapping[str, Any]] = chunk
         if batch is not None:
-            lexicon = {row.item_id: row for row in batch.lexicon_rows}
-            rows = [
-                {**values, "gloss": found.gloss, "senses": self.senses_json(values, found.senses)}
-                if (found := lexicon.get(values["id"])) is not None
-                else values
-                for values in chunk
-            ]
             run.written(batch)
         repo, languages = self.project.repo, self.languages
 
         def write(conn: Connection, import_id: int) -> None:
             if batch is None:
-                repo.stage_new_values(conn, import_id, rows, languages)
+                repo.stage_new_values(conn, import_id, chunk, languages)
                 return
-            repo.stage_prepopulated(conn, import_id, rows, languages, batch.list_saves, SYSTEM_USER, "prepopulate")
+            lexicon = {row.item_id: (row.gloss, row.senses) for row in batch.lexicon_rows}
+            repo.stage_prepopulated(
+                conn, import_id, chunk, languages, batch.list_saves, SYSTEM_USER, "prepopulate", lexicon,
+                self.senses_json,
+            )  # fmt: skip
             computed = batch.computed
             repo.stage_item_language_records(
                 conn,
@@ -131,14 +126,6 @@ class _StagedPrepopulation:
             )
 
         return write
-
-    def senses_json(self, values: Mapping[str, Any], senses: Sequence[SenseEntry]) -> str:
-        """Ω(λ) as stored, encoded once per lemma (the items of a lemma share it, as the run's inventory does)."""
-        key = (values["lemma"].casefold(), values["pos"])
-        found = self._senses_json.get(key)
-        if found is None:
-            found = self._senses_json[key] = senses_to_json(senses)
-        return found
 
     def commit(self, conn: Connection) -> None:
         if self.run is not None:  # the sources of the lists, recorded as a run's batches record them

@@ -10,10 +10,10 @@ from typing import Any
 from sqlalchemy import Connection, literal, select, true, union_all
 
 from annotator.clock import utc_now
-from annotator.domain.model import Item, Status
+from annotator.domain.model import Item, SenseEntry, Status
 from annotator.store import schema
 from annotator.store.item_languages import ListSave
-from annotator.store.items import ItemRecords
+from annotator.store.items import ItemRecords, senses_to_json
 from annotator.store.rows import IN_CHUNK, insert_tuples, inserted_id
 
 #: The columns of an item-language staged with its lists (``stage_prepopulated``), in the order its rows give them.
@@ -89,13 +89,28 @@ class StagingRecords(ItemRecords):
         saves: Sequence[ListSave],
         user: str,
         action: str,
+        lexicon: Mapping[str, tuple[str, Sequence[SenseEntry]]],
+        senses_json: dict[tuple[str, str], str],
     ) -> None:
         """``stage_new_values`` of items pre-populated before they are written: each item-language of ``saves`` (of
         the lists alone, as ``prepare_list_saves`` writes them over a pending row of version 0) is written once, as
         that save leaves it, with its history row by ``user`` for ``action``; one ``saves`` has none of is staged
-        pending. ``rows`` hold the Ω(λ) and gloss pre-population gives the items."""
+        pending. ``lexicon``: item id -> the gloss and Ω(λ) pre-population gave it, Ω(λ) encoded once per
+        (λ case-folded, POS) in ``senses_json`` (the items of a lemma share it; a caller staging many chunks keeps
+        one)."""
         if not rows:
             return
+        with_lexicon = []
+        for values in rows:
+            found = lexicon.get(values["id"])
+            if found is not None:
+                key = (values["lemma"].casefold(), values["pos"])
+                encoded = senses_json.get(key)
+                if encoded is None:
+                    encoded = senses_json[key] = senses_to_json(found[1])
+                values = {**values, "gloss": found[0], "senses": encoded}
+            with_lexicon.append(values)
+        rows = with_lexicon
         self.insert_new_items(conn, rows, import_id)
         at = utc_now()
         pending = Status.PENDING.value
