@@ -49,7 +49,7 @@ SYSTEM_USER = "system:prepopulate"
 #: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
 BATCH_SIZE = 200
 #: The collector is paused for a run; its young objects are collected after a batch once they number this many.
-YOUNG_OBJECTS_COLLECTED = 1_000_000
+YOUNG_OBJECTS_COLLECTED = 200_000
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 #: Redo runs are audited under their own action, with the choice that was made.
