@@ -13,7 +13,7 @@ from annotator.clock import utc_now
 from annotator.domain.model import Item, SenseEntry, Status
 from annotator.store import schema
 from annotator.store.item_languages import ListSave
-from annotator.store.items import ItemRecords, senses_to_json
+from annotator.store.items import NEW_ITEM, ItemRecords, senses_to_json
 from annotator.store.rows import IN_CHUNK, insert_tuples, inserted_id
 
 #: The columns of an item-language staged with its lists (``stage_prepopulated``), in the order its rows give them.
@@ -22,6 +22,13 @@ _STAGED_COLUMNS = (
     "discuss_note", "discard_reason", "discard_note", "status_by", "updated_by", "updated_at", "import_id",
 )  # fmt: skip
 _HISTORY_COLUMNS = ("item_id", "lang", "user", "at", "action", "detail", "version")
+#: The columns of a staged item (``stage_prepopulated``): those its values give, then what pre-population and the
+#: import add.
+_ITEM_FILE_COLUMNS = (
+    "id", "sentence", "target_text", "target_start", "target_end", "lemma", "pos", "synset", "source", "domain",
+    "content_hash", "position",
+)  # fmt: skip
+_ITEM_COLUMNS = (*_ITEM_FILE_COLUMNS, "gloss", "senses", "filter_failures", "excluded", "imported_at", "import_id")
 
 
 @dataclass(frozen=True)
@@ -100,19 +107,22 @@ class StagingRecords(ItemRecords):
         one)."""
         if not rows:
             return
-        with_lexicon = []
+        at = utc_now()
+        items: list[tuple[Any, ...]] = []
         for values in rows:
+            gloss, senses = values["gloss"], NEW_ITEM["senses"]
             found = lexicon.get(values["id"])
             if found is not None:
                 key = (values["lemma"].casefold(), values["pos"])
-                encoded = senses_json.get(key)
-                if encoded is None:
-                    encoded = senses_json[key] = senses_to_json(found[1])
-                values = {**values, "gloss": found[0], "senses": encoded}
-            with_lexicon.append(values)
-        rows = with_lexicon
-        self.insert_new_items(conn, rows, import_id)
-        at = utc_now()
+                senses = senses_json.get(key)
+                if senses is None:
+                    senses = senses_json[key] = senses_to_json(found[1])
+                gloss = found[0]
+            items.append(
+                (*(values[name] for name in _ITEM_FILE_COLUMNS), gloss, senses, NEW_ITEM["filter_failures"],
+                 NEW_ITEM["excluded"], at, import_id)
+            )  # fmt: skip
+        insert_tuples(conn, schema.items, _ITEM_COLUMNS, items)
         pending = Status.PENDING.value
         saved = {(save.item_id, save.lang): save for save in saves}
         staged: list[tuple[Any, ...]] = []
