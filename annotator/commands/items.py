@@ -91,11 +91,10 @@ def run_import(args: argparse.Namespace) -> int:
         from annotator.services.prepopulate_staged import import_and_prepopulate
 
         _check_item_file(args.file)
-        report, prepopulated = import_and_prepopulate(
+        _report, prepopulated = import_and_prepopulate(
             project(), args.file, force=args.force, progress=TerminalProgress("importing and pre-populating"),
-            corpus_licence=args.corpus_license,
+            corpus_licence=args.corpus_license, imported=lambda report: _print_import(args.file, report),
         )  # fmt: skip
-        _print_import(args.file, report)
         return print_prepopulation(prepopulated)
     imported = _run_import(args, project)
     if imported or not getattr(args, "prepopulate", False):

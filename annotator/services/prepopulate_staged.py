@@ -20,8 +20,9 @@ from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
 from annotator.domain.model import Item, Status, Target
+from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
-from annotator.lexicon.base import LexiconQuotaError, LexiconUnavailableError
+from annotator.lexicon.base import LexiconError, LexiconQuotaError, LexiconUnavailableError
 from annotator.progress import ProgressCallback, no_progress
 from annotator.services.importing import ImportReport, import_items
 from annotator.services.prepopulate import (
@@ -42,13 +43,17 @@ def import_and_prepopulate(
     force: bool = False,
     progress: ProgressCallback = no_progress,
     corpus_licence: str | None = None,
+    imported: Callable[[ImportReport], None] = lambda _report: None,
 ) -> tuple[ImportReport, PrepopulationReport]:
     """Import an item file, then pre-populate what is left to do, as ``import_items`` then ``prepopulate`` (the
-    command line's, ``user`` None) store it; the new items' item-languages pre-populated while staged when it can."""
+    command line's, ``user`` None) store it; the new items' item-languages pre-populated while staged when it can.
+    ``imported`` is called with the import's report once it is committed, before a pre-population run after it
+    (the command line prints it, as it did between the two commands)."""
     work = _StagedPrepopulation(project)
     # the collector is paused as a pre-population pauses it (young objects collected between chunks)
     with gc_paused(age_survivors=True):
         report = import_items(project, path, force=force, progress=progress, corpus_licence=corpus_licence, work=work)
+    imported(report)
     if work.run is None:
         return report, prepopulate(project, progress=progress)
     finish_run(project, work.run, work.run.lexicon, work.before, None, save=True, languages=work.languages)
@@ -89,7 +94,10 @@ class _StagedPrepopulation:
         if todo.item_ids:
             return False
         report = PrepopulationReport(already_done=todo.already_done, excluded=len(todo.excluded))
-        self.run, self.before = start_run(self.project, settings, languages, report)
+        try:
+            self.run, self.before = start_run(self.project, settings, languages, report)
+        except (UserError, LexiconError):  # no usable lexicon: the import goes on alone, and ``prepopulate`` says why
+            return False
         self.languages, self.in_order = languages, tuple(sorted(languages))
         return True
 

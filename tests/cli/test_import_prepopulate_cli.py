@@ -121,3 +121,18 @@ def test_a_lexicon_that_stops_answering_stops_the_pre_population_not_the_import(
         server.lift_quota()
         assert main(["prepopulate", "--data", str(one)]) == 0
     assert all(row[9] for row in _stored(one)["item_languages"])
+
+
+def test_without_a_lexicon_the_import_is_made_and_printed_then_the_pre_population_says_why_not(
+    tmp_path: Path, capsys
+) -> None:
+    items = tmp_path / "items.jsonl"
+    items.write_bytes(builtin_path("demo/items.jsonl").read_bytes())
+    data = tmp_path / "data"
+    assert main(["init", "--data", str(data), "--name", "t", "--languages", "IT,DE"]) == 0
+    capsys.readouterr()
+    assert main(["import", str(items), "--data", str(data), "--prepopulate"]) == 2
+    captured = capsys.readouterr()
+    assert "added" in captured.out and "No lexicon is set for this project yet" in captured.err
+    stored = _stored(data)
+    assert stored["items"] and stored["item_languages"] and not stored["history"]  # imported, nothing pre-populated
