@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from annotator.commands import limits
 from annotator.commands.common import add_data_option, open_project, print_table
@@ -13,6 +14,9 @@ from annotator.errors import UserError
 from annotator.progress import TerminalProgress
 from annotator.project import Project
 from annotator.services.administration import set_excluded
+
+if TYPE_CHECKING:
+    from annotator.services.importing import ImportReport
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -82,6 +86,16 @@ def run_import(args: argparse.Namespace) -> int:
             opened.append(open_project(args))
         return opened[0]
 
+    if getattr(args, "prepopulate", False) and _is_item_file(args):
+        from annotator.commands.lexicon import print_prepopulation
+        from annotator.services.prepopulate_staged import import_and_prepopulate
+
+        _check_item_file(args.file)
+        _report, prepopulated = import_and_prepopulate(
+            project(), args.file, force=args.force, progress=TerminalProgress("importing and pre-populating"),
+            corpus_licence=args.corpus_license, imported=lambda report: _print_import(args.file, report),
+        )  # fmt: skip
+        return print_prepopulation(prepopulated)
     imported = _run_import(args, project)
     if imported or not getattr(args, "prepopulate", False):
         return imported
@@ -89,6 +103,29 @@ def run_import(args: argparse.Namespace) -> int:
     from annotator.services.prepopulate import prepopulate
 
     return print_prepopulation(prepopulate(project(), progress=TerminalProgress("pre-populating")))
+
+
+def _is_item_file(args: argparse.Namespace) -> bool:
+    """An item file (not a MuCoW suite nor WSD-framework XML)."""
+    mucow = getattr(args, "format", "items") == "mucow"
+    return not mucow and not args.file.lower().endswith(".xml") and not args.gold
+
+
+def _check_item_file(file: str) -> None:
+    from annotator.data_import.tables import FORMATS
+
+    suffix = Path(file).suffix.lower()
+    if suffix not in FORMATS:  # the item readers' types and the WSD-framework XML, all named
+        accepted = ", ".join([*sorted(dict.fromkeys(FORMATS)), ".xml (WSD framework, with its gold keys)"])
+        raise UserError(f"{file}: unknown file type {suffix or '(none)'!r}; annotator imports {accepted}.")
+
+
+def _print_import(file: str, report: ImportReport) -> None:
+    for warning in report.warnings:
+        print(f"warning: {file}: {warning}")
+    print(f"{file}: {report.summary()}")
+    if report.licence_line():
+        print(report.licence_line())
 
 
 def _run_import(args: argparse.Namespace, project: Callable[[], Project]) -> int:
@@ -116,22 +153,14 @@ def _run_import(args: argparse.Namespace, project: Callable[[], Project]) -> int
         if wsd.report.licence_line():
             print(wsd.report.licence_line())
         return 0
-    from annotator.data_import.tables import FORMATS
     from annotator.services.importing import import_items
 
-    suffix = Path(args.file).suffix.lower()
-    if suffix not in FORMATS:  # the item readers' types and the WSD-framework XML, all named
-        accepted = ", ".join([*sorted(dict.fromkeys(FORMATS)), ".xml (WSD framework, with its gold keys)"])
-        raise UserError(f"{args.file}: unknown file type {suffix or '(none)'!r}; annotator imports {accepted}.")
+    _check_item_file(args.file)
     report = import_items(
         project(), args.file, force=args.force, progress=TerminalProgress("importing"),
         corpus_licence=args.corpus_license,
     )  # fmt: skip
-    for warning in report.warnings:
-        print(f"warning: {args.file}: {warning}")
-    print(f"{args.file}: {report.summary()}")
-    if report.licence_line():
-        print(report.licence_line())
+    _print_import(args.file, report)
     return 0
 
 

@@ -105,7 +105,8 @@ def prepare_lemmas(lemmas: Iterable[str], texts: dict[str, str | None] | None = 
             text = texts[lemma]
         else:
             text = texts[lemma] = candidate_text(lemma)
-        prepared.append((lemma, key_string(lemma, None), text))
+        # an ASCII lemma's identity is its case-folded text (NFC changes no ASCII text): no call per lemma for it
+        prepared.append((lemma, lemma.casefold() if lemma.isascii() else key_string(lemma, None), text))
     return tuple(prepared)
 
 

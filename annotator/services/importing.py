@@ -16,9 +16,10 @@ import contextlib
 import os
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, Protocol
 
 from sqlalchemy import Connection
 
@@ -100,6 +101,21 @@ class ImportReport:
         if self.corpus_licence == UNKNOWN:
             text += "; publish will allow only 'other' (give it with --corpus-license)"
         return text
+
+
+class StagingWork(Protocol):
+    """Work an import may do on its new items while it stages them (``import --prepopulate``: pre-population),
+    so each of their rows is written once, hidden like the rest until the import commits."""
+
+    def begin(self, replacements: int) -> bool:
+        """Whether to do it for this import (``replacements``: changed items it replaces); False: plain staging."""
+
+    def prepare(self, chunk: Sequence[Mapping[str, Any]]) -> Callable[[Connection, int], None]:
+        """Work on a chunk of new items (their columns' values) outside any transaction; returns what stages the
+        chunk (given the connection and the import's id) in place of ``stage_new_values``."""
+
+    def commit(self, conn: Connection) -> None:
+        """Write what goes with the import's commit, in its transaction."""
 
 
 class CuratedWorkError(UserError):
@@ -255,21 +271,31 @@ def _refuse_curated(name: str, item_ids: Sequence[str], states: dict[str, list[I
 
 
 def _stage(
-    project: ProjectContext, import_id: int, plan: _Plan, languages: Sequence[str], progress: ProgressCallback
+    project: ProjectContext,
+    import_id: int,
+    plan: _Plan,
+    languages: Sequence[str],
+    progress: ProgressCallback,
+    work: StagingWork | None = None,
 ) -> None:
     """Write the new items hidden, one short transaction per chunk, pausing so other writers get their turn (each
-    chunk's values are made before the pause, which they count towards, not while the lock is held)."""
+    chunk's values, and the ``work`` on them, are made before the pause, which they count towards, not while the
+    lock is held)."""
     rows, hashes, first = plan.new_rows, plan.new_hashes, plan.first_position
     for start in range(0, len(rows), INSERT_CHUNK):
         chunk = [
             {**rows[index]._asdict(), "content_hash": hashes[index], "position": first + index}
             for index in range(start, min(start + INSERT_CHUNK, len(rows)))
         ]
+        write = work.prepare(chunk) if work is not None else None
         project.db.pause_for_other_writers()
         with project.db.write() as conn:
             if not project.repo.touch_import(conn, import_id, time.time()):
                 raise ImportInProgressError("This import was cancelled by another process; nothing was imported.")
-            project.repo.stage_new_values(conn, import_id, chunk, languages)
+            if write is not None:
+                write(conn, import_id)
+            else:
+                project.repo.stage_new_values(conn, import_id, chunk, languages)
         progress(start + len(chunk), len(rows), "writing")
 
 
@@ -283,6 +309,7 @@ def _commit(
     name: str,
     report: ImportReport,
     user: User | None,
+    work: StagingWork | None = None,
 ) -> None:
     """The one short transaction that makes the import visible: replacements, late languages, audit, flip."""
     repo = project.repo
@@ -323,6 +350,8 @@ def _commit(
     if report.reopened:
         detail["reopened"] = len(report.reopened)
     administration.record(project, conn, user, "import", detail)
+    if work is not None:
+        work.commit(conn)
     repo.end_import(conn, import_id)
 
 
@@ -346,14 +375,16 @@ def import_items(
     user: User | None = None,
     parse: Callable[[Sequence[str]], ParsedItems] | None = None,
     corpus_licence: str | None = None,
+    work: StagingWork | None = None,
 ) -> ImportReport:
     """``user`` is the lead acting in the app (checked and audited); None for the command line.
 
     ``parse`` reads a file of another format (WSD-framework XML) into items, given the project's item ids;
     by default ``path`` is an item file. The sentences' licence is recorded with the import (``corpus_record``):
-    ``corpus_licence`` (a licence id, or ``unknown``), else what a LICENSE or README beside the file states."""
+    ``corpus_licence`` (a licence id, or ``unknown``), else what a LICENSE or README beside the file states.
+    ``work``: done on the new items while they are staged, when it says so (``StagingWork.begin``)."""
     given = check_corpus_licence(corpus_licence)
-    return _import_items(project, path, force, progress, user, parse, given)
+    return _import_items(project, path, force, progress, user, parse, given, work)
 
 
 def check_corpus_licence(licence_id: str | None) -> str | None:
@@ -399,6 +430,7 @@ def _import_items(
     user: User | None,
     parse: Callable[[Sequence[str]], ParsedItems] | None = None,
     given_licence: str | None = None,
+    work: StagingWork | None = None,
 ) -> ImportReport:
     administration.check_admin(user, "import items")
     with project.db.read() as conn:  # ids are unique case-insensitively across the project, not just the file
@@ -433,10 +465,12 @@ def _import_items(
         plan.first_position = project.repo.next_position(conn)
     committed = False
     try:
-        _stage(project, import_id, plan, languages, progress)
+        if work is not None and not work.begin(len(plan.replacements)):
+            work = None
+        _stage(project, import_id, plan, languages, progress, work)
         corpus = corpus_record(import_id, Path(path), given_licence)
         with project.db.write() as conn:
-            _commit(project, conn, import_id, plan, languages, force, name, report, user)
+            _commit(project, conn, import_id, plan, languages, force, name, report, user, work)
             project.repo.put_sources(conn, [corpus])
         committed = True
         report.corpus_licence, report.corpus_stated = corpus.licence, corpus.stated

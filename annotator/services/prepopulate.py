@@ -316,13 +316,21 @@ class _Batch:
 
     lexicon_rows: list[_ItemLexicon] = field(default_factory=list)
     computed: list[_Computed] = field(default_factory=list)
+    #: A first run's saves, of the lists alone (``prepare_list_saves`` encodes them when they are written).
+    list_saves: list[ListSave] = field(default_factory=list)
+    #: A redo's saves, encoded (``prepare_saves``).
     updates: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
     #: Item-languages a repair leaves unchanged: only their sources recorded.
     sources_only: list[_Sources] = field(default_factory=list)
 
 
-class _Run:
+def sources_rows(batch: _Batch) -> list[_Sources]:
+    """The batch's rows of ``put_item_language_sources``: its item-languages' sources."""
+    return [*(_Sources(c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
+
+
+class PrepopulationRun:
     """One pre-population run: computes a batch outside any transaction, then writes it in a short one.
 
     Each item's states are encoded for the write as soon as they are computed, and the batch and the memo of G0/B0
@@ -490,19 +498,17 @@ class _Run:
                 f"({item.target.lemma}, {item.target.pos}) in the lexicon"
             )
         report.warnings.extend(warnings)
-        repo = self.project.repo
-        if saves:
-            prepared = repo.prepare_list_saves(saves, SYSTEM_USER, "prepopulate", prepopulated=True)
-        else:
-            prepared = repo.prepare_saves(
+        batch = self.batch
+        if new_states:
+            prepared = self.project.repo.prepare_saves(
                 new_states, SYSTEM_USER, "prepopulate", details, encoded_lists=lists, prepopulated=True,
                 details_json=self.details_json,
             )  # fmt: skip
-        batch = self.batch
+            batch.updates.extend(prepared.updates)
+            batch.history.extend(prepared.history)
+        batch.list_saves.extend(saves)
         batch.lexicon_rows.append(_ItemLexicon(item.id, gloss, senses))
         batch.computed.extend(computed)
-        batch.updates.extend(prepared.updates)
-        batch.history.extend(prepared.history)
 
     def count_detail(self, sets: EncodedSets) -> str:
         """A first run's history detail (its G0/B0's sizes and the lexicon), encoded once per distinct one."""
@@ -513,15 +519,23 @@ class _Run:
             found = self._count_details[key] = dumps(detail)
         return found
 
+    def take_batch(self) -> _Batch | None:
+        """The batch computed so far (None when it holds nothing to write); the next one starts empty."""
+        batch, self.batch = self.batch, _Batch()
+        return batch if batch.computed or batch.sources_only else None
+
     def flush(self) -> None:
         """Write the batch; item-languages a translator changed meanwhile are left for the next run."""
-        batch, self.batch = self.batch, _Batch()
-        if not batch.computed and not batch.sources_only:
+        batch = self.take_batch()
+        if batch is None:
             return
         repo = self.project.repo
         self.project.db.pause_for_other_writers()
         # No collector pass inside the write lock: a full one over the run's lexicon outlasts the batch's writes,
         # and every other writer (a translator saving) waits for the lock; it runs once the batch has committed.
+        if batch.list_saves:  # a batch is a first run's or a redo's
+            prepared = repo.prepare_list_saves(batch.list_saves, SYSTEM_USER, "prepopulate", prepopulated=True)
+            batch.updates, batch.history = prepared.updates, prepared.history
         with gc_paused(), self.project.db.write() as conn:
             current = repo.versions_of(conn, [row.item_id for row in batch.lexicon_rows])
             fresh = [current.get((c.item_id, c.lang)) == c.version for c in batch.computed]
@@ -542,9 +556,11 @@ class _Run:
             )
             # the sources themselves: a source already recorded (by use-wordnet, an earlier run) is kept as it was
             repo.put_sources(conn, self.provenance.records, replace=False)
-            repo.put_item_language_sources(
-                conn, [*(_Sources(c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
-            )
+            repo.put_item_language_sources(conn, sources_rows(batch))
+        self.written(batch)
+
+    def written(self, batch: _Batch) -> None:
+        """A batch is saved: count it in the report, and let the memos and the collector catch up."""
         if gc.get_count()[0] > YOUNG_OBJECTS_COLLECTED:  # the cyclic garbage of the batches since the last pass
             gc.collect(1)
         self.inventory.trim()
@@ -631,18 +647,9 @@ def _prepopulate(
         item_ids, report.already_done, report.excluded = todo.item_ids, todo.already_done, len(todo.excluded)
     else:
         item_ids, report.excluded = _redo_todo(project, redo)
-    # the related suggestions are kept only from the project's own lexicon: what a card's stamp says they came from
-    related = None
-    if lexicon is None:
-        lexicon = project.lexicon(settings)
-        related = RelatedParts(project, lexicon) if item_ids else None
+    run, before = start_run(project, settings, languages, report, lexicon, related=bool(item_ids))
+    lexicon = run.lexicon
     total = len(item_ids)
-    before = _lexicon_counters(lexicon)
-    run = _Run(project, settings, lexicon, report, related)
-    lexicon_languages = getattr(lexicon, "languages", None)  # a wordnet says which languages it has lexicons for
-    if callable(lexicon_languages):
-        have = lexicon_languages()
-        report.no_lexicon = [lang for lang in languages if not have.get(lang)]
     finished = False
     # A redo asks the lexicon again, not its cache (for providers that keep one: BabelNet), since the cached
     # answers may be what made the first run wrong.
@@ -674,8 +681,31 @@ def _prepopulate(
         report.stopped = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
         raise
     finally:
-        _finish(project, run, lexicon, before, user, save=finished, languages=languages)
+        finish_run(project, run, lexicon, before, user, save=finished, languages=languages)
     return report
+
+
+def start_run(
+    project: ProjectContext,
+    settings: ProjectSettings,
+    languages: tuple[str, ...],
+    report: PrepopulationReport,
+    lexicon: Lexicon | None = None,
+    related: bool = True,
+) -> tuple[PrepopulationRun, dict[str, int]]:
+    """A run over ``languages`` with ``lexicon`` (default: the project's, whose related suggestions are then kept
+    too when ``related``), and the lexicon's request counters before it (``finish_run``)."""
+    # the related suggestions are kept only from the project's own lexicon: what a card's stamp says they came from
+    parts = None
+    if lexicon is None:
+        lexicon = project.lexicon(settings)
+        parts = RelatedParts(project, lexicon) if related else None
+    before = _lexicon_counters(lexicon)
+    lexicon_languages = getattr(lexicon, "languages", None)  # a wordnet says which languages it has lexicons for
+    if callable(lexicon_languages):
+        have = lexicon_languages()
+        report.no_lexicon = [lang for lang in languages if not have.get(lang)]
+    return PrepopulationRun(project, settings, lexicon, report, parts), before
 
 
 def _states_in(by_item: dict[str, list[ItemLanguage]], languages: tuple[str, ...]) -> dict[str, list[ItemLanguage]]:
@@ -688,9 +718,9 @@ def _states_in(by_item: dict[str, list[ItemLanguage]], languages: tuple[str, ...
     return {item_id: states for item_id, states in found.items() if states}
 
 
-def _finish(
+def finish_run(
     project: ProjectContext,
-    run: _Run,
+    run: PrepopulationRun,
     lexicon: Lexicon,
     before: dict[str, int],
     user: User | None,

@@ -83,6 +83,18 @@ def execute_many(conn: Connection, sql: str, rows: Sequence[dict[str, Any]]) -> 
     return int(conn.exec_driver_sql(sql, rows).rowcount)  # type: ignore[arg-type]
 
 
+def insert_tuples(conn: Connection, table: Table, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """``INSERT`` of the columns ``names`` for many rows given as tuples in that order, through the driver's own
+    ``executemany`` (as ``execute_many``): a bulk job then builds no dictionary per row. Values as ``execute_many``
+    takes them."""
+    if not rows:
+        return
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    columns = ", ".join(f'"{name}"' for name in names)
+    sql = f'INSERT INTO "{table.name}" ({columns}) VALUES ({", ".join([mark] * len(names))})'
+    conn.exec_driver_sql(sql, list(rows))  # type: ignore[arg-type]
+
+
 def insert_many(conn: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:
     """``table.insert()`` of many rows (each with the first row's keys) through ``execute_many``: a column the rows
     leave out takes its scalar default, as SQLAlchemy fills it in, or the database's (NULL, a serial id)."""

@@ -10,10 +10,25 @@ from typing import Any
 from sqlalchemy import Connection, literal, select, true, union_all
 
 from annotator.clock import utc_now
-from annotator.domain.model import Item, Status
+from annotator.domain.model import Item, SenseEntry, Status
 from annotator.store import schema
-from annotator.store.items import ItemRecords
-from annotator.store.rows import IN_CHUNK, inserted_id
+from annotator.store.item_languages import ListSave
+from annotator.store.items import NEW_ITEM, ItemRecords, senses_to_json
+from annotator.store.rows import IN_CHUNK, insert_tuples, inserted_id
+
+#: The columns of an item-language staged with its lists (``stage_prepopulated``), in the order its rows give them.
+_STAGED_COLUMNS = (
+    "item_id", "lang", "status", "version", "good", "bad", "initial_good", "initial_bad", "overlaps", "prepopulated",
+    "discuss_note", "discard_reason", "discard_note", "status_by", "updated_by", "updated_at", "import_id",
+)  # fmt: skip
+_HISTORY_COLUMNS = ("item_id", "lang", "user", "at", "action", "detail", "version")
+#: The columns of a staged item (``stage_prepopulated``): those its values give, then what pre-population and the
+#: import add.
+_ITEM_FILE_COLUMNS = (
+    "id", "sentence", "target_text", "target_start", "target_end", "lemma", "pos", "synset", "source", "domain",
+    "content_hash", "position",
+)  # fmt: skip
+_ITEM_COLUMNS = (*_ITEM_FILE_COLUMNS, "gloss", "senses", "filter_failures", "excluded", "imported_at", "import_id")
 
 
 @dataclass(frozen=True)
@@ -72,6 +87,85 @@ class StagingRecords(ItemRecords):
         self.insert_new_items(conn, rows, import_id)
         self._stage_item_languages(conn, import_id, [values["id"] for values in rows], langs)
 
+    def stage_prepopulated(
+        self,
+        conn: Connection,
+        import_id: int,
+        rows: Sequence[Mapping[str, Any]],
+        langs: Sequence[str],
+        saves: Sequence[ListSave],
+        user: str,
+        action: str,
+        lexicon: Mapping[str, tuple[str, Sequence[SenseEntry]]],
+        senses_json: dict[tuple[str, str], str],
+    ) -> None:
+        """``stage_new_values`` of items pre-populated before they are written: each item-language of ``saves`` (of
+        the lists alone, as ``prepare_list_saves`` writes them over a pending row of version 0) is written once, as
+        that save leaves it, with its history row by ``user`` for ``action``; one ``saves`` has none of is staged
+        pending. ``lexicon``: item id -> the gloss and Ω(λ) pre-population gave it, Ω(λ) encoded once per
+        (λ case-folded, POS) in ``senses_json`` (the items of a lemma share it; a caller staging many chunks keeps
+        one)."""
+        if not rows:
+            return
+        at = utc_now()
+        items: list[tuple[Any, ...]] = []
+        for values in rows:
+            gloss, senses = values["gloss"], NEW_ITEM["senses"]
+            found = lexicon.get(values["id"])
+            if found is not None:
+                key = (values["lemma"].casefold(), values["pos"])
+                senses = senses_json.get(key)
+                if senses is None:
+                    senses = senses_json[key] = senses_to_json(found[1])
+                gloss = found[0]
+            items.append(
+                (*(values[name] for name in _ITEM_FILE_COLUMNS), gloss, senses, NEW_ITEM["filter_failures"],
+                 NEW_ITEM["excluded"], at, import_id)
+            )  # fmt: skip
+        insert_tuples(conn, schema.items, _ITEM_COLUMNS, items)
+        pending = Status.PENDING.value
+        saved = {(save.item_id, save.lang): save for save in saves}
+        staged: list[tuple[Any, ...]] = []
+        for values in rows:
+            item_id = values["id"]
+            for lang in langs:
+                save = saved.get((item_id, lang))
+                if save is None:
+                    staged.append(
+                        (item_id, lang, pending, 0, None, None, "[]", "[]", "[]", False, "", None, "", None, None, None,
+                         import_id)
+                    )  # fmt: skip
+                else:
+                    good = None if save.good == save.initial_good else save.good
+                    bad = None if save.bad == save.initial_bad else save.bad
+                    staged.append(
+                        (item_id, lang, pending, save.version + 1, good, bad, save.initial_good, save.initial_bad,
+                         save.overlaps, True, "", None, "", None, user, at, import_id)
+                    )  # fmt: skip
+        insert_tuples(conn, schema.item_languages, _STAGED_COLUMNS, staged)
+        history = [(s.item_id, s.lang, user, at, action, s.detail, s.version + 1) for s in saves]
+        insert_tuples(conn, schema.history, _HISTORY_COLUMNS, history)
+
+    @staticmethod
+    def stage_item_language_records(
+        conn: Connection,
+        records: Sequence[tuple[str, str, str]],
+        related: Sequence[tuple[str, str, str, str]],
+        sources: Sequence[tuple[str, str, str]],
+    ) -> None:
+        """What pre-population keeps with staged item-languages, as new rows (their items are new; a cancelled
+        import's go with its items): (item id, lang, record) of ``lexicon_records``, (item id, lang, stamp,
+        related JSON) of ``suggestion_cache`` (no MT part yet), (item id, lang, sources) of
+        ``item_language_sources``."""
+        insert_tuples(conn, schema.lexicon_records, ("item_id", "lang", "record"), records)
+        insert_tuples(
+            conn,
+            schema.suggestion_cache,
+            ("item_id", "lang", "lexicon_stamp", "related", "mt_stamp", "mt"),
+            [(*row, "", "[]") for row in related],
+        )
+        insert_tuples(conn, schema.item_language_sources, ("item_id", "lang", "sources"), sources)
+
     @staticmethod
     def _stage_item_languages(conn: Connection, import_id: int, item_ids: Sequence[str], langs: Sequence[str]) -> None:
         """The pending item-languages of the import's items ``item_ids``, by ``INSERT … SELECT``: the database makes
@@ -93,10 +187,13 @@ class StagingRecords(ItemRecords):
             conn.execute(il.insert().from_select(["item_id", "lang", "status", "version", "import_id"], rows))
 
     def delete_staged(self, conn: Connection, import_id: int, limit: int) -> int:
-        """Delete up to ``limit`` hidden items of an abandoned import (and their item-languages); returns how many."""
+        """Delete up to ``limit`` hidden items of an abandoned import (and their item-languages, their history and
+        the records kept with them); returns how many."""
         it, il = schema.items, schema.item_languages
         ids = list(conn.execute(select(it.c.id).where(it.c.import_id == import_id).limit(limit)).scalars())
         if ids:
+            # the history rows of item-languages pre-populated while staged (the new ids have no other)
+            conn.execute(schema.history.delete().where(schema.history.c.item_id.in_(ids)))
             conn.execute(il.delete().where(il.c.item_id.in_(ids), il.c.import_id == import_id))
             conn.execute(it.delete().where(it.c.id.in_(ids), it.c.import_id == import_id))
         return len(ids)

@@ -88,3 +88,51 @@ def test_import_with_prepopulate_refuses_a_mucow_suite_and_changes_nothing(tmp_p
     assert main(["import", str(tmp_path / "en-de.key.txt"), "--data", str(data), *extra, "--prepopulate"]) == 2
     assert "--prepopulate does not go with --format mucow" in capsys.readouterr().err
     assert _stored(data) == before
+
+
+def test_a_lexicon_that_stops_answering_stops_the_pre_population_not_the_import(
+    tmp_path: Path, write_jsonl, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """BabelNet's quota reached half-way: the import is committed, the items done so far are pre-populated (as
+    import then prepopulate leave them, with the same quota), the rest left to do; a later run finishes them."""
+    from fake_babelnet import DEFAULT_KEY, FakeBabelNet
+    from prepopulate_data import ROWS, SNAPSHOT
+
+    monkeypatch.setenv("BABELNET_API_KEY", DEFAULT_KEY)
+    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    items = str(write_jsonl("items.jsonl", ROWS))
+    one, two = tmp_path / "one", tmp_path / "two"
+    with FakeBabelNet(SNAPSHOT) as server:
+        for data in (one, two):
+            assert main(["init", "--data", str(data), "--babelnet", "--babelnet-url", server.base_url]) == 0
+        capsys.readouterr()
+        server.exhaust_quota_after(9)  # enough for (shot, NOUN)
+        assert main(["import", items, "--data", str(one), "--prepopulate"]) == 3
+        out = capsys.readouterr().out
+        assert "4 added" in out and "daily requests limit" in out and "run 'annotator prepopulate' again" in out
+        server.exhaust_quota_after(9)
+        assert main(["import", items, "--data", str(two)]) == 0
+        assert main(["prepopulate", "--data", str(two)]) == 3
+        combined = _stored(one)
+        assert combined == _stored(two)
+        flags = [row[9] for row in combined["item_languages"]]  # prepopulated
+        assert len(flags) == 20 and sum(flags) == 15  # the three noun items; (shot, VERB) refused
+        server.lift_quota()
+        assert main(["prepopulate", "--data", str(one)]) == 0
+    assert all(row[9] for row in _stored(one)["item_languages"])
+
+
+def test_without_a_lexicon_the_import_is_made_and_printed_then_the_pre_population_says_why_not(
+    tmp_path: Path, capsys
+) -> None:
+    items = tmp_path / "items.jsonl"
+    items.write_bytes(builtin_path("demo/items.jsonl").read_bytes())
+    data = tmp_path / "data"
+    assert main(["init", "--data", str(data), "--name", "t", "--languages", "IT,DE"]) == 0
+    capsys.readouterr()
+    assert main(["import", str(items), "--data", str(data), "--prepopulate"]) == 2
+    captured = capsys.readouterr()
+    assert "added" in captured.out and "No lexicon is set for this project yet" in captured.err
+    stored = _stored(data)
+    assert stored["items"] and stored["item_languages"] and not stored["history"]  # imported, nothing pre-populated

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from annotator.domain.candidates import CandidateError, parse_candidate
+from annotator.domain.candidates import CandidateError, key_string, parse_candidate
 from annotator.domain.model import CandidateEntry, Origin, SenseEntry
 from annotator.domain.prepopulation import (
     LexiconCandidate,
@@ -98,3 +98,8 @@ def test_a_lexicon_lemma_gives_the_candidate_the_parser_gives() -> None:
         ("Zug", "zug", "Zug"), ("zug", "zug", "zug"), ("Glas [x]", "glas [x]", None),
     )  # fmt: skip
     assert texts == {"Zug": "Zug", "zug": "zug", "Glas [x]": None}
+
+
+def test_a_prepared_lemma_s_identity_is_its_key_string_ascii_or_not() -> None:
+    lemmas = ["Zug", "STRASSE", "Straße", "ÉCOLE", "e\u0301cole", "İstanbul", "Ǆungla", "ﬁsh", "a_b  C"]
+    assert [key for _lemma, key, _text in prepare_lemmas(lemmas)] == [key_string(lemma, None) for lemma in lemmas]

@@ -1,0 +1,140 @@
+"""``annotator import --prepopulate``: the import, and the pre-population of its new items while they are staged.
+
+Each chunk of new items is pre-populated before it is written, and written once with its lists, its history and its
+records, hidden like the rest of the import until it commits: the same rows as an import followed by ``prepopulate``
+(one audit row each), without writing every item-language twice and reading it back in between. That path is taken
+when the import only adds items and nothing else is left to pre-populate (otherwise the history would number its
+rows in another order than the two commands do); else the import runs as usual and ``prepopulate`` after it.
+
+A lexicon that stops answering (quota, unreachable) stops the pre-population, not the import: the items left are
+staged pending, as a stopped run leaves them. Anything else that fails leaves nothing, as a failed import does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection
+
+from annotator.context import ProjectContext
+from annotator.domain.model import Item, Status, Target
+from annotator.errors import UserError
+from annotator.gc_pause import gc_paused
+from annotator.lexicon.base import LexiconError, LexiconQuotaError, LexiconUnavailableError
+from annotator.progress import ProgressCallback, no_progress
+from annotator.services.importing import ImportReport, import_items
+from annotator.services.prepopulate import (
+    SYSTEM_USER,
+    PrepopulationReport,
+    PrepopulationRun,
+    finish_run,
+    prepopulate,
+    sources_rows,
+    start_run,
+)
+from annotator.store.prepopulation import PendingState
+
+
+def import_and_prepopulate(
+    project: ProjectContext,
+    path: Path | str,
+    force: bool = False,
+    progress: ProgressCallback = no_progress,
+    corpus_licence: str | None = None,
+    imported: Callable[[ImportReport], None] = lambda _report: None,
+) -> tuple[ImportReport, PrepopulationReport]:
+    """Import an item file, then pre-populate what is left to do, as ``import_items`` then ``prepopulate`` (the
+    command line's, ``user`` None) store it; the new items' item-languages pre-populated while staged when it can.
+    ``imported`` is called with the import's report once it is committed, before a pre-population run after it
+    (the command line prints it, as it did between the two commands)."""
+    work = _StagedPrepopulation(project)
+    # the collector is paused as a pre-population pauses it (young objects collected between chunks)
+    with gc_paused(age_survivors=True):
+        report = import_items(project, path, force=force, progress=progress, corpus_licence=corpus_licence, work=work)
+    imported(report)
+    if work.run is None:
+        return report, prepopulate(project, progress=progress)
+    finish_run(project, work.run, work.run.lexicon, work.before, None, save=True, languages=work.languages)
+    return report, work.run.report
+
+
+def _item(values: Mapping[str, Any]) -> Item:
+    """The item a new row's values stand for, as a reader of the staged row would see it."""
+    target = Target(values["target_text"], values["target_start"], values["target_end"], values["lemma"], values["pos"])
+    return Item(
+        id=values["id"], sentence=values["sentence"], target=target, synset=values["synset"], source=values["source"],
+        gloss=values["gloss"], domain=values["domain"],
+    )  # fmt: skip
+
+
+class _StagedPrepopulation:
+    """The import's ``StagingWork``: a pre-population run over the new items, chunk by chunk."""
+
+    def __init__(self, project: ProjectContext) -> None:
+        self.project = project
+        #: The run, once ``begin`` took the work.
+        self.run: PrepopulationRun | None = None
+        self.before: dict[str, int] = {}
+        self.languages: tuple[str, ...] = ()
+        #: The languages in the order a run reads an item's item-languages (``to_prepopulate``).
+        self.in_order: tuple[str, ...] = ()
+        self.stopped = False
+        #: Ω(λ) as stored, per (λ case-folded, POS) (``stage_prepopulated``).
+        self.senses_json: dict[tuple[str, str], str] = {}
+
+    def begin(self, replacements: int) -> bool:
+        if replacements:
+            return False
+        settings = self.project.settings()
+        languages = tuple(settings.languages)
+        with self.project.db.read() as conn:
+            todo = self.project.repo.prepopulation_todo(conn, languages)
+        if todo.item_ids:
+            return False
+        report = PrepopulationReport(already_done=todo.already_done, excluded=len(todo.excluded))
+        try:
+            self.run, self.before = start_run(self.project, settings, languages, report)
+        except (UserError, LexiconError):  # no usable lexicon: the import goes on alone, and ``prepopulate`` says why
+            return False
+        self.languages, self.in_order = languages, tuple(sorted(languages))
+        return True
+
+    def prepare(self, chunk: Sequence[Mapping[str, Any]]) -> Callable[[Connection, int], None]:
+        run = self.run
+        assert run is not None, "begin() took the work"
+        if not self.stopped:
+            try:
+                for values in chunk:
+                    states = [PendingState(values["id"], lang, 0, Status.PENDING, "[]", "[]") for lang in self.in_order]
+                    run.add_item(_item(values), states)
+            except (LexiconQuotaError, LexiconUnavailableError) as error:
+                run.report.stopped, self.stopped = str(error), True  # the items left are staged pending
+        batch = run.take_batch()
+        if batch is not None:
+            run.written(batch)
+        repo, languages = self.project.repo, self.languages
+
+        def write(conn: Connection, import_id: int) -> None:
+            if batch is None:
+                repo.stage_new_values(conn, import_id, chunk, languages)
+                return
+            lexicon = {row.item_id: (row.gloss, row.senses) for row in batch.lexicon_rows}
+            repo.stage_prepopulated(
+                conn, import_id, chunk, languages, batch.list_saves, SYSTEM_USER, "prepopulate", lexicon,
+                self.senses_json,
+            )  # fmt: skip
+            computed = batch.computed
+            repo.stage_item_language_records(
+                conn,
+                [(c.item_id, c.lang, c.record) for c in computed if c.record],
+                [(c.item_id, c.lang, c.related_stamp, c.related) for c in computed if c.related_stamp],
+                sources_rows(batch),
+            )
+
+        return write
+
+    def commit(self, conn: Connection) -> None:
+        if self.run is not None:  # the sources of the lists, recorded as a run's batches record them
+            self.project.repo.put_sources(conn, self.run.provenance.records, replace=False)
