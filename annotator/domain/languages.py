@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
-from annotator.domain.iso639_1 import PROJECT_CODES
+from annotator.domain.iso639_1 import ENGLISH_NAMES, PROJECT_CODES
 from annotator.errors import UserError
 
 #: Every item's sentence is in this language: a project translates from it, never into it.
@@ -215,12 +215,13 @@ def registered(lower: str) -> bool:
         return False
     try:
         language = langcodes.Language.get(lower)
-        return langcodes.tag_is_valid(lower) and language.language == lower and _registry_name(lower) is not None
+        return langcodes.tag_is_valid(lower) and language.language == lower and registry_name(lower) is not None
     except (LookupError, ValueError):
         return False
 
 
-def _registry_name(code: str) -> str | None:
+def registry_name(code: str) -> str | None:
+    """The English name the registry gives ``code`` (``ENGLISH_NAMES`` holds its two-letter answers)."""
     import langcodes
 
     name = langcodes.Language.get(code).display_name("en")
@@ -229,10 +230,13 @@ def _registry_name(code: str) -> str | None:
 
 @lru_cache(maxsize=512)
 def _name(lower: str) -> str | None:
+    known = ENGLISH_NAMES.get(lower)
+    if known is not None:
+        return known
     if not lower.isascii() or not lower.isalpha() or not 2 <= len(lower) <= 3:
         return None
     try:
-        return _registry_name(lower)
+        return registry_name(lower)
     except (LookupError, ValueError):
         return None
 
