@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
+from store_rows import table_rows
 
 from annotator.cli import main
 from annotator.project import Project, builtin_path
@@ -22,14 +23,7 @@ _TABLES = ("items", "item_languages", "history", "suggestion_cache", "item_langu
 def _stored(data: Path) -> dict[str, list[tuple[object, ...]]]:
     project = Project.open(data)
     try:
-        with project.db.read() as conn:
-            return {
-                name: sorted(
-                    tuple(_DRAWN.sub("<drawn>", v) if isinstance(v, str) else v for v in row)
-                    for row in conn.execute(select(schema.metadata.tables[name]))
-                )
-                for name in _TABLES
-            }
+        return table_rows(project, _TABLES, _DRAWN)
     finally:
         project.db.dispose()
 

@@ -12,6 +12,7 @@ import pytest
 from prepopulate_data import GHOST, ROWS, SNAPSHOT
 from project_helpers import dump
 from sqlalchemy import func, select
+from store_rows import table_rows
 
 from annotator.project import Project
 from annotator.services.importing import INSERT_CHUNK, import_items
@@ -52,14 +53,7 @@ def two(tmp_path: Path, copy_project) -> tuple[Project, Project]:  # type: ignor
 
 
 def _stored(project: Project) -> dict[str, list[tuple[object, ...]]]:
-    with project.db.read() as conn:
-        return {
-            name: sorted(
-                tuple(_TIME.sub("<time>", v) if isinstance(v, str) else v for v in row)
-                for row in conn.execute(select(schema.metadata.tables[name]))
-            )
-            for name in _TABLES
-        }
+    return table_rows(project, _TABLES, _TIME)
 
 
 def _rows(count: int) -> list[dict]:

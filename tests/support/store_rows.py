@@ -4,11 +4,16 @@ repository, so each test builds only the rows it reads."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import zlib
+from collections.abc import Iterable
+
+from sqlalchemy import select
 
 from annotator.domain.model import Item, SenseEntry, Target
 from annotator.project import Project
+from annotator.store import schema
 
 
 def item(item_id: str, lemma: str = "bank", sentence: str = "", **fields: object) -> Item:
@@ -42,3 +47,16 @@ def begin_staging(project: Project, items: list[Item], langs: tuple[str, ...] = 
 
 
 SENSES = (SenseEntry("bn:00008364n", 1, "a financial institution", 1), SenseEntry("bn:00008363n", 2, "", None))
+
+
+def table_rows(project: Project, tables: Iterable[str], drawn: re.Pattern[str]) -> dict[str, list[tuple[object, ...]]]:
+    """Each table's rows, sorted, with what ``drawn`` matches in their text masked: two runs that store the same work
+    (times and random ids aside) give equal answers."""
+    with project.db.read() as conn:
+        return {
+            name: sorted(
+                tuple(drawn.sub("<drawn>", v) if isinstance(v, str) else v for v in row)
+                for row in conn.execute(select(schema.metadata.tables[name]))
+            )
+            for name in tables
+        }
