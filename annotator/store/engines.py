@@ -16,6 +16,7 @@ from sqlalchemy.exc import NoSuchModuleError
 
 from annotator.errors import UserError
 from annotator.store.faults import is_lock_error
+from annotator.store.schema import add_postgresql_conditions
 
 #: How long a writer waits for the lock before it is told to try again; ``ANNOTATOR_BUSY_TIMEOUT_MS`` overrides.
 BUSY_TIMEOUT_MS = 15_000
@@ -123,6 +124,8 @@ def make_engine(url: str, timeout_ms: int) -> Engine:
 
 
 def configure_postgresql(engine: Engine, timeout_ms: int) -> None:
+    add_postgresql_conditions()
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         # Every lock wait of this connection (the writers' advisory lock, a migration's table locks) gives up

@@ -95,7 +95,6 @@ items = Table(
         "position",
         "excluded",  # so that counting the excluded items reads the index alone
         sqlite_where=text(FLAGGED_WHERE),
-        postgresql_where=text(FLAGGED_WHERE),
     ),  # and the Project page's flagged items, without reading every item
 )
 
@@ -128,7 +127,6 @@ item_languages = Table(
         "item_id",
         "lang",
         sqlite_where=text(EMPTY_GOOD_WHERE),
-        postgresql_where=text(EMPTY_GOOD_WHERE),
     ),
 )
 
@@ -365,3 +363,18 @@ item_language_sources = Table(
     Column("lang", String(8), primary_key=True),
     Column("sources", Text, nullable=False),
 )
+
+
+def add_postgresql_conditions() -> None:
+    """Give the partial indexes their PostgreSQL condition (the same text as SQLite's).
+
+    Called when a PostgreSQL engine is made, before any DDL is compiled for it: naming the condition in the tables
+    above would load SQLAlchemy's PostgreSQL dialect, and every driver it lists, in each process on SQLite.
+    """
+    partial = (
+        (items, "ix_items_flagged", FLAGGED_WHERE),
+        (item_languages, "ix_item_languages_empty_good", EMPTY_GOOD_WHERE),
+    )
+    for table, name, where in partial:
+        index = next(index for index in table.indexes if index.name == name)
+        index.dialect_kwargs["postgresql_where"] = text(where)

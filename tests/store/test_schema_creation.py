@@ -99,3 +99,19 @@ def test_a_new_database_is_created_without_alembic_and_an_older_one_still_migrat
     with database.read() as conn:
         assert inspect(conn).has_table("provenance_sources")
     assert database.schema_revision() == head_revision()
+
+
+def test_a_process_on_sqlite_never_loads_the_postgresql_dialect(tmp_path: Path) -> None:
+    """The partial indexes get PostgreSQL's condition only when a PostgreSQL engine is made (the test above checks
+    they are partial there too): a SQLite process creating, writing and reading loads none of its drivers."""
+    script = (
+        "import sys\n"
+        "from annotator.store.database import Database\n"
+        f"db = Database({sqlite_url(tmp_path / 'new.sqlite')!r})\n"
+        "db.create_or_migrate()\n"
+        "with db.read() as conn:\n"
+        "    indexes = conn.exec_driver_sql(\"SELECT count(*) FROM sqlite_master WHERE sql LIKE '%WHERE%'\").scalar()\n"
+        "print(indexes, sorted(n for n in sys.modules if n.startswith('sqlalchemy.dialects.postgresql')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["2", "[]"]
