@@ -18,9 +18,8 @@ from annotator.domain.prepopulation import (
     LexiconCandidate,
     PreparedLemma,
     as_sets,
-    distinct_spellings,
     initial_lists,
-    prepare_lemmas,
+    prepare_spellings,
     rank_senses,
 )
 from annotator.domain.suggestions import lexicon_record
@@ -30,7 +29,6 @@ from annotator.lexicon.base import (
     LexiconError,
     LexiconQuotaError,
     LexiconUnavailableError,
-    LexSense,
     SynsetRecord,
 )
 from annotator.store.item_languages import candidates_to_json
@@ -93,6 +91,15 @@ class SynsetPart(NamedTuple):
     keys: tuple[str, ...]
 
 
+class SynsetLanguage(NamedTuple):
+    """What the run keeps of one synset in one language, worked out in one pass over its record: Λ_L(σ) ready for
+    ``initial_lists``, the sources of its allowed senses, and its part of a stored list."""
+
+    prepared: tuple[PreparedLemma, ...]
+    sources: tuple[str, ...]
+    part: SynsetPart
+
+
 class SenseInventory:
     """Memoised lexicon look-ups for one run: Ω(λ) per (lemma, POS), Λ_L per (synset, language), synset records.
 
@@ -110,22 +117,18 @@ class SenseInventory:
         self._records: dict[str, SynsetRecord] = {}
         self._failures: dict[str, LexiconError] = {}
         self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
-        #: Λ_L(σ) per (σ, language), each lemma with its identity and candidate text (``prepare_lemmas``).
-        self._prepared: dict[tuple[str, str], tuple[PreparedLemma, ...]] = {}
+        #: Λ_L(σ), its sources and its part per (σ, language) (``SynsetLanguage``).
+        self._lexicalized: dict[tuple[str, str], SynsetLanguage] = {}
         #: The source policy each language's Λ_L was asked with (one per language in a run).
         self._policies: dict[str, Callable[[str], bool]] = {}
         #: Each policy's verdict per (language, source): a lexicon has few sources, met on every sense.
         self._allowed: dict[tuple[str, str], bool] = {}
-        #: The sources of the senses Λ_L(σ) came from, per (σ, language).
-        self._source_names: dict[tuple[str, str], tuple[str, ...]] = {}
-        #: The candidate text of each lexicon spelling met (None: not a valid candidate).
-        self._texts: dict[str, str | None] = {}
+        #: Each lexicon lemma met, prepared (``prepare_spellings``): a lemma recurs across synsets.
+        self._lemmas: dict[str, PreparedLemma] = {}
         #: ``EncodedSets`` per (σ, λ, POS, language).
         self._sets: dict[tuple[str, str, str, str], EncodedSets] = {}
         #: The record of what each lexicon returned (JSON), per (σ, λ, language) like the sets.
         self._records_json: dict[tuple[str, str, str, str], str] = {}
-        #: Λ_L(σ) as a part of a stored list, per (σ, language).
-        self._parts: dict[tuple[str, str], SynsetPart] = {}
         #: Per (λ, POS, language): the parts of Ω(λ)'s senses, None when G0/B0 cannot be joined (``joined_sets``).
         self._families: dict[tuple[str, str, str], tuple[tuple[str, str, int], ...] | None] = {}
 
@@ -137,11 +140,9 @@ class SenseInventory:
         if len(self._sets) <= SETS_KEPT:
             return False
         self._sets.clear()
-        self._prepared.clear()
-        self._source_names.clear()
-        self._texts.clear()
+        self._lexicalized.clear()
+        self._lemmas.clear()
         self._records_json.clear()
-        self._parts.clear()
         self._families.clear()
         return True
 
@@ -164,45 +165,48 @@ class SenseInventory:
         self._records[synset_id] = found
         return found
 
-    def prepared(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[PreparedLemma, ...]:
-        """Λ_L(σ) ready for ``initial_lists``, memoised: a synset serves every item of its lemmas."""
+    def lexicalized(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> SynsetLanguage:
+        """Λ_L(σ), its sources and its part, memoised: a synset serves every item of its lemmas."""
         key = (synset_id, lang)
-        found = self._prepared.get(key)
+        found = self._lexicalized.get(key)
         if found is None:
             if self._policies.get(lang) is not source_allowed:
                 self._policies[lang] = source_allowed
                 self._allowed.clear()
             self._prepare_synset(synset_id)
-            found = self._prepared[key]
+            found = self._lexicalized[key]
         return found
+
+    def prepared(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[PreparedLemma, ...]:
+        """Λ_L(σ) ready for ``initial_lists``."""
+        return self.lexicalized(synset_id, lang, source_allowed).prepared
 
     def _prepare_synset(self, synset_id: str) -> None:
         """Λ_L(σ) of every language met so far, from one pass over the synset's record: an item asks for each of
         its languages in turn, so the record is read once, not once per language."""
-        by_language: dict[str, list[LexSense]] = {lang: [] for lang in self._policies}
+        policies = self._policies
+        lemmas: dict[str, list[str]] = {lang: [] for lang in policies}
+        sources: dict[str, dict[str, None]] = {lang: {} for lang in policies}
         allowed = self._allowed
         for sense in self.record(synset_id).senses:
-            senses = by_language.get(sense.lang)
-            if senses is None:
-                continue
-            verdict = allowed.get((sense.lang, sense.source))
+            lang, source = sense.lang, sense.source
+            verdict = allowed.get((lang, source))
             if verdict is None:
-                verdict = allowed[(sense.lang, sense.source)] = self._policies[sense.lang](sense.source)
+                policy = policies.get(lang)
+                # a language without a policy yet has none of its senses kept (its policy clears these verdicts)
+                verdict = allowed[(lang, source)] = policy is not None and policy(source)
             if verdict:
-                senses.append(sense)
-        for lang, senses in by_language.items():
+                lemmas[lang].append(sense.lemma)
+                sources[lang][source] = None
+        for lang, spellings in lemmas.items():
             key = (synset_id, lang)
-            if key not in self._prepared:
-                self._source_names[key] = tuple({sense.source: None for sense in senses})
-                self._prepared[key] = prepare_lemmas(distinct_spellings(s.lemma for s in senses), self._texts)
+            if key not in self._lexicalized:
+                prepared = prepare_spellings(spellings, self._lemmas)
+                self._lexicalized[key] = SynsetLanguage(prepared, tuple(sources[lang]), _part(synset_id, prepared))
 
     def source_names(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[str, ...]:
         """The sources of the synset's allowed senses in ``lang`` (found with its Λ_L)."""
-        found = self._source_names.get((synset_id, lang))
-        if found is None:
-            self.prepared(synset_id, lang, source_allowed)
-            found = self._source_names[(synset_id, lang)]
-        return found
+        return self.lexicalized(synset_id, lang, source_allowed).sources
 
     def senses(self, lemma: str, pos: str) -> list[SenseEntry]:
         key = (lemma.casefold(), pos)
@@ -249,17 +253,8 @@ class SenseInventory:
         return found
 
     def part(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> SynsetPart:
-        """Λ_L(σ) as a part of a stored list, memoised: each synset's part is written once per run."""
-        key = (synset_id, lang)
-        found = self._parts.get(key)
-        if found is None:
-            prepared = self.prepared(synset_id, lang, source_allowed)
-            texts = [text for _, _, text in prepared if text is not None]
-            keys = tuple(key for _, key, _ in prepared)
-            usable = len(texts) == len(prepared) and len(set(keys)) == len(keys)
-            part = one_synset_candidates_json(synset_id, texts) if usable else None
-            found = self._parts[key] = SynsetPart(part, len(prepared), keys)
-        return found
+        """Λ_L(σ) as a part of a stored list: each synset's part is written once per run."""
+        return self.lexicalized(synset_id, lang, source_allowed).part
 
     def joined_sets(
         self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
@@ -318,3 +313,11 @@ class SenseInventory:
                 self._records_json.clear()  # bounded on its own: on varied data the records seldom repeat
             found = self._records_json[key] = record.to_json()
         return found
+
+
+def _part(synset_id: str, prepared: tuple[PreparedLemma, ...]) -> SynsetPart:
+    """Λ_L(σ) as a part of a stored list (``SynsetPart``)."""
+    texts = [text for _, _, text in prepared if text is not None]
+    keys = tuple(key for _, key, _ in prepared)
+    usable = len(texts) == len(prepared) and len(set(keys)) == len(keys)
+    return SynsetPart(one_synset_candidates_json(synset_id, texts) if usable else None, len(prepared), keys)
