@@ -8,6 +8,7 @@ memos are dropped past ``SETS_KEPT`` sets.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -82,22 +83,16 @@ class EncodedSets(NamedTuple):
 _UNKNOWN: Any = object()
 
 
-class SynsetPart(NamedTuple):
-    """Λ_L(σ) as a part of a stored list (``one_synset_candidates_json``): its candidates' JSON, how many, and their
-    identity keys; None as the part when a lemma of it is not a valid candidate or two share an identity."""
-
-    json: str | None
-    size: int
-    keys: tuple[str, ...]
-
-
 class SynsetLanguage(NamedTuple):
     """What the run keeps of one synset in one language, worked out in one pass over its record: Λ_L(σ) ready for
-    ``initial_lists``, the sources of its allowed senses, and its part of a stored list."""
+    ``initial_lists``, the sources of its allowed senses, and Λ_L(σ) as a part of a stored list
+    (``one_synset_candidates_json``): its candidates' JSON, None when a lemma of it is not a valid candidate or two
+    share an identity, and their identity keys."""
 
     prepared: tuple[PreparedLemma, ...]
     sources: tuple[str, ...]
-    part: SynsetPart
+    part: str | None
+    keys: tuple[str, ...]
 
 
 class SenseInventory:
@@ -114,7 +109,8 @@ class SenseInventory:
     def __init__(self, lexicon: Lexicon, languages: tuple[str, ...]) -> None:
         self.lexicon = lexicon
         self.languages = tuple(sorted(lang for lang in languages if lang != ENGLISH))
-        self._records: dict[str, SynsetRecord] = {}
+        #: Oldest first (``RECORDS_HELD``).
+        self._records: OrderedDict[str, SynsetRecord] = OrderedDict()
         self._failures: dict[str, LexiconError] = {}
         self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
         #: Λ_L(σ), its sources and its part per (σ, language) (``SynsetLanguage``).
@@ -161,7 +157,7 @@ class SenseInventory:
             self._failures[synset_id] = error
             raise
         if len(self._records) >= RECORDS_HELD:
-            del self._records[next(iter(self._records))]  # the oldest: its item is done
+            self._records.popitem(last=False)  # the oldest: its item is done
         self._records[synset_id] = found
         return found
 
@@ -199,10 +195,14 @@ class SenseInventory:
                 lemmas[lang].append(sense.lemma)
                 sources[lang][source] = None
         for lang, spellings in lemmas.items():
-            key = (synset_id, lang)
-            if key not in self._lexicalized:
-                prepared = prepare_spellings(spellings, self._lemmas)
-                self._lexicalized[key] = SynsetLanguage(prepared, tuple(sources[lang]), _part(synset_id, prepared))
+            if (synset_id, lang) in self._lexicalized:
+                continue
+            prepared = prepare_spellings(spellings, self._lemmas)
+            texts = [text for _, _, text in prepared if text is not None]
+            identities = tuple(identity for _, identity, _ in prepared)
+            usable = len(texts) == len(prepared) and len(set(identities)) == len(identities)
+            part = one_synset_candidates_json(synset_id, texts) if usable else None
+            self._lexicalized[(synset_id, lang)] = SynsetLanguage(prepared, tuple(sources[lang]), part, identities)
 
     def source_names(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[str, ...]:
         """The sources of the synset's allowed senses in ``lang`` (found with its Λ_L)."""
@@ -252,10 +252,6 @@ class SenseInventory:
             self._sets[key] = found
         return found
 
-    def part(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> SynsetPart:
-        """Λ_L(σ) as a part of a stored list: each synset's part is written once per run."""
-        return self.lexicalized(synset_id, lang, source_allowed).part
-
     def joined_sets(
         self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
     ) -> EncodedSets | None:
@@ -268,28 +264,31 @@ class SenseInventory:
         parts = self._families.get(family, _UNKNOWN)
         if parts is _UNKNOWN:
             parts = self._families[family] = self._family_parts(senses, lang, source_allowed)
-        if parts is None or all(synset != target for synset, _, _ in parts):
+        if parts is None:
             return None
-        good, good_count, bad, bad_count = "", 0, [], 0
+        good: str | None = None
+        good_count, bad, bad_count = 0, [], 0
         for synset, text, size in parts:
             if synset == target:
                 good, good_count = text, size
             elif size:
                 bad.append(text)
                 bad_count += size
+        if good is None:
+            return None  # σ is not among Ω(λ)
         return EncodedSets(f"[{good}]", "[" + ",".join(bad) + "]", good_count, bad_count, (), ())
 
     def _family_parts(
         self, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
     ) -> tuple[tuple[str, str, int], ...] | None:
         """(σ, its part, its size) for the senses of Ω(λ) in rank order; None when a lemma identity recurs among
-        them or a part cannot be written (``SynsetPart``)."""
-        parts = [(sense.synset, self.part(sense.synset, lang, source_allowed)) for sense in senses]
-        keys = [key for _, part in parts for key in part.keys]
+        them or a part cannot be written (``SynsetLanguage``)."""
+        rows = [(sense.synset, self.lexicalized(sense.synset, lang, source_allowed)) for sense in senses]
+        keys = [key for _, row in rows for key in row.keys]
         if len(set(keys)) != len(keys):
             return None
-        joined = tuple((synset, part.json, part.size) for synset, part in parts if part.json is not None)
-        return joined if len(joined) == len(parts) else None
+        joined = tuple((synset, row.part, len(row.keys)) for synset, row in rows if row.part is not None)
+        return joined if len(joined) == len(rows) else None
 
     def record_json(
         self,
@@ -314,10 +313,3 @@ class SenseInventory:
             found = self._records_json[key] = record.to_json()
         return found
 
-
-def _part(synset_id: str, prepared: tuple[PreparedLemma, ...]) -> SynsetPart:
-    """Λ_L(σ) as a part of a stored list (``SynsetPart``)."""
-    texts = [text for _, _, text in prepared if text is not None]
-    keys = tuple(key for _, key, _ in prepared)
-    usable = len(texts) == len(prepared) and len(set(keys)) == len(keys)
-    return SynsetPart(one_synset_candidates_json(synset_id, texts) if usable else None, len(prepared), keys)
