@@ -7,7 +7,7 @@ BabelNet cache frozen as a snapshot: ``snapshot_export``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import chain, starmap
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ def _answer_record(stored: StoredSynset, wanted: frozenset[str] | None = None) -
     if wanted is not None:
         glosses = tuple((lang, text) for lang, text in glosses if lang in wanted)
         senses = tuple([sense for sense in senses if sense[1] in wanted])
-    return SynsetRecord(id=synset_id, pos=pos, glosses=dict(glosses), senses=tuple(starmap(LexSense, senses)))
+    return SynsetRecord(id=synset_id, pos=pos, glosses=dict(glosses), senses=tuple(map(LexSense._make, senses)))
 
 
 class SnapshotLexicon:

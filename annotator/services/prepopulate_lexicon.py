@@ -184,15 +184,14 @@ class SenseInventory:
         lemmas: dict[str, list[str]] = {lang: [] for lang in policies}
         sources: dict[str, dict[str, None]] = {lang: {} for lang in policies}
         allowed = self._allowed
-        for sense in self.record(synset_id).senses:
-            lang, source = sense.lang, sense.source
+        for lemma, lang, source, _number in self.record(synset_id).senses:
             verdict = allowed.get((lang, source))
             if verdict is None:
                 policy = policies.get(lang)
                 # a language without a policy yet has none of its senses kept (its policy clears these verdicts)
                 verdict = allowed[(lang, source)] = policy is not None and policy(source)
             if verdict:
-                lemmas[lang].append(sense.lemma)
+                lemmas[lang].append(lemma)
                 sources[lang][source] = None
         for lang, spellings in lemmas.items():
             if (synset_id, lang) in self._lexicalized:

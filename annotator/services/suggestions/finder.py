@@ -321,8 +321,7 @@ class RelatedParts:
             return languages
         policies, verdicts = self.finder.policies, self._verdicts
         found = set()
-        for sense in target.senses:
-            lang, source = sense.lang, sense.source
+        for _lemma, lang, source, _number in target.senses:
             if lang in found or lang not in policies:
                 continue
             offered = verdicts.get((lang, source))
