@@ -242,10 +242,11 @@ class SenseInventory:
         self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
     ) -> EncodedSets:
         """G0/B0 depend only on (σ, λ, language): items sharing them share one computed and encoded answer."""
-        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
+        family = (item.target.lemma.casefold(), item.target.pos, lang)
+        key = (item.synset, *family)
         found = self._sets.get(key)
         if found is None:
-            found = self.joined_sets(item, senses, lang, source_allowed) or EncodedSets.of_lists(
+            found = self._joined(item.synset, family, senses, source_allowed) or EncodedSets.of_lists(
                 self.initial_lists(item, senses, lang, source_allowed)
             )
             self._sets[key] = found
@@ -258,11 +259,19 @@ class SenseInventory:
         recurs among its senses (the common case): then every candidate stands for its one synset, G0 is σ's
         part and B0 the others' in rank order, which is what ``initial_lists`` derives, with no overlap and
         nothing skipped. None otherwise (``initial_lists`` decides)."""
-        target = item.synset
-        family = (item.target.lemma.casefold(), item.target.pos, lang)
+        return self._joined(item.synset, (item.target.lemma.casefold(), item.target.pos, lang), senses, source_allowed)
+
+    def _joined(
+        self,
+        target: str,
+        family: tuple[str, str, str],
+        senses: list[SenseEntry],
+        source_allowed: Callable[[str], bool],
+    ) -> EncodedSets | None:
+        """``joined_sets`` of σ = ``target`` in the family (λ case-folded, POS, language) of ``senses``."""
         parts = self._families.get(family, _UNKNOWN)
         if parts is _UNKNOWN:
-            parts = self._families[family] = self._family_parts(senses, lang, source_allowed)
+            parts = self._families[family] = self._family_parts(senses, family[2], source_allowed)
         if parts is None:
             return None
         good: str | None = None
