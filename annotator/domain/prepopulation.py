@@ -110,19 +110,22 @@ def prepare_lemmas(lemmas: Iterable[str], texts: dict[str, str | None] | None = 
 
 
 def prepare_spellings(lemmas: Iterable[str], known: dict[str, PreparedLemma]) -> tuple[PreparedLemma, ...]:
-    """``prepare_lemmas(distinct_spellings(lemmas))`` in one pass, each lexicon lemma's answer kept in ``known``
-    (a lemma recurs across synsets and languages): a lemma met again costs one look-up."""
+    """``prepare_lemmas(distinct_spellings(lemmas))`` in one pass. A plain lemma (``_plain``) is its own candidate
+    text and identity once single-spaced; any other's answer is kept in ``known`` (a lemma recurs across synsets),
+    so its parse is made once."""
     distinct: dict[str, PreparedLemma] = {}
     for raw in lemmas:
-        found = known.get(raw)
+        spelling = " ".join(raw.replace("_", " ").split())
+        if _plain(spelling):  # single-spaced already: ``candidate_text``'s first test holds, without its split
+            folded = spelling.casefold()
+            if folded not in distinct:
+                distinct[folded] = (spelling, folded, spelling)
+            continue
+        found = known.get(spelling)
         if found is None:
-            spelling = " ".join(raw.replace("_", " ").split())
-            if _plain(spelling):  # single-spaced already: ``candidate_text``'s first test holds, without its split
-                found = known[raw] = (spelling, spelling.casefold(), spelling)
-            else:
-                key = spelling.casefold() if spelling.isascii() else key_string(spelling, None)
-                found = known[raw] = (spelling, key, candidate_text(spelling))
-        distinct.setdefault(found[0].casefold(), found)
+            key = spelling.casefold() if spelling.isascii() else key_string(spelling, None)
+            found = known[spelling] = (spelling, key, candidate_text(spelling))
+        distinct.setdefault(spelling.casefold(), found)
     return tuple(distinct.values())
 
 

@@ -119,7 +119,7 @@ class SenseInventory:
         self._policies: dict[str, Callable[[str], bool]] = {}
         #: Each policy's verdict per (language, source): a lexicon has few sources, met on every sense.
         self._allowed: dict[tuple[str, str], bool] = {}
-        #: Each lexicon lemma met, prepared (``prepare_spellings``): a lemma recurs across synsets.
+        #: Each spelling met that needs a parse, prepared (``prepare_spellings``): a lemma recurs across synsets.
         self._lemmas: dict[str, PreparedLemma] = {}
         #: ``EncodedSets`` per (σ, λ, POS, language).
         self._sets: dict[tuple[str, str, str, str], EncodedSets] = {}
@@ -198,7 +198,7 @@ class SenseInventory:
                 continue
             prepared = prepare_spellings(spellings, self._lemmas)
             texts = [text for _, _, text in prepared if text is not None]
-            identities = tuple(identity for _, identity, _ in prepared)
+            identities = tuple([identity for _, identity, _ in prepared])
             usable = len(texts) == len(prepared) and len(set(identities)) == len(identities)
             part = one_synset_candidates_json(synset_id, texts) if usable else None
             self._lexicalized[(synset_id, lang)] = SynsetLanguage(prepared, tuple(sources[lang]), part, identities)
