@@ -272,8 +272,8 @@ class RelatedParts:
         self.finder = Finder(project, lexicon)
         self._kept: dict[tuple[str, str, tuple[str, ...]], str] = {}
         self._stamps: dict[str, str] = {}
-        #: The last σ asked about and its ``_own_word_languages`` (an item asks for its languages in turn).
-        self._own_words: tuple[str, frozenset[str]] = ("", frozenset())
+        #: The last σ asked about, its relations and ``_own_word_languages`` (an item asks for its languages in turn).
+        self._last: tuple[str, list[tuple[str, str]], frozenset[str]] = ("", [], frozenset())
         #: Each project language's policy verdict per (language, source): a lexicon has few sources.
         self._verdicts: dict[tuple[str, str], bool] = {}
 
@@ -302,23 +302,19 @@ class RelatedParts:
         word of σ's own from a lexicon neither allowed nor excluded in ``lang``, ``related_suggestions`` has
         nothing to offer, which is known without asking it."""
         finder = self.finder
-        links = finder.links(synset)
-        if (
-            not links
-            and not finder.seeks_close_words(others)
-            and lang in finder.policies
-            and lang not in self._own_word_languages(synset, target)
-        ):
+        last, links, languages = self._last
+        if last != synset:
+            links = finder.links(synset)
+            languages = self._own_word_languages(target)
+            self._last = (synset, links, languages)
+        if not links and not finder.seeks_close_words(others) and lang in finder.policies and lang not in languages:
             return "[]"
         related = finder.compute_related(synset, lang, target, others, links)
         return encode_suggestions(related) if related else "[]"
 
-    def _own_word_languages(self, synset: str, target: SynsetRecord) -> frozenset[str]:
+    def _own_word_languages(self, target: SynsetRecord) -> frozenset[str]:
         """The project languages in which σ has a word from a lexicon neither allowed for the language nor
         excluded (``machine_translated``): the words ``related_suggestions`` offers from σ itself."""
-        last, languages = self._own_words
-        if last == synset:
-            return languages
         policies, verdicts = self.finder.policies, self._verdicts
         found = set()
         for _lemma, lang, source, _number in target.senses:
@@ -330,9 +326,7 @@ class RelatedParts:
                 verdicts[(lang, source)] = offered
             if offered:
                 found.add(lang)
-        languages = frozenset(found)
-        self._own_words = (synset, languages)
-        return languages
+        return frozenset(found)
 
 
 #: (σ, language) answers ``RelatedParts`` keeps during one pre-population (a few hundred bytes each).
