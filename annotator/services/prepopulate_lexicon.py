@@ -87,12 +87,11 @@ class SynsetLanguage(NamedTuple):
     """What the run keeps of one synset in one language, worked out in one pass over its record: Λ_L(σ) ready for
     ``initial_lists``, the sources of its allowed senses, and Λ_L(σ) as a part of a stored list
     (``one_synset_candidates_json``): its candidates' JSON, None when a lemma of it is not a valid candidate or two
-    share an identity, and their identity keys."""
+    share an identity."""
 
     prepared: tuple[PreparedLemma, ...]
     sources: tuple[str, ...]
     part: str | None
-    keys: tuple[str, ...]
 
 
 class SenseInventory:
@@ -114,7 +113,8 @@ class SenseInventory:
         self._failures: dict[str, LexiconError] = {}
         self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
         #: Λ_L(σ), its sources and its part per (σ, language) (``SynsetLanguage``).
-        self._lexicalized: dict[tuple[str, str], SynsetLanguage] = {}
+        #: Per language, then synset: no key object per entry for the cyclic collector to walk.
+        self._lexicalized: dict[str, dict[str, SynsetLanguage]] = {}
         #: The source policy each language's Λ_L was asked with (one per language in a run).
         self._policies: dict[str, Callable[[str], bool]] = {}
         #: Each policy's verdict per (language, source): a lexicon has few sources, met on every sense.
@@ -163,14 +163,14 @@ class SenseInventory:
 
     def lexicalized(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> SynsetLanguage:
         """Λ_L(σ), its sources and its part, memoised: a synset serves every item of its lemmas."""
-        key = (synset_id, lang)
-        found = self._lexicalized.get(key)
+        in_language = self._lexicalized.get(lang)
+        found = in_language.get(synset_id) if in_language is not None else None
         if found is None:
             if self._policies.get(lang) is not source_allowed:
                 self._policies[lang] = source_allowed
                 self._allowed.clear()
             self._prepare_synset(synset_id)
-            found = self._lexicalized[key]
+            found = self._lexicalized[lang][synset_id]
         return found
 
     def prepared(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[PreparedLemma, ...]:
@@ -194,14 +194,14 @@ class SenseInventory:
                 lemmas[lang].append(lemma)
                 sources[lang][source] = None
         for lang, spellings in lemmas.items():
-            if (synset_id, lang) in self._lexicalized:
+            in_language = self._lexicalized.setdefault(lang, {})
+            if synset_id in in_language:
                 continue
             prepared = prepare_spellings(spellings, self._lemmas)
             texts = [text for _, _, text in prepared if text is not None]
-            identities = tuple([identity for _, identity, _ in prepared])
-            usable = len(texts) == len(prepared) and len(set(identities)) == len(identities)
+            usable = len(texts) == len(prepared) and len({identity for _, identity, _ in prepared}) == len(prepared)
             part = one_synset_candidates_json(synset_id, texts) if usable else None
-            self._lexicalized[(synset_id, lang)] = SynsetLanguage(prepared, tuple(sources[lang]), part, identities)
+            in_language[synset_id] = SynsetLanguage(prepared, tuple(sources[lang]), part)
 
     def source_names(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[str, ...]:
         """The sources of the synset's allowed senses in ``lang`` (found with its Λ_L)."""
@@ -292,10 +292,10 @@ class SenseInventory:
         """(σ, its part, its size) for the senses of Ω(λ) in rank order; None when a lemma identity recurs among
         them or a part cannot be written (``SynsetLanguage``)."""
         rows = [(sense.synset, self.lexicalized(sense.synset, lang, source_allowed)) for sense in senses]
-        keys = [key for _, row in rows for key in row.keys]
+        keys = [key for _, row in rows for _, key, _ in row.prepared]
         if len(set(keys)) != len(keys):
             return None
-        joined = tuple((synset, row.part, len(row.keys)) for synset, row in rows if row.part is not None)
+        joined = tuple((synset, row.part, len(row.prepared)) for synset, row in rows if row.part is not None)
         return joined if len(joined) == len(rows) else None
 
     def record_json(
@@ -320,4 +320,3 @@ class SenseInventory:
                 self._records_json.clear()  # bounded on its own: on varied data the records seldom repeat
             found = self._records_json[key] = record.to_json()
         return found
-

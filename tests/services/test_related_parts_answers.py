@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 from prepopulate_data import SNAPSHOT
 
 from annotator.domain.suggestions import encode_suggestions
 from annotator.lexicon.snapshot import SnapshotLexicon
 from annotator.project import LexiconSettings, Project, ProjectSettings
+from annotator.services.suggestions import finder as finder_module
 from annotator.services.suggestions.finder import Finder, RelatedParts
 
 LANGUAGES = ("DE", "ES", "IT", "RU", "ZH")
@@ -58,3 +60,18 @@ def test_the_kept_parts_are_the_computed_ones_with_and_without_relations(project
     assert plain[("bn:00000001n", "IT", ())][0] == plain[("bn:00000003n", "ES", ())][0] == "[]"
     assert '"iniezione"' in related[("bn:00000003n", "IT", ())][0]
     assert plain[("bn:00000003n", "IT", ())][0] == "[]"
+
+
+def test_the_parts_are_the_same_when_the_kept_answers_are_dropped_at_every_step(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Memory stays bounded: past ``RELATED_KEPT`` answers (and stamps) the kept ones are dropped; the parts and
+    their stamps are the same."""
+    project.save_settings(
+        ProjectSettings(name="s", lexicon=LexiconSettings("snapshot"), allowed_sources={"DE": ["WIKTLB"]})
+    )
+    lexicon = SnapshotLexicon.from_data(with_relations(), origin="v2")
+    kept = every_part(project, lexicon)
+    monkeypatch.setattr(finder_module, "RELATED_KEPT", 1)
+    assert every_part(project, lexicon) == kept
+    assert all(answer == computed for answer, computed in kept.values())

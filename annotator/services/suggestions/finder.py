@@ -264,9 +264,9 @@ def project_finder(project: ProjectContext, settings: ProjectSettings | None = N
 class RelatedParts:
     """The related part of every item-language, computed by pre-population while it has the project's lexicon open
     and written in its batches (``repo.put_related_suggestions``), so no card opens the lexicon for it (a first card
-    would otherwise load the whole lexicon, and each new card write its part in a transaction of its own). Answers
-    are kept per (σ, language) as their stored JSON (strings: nothing for the collector to walk), at most
-    ``RELATED_KEPT`` of them."""
+    would otherwise load the whole lexicon, and each new card write its part in a transaction of its own). Computed
+    answers are kept per (σ, language) as their stored JSON (strings: nothing for the collector to walk), at most
+    ``RELATED_KEPT`` of them; those known to be empty (``_has_none``) are not kept."""
 
     def __init__(self, project: ProjectContext, lexicon: Lexicon) -> None:
         self.finder = Finder(project, lexicon)
@@ -281,36 +281,41 @@ class RelatedParts:
         """(stamp, related JSON) of an item-language of σ (``target``: its record as pre-population read it, every
         project language's senses; ``others``: the other senses of λ) in ``lang``; None when the provider cannot
         answer now (a card computes it later)."""
-        key = (synset, lang, tuple(others))
-        found = self._kept.get(key)
-        if found is None:
-            try:
-                found = self._encoded(synset, target, lang, others)
-            except (LexiconQuotaError, LexiconUnavailableError):
-                return None
-            if len(self._kept) >= RELATED_KEPT:
-                self._kept.clear()
-                self._stamps.clear()
-            self._kept[key] = found
+        try:
+            none = self._has_none(synset, target, lang, others)
+            found = "[]" if none else self._computed(synset, target, lang, others)
+        except (LexiconQuotaError, LexiconUnavailableError):
+            return None
         stamp = self._stamps.get(synset)
         if stamp is None:
+            if len(self._stamps) >= RELATED_KEPT:
+                self._stamps.clear()
             stamp = self._stamps[synset] = self.finder.stamp(synset)  # one per σ, not per language
         return stamp, found
 
-    def _encoded(self, synset: str, target: SynsetRecord, lang: str, others: Sequence[str]) -> str:
-        """The related suggestions' JSON. Most synsets have none: with no relation, no close word to seek and no
-        word of σ's own from a lexicon neither allowed nor excluded in ``lang``, ``related_suggestions`` has
-        nothing to offer, which is known without asking it."""
+    def _has_none(self, synset: str, target: SynsetRecord, lang: str, others: Sequence[str]) -> bool:
+        """True when σ has no related suggestion in ``lang`` for certain, as most synsets: no relation, no close word
+        to seek and no word of σ's own from a lexicon neither allowed nor excluded there, so ``related_suggestions``
+        has nothing to offer. Known without asking it, and not kept."""
         finder = self.finder
         last, links, languages = self._last
         if last != synset:
             links = finder.links(synset)
             languages = self._own_word_languages(target)
             self._last = (synset, links, languages)
-        if not links and not finder.seeks_close_words(others) and lang in finder.policies and lang not in languages:
-            return "[]"
-        related = finder.compute_related(synset, lang, target, others, links)
-        return encode_suggestions(related) if related else "[]"
+        return not links and not finder.seeks_close_words(others) and lang in finder.policies and lang not in languages
+
+    def _computed(self, synset: str, target: SynsetRecord, lang: str, others: Sequence[str]) -> str:
+        """The related suggestions' JSON, computed and kept (``_has_none`` is asked first: σ's relations are known)."""
+        key = (synset, lang, tuple(others))
+        found = self._kept.get(key)
+        if found is None:
+            related = self.finder.compute_related(synset, lang, target, others, self._last[1])
+            found = encode_suggestions(related) if related else "[]"
+            if len(self._kept) >= RELATED_KEPT:
+                self._kept.clear()
+            self._kept[key] = found
+        return found
 
     def _own_word_languages(self, target: SynsetRecord) -> frozenset[str]:
         """The project languages in which σ has a word from a lexicon neither allowed for the language nor
