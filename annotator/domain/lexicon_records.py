@@ -7,14 +7,15 @@ In the domain so pre-population and the filters (pure functions) can take them w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 #: Language codes are upper-case ISO 639-1 as BabelNet spells them: EN, DE, ES, IT, RU, ZH.
 ENGLISH = "EN"
 
 
-@dataclass(frozen=True)
-class LexSense:
-    """One lexicalization of a synset: lemma (spaces, not underscores), language, source.
+class LexSense(NamedTuple):
+    """One lexicalization of a synset: lemma (spaces, not underscores), language, source. A typed row: a provider
+    answers one per sense, so it is made cheaply and holds no object of its own for the cyclic collector.
 
     ``wordnet_sense_number`` is set only for English WordNet senses (type WordNetSense, source WN).
     """

@@ -75,19 +75,18 @@ PreparedLemma = tuple[str, str, "str | None"]
 _SYNTAX = frozenset("[]*")
 
 
+def _plain(lemma: str) -> bool:
+    """Printable ASCII without brackets or wildcard, short enough: its own candidate text once single-spaced."""
+    return lemma.isascii() and lemma.isprintable() and 0 < len(lemma) <= MAX_LENGTH and _SYNTAX.isdisjoint(lemma)
+
+
 def candidate_text(lemma: str) -> str | None:
     """The text of the candidate a lexicon lemma gives (``parse_candidate``), None when it is not a valid one.
 
     Printable ASCII without brackets or wildcard, single-spaced and short enough, is already its own candidate
     text (no normalisation can change it, no rule refuses it): most lemmas skip the parse.
     """
-    if (
-        lemma.isascii()
-        and lemma.isprintable()
-        and 0 < len(lemma) <= MAX_LENGTH
-        and _SYNTAX.isdisjoint(lemma)
-        and " ".join(lemma.split()) == lemma
-    ):
+    if _plain(lemma) and " ".join(lemma.split()) == lemma:
         return lemma
     try:
         return parse_candidate(lemma).text
@@ -108,6 +107,26 @@ def prepare_lemmas(lemmas: Iterable[str], texts: dict[str, str | None] | None = 
         # an ASCII lemma's identity is its case-folded text (NFC changes no ASCII text): no call per lemma for it
         prepared.append((lemma, lemma.casefold() if lemma.isascii() else key_string(lemma, None), text))
     return tuple(prepared)
+
+
+def prepare_spellings(lemmas: Iterable[str], known: dict[str, PreparedLemma]) -> tuple[PreparedLemma, ...]:
+    """``prepare_lemmas(distinct_spellings(lemmas))`` in one pass. A plain lemma (``_plain``) is its own candidate
+    text and identity once single-spaced; any other's answer is kept in ``known`` (a lemma recurs across synsets),
+    so its parse is made once."""
+    distinct: dict[str, PreparedLemma] = {}
+    for raw in lemmas:
+        spelling = " ".join(raw.replace("_", " ").split())
+        if _plain(spelling):  # single-spaced already: ``candidate_text``'s first test holds, without its split
+            folded = spelling.casefold()
+            if folded not in distinct:
+                distinct[folded] = (spelling, folded, spelling)
+            continue
+        found = known.get(spelling)
+        if found is None:
+            key = spelling.casefold() if spelling.isascii() else key_string(spelling, None)
+            found = known[spelling] = (spelling, key, candidate_text(spelling))
+        distinct.setdefault(spelling.casefold(), found)
+    return tuple(distinct.values())
 
 
 def initial_lists(

@@ -24,16 +24,12 @@ from annotator.lexicon.snapshot_format import (
 from annotator.lexicon.snapshot_read import ParsedSnapshot, parse_snapshot_data, read_snapshot_file
 
 
-def _answer_record(stored: StoredSynset, wanted: set[str] | None = None) -> SynsetRecord:
+def _answer_record(stored: StoredSynset, wanted: frozenset[str] | None = None) -> SynsetRecord:
     synset_id, pos, glosses, senses = stored
-    if wanted is None:
-        return SynsetRecord(id=synset_id, pos=pos, glosses=dict(glosses), senses=tuple(LexSense(*s) for s in senses))
-    return SynsetRecord(
-        id=synset_id,
-        pos=pos,
-        glosses={lang: text for lang, text in glosses if lang in wanted},
-        senses=tuple(LexSense(*sense) for sense in senses if sense[1] in wanted),
-    )
+    if wanted is not None:
+        glosses = tuple((lang, text) for lang, text in glosses if lang in wanted)
+        senses = tuple([sense for sense in senses if sense[1] in wanted])
+    return SynsetRecord(id=synset_id, pos=pos, glosses=dict(glosses), senses=tuple(map(LexSense._make, senses)))
 
 
 class SnapshotLexicon:
@@ -87,6 +83,8 @@ class SnapshotLexicon:
                     f"{missing[0]}."
                 )
             self._lemmas[entry.key] = entry
+        #: The languages kept in an answer, per language list asked with (a run asks with one or a few).
+        self._wanted: dict[tuple[str, ...], frozenset[str]] = {}
         #: The reverse index of ``synset_ids_in``, built at its first use (pre-population never asks it).
         self._reverse: dict[tuple[str, str, str], tuple[str, ...]] | None = None
 
@@ -156,7 +154,13 @@ class SnapshotLexicon:
         record = self._synsets.get(synset_id)
         if record is None:
             raise LexiconError(f"Synset {synset_id} is not in the lexicon snapshot {self.origin}.")
-        return _answer_record(record, {ENGLISH, *(lang.upper() for lang in langs)})
+        key = tuple(langs)
+        wanted = self._wanted.get(key)
+        if wanted is None:
+            if len(self._wanted) >= 100:
+                self._wanted.clear()  # bounded whatever the callers ask with
+            wanted = self._wanted[key] = frozenset((ENGLISH, *(lang.upper() for lang in langs)))
+        return _answer_record(record, wanted)
 
     def related(self, synset_id: str) -> list[tuple[str, str]]:
         """The synset's relations the snapshot holds (format version 2; none in a version 1 file)."""

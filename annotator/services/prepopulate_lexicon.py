@@ -8,6 +8,7 @@ memos are dropped past ``SETS_KEPT`` sets.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -18,9 +19,8 @@ from annotator.domain.prepopulation import (
     LexiconCandidate,
     PreparedLemma,
     as_sets,
-    distinct_spellings,
     initial_lists,
-    prepare_lemmas,
+    prepare_spellings,
     rank_senses,
 )
 from annotator.domain.suggestions import lexicon_record
@@ -30,7 +30,6 @@ from annotator.lexicon.base import (
     LexiconError,
     LexiconQuotaError,
     LexiconUnavailableError,
-    LexSense,
     SynsetRecord,
 )
 from annotator.store.item_languages import candidates_to_json
@@ -84,13 +83,15 @@ class EncodedSets(NamedTuple):
 _UNKNOWN: Any = object()
 
 
-class SynsetPart(NamedTuple):
-    """Λ_L(σ) as a part of a stored list (``one_synset_candidates_json``): its candidates' JSON, how many, and their
-    identity keys; None as the part when a lemma of it is not a valid candidate or two share an identity."""
+class SynsetLanguage(NamedTuple):
+    """What the run keeps of one synset in one language, worked out in one pass over its record: Λ_L(σ) ready for
+    ``initial_lists``, the sources of its allowed senses, and Λ_L(σ) as a part of a stored list
+    (``one_synset_candidates_json``): its candidates' JSON, None when a lemma of it is not a valid candidate or two
+    share an identity."""
 
-    json: str | None
-    size: int
-    keys: tuple[str, ...]
+    prepared: tuple[PreparedLemma, ...]
+    sources: tuple[str, ...]
+    part: str | None
 
 
 class SenseInventory:
@@ -107,25 +108,23 @@ class SenseInventory:
     def __init__(self, lexicon: Lexicon, languages: tuple[str, ...]) -> None:
         self.lexicon = lexicon
         self.languages = tuple(sorted(lang for lang in languages if lang != ENGLISH))
-        self._records: dict[str, SynsetRecord] = {}
+        #: Oldest first (``RECORDS_HELD``).
+        self._records: OrderedDict[str, SynsetRecord] = OrderedDict()
         self._failures: dict[str, LexiconError] = {}
         self._senses: dict[tuple[str, str], list[SenseEntry] | LexiconError] = {}
-        #: Λ_L(σ) per (σ, language), each lemma with its identity and candidate text (``prepare_lemmas``).
-        self._prepared: dict[tuple[str, str], tuple[PreparedLemma, ...]] = {}
+        #: Λ_L(σ), its sources and its part per (σ, language) (``SynsetLanguage``).
+        #: Per language, then synset: no key object per entry for the cyclic collector to walk.
+        self._lexicalized: dict[str, dict[str, SynsetLanguage]] = {}
         #: The source policy each language's Λ_L was asked with (one per language in a run).
         self._policies: dict[str, Callable[[str], bool]] = {}
         #: Each policy's verdict per (language, source): a lexicon has few sources, met on every sense.
         self._allowed: dict[tuple[str, str], bool] = {}
-        #: The sources of the senses Λ_L(σ) came from, per (σ, language).
-        self._source_names: dict[tuple[str, str], tuple[str, ...]] = {}
-        #: The candidate text of each lexicon spelling met (None: not a valid candidate).
-        self._texts: dict[str, str | None] = {}
+        #: Each spelling met that needs a parse, prepared (``prepare_spellings``): a lemma recurs across synsets.
+        self._lemmas: dict[str, PreparedLemma] = {}
         #: ``EncodedSets`` per (σ, λ, POS, language).
         self._sets: dict[tuple[str, str, str, str], EncodedSets] = {}
         #: The record of what each lexicon returned (JSON), per (σ, λ, language) like the sets.
         self._records_json: dict[tuple[str, str, str, str], str] = {}
-        #: Λ_L(σ) as a part of a stored list, per (σ, language).
-        self._parts: dict[tuple[str, str], SynsetPart] = {}
         #: Per (λ, POS, language): the parts of Ω(λ)'s senses, None when G0/B0 cannot be joined (``joined_sets``).
         self._families: dict[tuple[str, str, str], tuple[tuple[str, str, int], ...] | None] = {}
 
@@ -137,11 +136,9 @@ class SenseInventory:
         if len(self._sets) <= SETS_KEPT:
             return False
         self._sets.clear()
-        self._prepared.clear()
-        self._source_names.clear()
-        self._texts.clear()
+        self._lexicalized.clear()
+        self._lemmas.clear()
         self._records_json.clear()
-        self._parts.clear()
         self._families.clear()
         return True
 
@@ -160,49 +157,55 @@ class SenseInventory:
             self._failures[synset_id] = error
             raise
         if len(self._records) >= RECORDS_HELD:
-            del self._records[next(iter(self._records))]  # the oldest: its item is done
+            self._records.popitem(last=False)  # the oldest: its item is done
         self._records[synset_id] = found
         return found
 
-    def prepared(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[PreparedLemma, ...]:
-        """Λ_L(σ) ready for ``initial_lists``, memoised: a synset serves every item of its lemmas."""
-        key = (synset_id, lang)
-        found = self._prepared.get(key)
+    def lexicalized(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> SynsetLanguage:
+        """Λ_L(σ), its sources and its part, memoised: a synset serves every item of its lemmas."""
+        in_language = self._lexicalized.get(lang)
+        found = in_language.get(synset_id) if in_language is not None else None
         if found is None:
             if self._policies.get(lang) is not source_allowed:
                 self._policies[lang] = source_allowed
                 self._allowed.clear()
             self._prepare_synset(synset_id)
-            found = self._prepared[key]
+            found = self._lexicalized[lang][synset_id]
         return found
+
+    def prepared(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[PreparedLemma, ...]:
+        """Λ_L(σ) ready for ``initial_lists``."""
+        return self.lexicalized(synset_id, lang, source_allowed).prepared
 
     def _prepare_synset(self, synset_id: str) -> None:
         """Λ_L(σ) of every language met so far, from one pass over the synset's record: an item asks for each of
         its languages in turn, so the record is read once, not once per language."""
-        by_language: dict[str, list[LexSense]] = {lang: [] for lang in self._policies}
+        policies = self._policies
+        lemmas: dict[str, list[str]] = {lang: [] for lang in policies}
+        sources: dict[str, dict[str, None]] = {lang: {} for lang in policies}
         allowed = self._allowed
-        for sense in self.record(synset_id).senses:
-            senses = by_language.get(sense.lang)
-            if senses is None:
-                continue
-            verdict = allowed.get((sense.lang, sense.source))
+        for lemma, lang, source, _number in self.record(synset_id).senses:
+            verdict = allowed.get((lang, source))
             if verdict is None:
-                verdict = allowed[(sense.lang, sense.source)] = self._policies[sense.lang](sense.source)
+                policy = policies.get(lang)
+                # a language without a policy yet has none of its senses kept (its policy clears these verdicts)
+                verdict = allowed[(lang, source)] = policy is not None and policy(source)
             if verdict:
-                senses.append(sense)
-        for lang, senses in by_language.items():
-            key = (synset_id, lang)
-            if key not in self._prepared:
-                self._source_names[key] = tuple({sense.source: None for sense in senses})
-                self._prepared[key] = prepare_lemmas(distinct_spellings(s.lemma for s in senses), self._texts)
+                lemmas[lang].append(lemma)
+                sources[lang][source] = None
+        for lang, spellings in lemmas.items():
+            in_language = self._lexicalized.setdefault(lang, {})
+            if synset_id in in_language:
+                continue
+            prepared = prepare_spellings(spellings, self._lemmas)
+            texts = [text for _, _, text in prepared if text is not None]
+            usable = len(texts) == len(prepared) and len({identity for _, identity, _ in prepared}) == len(prepared)
+            part = one_synset_candidates_json(synset_id, texts) if usable else None
+            in_language[synset_id] = SynsetLanguage(prepared, tuple(sources[lang]), part)
 
     def source_names(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> tuple[str, ...]:
         """The sources of the synset's allowed senses in ``lang`` (found with its Λ_L)."""
-        found = self._source_names.get((synset_id, lang))
-        if found is None:
-            self.prepared(synset_id, lang, source_allowed)
-            found = self._source_names[(synset_id, lang)]
-        return found
+        return self.lexicalized(synset_id, lang, source_allowed).sources
 
     def senses(self, lemma: str, pos: str) -> list[SenseEntry]:
         key = (lemma.casefold(), pos)
@@ -239,26 +242,14 @@ class SenseInventory:
         self, item: Item, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
     ) -> EncodedSets:
         """G0/B0 depend only on (σ, λ, language): items sharing them share one computed and encoded answer."""
-        key = (item.synset, item.target.lemma.casefold(), item.target.pos, lang)
+        family = (item.target.lemma.casefold(), item.target.pos, lang)
+        key = (item.synset, *family)
         found = self._sets.get(key)
         if found is None:
-            found = self.joined_sets(item, senses, lang, source_allowed) or EncodedSets.of_lists(
+            found = self._joined(item.synset, family, senses, source_allowed) or EncodedSets.of_lists(
                 self.initial_lists(item, senses, lang, source_allowed)
             )
             self._sets[key] = found
-        return found
-
-    def part(self, synset_id: str, lang: str, source_allowed: Callable[[str], bool]) -> SynsetPart:
-        """Λ_L(σ) as a part of a stored list, memoised: each synset's part is written once per run."""
-        key = (synset_id, lang)
-        found = self._parts.get(key)
-        if found is None:
-            prepared = self.prepared(synset_id, lang, source_allowed)
-            texts = [text for _, _, text in prepared if text is not None]
-            keys = tuple(key for _, key, _ in prepared)
-            usable = len(texts) == len(prepared) and len(set(keys)) == len(keys)
-            part = one_synset_candidates_json(synset_id, texts) if usable else None
-            found = self._parts[key] = SynsetPart(part, len(prepared), keys)
         return found
 
     def joined_sets(
@@ -268,33 +259,44 @@ class SenseInventory:
         recurs among its senses (the common case): then every candidate stands for its one synset, G0 is σ's
         part and B0 the others' in rank order, which is what ``initial_lists`` derives, with no overlap and
         nothing skipped. None otherwise (``initial_lists`` decides)."""
-        target = item.synset
-        family = (item.target.lemma.casefold(), item.target.pos, lang)
+        return self._joined(item.synset, (item.target.lemma.casefold(), item.target.pos, lang), senses, source_allowed)
+
+    def _joined(
+        self,
+        target: str,
+        family: tuple[str, str, str],
+        senses: list[SenseEntry],
+        source_allowed: Callable[[str], bool],
+    ) -> EncodedSets | None:
+        """``joined_sets`` of σ = ``target`` in the family (λ case-folded, POS, language) of ``senses``."""
         parts = self._families.get(family, _UNKNOWN)
         if parts is _UNKNOWN:
-            parts = self._families[family] = self._family_parts(senses, lang, source_allowed)
-        if parts is None or all(synset != target for synset, _, _ in parts):
+            parts = self._families[family] = self._family_parts(senses, family[2], source_allowed)
+        if parts is None:
             return None
-        good, good_count, bad, bad_count = "", 0, [], 0
+        good: str | None = None
+        good_count, bad, bad_count = 0, [], 0
         for synset, text, size in parts:
             if synset == target:
                 good, good_count = text, size
             elif size:
                 bad.append(text)
                 bad_count += size
+        if good is None:
+            return None  # σ is not among Ω(λ)
         return EncodedSets(f"[{good}]", "[" + ",".join(bad) + "]", good_count, bad_count, (), ())
 
     def _family_parts(
         self, senses: list[SenseEntry], lang: str, source_allowed: Callable[[str], bool]
     ) -> tuple[tuple[str, str, int], ...] | None:
         """(σ, its part, its size) for the senses of Ω(λ) in rank order; None when a lemma identity recurs among
-        them or a part cannot be written (``SynsetPart``)."""
-        parts = [(sense.synset, self.part(sense.synset, lang, source_allowed)) for sense in senses]
-        keys = [key for _, part in parts for key in part.keys]
+        them or a part cannot be written (``SynsetLanguage``)."""
+        rows = [(sense.synset, self.lexicalized(sense.synset, lang, source_allowed)) for sense in senses]
+        keys = [key for _, row in rows for _, key, _ in row.prepared]
         if len(set(keys)) != len(keys):
             return None
-        joined = tuple((synset, part.json, part.size) for synset, part in parts if part.json is not None)
-        return joined if len(joined) == len(parts) else None
+        joined = tuple((synset, row.part, len(row.prepared)) for synset, row in rows if row.part is not None)
+        return joined if len(joined) == len(rows) else None
 
     def record_json(
         self,

@@ -116,5 +116,5 @@ def one_synset_candidates_json(synset: str, texts: Sequence[str]) -> str:
     """The candidates ``texts``, each standing for ``synset`` alone, as ``lexicon_list_json`` writes them inside a
     list, joined by commas without the brackets: lists whose candidates each stand for one synset are built by
     joining these parts."""
-    head = f'{SHORT_LEXICON}[{dumps(synset)}],"text":'
+    head = f'{SHORT_LEXICON}[{encode_string(synset)}],"text":'
     return ",".join([f"{head}{encode_string(text)}}}" for text in texts])

@@ -7,9 +7,11 @@ from annotator.domain.model import CandidateEntry, Origin, SenseEntry
 from annotator.domain.prepopulation import (
     LexiconCandidate,
     candidate_text,
+    distinct_spellings,
     initial_lists,
     initial_sets,
     prepare_lemmas,
+    prepare_spellings,
 )
 from annotator.store.item_languages import candidates_to_json
 from annotator.store.prepopulation import lexicon_list_json
@@ -103,3 +105,19 @@ def test_a_lexicon_lemma_gives_the_candidate_the_parser_gives() -> None:
 def test_a_prepared_lemma_s_identity_is_its_key_string_ascii_or_not() -> None:
     lemmas = ["Zug", "STRASSE", "Straße", "ÉCOLE", "e\u0301cole", "İstanbul", "Ǆungla", "ﬁsh", "a_b  C"]
     assert [key for _lemma, key, _text in prepare_lemmas(lemmas)] == [key_string(lemma, None) for lemma in lemmas]
+
+
+def test_prepared_spellings_equal_the_distinct_spellings_prepared_and_keep_each_parse() -> None:
+    lemmas = [
+        "Zug", "zug", "a_b  C", "A B c", "Glas [x]", "ÉCOLE", "e\u0301cole", "école", "Straße", "STRASSE", "ﬁsh",
+        "x" * 100, "x" * 101, "tab\there", "a * b", " padded_ ", "O'Brien", "слово", "打", "[sparare]_VERB",
+    ]  # fmt: skip
+    known: dict[str, tuple[str, str, str | None]] = {}
+    expected = prepare_lemmas(distinct_spellings(lemmas))
+    assert prepare_spellings(lemmas, known) == expected
+    # the spellings that need a parse are kept (printable ASCII without brackets or wildcard is its own candidate)
+    needing_a_parse = {"Glas [x]", "ÉCOLE", "e\u0301cole", "école", "Straße", "ﬁsh", "x" * 101, "a * b", "слово", "打"}
+    assert set(known) == needing_a_parse | {"[sparare] VERB"}
+    assert known["a * b"] == ("a * b", "a * b", "a * b") and known["Glas [x]"][2] is None
+    assert prepare_spellings(reversed(lemmas), known) == prepare_lemmas(distinct_spellings(reversed(lemmas)))
+    assert prepare_spellings(["zug", "Zug"], known) == (("zug", "zug", "zug"),)  # the first spelling of an identity

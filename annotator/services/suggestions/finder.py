@@ -89,15 +89,20 @@ class Finder:
         return found
 
     def compute_related(
-        self, synset: str, lang: str, target: SynsetRecord | None = None, others: Sequence[str] = ()
+        self,
+        synset: str,
+        lang: str,
+        target: SynsetRecord | None = None,
+        others: Sequence[str] = (),
+        links: Sequence[tuple[str, str]] | None = None,
     ) -> list[Suggestion]:
         """``related`` without keeping the answer (pre-population keeps it encoded instead: ``RelatedParts``);
         ``target``: σ's record when the caller has it (with ``lang``'s senses), else it is asked for; ``others``:
         the other senses of λ, whose words that lexicalize a synset two relations from σ are kept too (offered only
-        while they stand in BAD)."""
+        while they stand in BAD); ``links``: σ's relations when the caller has them (``links``)."""
         target = self.record(synset, lang) if target is None else target
         linked: list[tuple[str, SynsetRecord]] = []
-        for relation, other in self.links(synset):
+        for relation, other in self.links(synset) if links is None else links:
             record = self.record(other, lang)
             if record is not None:
                 linked.append((relation, record))
@@ -107,7 +112,7 @@ class Finder:
             target,
             linked,
             self.allowed(lang),
-            lambda source: source.upper() in MACHINE_TRANSLATED_SOURCES,
+            machine_translated,
             close=close,
         )
 
@@ -125,12 +130,16 @@ class Finder:
                 return []
         return []
 
+    def seeks_close_words(self, others: Sequence[str]) -> bool:
+        """False when ``close_words`` finds none without looking: no other sense of λ, or no wordnet relations."""
+        return self.relations is not None and bool(others)
+
     def close_words(self, synset: str, lang: str, others: Sequence[str], pos: str) -> list[tuple[str, SynsetRecord]]:
         """(word, record): allowed words of λ's other senses (``others``) in ``lang`` that also lexicalize a synset
         two relations from σ (the record of the first such synset); only with a wordnet (a word's synsets looked
         up in its index)."""
         lookup = getattr(self.lexicon, "synset_ids_in", None)
-        if self.relations is None or not others or lookup is None:
+        if self.relations is None or not self.seeks_close_words(others) or lookup is None:
             return []
         direct = {other for _relation, other in self.relations.related(synset)}
         near = {far for other in direct for _relation, far in self.relations.related(other)} - direct - {synset}
@@ -172,6 +181,11 @@ class Finder:
                         words.update(s.lemma.casefold() for s in record.senses if s.lang == lang and allowed(s.source))
             found = self._explained[key] = frozenset(words)
         return found
+
+
+def machine_translated(source: str) -> bool:
+    """A source never offered as a word of σ's own (``related_suggestions``' excluded sources)."""
+    return source.upper() in MACHINE_TRANSLATED_SOURCES
 
 
 def related_stamp(base: str, synset: str) -> str:
@@ -250,35 +264,74 @@ def project_finder(project: ProjectContext, settings: ProjectSettings | None = N
 class RelatedParts:
     """The related part of every item-language, computed by pre-population while it has the project's lexicon open
     and written in its batches (``repo.put_related_suggestions``), so no card opens the lexicon for it (a first card
-    would otherwise load the whole lexicon, and each new card write its part in a transaction of its own). Answers
-    are kept per (σ, language) as their stored JSON (strings: nothing for the collector to walk), at most
-    ``RELATED_KEPT`` of them."""
+    would otherwise load the whole lexicon, and each new card write its part in a transaction of its own). Computed
+    answers are kept per (σ, language) as their stored JSON (strings: nothing for the collector to walk), at most
+    ``RELATED_KEPT`` of them; those known to be empty (``_has_none``) are not kept."""
 
     def __init__(self, project: ProjectContext, lexicon: Lexicon) -> None:
         self.finder = Finder(project, lexicon)
         self._kept: dict[tuple[str, str, tuple[str, ...]], str] = {}
         self._stamps: dict[str, str] = {}
+        #: The last σ asked about, its relations and ``_own_word_languages`` (an item asks for its languages in turn).
+        self._last: tuple[str, list[tuple[str, str]], frozenset[str]] = ("", [], frozenset())
+        #: Each project language's policy verdict per (language, source): a lexicon has few sources.
+        self._verdicts: dict[tuple[str, str], bool] = {}
 
     def part(self, synset: str, target: SynsetRecord, lang: str, others: Sequence[str] = ()) -> tuple[str, str] | None:
         """(stamp, related JSON) of an item-language of σ (``target``: its record as pre-population read it, every
         project language's senses; ``others``: the other senses of λ) in ``lang``; None when the provider cannot
         answer now (a card computes it later)."""
+        try:
+            none = self._has_none(synset, target, lang, others)
+            found = "[]" if none else self._computed(synset, target, lang, others)
+        except (LexiconQuotaError, LexiconUnavailableError):
+            return None
+        stamp = self._stamps.get(synset)
+        if stamp is None:
+            if len(self._stamps) >= RELATED_KEPT:
+                self._stamps.clear()
+            stamp = self._stamps[synset] = self.finder.stamp(synset)  # one per σ, not per language
+        return stamp, found
+
+    def _has_none(self, synset: str, target: SynsetRecord, lang: str, others: Sequence[str]) -> bool:
+        """True when σ has no related suggestion in ``lang`` for certain, as most synsets: no relation, no close word
+        to seek and no word of σ's own from a lexicon neither allowed nor excluded there, so ``related_suggestions``
+        has nothing to offer. Known without asking it, and not kept."""
+        finder = self.finder
+        last, links, languages = self._last
+        if last != synset:
+            links = finder.links(synset)
+            languages = self._own_word_languages(target)
+            self._last = (synset, links, languages)
+        return not links and not finder.seeks_close_words(others) and lang in finder.policies and lang not in languages
+
+    def _computed(self, synset: str, target: SynsetRecord, lang: str, others: Sequence[str]) -> str:
+        """The related suggestions' JSON, computed and kept (``_has_none`` is asked first: σ's relations are known)."""
         key = (synset, lang, tuple(others))
         found = self._kept.get(key)
         if found is None:
-            try:
-                related = self.finder.compute_related(synset, lang, target, others)
-                found = encode_suggestions(related) if related else "[]"  # most have none: no JSON encoder run
-            except (LexiconQuotaError, LexiconUnavailableError):
-                return None
+            related = self.finder.compute_related(synset, lang, target, others, self._last[1])
+            found = encode_suggestions(related) if related else "[]"
             if len(self._kept) >= RELATED_KEPT:
                 self._kept.clear()
-                self._stamps.clear()
             self._kept[key] = found
-        stamp = self._stamps.get(synset)
-        if stamp is None:
-            stamp = self._stamps[synset] = self.finder.stamp(synset)  # one per σ, not per language
-        return stamp, found
+        return found
+
+    def _own_word_languages(self, target: SynsetRecord) -> frozenset[str]:
+        """The project languages in which σ has a word from a lexicon neither allowed for the language nor
+        excluded (``machine_translated``): the words ``related_suggestions`` offers from σ itself."""
+        policies, verdicts = self.finder.policies, self._verdicts
+        found = set()
+        for _lemma, lang, source, _number in target.senses:
+            if lang in found or lang not in policies:
+                continue
+            offered = verdicts.get((lang, source))
+            if offered is None:
+                offered = not policies[lang].allows(source) and not machine_translated(source)
+                verdicts[(lang, source)] = offered
+            if offered:
+                found.add(lang)
+        return frozenset(found)
 
 
 #: (σ, language) answers ``RelatedParts`` keeps during one pre-population (a few hundred bytes each).
