@@ -15,7 +15,6 @@ state kept in the history).
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,7 +24,7 @@ from annotator.context import ProjectContext
 from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
 from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
-from annotator.gc_pause import gc_paused
+from annotator.gc_pause import YoungPasses, gc_paused
 from annotator.lexicon.base import (
     ENGLISH,
     Lexicon,
@@ -48,8 +47,10 @@ from annotator.store.rows import dumps
 SYSTEM_USER = "system:prepopulate"
 #: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
 BATCH_SIZE = 200
-#: The collector is paused for a run; its young objects are collected after a batch once they number this many.
+#: The collector is paused for a run; its young objects are collected after a batch once they number this many,
+#: or up to the cap while the passes find next to no cyclic garbage (``YoungPasses``).
 YOUNG_OBJECTS_COLLECTED = 200_000
+YOUNG_OBJECTS_CAP = 1_000_000
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 #: Redo runs are audited under their own action, with the choice that was made.
@@ -369,6 +370,8 @@ class PrepopulationRun:
         self.details_json: dict[tuple[tuple[str, Any], ...], str] = {}
         #: A first run's history details, per (G0 size, B0 size).
         self._count_details: dict[tuple[int, int], str] = {}
+        #: The collector's passes between batches (the run pauses it).
+        self.young_passes = YoungPasses(YOUNG_OBJECTS_COLLECTED, YOUNG_OBJECTS_CAP)
 
     def sources(self, of: _SourcesOf, lang: str, allowed: Callable[[str], bool]) -> str:
         """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ):
@@ -561,8 +564,7 @@ class PrepopulationRun:
 
     def written(self, batch: _Batch) -> None:
         """A batch is saved: count it in the report, and let the memos and the collector catch up."""
-        if gc.get_count()[0] > YOUNG_OBJECTS_COLLECTED:  # the cyclic garbage of the batches since the last pass
-            gc.collect(1)
+        self.young_passes.after_batch()  # the cyclic garbage of the batches since the last pass
         self.inventory.trim()
         self.report.items += len(batch.lexicon_rows)
         self.report.item_languages += len(batch.computed)
