@@ -289,9 +289,15 @@ class _SourcesOf(NamedTuple):
 
     @classmethod
     def of(cls, item: Item, senses: Sequence[SenseEntry]) -> _SourcesOf:
-        outside = "" if any(s.synset == item.synset for s in senses) else item.synset
-        synsets = tuple(s.synset for s in senses) + ((outside,) if outside else ())
-        return cls((item.target.lemma.casefold(), item.target.pos, outside), synsets)
+        synsets = tuple(s.synset for s in senses)
+        outside = "" if item.synset in synsets else item.synset
+        key = (item.target.lemma.casefold(), item.target.pos, outside)
+        return cls(key, (*synsets, outside) if outside else synsets)
+
+    @property
+    def outside(self) -> bool:
+        """Whether σ is not among Ω(λ)."""
+        return bool(self.key[2])
 
 
 class _ItemLexicon(NamedTuple):
@@ -445,14 +451,18 @@ class PrepopulationRun:
             others = tuple(sense.synset for sense in item.senses if sense.synset != item.synset)
             target = self.inventory.record(item.synset) if self.related is not None else None
             sources_of = _SourcesOf.of(item, senses)
+            related_parts = self.related if target is not None else None
+            encoded_sets, policies, known_sources = self.inventory.encoded_sets, self.policies, self._sources
             for state in states:
                 lang = state.lang
-                allowed = self.allowed(lang)
-                sets = self.inventory.encoded_sets(item, senses, lang, allowed)
+                allowed = policies.get(lang) or self.allowed(lang)
+                sets = encoded_sets(item, senses, lang, allowed)
                 reopened = False
                 if isinstance(state, PendingState):  # a first run: the lists alone are saved
-                    _warn_about_sets(item, lang, sets, warnings)
-                    saves.append(_first_save(state, sets, self.count_detail(sets)))
+                    if sets.skipped or not sets.good_count:
+                        _warn_about_sets(item, lang, sets, warnings)
+                    detail = self._count_details.get((sets.good_count, sets.bad_count)) or self.count_detail(sets)
+                    saves.append(_first_save(state, sets, detail))
                 else:
                     if redo is not None and redo.changed_only and state.prepopulated and _same_sets(state, sets):
                         report.unchanged += 1
@@ -460,31 +470,33 @@ class PrepopulationRun:
                             _Sources(state.item_id, lang, self.sources(sources_of, lang, allowed))
                         )
                         continue
-                    detail: dict[str, object] = {
+                    redo_detail: dict[str, object] = {
                         "good": sets.good_count, "bad": sets.bad_count, "lexicon": self.lexicon.name,
                     }  # fmt: skip
                     if state.prepopulated:
                         new_state, encoded, extra = _redone_state(item, state, sets, warnings)
-                        detail.update(extra)
+                        redo_detail.update(extra)
                     else:
                         new_state, encoded = _prepopulated_state(item, state, sets, warnings)
                     new_states.append(new_state)
                     lists.append(encoded)
-                    details.append(detail)
-                    reopened = "reopened_from" in detail
+                    details.append(redo_detail)
+                    reopened = "reopened_from" in redo_detail
                 # what each lexicon returned: kept where a list starts empty (the cards that say why)
-                empty = not sets.good_count or not sets.bad_count
+                good_empty, bad_empty = not sets.good_count, not sets.bad_count
                 record = (
-                    self.inventory.record_json(item, senses, lang, allowed, self.consulted(lang), sets) if empty else ""
+                    self.inventory.record_json(item, senses, lang, allowed, self.consulted(lang), sets)
+                    if good_empty or bad_empty
+                    else ""
                 )
-                related = ("", "")
-                if self.related is not None and target is not None:
-                    related = self.related.part(item.synset, target, lang, others) or related
-                sources = self.sources(sources_of, lang, allowed)
+                stamp = related = ""
+                if related_parts is not None and target is not None:
+                    stamp, related = related_parts.part(item.synset, target, lang, others) or ("", "")
+                sources = known_sources.get((sources_of.key, lang)) or self.sources(sources_of, lang, allowed)
                 computed.append(
                     _Computed(
-                        state.item_id, lang, state.version, bool(sets.overlaps), reopened, record, *related,
-                        sources, good_empty=not sets.good_count, bad_empty=not sets.bad_count,
+                        state.item_id, lang, state.version, bool(sets.overlaps), reopened, record, stamp, related,
+                        sources, good_empty, bad_empty,
                     )
                 )  # fmt: skip
         except (LexiconQuotaError, LexiconUnavailableError):
@@ -495,7 +507,7 @@ class PrepopulationRun:
             langs = " ".join(state.lang for state in states)
             report.warn_skipped(f"{item.id} [{langs}]: skipped, left to do: {reason}")
             return
-        if item.synset not in {s.synset for s in senses}:
+        if sources_of.outside:
             report.warnings.append(
                 f"{item.id}: {item.synset} is not among the WordNet senses of "
                 f"({item.target.lemma}, {item.target.pos}) in the lexicon"
