@@ -42,14 +42,16 @@ class YoungPasses:
 
     A pass walks every young object and pays off only by the garbage it frees; most of what a run keeps (its memos,
     its lexicon) is no garbage. So the pass's cost follows what it finds: after a pass that frees almost nothing
-    (fewer than one object in ``FOUND_SHARE``), the next one waits for twice as many young objects as it walked, up to
-    ``cap``; after one that frees more, passes come every ``base`` objects again. A run without cyclic garbage then
-    pays for a few passes, and one with it is collected as often as with a fixed ``base``; between two passes at most
-    ``cap`` young objects pile up (and then only while the passes find next to no garbage among them).
+    (fewer than one object in ``FOUND_SHARE``), the next one waits for ``GROWTH`` times as many young objects as it
+    walked, up to ``cap``; after one that frees more, passes come every ``base`` objects again. A run without cyclic
+    garbage then pays for a pass or two, and one with it is collected as often as with a fixed ``base``; between two
+    passes at most ``cap`` young objects pile up (and then only while the passes find next to no garbage among them).
     """
 
     #: A pass freeing fewer than one object in this many of those it walked found "almost nothing".
     FOUND_SHARE = 1_000
+    #: How much longer the next pass waits after one that found almost nothing (the cap bounds it, not this).
+    GROWTH = 4
 
     def __init__(self, base: int, cap: int) -> None:
         if not 0 < base <= cap:
@@ -67,6 +69,6 @@ class YoungPasses:
         freed = gc.collect(1)
         self.passes.append((young, freed))
         if freed * self.FOUND_SHARE < young:
-            self.threshold = min(self.cap, max(self.base, 2 * young))
+            self.threshold = min(self.cap, max(self.base, self.GROWTH * young))
         else:
             self.threshold = self.base
