@@ -4,7 +4,8 @@ Used by an evaluation's run, an export, a pre-population and the snapshot check.
 candidates and memos are many tracked objects that set off the collector's full passes over the whole heap, and those
 passes free nothing, since the run holds every object until it ends; pausing cuts the run's CPU time measurably
 (figures in benchmarks/RESULTS.md, "The collector"). Reference counting still frees everything the run drops, so
-pausing loses nothing.
+pausing loses nothing but the cyclic garbage a run makes (a lexicon's answers): ``YoungPasses`` collects that
+between a run's batches.
 """
 
 from __future__ import annotations
@@ -33,3 +34,41 @@ def gc_paused(*, age_survivors: bool = False) -> Iterator[None]:
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
+
+
+class YoungPasses:
+    """Collects, between the batches of a run that pauses the collector, the young objects it made: one pass once
+    they outnumber ``threshold``, so the cyclic garbage a run does make (a lexicon's answers) is freed as it goes.
+
+    A pass walks every young object and pays off only by the garbage it frees; most of what a run keeps (its memos,
+    its lexicon) is no garbage. So the pass's cost follows what it finds: after a pass that frees almost nothing
+    (fewer than one object in ``FOUND_SHARE``), the next one waits for ``GROWTH`` times as many young objects as it
+    walked, up to ``cap``; after one that frees more, passes come every ``base`` objects again. A run without cyclic
+    garbage then pays for a pass or two, and one with it is collected as often as with a fixed ``base``; between two
+    passes at most ``cap`` young objects pile up (and then only while the passes find next to no garbage among them).
+    """
+
+    #: A pass freeing fewer than one object in this many of those it walked found "almost nothing".
+    FOUND_SHARE = 1_000
+    #: How much longer the next pass waits after one that found almost nothing (the cap bounds it, not this).
+    GROWTH = 4
+
+    def __init__(self, base: int, cap: int) -> None:
+        if not 0 < base <= cap:
+            raise ValueError(f"the base ({base}) must be positive and at most the cap ({cap})")
+        self.base, self.cap = base, cap
+        self.threshold = base
+        #: What the passes did: (young objects walked, objects freed), one pair per pass.
+        self.passes: list[tuple[int, int]] = []
+
+    def after_batch(self) -> None:
+        """A batch is done: collect the young objects if they outnumber the threshold, and set the next one."""
+        young = gc.get_count()[0]
+        if young <= self.threshold:
+            return
+        freed = gc.collect(1)
+        self.passes.append((young, freed))
+        if freed * self.FOUND_SHARE < young:
+            self.threshold = min(self.cap, max(self.base, self.GROWTH * young))
+        else:
+            self.threshold = self.base

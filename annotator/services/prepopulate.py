@@ -15,7 +15,6 @@ state kept in the history).
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,7 +24,7 @@ from annotator.context import ProjectContext
 from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
 from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
-from annotator.gc_pause import gc_paused
+from annotator.gc_pause import YoungPasses, gc_paused
 from annotator.lexicon.base import (
     ENGLISH,
     Lexicon,
@@ -48,8 +47,10 @@ from annotator.store.rows import dumps
 SYSTEM_USER = "system:prepopulate"
 #: Items per batch: one read, then one short write transaction (≤ 5 × this many item-language rows).
 BATCH_SIZE = 200
-#: The collector is paused for a run; its young objects are collected after a batch once they number this many.
+#: The collector is paused for a run; its young objects are collected after a batch once they number this many,
+#: or up to the cap while the passes find next to no cyclic garbage (``YoungPasses``).
 YOUNG_OBJECTS_COLLECTED = 200_000
+YOUNG_OBJECTS_CAP = 1_000_000
 #: Skipped item-languages named in the audit row (all of them are counted).
 AUDIT_SKIPPED_SHOWN = 100
 #: Redo runs are audited under their own action, with the choice that was made.
@@ -288,9 +289,15 @@ class _SourcesOf(NamedTuple):
 
     @classmethod
     def of(cls, item: Item, senses: Sequence[SenseEntry]) -> _SourcesOf:
-        outside = "" if any(s.synset == item.synset for s in senses) else item.synset
-        synsets = tuple(s.synset for s in senses) + ((outside,) if outside else ())
-        return cls((item.target.lemma.casefold(), item.target.pos, outside), synsets)
+        synsets = tuple(s.synset for s in senses)
+        outside = "" if item.synset in synsets else item.synset
+        key = (item.target.lemma.casefold(), item.target.pos, outside)
+        return cls(key, (*synsets, outside) if outside else synsets)
+
+    @property
+    def outside(self) -> bool:
+        """Whether σ is not among Ω(λ)."""
+        return bool(self.key[2])
 
 
 class _ItemLexicon(NamedTuple):
@@ -369,6 +376,8 @@ class PrepopulationRun:
         self.details_json: dict[tuple[tuple[str, Any], ...], str] = {}
         #: A first run's history details, per (G0 size, B0 size).
         self._count_details: dict[tuple[int, int], str] = {}
+        #: The collector's passes between batches (the run pauses it).
+        self.young_passes = YoungPasses(YOUNG_OBJECTS_COLLECTED, YOUNG_OBJECTS_CAP)
 
     def sources(self, of: _SourcesOf, lang: str, allowed: Callable[[str], bool]) -> str:
         """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ):
@@ -442,14 +451,18 @@ class PrepopulationRun:
             others = tuple(sense.synset for sense in item.senses if sense.synset != item.synset)
             target = self.inventory.record(item.synset) if self.related is not None else None
             sources_of = _SourcesOf.of(item, senses)
+            related_parts = self.related if target is not None else None
+            encoded_sets, policies, known_sources = self.inventory.encoded_sets, self.policies, self._sources
             for state in states:
                 lang = state.lang
-                allowed = self.allowed(lang)
-                sets = self.inventory.encoded_sets(item, senses, lang, allowed)
+                allowed = policies.get(lang) or self.allowed(lang)
+                sets = encoded_sets(item, senses, lang, allowed)
                 reopened = False
                 if isinstance(state, PendingState):  # a first run: the lists alone are saved
-                    _warn_about_sets(item, lang, sets, warnings)
-                    saves.append(_first_save(state, sets, self.count_detail(sets)))
+                    if sets.skipped or not sets.good_count:
+                        _warn_about_sets(item, lang, sets, warnings)
+                    detail = self._count_details.get((sets.good_count, sets.bad_count)) or self.count_detail(sets)
+                    saves.append(_first_save(state, sets, detail))
                 else:
                     if redo is not None and redo.changed_only and state.prepopulated and _same_sets(state, sets):
                         report.unchanged += 1
@@ -457,31 +470,33 @@ class PrepopulationRun:
                             _Sources(state.item_id, lang, self.sources(sources_of, lang, allowed))
                         )
                         continue
-                    detail: dict[str, object] = {
+                    redo_detail: dict[str, object] = {
                         "good": sets.good_count, "bad": sets.bad_count, "lexicon": self.lexicon.name,
                     }  # fmt: skip
                     if state.prepopulated:
                         new_state, encoded, extra = _redone_state(item, state, sets, warnings)
-                        detail.update(extra)
+                        redo_detail.update(extra)
                     else:
                         new_state, encoded = _prepopulated_state(item, state, sets, warnings)
                     new_states.append(new_state)
                     lists.append(encoded)
-                    details.append(detail)
-                    reopened = "reopened_from" in detail
+                    details.append(redo_detail)
+                    reopened = "reopened_from" in redo_detail
                 # what each lexicon returned: kept where a list starts empty (the cards that say why)
-                empty = not sets.good_count or not sets.bad_count
+                good_empty, bad_empty = not sets.good_count, not sets.bad_count
                 record = (
-                    self.inventory.record_json(item, senses, lang, allowed, self.consulted(lang), sets) if empty else ""
+                    self.inventory.record_json(item, senses, lang, allowed, self.consulted(lang), sets)
+                    if good_empty or bad_empty
+                    else ""
                 )
-                related = ("", "")
-                if self.related is not None and target is not None:
-                    related = self.related.part(item.synset, target, lang, others) or related
-                sources = self.sources(sources_of, lang, allowed)
+                stamp = related = ""
+                if related_parts is not None and target is not None:
+                    stamp, related = related_parts.part(item.synset, target, lang, others) or ("", "")
+                sources = known_sources.get((sources_of.key, lang)) or self.sources(sources_of, lang, allowed)
                 computed.append(
                     _Computed(
-                        state.item_id, lang, state.version, bool(sets.overlaps), reopened, record, *related,
-                        sources, good_empty=not sets.good_count, bad_empty=not sets.bad_count,
+                        state.item_id, lang, state.version, bool(sets.overlaps), reopened, record, stamp, related,
+                        sources, good_empty, bad_empty,
                     )
                 )  # fmt: skip
         except (LexiconQuotaError, LexiconUnavailableError):
@@ -492,7 +507,7 @@ class PrepopulationRun:
             langs = " ".join(state.lang for state in states)
             report.warn_skipped(f"{item.id} [{langs}]: skipped, left to do: {reason}")
             return
-        if item.synset not in {s.synset for s in senses}:
+        if sources_of.outside:
             report.warnings.append(
                 f"{item.id}: {item.synset} is not among the WordNet senses of "
                 f"({item.target.lemma}, {item.target.pos}) in the lexicon"
@@ -561,8 +576,7 @@ class PrepopulationRun:
 
     def written(self, batch: _Batch) -> None:
         """A batch is saved: count it in the report, and let the memos and the collector catch up."""
-        if gc.get_count()[0] > YOUNG_OBJECTS_COLLECTED:  # the cyclic garbage of the batches since the last pass
-            gc.collect(1)
+        self.young_passes.after_batch()  # the cyclic garbage of the batches since the last pass
         self.inventory.trim()
         self.report.items += len(batch.lexicon_rows)
         self.report.item_languages += len(batch.computed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Connection, literal, select, true, union_all
@@ -29,6 +30,8 @@ _ITEM_FILE_COLUMNS = (
     "content_hash", "position",
 )  # fmt: skip
 _ITEM_COLUMNS = (*_ITEM_FILE_COLUMNS, "gloss", "senses", "filter_failures", "excluded", "imported_at", "import_id")
+#: A new item's values of ``_ITEM_FILE_COLUMNS``, as a tuple.
+_item_file_values = itemgetter(*_ITEM_FILE_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -109,19 +112,18 @@ class StagingRecords(ItemRecords):
             return
         at = utc_now()
         items: list[tuple[Any, ...]] = []
+        no_senses, failures, excluded = NEW_ITEM["senses"], NEW_ITEM["filter_failures"], NEW_ITEM["excluded"]
         for values in rows:
-            gloss, senses = values["gloss"], NEW_ITEM["senses"]
             found = lexicon.get(values["id"])
-            if found is not None:
+            if found is None:
+                gloss, senses = values["gloss"], no_senses
+            else:
                 key = (values["lemma"].casefold(), values["pos"])
                 senses = senses_json.get(key)
                 if senses is None:
                     senses = senses_json[key] = senses_to_json(found[1])
                 gloss = found[0]
-            items.append(
-                (*(values[name] for name in _ITEM_FILE_COLUMNS), gloss, senses, NEW_ITEM["filter_failures"],
-                 NEW_ITEM["excluded"], at, import_id)
-            )  # fmt: skip
+            items.append((*_item_file_values(values), gloss, senses, failures, excluded, at, import_id))
         insert_tuples(conn, schema.items, _ITEM_COLUMNS, items)
         pending = Status.PENDING.value
         saved = {(save.item_id, save.lang): save for save in saves}
