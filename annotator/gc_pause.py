@@ -30,10 +30,19 @@ def gc_paused(*, age_survivors: bool = False) -> Iterator[None]:
         yield
     finally:
         if was_enabled:
-            if age_survivors and not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
+            if age_survivors:
+                age_objects_alive()
             gc.enable()
+
+
+def age_objects_alive() -> None:
+    """Move every object alive now into the oldest generation unscanned (``freeze`` then ``unfreeze``) and start the
+    young count afresh: the next young pass walks only what is made after. Later full passes still see them, so
+    nothing leaks. Skipped when the caller keeps frozen objects of its own, since ``unfreeze`` would release those
+    too."""
+    if not gc.get_freeze_count():
+        gc.freeze()
+        gc.unfreeze()
 
 
 class YoungPasses:

@@ -24,7 +24,7 @@ from annotator.context import ProjectContext
 from annotator.domain.model import Item, ItemLanguage, SenseEntry, Status, User
 from annotator.domain.settings import ProjectSettings
 from annotator.errors import UserError
-from annotator.gc_pause import YoungPasses, gc_paused
+from annotator.gc_pause import YoungPasses, age_objects_alive, gc_paused
 from annotator.lexicon.base import (
     ENGLISH,
     Lexicon,
@@ -378,6 +378,8 @@ class PrepopulationRun:
         self._count_details: dict[tuple[int, int], str] = {}
         #: The collector's passes between batches (the run pauses it).
         self.young_passes = YoungPasses(YOUNG_OBJECTS_COLLECTED, YOUNG_OBJECTS_CAP)
+        # what is alive before the batches (the lexicon just loaded) is none of their garbage: no pass walks it
+        age_objects_alive()
 
     def sources(self, of: _SourcesOf, lang: str, allowed: Callable[[str], bool]) -> str:
         """The sources of an item-language's G0/B0 (each allowed sense in ``lang`` of σ and of Ω(λ)) and of Ω(λ):
