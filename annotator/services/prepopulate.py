@@ -453,18 +453,14 @@ class PrepopulationRun:
             others = tuple(sense.synset for sense in item.senses if sense.synset != item.synset)
             target = self.inventory.record(item.synset) if self.related is not None else None
             sources_of = _SourcesOf.of(item, senses)
-            related_parts = self.related if target is not None else None
-            encoded_sets, policies, known_sources = self.inventory.encoded_sets, self.policies, self._sources
             for state in states:
                 lang = state.lang
-                allowed = policies.get(lang) or self.allowed(lang)
-                sets = encoded_sets(item, senses, lang, allowed)
+                allowed = self.allowed(lang)
+                sets = self.inventory.encoded_sets(item, senses, lang, allowed)
                 reopened = False
                 if isinstance(state, PendingState):  # a first run: the lists alone are saved
-                    if sets.skipped or not sets.good_count:
-                        _warn_about_sets(item, lang, sets, warnings)
-                    detail = self._count_details.get((sets.good_count, sets.bad_count)) or self.count_detail(sets)
-                    saves.append(_first_save(state, sets, detail))
+                    _warn_about_sets(item, lang, sets, warnings)
+                    saves.append(_first_save(state, sets, self.count_detail(sets)))
                 else:
                     if redo is not None and redo.changed_only and state.prepopulated and _same_sets(state, sets):
                         report.unchanged += 1
@@ -492,9 +488,9 @@ class PrepopulationRun:
                     else ""
                 )
                 stamp = related = ""
-                if related_parts is not None and target is not None:
-                    stamp, related = related_parts.part(item.synset, target, lang, others) or ("", "")
-                sources = known_sources.get((sources_of.key, lang)) or self.sources(sources_of, lang, allowed)
+                if self.related is not None and target is not None:
+                    stamp, related = self.related.part(item.synset, target, lang, others) or ("", "")
+                sources = self.sources(sources_of, lang, allowed)
                 computed.append(
                     _Computed(
                         state.item_id, lang, state.version, bool(sets.overlaps), reopened, record, stamp, related,
