@@ -41,6 +41,8 @@ class SnapshotLexicon:
     """
 
     name = "snapshot"
+    #: Its answers are computed from memory alone: a forked process may use it (see ``services.prepopulate_staged``).
+    held_in_memory = True
 
     def __init__(
         self,

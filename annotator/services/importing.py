@@ -16,8 +16,9 @@ import contextlib
 import os
 import socket
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -103,6 +104,38 @@ class ImportReport:
         return text
 
 
+#: A chunk of new items: each one's columns' values, as ``stage_new_values`` takes them.
+Chunk = Sequence[Mapping[str, Any]]
+#: What stages one chunk, given the connection and the import's id.
+ChunkWrite = Callable[[Connection, int], None]
+
+
+class NewItemChunks:
+    """The plan's new items in chunks of ``INSERT_CHUNK``: each chunk's values are made when it is read (so only the
+    chunk at hand is held), the same values every time; iterating again starts again."""
+
+    def __init__(self, rows: Sequence[ItemColumns], hashes: Sequence[str], first_position: int) -> None:
+        self.rows, self.hashes, self.first_position = rows, hashes, first_position
+
+    def __len__(self) -> int:
+        return -(-len(self.rows) // INSERT_CHUNK)
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return map(self.chunk, range(len(self)))
+
+    def chunk(self, number: int) -> Chunk:
+        rows, hashes, first = self.rows, self.hashes, self.first_position
+        start = number * INSERT_CHUNK
+        return [
+            {**rows[at]._asdict(), "content_hash": hashes[at], "position": first + at}
+            for at in range(start, min(start + INSERT_CHUNK, len(rows)))
+        ]
+
+    def end(self, number: int) -> int:
+        """How many new items the chunks up to ``number`` hold."""
+        return min((number + 1) * INSERT_CHUNK, len(self.rows))
+
+
 class StagingWork(Protocol):
     """Work an import may do on its new items while it stages them (``import --prepopulate``: pre-population),
     so each of their rows is written once, hidden like the rest until the import commits."""
@@ -110,9 +143,10 @@ class StagingWork(Protocol):
     def begin(self, replacements: int) -> bool:
         """Whether to do it for this import (``replacements``: changed items it replaces); False: plain staging."""
 
-    def prepare(self, chunk: Sequence[Mapping[str, Any]]) -> Callable[[Connection, int], None]:
-        """Work on a chunk of new items (their columns' values) outside any transaction; returns what stages the
-        chunk (given the connection and the import's id) in place of ``stage_new_values``."""
+    def writes(self, chunks: NewItemChunks) -> Generator[ChunkWrite, None, None]:
+        """Work on the chunks of new items outside any transaction; yields, for each chunk in order, what stages
+        it (given the connection and the import's id) in place of ``stage_new_values``. Closed early when the
+        import stops."""
 
     def commit(self, conn: Connection) -> None:
         """Write what goes with the import's commit, in its transaction."""
@@ -281,22 +315,28 @@ def _stage(
     """Write the new items hidden, one short transaction per chunk, pausing so other writers get their turn (each
     chunk's values, and the ``work`` on them, are made before the pause, which they count towards, not while the
     lock is held)."""
-    rows, hashes, first = plan.new_rows, plan.new_hashes, plan.first_position
-    for start in range(0, len(rows), INSERT_CHUNK):
-        chunk = [
-            {**rows[index]._asdict(), "content_hash": hashes[index], "position": first + index}
-            for index in range(start, min(start + INSERT_CHUNK, len(rows)))
-        ]
-        write = work.prepare(chunk) if work is not None else None
-        project.db.pause_for_other_writers()
-        with project.db.write() as conn:
-            if not project.repo.touch_import(conn, import_id, time.time()):
-                raise ImportInProgressError("This import was cancelled by another process; nothing was imported.")
-            if write is not None:
+    chunks = NewItemChunks(plan.new_rows, plan.new_hashes, plan.first_position)
+    writes = work.writes(chunks) if work is not None else _plain_writes(project.repo, chunks, languages)
+    with contextlib.closing(writes):
+        for number, write in enumerate(writes):
+            project.db.pause_for_other_writers()
+            with project.db.write() as conn:
+                if not project.repo.touch_import(conn, import_id, time.time()):
+                    raise ImportInProgressError("This import was cancelled by another process; nothing was imported.")
                 write(conn, import_id)
-            else:
-                project.repo.stage_new_values(conn, import_id, chunk, languages)
-        progress(start + len(chunk), len(rows), "writing")
+            progress(chunks.end(number), len(plan.new_rows), "writing")
+
+
+def _plain_writes(
+    repo: Repository, chunks: NewItemChunks, languages: Sequence[str]
+) -> Generator[ChunkWrite, None, None]:
+    """What stages each chunk without other work: its items, pending in every language."""
+    for chunk in chunks:
+        yield partial(_stage_plain, repo, chunk, languages)
+
+
+def _stage_plain(repo: Repository, chunk: Chunk, languages: Sequence[str], conn: Connection, import_id: int) -> None:
+    repo.stage_new_values(conn, import_id, chunk, languages)
 
 
 def _commit(

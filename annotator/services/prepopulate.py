@@ -317,7 +317,7 @@ class _Sources(NamedTuple):
 
 
 @dataclass
-class _Batch:
+class PrepopulationBatch:
     """Pre-populated item-languages waiting for their write, already encoded (``prepare_saves``): what each item
     keeps of the lexicon, and per item-language its row update, its history row and what the report counts."""
 
@@ -332,7 +332,7 @@ class _Batch:
     sources_only: list[_Sources] = field(default_factory=list)
 
 
-def sources_rows(batch: _Batch) -> list[_Sources]:
+def sources_rows(batch: PrepopulationBatch) -> list[_Sources]:
     """The batch's rows of ``put_item_language_sources``: its item-languages' sources."""
     return [*(_Sources(c.item_id, c.lang, c.sources) for c in batch.computed), *batch.sources_only]
 
@@ -363,7 +363,7 @@ class PrepopulationRun:
         self.consulted_by_lang: dict[str, list[str]] = {}
         self.defaults = default_sources(lexicon)
         self.settings = settings
-        self.batch = _Batch()
+        self.batch = PrepopulationBatch()
         config = settings.lexicon
         snapshot = project.resolve_path(config.snapshot) if config.provider == "snapshot" and config.snapshot else None
         # a snapshot is named by its file name: its folder on this server is no part of what is published
@@ -532,9 +532,9 @@ class PrepopulationRun:
             found = self._count_details[key] = dumps(detail)
         return found
 
-    def take_batch(self) -> _Batch | None:
+    def take_batch(self) -> PrepopulationBatch | None:
         """The batch computed so far (None when it holds nothing to write); the next one starts empty."""
-        batch, self.batch = self.batch, _Batch()
+        batch, self.batch = self.batch, PrepopulationBatch()
         return batch if batch.computed or batch.sources_only else None
 
     def flush(self) -> None:
@@ -572,7 +572,7 @@ class PrepopulationRun:
             repo.put_item_language_sources(conn, sources_rows(batch))
         self.written(batch)
 
-    def written(self, batch: _Batch) -> None:
+    def written(self, batch: PrepopulationBatch) -> None:
         """A batch is saved: count it in the report, and let the memos and the collector catch up."""
         self.young_passes.after_batch()  # the cyclic garbage of the batches since the last pass
         self.inventory.trim()

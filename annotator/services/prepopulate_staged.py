@@ -12,7 +12,8 @@ staged pending, as a stopped run leaves them. Anything else that fails leaves no
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import os
+from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +25,11 @@ from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import LexiconError, LexiconQuotaError, LexiconUnavailableError
 from annotator.progress import ProgressCallback, no_progress
-from annotator.services.importing import ImportReport, import_items
+from annotator.second_process import SecondProcess, SecondProcessError, can_fork
+from annotator.services.importing import Chunk, ChunkWrite, ImportReport, NewItemChunks, import_items
 from annotator.services.prepopulate import (
     SYSTEM_USER,
+    PrepopulationBatch,
     PrepopulationReport,
     PrepopulationRun,
     finish_run,
@@ -44,12 +47,15 @@ def import_and_prepopulate(
     progress: ProgressCallback = no_progress,
     corpus_licence: str | None = None,
     imported: Callable[[ImportReport], None] = lambda _report: None,
+    processes: int | None = None,
 ) -> tuple[ImportReport, PrepopulationReport]:
     """Import an item file, then pre-populate what is left to do, as ``import_items`` then ``prepopulate`` (the
     command line's, ``user`` None) store it; the new items' item-languages pre-populated while staged when it can.
     ``imported`` is called with the import's report once it is committed, before a pre-population run after it
-    (the command line prints it, as it did between the two commands)."""
-    work = _StagedPrepopulation(project)
+    (the command line prints it, as it did between the two commands). ``processes``: 2 pre-populates the new
+    items in a second process while this one writes them, 1 in this one; default: the second one when it pays
+    (``_StagedPrepopulation.in_second_process``). Both store the same rows."""
+    work = _StagedPrepopulation(project, processes)
     # the collector is paused as a pre-population pauses it (young objects collected between chunks)
     with gc_paused(age_survivors=True):
         report = import_items(project, path, force=force, progress=progress, corpus_licence=corpus_licence, work=work)
@@ -72,8 +78,11 @@ def _item(values: Mapping[str, Any]) -> Item:
 class _StagedPrepopulation:
     """The import's ``StagingWork``: a pre-population run over the new items, chunk by chunk."""
 
-    def __init__(self, project: ProjectContext) -> None:
+    def __init__(self, project: ProjectContext, processes: int | None = None) -> None:
+        if processes is not None and processes not in (1, 2):
+            raise ValueError(f"processes must be 1 or 2 (got {processes})")
         self.project = project
+        self.processes = processes
         #: The run, once ``begin`` took the work.
         self.run: PrepopulationRun | None = None
         self.before: dict[str, int] = {}
@@ -101,7 +110,47 @@ class _StagedPrepopulation:
         self.languages, self.in_order = languages, tuple(sorted(languages))
         return True
 
-    def prepare(self, chunk: Sequence[Mapping[str, Any]]) -> Callable[[Connection, int], None]:
+    def writes(self, chunks: NewItemChunks) -> Generator[ChunkWrite, None, None]:
+        """What stages each chunk, in order; the chunks are pre-populated in a second process while this one
+        writes, when ``in_second_process`` says so, else here, each before its write."""
+        if not self.in_second_process(len(chunks)):
+            for chunk in chunks:
+                yield self._writer(chunk, self._computed(chunk))
+            return
+        run = self.run
+        assert run is not None, "begin() took the work"
+        with SecondProcess(lambda: self._computed_all(chunks)) as child:
+            batches = child.values()
+            for chunk in chunks:
+                for batch in batches:
+                    yield self._writer(chunk, batch)
+                    break
+                else:
+                    raise SecondProcessError("The second process sent fewer chunks than it was given.")
+            for _extra in batches:
+                raise SecondProcessError("The second process sent more chunks than it was given.")
+            run.report, self.stopped = child.result
+
+    def in_second_process(self, chunks: int) -> bool:
+        """Whether to pre-populate ``chunks`` chunks in a second process: ``processes`` 2 (when the system can
+        fork), or by default when the lexicon is held in memory (it computes alone; a lexicon asking a server or
+        reading a database stays in one process), there are two chunks or more, and ``can_fork``."""
+        if self.processes is not None:
+            return self.processes >= 2 and hasattr(os, "fork")
+        lexicon = self.run.lexicon if self.run is not None else None
+        return chunks >= 2 and bool(getattr(lexicon, "held_in_memory", False)) and can_fork()
+
+    def _computed_all(
+        self, chunks: NewItemChunks
+    ) -> Generator[PrepopulationBatch | None, None, tuple[PrepopulationReport, bool]]:
+        """The second process's work: each chunk's batch, then the run's report and whether it stopped."""
+        for chunk in chunks:
+            yield self._computed(chunk)
+        assert self.run is not None, "begin() took the work"
+        return self.run.report, self.stopped
+
+    def _computed(self, chunk: Chunk) -> PrepopulationBatch | None:
+        """Pre-populate a chunk of new items (outside any transaction): its batch, None when it holds nothing."""
         run = self.run
         assert run is not None, "begin() took the work"
         if not self.stopped:
@@ -114,6 +163,9 @@ class _StagedPrepopulation:
         batch = run.take_batch()
         if batch is not None:
             run.written(batch)
+        return batch
+
+    def _writer(self, chunk: Chunk, batch: PrepopulationBatch | None) -> ChunkWrite:
         repo, languages = self.project.repo, self.languages
 
         def write(conn: Connection, import_id: int) -> None:

@@ -39,6 +39,7 @@ ALLOWED = {
     # Not files: the priority of the process that writes the dictionary copy (atomically, itself), its stdout.
     "annotator/analysis/dictionary_cache.py:_lowest_priority": "/proc/PID/autogroup, the writer's priority",
     "annotator/analysis/dictionary_cache.py:write_copy_main": "/dev/null as the reader's stdout once it is done",
+    "annotator/second_process.py:SecondProcess._run_child": "the pipe a forked child sends its values through",
     # Files that are not outputs: created empty (O_EXCL, 0600) for a database or a lock to open.
     "annotator/lexicon/wordnet_store.py:_exclusive": "the wordnet folder's lock file, created empty",
     "annotator/lexicon/http_cache.py:HttpCache.__init__": "the BabelNet cache database, created empty",

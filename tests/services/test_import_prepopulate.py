@@ -5,7 +5,9 @@ leaves nothing behind, pre-populated rows, their history and records included.""
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from sqlalchemy import func, select
 from store_rows import table_rows
 
 from annotator.project import Project
+from annotator.second_process import SecondProcessError
 from annotator.services.importing import INSERT_CHUNK, import_items
 from annotator.services.lexicon_admin import use_snapshot
 from annotator.services.prepopulate import prepopulate
@@ -130,3 +133,59 @@ def test_the_staged_rows_stay_hidden_and_a_failed_import_leaves_nothing(
     other.dispose()
     imported, report = import_and_prepopulate(project, write_jsonl("many.jsonl", rows))
     assert imported.added == INSERT_CHUNK + 1 and report.item_languages == 5 * (INSERT_CHUNK + 1)
+
+
+def test_a_second_process_stores_what_one_process_stores(two: tuple[Project, Project], write_jsonl) -> None:
+    """The new items pre-populated in a second process while this one writes them: the same rows, history numbers
+    and report as in one process."""
+    in_two, in_one = two
+    path = write_jsonl("items.jsonl", [*_rows(2 * INSERT_CHUNK + 7), GHOST])  # three chunks
+    written: list[int] = []
+    imported, report = import_and_prepopulate(
+        in_two, path, processes=2, progress=lambda done, _t, step: written.append(done) if step == "writing" else None
+    )
+    assert written == [INSERT_CHUNK, 2 * INSERT_CHUNK, 2 * INSERT_CHUNK + 8]
+    imported_alone, alone = import_and_prepopulate(in_one, path, processes=1)
+    assert imported.summary() == imported_alone.summary()
+    assert report.summary() == alone.summary() and report.warnings == alone.warnings
+    assert report.per_language == alone.per_language and report.item_languages == 5 * (2 * INSERT_CHUNK + 7)
+    assert _stored(in_two) == _stored(in_one)
+
+
+def _children() -> set[int]:
+    """This process's child processes (Linux)."""
+    pids: set[int] = set()
+    for task in Path("/proc/self/task").iterdir():
+        pids.update(int(pid) for pid in (task / "children").read_text().split())
+    return pids
+
+
+def test_a_second_process_that_dies_fails_the_import_and_leaves_nothing(
+    project: Project, write_jsonl, tmp_path: Path
+) -> None:
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(json.dumps(SNAPSHOT), encoding="utf-8")
+    use_snapshot(project, snapshot)
+    before, earlier = dump(project), _children()
+    killed: list[int] = []
+
+    def kill_the_second(_done: int, _total: int, step: str) -> None:
+        if step == "writing" and not killed:
+            killed.extend(_children() - earlier)
+            for pid in killed:
+                os.kill(pid, signal.SIGKILL)
+
+    # three chunks: the first written, the second process still holds the pickles of the next two (far more than a
+    # pipe's buffer), so it is alive when killed
+    rows = _rows(3 * INSERT_CHUNK)
+    with pytest.raises(SecondProcessError, match="ended without a word \\(killed by signal"):
+        import_and_prepopulate(project, write_jsonl("many.jsonl", rows), processes=2, progress=kill_the_second)
+    assert len(killed) == 1 and not Path(f"/proc/{killed[0]}").exists()  # killed, and reaped
+    assert dump(project) == before
+    imported, report = import_and_prepopulate(project, write_jsonl("many.jsonl", rows), processes=2)
+    assert imported.added == 3 * INSERT_CHUNK and report.item_languages == 5 * 3 * INSERT_CHUNK
+
+
+def test_processes_are_one_or_two(project: Project, write_jsonl) -> None:
+    with pytest.raises(ValueError, match="processes must be 1 or 2"):
+        import_and_prepopulate(project, write_jsonl("items.jsonl", ROWS), processes=3)
