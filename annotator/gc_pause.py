@@ -1,4 +1,5 @@
-"""Pausing Python's cyclic garbage collector around a long run that builds many long-lived objects.
+"""Pausing Python's cyclic garbage collector around a long run that builds many long-lived objects; and the web
+server's schedule for it (``use_server_schedule``).
 
 Used by an evaluation's run, an export, a pre-population and the snapshot check. Why: their records, compiled
 candidates and memos are many tracked objects that set off the collector's full passes over the whole heap, and those
@@ -81,3 +82,19 @@ class YoungPasses:
             self.threshold = min(self.cap, max(self.base, self.GROWTH * young))
         else:
             self.threshold = self.base
+
+
+#: The collector's thresholds in the web server: (young, middle, old) as ``gc.set_threshold`` takes them.
+SERVER_THRESHOLDS = (700, 3, 10)
+
+
+def use_server_schedule() -> None:
+    """Collect the middle generation every third young pass instead of every tenth.
+
+    Every Streamlit script run leaves cyclic garbage behind (the classes Streamlit's component presenter makes per
+    call, a page file's namespace run afresh), still alive at the young pass that promotes it. Under the default
+    schedule it piles up for ten young passes, and the one interaction that meets the middle pass pays for all of
+    it at once; every third, the same garbage goes in passes a third as long, for about the same total (figures in
+    benchmarks/RESULTS.md, "The collector in the server"). Idempotent: the app calls it on every run."""
+    if gc.get_threshold() != SERVER_THRESHOLDS:
+        gc.set_threshold(*SERVER_THRESHOLDS)

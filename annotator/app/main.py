@@ -31,6 +31,7 @@ from annotator.app.faults import database_faults_shown
 from annotator.app.safe_text import md
 from annotator.domain.model import User
 from annotator.errors import UserError
+from annotator.gc_pause import use_server_schedule
 
 HERE = Path(__file__).resolve().parent
 PAGES = HERE / "pages"
@@ -191,6 +192,7 @@ def main() -> None:
         page_title="annotator", page_icon="📝", layout="wide"
     )  # a Material icon favicon is fetched from Google
     clear_cache_guard.install()  # once per process: only a signed-in lead's session may empty the caches
+    use_server_schedule()
     try:
         project_cache.get_project()
         configuration.check_configuration()  # a weak session_secret or malformed trusted_proxies: say so, run nothing

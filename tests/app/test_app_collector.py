@@ -1,0 +1,37 @@
+"""The app runs with the server's collector schedule (``gc_pause.use_server_schedule``): a page run sets it, and
+leaves the young and old thresholds as they were."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from app_helpers import logged_in
+
+from annotator.gc_pause import SERVER_THRESHOLDS, use_server_schedule
+
+
+@pytest.fixture
+def default_schedule() -> Iterator[tuple[int, int, int]]:
+    """The interpreter's default thresholds for the test, the test process's own restored after it."""
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    yield gc.get_threshold()
+    gc.set_threshold(*before)
+
+
+def test_a_page_run_sets_the_server_schedule(demo: Path, default_schedule: tuple[int, int, int]) -> None:
+    assert default_schedule == (700, 10, 10)
+    at = logged_in("translator", "demo-translator-pass")
+    assert not at.exception
+    assert gc.get_threshold() == SERVER_THRESHOLDS
+    young, middle, old = SERVER_THRESHOLDS
+    assert (young, old) == (700, 10) and middle < 10  # the middle generation alone is collected more often
+
+
+def test_it_is_idempotent(default_schedule: tuple[int, int, int]) -> None:
+    use_server_schedule()
+    use_server_schedule()
+    assert gc.get_threshold() == SERVER_THRESHOLDS != default_schedule
