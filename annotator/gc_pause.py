@@ -85,16 +85,18 @@ class YoungPasses:
 
 
 #: The collector's thresholds in the web server: (young, middle, old) as ``gc.set_threshold`` takes them.
-SERVER_THRESHOLDS = (700, 3, 10)
+SERVER_THRESHOLDS = (700, 3, 33)
 
 
 def use_server_schedule() -> None:
-    """Collect the middle generation every third young pass instead of every tenth.
+    """Collect the middle generation every third young pass instead of every tenth, and the whole heap as often as
+    before (a full pass may come every 3 × 33 young passes, as under the default 10 × 10).
 
     Every Streamlit script run leaves cyclic garbage behind (the classes Streamlit's component presenter makes per
     call, a page file's namespace run afresh), still alive at the young pass that promotes it. Under the default
     schedule it piles up for ten young passes, and the one interaction that meets the middle pass pays for all of
-    it at once; every third, the same garbage goes in passes a third as long, for about the same total (figures in
-    benchmarks/RESULTS.md, "The collector in the server"). Idempotent: the app calls it on every run."""
+    it at once; every third, the same garbage goes in passes a third as long, for about the same total. The old
+    threshold keeps full passes, which walk every object a big page keeps (10,000 rows), from coming sooner (figures
+    in benchmarks/RESULTS.md, "The collector in the server"). Idempotent: the app calls it on every run."""
     if gc.get_threshold() != SERVER_THRESHOLDS:
         gc.set_threshold(*SERVER_THRESHOLDS)
