@@ -26,6 +26,20 @@ class Position(NamedTuple):
         return self.total > 0 and self.at < self.total - 1
 
 
+class QueueCache(NamedTuple):
+    """A queue's item ids as a session keeps them, and what they were read for (project, language, queue, search).
+    Defined here, not in the page file Streamlit runs afresh on every run, which would make the class anew each time."""
+
+    project: str
+    lang: str
+    queue: str
+    search: str
+    ids: list[str]
+
+    def serves(self, project: str, lang: str, queue: str, search: str) -> bool:
+        return (self.project, self.lang, self.queue, self.search) == (project, lang, queue, search)
+
+
 def position(keys: Sequence[Key], current: Key | None) -> Position:
     return Position(keys.index(current) if current in keys else -1, len(keys))
 

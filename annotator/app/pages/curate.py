@@ -15,7 +15,7 @@ read once per filter and kept in the session: next/previous cost nothing, and an
 from __future__ import annotations
 
 import time
-from typing import Any, NamedTuple
+from typing import Any
 
 import streamlit as st
 
@@ -26,6 +26,7 @@ from annotator.domain import queue_navigation, workflow
 from annotator.domain.commands import Address
 from annotator.domain.languages import language_label
 from annotator.domain.model import ItemLanguage, Status
+from annotator.domain.queue_navigation import QueueCache
 from annotator.errors import UserError
 from annotator.project import Project
 from annotator.services import read_model
@@ -55,19 +56,6 @@ PROGRESS_TTL_S = 5.0
 #: The main column's top padding on this page: the work area's own scroll margin (``.ca`` in
 #: curate_area/assets/area.css).
 WORK_AREA_TOP = "4rem"
-
-
-class QueueCache(NamedTuple):
-    """A queue's item ids as the session keeps them, and what they were read for (project, language, queue, search)."""
-
-    project: str
-    lang: str
-    queue: str
-    search: str
-    ids: list[str]
-
-    def serves(self, project: str, lang: str, queue: str, search: str) -> bool:
-        return (self.project, self.lang, self.queue, self.search) == (project, lang, queue, search)
 
 
 def kept_queue() -> QueueCache | None:
