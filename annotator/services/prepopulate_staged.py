@@ -25,7 +25,7 @@ from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
 from annotator.lexicon.base import LexiconError, LexiconQuotaError, LexiconUnavailableError
 from annotator.progress import ProgressCallback, no_progress
-from annotator.second_process import SecondProcess, SecondProcessError, can_fork
+from annotator.second_process import SecondProcess, can_fork
 from annotator.services.importing import Chunk, ChunkWrite, ImportReport, NewItemChunks, import_items
 from annotator.services.prepopulate import (
     SYSTEM_USER,
@@ -120,15 +120,8 @@ class _StagedPrepopulation:
         run = self.run
         assert run is not None, "begin() took the work"
         with SecondProcess(lambda: self._computed_all(chunks)) as child:
-            batches = child.values()
-            for chunk in chunks:
-                for batch in batches:
-                    yield self._writer(chunk, batch)
-                    break
-                else:
-                    raise SecondProcessError("The second process sent fewer chunks than it was given.")
-            for _extra in batches:
-                raise SecondProcessError("The second process sent more chunks than it was given.")
+            for chunk, batch in zip(chunks, child.values(), strict=True):  # one batch per chunk, then the result
+                yield self._writer(chunk, batch)
             run.report, self.stopped = child.result
 
     def in_second_process(self, chunks: int) -> bool:
