@@ -110,11 +110,9 @@ class SecondProcess(Generic[T, R]):
             kind, payload = self._receive()
             if kind == _VALUE:
                 yield payload
-            elif kind == _RETURN:
+            elif kind == _RETURN:  # everything it had to say is said: how it exits no longer matters
                 self._result, self._has_result = payload, True
-                status = self._reap()
-                if status:
-                    raise SecondProcessError(f"The second process ended with status {status} after its last value.")
+                self._reap()
                 return
             elif kind == _ERROR:
                 self._reap()
