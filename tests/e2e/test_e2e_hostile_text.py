@@ -13,7 +13,7 @@ from pathlib import Path
 
 import hostile_project as hp
 import pytest
-from browser import new_context, serve_app, server_env, settle
+from browser import new_context, serve_app, server_env, settle, upload_files
 from playwright.sync_api import Browser, FilePayload, Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -84,7 +84,7 @@ def upload_translations(page: Page, files: str | FilePayload) -> None:
     page.get_by_role("radio", name="A file (JSONL or TSV").check()
     settle(page)
     uploader = page.get_by_test_id("stFileUploader").filter(has_text="Translations file")
-    uploader.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(files)
+    upload_files(page, uploader.get_by_test_id("stFileUploaderDropzoneInput"), files)
 
 
 def test_hostile_text_is_shown_literally_and_nothing_is_fetched_from_elsewhere(

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
-from browser import BUSY_STATES, DRAWN_JS, SERVED, chromium_page, log_in, settle
-from playwright.sync_api import Browser, Page, expect
+from browser import BUSY_STATES, DRAWN_JS, PAGE_ASKED_JS, SERVED, chromium_page, log_in, settle, upload_files
+from playwright.sync_api import Browser, Page, Route, expect
 
 pytestmark = pytest.mark.e2e
 
@@ -39,3 +40,27 @@ def test_a_run_asked_for_is_pending_until_the_server_reports_it_finished(app_url
             os.killpg(server.pid, signal.SIGCONT)
         settle(page)
         expect(page.locator('[data-tag][aria-label="DE — German"]')).to_be_visible()  # the translator's form, drawn
+
+
+def test_an_upload_is_waited_for_until_the_run_that_takes_the_file_has_finished(
+    app_url: str, chromium: Browser
+) -> None:
+    with chromium_page(chromium, 1366, 768) as page:
+        page.goto(app_url)
+        log_in(page, "lead", "demo-lead-pass")
+        page.goto(f"{app_url}/evaluate")
+        expect(page.get_by_role("heading", name="Evaluate machine translations")).to_be_visible()
+        page.get_by_role("radio", name="A file (JSONL or TSV").check()
+        settle(page)
+
+        def slow_upload(route: Route) -> None:
+            time.sleep(1.5)  # the page stays idle meanwhile: no run is asked for until the file is stored
+            route.continue_()
+
+        page.route("**/_stcore/upload_file/**", slow_upload)
+        before = page.evaluate(PAGE_ASKED_JS)
+        dropzone = page.get_by_test_id("stFileUploader").get_by_test_id("stFileUploaderDropzoneInput")
+        upload_files(page, dropzone, {"name": "t.jsonl", "mimeType": "application/json", "buffer": b"{}\n"})
+        runs = page.evaluate("() => window.__annotatorRuns")
+        assert runs["pageAsked"] > before  # the upload's run was asked for ...
+        assert runs["pageFinished"] > runs["pageAsked"]  # ... and has finished

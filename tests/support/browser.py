@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
+from playwright.sync_api import Browser, BrowserContext, FilePayload, Locator, Page, Playwright, expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -177,6 +177,23 @@ def settle(page: Page) -> None:
         _TRACKED_PAGES.add(page)
     _wait_drawn(page, asked=True)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT_MS)
+
+
+#: The number of page runs the page has asked for so far (``RUN_TRACKER_JS``'s tick of the last one).
+PAGE_ASKED_JS = "() => window.__annotatorRuns.pageAsked"
+
+
+def upload_files(page: Page, dropzone_input: Locator, files: str | Path | FilePayload) -> None:
+    """Give a file uploader ``files`` and wait until the run that makes them the widget's value has finished.
+
+    The browser sends the file over HTTP first and asks for that run only once the upload is stored, so ``settle``
+    called straight after ``set_input_files`` can find the page idle before the run is asked for, and a click then
+    runs without the file (its trigger spent on a run that has none) while the late run redraws it unused.
+    """
+    before = page.evaluate(PAGE_ASKED_JS)
+    dropzone_input.set_input_files(files)
+    page.wait_for_function(f"(before) => ({PAGE_ASKED_JS})() > before", arg=before, timeout=TIMEOUT_MS)
+    settle(page)
 
 
 class RunCounter:
