@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,6 +26,23 @@ BUSY_TIMEOUT_ENV = "ANNOTATOR_BUSY_TIMEOUT_MS"
 #: A waiting writer retries ``BEGIN IMMEDIATE`` at most this often (SQLite's own handler backs off to 100 ms,
 #: which would let a bulk job that pauses briefly between its transactions starve every other writer).
 _RETRY_PAUSE_MAX_S = 0.002
+
+
+#: Every engine this process made and still holds (``dispose_all``).
+_ENGINES: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+def kept_for_exit(engine: Engine) -> Engine:
+    """``engine``, remembered so that ``dispose_all`` closes its connections when the process ends."""
+    _ENGINES.add(engine)
+    return engine
+
+
+def dispose_all() -> None:
+    """Close the pooled connections of every engine made here (SQLite checkpoints its write-ahead log into the
+    database file and removes it when its last connection closes); the engines stay usable."""
+    for engine in list(_ENGINES):
+        engine.dispose()
 
 
 def sqlite_url(path: Path) -> str:
@@ -114,7 +132,7 @@ def make_engine(url: str, timeout_ms: int) -> Engine:
         if "connect_timeout" not in parsed.query:
             options["connect_args"] = {"connect_timeout": max(2, round(timeout_ms / 1000))}
     try:
-        return create_engine(url, future=True, **options)
+        return kept_for_exit(create_engine(url, future=True, **options))
     except (ModuleNotFoundError, NoSuchModuleError) as error:
         shown = make_url(url).render_as_string(hide_password=True)
         raise UserError(

@@ -17,6 +17,7 @@ from sqlalchemy.exc import OperationalError
 
 from annotator.domain.jobs import Job, JobKind, JobState
 from annotator.store import schema
+from annotator.store.engines import kept_for_exit
 
 J = schema.jobs
 #: How long a progress write waits for the SQLite lock before it is skipped.
@@ -115,7 +116,7 @@ class SideChannel:
 
     def __init__(self, url: str) -> None:
         self.is_sqlite = make_url(url).get_backend_name() == "sqlite"
-        self.engine: Engine = (
+        self.engine: Engine = kept_for_exit(
             create_engine(url, pool_size=1, max_overflow=1, pool_pre_ping=True)
             if not self.is_sqlite
             else create_engine(url)
