@@ -314,10 +314,11 @@ def _stage(
 ) -> None:
     """Write the new items hidden, one short transaction per chunk, pausing so other writers get their turn (each
     chunk's values, and the ``work`` on them, are made before the pause, which they count towards, not while the
-    lock is held)."""
+    lock is held). Each chunk's WAL checkpoint runs on a thread of its own while the next chunk is made
+    (``Database.background_checkpoints``)."""
     chunks = NewItemChunks(plan.new_rows, plan.new_hashes, plan.first_position)
     writes = work.writes(chunks) if work is not None else _plain_writes(project.repo, chunks, languages)
-    with contextlib.closing(writes):
+    with contextlib.closing(writes), project.db.background_checkpoints():
         for number, write in enumerate(writes):
             project.db.pause_for_other_writers()
             with project.db.write() as conn:

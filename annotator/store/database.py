@@ -33,6 +33,7 @@ from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 
 from annotator.errors import DatabaseBusyError, DatabaseUnavailableError
 from annotator.private_files import create_private_file, make_private_folder
+from annotator.store.checkpoints import BackgroundCheckpoints
 from annotator.store.engines import (
     BUSY_TIMEOUT_ENV,
     BUSY_TIMEOUT_MS,
@@ -103,6 +104,9 @@ class Database:
         self.write_recorder: Callable[[float], None] | None = None
         self._last_checkpoint = time.monotonic()
         self._last_write_ended = 0.0
+        #: Whether a bulk job asked for its checkpoints off its thread (``background_checkpoints``).
+        self._checkpoints_in_background = False
+        self._background: BackgroundCheckpoints | None = None
 
     def busy_error(self) -> DatabaseBusyError:
         waited = f"{self.busy_timeout_ms / 1000:g} s"
@@ -180,8 +184,38 @@ class Database:
             self._checkpoint_if_due(connection)
             self._last_write_ended = time.monotonic()
 
+    @contextmanager
+    def background_checkpoints(self) -> Iterator[None]:
+        """For a bulk job's writes (SQLite; nothing on PostgreSQL): a checkpoint after each of them, run on a thread
+        of its own while the job makes its next batch (``checkpoints.py``), instead of one every
+        ``CHECKPOINT_EVERY_S`` on the writer's thread; the WAL the job leaves is then about its last write.
+        The thread starts with the first write's checkpoint, not before (a job that forks a second process for
+        its batches has forked by then), and is ended with the block."""
+        if not self.is_sqlite or self._checkpoints_in_background:
+            yield
+            return
+        self._checkpoints_in_background = True
+        try:
+            yield
+        finally:
+            self._checkpoints_in_background = False
+            self._stop_background()
+
+    def _stop_background(self) -> None:
+        background, self._background = self._background, None
+        if background is not None:
+            background.stop()
+
     def _checkpoint_if_due(self, connection: Connection) -> None:
-        """A passive WAL checkpoint at most every ``CHECKPOINT_EVERY_S``, outside any transaction."""
+        """A passive WAL checkpoint at most every ``CHECKPOINT_EVERY_S``, outside any transaction, or after every
+        write on a thread of its own inside ``background_checkpoints``."""
+        if self._checkpoints_in_background:
+            if self._background is None:
+                database = make_url(self.url).database
+                assert database, "a SQLite database in a file"
+                self._background = BackgroundCheckpoints(database)
+            self._background.ask()
+            return
         now = time.monotonic()
         if not self.is_sqlite or now - self._last_checkpoint < CHECKPOINT_EVERY_S:
             return
@@ -247,4 +281,5 @@ class Database:
             return alembic_revision(connection)
 
     def dispose(self) -> None:
+        self._stop_background()
         self.engine.dispose()

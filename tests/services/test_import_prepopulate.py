@@ -8,6 +8,8 @@ import json
 import os
 import re
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -189,3 +191,49 @@ def test_a_second_process_that_dies_fails_the_import_and_leaves_nothing(
 def test_processes_are_one_or_two(project: Project, write_jsonl) -> None:
     with pytest.raises(ValueError, match="processes must be 1 or 2"):
         import_and_prepopulate(project, write_jsonl("items.jsonl", ROWS), processes=3)
+
+
+#: A command line's process (no other thread runs): the default import, reporting at each chunk written which child
+#: processes and threads it has, and at the end which threads are left.
+_DEFAULT_RUN = """
+import json, sys, threading
+from pathlib import Path
+from annotator.project import Project
+from annotator.services.prepopulate_staged import import_and_prepopulate
+
+def children():
+    return [pid for task in Path("/proc/self/task").iterdir() for pid in (task / "children").read_text().split()]
+
+seen = []
+def progress(done, _total, step):
+    if step == "writing":
+        seen.append([done, len(children()), sorted(t.name for t in threading.enumerate())])
+
+project = Project.open(sys.argv[1])
+imported, report = import_and_prepopulate(project, sys.argv[2], progress=progress)
+print(json.dumps({"seen": seen, "left": [t.name for t in threading.enumerate()], "done": report.item_languages}))
+"""
+
+
+def test_by_default_a_command_line_forks_before_its_checkpoints_get_a_thread(
+    project: Project, engine: str, write_jsonl, tmp_path: Path
+) -> None:
+    """The second process is forked when the first chunk is asked for, while this process has one thread; the
+    checkpoints' thread (SQLite) starts with the first write after it and is ended with the staging."""
+    assert len(os.sched_getaffinity(0)) >= 2, "this test needs two usable CPUs"
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(json.dumps(SNAPSHOT), encoding="utf-8")
+    use_snapshot(project, snapshot)
+    path = write_jsonl("many.jsonl", _rows(2 * INSERT_CHUNK + 1))  # three chunks
+    program = [sys.executable, "-c", _DEFAULT_RUN, str(project.data_dir), str(path)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    run = subprocess.run(program, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr
+    answer = json.loads(run.stdout.splitlines()[-1])
+    assert answer["done"] == 5 * (2 * INSERT_CHUNK + 1)
+    written = [done for done, _children, _threads in answer["seen"]]
+    assert written == [INSERT_CHUNK, 2 * INSERT_CHUNK, 2 * INSERT_CHUNK + 1]
+    assert all(children == 1 for _done, children, _threads in answer["seen"][:-1])  # the second process, alive
+    threads = [threads for _done, _children, threads in answer["seen"]]
+    assert threads[0] == (["MainThread", "sqlite-checkpoints"] if engine == "sqlite" else ["MainThread"])
+    assert answer["left"] == ["MainThread"]
