@@ -15,7 +15,13 @@ from typing import NoReturn
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
-from annotator.domain.settings import DEFAULT_LANGUAGES, LexiconSettings, ProjectSettings, parse_languages
+from annotator.domain.settings import (
+    BUILTIN_PREFIX,
+    DEFAULT_LANGUAGES,
+    LexiconSettings,
+    ProjectSettings,
+    parse_languages,
+)
 from annotator.errors import DatabaseUnavailableError, UserError
 from annotator.lexicon.base import Lexicon
 from annotator.private_files import make_private_folder
@@ -45,8 +51,6 @@ __all__ = [
 
 DATABASE_FILE = "annotator.sqlite"
 BABELNET_CACHE_FILE = "babelnet-cache.sqlite"
-#: A snapshot path with this prefix names a file shipped inside the package.
-BUILTIN_PREFIX = "builtin:"
 #: What a project without a lexicon is told, wherever it meets the gap (``prepopulate``, ``info``).
 LEXICON_CHOICES = (
     "choose one with 'annotator lexicon use-wordnet FILE…' (open wordnets, no key), 'annotator lexicon "

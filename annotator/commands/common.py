@@ -5,15 +5,21 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from annotator.errors import UserError
-from annotator.project import Project
+
+if TYPE_CHECKING:
+    from annotator.project import Project
 
 #: An ``--items-file`` is a list of ids, not data: a bound keeps a wrong file (a dump, a device) from being read.
 MAX_ITEMS_FILE_BYTES = 64 * 1024 * 1024
 
 
 def open_project(args: argparse.Namespace, create: bool = False) -> Project:
+    """The project ``--data`` names (the database layer is imported here, when a command first needs it)."""
+    from annotator.project import Project
+
     return Project.open(getattr(args, "data", None), create=create)
 
 

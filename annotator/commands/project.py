@@ -5,22 +5,20 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from annotator.commands.common import add_data_option, open_project, print_table
-from annotator.domain.settings import LexiconSettings, ProjectSettings, parse_languages
+from annotator.data_import.limits import InputLimits
+from annotator.domain.settings import BUILTIN_PREFIX, LexiconSettings, ProjectSettings, parse_languages
 from annotator.errors import UserError
+from annotator.lexicon.snapshot_cache import checked_copy, keep_checked_copy
 from annotator.progress import TerminalProgress
-from annotator.project import (
-    BUILTIN_PREFIX,
-    LEXICON_CHOICES,
-    ProjectExistsError,
-    builtin_path,
-    database_url,
-    display_url,
-    project_exists,
-    resolve_data_dir,
-)
+from annotator.second_process import SecondProcess, can_fork
+
+# The database layer (``annotator.project``) is imported by the commands that run, not with this module: ``init``
+# reads its snapshot in a second process meanwhile.
 
 DEMO_SNAPSHOT = BUILTIN_PREFIX + "demo/snapshot.json"
 DEMO_ITEMS = "demo/items.jsonl"
@@ -57,22 +55,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    data_dir = resolve_data_dir(getattr(args, "data", None))
     languages = parse_languages(args.languages)  # a bad code refused before anything is created (exit 2)
-    snapshot = None
-    checked = None
-    if args.snapshot:
-        from annotator.data_import.limits import InputLimits
-        from annotator.lexicon.snapshot_cache import snapshot_key
-        from annotator.lexicon.snapshot_read import read_snapshot_file
+    snapshot = str(Path(args.snapshot).resolve()) if args.snapshot else None
+    # Refuse a bad snapshot now, not at the first pre-population: reading the file runs every check a file can fail
+    # (each record, duplicates, dangling references) without building the lexicon's indexes. What was read is kept
+    # in the new project's folder, within the limits a new project has, for the lexicon to load.
+    with _snapshot_read_aside(snapshot) as checked_copy:
+        from annotator.project import resolve_data_dir  # the database layer, loaded while the snapshot is read
 
-        snapshot = str(Path(args.snapshot).resolve())
-        # Refuse a bad snapshot now, not at the first pre-population: reading the file runs every check a file can
-        # fail (each record, duplicates, dangling references) without building the lexicon's indexes. What was
-        # read is kept in the new project's folder, within the limits a new project has, for the lexicon to load.
-        limits = InputLimits()
-        key = snapshot_key(Path(snapshot), limits) if Path(snapshot).is_file() else None
-        checked = (key, read_snapshot_file(Path(snapshot), limits))
+        data_dir = resolve_data_dir(getattr(args, "data", None))
+        copy = checked_copy()  # a refused snapshot stops here: nothing is created
     lexicon = LexiconSettings(
         provider="babelnet" if args.babelnet else "snapshot",
         snapshot=snapshot,
@@ -80,18 +72,59 @@ def run_init(args: argparse.Namespace) -> int:
     )
     project = open_project(args, create=True)
     project.save_settings(ProjectSettings(name=args.name, languages=languages, lexicon=lexicon))
-    if checked is not None and checked[0] is not None:
-        from annotator.lexicon.snapshot_cache import keep_checked_snapshot
-
-        keep_checked_snapshot(project.data_dir, checked[0], checked[1])
+    if copy is not None:
+        keep_checked_copy(project.data_dir, copy)
     print(f"Created project {args.name!r} in {data_dir}")
     return 0
+
+
+@contextmanager
+def _snapshot_read_aside(snapshot: str | None) -> Iterator[Callable[[], bytes | None]]:
+    """The block gets a function answering the snapshot's checked copy (``checked_copy``: None without a snapshot
+    or a copy), or raising its refusal. The file is read in a second process from the block's start when one can be
+    forked (``can_fork``), so that the block's own work goes on meanwhile; else by the function, when called."""
+    if snapshot is None:
+        yield lambda: None
+        return
+    path, limits = Path(snapshot), InputLimits()
+    if not can_fork():
+        yield lambda: checked_copy(path, limits)
+        return
+    with SecondProcess(lambda: _read_copy(path, limits)) as child:
+        yield lambda: _answer(child)
+
+
+def _read_copy(path: Path, limits: InputLimits) -> Generator[None, None, tuple[bytes | None, str | None]]:
+    """The second process's work, no value then its answer: the copy, or the refusal's words (a ``UserError``'s
+    message is all the command line shows of it)."""
+    yield from ()
+    try:
+        return checked_copy(path, limits), None
+    except UserError as error:
+        return None, str(error)
+
+
+def _answer(child: SecondProcess[None, tuple[bytes | None, str | None]]) -> bytes | None:
+    for _nothing in child.values():
+        pass
+    copy, refusal = child.result
+    if refusal is not None:
+        raise UserError(refusal)
+    return copy
 
 
 def create_demo(data: str | None, force: bool = False, quiet: bool = False) -> None:
     """Build the demo project; shared by ``annotator demo`` and ``annotator serve --demo``."""
     from annotator.domain.model import Role
-    from annotator.project import Project
+    from annotator.project import (
+        Project,
+        ProjectExistsError,
+        builtin_path,
+        database_url,
+        display_url,
+        project_exists,
+        resolve_data_dir,
+    )
     from annotator.services.accounts import add_user
     from annotator.services.filters import run_filters
     from annotator.services.importing import import_items
@@ -135,6 +168,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def run_info(args: argparse.Namespace) -> int:
+    from annotator.project import LEXICON_CHOICES, display_url
     from annotator.services import read_model
 
     project = open_project(args)

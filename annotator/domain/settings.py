@@ -12,6 +12,8 @@ from typing import Any
 from annotator.domain.languages import parse_language_list
 
 DEFAULT_LANGUAGES = ("DE", "ES", "IT", "RU", "ZH")
+#: A snapshot path with this prefix names a file shipped inside the package.
+BUILTIN_PREFIX = "builtin:"
 
 
 @dataclass(frozen=True)

@@ -87,16 +87,32 @@ def _load(cache: Path, key: bytes, origin: str) -> ParsedSnapshot | None:
         return None
 
 
-def keep_checked_snapshot(folder: Path, key: bytes, parsed: ParsedSnapshot) -> None:
-    """Write the copy of ``parsed`` (read from the file ``key`` names) in ``folder``, whole or not at all; a data
-    folder that cannot take it only costs the next read. No folder is created (a PostgreSQL project may have none)."""
+def checked_copy(path: Path, limits: InputLimits) -> bytes | None:
+    """Read and check the snapshot file ``path`` (refused as ever when bad) and return its copy's bytes, for
+    ``keep_checked_copy``; None when ``path`` is not a regular file (nothing to key a copy on)."""
+    key = snapshot_key(path, limits) if path.is_file() else None
+    parsed = read_snapshot_file(path, limits)
+    return None if key is None else _copy_bytes(key, parsed)
+
+
+def keep_checked_copy(folder: Path, data: bytes) -> None:
+    """Write a copy's bytes (``checked_copy``) in ``folder``, whole or not at all; a data folder that cannot take it
+    only costs the next read. No folder is created (a PostgreSQL project may have none)."""
     if not folder.is_dir():
         return
-    cache = folder / CACHE_FILE
-    payload = _encode(parsed)
-    data = LAYOUT + key + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
     with contextlib.suppress(OSError, UserError):
-        write_bytes_atomic(cache, data)
+        write_bytes_atomic(folder / CACHE_FILE, data)
+
+
+def keep_checked_snapshot(folder: Path, key: bytes, parsed: ParsedSnapshot) -> None:
+    """Write the copy of ``parsed`` (read from the file ``key`` names) in ``folder`` (``keep_checked_copy``)."""
+    if folder.is_dir():
+        keep_checked_copy(folder, _copy_bytes(key, parsed))
+
+
+def _copy_bytes(key: bytes, parsed: ParsedSnapshot) -> bytes:
+    payload = _encode(parsed)
+    return LAYOUT + key + b"\n" + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
 
 
 def read_checked_snapshot(path: Path, limits: InputLimits | None, folder: Path | None) -> ParsedSnapshot:
