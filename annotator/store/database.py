@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -107,6 +108,8 @@ class Database:
         #: Whether a bulk job asked for its checkpoints off its thread (``background_checkpoints``).
         self._checkpoints_in_background = False
         self._background: BackgroundCheckpoints | None = None
+        #: Two writers of a threaded server finishing at once must not start two checkpoint threads.
+        self._background_lock = threading.Lock()
 
     def busy_error(self) -> DatabaseBusyError:
         waited = f"{self.busy_timeout_ms / 1000:g} s"
@@ -202,7 +205,8 @@ class Database:
             self._stop_background()
 
     def _stop_background(self) -> None:
-        background, self._background = self._background, None
+        with self._background_lock:
+            background, self._background = self._background, None
         if background is not None:
             background.stop()
 
@@ -210,11 +214,12 @@ class Database:
         """A passive WAL checkpoint at most every ``CHECKPOINT_EVERY_S``, outside any transaction, or after every
         write on a thread of its own inside ``background_checkpoints``."""
         if self._checkpoints_in_background:
-            if self._background is None:
-                database = make_url(self.url).database
-                assert database, "a SQLite database in a file"
-                self._background = BackgroundCheckpoints(database)
-            self._background.ask()
+            with self._background_lock:
+                if self._background is None:
+                    database = make_url(self.url).database
+                    assert database, "a SQLite database in a file"
+                    self._background = BackgroundCheckpoints(database)
+                self._background.ask()
             return
         now = time.monotonic()
         if not self.is_sqlite or now - self._last_checkpoint < CHECKPOINT_EVERY_S:
