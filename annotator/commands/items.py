@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from annotator.commands import limits
+from annotator.commands.aside import computed_aside
 from annotator.commands.common import add_data_option, open_project, print_table
+from annotator.data_import.items import ParsedItems, parse_item_file
+from annotator.data_import.limits import InputLimits
 from annotator.domain.selection_filters import RULES
 from annotator.errors import UserError
-from annotator.progress import TerminalProgress
-from annotator.project import Project
-from annotator.services.administration import set_excluded
+from annotator.progress import ProgressCallback, TerminalProgress
 
 if TYPE_CHECKING:
+    from annotator.project import Project
     from annotator.services.importing import ImportReport
+
+# The database layer (``annotator.project``, the services) is imported when a command runs: ``import`` reads an
+# item file in a second process meanwhile (``aside.py``).
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -79,30 +85,59 @@ def run_import(args: argparse.Namespace) -> int:
     mucow = getattr(args, "format", "items") == "mucow"
     if mucow and getattr(args, "prepopulate", False):
         raise UserError("--prepopulate does not go with --format mucow: MuCoW items come with their GOOD/BAD sets.")
-    opened: list[Project] = []
+    if not _is_item_file(args):
+        project = open_project(args)
+        imported = _run_import(args, project)
+        if imported or not getattr(args, "prepopulate", False):
+            return imported
+        from annotator.commands.lexicon import print_prepopulation
+        from annotator.services.prepopulate import prepopulate
 
-    def project() -> Project:
-        if not opened:
-            opened.append(open_project(args))
-        return opened[0]
+        return print_prepopulation(prepopulate(project, progress=TerminalProgress("pre-populating")))
+    _check_item_file(args.file)
+    # read and checked as for a project without items under the default limits while the project is opened
+    with computed_aside(partial(parse_item_file, args.file, InputLimits())) as parsed_alone:
+        project = open_project(args)
+        if not getattr(args, "prepopulate", False):
+            from annotator.services.importing import import_items
 
-    if getattr(args, "prepopulate", False) and _is_item_file(args):
+            progress = TerminalProgress("importing")
+            report = import_items(
+                project, args.file, force=args.force, progress=progress, corpus_licence=args.corpus_license,
+                parse=_item_file_parse(project, args.file, parsed_alone, progress),
+            )  # fmt: skip
+            _print_import(args.file, report)
+            return 0
         from annotator.commands.lexicon import print_prepopulation
         from annotator.services.prepopulate_staged import import_and_prepopulate
 
-        _check_item_file(args.file)
+        progress = TerminalProgress("importing and pre-populating")
         _report, prepopulated = import_and_prepopulate(
-            project(), args.file, force=args.force, progress=TerminalProgress("importing and pre-populating"),
-            corpus_licence=args.corpus_license, imported=lambda report: _print_import(args.file, report),
+            project, args.file, force=args.force, progress=progress, corpus_licence=args.corpus_license,
+            imported=lambda report: _print_import(args.file, report),
+            parse=_item_file_parse(project, args.file, parsed_alone, progress),
         )  # fmt: skip
-        return print_prepopulation(prepopulated)
-    imported = _run_import(args, project)
-    if imported or not getattr(args, "prepopulate", False):
-        return imported
-    from annotator.commands.lexicon import print_prepopulation
-    from annotator.services.prepopulate import prepopulate
+    return print_prepopulation(prepopulated)
 
-    return print_prepopulation(prepopulate(project(), progress=TerminalProgress("pre-populating")))
+
+def _item_file_parse(
+    project: Project, file: str, parsed_alone: Callable[[], ParsedItems], progress: ProgressCallback
+) -> Callable[[Sequence[str]], ParsedItems]:
+    """``import_items``'s ``parse``: the file as ``parsed_alone`` read it when the project has no item and the
+    default limits (what it was read for); else read again, with the project's ids and limits."""
+    from annotator.services.administration import project_limits
+
+    def parse(known_ids: Sequence[str]) -> ParsedItems:
+        limits = project_limits(project)
+        if known_ids or limits != InputLimits():
+            return parse_item_file(file, limits, known_ids, progress)
+        progress(0, 0, "reading the file")
+        parsed = parsed_alone()
+        if parsed.records:
+            progress(len(parsed.records), len(parsed.records), "reading")
+        return parsed
+
+    return parse
 
 
 def _is_item_file(args: argparse.Namespace) -> bool:
@@ -128,39 +163,30 @@ def _print_import(file: str, report: ImportReport) -> None:
         print(report.licence_line())
 
 
-def _run_import(args: argparse.Namespace, project: Callable[[], Project]) -> int:
+def _run_import(args: argparse.Namespace, project: Project) -> int:
+    """A MuCoW suite or WSD-framework XML."""
     if getattr(args, "format", "items") == "mucow":
         from annotator.services.import_mucow import import_mucow
 
-        mucow = import_mucow(project(), args.file, args.lang)
+        mucow = import_mucow(project, args.file, args.lang)
         print(
             f"{args.file}: {mucow.added} MuCoW items added in {mucow.lang}, {mucow.unchanged} already there "
             f"({mucow.approximate_spans} with an approximate target span); no synsets (source 'mucow:')"
         )
         return 0
-    if args.file.lower().endswith(".xml") or args.gold:
-        from annotator.services.import_wsd import import_wsd_xml
+    from annotator.services.import_wsd import import_wsd_xml
 
-        wsd = import_wsd_xml(
-            project(), args.file, args.gold, first_key=args.first_key, force=args.force,
-            progress=TerminalProgress("importing"), corpus_licence=args.corpus_license,
-        )  # fmt: skip
-        for warning in wsd.report.warnings:
-            print(f"warning: {args.file}: {warning}")
-        for ident, keys in wsd.multi_key:  # each skipped instance once, here (the summary only counts them)
-            print(f"skipped: {ident}: {len(keys)} gold keys ({' '.join(keys)})")
-        print(f"{args.file}: {wsd.summary(list_skipped=False)}")
-        if wsd.report.licence_line():
-            print(wsd.report.licence_line())
-        return 0
-    from annotator.services.importing import import_items
-
-    _check_item_file(args.file)
-    report = import_items(
-        project(), args.file, force=args.force, progress=TerminalProgress("importing"),
-        corpus_licence=args.corpus_license,
+    wsd = import_wsd_xml(
+        project, args.file, args.gold, first_key=args.first_key, force=args.force,
+        progress=TerminalProgress("importing"), corpus_licence=args.corpus_license,
     )  # fmt: skip
-    _print_import(args.file, report)
+    for warning in wsd.report.warnings:
+        print(f"warning: {args.file}: {warning}")
+    for ident, keys in wsd.multi_key:  # each skipped instance once, here (the summary only counts them)
+        print(f"skipped: {ident}: {len(keys)} gold keys ({' '.join(keys)})")
+    print(f"{args.file}: {wsd.summary(list_skipped=False)}")
+    if wsd.report.licence_line():
+        print(wsd.report.licence_line())
     return 0
 
 
@@ -176,12 +202,16 @@ def run_filter(args: argparse.Namespace) -> int:
         for failure in failures:
             print(f"  {item_id}: {failure}")
     if args.exclude and report.failures:
+        from annotator.services.administration import set_excluded
+
         count = set_excluded(project, report.failures, True)
         print(f"Excluded {count} item(s).")
     return 0
 
 
 def run_exclude(args: argparse.Namespace) -> int:
+    from annotator.services.administration import set_excluded
+
     count = set_excluded(open_project(args), args.ids, not args.undo)
     print(f"{'Included' if args.undo else 'Excluded'} {count} item(s).")
     return 0

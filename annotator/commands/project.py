@@ -5,20 +5,20 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-from collections.abc import Callable, Generator, Iterator
-from contextlib import contextmanager
+from contextlib import nullcontext
+from functools import partial
 from pathlib import Path
 
+from annotator.commands.aside import computed_aside
 from annotator.commands.common import add_data_option, open_project, print_table
 from annotator.data_import.limits import InputLimits
 from annotator.domain.settings import BUILTIN_PREFIX, LexiconSettings, ProjectSettings, parse_languages
 from annotator.errors import UserError
 from annotator.lexicon.snapshot_cache import checked_copy, keep_checked_copy
 from annotator.progress import TerminalProgress
-from annotator.second_process import SecondProcess, can_fork
 
 # The database layer (``annotator.project``) is imported by the commands that run, not with this module: ``init``
-# reads its snapshot in a second process meanwhile.
+# reads its snapshot in a second process meanwhile (``aside.py``).
 
 DEMO_SNAPSHOT = BUILTIN_PREFIX + "demo/snapshot.json"
 DEMO_ITEMS = "demo/items.jsonl"
@@ -60,11 +60,12 @@ def run_init(args: argparse.Namespace) -> int:
     # Refuse a bad snapshot now, not at the first pre-population: reading the file runs every check a file can fail
     # (each record, duplicates, dangling references) without building the lexicon's indexes. What was read is kept
     # in the new project's folder, within the limits a new project has, for the lexicon to load.
-    with _snapshot_read_aside(snapshot) as checked_copy:
+    reading = computed_aside(partial(checked_copy, Path(snapshot), InputLimits())) if snapshot else None
+    with reading or nullcontext(_no_copy) as copied:
         from annotator.project import resolve_data_dir  # the database layer, loaded while the snapshot is read
 
         data_dir = resolve_data_dir(getattr(args, "data", None))
-        copy = checked_copy()  # a refused snapshot stops here: nothing is created
+        copy = copied()  # a refused snapshot stops here: nothing is created
     lexicon = LexiconSettings(
         provider="babelnet" if args.babelnet else "snapshot",
         snapshot=snapshot,
@@ -78,39 +79,8 @@ def run_init(args: argparse.Namespace) -> int:
     return 0
 
 
-@contextmanager
-def _snapshot_read_aside(snapshot: str | None) -> Iterator[Callable[[], bytes | None]]:
-    """The block gets a function answering the snapshot's checked copy (``checked_copy``: None without a snapshot
-    or a copy), or raising its refusal. The file is read in a second process from the block's start when one can be
-    forked (``can_fork``), so that the block's own work goes on meanwhile; else by the function, when called."""
-    if snapshot is None:
-        yield lambda: None
-        return
-    path, limits = Path(snapshot), InputLimits()
-    if not can_fork():
-        yield lambda: checked_copy(path, limits)
-        return
-    with SecondProcess(lambda: _read_copy(path, limits)) as child:
-        yield lambda: _answer(child)
-
-
-def _read_copy(path: Path, limits: InputLimits) -> Generator[None, None, tuple[bytes | None, str | None]]:
-    """The second process's work, no value then its answer: the copy, or the refusal's words (a ``UserError``'s
-    message is all the command line shows of it)."""
-    yield from ()
-    try:
-        return checked_copy(path, limits), None
-    except UserError as error:
-        return None, str(error)
-
-
-def _answer(child: SecondProcess[None, tuple[bytes | None, str | None]]) -> bytes | None:
-    for _nothing in child.values():
-        pass
-    copy, refusal = child.result
-    if refusal is not None:
-        raise UserError(refusal)
-    return copy
+def _no_copy() -> None:
+    """Without a snapshot there is no copy to keep."""
 
 
 def create_demo(data: str | None, force: bool = False, quiet: bool = False) -> None:

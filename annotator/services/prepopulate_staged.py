@@ -13,13 +13,14 @@ staged pending, as a stopped run leaves them. Anything else that fails leaves no
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection
 
 from annotator.context import ProjectContext
+from annotator.data_import.items import ParsedItems
 from annotator.domain.model import Item, Status, Target
 from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
@@ -48,17 +49,20 @@ def import_and_prepopulate(
     corpus_licence: str | None = None,
     imported: Callable[[ImportReport], None] = lambda _report: None,
     processes: int | None = None,
+    parse: Callable[[Sequence[str]], ParsedItems] | None = None,
 ) -> tuple[ImportReport, PrepopulationReport]:
     """Import an item file, then pre-populate what is left to do, as ``import_items`` then ``prepopulate`` (the
     command line's, ``user`` None) store it; the new items' item-languages pre-populated while staged when it can.
     ``imported`` is called with the import's report once it is committed, before a pre-population run after it
     (the command line prints it, as it did between the two commands). ``processes``: 2 pre-populates the new
     items in a second process while this one writes them, 1 in this one; default: the second one when it pays
-    (``_StagedPrepopulation.in_second_process``). Both store the same rows."""
+    (``_StagedPrepopulation.in_second_process``). Both store the same rows. ``parse``: as ``import_items`` takes it."""
     work = _StagedPrepopulation(project, processes)
     # the collector is paused as a pre-population pauses it (young objects collected between chunks)
     with gc_paused(age_survivors=True):
-        report = import_items(project, path, force=force, progress=progress, corpus_licence=corpus_licence, work=work)
+        report = import_items(
+            project, path, force=force, progress=progress, parse=parse, corpus_licence=corpus_licence, work=work
+        )
     imported(report)
     if work.run is None:
         return report, prepopulate(project, progress=progress)

@@ -3,10 +3,13 @@ run; what it stores equals the two commands run one after the other."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from pathlib import Path
 
 import pytest
+from program_run import printed, run_program
 from sqlalchemy import select
 from store_rows import table_rows
 
@@ -130,3 +133,47 @@ def test_without_a_lexicon_the_import_is_made_and_printed_then_the_pre_populatio
     assert "added" in captured.out and "No lexicon is set for this project yet" in captured.err
     stored = _stored(data)
     assert stored["items"] and stored["item_languages"] and not stored["history"]  # imported, nothing pre-populated
+
+
+def test_the_command_line_reads_the_item_file_in_a_second_process_and_stores_and_refuses_the_same(
+    tmp_path: Path, capsys
+) -> None:
+    """``import`` reads its item file in a second process while it opens the project, as for a project without
+    items under the default limits: the same rows and words as a run in one process; a project with items gets the
+    file read again with its ids, so a rule only they can break is still enforced."""
+    assert len(os.sched_getaffinity(0)) >= 2, "this test needs two usable CPUs"
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_bytes(builtin_path("demo/snapshot.json").read_bytes())
+    items = tmp_path / "items.jsonl"
+    items.write_bytes(builtin_path("demo/items.jsonl").read_bytes())
+    aside, here = tmp_path / "aside", tmp_path / "here"
+    _init(aside, snapshot)
+    _init(here, snapshot)
+    capsys.readouterr()
+
+    done = run_program("import", str(items), "--data", str(aside), "--prepopulate")
+    assert done.returncode == 0, done.stderr
+    out, forked = printed(done)
+    assert forked == 1  # the reading (18 items: one chunk, pre-populated in this process)
+    assert main(["import", str(items), "--data", str(here), "--prepopulate"]) == 0
+    assert out == capsys.readouterr().out and "18 added" in out
+    assert _stored(aside) == _stored(here)
+
+    # the project's own ids: an id differing from one of them by case only is refused, though the file alone is fine
+    first = json.loads(items.read_text(encoding="utf-8").splitlines()[0])
+    clash = tmp_path / "clash.jsonl"
+    clash.write_text(json.dumps(dict(first, id=first["id"].upper(), sentence="He poured a shot.")) + "\n")
+    refused = run_program("import", str(clash), "--data", str(aside))
+    assert main(["import", str(clash), "--data", str(here)]) == 2
+    err = capsys.readouterr().err
+    assert refused.returncode == 2 and refused.stderr == err and "already in the project" in err
+    assert printed(refused)[1] == 1
+
+    # a file the second process refuses: the same words as here
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(dict(first, id="new-one", pos="XX")) + "\n")
+    refused = run_program("import", str(bad), "--data", str(aside), "--prepopulate")
+    assert main(["import", str(bad), "--data", str(here), "--prepopulate"]) == 2
+    err = capsys.readouterr().err
+    assert refused.returncode == 2 and refused.stderr == err and "bad_pos" in err and "bad.jsonl" in err
+    assert _stored(aside) == _stored(here)

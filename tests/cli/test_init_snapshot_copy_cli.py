@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from program_run import printed, run_program
 
 from annotator.cli import main
 from annotator.lexicon.snapshot_cache import CACHE_FILE
@@ -46,31 +46,6 @@ def test_prepopulate_uses_the_copy_init_kept_and_rereads_a_changed_file(tmp_path
     assert "lexicon.json" in err and "bn:09999999n" in err
 
 
-#: The command line as a program (no other thread: it may fork), counting the processes it forks.
-_PROGRAM = """
-import atexit, os, sys
-forks = []
-fork = os.fork
-def counted():
-    pid = fork()
-    if pid:
-        forks.append(pid)
-    return pid
-os.fork = counted
-atexit.register(lambda: print("forked", len(forks), flush=True))
-sys.argv = ["annotator", *sys.argv[1:]]
-from annotator.cli import console
-console()
-"""
-
-
-def _program(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    return subprocess.run(
-        [sys.executable, "-c", _PROGRAM, *args], env=env, capture_output=True, text=True, timeout=300, check=False
-    )
-
-
 def test_the_command_line_reads_the_snapshot_in_a_second_process_with_the_same_copy_and_refusals(
     tmp_path: Path, capsys
 ) -> None:
@@ -79,9 +54,9 @@ def test_the_command_line_reads_the_snapshot_in_a_second_process_with_the_same_c
     assert len(os.sched_getaffinity(0)) >= 2, "this test needs two usable CPUs"
     snapshot = tmp_path / "lexicon.json"
     snapshot.write_bytes(builtin_path("demo/snapshot.json").read_bytes())
-    done = _program("init", "--data", str(tmp_path / "two"), "--snapshot", str(snapshot))
+    done = run_program("init", "--data", str(tmp_path / "two"), "--snapshot", str(snapshot))
     assert done.returncode == 0, done.stderr
-    assert "forked 1" in done.stdout
+    assert printed(done)[1] == 1
     assert main(["init", "--data", str(tmp_path / "one"), "--snapshot", str(snapshot)]) == 0  # in this process
     kept = (tmp_path / "two" / CACHE_FILE).read_bytes()
     assert kept == (tmp_path / "one" / CACHE_FILE).read_bytes()
@@ -89,9 +64,9 @@ def test_the_command_line_reads_the_snapshot_in_a_second_process_with_the_same_c
     broken = json.loads(snapshot.read_text(encoding="utf-8"))
     broken["lemmas"][0]["synsets"].append("bn:09999999n")
     snapshot.write_text(json.dumps(broken), encoding="utf-8")
-    refused = _program("init", "--data", str(tmp_path / "three"), "--snapshot", str(snapshot))
+    refused = run_program("init", "--data", str(tmp_path / "three"), "--snapshot", str(snapshot))
     capsys.readouterr()
     assert main(["init", "--data", str(tmp_path / "four"), "--snapshot", str(snapshot)]) == 2
-    assert refused.returncode == 2 and "forked 1" in refused.stdout
+    assert refused.returncode == 2 and printed(refused)[1] == 1
     assert refused.stderr == capsys.readouterr().err and "bn:09999999n" in refused.stderr
     assert not (tmp_path / "three").exists() and not (tmp_path / "four").exists()
