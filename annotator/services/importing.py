@@ -421,8 +421,9 @@ def import_items(
     """``user`` is the lead acting in the app (checked and audited); None for the command line.
 
     ``parse`` reads the file into items, given the project's item ids: a file of another format (WSD-framework
-    XML), or an item file read ahead (the command line's); by default ``path`` is an item file, read here. The sentences' licence is recorded with the import (``corpus_record``):
-    ``corpus_licence`` (a licence id, or ``unknown``), else what a LICENSE or README beside the file states.
+    XML), or an item file read ahead (the command line's); by default ``path`` is an item file, read here. The
+    sentences' licence is recorded with the import (``corpus_record``): ``corpus_licence`` (a licence id, or
+    ``unknown``), else what a LICENSE or README beside the file states.
     ``work``: done on the new items while they are staged, when it says so (``StagingWork.begin``)."""
     given = check_corpus_licence(corpus_licence)
     return _import_items(project, path, force, progress, user, parse, given, work)
