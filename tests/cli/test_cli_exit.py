@@ -3,37 +3,19 @@ write-ahead log checkpointed into the file, what is alive frozen for the interpr
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-#: Runs ``console`` as the program does, with an exit handler that reports whether the heap was frozen by then.
-PROGRAM = """
-import atexit, gc, sys
-atexit.register(lambda: print("exit handler: frozen", gc.get_freeze_count() > 0, flush=True))
-sys.argv = ["annotator", *sys.argv[1:]]
-from annotator.cli import console
-console()
-"""
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-c", PROGRAM, *args], env=env, capture_output=True, text=True, timeout=300, check=False
-    )
+from program_run import printed, run_program
 
 
 def test_a_command_that_wrote_leaves_its_database_closed_and_its_output_whole(tmp_path: Path) -> None:
     data = tmp_path / "project"
-    done = _run("--data", str(data), "init", "--name", "closing", "--languages", "DE,IT")
+    done = run_program("--data", str(data), "init", "--name", "closing", "--languages", "DE,IT")
     assert done.returncode == 0, done.stderr
-    assert "Created project 'closing'" in done.stdout
-    assert "exit handler: frozen True" in done.stdout  # frozen before the exit handlers, which still ran
+    out, _forked, frozen = printed(done)
+    assert out == f"Created project 'closing' in {data}\n"
+    assert frozen  # frozen before the exit handlers, which still ran
     database = data / "annotator.sqlite"
     assert not Path(f"{database}-wal").exists()  # the last connection closed: the log is in the file
     with sqlite3.connect(database) as conn:
@@ -41,13 +23,13 @@ def test_a_command_that_wrote_leaves_its_database_closed_and_its_output_whole(tm
 
 
 def test_a_refused_command_exits_with_its_code_and_message(tmp_path: Path) -> None:
-    done = _run("--data", str(tmp_path / "nothing-here"), "info")
+    done = run_program("--data", str(tmp_path / "nothing-here"), "info")
     assert done.returncode == 2
     assert "No project in" in done.stderr
-    assert "exit handler: frozen True" in done.stdout
+    assert printed(done).frozen
 
 
 def test_a_command_without_a_database_ends_the_same_way() -> None:
-    done = _run("--version")
+    done = run_program("--version")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[0] == "annotator"
+    assert printed(done).out.split()[0] == "annotator"

@@ -35,14 +35,20 @@ def _init(data: Path, snapshot: Path) -> None:
     assert main(["init", "--data", str(data), "--name", "t", "--languages", "IT,DE", "--snapshot", str(snapshot)]) == 0
 
 
-def test_import_with_prepopulate_stores_what_import_then_prepopulate_store(tmp_path: Path, capsys) -> None:
+def _demo_projects(tmp_path: Path, *names: str) -> Path:
+    """New projects ``tmp_path / name`` on a copy of the demo snapshot; a copy of the demo items, returned."""
     snapshot = tmp_path / "snapshot.json"
     snapshot.write_bytes(builtin_path("demo/snapshot.json").read_bytes())
     items = tmp_path / "items.jsonl"
     items.write_bytes(builtin_path("demo/items.jsonl").read_bytes())
+    for name in names:
+        _init(tmp_path / name, snapshot)
+    return items
+
+
+def test_import_with_prepopulate_stores_what_import_then_prepopulate_store(tmp_path: Path, capsys) -> None:
+    items = _demo_projects(tmp_path, "one", "two")
     one, two = tmp_path / "one", tmp_path / "two"
-    _init(one, snapshot)
-    _init(two, snapshot)
     capsys.readouterr()
 
     assert main(["import", str(items), "--data", str(one), "--prepopulate"]) == 0
@@ -142,18 +148,13 @@ def test_the_command_line_reads_the_item_file_in_a_second_process_and_stores_and
     items under the default limits: the same rows and words as a run in one process; a project with items gets the
     file read again with its ids, so a rule only they can break is still enforced."""
     assert len(os.sched_getaffinity(0)) >= 2, "this test needs two usable CPUs"
-    snapshot = tmp_path / "snapshot.json"
-    snapshot.write_bytes(builtin_path("demo/snapshot.json").read_bytes())
-    items = tmp_path / "items.jsonl"
-    items.write_bytes(builtin_path("demo/items.jsonl").read_bytes())
+    items = _demo_projects(tmp_path, "aside", "here")
     aside, here = tmp_path / "aside", tmp_path / "here"
-    _init(aside, snapshot)
-    _init(here, snapshot)
     capsys.readouterr()
 
     done = run_program("import", str(items), "--data", str(aside), "--prepopulate")
     assert done.returncode == 0, done.stderr
-    out, forked = printed(done)
+    out, forked, _frozen = printed(done)
     assert forked == 1  # the reading (18 items: one chunk, pre-populated in this process)
     assert main(["import", str(items), "--data", str(here), "--prepopulate"]) == 0
     assert out == capsys.readouterr().out and "18 added" in out
@@ -167,7 +168,7 @@ def test_the_command_line_reads_the_item_file_in_a_second_process_and_stores_and
     assert main(["import", str(clash), "--data", str(here)]) == 2
     err = capsys.readouterr().err
     assert refused.returncode == 2 and refused.stderr == err and "already in the project" in err
-    assert printed(refused)[1] == 1
+    assert printed(refused).forked == 1
 
     # a file the second process refuses: the same words as here
     bad = tmp_path / "bad.jsonl"

@@ -56,7 +56,7 @@ def test_the_command_line_reads_the_snapshot_in_a_second_process_with_the_same_c
     snapshot.write_bytes(builtin_path("demo/snapshot.json").read_bytes())
     done = run_program("init", "--data", str(tmp_path / "two"), "--snapshot", str(snapshot))
     assert done.returncode == 0, done.stderr
-    assert printed(done)[1] == 1
+    assert printed(done).forked == 1
     assert main(["init", "--data", str(tmp_path / "one"), "--snapshot", str(snapshot)]) == 0  # in this process
     kept = (tmp_path / "two" / CACHE_FILE).read_bytes()
     assert kept == (tmp_path / "one" / CACHE_FILE).read_bytes()
@@ -67,6 +67,6 @@ def test_the_command_line_reads_the_snapshot_in_a_second_process_with_the_same_c
     refused = run_program("init", "--data", str(tmp_path / "three"), "--snapshot", str(snapshot))
     capsys.readouterr()
     assert main(["init", "--data", str(tmp_path / "four"), "--snapshot", str(snapshot)]) == 2
-    assert refused.returncode == 2 and printed(refused)[1] == 1
+    assert refused.returncode == 2 and printed(refused).forked == 1
     assert refused.stderr == capsys.readouterr().err and "bn:09999999n" in refused.stderr
     assert not (tmp_path / "three").exists() and not (tmp_path / "four").exists()

@@ -1,17 +1,20 @@
 """The ``annotator`` program in a process of its own (``cli.console``, as the installed command runs it): one thread,
-so it may fork, and a count of the processes it forked, printed last on its standard output as ``forked N``."""
+so it may fork. An exit handler prints last on its standard output how many processes it forked and whether what
+was alive had been frozen by then: ``exit: forked N, frozen True``."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
 
 PROGRAM = """
-import atexit, os, sys
+import atexit, gc, os, sys
 forks = []
 fork = os.fork
 def counted():
@@ -20,7 +23,7 @@ def counted():
         forks.append(pid)
     return pid
 os.fork = counted
-atexit.register(lambda: print("forked", len(forks), flush=True))
+atexit.register(lambda: print(f"exit: forked {len(forks)}, frozen {gc.get_freeze_count() > 0}", flush=True))
 sys.argv = ["annotator", *sys.argv[1:]]
 from annotator.cli import console
 console()
@@ -35,8 +38,16 @@ def run_program(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def printed(done: subprocess.CompletedProcess[str]) -> tuple[str, int]:
-    """What the program printed on its standard output before the count, and the count."""
+class Printed(NamedTuple):
+    """What the program printed on its standard output before its exit handler's line, and that line's figures."""
+
+    out: str
+    forked: int
+    frozen: bool
+
+
+def printed(done: subprocess.CompletedProcess[str]) -> Printed:
     *lines, last = done.stdout.splitlines(keepends=True)
-    assert last.startswith("forked "), done.stdout
-    return "".join(lines), int(last.split()[1])
+    found = re.fullmatch(r"exit: forked (\d+), frozen (True|False)\n?", last)
+    assert found, done.stdout
+    return Printed("".join(lines), int(found[1]), found[2] == "True")
