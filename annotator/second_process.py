@@ -12,7 +12,8 @@ Contract of ``SecondProcess``:
   ``SecondProcessError`` with its traceback's text; a child that dies without a word (killed, out of memory) is a
   ``SecondProcessError`` naming how it ended.
 - Leaving the block, however it is left, ends the child (killed if still running) and reaps it: no orphan, no
-  zombie. The child never runs the parent's ``finally`` blocks or exit handlers: it ends with ``os._exit``.
+  zombie; ``end`` does the same before the block is left. The child never runs the parent's ``finally`` blocks or
+  exit handlers: it ends with ``os._exit``.
 
 ``can_fork`` says when forking is safe and worth it: ``os.fork`` exists, at least two CPUs are usable, and no other
 thread runs (a thread holding a lock at the fork would leave that lock held forever in the child: a web server is
@@ -96,6 +97,11 @@ class SecondProcess(Generic[T, R]):
     def __exit__(
         self, _kind: type[BaseException] | None, _error: BaseException | None, _trace: TracebackType | None
     ) -> None:
+        self.end()
+
+    def end(self) -> None:
+        """End the child now (killed if still running) and reap it, as leaving the block does; its values and
+        result are then never read."""
         if self._pid and not self._ended:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self._pid, signal.SIGKILL)

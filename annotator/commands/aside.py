@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from annotator.errors import UserError
 from annotator.second_process import SecondProcess, can_fork
@@ -17,24 +17,36 @@ from annotator.second_process import SecondProcess, can_fork
 T = TypeVar("T")
 
 
+class Aside(Generic[T]):
+    """``compute()``, asked for with ``answer`` (computed once), or given up with ``abandon``."""
+
+    def __init__(self, compute: Callable[[], T], child: SecondProcess[None, tuple[T | None, str | None]] | None):
+        self._compute = compute
+        self._child = child
+        self._answers: list[T] = []
+
+    def answer(self) -> T:
+        """The result (waited for when the second process computes it), or the ``UserError`` of ``compute`` in the
+        same words (what the command line shows of it)."""
+        if not self._answers:
+            self._answers.append(self._compute() if self._child is None else _answer(self._child))
+        return self._answers[0]
+
+    def abandon(self) -> None:
+        """The result will not be asked for: a second process computing it is ended now."""
+        if self._child is not None:
+            self._child.end()
+
+
 @contextmanager
-def computed_aside(compute: Callable[[], T]) -> Iterator[Callable[[], T]]:
-    """The block gets a function answering ``compute()``: computed in a second process from the block's start when
-    one can be forked, else by the function when it is called. A ``UserError`` of ``compute`` is raised by the
-    function in the same words (what the command line shows of it). Leaving the block ends the second process,
-    asked or not."""
+def computed_aside(compute: Callable[[], T]) -> Iterator[Aside[T]]:
+    """The block gets ``compute()`` as an ``Aside``: computed in a second process from the block's start when one can
+    be forked, else when its answer is asked for. Leaving the block ends the second process, asked or not."""
     if not can_fork():
-        yield compute
+        yield Aside(compute, None)
         return
     with SecondProcess(lambda: _computed(compute)) as child:
-        answers: list[T] = []
-
-        def answer() -> T:
-            if not answers:
-                answers.append(_answer(child))
-            return answers[0]
-
-        yield answer
+        yield Aside(compute, child)
 
 
 def _computed(compute: Callable[[], T]) -> Generator[None, None, tuple[T | None, str | None]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from annotator.commands import limits
-from annotator.commands.aside import computed_aside
+from annotator.commands.aside import Aside, computed_aside
 from annotator.commands.common import add_data_option, open_project, print_table
 from annotator.data_import.items import ParsedItems, parse_item_file
 from annotator.data_import.limits import InputLimits
@@ -96,7 +96,7 @@ def run_import(args: argparse.Namespace) -> int:
         return print_prepopulation(prepopulate(project, progress=TerminalProgress("pre-populating")))
     _check_item_file(args.file)
     # read and checked as for a project without items under the default limits while the project is opened
-    with computed_aside(partial(parse_item_file, args.file, InputLimits())) as parsed_alone:
+    with computed_aside(partial(parse_item_file, args.file, InputLimits())) as read_aside:
         project = open_project(args)
         if not getattr(args, "prepopulate", False):
             from annotator.services.importing import import_items
@@ -104,7 +104,7 @@ def run_import(args: argparse.Namespace) -> int:
             progress = TerminalProgress("importing")
             report = import_items(
                 project, args.file, force=args.force, progress=progress, corpus_licence=args.corpus_license,
-                parse=_item_file_parse(project, args.file, parsed_alone, progress),
+                parse=_item_file_parse(project, args.file, read_aside, progress),
             )  # fmt: skip
             _print_import(args.file, report)
             return 0
@@ -115,24 +115,25 @@ def run_import(args: argparse.Namespace) -> int:
         _report, prepopulated = import_and_prepopulate(
             project, args.file, force=args.force, progress=progress, corpus_licence=args.corpus_license,
             imported=lambda report: _print_import(args.file, report),
-            parse=_item_file_parse(project, args.file, parsed_alone, progress),
+            parse=_item_file_parse(project, args.file, read_aside, progress),
         )  # fmt: skip
     return print_prepopulation(prepopulated)
 
 
 def _item_file_parse(
-    project: Project, file: str, parsed_alone: Callable[[], ParsedItems], progress: ProgressCallback
+    project: Project, file: str, read_aside: Aside[ParsedItems], progress: ProgressCallback
 ) -> Callable[[Sequence[str]], ParsedItems]:
-    """``import_items``'s ``parse``: the file as ``parsed_alone`` read it when the project has no item and the
+    """``import_items``'s ``parse``: the file as ``read_aside`` read it when the project has no item and the
     default limits (what it was read for); else read again, with the project's ids and limits."""
     from annotator.services.administration import project_limits
 
     def parse(known_ids: Sequence[str]) -> ParsedItems:
         limits = project_limits(project)
         if known_ids or limits != InputLimits():
+            read_aside.abandon()
             return parse_item_file(file, limits, known_ids, progress)
         progress(0, 0, "reading the file")
-        parsed = parsed_alone()
+        parsed = read_aside.answer()
         if parsed.records:
             progress(len(parsed.records), len(parsed.records), "reading")
         return parsed

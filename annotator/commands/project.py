@@ -61,11 +61,11 @@ def run_init(args: argparse.Namespace) -> int:
     # (each record, duplicates, dangling references) without building the lexicon's indexes. What was read is kept
     # in the new project's folder, within the limits a new project has, for the lexicon to load.
     reading = computed_aside(partial(checked_copy, Path(snapshot), InputLimits())) if snapshot else None
-    with reading or nullcontext(_no_copy) as copied:
+    with reading or nullcontext(None) as read_aside:
         from annotator.project import resolve_data_dir  # the database layer, loaded while the snapshot is read
 
         data_dir = resolve_data_dir(getattr(args, "data", None))
-        copy = copied()  # a refused snapshot stops here: nothing is created
+        copy = read_aside.answer() if read_aside is not None else None  # a refused snapshot: nothing is created
     lexicon = LexiconSettings(
         provider="babelnet" if args.babelnet else "snapshot",
         snapshot=snapshot,
@@ -77,10 +77,6 @@ def run_init(args: argparse.Namespace) -> int:
         keep_checked_copy(project.data_dir, copy)
     print(f"Created project {args.name!r} in {data_dir}")
     return 0
-
-
-def _no_copy() -> None:
-    """Without a snapshot there is no copy to keep."""
 
 
 def create_demo(data: str | None, force: bool = False, quiet: bool = False) -> None:

@@ -110,6 +110,20 @@ def test_leaving_the_block_early_kills_and_reaps_the_child() -> None:
         _ = child.result
 
 
+def test_end_kills_and_reaps_the_child_inside_the_block() -> None:
+    def slow() -> Generator[None, None, str]:
+        yield from ()
+        time.sleep(60)
+        return "never read"
+
+    with SecondProcess(slow) as child:
+        assert _alive(child.pid)
+        child.end()
+        assert not _alive(child.pid)  # ended and reaped before the block is left
+        child.end()  # again: nothing left to do
+    assert not _alive(child.pid)
+
+
 def test_the_child_runs_at_most_queued_values_ahead(tmp_path: Path) -> None:
     """Values too large for the pipe's buffer: the child computes the one being sent, ``queued`` waiting and the
     one it is putting, then waits for the parent."""
