@@ -106,8 +106,8 @@ class ImportReport:
 
 #: A chunk of new items: each one's columns' values, as ``stage_new_values`` takes them.
 Chunk = Sequence[Mapping[str, Any]]
-#: What stages one chunk, given the connection and the import's id.
-ChunkWrite = Callable[[Connection, int], None]
+#: What stages one chunk, given the connection.
+ChunkWrite = Callable[[Connection], None]
 
 
 class NewItemChunks:
@@ -143,9 +143,9 @@ class StagingWork(Protocol):
     def begin(self, replacements: int) -> bool:
         """Whether to do it for this import (``replacements``: changed items it replaces); False: plain staging."""
 
-    def writes(self, chunks: NewItemChunks) -> Generator[ChunkWrite, None, None]:
+    def writes(self, chunks: NewItemChunks, import_id: int) -> Generator[ChunkWrite, None, None]:
         """Work on the chunks of new items outside any transaction; yields, for each chunk in order, what stages
-        it (given the connection and the import's id) in place of ``stage_new_values``. Closed early when the
+        it behind ``import_id`` (given the connection) in place of ``stage_new_values``. Closed early when the
         import stops."""
 
     def commit(self, conn: Connection) -> None:
@@ -317,26 +317,27 @@ def _stage(
     lock is held). Each chunk's WAL checkpoint runs on a thread of its own while the next chunk is made
     (``Database.background_checkpoints``)."""
     chunks = NewItemChunks(plan.new_rows, plan.new_hashes, plan.first_position)
-    writes = work.writes(chunks) if work is not None else _plain_writes(project.repo, chunks, languages)
+    plain = _plain_writes(project.repo, chunks, languages, import_id)
+    writes = work.writes(chunks, import_id) if work is not None else plain
     with contextlib.closing(writes), project.db.background_checkpoints():
         for number, write in enumerate(writes):
             project.db.pause_for_other_writers()
             with project.db.write() as conn:
                 if not project.repo.touch_import(conn, import_id, time.time()):
                     raise ImportInProgressError("This import was cancelled by another process; nothing was imported.")
-                write(conn, import_id)
+                write(conn)
             progress(chunks.end(number), len(plan.new_rows), "writing")
 
 
 def _plain_writes(
-    repo: Repository, chunks: NewItemChunks, languages: Sequence[str]
+    repo: Repository, chunks: NewItemChunks, languages: Sequence[str], import_id: int
 ) -> Generator[ChunkWrite, None, None]:
     """What stages each chunk without other work: its items, pending in every language."""
     for chunk in chunks:
-        yield partial(_stage_plain, repo, chunk, languages)
+        yield partial(_stage_plain, repo, chunk, languages, import_id)
 
 
-def _stage_plain(repo: Repository, chunk: Chunk, languages: Sequence[str], conn: Connection, import_id: int) -> None:
+def _stage_plain(repo: Repository, chunk: Chunk, languages: Sequence[str], import_id: int, conn: Connection) -> None:
     repo.stage_new_values(conn, import_id, chunk, languages)
 
 

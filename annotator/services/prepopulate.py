@@ -704,13 +704,15 @@ def start_run(
     report: PrepopulationReport,
     lexicon: Lexicon | None = None,
     related: bool = True,
+    project_lexicon: Lexicon | None = None,
 ) -> tuple[PrepopulationRun, dict[str, int]]:
     """A run over ``languages`` with ``lexicon`` (default: the project's, whose related suggestions are then kept
-    too when ``related``), and the lexicon's request counters before it (``finish_run``)."""
+    too when ``related``; ``project_lexicon``: the project's, already built from these settings), and the lexicon's
+    request counters before it (``finish_run``)."""
     # the related suggestions are kept only from the project's own lexicon: what a card's stamp says they came from
     parts = None
     if lexicon is None:
-        lexicon = project.lexicon(settings)
+        lexicon = project_lexicon or project.lexicon(settings)
         parts = RelatedParts(project, lexicon) if related else None
     before = _lexicon_counters(lexicon)
     lexicon_languages = getattr(lexicon, "languages", None)  # a wordnet says which languages it has lexicons for

@@ -12,8 +12,10 @@ staged pending, as a stopped run leaves them. Anything else that fails leaves no
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Generator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +24,10 @@ from sqlalchemy import Connection
 from annotator.context import ProjectContext
 from annotator.data_import.items import ParsedItems
 from annotator.domain.model import Item, Status, Target
+from annotator.domain.settings import LexiconSettings
 from annotator.errors import UserError
 from annotator.gc_pause import gc_paused
-from annotator.lexicon.base import LexiconError, LexiconQuotaError, LexiconUnavailableError
+from annotator.lexicon.base import Lexicon, LexiconError, LexiconQuotaError, LexiconUnavailableError
 from annotator.progress import ProgressCallback, no_progress
 from annotator.second_process import SecondProcess, can_fork
 from annotator.services.importing import Chunk, ChunkWrite, ImportReport, NewItemChunks, import_items
@@ -39,6 +42,7 @@ from annotator.services.prepopulate import (
     start_run,
 )
 from annotator.store.prepopulation import PendingState
+from annotator.store.staging import KeptRows, StagedRows
 
 
 def import_and_prepopulate(
@@ -56,10 +60,11 @@ def import_and_prepopulate(
     ``imported`` is called with the import's report once it is committed, before a pre-population run after it
     (the command line prints it, as it did between the two commands). ``processes``: 2 pre-populates the new
     items in a second process while this one writes them, 1 in this one; default: the second one when it pays
-    (``_StagedPrepopulation.in_second_process``). Both store the same rows. ``parse``: as ``import_items`` takes it."""
-    work = _StagedPrepopulation(project, processes)
+    (``StagedPrepopulation.in_second_process``). Both store the same rows. ``parse``: as ``import_items`` takes it."""
+    work = StagedPrepopulation(project, processes)
     # the collector is paused as a pre-population pauses it (young objects collected between chunks)
     with gc_paused(age_survivors=True):
+        work.load_lexicon()  # while the file is read (a second process may be reading it)
         report = import_items(
             project, path, force=force, progress=progress, parse=parse, corpus_licence=corpus_licence, work=work
         )
@@ -79,7 +84,7 @@ def _item(values: Mapping[str, Any]) -> Item:
     )  # fmt: skip
 
 
-class _StagedPrepopulation:
+class StagedPrepopulation:
     """The import's ``StagingWork``: a pre-population run over the new items, chunk by chunk."""
 
     def __init__(self, project: ProjectContext, processes: int | None = None) -> None:
@@ -94,8 +99,17 @@ class _StagedPrepopulation:
         #: The languages in the order a run reads an item's item-languages (``to_prepopulate``).
         self.in_order: tuple[str, ...] = ()
         self.stopped = False
-        #: Ω(λ) as stored, per (λ case-folded, POS) (``stage_prepopulated``).
+        #: Ω(λ) as stored, per (λ case-folded, POS) (``prepopulated_rows``).
         self.senses_json: dict[tuple[str, str], str] = {}
+        #: The project's lexicon built by ``load_lexicon``, and the settings it was built from.
+        self.loaded: tuple[LexiconSettings, Lexicon] | None = None
+
+    def load_lexicon(self) -> None:
+        """Build the project's lexicon ahead of ``begin``, which uses it when the lexicon settings are still the
+        same; one that cannot be built is left for ``begin`` to find again (the import then goes on alone)."""
+        settings = self.project.settings()
+        with contextlib.suppress(UserError, LexiconError):
+            self.loaded = (settings.lexicon, self.project.lexicon(settings))
 
     def begin(self, replacements: int) -> bool:
         if replacements:
@@ -107,25 +121,27 @@ class _StagedPrepopulation:
         if todo.item_ids:
             return False
         report = PrepopulationReport(already_done=todo.already_done, excluded=len(todo.excluded))
+        loaded = self.loaded[1] if self.loaded is not None and self.loaded[0] == settings.lexicon else None
+        self.loaded = None
         try:
-            self.run, self.before = start_run(self.project, settings, languages, report)
+            self.run, self.before = start_run(self.project, settings, languages, report, project_lexicon=loaded)
         except (UserError, LexiconError):  # no usable lexicon: the import goes on alone, and ``prepopulate`` says why
             return False
         self.languages, self.in_order = languages, tuple(sorted(languages))
         return True
 
-    def writes(self, chunks: NewItemChunks) -> Generator[ChunkWrite, None, None]:
-        """What stages each chunk, in order; the chunks are pre-populated in a second process while this one
-        writes, when ``in_second_process`` says so, else here, each before its write."""
+    def writes(self, chunks: NewItemChunks, import_id: int) -> Generator[ChunkWrite, None, None]:
+        """What stages each chunk, in order: its rows, pre-populated and made outside any transaction, in a second
+        process while this one writes when ``in_second_process`` says so, else here, each before its write."""
         if not self.in_second_process(len(chunks)):
             for chunk in chunks:
-                yield self._writer(chunk, self._computed(chunk))
+                yield self._writer(self._staged_rows(chunk, import_id))
             return
         run = self.run
         assert run is not None, "begin() took the work"
-        with SecondProcess(lambda: self._computed_all(chunks)) as child:
-            for chunk, batch in zip(chunks, child.values(), strict=True):  # one batch per chunk, then the result
-                yield self._writer(chunk, batch)
+        with SecondProcess(lambda: self._all_staged_rows(chunks, import_id)) as child:
+            for rows in child.values():  # one per chunk, then the result
+                yield self._writer(rows)
             run.report, self.stopped = child.result
 
     def in_second_process(self, chunks: int) -> bool:
@@ -137,14 +153,33 @@ class _StagedPrepopulation:
         lexicon = self.run.lexicon if self.run is not None else None
         return chunks >= 2 and bool(getattr(lexicon, "held_in_memory", False)) and can_fork()
 
-    def _computed_all(
-        self, chunks: NewItemChunks
-    ) -> Generator[PrepopulationBatch | None, None, tuple[PrepopulationReport, bool]]:
-        """The second process's work: each chunk's batch, then the run's report and whether it stopped."""
+    def _all_staged_rows(
+        self, chunks: NewItemChunks, import_id: int
+    ) -> Generator[StagedRows, None, tuple[PrepopulationReport, bool]]:
+        """The second process's work: each chunk's rows, then the run's report and whether it stopped."""
         for chunk in chunks:
-            yield self._computed(chunk)
+            yield self._staged_rows(chunk, import_id)
         assert self.run is not None, "begin() took the work"
         return self.run.report, self.stopped
+
+    def _staged_rows(self, chunk: Chunk, import_id: int) -> StagedRows:
+        """A chunk of new items pre-populated, as the rows that stage it (pending where nothing was computed)."""
+        batch = self._computed(chunk)
+        if batch is None:
+            return self.project.repo.prepopulated_rows(
+                import_id, chunk, self.languages, (), "", "", {}, self.senses_json
+            )
+        computed = batch.computed
+        kept = KeptRows(
+            [(c.item_id, c.lang, c.record) for c in computed if c.record],
+            [(c.item_id, c.lang, c.related_stamp, c.related) for c in computed if c.related_stamp],
+            [(row.item_id, row.lang, row.sources) for row in sources_rows(batch)],
+        )
+        lexicon = {row.item_id: (row.gloss, row.senses) for row in batch.lexicon_rows}
+        return self.project.repo.prepopulated_rows(
+            import_id, chunk, self.languages, batch.list_saves, SYSTEM_USER, "prepopulate", lexicon, self.senses_json,
+            kept,
+        )  # fmt: skip
 
     def _computed(self, chunk: Chunk) -> PrepopulationBatch | None:
         """Pre-populate a chunk of new items (outside any transaction): its batch, None when it holds nothing."""
@@ -162,27 +197,8 @@ class _StagedPrepopulation:
             run.written(batch)
         return batch
 
-    def _writer(self, chunk: Chunk, batch: PrepopulationBatch | None) -> ChunkWrite:
-        repo, languages = self.project.repo, self.languages
-
-        def write(conn: Connection, import_id: int) -> None:
-            if batch is None:
-                repo.stage_new_values(conn, import_id, chunk, languages)
-                return
-            lexicon = {row.item_id: (row.gloss, row.senses) for row in batch.lexicon_rows}
-            repo.stage_prepopulated(
-                conn, import_id, chunk, languages, batch.list_saves, SYSTEM_USER, "prepopulate", lexicon,
-                self.senses_json,
-            )  # fmt: skip
-            computed = batch.computed
-            repo.stage_item_language_records(
-                conn,
-                [(c.item_id, c.lang, c.record) for c in computed if c.record],
-                [(c.item_id, c.lang, c.related_stamp, c.related) for c in computed if c.related_stamp],
-                sources_rows(batch),
-            )
-
-        return write
+    def _writer(self, rows: StagedRows) -> ChunkWrite:
+        return partial(self.project.repo.write_staged_rows, rows=rows)
 
     def commit(self, conn: Connection) -> None:
         if self.run is not None:  # the sources of the lists, recorded as a run's batches record them

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, literal, select, true, union_all
 
@@ -32,6 +32,43 @@ _ITEM_FILE_COLUMNS = (
 _ITEM_COLUMNS = (*_ITEM_FILE_COLUMNS, "gloss", "senses", "filter_failures", "excluded", "imported_at", "import_id")
 #: A new item's values of ``_ITEM_FILE_COLUMNS``, as a tuple.
 _item_file_values = itemgetter(*_ITEM_FILE_COLUMNS)
+
+
+class KeptRows(NamedTuple):
+    """What pre-population keeps with staged item-languages, as new rows (their items are new; a cancelled import's
+    go with its items): (item id, lang, record) of ``lexicon_records``, (item id, lang, stamp, related JSON) of
+    ``suggestion_cache`` (no MT part yet), (item id, lang, sources) of ``item_language_sources``."""
+
+    records: Sequence[tuple[str, str, str]] = ()
+    related: Sequence[tuple[str, str, str, str]] = ()
+    sources: Sequence[tuple[str, str, str]] = ()
+
+
+NOTHING_KEPT = KeptRows()
+
+
+class StagedRows(NamedTuple):
+    """A chunk of new items staged with their lists, each table's rows as tuples in its columns' order
+    (``_STAGED_TABLE_COLUMNS``): plain values only, so they are cheap to send from the process that made them to the
+    one that writes them."""
+
+    items: list[tuple[Any, ...]]
+    item_languages: list[tuple[Any, ...]]
+    history: list[tuple[Any, ...]]
+    lexicon_records: list[tuple[Any, ...]]
+    suggestion_cache: list[tuple[Any, ...]]
+    item_language_sources: list[tuple[Any, ...]]
+
+
+#: The tables of ``StagedRows``, in its fields' order (the order they are written in), and their columns.
+_STAGED_TABLES = (
+    schema.items, schema.item_languages, schema.history, schema.lexicon_records, schema.suggestion_cache,
+    schema.item_language_sources,
+)  # fmt: skip
+_STAGED_TABLE_COLUMNS = (
+    _ITEM_COLUMNS, _STAGED_COLUMNS, _HISTORY_COLUMNS, ("item_id", "lang", "record"),
+    ("item_id", "lang", "lexicon_stamp", "related", "mt_stamp", "mt"), ("item_id", "lang", "sources"),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -90,9 +127,8 @@ class StagingRecords(ItemRecords):
         self.insert_new_items(conn, rows, import_id)
         self._stage_item_languages(conn, import_id, [values["id"] for values in rows], langs)
 
-    def stage_prepopulated(
-        self,
-        conn: Connection,
+    @staticmethod
+    def prepopulated_rows(
         import_id: int,
         rows: Sequence[Mapping[str, Any]],
         langs: Sequence[str],
@@ -101,15 +137,16 @@ class StagingRecords(ItemRecords):
         action: str,
         lexicon: Mapping[str, tuple[str, Sequence[SenseEntry]]],
         senses_json: dict[tuple[str, str], str],
-    ) -> None:
-        """``stage_new_values`` of items pre-populated before they are written: each item-language of ``saves`` (of
-        the lists alone, as ``prepare_list_saves`` writes them over a pending row of version 0) is written once, as
-        that save leaves it, with its history row by ``user`` for ``action``; one ``saves`` has none of is staged
-        pending. ``lexicon``: item id -> the gloss and Ω(λ) pre-population gave it, Ω(λ) encoded once per
-        (λ case-folded, POS) in ``senses_json`` (the items of a lemma share it; a caller staging many chunks keeps
-        one)."""
-        if not rows:
-            return
+        kept: KeptRows = NOTHING_KEPT,
+    ) -> StagedRows:
+        """The rows that stage the new items ``rows`` pre-populated before they are written, hidden behind
+        ``import_id`` (``write_staged_rows`` writes them): each item-language of ``saves`` (of the lists alone, as
+        ``prepare_list_saves`` writes them over a pending row of version 0) as that save leaves it, with its history
+        row by ``user`` for ``action``; one ``saves`` has none of is staged pending. ``lexicon``: item id -> the gloss
+        and Ω(λ) pre-population gave it, Ω(λ) encoded once per (λ case-folded, POS) in ``senses_json`` (the items
+        of a lemma share it; a caller building many chunks keeps one). ``kept``: what pre-population keeps with the
+        item-languages. Pure: made outside any transaction (a second process may make them), so the write holds
+        the lock only for the inserts."""
         at = utc_now()
         items: list[tuple[Any, ...]] = []
         no_senses, failures, excluded = NEW_ITEM["senses"], NEW_ITEM["filter_failures"], NEW_ITEM["excluded"]
@@ -124,7 +161,6 @@ class StagingRecords(ItemRecords):
                     senses = senses_json[key] = senses_to_json(found[1])
                 gloss = found[0]
             items.append((*_item_file_values(values), gloss, senses, failures, excluded, at, import_id))
-        insert_tuples(conn, schema.items, _ITEM_COLUMNS, items)
         pending = Status.PENDING.value
         saved = {(save.item_id, save.lang): save for save in saves}
         staged: list[tuple[Any, ...]] = []
@@ -144,29 +180,15 @@ class StagingRecords(ItemRecords):
                         (item_id, lang, pending, save.version + 1, good, bad, save.initial_good, save.initial_bad,
                          save.overlaps, True, "", None, "", None, user, at, import_id)
                     )  # fmt: skip
-        insert_tuples(conn, schema.item_languages, _STAGED_COLUMNS, staged)
         history = [(s.item_id, s.lang, user, at, action, s.detail, s.version + 1) for s in saves]
-        insert_tuples(conn, schema.history, _HISTORY_COLUMNS, history)
+        related = [(*row, "", "[]") for row in kept.related]
+        return StagedRows(items, staged, history, list(kept.records), related, list(kept.sources))
 
     @staticmethod
-    def stage_item_language_records(
-        conn: Connection,
-        records: Sequence[tuple[str, str, str]],
-        related: Sequence[tuple[str, str, str, str]],
-        sources: Sequence[tuple[str, str, str]],
-    ) -> None:
-        """What pre-population keeps with staged item-languages, as new rows (their items are new; a cancelled
-        import's go with its items): (item id, lang, record) of ``lexicon_records``, (item id, lang, stamp,
-        related JSON) of ``suggestion_cache`` (no MT part yet), (item id, lang, sources) of
-        ``item_language_sources``."""
-        insert_tuples(conn, schema.lexicon_records, ("item_id", "lang", "record"), records)
-        insert_tuples(
-            conn,
-            schema.suggestion_cache,
-            ("item_id", "lang", "lexicon_stamp", "related", "mt_stamp", "mt"),
-            [(*row, "", "[]") for row in related],
-        )
-        insert_tuples(conn, schema.item_language_sources, ("item_id", "lang", "sources"), sources)
+    def write_staged_rows(conn: Connection, rows: StagedRows) -> None:
+        """Insert the rows ``prepopulated_rows`` made: the items first, the rows that name them after."""
+        for table, columns, values in zip(_STAGED_TABLES, _STAGED_TABLE_COLUMNS, rows, strict=True):
+            insert_tuples(conn, table, columns, values)
 
     @staticmethod
     def _stage_item_languages(conn: Connection, import_id: int, item_ids: Sequence[str], langs: Sequence[str]) -> None:

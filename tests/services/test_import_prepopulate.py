@@ -23,7 +23,7 @@ from annotator.second_process import SecondProcessError
 from annotator.services.importing import INSERT_CHUNK, import_items
 from annotator.services.lexicon_admin import use_snapshot
 from annotator.services.prepopulate import prepopulate
-from annotator.services.prepopulate_staged import import_and_prepopulate
+from annotator.services.prepopulate_staged import StagedPrepopulation, import_and_prepopulate
 from annotator.store import schema
 from annotator.store.database import Database
 
@@ -193,13 +193,45 @@ def test_processes_are_one_or_two(project: Project, write_jsonl) -> None:
         import_and_prepopulate(project, write_jsonl("items.jsonl", ROWS), processes=3)
 
 
+def test_the_lexicon_built_while_the_file_is_read_is_the_one_the_run_uses(project: Project, tmp_path: Path) -> None:
+    """``load_lexicon`` builds the project's lexicon before the file's read is waited for; ``begin`` takes it while the
+    lexicon settings are the ones it was built from, and builds the lexicon again when they changed meanwhile."""
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    for path in (first, second):
+        path.write_text(json.dumps(SNAPSHOT), encoding="utf-8")
+    use_snapshot(project, first)
+    work = StagedPrepopulation(project)
+    work.load_lexicon()
+    assert work.loaded is not None
+    built = work.loaded[1]
+    assert work.begin(0) and work.run is not None and work.run.lexicon is built
+    assert work.loaded is None  # taken: not held for the rest of the import
+
+    work = StagedPrepopulation(project)
+    work.load_lexicon()
+    assert work.loaded is not None
+    stale = work.loaded[1]
+    use_snapshot(project, second)  # a lead switches the snapshot while the file is read
+    assert work.begin(0) and work.run is not None and work.run.lexicon is not stale
+    assert work.run.provenance.records and "second.json" in work.run.provenance.english
+
+
+def test_a_lexicon_that_cannot_be_built_ahead_leaves_the_import_alone(project: Project, write_jsonl) -> None:
+    """No lexicon configured: building it ahead fails quietly, and the import goes on alone, as before."""
+    work = StagedPrepopulation(project)
+    work.load_lexicon()
+    assert work.loaded is None and not work.begin(0)
+    imported = import_items(project, write_jsonl("items.jsonl", ROWS))
+    assert imported.added == len(ROWS)
+
+
 #: A command line's process (no other thread runs): the default import, reporting at each chunk written which child
 #: processes and threads it has, and at the end which threads are left.
 _DEFAULT_RUN = """
 import json, sys, threading
 from pathlib import Path
 from annotator.project import Project
-from annotator.services.prepopulate_staged import import_and_prepopulate
+from annotator.services.prepopulate_staged import StagedPrepopulation, import_and_prepopulate
 
 def children():
     return [pid for task in Path("/proc/self/task").iterdir() for pid in (task / "children").read_text().split()]
