@@ -370,8 +370,8 @@ class PrepopulationRun:
         self.provenance = lexicon_provenance(lexicon, snapshot, snapshot.name if snapshot else "")
         #: The source keys of each ((λ, POS, σ when outside Ω(λ)), language), JSON: the lemma's items share one.
         self._sources: dict[tuple[tuple[str, str, str], str], str] = {}
-        #: The source keys per (synset, language).
-        self._synset_sources: dict[tuple[str, str], tuple[str, ...]] = {}
+        #: The JSON list of source keys per set of sense sources (``_sources_json``).
+        self._keys_json: dict[frozenset[str], str] = {}
         #: History details already encoded: most are a few counts, repeated across the run.
         self.details_json: dict[tuple[tuple[str, Any], ...], str] = {}
         #: A first run's history details, per (G0 size, B0 size).
@@ -387,21 +387,22 @@ class PrepopulationRun:
         key = (of.key, lang)
         found = self._sources.get(key)
         if found is None:
-            keys = {self.provenance.english}
+            names: set[str] = set()
             for synset in of.synsets:
-                keys.update(self.synset_sources(synset, lang, allowed))
+                names.update(self.inventory.source_names(synset, lang, allowed))
             if len(self._sources) >= SETS_KEPT:
                 self._sources.clear()
-                self._synset_sources.clear()
-            found = self._sources[key] = json.dumps(sorted(keys))
+                self._keys_json.clear()
+            found = self._sources[key] = self._sources_json(frozenset(names))
         return found
 
-    def synset_sources(self, synset: str, lang: str, allowed: Callable[[str], bool]) -> tuple[str, ...]:
-        """The source keys of a synset's allowed senses in ``lang``: each synset serves every item of its lemmas."""
-        found = self._synset_sources.get((synset, lang))
+    def _sources_json(self, names: frozenset[str]) -> str:
+        """The keys of the senses' sources ``names`` and of the English lemmas' source, as a JSON list: a lexicon
+        has few sources, so the lemmas share a few answers, each encoded once."""
+        found = self._keys_json.get(names)
         if found is None:
-            names = self.inventory.source_names(synset, lang, allowed)
-            found = self._synset_sources[(synset, lang)] = tuple({self.provenance.key_of(name) for name in names})
+            keys = {self.provenance.english, *(self.provenance.key_of(name) for name in names)}
+            found = self._keys_json[names] = json.dumps(sorted(keys))
         return found
 
     def allowed(self, lang: str) -> Callable[[str], bool]:
