@@ -17,13 +17,13 @@ from annotator.store.item_languages import ListSave
 from annotator.store.items import NEW_ITEM, ItemRecords, senses_to_json
 from annotator.store.rows import IN_CHUNK, insert_tuples, inserted_id
 
-#: The columns of an item-language staged with its lists (``stage_prepopulated``), in the order its rows give them.
+#: The columns of an item-language staged with its lists (``prepopulated_rows``), in the order its rows give them.
 _STAGED_COLUMNS = (
     "item_id", "lang", "status", "version", "good", "bad", "initial_good", "initial_bad", "overlaps", "prepopulated",
     "discuss_note", "discard_reason", "discard_note", "status_by", "updated_by", "updated_at", "import_id",
 )  # fmt: skip
 _HISTORY_COLUMNS = ("item_id", "lang", "user", "at", "action", "detail", "version")
-#: The columns of a staged item (``stage_prepopulated``): those its values give, then what pre-population and the
+#: The columns of a staged item (``prepopulated_rows``): those its values give, then what pre-population and the
 #: import add.
 _ITEM_FILE_COLUMNS = (
     "id", "sentence", "target_text", "target_start", "target_end", "lemma", "pos", "synset", "source", "domain",
