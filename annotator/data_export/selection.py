@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
+import msgspec
+
 from annotator.context import ProjectContext
 from annotator.data_export.copy_records import agreement_records_in
 from annotator.domain.agreement import CopyRecord, agreement_report
@@ -128,13 +130,26 @@ def keys(stored: str) -> frozenset[str]:
     return frozenset(_identity(c["text"], c["pos"]) for c in json.loads(stored))
 
 
+class _Identified(msgspec.Struct, gc=False):
+    """What the statistics read of a candidate as the export writes it: its text, tag and origin (its other fields
+    are skipped unread)."""
+
+    text: str
+    pos: str | None
+    origin: str
+
+
+#: A candidate list in the export's full form, decoded into ``_Identified`` records (no dict per candidate).
+_IDENTIFIED = msgspec.json.Decoder(list[_Identified])
+
+
 def _identities(stored: str) -> tuple[frozenset[str], frozenset[str]]:
     """A stored list's §3 identities, all and those of origin ``lexicon``, from one decoding."""
     everything, lexicon = [], []
-    for candidate in json.loads(stored):
-        identity = _identity(candidate["text"], candidate["pos"])
+    for candidate in _IDENTIFIED.decode(stored):
+        identity = _identity(candidate.text, candidate.pos)
         everything.append(identity)
-        if candidate["origin"] == LEXICON:
+        if candidate.origin == LEXICON:
             lexicon.append(identity)
     return frozenset(everything), frozenset(lexicon)
 
