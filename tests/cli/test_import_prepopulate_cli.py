@@ -93,45 +93,13 @@ def test_import_with_prepopulate_refuses_a_mucow_suite_and_changes_nothing(tmp_p
     assert _stored(data) == before
 
 
+@pytest.mark.parametrize("chunks", [1, 3])
 def test_a_lexicon_that_stops_answering_stops_the_pre_population_not_the_import(
-    tmp_path: Path, write_jsonl, monkeypatch: pytest.MonkeyPatch, capsys
+    chunks: int, tmp_path: Path, write_jsonl, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
-    """BabelNet's quota reached half-way: the import is committed, the items done so far are pre-populated (as
-    import then prepopulate leave them, with the same quota), the rest left to do; a later run finishes them."""
-    from fake_babelnet import DEFAULT_KEY, FakeBabelNet
-    from prepopulate_data import ROWS, SNAPSHOT
-
-    monkeypatch.setenv("BABELNET_API_KEY", DEFAULT_KEY)
-    monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
-    monkeypatch.chdir(tmp_path)
-    items = str(write_jsonl("items.jsonl", ROWS))
-    one, two = tmp_path / "one", tmp_path / "two"
-    with FakeBabelNet(SNAPSHOT) as server:
-        for data in (one, two):
-            assert main(["init", "--data", str(data), "--babelnet", "--babelnet-url", server.base_url]) == 0
-        capsys.readouterr()
-        server.exhaust_quota_after(9)  # enough for (shot, NOUN)
-        assert main(["import", items, "--data", str(one), "--prepopulate"]) == 3
-        out = capsys.readouterr().out
-        assert "4 added" in out and "daily requests limit" in out and "run 'annotator prepopulate' again" in out
-        server.exhaust_quota_after(9)
-        assert main(["import", items, "--data", str(two)]) == 0
-        assert main(["prepopulate", "--data", str(two)]) == 3
-        combined = _stored(one)
-        assert combined == _stored(two)
-        flags = [row[9] for row in combined["item_languages"]]  # prepopulated
-        assert len(flags) == 20 and sum(flags) == 15  # the three noun items; (shot, VERB) refused
-        server.lift_quota()
-        assert main(["prepopulate", "--data", str(one)]) == 0
-    assert all(row[9] for row in _stored(one)["item_languages"])
-
-
-def test_the_chunks_after_a_stop_are_staged_pending_as_import_then_prepopulate_leave_them(
-    tmp_path: Path, write_jsonl, monkeypatch: pytest.MonkeyPatch, capsys
-) -> None:
-    """The quota reached in the first chunk of an import of three: that chunk's items done so far keep their lists,
-    every item after the stop, the whole later chunks included, is staged pending; the same rows as import then
-    prepopulate with the same quota, and a later run finishes them."""
+    """BabelNet's quota reached in the first chunk: the import is committed, the items done so far are pre-populated
+    (as import then prepopulate leave them, with the same quota), every item after the stop left to do, the whole
+    later chunks of a longer import included; a later run finishes them."""
     from fake_babelnet import DEFAULT_KEY, FakeBabelNet
     from prepopulate_data import ROWS, SNAPSHOT
 
@@ -140,7 +108,7 @@ def test_the_chunks_after_a_stop_are_staged_pending_as_import_then_prepopulate_l
     monkeypatch.setenv("BABELNET_API_KEY", DEFAULT_KEY)
     monkeypatch.delenv("ANNOTATOR_DATABASE_URL", raising=False)
     monkeypatch.chdir(tmp_path)
-    count = 2 * INSERT_CHUNK + 3
+    count = len(ROWS) if chunks == 1 else (chunks - 1) * INSERT_CHUNK + 3
     rows = [dict(ROWS[n % len(ROWS)], id=f"item-{n:04d}") for n in range(count)]
     items = str(write_jsonl("items.jsonl", rows))
     one, two = tmp_path / "one", tmp_path / "two"
@@ -150,14 +118,15 @@ def test_the_chunks_after_a_stop_are_staged_pending_as_import_then_prepopulate_l
         capsys.readouterr()
         server.exhaust_quota_after(9)  # enough for (shot, NOUN) only: the stop comes with the first (shot, VERB)
         assert main(["import", items, "--data", str(one), "--prepopulate"]) == 3
-        assert f"{count} added" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert f"{count} added" in out and "daily requests limit" in out and "run 'annotator prepopulate' again" in out
         server.exhaust_quota_after(9)
         assert main(["import", items, "--data", str(two)]) == 0
         assert main(["prepopulate", "--data", str(two)]) == 3
         combined = _stored(one)
         assert combined == _stored(two)
         flags = [row[9] for row in combined["item_languages"]]  # prepopulated
-        assert len(flags) == 5 * count and 0 < sum(flags) < 5 * INSERT_CHUNK
+        assert len(flags) == 5 * count and sum(flags) == 15  # the three noun items before the verb's
         assert not any(flags[5 * INSERT_CHUNK :])  # the chunks after the stop: every item-language pending
         server.lift_quota()
         assert main(["prepopulate", "--data", str(one)]) == 0
