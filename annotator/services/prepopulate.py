@@ -713,7 +713,7 @@ def start_run(
     # the related suggestions are kept only from the project's own lexicon: what a card's stamp says they came from
     parts = None
     if lexicon is None:
-        lexicon = project_lexicon or project.lexicon(settings)
+        lexicon = project.lexicon(settings) if project_lexicon is None else project_lexicon
         parts = RelatedParts(project, lexicon) if related else None
     before = _lexicon_counters(lexicon)
     lexicon_languages = getattr(lexicon, "languages", None)  # a wordnet says which languages it has lexicons for
